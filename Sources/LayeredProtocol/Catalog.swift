@@ -1,0 +1,65 @@
+/// What a device measures.
+public enum VitalCategory: String, CaseIterable, Hashable, Sendable {
+    case bloodPressure
+    case bloodGlucose
+    case weight
+    case oximeter
+    case thermometer
+    case activity
+
+    /// The unit results are given in when the request has no `unit`: mmHg, mg/dL, kg, °C, km; `nil` for the
+    /// oximeter, whose SpO2 (%), pulse rate (bpm) and perfusion index (%) have no alternative unit.
+    public var defaultUnit: VitalUnit? {
+        switch self {
+        case .bloodPressure: .mmHg
+        case .bloodGlucose: .mgPerDeciliter
+        case .weight: .kilogram
+        case .oximeter: nil
+        case .thermometer: .celsius
+        case .activity: .kilometre
+        }
+    }
+
+    /// The units a request may ask for; empty for the oximeter, which accepts and ignores any `unit`.
+    public var units: [VitalUnit] { VitalUnit.allCases.filter { $0.category == self } }
+}
+
+extension DeviceModel {
+    /// What the model measures.
+    public var category: VitalCategory {
+        switch self {
+        case .bp5, .bp3l, .bpTrack, .bp7s, .bp7: .bloodPressure
+        case .am3s, .am4: .activity
+        case .po3: .oximeter
+        case .bg5, .bg1: .bloodGlucose
+        case .hs4, .hs4s, .hs2: .weight
+        case .thv3: .thermometer
+        }
+    }
+
+    /// Whether the model keeps a user profile (`userid`, `age`, `sex`, `height`, `weight`, `swim`) that the caller
+    /// binds when it adds or syncs the device: the activity monitors AM3S and AM4.
+    public var hasUserProfile: Bool { category == .activity }
+
+    /// Whether a measurement needs a strip code (`codetype` and `code`): BG5.
+    public var requiresStripCode: Bool { self == .bg5 }
+
+    /// Whether the model can run `action`, following the "Support Device" list of each section of the spec.
+    ///
+    /// Those lists are authoritative where the comments of the `cmd` enum disagree: BG1 only measures; BP3L
+    /// never syncs; BPTRACK, BP7S and the AM monitors never measure; HS2 measures.
+    public func supports(_ action: LayeredAction) -> Bool {
+        Self.supported[action]?.contains(self) ?? false
+    }
+
+    /// The capability matrix, one "Support Device" list per `cmd`.
+    private static let supported: [LayeredAction: Set<DeviceModel>] = [
+        .measure: [.bp3l, .bp5, .bp7, .po3, .bg5, .bg1, .hs4, .hs4s, .hs2, .thv3],
+        .add: [.bp3l, .bp5, .bpTrack, .bp7s, .bp7, .am3s, .am4, .po3, .bg5, .hs4, .hs4s, .hs2, .thv3],
+        .sync: [.bp5, .bpTrack, .bp7s, .bp7, .am3s, .am4, .po3, .bg5, .hs4, .hs4s, .hs2, .thv3],
+        .addMeasure: [.bp3l, .bp5, .bp7, .po3, .bg5, .hs4, .hs4s, .hs2, .thv3],
+        .addSync: [.bp5, .bpTrack, .bp7s, .bp7, .am3s, .am4, .po3, .bg5, .hs4, .hs4s, .hs2, .thv3],
+        .addSyncMeasure: [.bp5, .bp7, .po3, .bg5, .hs4, .hs4s, .hs2, .thv3],
+        .syncMeasure: [.bp5, .bp7, .po3, .bg5, .hs4, .hs4s, .hs2, .thv3],
+    ]
+}

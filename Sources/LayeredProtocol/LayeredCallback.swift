@@ -1,0 +1,276 @@
+/// The URL the layered app opens to answer a caller.
+///
+/// Its query is the request's echo (every request parameter but `mac`, values untouched), then the answer:
+/// `status`, `mac`, `result`, `reason` and `remaining`, in that order, each only when it has a value:
+///
+/// ```text
+/// myapp://?cmd=0&devicemodel=100&unit=2&ver=100&scheme=myapp&status=0&mac=004D3208D2F4&result=%5B%7B…%7D%5D
+/// ```
+///
+/// `remaining` is VitalBridge's addition: the number of readings that did not fit the URL budget and stay pending
+/// for the next sync; it is absent when nothing remains.
+public struct LayeredCallback: Hashable, Sendable {
+    /// The part before the query: `myapp://` for a caller with scheme `myapp`, or a dynamic `callerurl`.
+    public let destination: String
+    /// The repeated request parameters, in order.
+    public let echo: [QueryParameter]
+    /// `status`.
+    public var status: ActionStatus
+    /// `mac`: the device's address, upper case.
+    public var mac: MACAddress?
+    /// `result`, on success.
+    public var result: LayeredResult?
+    /// `reason`, on fail and cancel.
+    public var reason: LayeredReason?
+    /// `remaining`: readings left pending because they did not fit; `nil` or positive.
+    public var remaining: Int?
+
+    /// A callback to `destination` repeating `echo`.
+    ///
+    /// - Throws: ``LayeredError/Code/invalidValue`` naming `destination` if it is not a scheme followed by
+    ///   printable ASCII without `?` and `#`; ``LayeredError/Code/reservedParameter`` or
+    ///   ``LayeredError/Code/repeatedParameter`` if `echo` has a parameter the answer writes (`status`, `mac`,
+    ///   `result`, `reason`, `remaining`) or a name twice; ``LayeredError/Code/malformedURL`` if an echoed name or
+    ///   value is not printable ASCII without `&` and `#` (`=` also in names).
+    public init(
+        destination: String, echo: [QueryParameter], status: ActionStatus, mac: MACAddress? = nil,
+        result: LayeredResult? = nil, reason: LayeredReason? = nil, remaining: Int? = nil
+    ) throws(LayeredError) {
+        guard isValidDestination(destination) else {
+            throw LayeredError(
+                .invalidValue, parameter: "destination",
+                message: "the destination must be a scheme and printable ASCII without '?' or '#'")
+        }
+        var seen: Set<String> = []
+        for parameter in echo {
+            guard isWritable(parameter.name, allowEquals: false), parameter.value.map({ isWritable($0) }) ?? true,
+                let key = parameter.key.map(canonicalKey)
+            else {
+                throw LayeredError(.malformedURL, message: "an echoed parameter is not written as a query allows")
+            }
+            guard key != "mac", !reservedCallbackKeys.contains(key) else {
+                throw LayeredError(.reservedParameter, parameter: key, message: "the echo cannot carry \(key)")
+            }
+            guard seen.insert(key).inserted else {
+                throw LayeredError(.repeatedParameter, parameter: key, message: "the echo has \(key) twice")
+            }
+        }
+        self.destination = destination
+        self.echo = echo
+        self.status = status
+        self.mac = mac
+        self.result = result
+        self.reason = reason
+        self.remaining = remaining
+    }
+
+    /// The callback written as a URL.
+    public var url: String {
+        var bytes: [UInt8] = []
+        write(to: &bytes, result: result.map { JSONWriter.bytes($0) }, remaining: remaining)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Writes the URL with `resultJSON` (unencoded compact JSON) as the result and `remaining`.
+    func write(to bytes: inout [UInt8], result resultJSON: [UInt8]?, remaining: Int?) {
+        bytes.append(contentsOf: destination.utf8)
+        bytes.append(UInt8(ascii: "?"))
+        for parameter in echo {
+            parameter.append(to: &bytes)
+            bytes.append(UInt8(ascii: "&"))
+        }
+        bytes.append(contentsOf: "status=".utf8)
+        bytes.append(contentsOf: String(status.rawValue).utf8)
+        if let mac {
+            bytes.append(contentsOf: "&mac=".utf8)
+            bytes.append(contentsOf: mac.description.utf8)
+        }
+        if let resultJSON {
+            bytes.append(contentsOf: "&result=".utf8)
+            for byte in resultJSON { PercentEncoding.append(byte, to: &bytes) }
+        }
+        if let reason {
+            bytes.append(contentsOf: "&reason=".utf8)
+            PercentEncoding.append(reason.rawValue, to: &bytes)
+        }
+        if let remaining {
+            bytes.append(contentsOf: "&remaining=".utf8)
+            bytes.append(contentsOf: String(remaining).utf8)
+        }
+    }
+
+    /// Parses a callback URL, as the caller app receives it.
+    ///
+    /// Every parameter other than `status`, `mac`, `result`, `reason` and `remaining` is echo; for any callback
+    /// `c`, `LayeredCallback(parsing: c.url) == c`.
+    ///
+    /// - Throws: a ``LayeredError`` naming the parameter at fault: `status` absent or not an integer, `mac` not 12
+    ///   hex digits, `result` not result JSON, `remaining` not a positive integer, a parameter twice, or a URL that
+    ///   ``LayeredQuery`` rejects.
+    public init(parsing url: String, maximumLength: Int = Platform.android.defaultCallbackBudget)
+        throws(LayeredError)
+    {
+        let query = try LayeredQuery(parsing: url, maximumLength: maximumLength)
+        var echo: [QueryParameter] = []
+        var answer: [String: String] = [:]
+        for parameter in query.parameters {
+            let key = canonicalKey(parameter.key!)
+            if key == "mac" || reservedCallbackKeys.contains(key) {
+                guard let raw = parameter.value, let value = PercentEncoding.decode(raw) else {
+                    throw LayeredError(.invalidValue, parameter: key, message: "\(key) has no value or a bad escape")
+                }
+                guard answer.updateValue(value, forKey: key) == nil else {
+                    throw LayeredError(.repeatedParameter, parameter: key, message: "\(key) occurs more than once")
+                }
+            } else {
+                echo.append(parameter)
+            }
+        }
+        guard let statusText = answer["status"] else {
+            throw LayeredError(.missingParameter, parameter: "status", message: "a callback has a status")
+        }
+        let negative = statusText.hasPrefix("-")
+        guard let magnitude = parseDecimal(negative ? statusText.dropFirst() : statusText[...]) else {
+            throw LayeredError(.invalidValue, parameter: "status", message: "status is not an integer")
+        }
+        var mac: MACAddress?
+        if let text = answer["mac"] {
+            guard let address = MACAddress(text) else {
+                throw LayeredError(.invalidValue, parameter: "mac", message: "mac is not 12 hexadecimal digits")
+            }
+            mac = address
+        }
+        var remaining: Int?
+        if let text = answer["remaining"] {
+            guard let count = parseDecimal(text), count > 0 else {
+                throw LayeredError(.invalidValue, parameter: "remaining", message: "remaining is not a positive integer")
+            }
+            remaining = count
+        }
+        try self.init(
+            destination: query.base, echo: echo, status: ActionStatus(rawValue: negative ? -magnitude : magnitude),
+            mac: mac, result: answer["result"].map { json throws(LayeredError) in try LayeredResult(json: json) },
+            reason: answer["reason"].map(LayeredReason.init(rawValue:)), remaining: remaining)
+    }
+}
+
+/// Whether `text` can stand in a query as it is: printable ASCII without `&` and `#` (nor `=` in a name).
+private func isWritable(_ text: String, allowEquals: Bool = true) -> Bool {
+    text.utf8.allSatisfy {
+        $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "&") && $0 != UInt8(ascii: "#")
+            && (allowEquals || $0 != UInt8(ascii: "="))
+    }
+}
+
+extension JSONWriter {
+    static func bytes(_ result: LayeredResult) -> [UInt8] {
+        var bytes: [UInt8] = []
+        append(result, to: &bytes)
+        return bytes
+    }
+}
+
+// MARK: - Answering a request
+
+extension LayeredCallback {
+    /// The callback answering `request` at `destination`, echoing the request.
+    public init(
+        answering request: LayeredRequest, destination: String, status: ActionStatus, mac: MACAddress? = nil,
+        result: LayeredResult? = nil, reason: LayeredReason? = nil
+    ) throws(LayeredError) {
+        try self.init(
+            destination: destination, echo: request.echo, status: status, mac: mac ?? request.mac, result: result,
+            reason: reason)
+    }
+
+    /// The destination for a caller that answers on `scheme`: `scheme://`.
+    public static func destination(scheme: String) -> String { scheme + "://" }
+}
+
+/// A callback that carries as many readings as its URL budget allows.
+public struct PackedCallback: Hashable, Sendable {
+    /// The callback, with ``LayeredCallback/remaining`` set when readings were left out.
+    public var callback: LayeredCallback
+    /// The URL, at most the budget long.
+    public var url: String
+    /// Indices into the readings given, of those in the callback, oldest first.
+    public var included: [Int]
+    /// Indices into the readings given, of those left out, oldest first: the caller keeps them pending.
+    public var leftOut: [Int]
+}
+
+extension LayeredCallback {
+    /// Builds a success callback whose result carries `readings`, oldest first, as many whole readings as fit in
+    /// `maximumLength` characters, and reports which were left out.
+    ///
+    /// Readings are ordered by ``LayeredReading/measuredAt`` (ties keep their order) and taken from the oldest
+    /// until the next one does not fit; a reading is never cut. When some are left out the callback's `remaining`
+    /// says how many, and its length counts too. For an action with a combined result, `measured` are the live
+    /// readings (`measureresult`, always included) and `readings` the stored ones (`syncresult`).
+    ///
+    /// - Parameter callback: the callback without result and remaining (status, mac and echo set).
+    /// - Throws: ``LayeredError/Code/requestTooLong`` if not even the result without any stored reading fits.
+    public static func packing(
+        _ callback: LayeredCallback, readings: [LayeredReading], measured: [LayeredReading]? = nil,
+        unit: VitalUnit?, maximumLength: Int
+    ) throws(LayeredError) -> PackedCallback {
+        let order = readings.indices.sorted {
+            (readings[$0].measuredAt, $0) < (readings[$1].measuredAt, $1)
+        }
+        var bare = callback
+        bare.result = nil
+        bare.remaining = nil
+        var prefix: [UInt8] = []
+        bare.write(to: &prefix, result: nil, remaining: nil)
+        let measuredObjects = measured.map { $0.map { $0.resultObject(unit: unit) } }
+        let empty: LayeredResult =
+            if let measuredObjects { .combined(measure: measuredObjects, sync: []) } else { .list([]) }
+        let emptyJSON = JSONWriter.bytes(empty)
+        let fixedLength = prefix.count + "&result=".utf8.count + encodedLength(emptyJSON)
+
+        var objects: [ResultObject] = []
+        var length = fixedLength
+        for (position, index) in order.enumerated() {
+            let object = readings[index].resultObject(unit: unit)
+            var json: [UInt8] = []
+            JSONWriter.append(object, to: &json)
+            let added = encodedLength(json) + (objects.isEmpty ? 0 : 1)
+            guard length + added + remainingSuffixLength(order.count - position - 1) <= maximumLength else { break }
+            length += added
+            objects.append(object)
+        }
+        let leftCount = order.count - objects.count
+        if objects.isEmpty, fixedLength + remainingSuffixLength(leftCount) > maximumLength {
+            throw LayeredError(
+                .requestTooLong, parameter: "result",
+                message: "not even an empty result fits the \(maximumLength)-character URL budget")
+        }
+        var packed = bare
+        packed.result =
+            if let measuredObjects { .combined(measure: measuredObjects, sync: objects) } else { .list(objects) }
+        packed.remaining = leftCount > 0 ? leftCount : nil
+        let url = packed.url
+        assert(url.utf8.count <= maximumLength)
+        return PackedCallback(
+            callback: packed, url: url, included: Array(order.prefix(objects.count)),
+            leftOut: Array(order.dropFirst(objects.count)))
+    }
+}
+
+private func encodedLength(_ bytes: [UInt8]) -> Int {
+    var length = 0
+    for byte in bytes { length += PercentEncoding.isAllowed(byte) ? 1 : 3 }
+    return length
+}
+
+/// The length of `&remaining=N`, or 0 when nothing remains.
+private func remainingSuffixLength(_ remaining: Int) -> Int {
+    guard remaining > 0 else { return 0 }
+    var length = "&remaining=".utf8.count + 1
+    var rest = remaining
+    while rest >= 10 {
+        rest /= 10
+        length += 1
+    }
+    return length
+}

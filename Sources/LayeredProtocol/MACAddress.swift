@@ -1,0 +1,112 @@
+/// A device's Bluetooth MAC address as the protocol writes it: 12 hexadecimal digits, no separators.
+///
+/// Lower-case digits are accepted; the address is always written back in upper case (`004D3208D2F4`).
+public struct MACAddress: Hashable, Sendable, Comparable, CustomStringConvertible {
+    /// The 48-bit address.
+    public let value: UInt64
+
+    /// The address made of the 48 low bits of `value`; `nil` if higher bits are set.
+    public init?(value: UInt64) {
+        guard value >> 48 == 0 else { return nil }
+        self.value = value
+    }
+
+    /// The address written as exactly 12 hexadecimal digits (either case), or `nil`.
+    public init?(_ text: some StringProtocol) {
+        var value: UInt64 = 0
+        var count = 0
+        for byte in text.utf8 {
+            guard let digit = hexDigitValue(byte), count < 12 else { return nil }
+            value = value << 4 | UInt64(digit)
+            count += 1
+        }
+        guard count == 12 else { return nil }
+        self.value = value
+    }
+
+    /// The 12 upper-case hexadecimal digits.
+    public var description: String {
+        String(unsafeUninitializedCapacity: 12) { buffer in
+            for index in 0..<12 {
+                buffer[index] = upperHexDigits[Int((value >> UInt64(44 - 4 * index)) & 0xF)]
+            }
+            return 12
+        }
+    }
+
+    public static func < (lhs: MACAddress, rhs: MACAddress) -> Bool { lhs.value < rhs.value }
+}
+
+/// The value of an ASCII hexadecimal digit, or `nil`.
+@inline(__always)
+func hexDigitValue(_ byte: UInt8) -> UInt8? {
+    switch byte {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): byte &- UInt8(ascii: "0")
+    case UInt8(ascii: "A")...UInt8(ascii: "F"): byte &- UInt8(ascii: "A") &+ 10
+    case UInt8(ascii: "a")...UInt8(ascii: "f"): byte &- UInt8(ascii: "a") &+ 10
+    default: nil
+    }
+}
+
+let upperHexDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
+
+/// The text of a device's QR code, read when a device is added with `addtype=1`.
+///
+/// Three forms exist: `MAC`, `ID:MAC` and `MODEL:MAC`. The part before the last `:` is a model when it is a
+/// catalogued model string (``DeviceModel/init(modelString:)``: a catalog name, `KN550BT` or `FDIR-V3`, any case)
+/// and an identifier otherwise, which is ignored.
+public struct DeviceQRCode: Hashable, Sendable {
+    /// The device's address.
+    public let mac: MACAddress
+    /// The model the code names, if its prefix is a model string.
+    public let model: DeviceModel?
+    /// The prefix when it is not a model string (`ID` in `ID:MAC`).
+    public let identifier: String?
+
+    /// Parses the QR code `text`, checking that it names a device of `requestedModel`.
+    ///
+    /// Surrounding white space (a scanner's trailing newline) is ignored.
+    public init(parsing text: String, requestedModel: DeviceModel) throws(LayeredError) {
+        let trimmed = text.trimmingASCIIWhitespace()
+        let prefix: Substring?
+        let macText: Substring
+        if let colon = trimmed.lastIndex(of: ":") {
+            prefix = trimmed[..<colon]
+            macText = trimmed[trimmed.index(after: colon)...]
+        } else {
+            prefix = nil
+            macText = trimmed[...]
+        }
+        var model: DeviceModel?
+        var identifier: String?
+        if let prefix {
+            if let named = DeviceModel(modelString: prefix) {
+                guard named == requestedModel else {
+                    throw LayeredError(
+                        .qrModelMismatch, parameter: "qr",
+                        message: "the QR code names model \(named.name), not the requested \(requestedModel.name)")
+                }
+                model = named
+            } else {
+                identifier = String(prefix)
+            }
+        }
+        guard let mac = MACAddress(macText) else {
+            throw LayeredError(
+                .qrInvalidMAC, parameter: "qr", message: "the QR code's MAC is not 12 hexadecimal digits")
+        }
+        self.mac = mac
+        self.model = model
+        self.identifier = identifier
+    }
+}
+
+extension StringProtocol {
+    /// The text without leading and trailing ASCII spaces, tabs, carriage returns and line feeds.
+    func trimmingASCIIWhitespace() -> String {
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "\r\n" }
+        let start = firstIndex { !isSpace($0) } ?? endIndex
+        let end = lastIndex { !isSpace($0) }.map(index(after:)) ?? start
+        return String(self[start..<end])
+    }
+}

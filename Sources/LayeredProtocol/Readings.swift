@@ -1,0 +1,255 @@
+/// Unit conversion and rounding at the callback edge.
+///
+/// Readings are kept in one canonical unit per category (mmHg, mg/dL, kg, °C, km) and converted only when a
+/// result is written, with exact factors: 1 mmHg = 0.133322387415 kPa; 1 mmol/L = 18.016 mg/dL;
+/// 1 lb = 0.45359237 kg; 1 st = 6.35029318 kg; °F = °C × 9/5 + 32; 1 mile = 1.609344 km. Results are then rounded
+/// half away from zero to ``VitalUnit/fractionDigits``.
+extension VitalUnit {
+    /// The category's canonical unit, in which readings are stored.
+    public var canonical: VitalUnit { category.defaultUnit! }
+
+    /// `value`, given in ``canonical``, expressed in this unit.
+    public func fromCanonical(_ value: Double) -> Double {
+        switch self {
+        case .mmHg, .mgPerDeciliter, .kilogram, .celsius, .kilometre: value
+        case .kPa: value * 0.133_322_387_415
+        case .mmolPerLiter: value / 18.016
+        case .pound: value / 0.453_592_37
+        case .stone: value / 6.350_293_18
+        case .fahrenheit: value * 9 / 5 + 32
+        case .mile: value / 1.609_344
+        }
+    }
+
+    /// `value`, given in this unit, expressed in ``canonical``.
+    public func toCanonical(_ value: Double) -> Double {
+        switch self {
+        case .mmHg, .mgPerDeciliter, .kilogram, .celsius, .kilometre: value
+        case .kPa: value / 0.133_322_387_415
+        case .mmolPerLiter: value * 18.016
+        case .pound: value * 0.453_592_37
+        case .stone: value * 6.350_293_18
+        case .fahrenheit: (value - 32) * 5 / 9
+        case .mile: value * 1.609_344
+        }
+    }
+
+    /// The fraction digits a result in this unit is rounded to: none for mmHg and mg/dL; one for kPa, mmol/L,
+    /// lb, °C and °F; two for kg, st, mile and km.
+    public var fractionDigits: Int {
+        switch self {
+        case .mmHg, .mgPerDeciliter: 0
+        case .kPa, .mmolPerLiter, .pound, .celsius, .fahrenheit: 1
+        case .kilogram, .stone, .mile, .kilometre: 2
+        }
+    }
+
+    /// `canonicalValue` converted to this unit and rounded; `nil` if it is not finite.
+    public func resultValue(canonical canonicalValue: Double) -> FixedDecimal? {
+        FixedDecimal(rounding: fromCanonical(canonicalValue), scale: fractionDigits)
+    }
+}
+
+/// A blood pressure reading, pressures in mmHg.
+public struct BloodPressureReading: Hashable, Sendable {
+    public var systolic: Double
+    public var diastolic: Double
+    /// Pulse rate in beats per minute, if the monitor measured it.
+    public var heartRate: Int?
+    /// Whether an irregular heartbeat was detected, if the monitor reports it.
+    public var arrhythmia: Bool?
+    public var measuredAt: LayeredTimestamp
+
+    public init(
+        systolic: Double, diastolic: Double, heartRate: Int? = nil, arrhythmia: Bool? = nil,
+        measuredAt: LayeredTimestamp
+    ) {
+        self.systolic = systolic
+        self.diastolic = diastolic
+        self.heartRate = heartRate
+        self.arrhythmia = arrhythmia
+        self.measuredAt = measuredAt
+    }
+}
+
+/// A blood glucose reading in mg/dL.
+public struct GlucoseReading: Hashable, Sendable {
+    public var mgPerDeciliter: Double
+    public var measuredAt: LayeredTimestamp
+
+    public init(mgPerDeciliter: Double, measuredAt: LayeredTimestamp) {
+        self.mgPerDeciliter = mgPerDeciliter
+        self.measuredAt = measuredAt
+    }
+}
+
+/// A body weight reading in kilograms.
+public struct WeightReading: Hashable, Sendable {
+    public var kilograms: Double
+    public var measuredAt: LayeredTimestamp
+
+    public init(kilograms: Double, measuredAt: LayeredTimestamp) {
+        self.kilograms = kilograms
+        self.measuredAt = measuredAt
+    }
+}
+
+/// A pulse oximeter reading.
+public struct OximetryReading: Hashable, Sendable {
+    /// SpO2 in percent.
+    public var oxygenSaturation: Int
+    /// Pulse rate in beats per minute.
+    public var heartRate: Int
+    /// Perfusion index in percent, if measured.
+    public var perfusionIndex: Double?
+    public var measuredAt: LayeredTimestamp
+
+    public init(oxygenSaturation: Int, heartRate: Int, perfusionIndex: Double? = nil, measuredAt: LayeredTimestamp) {
+        self.oxygenSaturation = oxygenSaturation
+        self.heartRate = heartRate
+        self.perfusionIndex = perfusionIndex
+        self.measuredAt = measuredAt
+    }
+}
+
+/// A body temperature reading in °C.
+public struct TemperatureReading: Hashable, Sendable {
+    public var celsius: Double
+    public var measuredAt: LayeredTimestamp
+
+    public init(celsius: Double, measuredAt: LayeredTimestamp) {
+        self.celsius = celsius
+        self.measuredAt = measuredAt
+    }
+}
+
+/// One day of an activity monitor's summary (AM3S, AM4).
+public struct ActivityDay: Hashable, Sendable {
+    public var date: LayeredDate
+    public var steps: Int
+    /// Calories burnt by activity, kcal.
+    public var calories: Int
+    /// Minutes asleep.
+    public var sleepMinutes: Int
+    /// Sleep efficiency, 0–100.
+    public var sleepEfficiency: Int
+    /// Minutes swum, for monitors that record swimming (AM4 with `swim=1`).
+    public var swimMinutes: Int?
+    /// Calories burnt swimming, kcal, with ``swimMinutes``.
+    public var swimCalories: Int?
+
+    public init(
+        date: LayeredDate, steps: Int, calories: Int, sleepMinutes: Int, sleepEfficiency: Int,
+        swimMinutes: Int? = nil, swimCalories: Int? = nil
+    ) {
+        self.date = date
+        self.steps = steps
+        self.calories = calories
+        self.sleepMinutes = sleepMinutes
+        self.sleepEfficiency = sleepEfficiency
+        self.swimMinutes = swimMinutes
+        self.swimCalories = swimCalories
+    }
+}
+
+/// A reading or daily summary as a callback reports it.
+public enum LayeredReading: Hashable, Sendable {
+    case bloodPressure(BloodPressureReading)
+    case glucose(GlucoseReading)
+    case weight(WeightReading)
+    case oximetry(OximetryReading)
+    case temperature(TemperatureReading)
+    case activity(ActivityDay)
+
+    /// The category of the reading.
+    public var category: VitalCategory {
+        switch self {
+        case .bloodPressure: .bloodPressure
+        case .glucose: .bloodGlucose
+        case .weight: .weight
+        case .oximetry: .oximeter
+        case .temperature: .thermometer
+        case .activity: .activity
+        }
+    }
+
+    /// When the reading was taken; the start of the day (UTC) for an activity day. Results are ordered by it.
+    public var measuredAt: LayeredTimestamp {
+        switch self {
+        case .bloodPressure(let reading): reading.measuredAt
+        case .glucose(let reading): reading.measuredAt
+        case .weight(let reading): reading.measuredAt
+        case .oximetry(let reading): reading.measuredAt
+        case .temperature(let reading): reading.measuredAt
+        case .activity(let day): LayeredTimestamp(secondsSince1970: day.date.daysSince1970 * 86_400)
+        }
+    }
+
+    /// The reading as a result object, values converted to `unit` and rounded.
+    ///
+    /// A `unit` that is `nil` or of another category gives the category's default unit (request validation
+    /// rejects a mismatched `unit` before any result is written). Keys, in order:
+    /// - blood pressure: `systolic`, `diastolic`, `heart_rate`, `arrhythmia`, `measured_at`;
+    /// - glucose: `blood_glucose`, `measured_at`; weight: `weight`, `measured_at`;
+    ///   temperature: `temperature`, `measured_at`;
+    /// - oximeter: `oxygen_saturation`, `heart_rate`, `perfusion_index`, `measured_at`;
+    /// - activity: `time`, `activedata`, `sleepdata`, `swimdata`.
+    ///
+    /// Optional quantities the device did not report are left out; a value that is not finite is left out too.
+    public func resultObject(unit requested: VitalUnit?) -> ResultObject {
+        let unit = requested.flatMap { $0.category == category ? $0 : nil } ?? category.defaultUnit
+        var fields: [ResultObject.Field] = []
+        func add(_ key: ResultKey, canonical value: Double) {
+            if let unit, let number = unit.resultValue(canonical: value) { fields.append(.init(key, .number(number))) }
+        }
+        func add(_ key: ResultKey, _ integer: Int?) {
+            if let integer { fields.append(.init(key, .number(FixedDecimal(integer)))) }
+        }
+        switch self {
+        case .bloodPressure(let reading):
+            add(.systolic, canonical: reading.systolic)
+            add(.diastolic, canonical: reading.diastolic)
+            add(.heartRate, reading.heartRate)
+            add(.arrhythmia, reading.arrhythmia.map { $0 ? 1 : 0 })
+        case .glucose(let reading):
+            add(.bloodGlucose, canonical: reading.mgPerDeciliter)
+        case .weight(let reading):
+            add(.weight, canonical: reading.kilograms)
+        case .temperature(let reading):
+            add(.temperature, canonical: reading.celsius)
+        case .oximetry(let reading):
+            add(.oxygenSaturation, reading.oxygenSaturation)
+            add(.heartRate, reading.heartRate)
+            if let index = reading.perfusionIndex, let number = FixedDecimal(rounding: index, scale: 1) {
+                fields.append(.init(.perfusionIndex, .number(number)))
+            }
+        case .activity(let day):
+            fields.append(.init(.time, .string(day.date.description)))
+            fields.append(
+                .init(
+                    .activeData,
+                    .object(ResultObject([.init(.steps, .number(.init(day.steps))), .init(.calories, .number(.init(day.calories)))]))))
+            fields.append(
+                .init(
+                    .sleepData,
+                    .object(
+                        ResultObject([
+                            .init(.sleepTime, .number(.init(day.sleepMinutes))),
+                            .init(.sleepEfficiency, .number(.init(day.sleepEfficiency))),
+                        ]))))
+            if let minutes = day.swimMinutes {
+                fields.append(
+                    .init(
+                        .swimData,
+                        .object(
+                            ResultObject([
+                                .init(.swimTime, .number(.init(minutes))),
+                                .init(.calories, .number(.init(day.swimCalories ?? 0))),
+                            ]))))
+            }
+            return ResultObject(fields)
+        }
+        fields.append(.init(.measuredAt, .string(measuredAt.description)))
+        return ResultObject(fields)
+    }
+}

@@ -1,0 +1,103 @@
+/// The `reason` of a fail or cancel callback.
+///
+/// Three shapes exist: ``cancel`` (`ERROR_CANCEL`) for a user cancel; ``device(_:code:)``
+/// (`ERROR-<devicemodel>-<code>`, e.g. `ERROR-300-3`) for an error a device reported; and named codes
+/// (`ERROR_<NAME>`), optionally followed by `:` and the request parameter they concern
+/// (`ERROR_MISSING_PARAMETER:mac`). The set is open: a caller must accept reasons it does not know.
+public struct LayeredReason: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public var rawValue: String
+
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    /// `ERROR-<devicemodel>-<code>`: the device of `model` reported error `code` (its family's numeric code).
+    public static func device(_ model: DeviceModel, code: Int) -> LayeredReason {
+        LayeredReason(rawValue: "ERROR-\(model.rawValue)-\(code)")
+    }
+
+    /// The model and code of an `ERROR-<devicemodel>-<code>` reason, or `nil` for any other reason.
+    public var deviceError: (model: DeviceModel, code: Int)? {
+        let parts = rawValue.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0] == "ERROR", let modelNumber = parseDecimal(parts[1]),
+            let model = DeviceModel(rawValue: modelNumber), let code = parseDecimal(parts[2])
+        else { return nil }
+        return (model, code)
+    }
+
+    /// A named reason about one request parameter: `ERROR_<NAME>:<parameter>`.
+    public static func named(_ name: LayeredReason, parameter: String?) -> LayeredReason {
+        guard let parameter else { return name }
+        return LayeredReason(rawValue: name.rawValue + ":" + parameter)
+    }
+
+    /// The named code without its parameter (`ERROR_MISSING_PARAMETER` for `ERROR_MISSING_PARAMETER:mac`).
+    public var code: LayeredReason {
+        guard let colon = rawValue.firstIndex(of: ":") else { return self }
+        return LayeredReason(rawValue: String(rawValue[..<colon]))
+    }
+
+    /// The parameter a named reason concerns (`mac` for `ERROR_MISSING_PARAMETER:mac`), if any.
+    public var parameter: String? {
+        guard let colon = rawValue.firstIndex(of: ":") else { return nil }
+        return String(rawValue[rawValue.index(after: colon)...])
+    }
+
+    public var description: String { rawValue }
+}
+
+extension LayeredReason {
+    /// `ERROR_CANCEL`: the user cancelled a stage (declined the connect prompt, closed the scan, stopped a
+    /// measurement).
+    public static let cancel = LayeredReason(rawValue: "ERROR_CANCEL")
+    /// `ERROR_UNSUPPORTED_ACTION`: the model cannot run the requested `cmd` (see the capability matrix).
+    public static let unsupportedAction = LayeredReason(rawValue: "ERROR_UNSUPPORTED_ACTION")
+    /// `ERROR_MISSING_PARAMETER:<name>`: a parameter the request needs is absent or has no value.
+    public static let missingParameter = LayeredReason(rawValue: "ERROR_MISSING_PARAMETER")
+    /// `ERROR_INVALID_PARAMETER:<name>`: a parameter's value is not one the protocol allows.
+    public static let invalidParameter = LayeredReason(rawValue: "ERROR_INVALID_PARAMETER")
+    /// `ERROR_REPEATED_PARAMETER:<name>`: a parameter occurs more than once (names compared without case;
+    /// `callerurl` and `callurl` are one parameter).
+    public static let repeatedParameter = LayeredReason(rawValue: "ERROR_REPEATED_PARAMETER")
+    /// `ERROR_RESERVED_PARAMETER:<name>`: the request carries a parameter only a callback may carry (`status`,
+    /// `result`, `reason`, `remaining`).
+    public static let reservedParameter = LayeredReason(rawValue: "ERROR_RESERVED_PARAMETER")
+    /// `ERROR_PARAMETER_NOT_APPLICABLE:<name>`: a known parameter that does not apply to this `cmd` and
+    /// `devicemodel` (e.g. `mac` with an add command, `codetype` for a scale).
+    public static let parameterNotApplicable = LayeredReason(rawValue: "ERROR_PARAMETER_NOT_APPLICABLE")
+    /// `ERROR_UNSUPPORTED_VERSION:ver`: `ver` is present and not `100`.
+    public static let unsupportedVersion = LayeredReason(rawValue: "ERROR_UNSUPPORTED_VERSION")
+    /// `ERROR_UNIT_MISMATCH:unit`: the `unit` measures another category than the device (kg for a BP5).
+    public static let unitMismatch = LayeredReason(rawValue: "ERROR_UNIT_MISMATCH")
+    /// `ERROR_MALFORMED_URL`: the request is not a well-formed URL (a raw space, a fragment, a bad `%` escape in
+    /// a parameter the hub reads).
+    public static let malformedURL = LayeredReason(rawValue: "ERROR_MALFORMED_URL")
+    /// `ERROR_REQUEST_TOO_LONG`: the request is longer than the platform's URL budget, so no callback could
+    /// echo it.
+    public static let requestTooLong = LayeredReason(rawValue: "ERROR_REQUEST_TOO_LONG")
+    /// `ERROR_NOT_LAYERED_URL`: the URL is not addressed to the layered app's scheme. No callback is sent for
+    /// it; the code exists for logs.
+    public static let notLayeredURL = LayeredReason(rawValue: "ERROR_NOT_LAYERED_URL")
+    /// `ERROR_QR_MODEL_MISMATCH`: the QR code names another model than `devicemodel`.
+    public static let qrModelMismatch = LayeredReason(rawValue: "ERROR_QR_MODEL_MISMATCH")
+    /// `ERROR_QR_INVALID_MAC`: the QR code's MAC is not 12 hexadecimal digits.
+    public static let qrInvalidMAC = LayeredReason(rawValue: "ERROR_QR_INVALID_MAC")
+    /// `ERROR_DEVICE_NOT_FOUND`: an add by scan found no paired device of the model, or the named device is not
+    /// in range.
+    public static let deviceNotFound = LayeredReason(rawValue: "ERROR_DEVICE_NOT_FOUND")
+    /// `ERROR_DEVICE_BUSY`: another request is using the device; try again.
+    public static let deviceBusy = LayeredReason(rawValue: "ERROR_DEVICE_BUSY")
+    /// `ERROR_URL_BUDGET`: not even an empty result fits the platform's URL budget (the echoed request is too
+    /// long); the readings stay pending.
+    public static let urlBudget = LayeredReason(rawValue: "ERROR_URL_BUDGET")
+}
+
+/// A non-negative decimal number made of ASCII digits only (no sign, no space), or `nil`; at most 18 digits.
+func parseDecimal(_ text: some StringProtocol) -> Int? {
+    var value = 0
+    var count = 0
+    for byte in text.utf8 {
+        guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9"), count < 18 else { return nil }
+        value = value &* 10 &+ Int(byte &- UInt8(ascii: "0"))
+        count += 1
+    }
+    return count == 0 ? nil : value
+}
