@@ -105,17 +105,29 @@ public enum LayeredAction: Int, CaseIterable, Hashable, Sendable {
         }
     }
 
+    /// Whether the action has `stage`.
+    public func includes(_ stage: Stage) -> Bool {
+        switch (self, stage) {
+        case (.measure, .measure), (.add, .add), (.sync, .sync): true
+        case (.addMeasure, .add), (.addMeasure, .measure): true
+        case (.addSync, .add), (.addSync, .sync): true
+        case (.addSyncMeasure, _): true
+        case (.syncMeasure, .sync), (.syncMeasure, .measure): true
+        default: false
+        }
+    }
+
     /// Whether the action adds a device first (`addtype` required, `mac` not allowed).
-    public var addsDevice: Bool { stages.first == .add }
+    public var addsDevice: Bool { includes(.add) }
 
     /// Whether the action works on a device the caller names by `mac`.
     public var requiresMAC: Bool { !addsDevice }
 
     /// Whether the callback answers with a single status (`0`, `1`, `2`) rather than a composite one.
-    public var hasSingleStatus: Bool { stages.count == 1 }
+    public var hasSingleStatus: Bool { rawValue <= LayeredAction.sync.rawValue }
 
     /// Whether the action both syncs and measures, so its result is `{"measureresult":[…],"syncresult":[…]}`.
-    public var hasCombinedResult: Bool { stages.contains(.sync) && stages.contains(.measure) }
+    public var hasCombinedResult: Bool { includes(.sync) && includes(.measure) }
 }
 
 /// The three stages an action is made of, in the order they run.

@@ -48,7 +48,7 @@ public struct LayeredCallback: Hashable, Sendable {
             else {
                 throw LayeredError(.malformedURL, message: "an echoed parameter is not written as a query allows")
             }
-            guard key != "mac", !reservedCallbackKeys.contains(key) else {
+            guard key != "mac", !isReservedCallbackKey(key) else {
                 throw LayeredError(.reservedParameter, parameter: key, message: "the echo cannot carry \(key)")
             }
             guard seen.insert(key).inserted else {
@@ -67,12 +67,18 @@ public struct LayeredCallback: Hashable, Sendable {
     /// The callback written as a URL.
     public var url: String {
         var bytes: [UInt8] = []
-        write(to: &bytes, result: result.map { JSONWriter.bytes($0) }, remaining: remaining)
+        var encodedResult: [UInt8]?
+        if let result {
+            var encoded: [UInt8] = []
+            PercentEncoding.append(JSONWriter.bytes(result), to: &encoded)
+            encodedResult = encoded
+        }
+        write(to: &bytes, encodedResult: encodedResult)
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Writes the URL with `resultJSON` (unencoded compact JSON) as the result and `remaining`.
-    func write(to bytes: inout [UInt8], result resultJSON: [UInt8]?, remaining: Int?) {
+    /// Writes the URL with `encodedResult` (percent-encoded compact JSON) as the result.
+    func write(to bytes: inout [UInt8], encodedResult: [UInt8]?) {
         bytes.append(contentsOf: destination.utf8)
         bytes.append(UInt8(ascii: "?"))
         for parameter in echo {
@@ -85,9 +91,9 @@ public struct LayeredCallback: Hashable, Sendable {
             bytes.append(contentsOf: "&mac=".utf8)
             bytes.append(contentsOf: mac.description.utf8)
         }
-        if let resultJSON {
+        if let encodedResult {
             bytes.append(contentsOf: "&result=".utf8)
-            for byte in resultJSON { PercentEncoding.append(byte, to: &bytes) }
+            bytes.append(contentsOf: encodedResult)
         }
         if let reason {
             bytes.append(contentsOf: "&reason=".utf8)
@@ -115,7 +121,7 @@ public struct LayeredCallback: Hashable, Sendable {
         var answer: [String: String] = [:]
         for parameter in query.parameters {
             let key = canonicalKey(parameter.key!)
-            if key == "mac" || reservedCallbackKeys.contains(key) {
+            if key == "mac" || isReservedCallbackKey(key) {
                 guard let raw = parameter.value, let value = PercentEncoding.decode(raw) else {
                     throw LayeredError(.invalidValue, parameter: key, message: "\(key) has no value or a bad escape")
                 }
@@ -221,43 +227,56 @@ extension LayeredCallback {
         bare.result = nil
         bare.remaining = nil
         var prefix: [UInt8] = []
-        bare.write(to: &prefix, result: nil, remaining: nil)
+        bare.write(to: &prefix, encodedResult: nil)
+
+        // The result without stored readings, split where they go: before `]` or, when combined, before `]}`.
         let measuredObjects = measured.map { $0.map { $0.resultObject(unit: unit) } }
         let empty: LayeredResult =
             if let measuredObjects { .combined(measure: measuredObjects, sync: []) } else { .list([]) }
         let emptyJSON = JSONWriter.bytes(empty)
-        let fixedLength = prefix.count + "&result=".utf8.count + encodedLength(emptyJSON)
+        let insertion = emptyJSON.count - (measuredObjects == nil ? 1 : 2)
+        var encoded: [UInt8] = []
+        encoded.reserveCapacity(min(maximumLength, 1 << 20))
+        PercentEncoding.append(emptyJSON[..<insertion], to: &encoded)
+        var length =
+            prefix.count + "&result=".utf8.count + encoded.count + encodedLength(emptyJSON[insertion...])
 
         var objects: [ResultObject] = []
-        var length = fixedLength
+        var json: [UInt8] = []
         for (position, index) in order.enumerated() {
             let object = readings[index].resultObject(unit: unit)
-            var json: [UInt8] = []
+            json.removeAll(keepingCapacity: true)
             JSONWriter.append(object, to: &json)
-            let added = encodedLength(json) + (objects.isEmpty ? 0 : 1)
+            let added = encodedLength(json[...]) + (objects.isEmpty ? 0 : 1)
             guard length + added + remainingSuffixLength(order.count - position - 1) <= maximumLength else { break }
+            if !objects.isEmpty { encoded.append(UInt8(ascii: ",")) }
+            PercentEncoding.append(json, to: &encoded)
             length += added
             objects.append(object)
         }
         let leftCount = order.count - objects.count
-        if objects.isEmpty, fixedLength + remainingSuffixLength(leftCount) > maximumLength {
+        if objects.isEmpty, length + remainingSuffixLength(leftCount) > maximumLength {
             throw LayeredError(
                 .requestTooLong, parameter: "result",
                 message: "not even an empty result fits the \(maximumLength)-character URL budget")
         }
+        PercentEncoding.append(emptyJSON[insertion...], to: &encoded)
+
         var packed = bare
         packed.result =
             if let measuredObjects { .combined(measure: measuredObjects, sync: objects) } else { .list(objects) }
         packed.remaining = leftCount > 0 ? leftCount : nil
-        let url = packed.url
-        assert(url.utf8.count <= maximumLength)
+        var url: [UInt8] = []
+        url.reserveCapacity(length + remainingSuffixLength(leftCount))
+        packed.write(to: &url, encodedResult: encoded)
+        assert(url.count <= maximumLength)
         return PackedCallback(
-            callback: packed, url: url, included: Array(order.prefix(objects.count)),
+            callback: packed, url: String(decoding: url, as: UTF8.self), included: Array(order.prefix(objects.count)),
             leftOut: Array(order.dropFirst(objects.count)))
     }
 }
 
-private func encodedLength(_ bytes: [UInt8]) -> Int {
+private func encodedLength(_ bytes: ArraySlice<UInt8>) -> Int {
     var length = 0
     for byte in bytes { length += PercentEncoding.isAllowed(byte) ? 1 : 3 }
     return length

@@ -1,24 +1,42 @@
 /// One `name=value` pair of a query, exactly as it was written.
 public struct QueryParameter: Hashable, Sendable {
     /// The name as written, percent-encoding untouched.
-    public var name: String
+    public let name: String
     /// The value as written, percent-encoding untouched; `nil` when the pair had no `=` (`?flag&cmd=0`).
-    public var value: String?
+    public let value: String?
+    /// The name decoded and lower-cased (ASCII letters only): the key parameters are matched by. `nil` if the
+    /// name has a bad escape.
+    public let key: String?
+    /// The request parameter the key names, if the protocol defines it.
+    let requestKey: RequestKey?
 
     /// A parameter from its written (already percent-encoded) name and value.
     public init(name: String, value: String?) {
+        self.init(name: name, value: value, key: PercentEncoding.decode(name).map { $0.asciiLowercased() })
+    }
+
+    private init(name: String, value: String?, key: String?) {
         self.name = name
         self.value = value
+        self.key = key
+        self.requestKey = key.flatMap(RequestKey.init(key:))
+    }
+
+    /// A parameter whose name is `nameBytes`; `nil` if the name has a bad escape.
+    init?(nameBytes: UnsafeBufferPointer<UInt8>, value: String?) {
+        let name = String(decoding: nameBytes, as: UTF8.self)
+        if nameBytes.allSatisfy({ $0 != UInt8(ascii: "%") && ($0 < UInt8(ascii: "A") || $0 > UInt8(ascii: "Z")) }) {
+            self.init(name: name, value: value, key: name)
+        } else {
+            guard let decoded = PercentEncoding.decode(name) else { return nil }
+            self.init(name: name, value: value, key: decoded.asciiLowercased())
+        }
     }
 
     /// A parameter whose name and value are the percent-encoded forms of `name` and `value`.
     public init(encodingName name: String, value: String) {
         self.init(name: PercentEncoding.encode(name), value: PercentEncoding.encode(value))
     }
-
-    /// The name decoded and lower-cased (ASCII letters only): the key parameters are matched by. `nil` if the
-    /// name has a bad escape.
-    public var key: String? { PercentEncoding.decode(name).map { $0.asciiLowercased() } }
 
     /// The value with its escapes decoded (`+` stays `+`); `nil` if there is no value or a bad escape.
     public var decodedValue: String? { value.flatMap { PercentEncoding.decode($0) } }
@@ -73,57 +91,82 @@ public struct LayeredQuery: Hashable, Sendable {
     ///   character, non-ASCII text), a `#` (a fragment would silently cut a value short), a URL without a scheme,
     ///   or a parameter name with a bad `%` escape.
     public init(parsing url: String, maximumLength: Int) throws(LayeredError) {
-        let utf8 = url.utf8
-        guard utf8.count <= maximumLength else {
-            throw LayeredError(
-                .requestTooLong, message: "the URL has \(utf8.count) characters, more than the \(maximumLength) allowed")
-        }
-        var questionMark: String.UTF8View.Index?
-        var offset = 0
-        for index in utf8.indices {
-            let byte = utf8[index]
-            guard byte > 0x20, byte < 0x7F, byte != UInt8(ascii: "#") else {
-                throw LayeredError(
-                    .malformedURL,
-                    message: byte == UInt8(ascii: "#")
-                        ? "the URL has a fragment ('#' at offset \(offset)); escape '#' in values as %23"
-                        : "the URL has a byte that is not printable ASCII at offset \(offset); percent-encode it")
+        var url = url
+        var base = ""
+        var parameters: [QueryParameter] = []
+        let failure: LayeredError? = url.withUTF8 { bytes in
+            guard bytes.count <= maximumLength else {
+                return LayeredError(
+                    .requestTooLong,
+                    message: "the URL has \(bytes.count) characters, more than the \(maximumLength) allowed")
             }
-            if byte == UInt8(ascii: "?"), questionMark == nil { questionMark = index }
-            offset += 1
-        }
-        let baseEnd = questionMark ?? utf8.endIndex
-        let base = url[..<baseEnd]
-        guard uriScheme(of: base) != nil else {
-            throw LayeredError(.malformedURL, message: "the URL does not start with a scheme ('name:')")
-        }
-        self.base = String(base)
-        self.parameters = []
-        guard let questionMark else { return }
-        var start = utf8.index(after: questionMark)
-        while start < utf8.endIndex {
-            let end = utf8[start...].firstIndex(of: UInt8(ascii: "&")) ?? utf8.endIndex
-            if start != end {
-                let piece = url[start..<end]
-                let parameter: QueryParameter
-                if let equals = piece.utf8.firstIndex(of: UInt8(ascii: "=")) {
-                    parameter = QueryParameter(
-                        name: String(piece[..<equals]), value: String(piece[piece.utf8.index(after: equals)...]))
-                } else {
-                    parameter = QueryParameter(name: String(piece), value: nil)
+            var questionMark: Int?
+            var pieces = 0
+            for (offset, byte) in bytes.enumerated() {
+                guard byte > 0x20, byte < 0x7F, byte != UInt8(ascii: "#") else {
+                    return LayeredError(
+                        .malformedURL,
+                        message: byte == UInt8(ascii: "#")
+                            ? "the URL has a fragment ('#' at offset \(offset)); escape '#' in values as %23"
+                            : "the URL has a byte that is not printable ASCII at offset \(offset); percent-encode it")
                 }
-                guard parameter.key != nil else {
-                    throw LayeredError(
-                        .malformedURL, message: "parameter \(parameters.count + 1) has a name with a bad '%' escape")
-                }
-                parameters.append(parameter)
+                if byte == UInt8(ascii: "?"), questionMark == nil { questionMark = offset }
+                if byte == UInt8(ascii: "&") { pieces += 1 }
             }
-            start = end == utf8.endIndex ? end : utf8.index(after: end)
+            let baseEnd = questionMark ?? bytes.count
+            guard uriSchemeLength(bytes[..<baseEnd]) != nil else {
+                return LayeredError(.malformedURL, message: "the URL does not start with a scheme ('name:')")
+            }
+            base = String(decoding: UnsafeBufferPointer(rebasing: bytes[..<baseEnd]), as: UTF8.self)
+            guard let questionMark else { return nil }
+            parameters.reserveCapacity(pieces + 1)
+            var start = questionMark + 1
+            while start < bytes.count {
+                var end = start
+                var equals: Int?
+                while end < bytes.count, bytes[end] != UInt8(ascii: "&") {
+                    if equals == nil, bytes[end] == UInt8(ascii: "=") { equals = end }
+                    end += 1
+                }
+                if start != end {
+                    let nameBytes = UnsafeBufferPointer(rebasing: bytes[start..<(equals ?? end)])
+                    let value = equals.map {
+                        String(decoding: UnsafeBufferPointer(rebasing: bytes[($0 + 1)..<end]), as: UTF8.self)
+                    }
+                    guard let parameter = QueryParameter(nameBytes: nameBytes, value: value) else {
+                        return LayeredError(
+                            .malformedURL,
+                            message: "parameter \(parameters.count + 1) has a name with a bad '%' escape")
+                    }
+                    parameters.append(parameter)
+                }
+                start = end + 1
+            }
+            return nil
         }
+        if let failure { throw failure }
+        self.base = base
+        self.parameters = parameters
     }
 
     /// The scheme of ``base``, lower-cased (`ihealth-layer`).
-    public var scheme: String { uriScheme(of: base[...])!.asciiLowercased() }
+    public var scheme: String { uriScheme(of: base)!.asciiLowercased() }
+
+    /// Whether ``base`` starts with `scheme` followed by `:`, letters compared without case.
+    public func hasScheme(_ scheme: String) -> Bool {
+        var base = base
+        var scheme = scheme
+        return base.withUTF8 { base in
+            scheme.withUTF8 { scheme in
+                guard base.count > scheme.count, base[scheme.count] == UInt8(ascii: ":") else { return false }
+                for index in scheme.indices {
+                    let (lhs, rhs) = (base[index], scheme[index])
+                    guard lhs == rhs || (isASCIILetter(lhs) && lhs | 0x20 == rhs | 0x20) else { return false }
+                }
+                return true
+            }
+        }
+    }
 
     /// The first parameter whose ``QueryParameter/key`` is `key` (lower case).
     public func first(_ key: String) -> QueryParameter? { parameters.first { $0.key == key } }
@@ -140,16 +183,24 @@ public struct LayeredQuery: Hashable, Sendable {
 }
 
 /// The scheme at the start of `text` (`letter *( letter / digit / "+" / "-" / "." )` before a `:`), or `nil`.
-func uriScheme(of text: Substring) -> Substring? {
-    guard let colon = text.utf8.firstIndex(of: UInt8(ascii: ":")) else { return nil }
-    let scheme = text[..<colon]
-    guard let first = scheme.utf8.first, isASCIILetter(first),
-        scheme.utf8.allSatisfy({
-            isASCIILetter($0) || ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || $0 == UInt8(ascii: "+")
-                || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".")
-        })
-    else { return nil }
-    return scheme
+func uriScheme(of text: String) -> String? {
+    var text = text
+    return text.withUTF8 { bytes in
+        uriSchemeLength(bytes[...]).map { String(decoding: UnsafeBufferPointer(rebasing: bytes[..<$0]), as: UTF8.self) }
+    }
+}
+
+/// The length of the scheme at the start of `bytes` (without its `:`), or `nil` if they do not start with one.
+func uriSchemeLength(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> Int? {
+    guard let first = bytes.first, isASCIILetter(first) else { return nil }
+    for (length, byte) in bytes.enumerated() {
+        if byte == UInt8(ascii: ":") { return length }
+        guard
+            isASCIILetter(byte) || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+                || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
+        else { return nil }
+    }
+    return nil
 }
 
 @inline(__always)

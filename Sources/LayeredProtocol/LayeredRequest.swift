@@ -118,7 +118,7 @@ public struct LayeredRequest: Hashable, Sendable {
         parsing url: String, platform: Platform, scheme: String = layeredAppScheme, maximumLength: Int? = nil
     ) throws(LayeredError) {
         let query = try LayeredQuery(parsing: url, maximumLength: maximumLength ?? platform.defaultCallbackBudget)
-        guard query.scheme == scheme.asciiLowercased() else {
+        guard query.hasScheme(scheme) else {
             throw LayeredError(.notLayeredURL, message: "the URL's scheme is not the layered app's")
         }
         try self.init(query: query, platform: platform)
@@ -130,20 +130,20 @@ public struct LayeredRequest: Hashable, Sendable {
         self.platform = platform
         self.query = query
 
-        version = try reader.number("ver", allowed: layeredProtocolVersion...layeredProtocolVersion) {
+        version = try reader.number(.ver, allowed: layeredProtocolVersion...layeredProtocolVersion) {
             LayeredError(.unsupportedVersion, parameter: "ver", message: "only version 100 is supported")
         } ?? layeredProtocolVersion
-        appID = try reader.text("appid")
+        appID = try reader.text(.appid)
         if platform == .android, appID == nil {
             throw LayeredError(.missingParameter, parameter: "appid", message: "Android requests need appid")
         }
-        callerScheme = try reader.text("scheme", isValid: isValidScheme)
-        callerURL = try reader.text("callerurl", isValid: isValidDestination)
+        callerScheme = try reader.text(.scheme, isValid: isValidScheme)
+        callerURL = try reader.text(.callerurl, isValid: isValidDestination)
 
-        guard let action = try reader.code("cmd", LayeredAction.self) else {
+        guard let action = try reader.code(.cmd, LayeredAction.self) else {
             throw LayeredError(.missingParameter, parameter: "cmd", message: "cmd is required")
         }
-        guard let model = try reader.code("devicemodel", DeviceModel.self) else {
+        guard let model = try reader.code(.devicemodel, DeviceModel.self) else {
             throw LayeredError(.missingParameter, parameter: "devicemodel", message: "devicemodel is required")
         }
         guard model.supports(action) else {
@@ -154,11 +154,11 @@ public struct LayeredRequest: Hashable, Sendable {
         self.action = action
         self.deviceModel = model
 
-        mac = try reader.value("mac", required: action.requiresMAC, applies: action.requiresMAC) { MACAddress($0) }
-        addType = try reader.code("addtype", AddType.self, required: action.addsDevice, applies: action.addsDevice)
-        popFlag = try reader.code("popflag", PopFlag.self, applies: action.addsDevice)
+        mac = try reader.value(.mac, required: action.requiresMAC, applies: action.requiresMAC) { MACAddress($0) }
+        addType = try reader.code(.addtype, AddType.self, required: action.addsDevice, applies: action.addsDevice)
+        popFlag = try reader.code(.popflag, PopFlag.self, applies: action.addsDevice)
 
-        let unit = try reader.code("unit", VitalUnit.self, required: model.hasUserProfile)
+        let unit = try reader.code(.unit, VitalUnit.self, required: model.hasUserProfile)
         if let unit, model.category != .oximeter, unit.category != model.category {
             throw LayeredError(
                 .unitMismatch, parameter: "unit",
@@ -167,21 +167,21 @@ public struct LayeredRequest: Hashable, Sendable {
         requestedUnit = unit
 
         let hasProfile = model.hasUserProfile
-        let userID = try reader.number("userid", allowed: 1...Int(Int32.max), required: hasProfile, applies: hasProfile)
-        let age = try reader.number("age", allowed: 1...255, required: hasProfile, applies: hasProfile)
-        let sex = try reader.code("sex", UserSex.self, required: hasProfile, applies: hasProfile)
-        let height = try reader.number("height", allowed: 1...255, required: hasProfile, applies: hasProfile)
-        let weight = try reader.number("weight", allowed: 1...255, required: hasProfile, applies: hasProfile)
-        let swim = try reader.code("swim", SwimSwitch.self, required: hasProfile, applies: hasProfile)
+        let userID = try reader.number(.userid, allowed: 1...Int(Int32.max), required: hasProfile, applies: hasProfile)
+        let age = try reader.number(.age, allowed: 1...255, required: hasProfile, applies: hasProfile)
+        let sex = try reader.code(.sex, UserSex.self, required: hasProfile, applies: hasProfile)
+        let height = try reader.number(.height, allowed: 1...255, required: hasProfile, applies: hasProfile)
+        let weight = try reader.number(.weight, allowed: 1...255, required: hasProfile, applies: hasProfile)
+        let swim = try reader.code(.swim, SwimSwitch.self, required: hasProfile, applies: hasProfile)
         if let userID, let age, let sex, let height, let weight, let swim, let unit {
             profile = ActivityProfile(
                 userID: Int32(userID), age: UInt8(age), sex: sex, height: UInt8(height), weight: UInt8(weight),
                 swim: swim, distanceUnit: unit)
         }
 
-        let needsCode = model.requiresStripCode && action.stages.contains(.measure)
-        let codeType = try reader.code("codetype", CodeType.self, required: needsCode, applies: needsCode)
-        let code = try reader.text("code", required: needsCode, applies: needsCode) { $0.utf8.count <= 512 }
+        let needsCode = model.requiresStripCode && action.includes(.measure)
+        let codeType = try reader.code(.codetype, CodeType.self, required: needsCode, applies: needsCode)
+        let code = try reader.text(.code, required: needsCode, applies: needsCode) { $0.utf8.count <= 512 }
         if let codeType, let code { stripCode = StripCode(type: codeType, code: code) }
     }
 
@@ -200,7 +200,7 @@ extension LayeredQuery {
         var seen: Set<String> = []
         var echo: [QueryParameter] = []
         for parameter in parameters {
-            guard let key = parameter.key.map(canonicalKey), key != "mac", !reservedCallbackKeys.contains(key),
+            guard let key = parameter.key.map(canonicalKey), key != "mac", !isReservedCallbackKey(key),
                 seen.insert(key).inserted
             else { continue }
             echo.append(platform == .ios ? parameter.lowercasedName : parameter)
@@ -209,37 +209,118 @@ extension LayeredQuery {
     }
 }
 
-/// The parameters only a callback may carry.
-let reservedCallbackKeys: Set<String> = ["status", "result", "reason", "remaining"]
+/// Whether `key` names a parameter only a callback may carry: `status`, `result`, `reason`, `remaining`.
+func isReservedCallbackKey(_ key: String) -> Bool {
+    switch key {
+    case "status", "result", "reason", "remaining": true
+    default: false
+    }
+}
 
 /// `callurl` is the spec's other spelling of `callerurl`.
 func canonicalKey(_ key: String) -> String { key == "callurl" ? "callerurl" : key }
 
 /// Whether `text` is a URI scheme alone (`myapp`, `com.example.app`).
 func isValidScheme(_ text: String) -> Bool {
-    let withColon = text + ":"
-    return uriScheme(of: withColon[...])?.utf8.count == text.utf8.count
+    uriScheme(of: text + ":")?.utf8.count == text.utf8.count
 }
 
 /// Whether `text` can be the part of a callback URL before its query: a scheme, then printable ASCII without `?`
 /// or `#` (`myapp://`, `my-dynamic-url-0x7765://`, `https://example.com/cb`).
 func isValidDestination(_ text: String) -> Bool {
-    uriScheme(of: text[...]) != nil
+    uriScheme(of: text) != nil
         && text.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") }
 }
 
-/// Reads the parameters of a request by key, each at most once, and checks what is left.
+/// The parameters the protocol defines in a request.
+enum RequestKey: Int, CaseIterable, Sendable {
+    case ver, appid, scheme, callerurl, cmd, devicemodel, mac, addtype, popflag, unit
+    case userid, age, sex, height, weight, swim, codetype, code
+
+    /// The parameter's name, as the protocol writes it.
+    var name: String { Self.names[rawValue] }
+
+    private static let names = [
+        "ver", "appid", "scheme", "callerurl", "cmd", "devicemodel", "mac", "addtype", "popflag", "unit",
+        "userid", "age", "sex", "height", "weight", "swim", "codetype", "code",
+    ]
+
+    /// The parameter whose lower-case key is `key`, `callurl` being `callerurl`; looked up by length first, since
+    /// this runs for every parameter of every request.
+    init?(key: String) {
+        let found: RequestKey? =
+            switch key.utf8.count {
+            case 3:
+                switch key {
+                case "cmd": .cmd
+                case "mac": .mac
+                case "ver": .ver
+                case "age": .age
+                case "sex": .sex
+                default: nil
+                }
+            case 4:
+                switch key {
+                case "unit": .unit
+                case "swim": .swim
+                case "code": .code
+                default: nil
+                }
+            case 5: key == "appid" ? .appid : nil
+            case 6:
+                switch key {
+                case "scheme": .scheme
+                case "userid": .userid
+                case "height": .height
+                case "weight": .weight
+                default: nil
+                }
+            case 7:
+                switch key {
+                case "addtype": .addtype
+                case "popflag": .popflag
+                case "callurl": .callerurl
+                default: nil
+                }
+            case 8: key == "codetype" ? .codetype : nil
+            case 9: key == "callerurl" ? .callerurl : nil
+            case 11: key == "devicemodel" ? .devicemodel : nil
+            default: nil
+            }
+        guard let found else { return nil }
+        self = found
+    }
+}
+
+/// Reads the parameters of a request by key and checks that none is repeated or reserved for callbacks.
 private struct ParameterReader {
-    private var byKey: [String: QueryParameter] = [:]
+    private let parameters: [QueryParameter]
+    /// The index in ``parameters`` of each ``RequestKey``, by raw value; -1 when absent.
+    private var slots: [Int] = Array(repeating: -1, count: RequestKey.allCases.count)
 
     init(_ query: LayeredQuery) throws(LayeredError) {
-        for parameter in query.parameters {
+        parameters = query.parameters
+        // Requests have a few unknown parameters: compare pairs, and hash only when there are many.
+        var seen: Set<String>? = parameters.count > 24 ? [] : nil
+        for (index, parameter) in parameters.enumerated() {
             let key = parameter.key!
-            guard !reservedCallbackKeys.contains(key) else {
-                throw LayeredError(
-                    .reservedParameter, parameter: key, message: "\(key) is a callback parameter, not a request one")
+            let repeated: Bool
+            if let requestKey = parameter.requestKey {
+                repeated = slots[requestKey.rawValue] >= 0
+                slots[requestKey.rawValue] = index
+            } else {
+                guard !isReservedCallbackKey(key) else {
+                    throw LayeredError(
+                        .reservedParameter, parameter: key,
+                        message: "\(key) is a callback parameter, not a request one")
+                }
+                if seen != nil {
+                    repeated = !seen!.insert(key).inserted
+                } else {
+                    repeated = parameters[..<index].contains { $0.requestKey == nil && $0.key == key }
+                }
             }
-            guard byKey.updateValue(parameter, forKey: canonicalKey(key)) == nil else {
+            guard !repeated else {
                 throw LayeredError(.repeatedParameter, parameter: key, message: "\(key) occurs more than once")
             }
         }
@@ -250,9 +331,11 @@ private struct ParameterReader {
     /// Absent: `nil`, or a missing-parameter error if `required`. Present where it does not apply: a
     /// not-applicable error. Present without a value, with a bad escape, or not convertible: an invalid-value error.
     func value<T>(
-        _ key: String, required: Bool = false, applies: Bool = true, convert: (String) -> T?
+        _ requestKey: RequestKey, required: Bool = false, applies: Bool = true, convert: (String) -> T?
     ) throws(LayeredError) -> T? {
-        guard let parameter = byKey[key] else {
+        let key = requestKey.name
+        let index = slots[requestKey.rawValue]
+        guard index >= 0 else {
             if required {
                 throw LayeredError(.missingParameter, parameter: key, message: "\(key) is required here")
             }
@@ -262,7 +345,7 @@ private struct ParameterReader {
             throw LayeredError(
                 .notApplicable, parameter: key, message: "\(key) does not apply to this cmd and devicemodel")
         }
-        guard let raw = parameter.value, !raw.isEmpty else {
+        guard let raw = parameters[index].value, !raw.isEmpty else {
             throw LayeredError(.missingParameter, parameter: key, message: "\(key) has no value")
         }
         guard let decoded = PercentEncoding.decode(raw) else {
@@ -276,25 +359,25 @@ private struct ParameterReader {
     }
 
     func code<T: RawRepresentable<Int>>(
-        _ key: String, _ type: T.Type, required: Bool = false, applies: Bool = true
+        _ key: RequestKey, _ type: T.Type, required: Bool = false, applies: Bool = true
     ) throws(LayeredError) -> T? {
         try value(key, required: required, applies: applies) { parseDecimal($0).flatMap(T.init(rawValue:)) }
     }
 
     func number(
-        _ key: String, allowed range: ClosedRange<Int>, required: Bool = false, applies: Bool = true,
+        _ key: RequestKey, allowed range: ClosedRange<Int>, required: Bool = false, applies: Bool = true,
         outOfRange: () -> LayeredError? = { nil }
     ) throws(LayeredError) -> Int? {
         let number = try value(key, required: required, applies: applies) { parseDecimal($0) ?? -1 }
         guard let number, !range.contains(number) else { return number }
         throw outOfRange()
             ?? LayeredError(
-                .invalidValue, parameter: key,
-                message: "\(key) must be a whole number from \(range.lowerBound) to \(range.upperBound)")
+                .invalidValue, parameter: key.name,
+                message: "\(key.name) must be a whole number from \(range.lowerBound) to \(range.upperBound)")
     }
 
     func text(
-        _ key: String, required: Bool = false, applies: Bool = true, isValid: (String) -> Bool = { _ in true }
+        _ key: RequestKey, required: Bool = false, applies: Bool = true, isValid: (String) -> Bool = { _ in true }
     ) throws(LayeredError) -> String? {
         try value(key, required: required, applies: applies) { isValid($0) ? $0 : nil }
     }

@@ -22,7 +22,12 @@ public enum PercentEncoding {
 
     /// Appends `value`, percent-encoded, to `bytes`.
     static func append(_ value: some StringProtocol, to bytes: inout [UInt8]) {
-        for byte in value.utf8 { append(byte, to: &bytes) }
+        append(value.utf8, to: &bytes)
+    }
+
+    /// Appends the UTF-8 `value`, percent-encoded, to `bytes`.
+    static func append(_ value: some Sequence<UInt8>, to bytes: inout [UInt8]) {
+        for byte in value { append(byte, to: &bytes) }
     }
 
     @inline(__always)
@@ -55,7 +60,9 @@ public enum PercentEncoding {
     /// valid UTF-8.
     public static func decode(_ text: some StringProtocol) -> String? {
         let utf8 = text.utf8
-        guard utf8.contains(UInt8(ascii: "%")) else { return String(text) }
+        let hasEscape =
+            utf8.withContiguousStorageIfAvailable { $0.contains(UInt8(ascii: "%")) } ?? utf8.contains(UInt8(ascii: "%"))
+        guard hasEscape else { return String(text) }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(utf8.count)
         var index = utf8.startIndex

@@ -46,19 +46,21 @@ public struct FixedDecimal: Hashable, Sendable, CustomStringConvertible {
 
     func append(to bytes: inout [UInt8]) {
         if significand < 0 { bytes.append(UInt8(ascii: "-")) }
-        var digits: [UInt8] = []
-        var rest = significand.magnitude
-        repeat {
-            digits.append(UInt8(ascii: "0") + UInt8(rest % 10))
-            rest /= 10
-        } while rest > 0
-        while digits.count <= scale { digits.append(UInt8(ascii: "0")) }
-        for (index, digit) in digits.enumerated().reversed() {
-            bytes.append(digit)
-            if index == scale, scale > 0 { bytes.append(UInt8(ascii: ".")) }
+        let magnitude = significand.magnitude
+        var count = 1
+        while count < 19, magnitude >= powersOfTen[count] { count += 1 }
+        count = max(count, scale + 1)
+        for position in 0..<count {
+            if position == count - scale { bytes.append(UInt8(ascii: ".")) }
+            let power = count - 1 - position
+            let digit = magnitude / powersOfTen[power] % 10
+            bytes.append(UInt8(ascii: "0") + UInt8(digit))
         }
     }
 }
+
+/// 10^0 … 10^18.
+private let powersOfTen: [UInt64] = (0..<19).map { (0..<$0).reduce(1) { value, _ in value * 10 } }
 
 /// A value in a result object: a number, a string (`measured_at`, `time`) or a nested object (`activedata`).
 public indirect enum ResultValue: Hashable, Sendable {

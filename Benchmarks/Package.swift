@@ -1,0 +1,25 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// Benchmarks for VitalBridge, kept out of the main package so that `swift test` never builds them.
+// Run from this folder: swift package --disable-sandbox benchmark
+let package = Package(
+    name: "VitalBridgeBenchmarks",
+    platforms: [.macOS(.v14)],
+    dependencies: [
+        .package(url: "https://github.com/ordo-one/benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
+        .package(name: "VitalBridge", path: ".."),
+    ],
+    targets: [
+        .executableTarget(
+            name: "LayeredProtocolBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "LayeredProtocol", package: "VitalBridge"),
+            ],
+            path: "Benchmarks/LayeredProtocolBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        )
+    ],
+    swiftLanguageModes: [.v6]
+)
