@@ -149,7 +149,8 @@ public struct LayeredCallback: Hashable, Sendable {
         var remaining: Int?
         if let text = answer["remaining"] {
             guard let count = parseDecimal(text), count > 0 else {
-                throw LayeredError(.invalidValue, parameter: "remaining", message: "remaining is not a positive integer")
+                throw LayeredError(
+                    .invalidValue, parameter: "remaining", message: "remaining is not a positive integer")
             }
             remaining = count
         }
@@ -214,8 +215,13 @@ extension LayeredCallback {
     /// says how many, and its length counts too. For an action with a combined result, `measured` are the live
     /// readings (`measureresult`, always included) and `readings` the stored ones (`syncresult`).
     ///
-    /// - Parameter callback: the callback without result and remaining (status, mac and echo set).
-    /// - Throws: ``LayeredError/Code/requestTooLong`` if not even the result without any stored reading fits.
+    /// - Parameters:
+    ///   - callback: the callback without result and remaining (status, mac and echo set).
+    ///   - readings: the stored readings to deliver, in any order.
+    ///   - measured: the live readings of an action that syncs and measures; `nil` for a plain list.
+    ///   - unit: the unit results are written in (``LayeredRequest/unit``).
+    ///   - maximumLength: the longest URL allowed, in characters (``Platform/defaultCallbackBudget``).
+    /// - Throws: ``LayeredError/Code/urlBudget`` if not even the result without any stored reading fits.
     public static func packing(
         _ callback: LayeredCallback, readings: [LayeredReading], measured: [LayeredReading]? = nil,
         unit: VitalUnit?, maximumLength: Int
@@ -257,7 +263,7 @@ extension LayeredCallback {
         let leftCount = order.count - objects.count
         if objects.isEmpty, length + remainingSuffixLength(leftCount) > maximumLength {
             throw LayeredError(
-                .requestTooLong, parameter: "result",
+                .urlBudget, parameter: "result",
                 message: "not even an empty result fits the \(maximumLength)-character URL budget")
         }
         PercentEncoding.append(emptyJSON[insertion...], to: &encoded)

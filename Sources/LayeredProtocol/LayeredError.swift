@@ -35,6 +35,8 @@ public struct LayeredError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let qrModelMismatch = Code(rawValue: "qrModelMismatch")
         /// A QR code's MAC is not 12 hexadecimal digits.
         public static let qrInvalidMAC = Code(rawValue: "qrInvalidMAC")
+        /// Not even a callback with an empty result fits the URL budget.
+        public static let urlBudget = Code(rawValue: "urlBudget")
     }
 
     /// The kind of rejection.
@@ -69,10 +71,11 @@ public struct LayeredError: Error, Hashable, Sendable, CustomStringConvertible {
             case .unitMismatch: .unitMismatch
             case .qrModelMismatch: .qrModelMismatch
             case .qrInvalidMAC: .qrInvalidMAC
+            case .urlBudget: .urlBudget
             default: .invalidParameter
             }
         switch code {
-        case .unsupportedAction, .qrModelMismatch, .qrInvalidMAC, .notLayeredURL, .requestTooLong:
+        case .unsupportedAction, .qrModelMismatch, .qrInvalidMAC, .notLayeredURL, .requestTooLong, .urlBudget:
             return name
         default:
             return .named(name, parameter: parameter)

@@ -130,9 +130,10 @@ public struct LayeredRequest: Hashable, Sendable {
         self.platform = platform
         self.query = query
 
-        version = try reader.number(.ver, allowed: layeredProtocolVersion...layeredProtocolVersion) {
-            LayeredError(.unsupportedVersion, parameter: "ver", message: "only version 100 is supported")
-        } ?? layeredProtocolVersion
+        version =
+            try reader.number(.ver, allowed: layeredProtocolVersion...layeredProtocolVersion) {
+                LayeredError(.unsupportedVersion, parameter: "ver", message: "only version 100 is supported")
+            } ?? layeredProtocolVersion
         appID = try reader.text(.appid)
         if platform == .android, appID == nil {
             throw LayeredError(.missingParameter, parameter: "appid", message: "Android requests need appid")

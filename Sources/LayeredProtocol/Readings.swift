@@ -228,7 +228,10 @@ public enum LayeredReading: Hashable, Sendable {
             fields.append(
                 .init(
                     .activeData,
-                    .object(ResultObject([.init(.steps, .number(.init(day.steps))), .init(.calories, .number(.init(day.calories)))]))))
+                    .object(
+                        ResultObject([
+                            .init(.steps, .number(.init(day.steps))), .init(.calories, .number(.init(day.calories))),
+                        ]))))
             fields.append(
                 .init(
                     .sleepData,

@@ -83,7 +83,8 @@ public struct LayeredTimestamp: Hashable, Comparable, Sendable, CustomStringConv
 
     /// The UTC day the instant falls on.
     public var day: LayeredDate {
-        LayeredDate(daysSince1970: secondsSince1970 >= 0 ? secondsSince1970 / 86_400 : (secondsSince1970 - 86_399) / 86_400)
+        LayeredDate(
+            daysSince1970: secondsSince1970 >= 0 ? secondsSince1970 / 86_400 : (secondsSince1970 - 86_399) / 86_400)
     }
 
     /// `yyyy-MM-dd HH:mm:ss` in UTC.

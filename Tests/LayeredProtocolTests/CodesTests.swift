@@ -126,9 +126,11 @@ struct CodesTests {
 
     @Test("actions have the stages the spec names")
     func stages() {
-        #expect(LayeredAction.allCases.map(\.stages) == [
-            [.measure], [.add], [.sync], [.add, .measure], [.add, .sync], [.add, .sync, .measure], [.sync, .measure],
-        ])
+        #expect(
+            LayeredAction.allCases.map(\.stages) == [
+                [.measure], [.add], [.sync], [.add, .measure], [.add, .sync], [.add, .sync, .measure],
+                [.sync, .measure],
+            ])
         #expect(LayeredAction.allCases.filter(\.hasCombinedResult) == [.addSyncMeasure, .syncMeasure])
     }
 }

@@ -25,16 +25,19 @@ struct LayeredCallbackTests {
             result: .list([Self.bp.resultObject(unit: request.unit)]))
         #expect(
             success.url
-                == "myapp://?cmd=0&devicemodel=100&unit=2&ver=100&scheme=myapp&status=0&mac=004D3208D2F4&result=%5B\(Self.bpJSON)%5D")
+                == "myapp://?cmd=0&devicemodel=100&unit=2&ver=100&scheme=myapp&status=0&mac=004D3208D2F4&result=%5B\(Self.bpJSON)%5D"
+        )
         let cancel = try LayeredCallback(answering: request, destination: destination, status: .cancel, reason: .cancel)
         #expect(
             cancel.url
-                == "myapp://?cmd=0&devicemodel=100&unit=2&ver=100&scheme=myapp&status=2&mac=004D3208D2F4&reason=ERROR_CANCEL")
+                == "myapp://?cmd=0&devicemodel=100&unit=2&ver=100&scheme=myapp&status=2&mac=004D3208D2F4&reason=ERROR_CANCEL"
+        )
         let fail = try LayeredCallback(
             answering: request, destination: destination, status: .fail, reason: .device(.bp5, code: 3))
         #expect(
             fail.url
-                == "myapp://?cmd=0&devicemodel=100&unit=2&ver=100&scheme=myapp&status=1&mac=004D3208D2F4&reason=ERROR-100-3")
+                == "myapp://?cmd=0&devicemodel=100&unit=2&ver=100&scheme=myapp&status=1&mac=004D3208D2F4&reason=ERROR-100-3"
+        )
     }
 
     @Test("add success carries the new MAC; cancel and fail carry none")
@@ -44,7 +47,8 @@ struct LayeredCallbackTests {
         let success = try LayeredCallback(answering: request, destination: destination, status: .success, mac: Self.mac)
         #expect(
             success.url
-                == "callerapp://?cmd=1&addtype=0&devicemodel=100&ver=100&popflag=0&scheme=callerapp&status=0&mac=004D3208D2F4")
+                == "callerapp://?cmd=1&addtype=0&devicemodel=100&ver=100&popflag=0&scheme=callerapp&status=0&mac=004D3208D2F4"
+        )
         let cancel = try LayeredCallback(answering: request, destination: destination, status: .cancel, reason: .cancel)
         #expect(cancel.url.hasSuffix("&status=2&reason=ERROR_CANCEL"))
         let fail = try LayeredCallback(
@@ -55,7 +59,8 @@ struct LayeredCallbackTests {
     @Test("the AM add callback repeats the profile")
     func amAdd() throws {
         let request = try request(SpecURL.addAM3S)
-        let callback = try LayeredCallback(answering: request, destination: "callerapp://", status: .success, mac: Self.mac)
+        let callback = try LayeredCallback(
+            answering: request, destination: "callerapp://", status: .success, mac: Self.mac)
         let items = try #require(URLComponents(string: callback.url)?.queryItems)
         for name in ["userid", "age", "sex", "height", "weight", "swim", "unit"] {
             #expect(items.first { $0.name == name }?.value == request.query.first(name)?.value)
@@ -71,7 +76,8 @@ struct LayeredCallbackTests {
             result: .list([Self.bp, Self.bp].map { $0.resultObject(unit: request.unit) }))
         #expect(
             callback.url
-                == "callerapp://?cmd=2&devicemodel=100&unit=2&ver=100&scheme=callerapp&status=0&mac=004D3208D2F4&result=%5B\(Self.bpJSON),\(Self.bpJSON)%5D")
+                == "callerapp://?cmd=2&devicemodel=100&unit=2&ver=100&scheme=callerapp&status=0&mac=004D3208D2F4&result=%5B\(Self.bpJSON),\(Self.bpJSON)%5D"
+        )
     }
 
     @Test("combined actions answer the composite status and measureresult/syncresult")
@@ -83,10 +89,12 @@ struct LayeredCallbackTests {
             result: .combined(measure: [object], sync: [object]))
         #expect(
             callback.url
-                == "callerapp://?appid=AppID&cmd=6&devicemodel=100&unit=2&ver=100&scheme=callerapp&status=255&mac=004D3208D2F4&result=%7B%22measureresult%22:%5B\(Self.bpJSON)%5D,%22syncresult%22:%5B\(Self.bpJSON)%5D%7D")
+                == "callerapp://?appid=AppID&cmd=6&devicemodel=100&unit=2&ver=100&scheme=callerapp&status=255&mac=004D3208D2F4&result=%7B%22measureresult%22:%5B\(Self.bpJSON)%5D,%22syncresult%22:%5B\(Self.bpJSON)%5D%7D"
+        )
         let addSync = try self.request(SpecURL.addSyncIOS)
         let failed = try LayeredCallback(
-            answering: addSync, destination: "callerapp://", status: ActionStatus(action: .addSync, ran: [.success, .fail])!,
+            answering: addSync, destination: "callerapp://",
+            status: ActionStatus(action: .addSync, ran: [.success, .fail])!,
             mac: Self.mac, reason: .device(.bp5, code: 4))
         #expect(failed.url.hasSuffix("&status=61711&mac=004D3208D2F4&reason=ERROR-100-4"))
     }
@@ -111,7 +119,8 @@ struct LayeredCallbackTests {
         let encoded = PercentEncoding.encode(all)
         #expect(
             encoded
-                == "%20%21%22%23%24%25%26%27%28%29%2A%2B,-.%2F0123456789:%3B%3C%3D%3E%3F%40ABCDEFGHIJKLMNOPQRSTUVWXYZ%5B%5C%5D%5E_%60abcdefghijklmnopqrstuvwxyz%7B%7C%7D~")
+                == "%20%21%22%23%24%25%26%27%28%29%2A%2B,-.%2F0123456789:%3B%3C%3D%3E%3F%40ABCDEFGHIJKLMNOPQRSTUVWXYZ%5B%5C%5D%5E_%60abcdefghijklmnopqrstuvwxyz%7B%7C%7D~"
+        )
         #expect(PercentEncoding.encodedLength(of: all) == encoded.utf8.count)
         #expect(PercentEncoding.encode("é😀") == "%C3%A9%F0%9F%98%80")
         #expect(PercentEncoding.decode(encoded) == all)
@@ -185,10 +194,14 @@ struct LayeredCallbackTests {
             try LayeredCallback(destination: "a://", echo: [.init(name: "a=b", value: "1")], status: .success)
         }
         #expect(throws: LayeredError.self) {
-            try LayeredCallback(destination: "a://", echo: [.init(name: "x", value: "1"), .init(name: "X", value: "2")], status: .success)
+            try LayeredCallback(
+                destination: "a://", echo: [.init(name: "x", value: "1"), .init(name: "X", value: "2")],
+                status: .success)
         }
         for destination in ["", "myapp", "my app://", "a://x?y", "a://x#y", "1a://"] {
-            #expect(throws: LayeredError.self) { try LayeredCallback(destination: destination, echo: [], status: .success) }
+            #expect(throws: LayeredError.self) {
+                try LayeredCallback(destination: destination, echo: [], status: .success)
+            }
         }
     }
 

@@ -19,7 +19,8 @@ enum SpecURL {
     static let syncAndroid =
         "ihealth-layer://?appid=AppID&cmd=2&devicemodel=100&mac=004D3208D2F4&unit=2&ver=100&scheme=callerapp"
     /// The spec's iOS sync URL, with its `cmd=1` typo.
-    static let syncIOSAsWritten = "ihealth-layer://?cmd=1&devicemodel=100&mac=004D3208D2F4&unit=2&ver=100&scheme=callerapp"
+    static let syncIOSAsWritten =
+        "ihealth-layer://?cmd=1&devicemodel=100&mac=004D3208D2F4&unit=2&ver=100&scheme=callerapp"
     static let syncIOS = "ihealth-layer://?cmd=2&devicemodel=100&mac=004D3208D2F4&unit=2&ver=100&scheme=callerapp"
     static let syncAM =
         "ihealth-layer://?cmd=2&devicemodel=201&mac=004D3208D2F4&userid=1111&age=1&sex=0&height=11&weight=11&swim=1&unit=10&ver=100&scheme=callerapp"
@@ -132,7 +133,8 @@ struct LayeredRequestTests {
 
     @Test("an absent ver means 100; absent unit means the category default")
     func defaults() throws {
-        let request = try LayeredRequest(parsing: "ihealth-layer://?cmd=0&devicemodel=500&mac=AABBCCDDEEFF", platform: .ios)
+        let request = try LayeredRequest(
+            parsing: "ihealth-layer://?cmd=0&devicemodel=500&mac=AABBCCDDEEFF", platform: .ios)
         #expect(request.version == 100)
         #expect(request.unit == .kilogram)
         #expect(request.requestedUnit == nil)
@@ -153,13 +155,15 @@ struct LayeredRequestTests {
             platform: .ios)
         #expect(request.stripCode == StripCode(type: .qrCode, code: "02+3A&x"))
         #expect(request.unit == .mmolPerLiter)
-        let sync = try LayeredRequest(parsing: "ihealth-layer://?cmd=2&devicemodel=400&mac=AABBCCDDEEFF", platform: .ios)
+        let sync = try LayeredRequest(
+            parsing: "ihealth-layer://?cmd=2&devicemodel=400&mac=AABBCCDDEEFF", platform: .ios)
         #expect(sync.stripCode == nil)
     }
 
     @Test("popflag 1 asks for a prompt")
     func popflag() throws {
-        let request = try LayeredRequest(parsing: "ihealth-layer://?cmd=3&devicemodel=300&addtype=1&popflag=1", platform: .ios)
+        let request = try LayeredRequest(
+            parsing: "ihealth-layer://?cmd=3&devicemodel=300&addtype=1&popflag=1", platform: .ios)
         #expect(request.prompts)
     }
 
@@ -235,8 +239,10 @@ struct LayeredRequestTests {
         ("ihealth-layer://?cmd=0&cmd=0&devicemodel=100&mac=AABBCCDDEEFF", .repeatedParameter, "cmd", .ios),
         ("ihealth-layer://?cmd=0&CMD=0&devicemodel=100&mac=AABBCCDDEEFF", .repeatedParameter, "cmd", .ios),
         ("ihealth-layer://?cmd=0&devicemodel=100&mac=AABBCCDDEEFF&x=1&X=2", .repeatedParameter, "x", .ios),
-        ("ihealth-layer://?cmd=0&devicemodel=100&mac=AABBCCDDEEFF&callerurl=a://&callurl=b://", .repeatedParameter,
-            "callurl", .ios),
+        (
+            "ihealth-layer://?cmd=0&devicemodel=100&mac=AABBCCDDEEFF&callerurl=a://&callurl=b://", .repeatedParameter,
+            "callurl", .ios
+        ),
         ("ihealth-layer://?cmd=0&devicemodel=100&mac=AABBCCDDEEFF&status=0", .reservedParameter, "status", .ios),
         ("ihealth-layer://?cmd=0&devicemodel=100&mac=AABBCCDDEEFF&Result=x", .reservedParameter, "result", .ios),
         ("ihealth-layer://?cmd=0&devicemodel=100&mac=AABBCCDDEEFF&reason=x", .reservedParameter, "reason", .ios),
@@ -245,38 +251,68 @@ struct LayeredRequestTests {
         ("ihealth-layer://?cmd=0&devicemodel=100&mac=AABBCCDDEEFF&scheme=1app", .invalidValue, "scheme", .ios),
         ("ihealth-layer://?cmd=0&devicemodel=100&mac=AABBCCDDEEFF&scheme=app://", .invalidValue, "scheme", .ios),
         ("ihealth-layer://?cmd=0&devicemodel=100&mac=AABBCCDDEEFF&callerurl=nocolon", .invalidValue, "callerurl", .ios),
-        ("ihealth-layer://?cmd=0&devicemodel=100&mac=AABBCCDDEEFF&callerurl=a://x%3Fy=1", .invalidValue, "callerurl",
-            .ios),
+        (
+            "ihealth-layer://?cmd=0&devicemodel=100&mac=AABBCCDDEEFF&callerurl=a://x%3Fy=1", .invalidValue, "callerurl",
+            .ios
+        ),
         ("ihealth-layer://?cmd=0&devicemodel=100&mac=AABBCCDDEEFF&callurl=a://x%20y", .invalidValue, "callerurl", .ios),
         // activity monitor profile
-        ("ihealth-layer://?cmd=1&devicemodel=200&addtype=0&age=1&sex=0&height=11&weight=11&swim=0&unit=9",
-            .missingParameter, "userid", .ios),
-        ("ihealth-layer://?cmd=1&devicemodel=200&addtype=0&userid=0&age=1&sex=0&height=11&weight=11&swim=0&unit=9",
-            .invalidValue, "userid", .ios),
-        ("ihealth-layer://?cmd=1&devicemodel=200&addtype=0&userid=2147483648&age=1&sex=0&height=11&weight=11&swim=0&unit=9",
-            .invalidValue, "userid", .ios),
-        ("ihealth-layer://?cmd=1&devicemodel=200&addtype=0&userid=1&sex=0&height=11&weight=11&swim=0&unit=9",
-            .missingParameter, "age", .ios),
-        ("ihealth-layer://?cmd=1&devicemodel=200&addtype=0&userid=1&age=256&sex=0&height=11&weight=11&swim=0&unit=9",
-            .invalidValue, "age", .ios),
-        ("ihealth-layer://?cmd=1&devicemodel=200&addtype=0&userid=1&age=1&height=11&weight=11&swim=0&unit=9",
-            .missingParameter, "sex", .ios),
-        ("ihealth-layer://?cmd=1&devicemodel=200&addtype=0&userid=1&age=1&sex=2&height=11&weight=11&swim=0&unit=9",
-            .invalidValue, "sex", .ios),
-        ("ihealth-layer://?cmd=1&devicemodel=200&addtype=0&userid=1&age=1&sex=0&height=0&weight=11&swim=0&unit=9",
-            .invalidValue, "height", .ios),
-        ("ihealth-layer://?cmd=1&devicemodel=200&addtype=0&userid=1&age=1&sex=0&height=11&swim=0&unit=9",
-            .missingParameter, "weight", .ios),
-        ("ihealth-layer://?cmd=1&devicemodel=200&addtype=0&userid=1&age=1&sex=0&height=11&weight=300&swim=0&unit=9",
-            .invalidValue, "weight", .ios),
-        ("ihealth-layer://?cmd=1&devicemodel=200&addtype=0&userid=1&age=1&sex=0&height=11&weight=11&unit=9",
-            .missingParameter, "swim", .ios),
-        ("ihealth-layer://?cmd=1&devicemodel=200&addtype=0&userid=1&age=1&sex=0&height=11&weight=11&swim=3&unit=9",
-            .invalidValue, "swim", .ios),
-        ("ihealth-layer://?cmd=1&devicemodel=200&addtype=0&userid=1&age=1&sex=0&height=11&weight=11&swim=0",
-            .missingParameter, "unit", .ios),
-        ("ihealth-layer://?cmd=1&devicemodel=200&addtype=0&userid=1&age=1&sex=0&height=11&weight=11&swim=0&unit=2",
-            .unitMismatch, "unit", .ios),
+        (
+            "ihealth-layer://?cmd=1&devicemodel=200&addtype=0&age=1&sex=0&height=11&weight=11&swim=0&unit=9",
+            .missingParameter, "userid", .ios
+        ),
+        (
+            "ihealth-layer://?cmd=1&devicemodel=200&addtype=0&userid=0&age=1&sex=0&height=11&weight=11&swim=0&unit=9",
+            .invalidValue, "userid", .ios
+        ),
+        (
+            "ihealth-layer://?cmd=1&devicemodel=200&addtype=0&userid=2147483648&age=1&sex=0&height=11&weight=11&swim=0&unit=9",
+            .invalidValue, "userid", .ios
+        ),
+        (
+            "ihealth-layer://?cmd=1&devicemodel=200&addtype=0&userid=1&sex=0&height=11&weight=11&swim=0&unit=9",
+            .missingParameter, "age", .ios
+        ),
+        (
+            "ihealth-layer://?cmd=1&devicemodel=200&addtype=0&userid=1&age=256&sex=0&height=11&weight=11&swim=0&unit=9",
+            .invalidValue, "age", .ios
+        ),
+        (
+            "ihealth-layer://?cmd=1&devicemodel=200&addtype=0&userid=1&age=1&height=11&weight=11&swim=0&unit=9",
+            .missingParameter, "sex", .ios
+        ),
+        (
+            "ihealth-layer://?cmd=1&devicemodel=200&addtype=0&userid=1&age=1&sex=2&height=11&weight=11&swim=0&unit=9",
+            .invalidValue, "sex", .ios
+        ),
+        (
+            "ihealth-layer://?cmd=1&devicemodel=200&addtype=0&userid=1&age=1&sex=0&height=0&weight=11&swim=0&unit=9",
+            .invalidValue, "height", .ios
+        ),
+        (
+            "ihealth-layer://?cmd=1&devicemodel=200&addtype=0&userid=1&age=1&sex=0&height=11&swim=0&unit=9",
+            .missingParameter, "weight", .ios
+        ),
+        (
+            "ihealth-layer://?cmd=1&devicemodel=200&addtype=0&userid=1&age=1&sex=0&height=11&weight=300&swim=0&unit=9",
+            .invalidValue, "weight", .ios
+        ),
+        (
+            "ihealth-layer://?cmd=1&devicemodel=200&addtype=0&userid=1&age=1&sex=0&height=11&weight=11&unit=9",
+            .missingParameter, "swim", .ios
+        ),
+        (
+            "ihealth-layer://?cmd=1&devicemodel=200&addtype=0&userid=1&age=1&sex=0&height=11&weight=11&swim=3&unit=9",
+            .invalidValue, "swim", .ios
+        ),
+        (
+            "ihealth-layer://?cmd=1&devicemodel=200&addtype=0&userid=1&age=1&sex=0&height=11&weight=11&swim=0",
+            .missingParameter, "unit", .ios
+        ),
+        (
+            "ihealth-layer://?cmd=1&devicemodel=200&addtype=0&userid=1&age=1&sex=0&height=11&weight=11&swim=0&unit=2",
+            .unitMismatch, "unit", .ios
+        ),
         ("ihealth-layer://?cmd=0&devicemodel=100&mac=AABBCCDDEEFF&userid=1", .notApplicable, "userid", .ios),
         ("ihealth-layer://?cmd=0&devicemodel=100&mac=AABBCCDDEEFF&swim=1", .notApplicable, "swim", .ios),
         // BG5 strip code
@@ -335,7 +371,8 @@ struct LayeredRequestTests {
 
     @Test("empty pieces between ampersands are skipped")
     func emptyPieces() throws {
-        let request = try LayeredRequest(parsing: "ihealth-layer://?&cmd=0&&devicemodel=100&mac=AABBCCDDEEFF&", platform: .ios)
+        let request = try LayeredRequest(
+            parsing: "ihealth-layer://?&cmd=0&&devicemodel=100&mac=AABBCCDDEEFF&", platform: .ios)
         #expect(request.query.parameters.count == 3)
     }
 
@@ -343,7 +380,10 @@ struct LayeredRequestTests {
     func echoOfBadQuery() throws {
         let query = try LayeredQuery(
             parsing: "ihealth-layer://?cmd=0&x=1&X=2&mac=AABBCCDDEEFF&status=9&y", maximumLength: 1000)
-        #expect(query.echo(for: .ios) == [.init(name: "cmd", value: "0"), .init(name: "x", value: "1"), .init(name: "y", value: nil)])
+        #expect(
+            query.echo(for: .ios) == [
+                .init(name: "cmd", value: "0"), .init(name: "x", value: "1"), .init(name: "y", value: nil),
+            ])
     }
 }
 

@@ -12,16 +12,20 @@ struct ResultTests {
             .init(systolic: 120, diastolic: 80, heartRate: 72, arrhythmia: false, measuredAt: Self.at))
         #expect(
             reading.resultObject(unit: .mmHg).json
-                == #"{"systolic":120,"diastolic":80,"heart_rate":72,"arrhythmia":0,"measured_at":"2017-10-10 10:10:10"}"#)
+                == #"{"systolic":120,"diastolic":80,"heart_rate":72,"arrhythmia":0,"measured_at":"2017-10-10 10:10:10"}"#
+        )
         #expect(
             reading.resultObject(unit: .kPa).json
-                == #"{"systolic":16.0,"diastolic":10.7,"heart_rate":72,"arrhythmia":0,"measured_at":"2017-10-10 10:10:10"}"#)
+                == #"{"systolic":16.0,"diastolic":10.7,"heart_rate":72,"arrhythmia":0,"measured_at":"2017-10-10 10:10:10"}"#
+        )
     }
 
     @Test("optional quantities the device did not report are left out")
     func optionals() {
         let reading = LayeredReading.bloodPressure(.init(systolic: 118.4, diastolic: 79.5, measuredAt: Self.at))
-        #expect(reading.resultObject(unit: nil).json == #"{"systolic":118,"diastolic":80,"measured_at":"2017-10-10 10:10:10"}"#)
+        #expect(
+            reading.resultObject(unit: nil).json
+                == #"{"systolic":118,"diastolic":80,"measured_at":"2017-10-10 10:10:10"}"#)
     }
 
     @Test(
@@ -76,7 +80,8 @@ struct ResultTests {
             .init(oxygenSaturation: 98, heartRate: 64, perfusionIndex: 2.35, measuredAt: Self.at))
         #expect(
             reading.resultObject(unit: nil).json
-                == #"{"oxygen_saturation":98,"heart_rate":64,"perfusion_index":2.4,"measured_at":"2017-10-10 10:10:10"}"#)
+                == #"{"oxygen_saturation":98,"heart_rate":64,"perfusion_index":2.4,"measured_at":"2017-10-10 10:10:10"}"#
+        )
     }
 
     @Test("an activity day has the AM objects")
@@ -87,9 +92,12 @@ struct ResultTests {
                 sleepEfficiency: 100, swimMinutes: 1000, swimCalories: 1000))
         #expect(
             day.resultObject(unit: .kilometre).json
-                == #"{"time":"2017-01-01","activedata":{"steps":1000,"calories":1000},"sleepdata":{"sleeptime":100,"sleepefficiency":100},"swimdata":{"swimtime":1000,"calories":1000}}"#)
+                == #"{"time":"2017-01-01","activedata":{"steps":1000,"calories":1000},"sleepdata":{"sleeptime":100,"sleepefficiency":100},"swimdata":{"swimtime":1000,"calories":1000}}"#
+        )
         let noSwim = LayeredReading.activity(
-            .init(date: LayeredDate(year: 2017, month: 1, day: 2)!, steps: 5, calories: 1, sleepMinutes: 0, sleepEfficiency: 0))
+            .init(
+                date: LayeredDate(year: 2017, month: 1, day: 2)!, steps: 5, calories: 1, sleepMinutes: 0,
+                sleepEfficiency: 0))
         #expect(!noSwim.resultObject(unit: nil).json.contains("swimdata"))
         #expect(noSwim.measuredAt.description == "2017-01-02 00:00:00")
     }
@@ -98,7 +106,8 @@ struct ResultTests {
     func combined() throws {
         let object = ResultObject([.init(.heartRate, .number(.init(60)))])
         let result = LayeredResult.combined(measure: [object], sync: [object, object])
-        #expect(result.json == #"{"measureresult":[{"heart_rate":60}],"syncresult":[{"heart_rate":60},{"heart_rate":60}]}"#)
+        #expect(
+            result.json == #"{"measureresult":[{"heart_rate":60}],"syncresult":[{"heart_rate":60},{"heart_rate":60}]}"#)
         #expect(try LayeredResult(json: result.json) == result)
     }
 
@@ -106,13 +115,18 @@ struct ResultTests {
     func parse() throws {
         let text = #" [ { "systolic" : 16.0 , "measured_at" : "2017-10-10 10:10:10", "n": -0.25, "o": {"a": 0} } ] "#
         let result = try LayeredResult(json: text)
-        guard case .list(let objects) = result else { Issue.record("not a list"); return }
+        guard case .list(let objects) = result else {
+            Issue.record("not a list")
+            return
+        }
         #expect(objects[0].number(.systolic) == FixedDecimal(significand: 160, scale: 1))
         #expect(objects[0].measuredAt == Self.at)
         #expect(objects[0].number("n") == FixedDecimal(significand: -25, scale: 2))
         #expect(objects[0].object("o")?.number("a") == FixedDecimal(0))
         #expect(try LayeredResult(json: "[]") == .list([]))
-        #expect(try LayeredResult(json: #"[{"s":"\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00"}]"#) == .list([ResultObject([.init("s", .string("\"\\/\u{8}\u{C}\n\r\té😀"))])]))
+        #expect(
+            try LayeredResult(json: #"[{"s":"\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00"}]"#)
+                == .list([ResultObject([.init("s", .string("\"\\/\u{8}\u{C}\n\r\té😀"))])]))
     }
 
     @Test(

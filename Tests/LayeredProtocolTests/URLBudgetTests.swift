@@ -9,13 +9,15 @@ struct URLBudgetTests {
             .bloodPressure(
                 .init(
                     systolic: Double(110 + index % 40), diastolic: Double(70 + index % 20), heartRate: 60 + index % 30,
-                    arrhythmia: index % 7 == 0, measuredAt: LayeredTimestamp(secondsSince1970: start + Int64(index) * 3600)))
+                    arrhythmia: index % 7 == 0,
+                    measuredAt: LayeredTimestamp(secondsSince1970: start + Int64(index) * 3600)))
         }
     }
 
     static func syncCallback() throws -> LayeredCallback {
         let request = try LayeredRequest(
-            parsing: "ihealth-layer://?cmd=2&devicemodel=100&mac=004D3208D2F4&unit=2&ver=100&scheme=myapp", platform: .ios)
+            parsing: "ihealth-layer://?cmd=2&devicemodel=100&mac=004D3208D2F4&unit=2&ver=100&scheme=myapp",
+            platform: .ios)
         return try LayeredCallback(answering: request, destination: "myapp://", status: .success)
     }
 
@@ -34,12 +36,16 @@ struct URLBudgetTests {
     @Test("packs oldest first, whatever order the readings come in")
     func oldestFirst() throws {
         let readings = Array(Self.bloodPressure(300).reversed())
-        let packed = try LayeredCallback.packing(Self.syncCallback(), readings: readings, unit: .mmHg, maximumLength: 20_000)
+        let packed = try LayeredCallback.packing(
+            Self.syncCallback(), readings: readings, unit: .mmHg, maximumLength: 20_000)
         #expect(packed.included.first == 299)
         let times = packed.included.map { readings[$0].measuredAt }
         #expect(times == times.sorted())
         #expect(packed.leftOut.map { readings[$0].measuredAt }.min()! > times.last!)
-        guard case .list(let objects) = packed.callback.result else { Issue.record("no list"); return }
+        guard case .list(let objects) = packed.callback.result else {
+            Issue.record("no list")
+            return
+        }
         #expect(objects.map(\.measuredAt) == times)
     }
 
@@ -52,7 +58,8 @@ struct URLBudgetTests {
         var previous = -1
         for budget in 60...(full.url.utf8.count + 5) {
             do {
-                let packed = try LayeredCallback.packing(callback, readings: readings, unit: .kPa, maximumLength: budget)
+                let packed = try LayeredCallback.packing(
+                    callback, readings: readings, unit: .kPa, maximumLength: budget)
                 #expect(packed.url.utf8.count <= budget)
                 #expect(packed.included.count >= previous)
                 previous = packed.included.count
@@ -62,11 +69,12 @@ struct URLBudgetTests {
                 // one more reading would not have fit
                 if let next = packed.leftOut.first {
                     #expect(
-                        urlLength(callback, readings: packed.included + [next], of: readings, left: packed.leftOut.count - 1)
+                        urlLength(
+                            callback, readings: packed.included + [next], of: readings, left: packed.leftOut.count - 1)
                             > budget)
                 }
             } catch {
-                #expect(error.code == .requestTooLong)
+                #expect(error.code == .urlBudget)
                 #expect(previous == -1, "a budget that fits less than an earlier one")
             }
         }
@@ -81,7 +89,10 @@ struct URLBudgetTests {
         let live = Self.bloodPressure(1, start: 1_800_000_000)
         let packed = try LayeredCallback.packing(
             callback, readings: Self.bloodPressure(300), measured: live, unit: request.unit, maximumLength: 20_000)
-        guard case .combined(let measure, let sync) = packed.callback.result else { Issue.record("not combined"); return }
+        guard case .combined(let measure, let sync) = packed.callback.result else {
+            Issue.record("not combined")
+            return
+        }
         #expect(measure == live.map { $0.resultObject(unit: .mmHg) })
         #expect(sync.count == packed.included.count && sync.count > 100)
         #expect(packed.url.utf8.count <= 20_000)
@@ -93,7 +104,8 @@ struct URLBudgetTests {
         let error = #expect(throws: LayeredError.self) {
             try LayeredCallback.packing(callback, readings: Self.bloodPressure(3), unit: .mmHg, maximumLength: 50)
         }
-        #expect(error?.code == .requestTooLong)
+        #expect(error?.code == .urlBudget)
+        #expect(error?.reason == .urlBudget)
         #expect(throws: LayeredError.self) {
             try LayeredCallback.packing(callback, readings: [], unit: .mmHg, maximumLength: 50)
         }

@@ -11,7 +11,8 @@ let readings: [LayeredReading] = (0..<400).map { index in
     .bloodPressure(
         BloodPressureReading(
             systolic: Double(110 + index % 40), diastolic: Double(70 + index % 20), heartRate: 60 + index % 30,
-            arrhythmia: index % 7 == 0, measuredAt: LayeredTimestamp(secondsSince1970: 1_700_000_000 + Int64(index) * 3600)))
+            arrhythmia: index % 7 == 0,
+            measuredAt: LayeredTimestamp(secondsSince1970: 1_700_000_000 + Int64(index) * 3600)))
 }
 
 let syncCallback: LayeredCallback = {
@@ -39,14 +40,19 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark(
         "LayeredCallback: build a 20,000-character sync callback of blood-pressure readings",
         configuration: .init(
-            metrics: [.wallClock, .throughput, .mallocCountTotal, .custom("readings in the callback", polarity: .prefersLarger, useScalingFactor: false)])
+            metrics: [
+                .wallClock, .throughput, .mallocCountTotal,
+                .custom("readings in the callback", polarity: .prefersLarger, useScalingFactor: false),
+            ])
     ) { benchmark in
         var included = 0
         for _ in benchmark.scaledIterations {
-            let packed = try! LayeredCallback.packing(syncCallback, readings: readings, unit: .mmHg, maximumLength: 20_000)
+            let packed = try! LayeredCallback.packing(
+                syncCallback, readings: readings, unit: .mmHg, maximumLength: 20_000)
             included = packed.included.count
             blackHole(packed.url)
         }
-        benchmark.measurement(.custom("readings in the callback", polarity: .prefersLarger, useScalingFactor: false), included)
+        benchmark.measurement(
+            .custom("readings in the callback", polarity: .prefersLarger, useScalingFactor: false), included)
     }
 }

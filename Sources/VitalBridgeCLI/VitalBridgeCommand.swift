@@ -1,0 +1,148 @@
+import ArgumentParser
+import Foundation
+import LayeredProtocol
+
+/// The `vitalbridge` command: the root of the command tree.
+public struct VitalBridgeCommand: ParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "vitalbridge",
+        abstract: "VitalBridge: an open hub for vital signs that speaks the iHealth layered-app protocol.",
+        subcommands: [RequestCommand.self, CallbackCommand.self]
+    )
+
+    public init() {}
+}
+
+extension Platform: ExpressibleByArgument {}
+
+/// Options every protocol command shares.
+struct PlatformOptions: ParsableArguments {
+    @Option(help: "The platform the URL comes from: ios or android (Android requires appid).")
+    var platform: Platform = .ios
+}
+
+/// `vitalbridge request URL`: reads a request as the layered app does.
+struct RequestCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "request",
+        abstract: "Check a caller's request URL and show what the layered app reads from it.",
+        discussion: """
+            Prints one 'name: value' line per field of the validated request. A request the layered app rejects \
+            prints one line on stderr naming the parameter at fault and the reason its fail callback carries, \
+            and exits 1.
+
+            Examples:
+              vitalbridge request 'ihealth-layer://?cmd=0&devicemodel=100&mac=004D3208D2F4&unit=2&ver=100&scheme=myapp'
+              vitalbridge request --platform android 'ihealth-layer://?appid=com.example&cmd=1&addtype=0&devicemodel=300'
+            """
+    )
+
+    @OptionGroup var options: PlatformOptions
+
+    @Argument(help: "The request URL, quoted for the shell.")
+    var url: String
+
+    func run() throws {
+        let request: LayeredRequest
+        do {
+            request = try LayeredRequest(parsing: url, platform: options.platform)
+        } catch {
+            printError("invalid request: \(error); fail callback reason \(error.reason)")
+            throw ExitCode(1)
+        }
+        for (name, value) in describe(request) { print("\(name): \(value)") }
+    }
+
+    func describe(_ request: LayeredRequest) -> [(String, String)] {
+        var lines: [(String, String)] = [
+            ("platform", request.platform.rawValue),
+            ("cmd", "\(request.action.rawValue) (\(request.action.stages.map { "\($0)" }.joined(separator: ", ")))"),
+            (
+                "devicemodel",
+                "\(request.deviceModel.rawValue) (\(request.deviceModel.name), \(request.deviceModel.category.rawValue))"
+            ),
+        ]
+        if let mac = request.mac { lines.append(("mac", mac.description)) }
+        if let addType = request.addType { lines.append(("addtype", "\(addType.rawValue) (\(addType))")) }
+        if request.action.addsDevice { lines.append(("popflag", request.prompts ? "1 (prompt)" : "0 (no prompt)")) }
+        lines.append(("unit", request.unit.map { "\($0.rawValue) (\($0.symbol))" } ?? "none (oximeter)"))
+        if let profile = request.profile {
+            lines.append(
+                (
+                    "profile",
+                    "userid \(profile.userID), age \(profile.age), sex \(profile.sex), height \(profile.height) cm, "
+                        + "weight \(profile.weight) kg, swim \(profile.swim)"
+                ))
+        }
+        if let code = request.stripCode {
+            lines.append(("strip code", "\(code.type) (\(code.code.utf8.count) characters)"))
+        }
+        if let appID = request.appID { lines.append(("appid", appID)) }
+        if let scheme = request.callerScheme { lines.append(("scheme", scheme)) }
+        if let callerURL = request.callerURL { lines.append(("callerurl", callerURL)) }
+        lines.append(
+            (
+                "echo",
+                request.echo.map { parameter in parameter.value.map { "\(parameter.name)=\($0)" } ?? parameter.name }
+                    .joined(separator: "&")
+            ))
+        return lines
+    }
+}
+
+/// `vitalbridge callback URL`: reads a callback as a caller app does.
+struct CallbackCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "callback",
+        abstract: "Decode a callback URL: status by stage, device, reason and each result as JSON.",
+        discussion: """
+            Prints 'name: value' lines, then each result object as one line of compact JSON. A URL that is not a \
+            valid callback prints one line on stderr and exits 1.
+
+            Example:
+              vitalbridge callback 'myapp://?cmd=6&devicemodel=100&status=12799&mac=004D3208D2F4&reason=ERROR-100-4'
+            """
+    )
+
+    @Argument(help: "The callback URL, quoted for the shell.")
+    var url: String
+
+    func run() throws {
+        let callback: LayeredCallback
+        do {
+            callback = try LayeredCallback(parsing: url)
+        } catch {
+            printError("invalid callback: \(error)")
+            throw ExitCode(1)
+        }
+        print("destination: \(callback.destination)")
+        let action = callback.echo.first { $0.key == "cmd" }?.decodedValue.flatMap { Int($0) }
+            .flatMap(LayeredAction.init(rawValue:))
+        if let action, let outcomes = callback.status.outcomes(for: action) {
+            let stages = zip(action.stages, outcomes).map { "\($0) \($1)" }.joined(separator: ", ")
+            print("status: \(callback.status.rawValue) (\(stages))")
+        } else {
+            print("status: \(callback.status.rawValue)")
+        }
+        if let mac = callback.mac { print("mac: \(mac)") }
+        if let reason = callback.reason { print("reason: \(reason)") }
+        if let remaining = callback.remaining { print("remaining: \(remaining)") }
+        switch callback.result {
+        case .list(let objects)?:
+            print("result: \(objects.count) object(s)")
+            for object in objects { print(object.json) }
+        case .combined(let measure, let sync)?:
+            print("measureresult: \(measure.count) object(s)")
+            for object in measure { print(object.json) }
+            print("syncresult: \(sync.count) object(s)")
+            for object in sync { print(object.json) }
+        case nil:
+            break
+        }
+    }
+}
+
+/// Writes one line to standard error.
+func printError(_ line: String) {
+    FileHandle.standardError.write(Data((line + "\n").utf8))
+}

@@ -1,0 +1,3 @@
+import VitalBridgeCLI
+
+VitalBridgeCommand.main()

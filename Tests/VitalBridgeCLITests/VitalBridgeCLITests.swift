@@ -1,0 +1,100 @@
+import Foundation
+import LayeredProtocol
+import Testing
+
+/// What a run of the real `vitalbridge` process printed.
+struct ProcessOutput {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+}
+
+/// Runs the `vitalbridge` binary built next to this test bundle.
+func vitalbridge(_ arguments: String...) throws -> ProcessOutput {
+    let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    var binary = directory.appendingPathComponent("vitalbridge")
+    if !FileManager.default.isExecutableFile(atPath: binary.path) {
+        // swift-testing's runner may start from the .xctest bundle's own folder
+        binary = directory.deletingLastPathComponent().appendingPathComponent("vitalbridge")
+    }
+    let process = Process()
+    process.executableURL = binary
+    process.arguments = arguments
+    let out = Pipe()
+    let err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    let stdout = out.fileHandleForReading.readDataToEndOfFile()
+    let stderr = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return ProcessOutput(
+        status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+        stderr: String(decoding: stderr, as: UTF8.self))
+}
+
+@Suite("vitalbridge request and callback")
+struct VitalBridgeCLITests {
+    @Test("request prints the validated fields of a spec example")
+    func request() throws {
+        let output = try vitalbridge(
+            "request", "ihealth-layer://?cmd=0&devicemodel=100&mac=004d3208d2f4&unit=2&ver=100&scheme=myapp")
+        #expect(output.status == 0)
+        #expect(output.stdout.contains("cmd: 0 (measure)\n"))
+        #expect(output.stdout.contains("devicemodel: 100 (BP5, bloodPressure)\n"))
+        #expect(output.stdout.contains("mac: 004D3208D2F4\n"))
+        #expect(output.stdout.contains("unit: 2 (mmHg)\n"))
+        #expect(output.stdout.contains("echo: cmd=0&devicemodel=100&unit=2&ver=100&scheme=myapp\n"))
+        #expect(output.stderr.isEmpty)
+    }
+
+    @Test("request rejects a bad URL with one line naming the parameter and exit 1")
+    func badRequest() throws {
+        let output = try vitalbridge(
+            "request", "--platform", "android", "ihealth-layer://?cmd=0&devicemodel=100&mac=004D3208D2F4")
+        #expect(output.status == 1)
+        #expect(output.stdout.isEmpty)
+        #expect(
+            output.stderr
+                == "invalid request: missingParameter (appid): Android requests need appid; fail callback reason ERROR_MISSING_PARAMETER:appid\n"
+        )
+    }
+
+    @Test("a usage error exits 64 with the usage")
+    func usage() throws {
+        let output = try vitalbridge("request", "--platform", "windows", "x://")
+        #expect(output.status == 64)
+        #expect(output.stderr.contains("platform"))
+    }
+
+    @Test("callback decodes a composite status by stage and prints each result")
+    func callback() throws {
+        let object = #"{"systolic":120,"diastolic":80,"measured_at":"2017-10-10 10:10:10"}"#
+        let url =
+            "myapp://?cmd=6&devicemodel=100&status=255&mac=004D3208D2F4&result="
+            + PercentEncoding.encode(#"{"measureresult":[\#(object)],"syncresult":[\#(object),\#(object)]}"#)
+            + "&remaining=3"
+        let output = try vitalbridge("callback", url)
+        #expect(output.status == 0)
+        #expect(
+            output.stdout == """
+                destination: myapp://
+                status: 255 (sync success, measure success)
+                mac: 004D3208D2F4
+                remaining: 3
+                measureresult: 1 object(s)
+                \(object)
+                syncresult: 2 object(s)
+                \(object)
+                \(object)
+
+                """)
+    }
+
+    @Test("callback rejects a URL without status")
+    func badCallback() throws {
+        let output = try vitalbridge("callback", "myapp://?cmd=0")
+        #expect(output.status == 1)
+        #expect(output.stderr.hasPrefix("invalid callback: missingParameter (status)"))
+    }
+}
