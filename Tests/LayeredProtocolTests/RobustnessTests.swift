@@ -1,0 +1,81 @@
+import Testing
+
+@testable import LayeredProtocol
+
+/// A small deterministic generator (SplitMix64), so a failure reproduces from its seed.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+@Suite("Robustness")
+struct RobustnessTests {
+    static let seeds: [UInt64] = [1, 2, 3, 42, 2026]
+    static let alphabet = Array("ihealth-layer://?&=%#+;:,cmdmacunitver0123456789ABCDEFabcdef _-.~\"{}[]é😀\u{0}".utf8)
+
+    /// `base` with a few bytes replaced, inserted or removed at random.
+    static func mutate(_ base: String, using generator: inout SeededGenerator) -> String {
+        var bytes = Array(base.utf8)
+        for _ in 0..<Int.random(in: 1...4, using: &generator) {
+            let position = Int.random(in: 0...bytes.count, using: &generator)
+            let byte = alphabet.randomElement(using: &generator)!
+            switch Int.random(in: 0..<3, using: &generator) {
+            case 0 where position < bytes.count: bytes[position] = byte
+            case 1: bytes.insert(byte, at: position)
+            default: if position < bytes.count { bytes.remove(at: position) }
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    @Test("mutated requests either parse or throw a described error, never crash", arguments: seeds)
+    func requests(seed: UInt64) {
+        var generator = SeededGenerator(state: seed)
+        let bases = [
+            SpecURL.introMeasure, SpecURL.addAndroid, SpecURL.addAM3S, SpecURL.syncAM, SpecURL.dynamic,
+            "ihealth-layer://?cmd=0&devicemodel=400&mac=AABBCCDDEEFF&codetype=0&code=02%2B3A",
+        ]
+        for _ in 0..<2_000 {
+            let url = Self.mutate(bases.randomElement(using: &generator)!, using: &generator)
+            for platform in Platform.allCases {
+                do {
+                    let request = try LayeredRequest(parsing: url, platform: platform)
+                    // whatever parsed must answer with a callback that parses back
+                    let callback = try LayeredCallback(
+                        answering: request, destination: "myapp://", status: .success(request.action))
+                    #expect(try LayeredCallback(parsing: callback.url) == callback)
+                } catch {
+                    #expect(!error.description.isEmpty)
+                    #expect(!error.reason.rawValue.isEmpty)
+                }
+            }
+        }
+    }
+
+    @Test("mutated callbacks and result JSON either parse back exactly or throw", arguments: seeds)
+    func callbacks(seed: UInt64) throws {
+        var generator = SeededGenerator(state: seed)
+        let object = ResultObject([
+            .init(.systolic, .number(.init(120))), .init(.measuredAt, .string("2017-10-10 10:10:10")),
+        ])
+        let callback = try LayeredCallback(
+            destination: "myapp://", echo: [.init(name: "cmd", value: "6")], status: .syncSuccessMeasureSuccess,
+            mac: MACAddress("004D3208D2F4"), result: .combined(measure: [object], sync: [object]), remaining: 2)
+        for _ in 0..<2_000 {
+            let url = Self.mutate(callback.url, using: &generator)
+            if let parsed = try? LayeredCallback(parsing: url) {
+                #expect(try LayeredCallback(parsing: parsed.url) == parsed)
+            }
+            let json = Self.mutate(callback.result!.json, using: &generator)
+            if let result = try? LayeredResult(json: json) {
+                #expect(try LayeredResult(json: result.json) == result)
+            }
+        }
+    }
+}
