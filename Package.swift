@@ -5,6 +5,7 @@ let package = Package(
     name: "VitalBridge",
     products: [
         .library(name: "LayeredProtocol", targets: ["LayeredProtocol"]),
+        .library(name: "HealthGATT", targets: ["HealthGATT"]),
         .executable(name: "vitalbridge", targets: ["vitalbridge"]),
     ],
     dependencies: [
@@ -12,12 +13,17 @@ let package = Package(
     ],
     targets: [
         .target(name: "LayeredProtocol"),
+        .target(name: "HealthGATT"),
         .target(
             name: "VitalBridgeCLI",
-            dependencies: ["LayeredProtocol", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: [
+                "LayeredProtocol", "HealthGATT", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
         ),
         .executableTarget(name: "vitalbridge", dependencies: ["VitalBridgeCLI"]),
-        .testTarget(name: "LayeredProtocolTests", dependencies: ["LayeredProtocol"]),
+        .target(name: "VitalTestSupport", path: "Tests/VitalTestSupport"),
+        .testTarget(name: "LayeredProtocolTests", dependencies: ["LayeredProtocol", "VitalTestSupport"]),
+        .testTarget(name: "HealthGATTTests", dependencies: ["HealthGATT", "VitalTestSupport"]),
         .testTarget(name: "VitalBridgeCLITests", dependencies: ["vitalbridge", "LayeredProtocol"]),
     ],
     swiftLanguageModes: [.v6]

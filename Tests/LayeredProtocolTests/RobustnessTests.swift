@@ -1,18 +1,7 @@
 import Testing
+import VitalTestSupport
 
 @testable import LayeredProtocol
-
-/// A small deterministic generator (SplitMix64), so a failure reproduces from its seed.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 @Suite("Robustness")
 struct RobustnessTests {
@@ -36,7 +25,7 @@ struct RobustnessTests {
 
     @Test("mutated requests either parse or throw a described error, never crash", arguments: seeds)
     func requests(seed: UInt64) {
-        var generator = SeededGenerator(state: seed)
+        var generator = SeededGenerator(seed: seed)
         let bases = [
             SpecURL.introMeasure, SpecURL.addAndroid, SpecURL.addAM3S, SpecURL.syncAM, SpecURL.dynamic,
             "ihealth-layer://?cmd=0&devicemodel=400&mac=AABBCCDDEEFF&codetype=0&code=02%2B3A",
@@ -60,7 +49,7 @@ struct RobustnessTests {
 
     @Test("mutated callbacks and result JSON either parse back exactly or throw", arguments: seeds)
     func callbacks(seed: UInt64) throws {
-        var generator = SeededGenerator(state: seed)
+        var generator = SeededGenerator(seed: seed)
         let object = ResultObject([
             .init(.systolic, .number(.init(120))), .init(.measuredAt, .string("2017-10-10 10:10:10")),
         ])
