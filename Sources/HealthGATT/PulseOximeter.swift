@@ -222,12 +222,16 @@ public struct PLXFeatures: GATTCharacteristic {
         try reader.finish()
     }
 
+    /// The Supported Features field as sent: ``supportedFeatures`` with bits 0 and 1 set for the support fields
+    /// present.
+    public var supportedFeaturesField: UInt16 {
+        supportedFeatures & ~0b11 | (measurementStatusSupport != nil ? 1 : 0)
+            | (deviceAndSensorStatusSupport != nil ? 0b10 : 0)
+    }
+
     public func encoded() -> [UInt8] {
-        var features = supportedFeatures & ~0b11
-        if measurementStatusSupport != nil { features |= 1 }
-        if deviceAndSensorStatusSupport != nil { features |= 0b10 }
         var bytes: [UInt8] = []
-        bytes.appendLE(features)
+        bytes.appendLE(supportedFeaturesField)
         if let measurementStatusSupport { bytes.appendLE(measurementStatusSupport.rawValue) }
         if let deviceAndSensorStatusSupport { bytes.appendLE24(deviceAndSensorStatusSupport.rawValue) }
         return bytes

@@ -7,10 +7,27 @@ public struct VitalBridgeCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "vitalbridge",
         abstract: "VitalBridge: an open hub for vital signs that speaks the iHealth layered-app protocol.",
-        subcommands: [RequestCommand.self, CallbackCommand.self]
+        subcommands: [RequestCommand.self, CallbackCommand.self, GATTCommand.self]
     )
 
     public init() {}
+
+    /// Runs the command line; usage errors exit 2 (not ArgumentParser's 64), so every VitalBridge command
+    /// answers 0 done, 1 rejected input, 2 usage, 3 no callback may be sent.
+    public static func runFromCommandLine() -> Never {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+            exit(withError: nil)
+        } catch {
+            if exitCode(for: error) == .validationFailure {
+                let message = fullMessage(for: error)
+                FileHandle.standardError.write(Data((message.hasSuffix("\n") ? message : message + "\n").utf8))
+                Foundation.exit(2)
+            }
+            exit(withError: error)
+        }
+    }
 }
 
 extension Platform: ExpressibleByArgument {}

@@ -1,3 +1,3 @@
 import VitalBridgeCLI
 
-VitalBridgeCommand.main()
+VitalBridgeCommand.runFromCommandLine()

@@ -60,10 +60,10 @@ struct VitalBridgeCLITests {
         )
     }
 
-    @Test("a usage error exits 64 with the usage")
+    @Test("a usage error exits 2 with the usage")
     func usage() throws {
         let output = try vitalbridge("request", "--platform", "windows", "x://")
-        #expect(output.status == 64)
+        #expect(output.status == 2)
         #expect(output.stderr.contains("platform"))
     }
 

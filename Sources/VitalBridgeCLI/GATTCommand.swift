@@ -1,0 +1,139 @@
+import ArgumentParser
+import HealthGATT
+
+/// `vitalbridge gatt`: Bluetooth SIG characteristic tools for device integrators.
+struct GATTCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "gatt",
+        abstract: "Decode Bluetooth SIG health-profile characteristic values.",
+        subcommands: [GATTDecodeCommand.self]
+    )
+}
+
+/// `vitalbridge gatt decode <characteristic> <hex>`.
+struct GATTDecodeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "decode",
+        abstract: "Decode one characteristic value and print it as JSON.",
+        discussion: """
+            <characteristic> is a 16-bit UUID (2A35, 0x2a35) or sfloat / float for a bare IEEE 11073 number. \
+            <hex> is the value as captured, byte by byte (spaces, ':' and '-' between bytes are ignored).
+
+            Keys are the SIG field names in snake case; units are in a "unit" key; time stamps are objects \
+            with year, month, day, hours, minutes and seconds; special float values are strings ("NaN", \
+            "NRes", "+INFINITY", "-INFINITY", "reserved"). Bytes that do not decode print one line on stderr \
+            naming the field and byte offset, and exit 1.
+
+            Characteristics: \(GATTDecodeCommand.decoders.map { "\($0.key) \($0.value.name)" }.sorted().joined(separator: ", ")).
+
+            Examples:
+              vitalbridge gatt decode 2A35 '1E 8A00 5800 7800 0000 04 11 14 29 3B 3C00 01 2700'
+              vitalbridge gatt decode sfloat BDF0
+            """
+    )
+
+    @Argument(help: "The characteristic: a 16-bit UUID such as 2A35, or sfloat / float.")
+    var characteristic: String
+
+    @Argument(help: "The value's bytes in hexadecimal, as captured.")
+    var hex: String
+
+    /// Every decodable characteristic by its upper-case key.
+    static let decoders: [String: Decoder] = {
+        var table: [String: Decoder] = [:]
+        func add<C: GATTCharacteristic & JSONRepresentable>(_ type: C.Type) {
+            table[String(C.uuid, radix: 16, uppercase: true)] = Decoder(name: C.name) { bytes throws(GATTError) in
+                try C(bytes: bytes).json
+            }
+        }
+        add(DateTime.self)
+        add(BloodPressureMeasurement.self)
+        add(IntermediateCuffPressure.self)
+        add(BloodPressureFeature.self)
+        add(GlucoseMeasurement.self)
+        add(GlucoseMeasurementContext.self)
+        add(GlucoseFeature.self)
+        add(RecordAccessControlPoint.self)
+        add(WeightMeasurement.self)
+        add(WeightScaleFeature.self)
+        add(BodyCompositionMeasurement.self)
+        add(TemperatureMeasurement.self)
+        add(PLXSpotCheckMeasurement.self)
+        add(PLXContinuousMeasurement.self)
+        add(PLXFeatures.self)
+        add(HeartRateMeasurement.self)
+        table["SFLOAT"] = Decoder(name: "IEEE 11073 SFLOAT") { bytes throws(GATTError) in
+            try numberJSON(bytes, width: 2)
+        }
+        table["FLOAT"] = Decoder(name: "IEEE 11073 FLOAT") { bytes throws(GATTError) in try numberJSON(bytes, width: 4)
+        }
+        return table
+    }()
+
+    /// How one characteristic's bytes become JSON.
+    struct Decoder: Sendable {
+        var name: String
+        var decode: @Sendable ([UInt8]) throws(GATTError) -> JSON
+    }
+
+    func validate() throws {
+        guard Self.decoders[key] != nil else {
+            throw ValidationError(
+                "unknown characteristic '\(characteristic)'; use a 16-bit UUID such as 2A35, or sfloat / float")
+        }
+    }
+
+    private var key: String {
+        var key = characteristic.uppercased()
+        if key.hasPrefix("0X") { key.removeFirst(2) }
+        return key
+    }
+
+    func run() throws {
+        guard let bytes = parseHex(hex) else {
+            printError("invalid hex: expected pairs of hexadecimal digits, got '\(hex)'")
+            throw ExitCode(1)
+        }
+        do {
+            print(try Self.decoders[key]!.decode(bytes).rendered())
+        } catch {
+            printError("cannot decode: \(error)")
+            throw ExitCode(1)
+        }
+    }
+}
+
+/// A bare SFLOAT or FLOAT as JSON: its value (or special value), mantissa and exponent.
+private func numberJSON(_ bytes: [UInt8], width: Int) throws(GATTError) -> JSON {
+    let name = width == 2 ? "IEEE 11073 SFLOAT" : "IEEE 11073 FLOAT"
+    guard bytes.count >= width else { throw GATTError(.short, characteristic: name, field: "value", offset: 0) }
+    guard bytes.count == width else { throw GATTError(.tooLong, characteristic: name, field: "end", offset: width) }
+    let bits = bytes.reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+    let (special, mantissa, exponent, value): (SpecialFloatValue?, Int, Int, JSON)
+    if width == 2 {
+        let number = SFloat(bits: UInt16(bits))
+        (special, mantissa, exponent, value) = (number.special, number.mantissa, number.exponent, number.json)
+    } else {
+        let number = MedicalFloat(bits: bits)
+        (special, mantissa, exponent, value) = (number.special, number.mantissa, number.exponent, number.json)
+    }
+    if special != nil { return .object([("value", value)]) }
+    return .object([("value", value), ("mantissa", .int(mantissa)), ("exponent", .int(exponent))])
+}
+
+/// The bytes of hexadecimal text; spaces, `:` and `-` between bytes and a leading `0x` are ignored.
+func parseHex(_ text: String) -> [UInt8]? {
+    var digits = Substring(text)
+    if digits.lowercased().hasPrefix("0x") { digits = digits.dropFirst(2) }
+    let cleaned = digits.filter { $0 != " " && $0 != ":" && $0 != "-" }
+    guard cleaned.count.isMultiple(of: 2) else { return nil }
+    var bytes: [UInt8] = []
+    var index = cleaned.startIndex
+    while index != cleaned.endIndex {
+        let next = cleaned.index(index, offsetBy: 2)
+        guard let byte = UInt8(cleaned[index..<next], radix: 16) else { return nil }
+        bytes.append(byte)
+        index = next
+    }
+    return bytes
+}
