@@ -19,7 +19,16 @@ let package = Package(
             ],
             path: "Benchmarks/LayeredProtocolBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-        )
+        ),
+        .executableTarget(
+            name: "HealthGATTBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "HealthGATT", package: "VitalBridge"),
+            ],
+            path: "Benchmarks/HealthGATTBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
