@@ -199,6 +199,7 @@ public enum LayeredReading: Hashable, Sendable {
     public func resultObject(unit requested: VitalUnit?) -> ResultObject {
         let unit = requested.flatMap { $0.category == category ? $0 : nil } ?? category.defaultUnit
         var fields: [ResultObject.Field] = []
+        fields.reserveCapacity(5)
         func add(_ key: ResultKey, canonical value: Double) {
             if let unit, let number = unit.resultValue(canonical: value) { fields.append(.init(key, .number(number))) }
         }

@@ -63,7 +63,7 @@ public struct FixedDecimal: Hashable, Sendable, CustomStringConvertible {
 private let powersOfTen: [UInt64] = (0..<19).map { (0..<$0).reduce(1) { value, _ in value * 10 } }
 
 /// A value in a result object: a number, a string (`measured_at`, `time`) or a nested object (`activedata`).
-public indirect enum ResultValue: Hashable, Sendable {
+public enum ResultValue: Hashable, Sendable {
     case number(FixedDecimal)
     case string(String)
     case object(ResultObject)
