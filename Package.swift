@@ -6,6 +6,7 @@ let package = Package(
     products: [
         .library(name: "LayeredProtocol", targets: ["LayeredProtocol"]),
         .library(name: "HealthGATT", targets: ["HealthGATT"]),
+        .library(name: "VitalDevices", targets: ["VitalDevices"]),
         .executable(name: "vitalbridge", targets: ["vitalbridge"]),
     ],
     dependencies: [
@@ -14,6 +15,7 @@ let package = Package(
     targets: [
         .target(name: "LayeredProtocol"),
         .target(name: "HealthGATT"),
+        .target(name: "VitalDevices", dependencies: ["LayeredProtocol", "HealthGATT"]),
         .target(
             name: "VitalBridgeCLI",
             dependencies: [

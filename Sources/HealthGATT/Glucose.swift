@@ -100,8 +100,11 @@ public struct GlucoseMeasurement: GATTCharacteristic {
     /// The concentration in mg/dL, or `nil` without one or for a special value (1 kg/L = 10⁵ mg/dL;
     /// 1 mol/L = 1000 mmol/L, converted with 18.016 mg/dL per mmol/L).
     public var milligramsPerDeciliter: Double? {
-        guard let value = concentration?.value.doubleValue else { return nil }
-        return unit == .kilogramPerLiter ? value * 100_000 : value * 1000 * 18.016
+        guard let value = concentration?.value, value.special == nil else { return nil }
+        // kg/L × 10⁵, computed from the decimal digits so that 120 × 10⁻⁵ kg/L is exactly 120 mg/dL
+        return unit == .kilogramPerLiter
+            ? decimalValue(mantissa: value.mantissa, exponent: value.exponent + 5)
+            : decimalValue(mantissa: value.mantissa, exponent: value.exponent + 3) * 18.016
     }
 
     public init(bytes: [UInt8]) throws(GATTError) {

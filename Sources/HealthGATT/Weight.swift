@@ -15,7 +15,8 @@ public struct MassValue: Hashable, Sendable {
 
     /// The mass in kilograms (SI) or pounds (imperial), or `nil` if unsuccessful.
     public func value(in system: MeasurementSystem) -> Double? {
-        isUnsuccessful ? nil : Double(raw) * (system == .si ? 0.005 : 0.01)
+        // divided, not multiplied by 0.005: the result is the double nearest the exact decimal
+        isUnsuccessful ? nil : system == .si ? Double(Int(raw) * 5) / 1000 : Double(raw) / 100
     }
 
     /// The raw value for `value` kilograms (SI) or pounds (imperial), rounded to the resolution; `nil` if out of

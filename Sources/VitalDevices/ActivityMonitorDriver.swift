@@ -1,0 +1,72 @@
+import HealthGATT
+import LayeredProtocol
+
+/// The activity monitors AM3S and AM4, over VitalBridge's vendor activity service (``VendorGATT``).
+///
+/// The monitor is bound to the user profile the caller sends (``bind(_:)``). A sync asks for the stored days
+/// (``VendorCommand/reportActivity``), which arrive as ``ActivityDayRecord`` notifications followed by
+/// ``VendorEvent/transferComplete(count:)``; after they are stored the driver deletes exactly that many days.
+public struct ActivityMonitorDriver: DeviceDriver {
+    public let entry: CatalogEntry
+    public let connection: any BluetoothConnection
+
+    public init(entry: CatalogEntry, connection: any BluetoothConnection) {
+        self.entry = entry
+        self.connection = connection
+    }
+
+    /// Binds the monitor to `profile` (user, body, swim switch, distance unit).
+    public func bind(_ profile: ActivityProfile) async throws(DeviceError) {
+        try await command(.bindProfile(profile))
+    }
+
+    func command(_ command: VendorCommand) async throws(DeviceError) {
+        try await connection.subscribe(GATTCharacteristics.vendorStatus)
+        try await send(command)
+        while true {
+            guard case .notification(GATTCharacteristics.vendorStatus, let bytes) = try await connection.nextEvent(),
+                case .commandResult(command.encoded[0], let success) = try vendorEvent(bytes)
+            else { continue }
+            guard success else { throw DeviceError(.deviceReported, message: "the monitor refused the command") }
+            return
+        }
+    }
+
+    public func measure(
+        _ options: MeasureOptions, into sink: any RecordSink, observer: @escaping @Sendable (LiveSample) -> Void
+    ) async throws(DeviceError) -> DeviceRecord {
+        throw DeviceError(.unsupported, message: "\(entry.model.name) does not take live measurements")
+    }
+
+    public func sync(into sink: any RecordSink, progress: @escaping @Sendable (SyncProgress) -> Void) async throws(
+        DeviceError
+    ) -> Int {
+        try await connection.subscribe(GATTCharacteristics.vendorStatus)
+        try await connection.subscribe(GATTCharacteristics.activityRecords)
+        try await send(.reportActivity)
+        var records: [DeviceRecord] = []
+        while true {
+            try checkCancellation()
+            switch try await connection.nextEvent() {
+            case .notification(GATTCharacteristics.activityRecords, let bytes):
+                guard let day = ActivityDayRecord(bytes: bytes) else {
+                    throw DeviceError(.protocolViolation, message: "an activity record is malformed")
+                }
+                records.append(DeviceRecord(reading: .activity(day.day)))
+                progress(SyncProgress(stored: 0, expected: nil))
+            case .notification(GATTCharacteristics.vendorStatus, let bytes):
+                guard case .transferComplete(let count) = try vendorEvent(bytes) else { continue }
+                guard Int(count) == records.count else {
+                    throw DeviceError(.protocolViolation, message: "the monitor announced \(count) days and sent \(records.count)")
+                }
+                guard count > 0 else { return 0 }
+                try await store(records, in: sink)
+                progress(SyncProgress(stored: records.count, expected: records.count))
+                try await command(.deleteActivity(count: count))
+                return records.count
+            default:
+                continue
+            }
+        }
+    }
+}

@@ -1,0 +1,121 @@
+import HealthGATT
+import LayeredProtocol
+
+/// A characteristic of a service, both by their 16-bit UUIDs.
+public struct CharacteristicID: Hashable, Sendable, CustomStringConvertible {
+    public let service: UInt16
+    public let characteristic: UInt16
+
+    public init(service: UInt16, characteristic: UInt16) {
+        self.service = service
+        self.characteristic = characteristic
+    }
+
+    public var description: String {
+        "\(String(service, radix: 16, uppercase: true))/\(String(characteristic, radix: 16, uppercase: true))"
+    }
+}
+
+/// What a peripheral advertises while the central scans.
+public struct Advertisement: Hashable, Sendable {
+    public let mac: MACAddress
+    /// The advertised local name, e.g. `BP5 11070`.
+    public let localName: String
+    /// The primary services advertised.
+    public let services: [UInt16]
+    /// Whether the phone has bonded with the device before.
+    public let isPaired: Bool
+    public let rssi: Int
+
+    public init(mac: MACAddress, localName: String, services: [UInt16], isPaired: Bool, rssi: Int) {
+        self.mac = mac
+        self.localName = localName
+        self.services = services
+        self.isPaired = isPaired
+        self.rssi = rssi
+    }
+}
+
+/// Confirms one indication; the central sends the ATT confirmation only when the driver calls it.
+public struct IndicationToken: Hashable, Sendable {
+    public let id: UInt64
+    public init(id: UInt64) { self.id = id }
+}
+
+/// A value a peripheral sent on a subscribed characteristic, or the end of the link.
+public enum GATTEvent: Hashable, Sendable {
+    /// A notification: no confirmation.
+    case notification(CharacteristicID, [UInt8])
+    /// An indication: the peripheral sends nothing more on the link until ``BluetoothConnection/confirm(_:)``.
+    case indication(CharacteristicID, [UInt8], IndicationToken)
+}
+
+/// The transport seam: scanning and connecting. The simulator implements it on this machine; a CoreBluetooth or
+/// BlueZ implementation plugs in on a phone, and the drivers do not change.
+public protocol BluetoothCentral: Sendable {
+    /// Advertisements of peripherals in range that advertise one of `services`, as they are heard.
+    func scan(for services: [UInt16]) -> AsyncStream<Advertisement>
+    /// Connects to the peripheral `mac`.
+    func connect(to mac: MACAddress) async throws(DeviceError) -> any BluetoothConnection
+}
+
+/// An open link to one peripheral.
+///
+/// Events arrive in order through ``nextEvent()``; an indication holds back everything after it until the driver
+/// confirms it, so a device that deletes a record on confirmation never runs ahead of the hub's store.
+public protocol BluetoothConnection: Sendable {
+    var peripheral: MACAddress { get }
+    /// The negotiated ATT MTU.
+    var mtu: Int { get async }
+    func read(_ characteristic: CharacteristicID) async throws(DeviceError) -> [UInt8]
+    func write(_ characteristic: CharacteristicID, _ value: [UInt8]) async throws(DeviceError)
+    /// Enables notifications or indications, whichever the characteristic has.
+    func subscribe(_ characteristic: CharacteristicID) async throws(DeviceError)
+    /// The next notification or indication; throws ``DeviceError/Code/disconnected`` when the link drops.
+    func nextEvent() async throws(DeviceError) -> GATTEvent
+    /// Sends the ATT confirmation of an indication.
+    func confirm(_ token: IndicationToken) async throws(DeviceError)
+    func disconnect() async
+}
+
+extension BluetoothConnection {
+    /// The events as an async sequence (ends by throwing when the link drops).
+    public var events: GATTEvents { GATTEvents(connection: self) }
+}
+
+/// ``BluetoothConnection/nextEvent()`` as an `AsyncSequence`.
+public struct GATTEvents: AsyncSequence, Sendable {
+    public typealias Element = GATTEvent
+    let connection: any BluetoothConnection
+
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        let connection: any BluetoothConnection
+        public mutating func next() async throws(DeviceError) -> GATTEvent? { try await connection.nextEvent() }
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(connection: connection) }
+}
+
+/// The standard and vendor characteristics the drivers use.
+public enum GATTCharacteristics {
+    public static let bloodPressureMeasurement = CharacteristicID(service: 0x1810, characteristic: 0x2A35)
+    public static let intermediateCuffPressure = CharacteristicID(service: 0x1810, characteristic: 0x2A36)
+    public static let glucoseMeasurement = CharacteristicID(service: 0x1808, characteristic: 0x2A18)
+    public static let glucoseContext = CharacteristicID(service: 0x1808, characteristic: 0x2A34)
+    public static let glucoseRACP = CharacteristicID(service: 0x1808, characteristic: 0x2A52)
+    public static let weightMeasurement = CharacteristicID(service: 0x181D, characteristic: 0x2A9D)
+    public static let bodyComposition = CharacteristicID(service: 0x181B, characteristic: 0x2A9C)
+    public static let temperatureMeasurement = CharacteristicID(service: 0x1809, characteristic: 0x2A1C)
+    public static let plxSpotCheck = CharacteristicID(service: 0x1822, characteristic: 0x2A5E)
+    public static let plxContinuous = CharacteristicID(service: 0x1822, characteristic: 0x2A5F)
+    public static let plxRACP = CharacteristicID(service: 0x1822, characteristic: 0x2A52)
+    public static let serialNumber = CharacteristicID(service: 0x180A, characteristic: 0x2A25)
+    public static let firmwareRevision = CharacteristicID(service: 0x180A, characteristic: 0x2A26)
+    public static let batteryLevel = CharacteristicID(service: 0x180F, characteristic: 0x2A19)
+    public static let vendorControlPoint = CharacteristicID(
+        service: VendorGATT.controlService, characteristic: VendorGATT.controlPoint)
+    public static let vendorStatus = CharacteristicID(
+        service: VendorGATT.controlService, characteristic: VendorGATT.status)
+    public static let activityRecords = CharacteristicID(
+        service: VendorGATT.activityService, characteristic: VendorGATT.activityRecords)
+}

@@ -1,0 +1,88 @@
+import LayeredProtocol
+
+/// The device families, one driver each.
+public enum DeviceFamily: String, Hashable, Sendable, CaseIterable, Codable {
+    case bloodPressure
+    case glucose
+    case scale
+    case thermometer
+    case pulseOximeter
+    case activityMonitor
+}
+
+/// The Bluetooth profile a family speaks: a SIG service, or VitalBridge's documented vendor service for the
+/// activity monitors, which no SIG profile fits.
+public enum DeviceProfile: String, Hashable, Sendable {
+    /// Blood Pressure Service (0x1810).
+    case bloodPressure
+    /// Glucose Service (0x1808) with the Record Access Control Point.
+    case glucose
+    /// Weight Scale Service (0x181D); with Body Composition Service (0x181B) where the model measures it.
+    case weightScale
+    /// Health Thermometer Service (0x1809).
+    case healthThermometer
+    /// Pulse Oximeter Service (0x1822) with the Record Access Control Point for stored spot-checks.
+    case pulseOximeter
+    /// VitalBridge's activity service (``VendorGATT/activityService``).
+    case vendorActivity
+
+    /// The primary service UUID a central scans for.
+    public var serviceUUID: UInt16 {
+        switch self {
+        case .bloodPressure: 0x1810
+        case .glucose: 0x1808
+        case .weightScale: 0x181D
+        case .healthThermometer: 0x1809
+        case .pulseOximeter: 0x1822
+        case .vendorActivity: VendorGATT.activityService
+        }
+    }
+}
+
+/// How the hub reaches a device.
+public enum DeviceReach: String, Hashable, Sendable {
+    /// Over Bluetooth Low Energy: found by scanning, then connected.
+    case bluetooth
+    /// Plugged into the phone (BG1's audio jack): never scanned for, connected directly.
+    case wired
+}
+
+/// What the hub knows about a model: its family, profile, reach and capabilities.
+public struct CatalogEntry: Hashable, Sendable {
+    public let model: DeviceModel
+    public let family: DeviceFamily
+    public let profile: DeviceProfile
+    public let reach: DeviceReach
+    /// Whether the model takes a live measurement on request (the capability matrix's cmd 0).
+    public let measuresLive: Bool
+    /// Whether the model keeps readings the hub can sync (the capability matrix's cmd 2).
+    public let storesRecords: Bool
+    /// Whether the scale also measures body composition (Body Composition Service, 0x181B).
+    public let measuresBodyComposition: Bool
+    /// The name the device advertises, e.g. `BP5 11070`.
+    public var advertisedNamePrefix: String { model.name }
+}
+
+/// Every model of the layered protocol and how the hub talks to it.
+public enum DeviceCatalog {
+    /// The entry of `model`.
+    public static func entry(for model: DeviceModel) -> CatalogEntry {
+        let family: DeviceFamily
+        let profile: DeviceProfile
+        switch model.category {
+        case .bloodPressure: (family, profile) = (.bloodPressure, .bloodPressure)
+        case .bloodGlucose: (family, profile) = (.glucose, .glucose)
+        case .weight: (family, profile) = (.scale, .weightScale)
+        case .thermometer: (family, profile) = (.thermometer, .healthThermometer)
+        case .oximeter: (family, profile) = (.pulseOximeter, .pulseOximeter)
+        case .activity: (family, profile) = (.activityMonitor, .vendorActivity)
+        }
+        return CatalogEntry(
+            model: model, family: family, profile: profile, reach: model == .bg1 ? .wired : .bluetooth,
+            measuresLive: model.supports(.measure), storesRecords: model.supports(.sync),
+            measuresBodyComposition: model == .hs4s)
+    }
+
+    /// Every entry, in the protocol's model order.
+    public static var all: [CatalogEntry] { DeviceModel.allCases.map(entry(for:)) }
+}

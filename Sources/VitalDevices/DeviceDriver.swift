@@ -1,0 +1,189 @@
+import HealthGATT
+import LayeredProtocol
+
+/// What a measurement needs besides the device: the BG5 strip code.
+public struct MeasureOptions: Hashable, Sendable {
+    public var stripCode: StripCode?
+    public init(stripCode: StripCode? = nil) { self.stripCode = stripCode }
+}
+
+/// The operations every driver offers over an open connection.
+///
+/// Every reading a device hands over, live or stored, goes through the ``RecordSink`` before the device is told it
+/// may forget it.
+public protocol DeviceDriver: Sendable {
+    var entry: CatalogEntry { get }
+    var connection: any BluetoothConnection { get }
+
+    /// Reads serial number, firmware revision and battery level.
+    func deviceInfo() async throws(DeviceError) -> DeviceInfo
+    /// Takes a live measurement, streaming samples to `observer`; the reading is stored through `sink` before it
+    /// is returned.
+    func measure(
+        _ options: MeasureOptions, into sink: any RecordSink, observer: @escaping @Sendable (LiveSample) -> Void
+    ) async throws(DeviceError) -> DeviceRecord
+    /// Reads every stored record into `sink`, then lets the device forget exactly those. Returns how many.
+    func sync(into sink: any RecordSink, progress: @escaping @Sendable (SyncProgress) -> Void) async throws(DeviceError)
+        -> Int
+}
+
+extension DeviceDriver {
+    public func deviceInfo() async throws(DeviceError) -> DeviceInfo {
+        let serial = try await connection.read(GATTCharacteristics.serialNumber)
+        let firmware = try await connection.read(GATTCharacteristics.firmwareRevision)
+        let battery = try await connection.read(GATTCharacteristics.batteryLevel)
+        guard let serialText = String(validating: serial, as: UTF8.self),
+            let firmwareText = String(validating: firmware, as: UTF8.self), battery.count == 1, battery[0] <= 100
+        else { throw DeviceError(.protocolViolation, message: "device information is malformed") }
+        return DeviceInfo(serialNumber: serialText, firmwareRevision: firmwareText, batteryLevel: Int(battery[0]))
+    }
+
+    /// Writes a vendor command.
+    func send(_ command: VendorCommand) async throws(DeviceError) {
+        try await connection.write(GATTCharacteristics.vendorControlPoint, command.encoded)
+    }
+
+    /// Stores `records`, mapping a sink failure to ``DeviceError/Code/storeFailed``.
+    func store(_ records: [DeviceRecord], in sink: any RecordSink) async throws(DeviceError) {
+        do {
+            try await sink.store(records)
+        } catch {
+            throw DeviceError(.storeFailed, message: "the store refused \(records.count) record(s): \(error)")
+        }
+    }
+
+    /// Throws ``DeviceError/Code/cancelled`` when the task running the operation was cancelled.
+    func checkCancellation() throws(DeviceError) {
+        if Task.isCancelled { throw DeviceError(.cancelled, message: "the operation was cancelled") }
+    }
+}
+
+/// The driver for the model of `entry` over `connection`.
+public func makeDriver(for entry: CatalogEntry, connection: any BluetoothConnection) -> any DeviceDriver {
+    switch entry.family {
+    case .bloodPressure, .scale, .thermometer: PushDeviceDriver(entry: entry, connection: connection)
+    case .glucose: GlucoseDriver(entry: entry, connection: connection)
+    case .pulseOximeter: PulseOximeterDriver(entry: entry, connection: connection)
+    case .activityMonitor: ActivityMonitorDriver(entry: entry, connection: connection)
+    }
+}
+
+/// Reads a vendor status event, turning device errors and user stops into thrown errors.
+func vendorEvent(_ value: [UInt8]) throws(DeviceError) -> VendorEvent {
+    guard let event = VendorEvent(bytes: value) else {
+        throw DeviceError(.protocolViolation, message: "an unknown vendor status event")
+    }
+    switch event {
+    case .deviceError(let code):
+        throw DeviceError(.deviceReported, deviceCode: Int(code), message: "the device reported error \(code)")
+    case .commandResult(VendorCommand.startMeasurement.encoded[0], false):
+        throw DeviceError(.cancelled, message: "the measurement was stopped on the device")
+    default:
+        return event
+    }
+}
+
+/// Decodes a characteristic value, mapping a decoding failure to a protocol violation.
+func decode<C: GATTCharacteristic>(_ type: C.Type, _ bytes: [UInt8]) throws(DeviceError) -> C {
+    do {
+        return try C(bytes: bytes)
+    } catch {
+        throw DeviceError(.protocolViolation, message: "\(error)")
+    }
+}
+
+// MARK: - Devices that push stored records as indications
+
+/// Blood pressure monitors, scales and thermometers: they indicate their stored readings right after the central
+/// subscribes to the measurement characteristic, one at a time (each waits for its confirmation, and is deleted
+/// from the device by it), then notify ``VendorEvent/transferComplete(count:)``. A live measurement, started with
+/// ``VendorCommand/startMeasurement`` (scales start when stepped on), is indicated the same way.
+public struct PushDeviceDriver: DeviceDriver {
+    public let entry: CatalogEntry
+    public let connection: any BluetoothConnection
+
+    /// The characteristic the family indicates its readings on.
+    var measurementCharacteristic: CharacteristicID {
+        switch entry.family {
+        case .bloodPressure: GATTCharacteristics.bloodPressureMeasurement
+        case .scale:
+            entry.measuresBodyComposition ? GATTCharacteristics.bodyComposition : GATTCharacteristics.weightMeasurement
+        default: GATTCharacteristics.temperatureMeasurement
+        }
+    }
+
+    func record(from bytes: [UInt8]) throws(DeviceError) -> DeviceRecord {
+        switch entry.family {
+        case .bloodPressure: try DeviceRecord(decode(BloodPressureMeasurement.self, bytes))
+        case .scale where entry.measuresBodyComposition: try DeviceRecord(decode(BodyCompositionMeasurement.self, bytes))
+        case .scale: try DeviceRecord(decode(WeightMeasurement.self, bytes))
+        default: try DeviceRecord(decode(TemperatureMeasurement.self, bytes))
+        }
+    }
+
+    /// Subscribes and stores every pushed stored reading until the transfer completes; returns how many.
+    func drainStoredRecords(into sink: any RecordSink, progress: @Sendable (SyncProgress) -> Void) async throws(
+        DeviceError
+    ) -> Int {
+        try await connection.subscribe(GATTCharacteristics.vendorStatus)
+        try await connection.subscribe(measurementCharacteristic)
+        var stored = 0
+        while true {
+            try checkCancellation()
+            switch try await connection.nextEvent() {
+            case .indication(measurementCharacteristic, let bytes, let token):
+                let record = try record(from: bytes)
+                try await store([record], in: sink)
+                try await connection.confirm(token)
+                stored += 1
+                progress(SyncProgress(stored: stored, expected: nil))
+            case .notification(GATTCharacteristics.vendorStatus, let bytes):
+                if case .transferComplete(let count) = try vendorEvent(bytes) {
+                    guard Int(count) == stored else {
+                        throw DeviceError(
+                            .protocolViolation, message: "the device announced \(count) records and sent \(stored)")
+                    }
+                    return stored
+                }
+            default:
+                continue
+            }
+        }
+    }
+
+    public func sync(into sink: any RecordSink, progress: @escaping @Sendable (SyncProgress) -> Void) async throws(
+        DeviceError
+    ) -> Int {
+        try await drainStoredRecords(into: sink, progress: progress)
+    }
+
+    public func measure(
+        _ options: MeasureOptions, into sink: any RecordSink, observer: @escaping @Sendable (LiveSample) -> Void
+    ) async throws(DeviceError) -> DeviceRecord {
+        // Stored readings come first on these devices; keeping them is never wrong, dropping them would lose data.
+        _ = try await drainStoredRecords(into: sink) { _ in }
+        if entry.family == .bloodPressure {
+            try await connection.subscribe(GATTCharacteristics.intermediateCuffPressure)
+        }
+        try await send(.startMeasurement)
+        while true {
+            try checkCancellation()
+            switch try await connection.nextEvent() {
+            case .notification(GATTCharacteristics.intermediateCuffPressure, let bytes):
+                let cuff = try decode(IntermediateCuffPressure.self, bytes)
+                if let pressure = cuff.cuffPressure.doubleValue {
+                    observer(.cuffPressure(cuff.unit == .kPa ? pressure / 0.133_322_387_415 : pressure))
+                }
+            case .indication(measurementCharacteristic, let bytes, let token):
+                let record = try record(from: bytes)
+                try await store([record], in: sink)
+                try await connection.confirm(token)
+                return record
+            case .notification(GATTCharacteristics.vendorStatus, let bytes):
+                _ = try vendorEvent(bytes)
+            default:
+                continue
+            }
+        }
+    }
+}

@@ -1,0 +1,108 @@
+import LayeredProtocol
+
+/// Why a device operation did not complete.
+///
+/// ``deviceCode`` carries the device family's own numeric error code when the device reported one (a BP cuff
+/// error 3, a PO3 error 6), so the hub can answer `ERROR-<devicemodel>-<code>`. The description never contains a
+/// health value.
+public struct DeviceError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The kind of failure; open, so later versions may add kinds.
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        public var rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        /// No device of the model, or with the MAC, is in range (or paired, for an add by scan).
+        public static let notFound = Code(rawValue: "notFound")
+        /// The link could not be set up.
+        public static let connectionFailed = Code(rawValue: "connectionFailed")
+        /// The link dropped during the operation.
+        public static let disconnected = Code(rawValue: "disconnected")
+        /// The user cancelled (stopped the measurement, declined the connect prompt).
+        public static let cancelled = Code(rawValue: "cancelled")
+        /// The device reported an error; ``DeviceError/deviceCode`` has its code.
+        public static let deviceReported = Code(rawValue: "deviceReported")
+        /// The device sent bytes or answers the protocol does not allow.
+        public static let protocolViolation = Code(rawValue: "protocolViolation")
+        /// The user authentication a device requires failed (PO3 results 5–8).
+        public static let authenticationFailed = Code(rawValue: "authenticationFailed")
+        /// The operation is not one the model can do.
+        public static let unsupported = Code(rawValue: "unsupported")
+        /// Storing what the device sent failed; the device was not told it may delete anything.
+        public static let storeFailed = Code(rawValue: "storeFailed")
+    }
+
+    public var code: Code
+    /// The device family's numeric error code, when the device reported one.
+    public var deviceCode: Int?
+    /// One line, without health values.
+    public var message: String
+
+    public init(_ code: Code, deviceCode: Int? = nil, message: String) {
+        self.code = code
+        self.deviceCode = deviceCode
+        self.message = message
+    }
+
+    public var description: String {
+        if let deviceCode { "\(code) (device code \(deviceCode)): \(message)" } else { "\(code): \(message)" }
+    }
+
+    /// The callback reason for this error from a device of `model`: `ERROR-<devicemodel>-<code>` when the device
+    /// reported a code, `ERROR_CANCEL` for a cancel, named reasons otherwise.
+    public func reason(for model: DeviceModel) -> LayeredReason {
+        if let deviceCode { return .device(model, code: deviceCode) }
+        switch code {
+        case .cancelled: return .cancel
+        case .notFound: return .deviceNotFound
+        default: return LayeredReason(rawValue: "ERROR_DEVICE_" + code.rawValue.snakeUppercased)
+        }
+    }
+}
+
+extension String {
+    /// `connectionFailed` → `CONNECTION_FAILED`.
+    var snakeUppercased: String {
+        var result = ""
+        for character in self {
+            if character.isUppercase, !result.isEmpty { result += "_" }
+            result += character.uppercased()
+        }
+        return result
+    }
+}
+
+/// The numeric error codes the device families report (`../spec/README.md`).
+public enum DeviceErrorCodes {
+    /// PO3 error IDs: 0 Bluetooth communication, 1 flash access, 2 hardware, 3 SpO2/pulse out of range,
+    /// 4 unknown interference, 5 send failed, 6 disconnected, 7 no data, 111 user authentication failed.
+    public static let pulseOximeter: [Int: String] = [
+        0: "Bluetooth communication error", 1: "flash access error", 2: "hardware error",
+        3: "SpO2 or pulse rate out of the measurement range", 4: "unknown interference", 5: "send failed",
+        6: "device disconnected", 7: "no data", 111: "user authentication failed",
+    ]
+    /// Blood pressure monitors.
+    public static let bloodPressure: [Int: String] = [
+        0: "arm or wrist movement", 1: "no systolic", 2: "no diastolic", 3: "cuff blocked or too tight",
+        4: "cuff leak or too loose", 5: "cuff pressure over 300 mmHg", 13: "low battery",
+        15: "systolic over 260 or diastolic over 199", 16: "systolic under 60 or diastolic under 40", 17: "movement",
+    ]
+    /// Glucose meters.
+    public static let glucose: [Int: String] = [
+        0: "low battery", 1: "result out of range", 3: "used strip", 9: "strip removed", 13: "no strips left",
+        14: "strip expired",
+    ]
+    /// Scales (HS4).
+    public static let scale: [Int: String] = [1: "low battery", 3: "over the maximum weight", 4: "unsteady"]
+
+    /// The known codes of `family`; thermometers and activity monitors report none.
+    public static func codes(for family: DeviceFamily) -> [Int: String] {
+        switch family {
+        case .bloodPressure: bloodPressure
+        case .glucose: glucose
+        case .scale: scale
+        case .pulseOximeter: pulseOximeter
+        case .thermometer, .activityMonitor: [:]
+        }
+    }
+}

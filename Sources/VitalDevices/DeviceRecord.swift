@@ -1,0 +1,188 @@
+import HealthGATT
+import LayeredProtocol
+
+/// A reading a device gave, in the hub's canonical units, with what identifies it on the device.
+public struct DeviceRecord: Hashable, Sendable {
+    /// The reading, in canonical units (mmHg, mg/dL, kg, °C).
+    public var reading: LayeredReading
+    /// The record's sequence number on devices that number them (Record Access Control Point devices).
+    public var sequenceNumber: UInt16?
+    /// The body composition that came with a weight (HS4S).
+    public var bodyComposition: BodyCompositionMeasurement?
+
+    public init(reading: LayeredReading, sequenceNumber: UInt16? = nil, bodyComposition: BodyCompositionMeasurement? = nil) {
+        self.reading = reading
+        self.sequenceNumber = sequenceNumber
+        self.bodyComposition = bodyComposition
+    }
+}
+
+/// Where drivers put what they read.
+///
+/// ``store(_:)`` returns only once the records are durable. A driver tells the device it may delete a record
+/// (an indication's confirmation, a Record Access Control Point delete, a vendor delete) only after the call that
+/// stored it has returned; when ``store(_:)`` throws, nothing more is confirmed or deleted.
+public protocol RecordSink: Sendable {
+    func store(_ records: [DeviceRecord]) async throws
+}
+
+/// A live sample streamed while a measurement runs.
+public enum LiveSample: Hashable, Sendable {
+    /// The cuff pressure of a blood pressure monitor, in mmHg.
+    case cuffPressure(Double)
+    /// A pulse oximeter's running values: SpO2 (%), pulse rate (bpm), perfusion index (%), when known.
+    case oximetry(spO2: Double?, pulseRate: Double?, perfusionIndex: Double?)
+    /// A pulse oximeter's pulse-wave (pulse intensity) sample, 0–100.
+    case pulseWave(Int)
+}
+
+/// How far a sync has come.
+public struct SyncProgress: Hashable, Sendable {
+    /// Records stored so far.
+    public var stored: Int
+    /// Records the device said it holds, when it says (RACP, PO3).
+    public var expected: Int?
+
+    public init(stored: Int, expected: Int?) {
+        self.stored = stored
+        self.expected = expected
+    }
+
+    /// From 0 to 1; 0 while the total is unknown or zero.
+    public var fraction: Double {
+        guard let expected, expected > 0 else { return 0 }
+        return min(1, Double(stored) / Double(expected))
+    }
+}
+
+/// What a device says about itself (Device Information and Battery services).
+public struct DeviceInfo: Hashable, Sendable {
+    public var serialNumber: String
+    public var firmwareRevision: String
+    /// Percent.
+    public var batteryLevel: Int
+
+    public init(serialNumber: String, firmwareRevision: String, batteryLevel: Int) {
+        self.serialNumber = serialNumber
+        self.firmwareRevision = firmwareRevision
+        self.batteryLevel = batteryLevel
+    }
+}
+
+// MARK: - Canonical units from SIG values
+
+extension SFloat {
+    /// The value, or a protocol violation naming `field` for a special value where a number is required.
+    func required(_ field: String) throws(DeviceError) -> Double {
+        guard let value = doubleValue else {
+            throw DeviceError(.protocolViolation, message: "\(field) is \(description), not a number")
+        }
+        return value
+    }
+}
+
+extension DateTime {
+    /// The UTC instant of a device time stamp; devices' clocks are set to UTC by the hub. A time stamp with an
+    /// unknown field is a protocol violation: a reading must say when it was taken.
+    func timestamp(_ field: String) throws(DeviceError) -> LayeredTimestamp {
+        guard
+            let timestamp = LayeredTimestamp(
+                year: Int(year), month: Int(month), day: Int(day), hour: Int(hours), minute: Int(minutes),
+                second: Int(seconds))
+        else { throw DeviceError(.protocolViolation, message: "\(field) is incomplete") }
+        return timestamp
+    }
+
+    /// The Date Time of a UTC instant.
+    public init(_ timestamp: LayeredTimestamp) {
+        let (year, month, day) = timestamp.day.components
+        let seconds = Int(timestamp.secondsSince1970 - timestamp.day.daysSince1970 * 86_400)
+        self.init(
+            year: UInt16(year), month: UInt8(month), day: UInt8(day), hours: UInt8(seconds / 3600),
+            minutes: UInt8(seconds / 60 % 60), seconds: UInt8(seconds % 60))
+    }
+}
+
+extension DeviceRecord {
+    /// A blood pressure measurement in mmHg; kPa readings are converted.
+    init(_ measurement: BloodPressureMeasurement) throws(DeviceError) {
+        let factor = measurement.unit == .kPa ? 1 / 0.133_322_387_415 : 1
+        guard let time = measurement.timeStamp else {
+            throw DeviceError(.protocolViolation, message: "a blood pressure reading has no time stamp")
+        }
+        let status = measurement.status
+        self.init(
+            reading: .bloodPressure(
+                BloodPressureReading(
+                    systolic: try measurement.systolic.required("systolic") * factor,
+                    diastolic: try measurement.diastolic.required("diastolic") * factor,
+                    heartRate: try measurement.pulseRate.map { value throws(DeviceError) in Int(try value.required("pulse_rate").rounded()) },
+                    arrhythmia: status.map { $0.contains(.irregularPulseDetected) },
+                    measuredAt: try time.timestamp("time_stamp"))))
+    }
+
+    /// A glucose measurement in mg/dL.
+    init(_ measurement: GlucoseMeasurement) throws(DeviceError) {
+        guard let milligrams = measurement.milligramsPerDeciliter else {
+            throw DeviceError(.protocolViolation, message: "a glucose record has no concentration")
+        }
+        let base = try measurement.baseTime.timestamp("base_time")
+        let offset = Int64(measurement.timeOffset ?? 0) * 60
+        self.init(
+            reading: .glucose(
+                GlucoseReading(
+                    mgPerDeciliter: milligrams, measuredAt: LayeredTimestamp(secondsSince1970: base.secondsSince1970 + offset))),
+            sequenceNumber: measurement.sequenceNumber)
+    }
+
+    /// A weight in kg.
+    init(_ measurement: WeightMeasurement) throws(DeviceError) {
+        guard let kilograms = measurement.kilograms else {
+            throw DeviceError(.protocolViolation, message: "the scale reported an unsuccessful measurement")
+        }
+        guard let time = measurement.timeStamp else {
+            throw DeviceError(.protocolViolation, message: "a weight has no time stamp")
+        }
+        self.init(reading: .weight(WeightReading(kilograms: kilograms, measuredAt: try time.timestamp("time_stamp"))))
+    }
+
+    /// A body composition with its weight in kg.
+    init(_ measurement: BodyCompositionMeasurement) throws(DeviceError) {
+        guard let weight = measurement.weight, var kilograms = weight.value(in: measurement.system) else {
+            throw DeviceError(.protocolViolation, message: "a body composition has no weight")
+        }
+        if measurement.system == .imperial { kilograms *= 0.453_592_37 }
+        guard let time = measurement.timeStamp else {
+            throw DeviceError(.protocolViolation, message: "a body composition has no time stamp")
+        }
+        self.init(
+            reading: .weight(WeightReading(kilograms: kilograms, measuredAt: try time.timestamp("time_stamp"))),
+            bodyComposition: measurement)
+    }
+
+    /// A temperature in °C.
+    init(_ measurement: TemperatureMeasurement) throws(DeviceError) {
+        guard let value = measurement.temperature.doubleValue else {
+            throw DeviceError(.protocolViolation, message: "temperature is \(measurement.temperature)")
+        }
+        guard let time = measurement.timeStamp else {
+            throw DeviceError(.protocolViolation, message: "a temperature has no time stamp")
+        }
+        let celsius = measurement.unit == .celsius ? value : (value - 32) * 5 / 9
+        self.init(reading: .temperature(TemperatureReading(celsius: celsius, measuredAt: try time.timestamp("time_stamp"))))
+    }
+
+    /// An SpO2 spot-check.
+    init(_ measurement: PLXSpotCheckMeasurement) throws(DeviceError) {
+        guard let time = measurement.timeStamp else {
+            throw DeviceError(.protocolViolation, message: "a spot-check has no time stamp")
+        }
+        self.init(
+            reading: .oximetry(
+                OximetryReading(
+                    oxygenSaturation: Int(try measurement.spO2PulseRate.spO2.required("spo2").rounded()),
+                    heartRate: Int(try measurement.spO2PulseRate.pulseRate.required("pr").rounded()),
+                    perfusionIndex: measurement.pulseAmplitudeIndex?.doubleValue,
+                    measuredAt: try time.timestamp("time_stamp"))))
+    }
+}

@@ -1,0 +1,162 @@
+import HealthGATT
+import LayeredProtocol
+
+/// Glucose meters (BG5, BG1): the Glucose Service with its Record Access Control Point.
+///
+/// A sync asks for the number of stored records, then for the records (all of them, or those after the last
+/// sequence number already stored), stores them in batches as the notifications arrive, and only after the
+/// device's success response and the last batch's commit writes "delete stored records ≤ the highest sequence
+/// number stored". Any failure on the way leaves the device's memory untouched. A live measurement is started
+/// with the strip code and notified as a new record.
+public struct GlucoseDriver: DeviceDriver {
+    public let entry: CatalogEntry
+    public let connection: any BluetoothConnection
+    /// Records stored per sink call during a sync.
+    public var batchSize = 512
+
+    public init(entry: CatalogEntry, connection: any BluetoothConnection) {
+        self.entry = entry
+        self.connection = connection
+    }
+
+    public func measure(
+        _ options: MeasureOptions, into sink: any RecordSink, observer: @escaping @Sendable (LiveSample) -> Void
+    ) async throws(DeviceError) -> DeviceRecord {
+        try await connection.subscribe(GATTCharacteristics.vendorStatus)
+        try await connection.subscribe(GATTCharacteristics.glucoseMeasurement)
+        try await send(options.stripCode.map { .startGlucoseMeasurement($0) } ?? .startMeasurement)
+        while true {
+            try checkCancellation()
+            switch try await connection.nextEvent() {
+            case .notification(GATTCharacteristics.glucoseMeasurement, let bytes):
+                let record = try DeviceRecord(decode(GlucoseMeasurement.self, bytes))
+                try await store([record], in: sink)
+                return record
+            case .notification(GATTCharacteristics.vendorStatus, let bytes):
+                _ = try vendorEvent(bytes)
+            default:
+                continue
+            }
+        }
+    }
+
+    public func sync(into sink: any RecordSink, progress: @escaping @Sendable (SyncProgress) -> Void) async throws(
+        DeviceError
+    ) -> Int {
+        try await sync(after: nil, into: sink, progress: progress)
+    }
+
+    /// Syncs the records after sequence number `lastStored` (all records when `nil`): what a hub that already
+    /// committed up to `lastStored` before a link dropped asks for, so every record is stored exactly once.
+    public func sync(
+        after lastStored: UInt16?, into sink: any RecordSink, progress: @escaping @Sendable (SyncProgress) -> Void
+    ) async throws(DeviceError) -> Int {
+        try await connection.subscribe(GATTCharacteristics.vendorStatus)
+        try await connection.subscribe(GATTCharacteristics.glucoseMeasurement)
+        try await connection.subscribe(GATTCharacteristics.glucoseContext)
+        try await connection.subscribe(GATTCharacteristics.glucoseRACP)
+        let filter: RecordFilter
+        if let lastStored {
+            guard lastStored < UInt16.max else { return 0 }
+            filter = .greaterThanOrEqual(.sequenceNumber(lastStored + 1))
+        } else {
+            filter = .all
+        }
+
+        let expected: Int
+        switch try await request(.reportNumberOfStoredRecords(filter)) {
+        case .numberOfStoredRecordsResponse(let count): expected = Int(count)
+        case let other: throw unexpected(other)
+        }
+        progress(SyncProgress(stored: 0, expected: expected))
+        guard expected > 0 else { return 0 }
+
+        try await connection.write(GATTCharacteristics.glucoseRACP, RecordAccessControlPoint.reportStoredRecords(filter).encoded())
+        var batch: [DeviceRecord] = []
+        batch.reserveCapacity(batchSize)
+        var stored = 0
+        var highest: UInt16?
+        while true {
+            if Task.isCancelled {
+                try await abort()
+                throw DeviceError(.cancelled, message: "the sync was cancelled after \(stored) records")
+            }
+            switch try await connection.nextEvent() {
+            case .notification(GATTCharacteristics.glucoseMeasurement, let bytes):
+                let record = try DeviceRecord(decode(GlucoseMeasurement.self, bytes))
+                batch.append(record)
+                highest = max(highest ?? 0, record.sequenceNumber ?? 0)
+                if batch.count == batchSize {
+                    try await store(batch, in: sink)
+                    stored += batch.count
+                    batch.removeAll(keepingCapacity: true)
+                    progress(SyncProgress(stored: stored, expected: expected))
+                }
+            case .notification(GATTCharacteristics.glucoseContext, let bytes):
+                _ = try decode(GlucoseMeasurementContext.self, bytes)
+            case .indication(GATTCharacteristics.glucoseRACP, let bytes, let token):
+                try await connection.confirm(token)
+                let response = try decode(RecordAccessControlPoint.self, bytes)
+                guard case .responseCode(.reportStoredRecords, let code) = response else { throw unexpected(response) }
+                guard code == .success || code == .noRecordsFound else { throw failed(.reportStoredRecords, code) }
+                if !batch.isEmpty {
+                    try await store(batch, in: sink)
+                    stored += batch.count
+                    progress(SyncProgress(stored: stored, expected: expected))
+                }
+                if let highest {
+                    try await delete(through: highest)
+                }
+                return stored
+            case .notification(GATTCharacteristics.vendorStatus, let bytes):
+                _ = try vendorEvent(bytes)
+            default:
+                continue
+            }
+        }
+    }
+
+    /// Writes `command` and waits for the device's RACP indication answering it.
+    func request(_ command: RecordAccessControlPoint) async throws(DeviceError) -> RecordAccessControlPoint {
+        try await connection.write(GATTCharacteristics.glucoseRACP, command.encoded())
+        while true {
+            switch try await connection.nextEvent() {
+            case .indication(GATTCharacteristics.glucoseRACP, let bytes, let token):
+                try await connection.confirm(token)
+                return try decode(RecordAccessControlPoint.self, bytes)
+            case .notification(GATTCharacteristics.vendorStatus, let bytes):
+                _ = try vendorEvent(bytes)
+            default:
+                continue
+            }
+        }
+    }
+
+    func delete(through sequenceNumber: UInt16) async throws(DeviceError) {
+        let response = try await request(.deleteStoredRecords(.lessThanOrEqual(.sequenceNumber(sequenceNumber))))
+        guard case .responseCode(.deleteStoredRecords, let code) = response else { throw unexpected(response) }
+        guard code == .success else { throw failed(.deleteStoredRecords, code) }
+    }
+
+    /// Aborts a transfer in progress; the records not yet stored stay on the device.
+    func abort() async throws(DeviceError) {
+        try await connection.write(GATTCharacteristics.glucoseRACP, RecordAccessControlPoint.abortOperation.encoded())
+        while true {
+            switch try await connection.nextEvent() {
+            case .indication(GATTCharacteristics.glucoseRACP, let bytes, let token):
+                try await connection.confirm(token)
+                if case .responseCode(.abortOperation, _) = try decode(RecordAccessControlPoint.self, bytes) { return }
+            default:
+                continue
+            }
+        }
+    }
+
+    func unexpected(_ response: RecordAccessControlPoint) -> DeviceError {
+        DeviceError(.protocolViolation, message: "an unexpected Record Access Control Point answer")
+    }
+
+    func failed(_ opCode: RACPOpCode, _ code: RACPResponseCode) -> DeviceError {
+        DeviceError(.protocolViolation, message: "the device answered \(code) to \(opCode)")
+    }
+}

@@ -1,0 +1,190 @@
+import HealthGATT
+import LayeredProtocol
+
+/// The PO3 user authentication results (`../spec/po3-sdk-ios.md`): measuring is allowed after 1–4 only.
+public enum PO3Authentication: UInt8, Hashable, Sendable, CaseIterable {
+    case registerSuccess = 1
+    case loginSuccess = 2
+    case combinedSuccess = 3
+    /// Offline, within the 10-day trial.
+    case trialSuccess = 4
+    case invalidUserInfo = 5
+    case sdkNotAuthorized = 6
+    case userNotAuthorized = 7
+    case internetError = 8
+
+    /// Whether the PO3 may be used after this result.
+    public var allowsMeasuring: Bool { rawValue <= 4 }
+}
+
+/// The PO3 pulse oximeter: the Pulse Oximeter Service (continuous and spot-check measurements, stored
+/// spot-checks through its Record Access Control Point) with the vendor user authentication, clock, battery and
+/// factory reset of the PO3 SDK.
+///
+/// ``authenticate(userID:)`` must succeed (results 1–4) before anything else; results 5–8 stop the operation with
+/// the PO3's error 111. Device errors carry the PO3 error IDs 0–7; a link that drops is error 6.
+public struct PulseOximeterDriver: DeviceDriver {
+    public let entry: CatalogEntry
+    public let connection: any BluetoothConnection
+
+    public init(entry: CatalogEntry, connection: any BluetoothConnection) {
+        self.entry = entry
+        self.connection = connection
+    }
+
+    /// The PO3 error for a dropped link: 6, device disconnected.
+    static func mapped(_ error: DeviceError) -> DeviceError {
+        guard error.code == .disconnected, error.deviceCode == nil else { return error }
+        return DeviceError(.disconnected, deviceCode: 6, message: error.message)
+    }
+
+    /// Authenticates the user; throws ``DeviceError/Code/authenticationFailed`` with code 111 for results 5–8.
+    @discardableResult
+    public func authenticate(userID: String) async throws(DeviceError) -> PO3Authentication {
+        do throws(DeviceError) {
+            try await connection.subscribe(GATTCharacteristics.vendorStatus)
+            try await send(.authenticate(userID: userID))
+            while true {
+                guard case .notification(GATTCharacteristics.vendorStatus, let bytes) = try await connection.nextEvent(),
+                    case .authenticationResult(let raw) = try vendorEvent(bytes)
+                else { continue }
+                guard let result = PO3Authentication(rawValue: raw) else {
+                    throw DeviceError(.protocolViolation, message: "authentication result \(raw) is not 1–8")
+                }
+                guard result.allowsMeasuring else {
+                    throw DeviceError(.authenticationFailed, deviceCode: 111, message: "user authentication failed (\(result))")
+                }
+                return result
+            }
+        } catch {
+            throw Self.mapped(error)
+        }
+    }
+
+    /// Sets the PO3's clock.
+    public func setTime(_ time: LayeredTimestamp) async throws(DeviceError) {
+        try await command(.setTime(DateTime(time)))
+    }
+
+    /// Restores factory settings; the stored history is erased.
+    public func factoryReset() async throws(DeviceError) {
+        try await command(.factoryReset)
+    }
+
+    /// The battery level in percent.
+    public func batteryLevel() async throws(DeviceError) -> Int {
+        try await deviceInfo().batteryLevel
+    }
+
+    /// Writes `command` and waits for its result event.
+    func command(_ command: VendorCommand) async throws(DeviceError) {
+        do throws(DeviceError) {
+            try await connection.subscribe(GATTCharacteristics.vendorStatus)
+            try await send(command)
+            let opCode = command.encoded[0]
+            while true {
+                guard case .notification(GATTCharacteristics.vendorStatus, let bytes) = try await connection.nextEvent(),
+                    case .commandResult(opCode, let success) = try vendorEvent(bytes)
+                else { continue }
+                guard success else { throw DeviceError(.deviceReported, deviceCode: 5, message: "the PO3 refused the command") }
+                return
+            }
+        } catch {
+            throw Self.mapped(error)
+        }
+    }
+
+    public func measure(
+        _ options: MeasureOptions, into sink: any RecordSink, observer: @escaping @Sendable (LiveSample) -> Void
+    ) async throws(DeviceError) -> DeviceRecord {
+        do throws(DeviceError) {
+            try await connection.subscribe(GATTCharacteristics.vendorStatus)
+            try await connection.subscribe(GATTCharacteristics.plxContinuous)
+            try await connection.subscribe(GATTCharacteristics.plxSpotCheck)
+            try await send(.startMeasurement)
+            while true {
+                try checkCancellation()
+                switch try await connection.nextEvent() {
+                case .notification(GATTCharacteristics.plxContinuous, let bytes):
+                    let value = try decode(PLXContinuousMeasurement.self, bytes)
+                    observer(
+                        .oximetry(
+                            spO2: value.normal.spO2.doubleValue, pulseRate: value.normal.pulseRate.doubleValue,
+                            perfusionIndex: value.pulseAmplitudeIndex?.doubleValue))
+                case .notification(GATTCharacteristics.vendorStatus, let bytes):
+                    if case .pulseWave(let wave) = try vendorEvent(bytes) { observer(.pulseWave(Int(wave))) }
+                case .indication(GATTCharacteristics.plxSpotCheck, let bytes, let token):
+                    let record = try DeviceRecord(decode(PLXSpotCheckMeasurement.self, bytes))
+                    try await store([record], in: sink)
+                    try await connection.confirm(token)
+                    return record
+                default:
+                    continue
+                }
+            }
+        } catch {
+            throw Self.mapped(error)
+        }
+    }
+
+    /// Reads the stored spot-checks: their count, then each one (stored before it is confirmed), with progress
+    /// from 0 to 1; then deletes what was stored.
+    public func sync(into sink: any RecordSink, progress: @escaping @Sendable (SyncProgress) -> Void) async throws(
+        DeviceError
+    ) -> Int {
+        do throws(DeviceError) {
+            try await connection.subscribe(GATTCharacteristics.vendorStatus)
+            try await connection.subscribe(GATTCharacteristics.plxSpotCheck)
+            try await connection.subscribe(GATTCharacteristics.plxRACP)
+            guard case .numberOfStoredRecordsResponse(let count) = try await request(.reportNumberOfStoredRecords(.all))
+            else { throw DeviceError(.protocolViolation, message: "no record count") }
+            progress(SyncProgress(stored: 0, expected: Int(count)))
+            guard count > 0 else { return 0 }
+            try await connection.write(GATTCharacteristics.plxRACP, RecordAccessControlPoint.reportStoredRecords(.all).encoded())
+            var stored = 0
+            while true {
+                try checkCancellation()
+                switch try await connection.nextEvent() {
+                case .indication(GATTCharacteristics.plxSpotCheck, let bytes, let token):
+                    let record = try DeviceRecord(decode(PLXSpotCheckMeasurement.self, bytes))
+                    try await store([record], in: sink)
+                    try await connection.confirm(token)
+                    stored += 1
+                    progress(SyncProgress(stored: stored, expected: Int(count)))
+                case .indication(GATTCharacteristics.plxRACP, let bytes, let token):
+                    try await connection.confirm(token)
+                    guard case .responseCode(.reportStoredRecords, let code) = try decode(RecordAccessControlPoint.self, bytes),
+                        code == .success || code == .noRecordsFound
+                    else { throw DeviceError(.protocolViolation, message: "the PO3 did not finish its report") }
+                    if stored > 0 {
+                        // every record was stored before its confirmation; now the PO3 may forget them all
+                        guard case .responseCode(.deleteStoredRecords, .success) = try await request(.deleteStoredRecords(.all))
+                        else { throw DeviceError(.protocolViolation, message: "the PO3 did not delete its history") }
+                    }
+                    return stored
+                case .notification(GATTCharacteristics.vendorStatus, let bytes):
+                    _ = try vendorEvent(bytes)
+                default:
+                    continue
+                }
+            }
+        } catch {
+            throw Self.mapped(error)
+        }
+    }
+
+    func request(_ command: RecordAccessControlPoint) async throws(DeviceError) -> RecordAccessControlPoint {
+        try await connection.write(GATTCharacteristics.plxRACP, command.encoded())
+        while true {
+            switch try await connection.nextEvent() {
+            case .indication(GATTCharacteristics.plxRACP, let bytes, let token):
+                try await connection.confirm(token)
+                return try decode(RecordAccessControlPoint.self, bytes)
+            case .notification(GATTCharacteristics.vendorStatus, let bytes):
+                _ = try vendorEvent(bytes)
+            default:
+                continue
+            }
+        }
+    }
+}
