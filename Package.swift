@@ -3,10 +3,12 @@ import PackageDescription
 
 let package = Package(
     name: "VitalBridge",
+    platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .library(name: "LayeredProtocol", targets: ["LayeredProtocol"]),
         .library(name: "HealthGATT", targets: ["HealthGATT"]),
         .library(name: "VitalDevices", targets: ["VitalDevices"]),
+        .library(name: "VitalSimulation", targets: ["VitalSimulation"]),
         .executable(name: "vitalbridge", targets: ["vitalbridge"]),
     ],
     dependencies: [
@@ -16,6 +18,7 @@ let package = Package(
         .target(name: "LayeredProtocol"),
         .target(name: "HealthGATT"),
         .target(name: "VitalDevices", dependencies: ["LayeredProtocol", "HealthGATT"]),
+        .target(name: "VitalSimulation", dependencies: ["VitalDevices", "HealthGATT", "LayeredProtocol"]),
         .target(
             name: "VitalBridgeCLI",
             dependencies: [
@@ -26,6 +29,10 @@ let package = Package(
         .target(name: "VitalTestSupport", path: "Tests/VitalTestSupport"),
         .testTarget(name: "LayeredProtocolTests", dependencies: ["LayeredProtocol", "VitalTestSupport"]),
         .testTarget(name: "HealthGATTTests", dependencies: ["HealthGATT", "VitalTestSupport"]),
+        .testTarget(
+            name: "VitalSimulationTests",
+            dependencies: ["VitalSimulation", "VitalDevices", "HealthGATT", "LayeredProtocol", "VitalTestSupport"]
+        ),
         .testTarget(name: "VitalBridgeCLITests", dependencies: ["vitalbridge", "LayeredProtocol"]),
     ],
     swiftLanguageModes: [.v6]

@@ -38,9 +38,9 @@ public struct ActivityMonitorDriver: DeviceDriver {
         throw DeviceError(.unsupported, message: "\(entry.model.name) does not take live measurements")
     }
 
-    public func sync(into sink: any RecordSink, progress: @escaping @Sendable (SyncProgress) -> Void) async throws(
-        DeviceError
-    ) -> Int {
+    public func sync(into sink: any RecordSink, progress: @escaping @Sendable (SyncProgress) -> Void)
+        async throws(DeviceError) -> Int
+    {
         try await connection.subscribe(GATTCharacteristics.vendorStatus)
         try await connection.subscribe(GATTCharacteristics.activityRecords)
         try await send(.reportActivity)
@@ -57,7 +57,8 @@ public struct ActivityMonitorDriver: DeviceDriver {
             case .notification(GATTCharacteristics.vendorStatus, let bytes):
                 guard case .transferComplete(let count) = try vendorEvent(bytes) else { continue }
                 guard Int(count) == records.count else {
-                    throw DeviceError(.protocolViolation, message: "the monitor announced \(count) days and sent \(records.count)")
+                    throw DeviceError(
+                        .protocolViolation, message: "the monitor announced \(count) days and sent \(records.count)")
                 }
                 guard count > 0 else { return 0 }
                 try await store(records, in: sink)

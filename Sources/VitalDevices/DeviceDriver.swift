@@ -115,16 +115,17 @@ public struct PushDeviceDriver: DeviceDriver {
     func record(from bytes: [UInt8]) throws(DeviceError) -> DeviceRecord {
         switch entry.family {
         case .bloodPressure: try DeviceRecord(decode(BloodPressureMeasurement.self, bytes))
-        case .scale where entry.measuresBodyComposition: try DeviceRecord(decode(BodyCompositionMeasurement.self, bytes))
+        case .scale where entry.measuresBodyComposition:
+            try DeviceRecord(decode(BodyCompositionMeasurement.self, bytes))
         case .scale: try DeviceRecord(decode(WeightMeasurement.self, bytes))
         default: try DeviceRecord(decode(TemperatureMeasurement.self, bytes))
         }
     }
 
     /// Subscribes and stores every pushed stored reading until the transfer completes; returns how many.
-    func drainStoredRecords(into sink: any RecordSink, progress: @Sendable (SyncProgress) -> Void) async throws(
-        DeviceError
-    ) -> Int {
+    func drainStoredRecords(into sink: any RecordSink, progress: @Sendable (SyncProgress) -> Void)
+        async throws(DeviceError) -> Int
+    {
         try await connection.subscribe(GATTCharacteristics.vendorStatus)
         try await connection.subscribe(measurementCharacteristic)
         var stored = 0
@@ -151,9 +152,9 @@ public struct PushDeviceDriver: DeviceDriver {
         }
     }
 
-    public func sync(into sink: any RecordSink, progress: @escaping @Sendable (SyncProgress) -> Void) async throws(
-        DeviceError
-    ) -> Int {
+    public func sync(into sink: any RecordSink, progress: @escaping @Sendable (SyncProgress) -> Void)
+        async throws(DeviceError) -> Int
+    {
         try await drainStoredRecords(into: sink, progress: progress)
     }
 

@@ -10,7 +10,9 @@ public struct DeviceRecord: Hashable, Sendable {
     /// The body composition that came with a weight (HS4S).
     public var bodyComposition: BodyCompositionMeasurement?
 
-    public init(reading: LayeredReading, sequenceNumber: UInt16? = nil, bodyComposition: BodyCompositionMeasurement? = nil) {
+    public init(
+        reading: LayeredReading, sequenceNumber: UInt16? = nil, bodyComposition: BodyCompositionMeasurement? = nil
+    ) {
         self.reading = reading
         self.sequenceNumber = sequenceNumber
         self.bodyComposition = bodyComposition
@@ -116,7 +118,9 @@ extension DeviceRecord {
                 BloodPressureReading(
                     systolic: try measurement.systolic.required("systolic") * factor,
                     diastolic: try measurement.diastolic.required("diastolic") * factor,
-                    heartRate: try measurement.pulseRate.map { value throws(DeviceError) in Int(try value.required("pulse_rate").rounded()) },
+                    heartRate: try measurement.pulseRate.map { value throws(DeviceError) in
+                        Int(try value.required("pulse_rate").rounded())
+                    },
                     arrhythmia: status.map { $0.contains(.irregularPulseDetected) },
                     measuredAt: try time.timestamp("time_stamp"))))
     }
@@ -131,7 +135,8 @@ extension DeviceRecord {
         self.init(
             reading: .glucose(
                 GlucoseReading(
-                    mgPerDeciliter: milligrams, measuredAt: LayeredTimestamp(secondsSince1970: base.secondsSince1970 + offset))),
+                    mgPerDeciliter: milligrams,
+                    measuredAt: LayeredTimestamp(secondsSince1970: base.secondsSince1970 + offset))),
             sequenceNumber: measurement.sequenceNumber)
     }
 
@@ -169,7 +174,8 @@ extension DeviceRecord {
             throw DeviceError(.protocolViolation, message: "a temperature has no time stamp")
         }
         let celsius = measurement.unit == .celsius ? value : (value - 32) * 5 / 9
-        self.init(reading: .temperature(TemperatureReading(celsius: celsius, measuredAt: try time.timestamp("time_stamp"))))
+        self.init(
+            reading: .temperature(TemperatureReading(celsius: celsius, measuredAt: try time.timestamp("time_stamp"))))
     }
 
     /// An SpO2 spot-check.

@@ -40,9 +40,9 @@ public struct GlucoseDriver: DeviceDriver {
         }
     }
 
-    public func sync(into sink: any RecordSink, progress: @escaping @Sendable (SyncProgress) -> Void) async throws(
-        DeviceError
-    ) -> Int {
+    public func sync(into sink: any RecordSink, progress: @escaping @Sendable (SyncProgress) -> Void)
+        async throws(DeviceError) -> Int
+    {
         try await sync(after: nil, into: sink, progress: progress)
     }
 
@@ -71,7 +71,8 @@ public struct GlucoseDriver: DeviceDriver {
         progress(SyncProgress(stored: 0, expected: expected))
         guard expected > 0 else { return 0 }
 
-        try await connection.write(GATTCharacteristics.glucoseRACP, RecordAccessControlPoint.reportStoredRecords(filter).encoded())
+        try await connection.write(
+            GATTCharacteristics.glucoseRACP, RecordAccessControlPoint.reportStoredRecords(filter).encoded())
         var batch: [DeviceRecord] = []
         batch.reserveCapacity(batchSize)
         var stored = 0

@@ -45,14 +45,16 @@ public struct PulseOximeterDriver: DeviceDriver {
             try await connection.subscribe(GATTCharacteristics.vendorStatus)
             try await send(.authenticate(userID: userID))
             while true {
-                guard case .notification(GATTCharacteristics.vendorStatus, let bytes) = try await connection.nextEvent(),
+                guard
+                    case .notification(GATTCharacteristics.vendorStatus, let bytes) = try await connection.nextEvent(),
                     case .authenticationResult(let raw) = try vendorEvent(bytes)
                 else { continue }
                 guard let result = PO3Authentication(rawValue: raw) else {
                     throw DeviceError(.protocolViolation, message: "authentication result \(raw) is not 1–8")
                 }
                 guard result.allowsMeasuring else {
-                    throw DeviceError(.authenticationFailed, deviceCode: 111, message: "user authentication failed (\(result))")
+                    throw DeviceError(
+                        .authenticationFailed, deviceCode: 111, message: "user authentication failed (\(result))")
                 }
                 return result
             }
@@ -83,10 +85,13 @@ public struct PulseOximeterDriver: DeviceDriver {
             try await send(command)
             let opCode = command.encoded[0]
             while true {
-                guard case .notification(GATTCharacteristics.vendorStatus, let bytes) = try await connection.nextEvent(),
+                guard
+                    case .notification(GATTCharacteristics.vendorStatus, let bytes) = try await connection.nextEvent(),
                     case .commandResult(opCode, let success) = try vendorEvent(bytes)
                 else { continue }
-                guard success else { throw DeviceError(.deviceReported, deviceCode: 5, message: "the PO3 refused the command") }
+                guard success else {
+                    throw DeviceError(.deviceReported, deviceCode: 5, message: "the PO3 refused the command")
+                }
                 return
             }
         } catch {
@@ -129,9 +134,9 @@ public struct PulseOximeterDriver: DeviceDriver {
 
     /// Reads the stored spot-checks: their count, then each one (stored before it is confirmed), with progress
     /// from 0 to 1; then deletes what was stored.
-    public func sync(into sink: any RecordSink, progress: @escaping @Sendable (SyncProgress) -> Void) async throws(
-        DeviceError
-    ) -> Int {
+    public func sync(into sink: any RecordSink, progress: @escaping @Sendable (SyncProgress) -> Void)
+        async throws(DeviceError) -> Int
+    {
         do throws(DeviceError) {
             try await connection.subscribe(GATTCharacteristics.vendorStatus)
             try await connection.subscribe(GATTCharacteristics.plxSpotCheck)
@@ -140,7 +145,8 @@ public struct PulseOximeterDriver: DeviceDriver {
             else { throw DeviceError(.protocolViolation, message: "no record count") }
             progress(SyncProgress(stored: 0, expected: Int(count)))
             guard count > 0 else { return 0 }
-            try await connection.write(GATTCharacteristics.plxRACP, RecordAccessControlPoint.reportStoredRecords(.all).encoded())
+            try await connection.write(
+                GATTCharacteristics.plxRACP, RecordAccessControlPoint.reportStoredRecords(.all).encoded())
             var stored = 0
             while true {
                 try checkCancellation()
@@ -153,12 +159,16 @@ public struct PulseOximeterDriver: DeviceDriver {
                     progress(SyncProgress(stored: stored, expected: Int(count)))
                 case .indication(GATTCharacteristics.plxRACP, let bytes, let token):
                     try await connection.confirm(token)
-                    guard case .responseCode(.reportStoredRecords, let code) = try decode(RecordAccessControlPoint.self, bytes),
+                    guard
+                        case .responseCode(.reportStoredRecords, let code) = try decode(
+                            RecordAccessControlPoint.self, bytes),
                         code == .success || code == .noRecordsFound
                     else { throw DeviceError(.protocolViolation, message: "the PO3 did not finish its report") }
                     if stored > 0 {
                         // every record was stored before its confirmation; now the PO3 may forget them all
-                        guard case .responseCode(.deleteStoredRecords, .success) = try await request(.deleteStoredRecords(.all))
+                        guard
+                            case .responseCode(.deleteStoredRecords, .success) = try await request(
+                                .deleteStoredRecords(.all))
                         else { throw DeviceError(.protocolViolation, message: "the PO3 did not delete its history") }
                     }
                     return stored

@@ -60,7 +60,8 @@ public enum VendorCommand: Hashable, Sendable {
         switch op {
         case 0x01 where body.isEmpty: self = .startMeasurement
         case 0x01:
-            guard let type = CodeType(rawValue: Int(body[0])), let code = String(validating: body.dropFirst(), as: UTF8.self),
+            guard let type = CodeType(rawValue: Int(body[0])),
+                let code = String(validating: body.dropFirst(), as: UTF8.self),
                 !code.isEmpty
             else { return nil }
             self = .startGlucoseMeasurement(StripCode(type: type, code: code))
@@ -72,13 +73,15 @@ public enum VendorCommand: Hashable, Sendable {
             self = .authenticate(userID: userID)
         case 0x05 where body.isEmpty: self = .factoryReset
         case 0x06 where body.count == 10:
-            let id = Int32(bitPattern: UInt32(body[0]) | UInt32(body[1]) << 8 | UInt32(body[2]) << 16 | UInt32(body[3]) << 24)
+            let id = Int32(
+                bitPattern: UInt32(body[0]) | UInt32(body[1]) << 8 | UInt32(body[2]) << 16 | UInt32(body[3]) << 24)
             guard let sex = UserSex(rawValue: Int(body[5])), let swim = SwimSwitch(rawValue: Int(body[8])),
                 let unit = VitalUnit(rawValue: Int(body[9])), unit.category == .activity
             else { return nil }
             self = .bindProfile(
                 ActivityProfile(
-                    userID: id, age: body[4], sex: sex, height: body[6], weight: body[7], swim: swim, distanceUnit: unit))
+                    userID: id, age: body[4], sex: sex, height: body[6], weight: body[7], swim: swim, distanceUnit: unit
+                ))
         case 0x07 where body.isEmpty: self = .reportActivity
         case 0x08 where body.count == 2: self = .deleteActivity(count: UInt16(body[0]) | UInt16(body[1]) << 8)
         default: return nil
@@ -157,6 +160,7 @@ public struct ActivityDayRecord: Hashable, Sendable {
         let swimCalories = le16(15)
         day = ActivityDay(
             date: date, steps: steps, calories: le16(8), sleepMinutes: le16(10), sleepEfficiency: Int(bytes[12]),
-            swimMinutes: swimMinutes == 0xFFFF ? nil : swimMinutes, swimCalories: swimCalories == 0xFFFF ? nil : swimCalories)
+            swimMinutes: swimMinutes == 0xFFFF ? nil : swimMinutes,
+            swimCalories: swimCalories == 0xFFFF ? nil : swimCalories)
     }
 }

@@ -1,0 +1,397 @@
+import LayeredProtocol
+import VitalDevices
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// The simulated world, as a fleet file (JSON) scripts it: the devices, what each stores and will measure, the
+/// failures to inject, radio timing, and what the user does.
+public struct Fleet: Codable, Hashable, Sendable {
+    /// The wall-clock time the world starts at (`yyyy-MM-dd HH:mm:ss`, UTC); the hub passes its own clock when
+    /// absent.
+    public var start: String?
+    public var user: UserScript
+    public var devices: [FleetDevice]
+
+    public init(start: String? = nil, user: UserScript = UserScript(), devices: [FleetDevice]) {
+        self.start = start
+        self.user = user
+        self.devices = devices
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        start = try container.decodeIfPresent(String.self, forKey: .start)
+        user = try container.decodeIfPresent(UserScript.self, forKey: .user) ?? UserScript()
+        devices = try container.decode([FleetDevice].self, forKey: .devices)
+    }
+}
+
+/// What the simulated user does.
+public struct UserScript: Codable, Hashable, Sendable {
+    /// The stage the user cancels: `add`, `sync` or `measure`.
+    public var cancelAt: String?
+    /// Whether the user declines the connect prompt (`popflag=1`).
+    public var declineConnect: Bool
+    /// The text the user's camera reads from a QR code.
+    public var qrCode: String?
+
+    public init(cancelAt: String? = nil, declineConnect: Bool = false, qrCode: String? = nil) {
+        self.cancelAt = cancelAt
+        self.declineConnect = declineConnect
+        self.qrCode = qrCode
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        cancelAt = try container.decodeIfPresent(String.self, forKey: .cancelAt)
+        declineConnect = try container.decodeIfPresent(Bool.self, forKey: .declineConnect) ?? false
+        qrCode = try container.decodeIfPresent(String.self, forKey: .qrCode)
+    }
+}
+
+/// One simulated device.
+public struct FleetDevice: Codable, Hashable, Sendable {
+    /// The catalog name, e.g. `BP5`, `KN550BT` or `THV3`.
+    public var model: String
+    /// 12 hexadecimal digits.
+    public var mac: String
+    public var serial: String?
+    public var firmware: String?
+    /// Percent, 0–100; 100 when absent.
+    public var battery: Int?
+    /// Whether the phone has bonded with it (an add by scan finds only paired devices); `true` when absent.
+    public var paired: Bool?
+    /// Whether it is in range (or plugged in); `true` when absent.
+    public var inRange: Bool?
+    /// The records in its memory.
+    public var records: RecordsScript?
+    /// What the next live measurements return: the listed readings in order, then seeded ones.
+    public var nextMeasurements: [SimulatedReading]?
+    /// The seed of everything generated for this device; derived from the MAC when absent.
+    public var seed: UInt64?
+    public var failures: FailureScript?
+    public var radio: RadioTiming?
+    /// PO3 only: the user authentication result the device answers, 1–8 (2, login success, when absent).
+    public var authenticationResult: Int?
+
+    public init(
+        model: String, mac: String, serial: String? = nil, firmware: String? = nil, battery: Int? = nil,
+        paired: Bool? = nil, inRange: Bool? = nil, records: RecordsScript? = nil,
+        nextMeasurements: [SimulatedReading]? = nil, seed: UInt64? = nil, failures: FailureScript? = nil,
+        radio: RadioTiming? = nil, authenticationResult: Int? = nil
+    ) {
+        self.model = model
+        self.mac = mac
+        self.serial = serial
+        self.firmware = firmware
+        self.battery = battery
+        self.paired = paired
+        self.inRange = inRange
+        self.records = records
+        self.nextMeasurements = nextMeasurements
+        self.seed = seed
+        self.failures = failures
+        self.radio = radio
+        self.authenticationResult = authenticationResult
+    }
+}
+
+/// A device's memory: listed readings, or `count` readings generated from `seed` between `from` and `to`.
+public struct RecordsScript: Codable, Hashable, Sendable {
+    public var list: [SimulatedReading]?
+    public var generate: GeneratedRecords?
+
+    public init(list: [SimulatedReading]? = nil, generate: GeneratedRecords? = nil) {
+        self.list = list
+        self.generate = generate
+    }
+}
+
+/// Readings generated deterministically.
+public struct GeneratedRecords: Codable, Hashable, Sendable {
+    public var count: Int
+    public var seed: UInt64?
+    /// `yyyy-MM-dd HH:mm:ss` (UTC); the readings are spread evenly from `from` to `to`.
+    public var from: String
+    public var to: String
+
+    public init(count: Int, seed: UInt64? = nil, from: String, to: String) {
+        self.count = count
+        self.seed = seed
+        self.from = from
+        self.to = to
+    }
+}
+
+/// Failures to inject; each happens once, then the device behaves again (the world's state remembers it).
+public struct FailureScript: Codable, Hashable, Sendable {
+    /// The connection attempt fails.
+    public var atConnect: Bool?
+    /// The next live measurement ends with this device error code (e.g. BP 3, PO3 4).
+    public var duringMeasurement: Int?
+    /// A sync reports a device error after this many records.
+    public var duringSync: SyncFailure?
+    /// The link drops after this many records of a transfer.
+    public var disconnectAfter: Int?
+
+    public init(
+        atConnect: Bool? = nil, duringMeasurement: Int? = nil, duringSync: SyncFailure? = nil,
+        disconnectAfter: Int? = nil
+    ) {
+        self.atConnect = atConnect
+        self.duringMeasurement = duringMeasurement
+        self.duringSync = duringSync
+        self.disconnectAfter = disconnectAfter
+    }
+}
+
+/// A device error after `afterRecords` records of a sync.
+public struct SyncFailure: Codable, Hashable, Sendable {
+    public var afterRecords: Int
+    public var code: Int
+
+    public init(afterRecords: Int, code: Int) {
+        self.afterRecords = afterRecords
+        self.code = code
+    }
+}
+
+/// Radio timing: off (the default) delivers everything at once; on, every `notificationsPerEvent` packets take one
+/// connection interval of virtual time.
+public struct RadioTiming: Codable, Hashable, Sendable {
+    public var connectionIntervalMilliseconds: Double
+    public var notificationsPerEvent: Int
+    /// The ATT MTU; values longer than MTU − 3 bytes cannot be sent (23 when absent).
+    public var mtu: Int?
+
+    public init(connectionIntervalMilliseconds: Double, notificationsPerEvent: Int, mtu: Int? = nil) {
+        self.connectionIntervalMilliseconds = connectionIntervalMilliseconds
+        self.notificationsPerEvent = notificationsPerEvent
+        self.mtu = mtu
+    }
+}
+
+/// A reading as a fleet file (and the world's saved state) writes it; which fields apply depends on the family:
+///
+/// - blood pressure: `systolic`, `diastolic` (mmHg), `pulse` (bpm), `arrhythmia`;
+/// - glucose: `glucose` (mg/dL); scale: `weight` (kg); thermometer: `temperature` (°C);
+/// - pulse oximeter: `spo2` (%), `pulse` (bpm), `pi` (%);
+/// - activity monitor: `date` (`yyyy-MM-dd`), `steps`, `calories`, `sleepMinutes`, `sleepEfficiency`,
+///   `swimMinutes`, `swimCalories`;
+///
+/// and `measuredAt` (`yyyy-MM-dd HH:mm:ss`, UTC) for all but the activity days. Values are rounded to what the
+/// device can send: whole mmHg, mg/dL, bpm and %; 0.005 kg; 0.1 °C; 0.1 % for the perfusion index.
+public struct SimulatedReading: Codable, Hashable, Sendable {
+    public var measuredAt: String?
+    public var systolic: Double?
+    public var diastolic: Double?
+    public var pulse: Double?
+    public var arrhythmia: Bool?
+    public var glucose: Double?
+    public var weight: Double?
+    public var temperature: Double?
+    public var spo2: Double?
+    public var pi: Double?
+    public var date: String?
+    public var steps: Int?
+    public var calories: Int?
+    public var sleepMinutes: Int?
+    public var sleepEfficiency: Int?
+    public var swimMinutes: Int?
+    public var swimCalories: Int?
+
+    public init() {}
+
+    /// The fleet form of `reading`.
+    public init(_ reading: LayeredReading) {
+        switch reading {
+        case .bloodPressure(let value):
+            measuredAt = value.measuredAt.description
+            (systolic, diastolic) = (value.systolic, value.diastolic)
+            pulse = value.heartRate.map(Double.init)
+            arrhythmia = value.arrhythmia
+        case .glucose(let value):
+            (measuredAt, glucose) = (value.measuredAt.description, value.mgPerDeciliter)
+        case .weight(let value):
+            (measuredAt, weight) = (value.measuredAt.description, value.kilograms)
+        case .temperature(let value):
+            (measuredAt, temperature) = (value.measuredAt.description, value.celsius)
+        case .oximetry(let value):
+            measuredAt = value.measuredAt.description
+            (spo2, pulse, pi) = (Double(value.oxygenSaturation), Double(value.heartRate), value.perfusionIndex)
+        case .activity(let day):
+            date = day.date.description
+            (steps, calories, sleepMinutes, sleepEfficiency) = (
+                day.steps, day.calories, day.sleepMinutes, day.sleepEfficiency
+            )
+            (swimMinutes, swimCalories) = (day.swimMinutes, day.swimCalories)
+        }
+    }
+
+    /// The reading for a device of `family`, rounded to what it can send.
+    ///
+    /// - Throws: ``FleetError`` naming the missing or out-of-range field.
+    public func reading(for family: DeviceFamily, at path: String) throws(FleetError) -> LayeredReading {
+        func need<T>(_ value: T?, _ field: String) throws(FleetError) -> T {
+            guard let value else { throw FleetError(path: path + "." + field, message: "is required for this device") }
+            return value
+        }
+        func check(_ value: Double, _ field: String, _ range: ClosedRange<Double>) throws(FleetError) -> Double {
+            guard range.contains(value) else {
+                throw FleetError(
+                    path: path + "." + field, message: "must be from \(range.lowerBound) to \(range.upperBound)")
+            }
+            return value
+        }
+        func time() throws(FleetError) -> LayeredTimestamp {
+            guard let timestamp = LayeredTimestamp(parsing: try need(measuredAt, "measuredAt")) else {
+                throw FleetError(path: path + ".measuredAt", message: "is not yyyy-MM-dd HH:mm:ss")
+            }
+            return timestamp
+        }
+        switch family {
+        case .bloodPressure:
+            let systolic = try check(try need(systolic, "systolic").rounded(), "systolic", 40...300)
+            let diastolic = try check(try need(diastolic, "diastolic").rounded(), "diastolic", 20...250)
+            guard diastolic < systolic else {
+                throw FleetError(path: path + ".diastolic", message: "must be below systolic")
+            }
+            return .bloodPressure(
+                BloodPressureReading(
+                    systolic: systolic, diastolic: diastolic,
+                    heartRate: try pulse.map { value throws(FleetError) in
+                        Int(try check(value.rounded(), "pulse", 20...250))
+                    },
+                    arrhythmia: arrhythmia, measuredAt: try time()))
+        case .glucose:
+            let value = try check(try need(glucose, "glucose").rounded(), "glucose", 10...600)
+            return .glucose(GlucoseReading(mgPerDeciliter: value, measuredAt: try time()))
+        case .scale:
+            let raw = (try check(try need(weight, "weight"), "weight", 1...300) * 200).rounded()
+            return .weight(WeightReading(kilograms: Double(Int(raw) * 5) / 1000, measuredAt: try time()))
+        case .thermometer:
+            let tenths = (try check(try need(temperature, "temperature"), "temperature", 30...45) * 10).rounded()
+            return .temperature(TemperatureReading(celsius: tenths / 10, measuredAt: try time()))
+        case .pulseOximeter:
+            let spo2 = try check(try need(spo2, "spo2").rounded(), "spo2", 50...100)
+            let pulse = try check(try need(pulse, "pulse").rounded(), "pulse", 20...250)
+            let pi = try pi.map { value throws(FleetError) in (try check(value, "pi", 0...20) * 10).rounded() / 10 }
+            return .oximetry(
+                OximetryReading(
+                    oxygenSaturation: Int(spo2), heartRate: Int(pulse), perfusionIndex: pi, measuredAt: try time()))
+        case .activityMonitor:
+            guard let day = LayeredDate(parsing: try need(date, "date")) else {
+                throw FleetError(path: path + ".date", message: "is not yyyy-MM-dd")
+            }
+            let efficiency = try need(sleepEfficiency, "sleepEfficiency")
+            guard (0...100).contains(efficiency) else {
+                throw FleetError(path: path + ".sleepEfficiency", message: "must be from 0 to 100")
+            }
+            for (value, field) in [(steps, "steps"), (calories, "calories"), (sleepMinutes, "sleepMinutes")] {
+                guard let value, value >= 0, value <= (field == "steps" ? Int(UInt32.max) : 0xFFFE) else {
+                    throw FleetError(
+                        path: path + "." + field, message: "is required and must be a count the device can hold")
+                }
+            }
+            return .activity(
+                ActivityDay(
+                    date: day, steps: steps!, calories: calories!, sleepMinutes: sleepMinutes!,
+                    sleepEfficiency: efficiency,
+                    swimMinutes: swimMinutes, swimCalories: swimMinutes == nil ? nil : swimCalories ?? 0))
+        }
+    }
+}
+
+/// A fleet file that does not describe a world, with the JSON path of the problem.
+public struct FleetError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// Where, e.g. `devices[2].records.list[0].systolic`.
+    public var path: String
+    public var message: String
+
+    public init(path: String, message: String) {
+        self.path = path
+        self.message = message
+    }
+
+    public var description: String { "\(path) \(message)" }
+}
+
+extension Fleet {
+    /// Reads a fleet file's JSON.
+    public init(json: [UInt8]) throws(FleetError) {
+        do {
+            self = try JSONDecoder().decode(Fleet.self, from: Data(json))
+        } catch let error as DecodingError {
+            throw FleetError(path: Self.path(of: error), message: Self.message(of: error))
+        } catch {
+            throw FleetError(path: "fleet", message: "is not valid JSON")
+        }
+    }
+
+    /// The fleet as pretty JSON with sorted keys.
+    public var json: [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        return Array((try? encoder.encode(self)) ?? Data())
+    }
+
+    private static func path(of error: DecodingError) -> String {
+        let context: DecodingError.Context? =
+            switch error {
+            case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context): context
+            case .keyNotFound(let key, let context):
+                DecodingError.Context(
+                    codingPath: context.codingPath + [key], debugDescription: context.debugDescription)
+            @unknown default: nil
+            }
+        let components =
+            context?.codingPath.map { key in key.intValue.map { "[\($0)]" } ?? "." + key.stringValue } ?? []
+        let joined = components.joined()
+        return joined.hasPrefix(".") ? String(joined.dropFirst()) : (joined.isEmpty ? "fleet" : joined)
+    }
+
+    private static func message(of error: DecodingError) -> String {
+        switch error {
+        case .keyNotFound: "is required"
+        case .typeMismatch(let type, _): "is not a \(type)"
+        case .valueNotFound(let type, _): "must be a \(type), not null"
+        case .dataCorrupted(let context) where context.codingPath.isEmpty: "is not valid JSON"
+        case .dataCorrupted: "has a value that is not allowed"
+        @unknown default: "is not valid"
+        }
+    }
+}
+
+extension Fleet {
+    /// The built-in fleet: one device of each model, paired and in range, with fixed MACs and a few stored records
+    /// each (for the models that keep records), spread over the day before 2026-11-20.
+    public static let `default`: Fleet = {
+        let macs: [DeviceModel: String] = [
+            .bp5: "004D3208D2F4", .bp3l: "004D3208D301", .bpTrack: "004D3208D302", .bp7s: "004D3208D303",
+            .bp7: "004D3208D304", .am3s: "004D3208D305", .am4: "004D3208D306", .po3: "004D3208D307",
+            .bg5: "004D3208D308", .bg1: "004D3208D309", .hs4: "004D3208D30A", .hs4s: "004D3208D30B",
+            .hs2: "004D3208D30C", .thv3: "004D3208D30D",
+        ]
+        let devices = DeviceModel.allCases.map { model in
+            let entry = DeviceCatalog.entry(for: model)
+            return FleetDevice(
+                model: model.name, mac: macs[model]!, serial: "\(model.name)-\(macs[model]!.suffix(4))",
+                firmware: "1.0.0",
+                battery: 90,
+                records: !entry.storesRecords
+                    ? nil
+                    : entry.family == .activityMonitor
+                        ? RecordsScript(
+                            generate: GeneratedRecords(count: 5, from: "2026-11-15 12:00:00", to: "2026-11-19 12:00:00")
+                        )
+                        : RecordsScript(
+                            generate: GeneratedRecords(count: 5, from: "2026-11-19 07:00:00", to: "2026-11-19 21:00:00")
+                        ))
+        }
+        return Fleet(devices: devices)
+    }()
+}

@@ -1,0 +1,46 @@
+import LayeredProtocol
+import Synchronization
+
+/// The simulated world's time: it moves only when the simulation says so (radio connection events, a
+/// measurement's duration), never by sleeping, so a test that runs 75 seconds of radio traffic finishes at once.
+///
+/// As a `Clock`, `sleep(until:)` advances the time to the deadline and returns immediately.
+public final class VirtualClock: Clock, Sendable {
+    public struct Instant: InstantProtocol, Hashable, Sendable {
+        /// Time since the clock started.
+        public var offset: Duration
+
+        public init(offset: Duration) { self.offset = offset }
+
+        public func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+        public func duration(to other: Instant) -> Duration { other.offset - offset }
+        public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
+    }
+
+    /// The wall-clock time at which the clock started.
+    public let start: LayeredTimestamp
+    private let elapsed = Mutex(Duration.zero)
+
+    public init(start: LayeredTimestamp) { self.start = start }
+
+    public var now: Instant { Instant(offset: elapsed.withLock { $0 }) }
+    public var minimumResolution: Duration { .nanoseconds(1) }
+
+    /// The virtual time elapsed since the clock started.
+    public var elapsedTime: Duration { elapsed.withLock { $0 } }
+
+    /// The wall-clock time now, to the second.
+    public var wallTime: LayeredTimestamp {
+        LayeredTimestamp(secondsSince1970: start.secondsSince1970 + elapsedTime.components.seconds)
+    }
+
+    /// Moves time forward by `duration`.
+    public func advance(by duration: Duration) {
+        elapsed.withLock { $0 += duration }
+    }
+
+    public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+        try Task.checkCancellation()
+        elapsed.withLock { $0 = max($0, deadline.offset) }
+    }
+}

@@ -1,0 +1,69 @@
+import LayeredProtocol
+import Synchronization
+import Testing
+import VitalDevices
+import VitalSimulation
+
+/// A sink that keeps what it is given, optionally failing after some records.
+final class MemorySink: RecordSink, Sendable {
+    private let records = Mutex<[DeviceRecord]>([])
+    private let calls = Mutex(0)
+    let failAfter: Int?
+
+    init(failAfter: Int? = nil) { self.failAfter = failAfter }
+
+    func store(_ batch: [DeviceRecord]) async throws {
+        try records.withLock { records in
+            if let failAfter, records.count + batch.count > failAfter { throw StoreFailure() }
+            records += batch
+        }
+        calls.withLock { $0 += 1 }
+    }
+
+    var stored: [DeviceRecord] { records.withLock { $0 } }
+    var readings: [LayeredReading] { stored.map(\.reading) }
+    var callCount: Int { calls.withLock { $0 } }
+
+    struct StoreFailure: Error {}
+}
+
+let start = LayeredTimestamp(parsing: "2026-11-20 08:00:00")!
+
+/// A world of one device.
+func world(_ device: FleetDevice, user: UserScript = UserScript()) throws -> SimulatedWorld {
+    try SimulatedWorld(fleet: Fleet(user: user, devices: [device]), start: start)
+}
+
+/// A driver for the world's device `mac`.
+func driver(_ world: SimulatedWorld, _ mac: String) async throws -> any DeviceDriver {
+    let address = MACAddress(mac)!
+    let connection = try await world.connect(to: address)
+    let model = world.configurations.first { $0.mac == address }!.entry
+    return makeDriver(for: model, connection: connection)
+}
+
+/// `count` readings listed in a fleet file for `family`, an hour apart from 2026-11-19 00:00.
+func listedRecords(_ family: DeviceFamily, count: Int) -> RecordsScript {
+    RecordsScript(
+        list: (0..<count).map { index in
+            var reading = SimulatedReading()
+            let time = LayeredTimestamp(secondsSince1970: start.secondsSince1970 - 86_400 + Int64(index) * 3600)
+            reading.measuredAt = time.description
+            switch family {
+            case .bloodPressure: (reading.systolic, reading.diastolic, reading.pulse) = (Double(110 + index), 70, 64)
+            case .glucose: reading.glucose = Double(90 + index)
+            case .scale: reading.weight = 70 + Double(index) * 0.005
+            case .thermometer: reading.temperature = 36.5 + Double(index % 10) / 10
+            case .pulseOximeter: (reading.spo2, reading.pulse, reading.pi) = (Double(95 + index % 5), 60, 2.5)
+            case .activityMonitor:
+                reading.measuredAt = nil
+                reading.date =
+                    LayeredTimestamp(secondsSince1970: start.secondsSince1970 - Int64(count - index) * 86_400).day
+                    .description
+                (reading.steps, reading.calories, reading.sleepMinutes, reading.sleepEfficiency) = (
+                    1000 + index, 200, 420, 90
+                )
+            }
+            return reading
+        })
+}
