@@ -21,6 +21,17 @@ let package = Package(
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
         .executableTarget(
+            name: "DeviceBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "VitalDevices", package: "VitalBridge"),
+                .product(name: "VitalSimulation", package: "VitalBridge"),
+                .product(name: "LayeredProtocol", package: "VitalBridge"),
+            ],
+            path: "Benchmarks/DeviceBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        .executableTarget(
             name: "HealthGATTBenchmarks",
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),

@@ -35,7 +35,7 @@ public struct StoredRecord: Codable, Hashable, Sendable {
     public var reading: SimulatedReading
 }
 
-/// The simulated Bluetooth world: a ``BluetoothCentral`` whose peripherals are the fleet's devices, each speaking
+/// The simulated Bluetooth world: a `BluetoothCentral` whose peripherals are the fleet's devices, each speaking
 /// its family's Bluetooth SIG profile byte for byte (encoded with `HealthGATT`) plus VitalBridge's vendor GATT.
 ///
 /// Push devices (blood pressure, scales, thermometer) delete a stored reading only when its indication is
@@ -57,7 +57,10 @@ public actor SimulatedWorld: BluetoothCentral {
     /// A world from `fleet`, continuing from `state` when given (a device's memory then comes from the state,
     /// not from the fleet's records).
     ///
-    /// - Parameter start: the wall-clock time the world starts at, unless the fleet sets `start`.
+    /// - Parameters:
+    ///   - fleet: the devices and the user's script.
+    ///   - state: what the world remembered from an earlier run, if any.
+    ///   - start: the wall-clock time the world starts at, unless the fleet sets `start`.
     /// - Throws: ``FleetError`` naming the first problem of the fleet.
     public init(fleet: Fleet, state: WorldState? = nil, start: LayeredTimestamp) throws(FleetError) {
         var startTime = start
@@ -252,8 +255,13 @@ public actor SimulatedWorld: BluetoothCentral {
         return IndicationToken(id: nextToken)
     }
 
+    /// A value as the radio carries it: at most MTU − 3 bytes (longer values are cut, as an ATT notification is).
+    func fitted(_ link: Link, _ value: [UInt8]) -> [UInt8] {
+        Array(value.prefix(link.runtime.configuration.mtu - 3))
+    }
+
     func notify(_ link: Link, _ characteristic: CharacteristicID, _ value: [UInt8]) {
-        link.enqueue(.event(.notification(characteristic, value)))
+        link.enqueue(.event(.notification(characteristic, fitted(link, value))))
     }
 
     func indicate(
@@ -261,7 +269,7 @@ public actor SimulatedWorld: BluetoothCentral {
     ) {
         let token = token()
         link.outstanding = Outstanding(token: token, deletes: sequenceNumber)
-        link.enqueue(.event(.indication(characteristic, value, token)))
+        link.enqueue(.event(.indication(characteristic, fitted(link, value), token)))
     }
 
     func status(_ link: Link, _ event: VendorEvent) {

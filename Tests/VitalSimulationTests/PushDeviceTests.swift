@@ -118,6 +118,16 @@ struct PushDeviceTests {
         #expect(try await driver.measure(MeasureOptions(), into: MemorySink()) { _ in }.sequenceNumber == nil)
     }
 
+    @Test(
+        "every model that measures live returns a reading of its category",
+        arguments: ["BP5", "BP3L", "BP7", "HS4", "HS4S", "HS2", "THV3"])
+    func everyModelMeasures(model: String) async throws {
+        let world = try world(FleetDevice(model: model, mac: Self.mac))
+        let driver = try await driver(world, Self.mac)
+        let record = try await driver.measure(MeasureOptions(), into: MemorySink()) { _ in }
+        #expect(record.reading.category == DeviceModel(modelString: model)!.category)
+    }
+
     @Test("the user stopping the measurement is a cancel")
     func userCancel() async throws {
         let world = try world(FleetDevice(model: "THV3", mac: Self.mac), user: UserScript(cancelAt: "measure"))
