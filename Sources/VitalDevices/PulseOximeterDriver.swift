@@ -73,6 +73,11 @@ public struct PulseOximeterDriver: DeviceDriver {
         try await command(.factoryReset)
     }
 
+    /// Ends the connection (the SDK's `commandEndPO3CurrentConnect`).
+    public func disconnect() async {
+        await connection.disconnect()
+    }
+
     /// The battery level in percent.
     public func batteryLevel() async throws(DeviceError) -> Int {
         try await deviceInfo().batteryLevel

@@ -117,7 +117,8 @@ struct GlucoseDriverTests {
         for await advertisement in world.scan(for: []) { heard.append(advertisement.mac) }
         #expect(heard == [MACAddress(Self.mac)!])
         let bg1 = try await driver(world, "004D3208D309")
-        guard case .glucose = try await bg1.measure(MeasureOptions(), into: MemorySink()) { _ in }.reading else {
+        let bg1Record = try await bg1.measure(MeasureOptions(), into: MemorySink(), observer: { _ in })
+        guard case .glucose = bg1Record.reading else {
             Issue.record("BG1 did not measure glucose")
             return
         }
@@ -187,6 +188,9 @@ struct PulseOximeterTests {
         #expect(sink.readings == expected)
         #expect(progress.withLock { $0 } == [0, 1.0 / 3, 2.0 / 3, 1])
         #expect(await world.storedReadings(of: MACAddress(Self.mac)!).isEmpty)
+        await driver.disconnect()
+        let error = await #expect(throws: DeviceError.self) { try await driver.batteryLevel() }
+        #expect(error?.code == .disconnected)
     }
 
     @Test("a disconnect during the history is PO3 error 6 and keeps the history; a reset erases it")
