@@ -9,16 +9,19 @@ let package = Package(
         .library(name: "HealthGATT", targets: ["HealthGATT"]),
         .library(name: "VitalDevices", targets: ["VitalDevices"]),
         .library(name: "VitalSimulation", targets: ["VitalSimulation"]),
+        .library(name: "VitalStore", targets: ["VitalStore"]),
         .executable(name: "vitalbridge", targets: ["vitalbridge"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         .target(name: "LayeredProtocol"),
         .target(name: "HealthGATT"),
         .target(name: "VitalDevices", dependencies: ["LayeredProtocol", "HealthGATT"]),
         .target(name: "VitalSimulation", dependencies: ["VitalDevices", "HealthGATT", "LayeredProtocol"]),
+        .target(name: "VitalStore", dependencies: ["LayeredProtocol", .product(name: "GRDB", package: "GRDB.swift")]),
         .target(
             name: "VitalBridgeCLI",
             dependencies: [
@@ -33,6 +36,7 @@ let package = Package(
             name: "VitalSimulationTests",
             dependencies: ["VitalSimulation", "VitalDevices", "HealthGATT", "LayeredProtocol", "VitalTestSupport"]
         ),
+        .testTarget(name: "VitalStoreTests", dependencies: ["VitalStore", "LayeredProtocol"]),
         .testTarget(name: "VitalBridgeCLITests", dependencies: ["vitalbridge", "LayeredProtocol"]),
     ],
     swiftLanguageModes: [.v6]

@@ -92,6 +92,9 @@ public struct LayeredRequest: Hashable, Sendable {
     public var profile: ActivityProfile?
     /// `codetype` and `code`: present exactly for a BG5 action that measures.
     public var stripCode: StripCode?
+    /// `since` (VitalBridge's addition, for actions that sync): re-deliver the stored readings measured at or after
+    /// this time, for a caller that lost a callback.
+    public var since: LayeredTimestamp?
     /// `ver`: always ``layeredProtocolVersion`` once validated (absent means 100).
     public var version: Int
     /// Every parameter, in order, as sent.
@@ -184,6 +187,11 @@ public struct LayeredRequest: Hashable, Sendable {
         let codeType = try reader.code(.codetype, CodeType.self, required: needsCode, applies: needsCode)
         let code = try reader.text(.code, required: needsCode, applies: needsCode) { $0.utf8.count <= 512 }
         if let codeType, let code { stripCode = StripCode(type: codeType, code: code) }
+
+        // `+` is read as a space here, as form-encoding callers write it
+        since = try reader.value(.since, applies: action.includes(.sync)) {
+            LayeredTimestamp(parsing: $0.replacingPlusWithSpace())
+        }
     }
 
     /// The parameters the callback repeats: every parameter of the request but `mac` (the callback adds the
@@ -236,14 +244,14 @@ func isValidDestination(_ text: String) -> Bool {
 /// The parameters the protocol defines in a request.
 enum RequestKey: Int, CaseIterable, Sendable {
     case ver, appid, scheme, callerurl, cmd, devicemodel, mac, addtype, popflag, unit
-    case userid, age, sex, height, weight, swim, codetype, code
+    case userid, age, sex, height, weight, swim, codetype, code, since
 
     /// The parameter's name, as the protocol writes it.
     var name: String { Self.names[rawValue] }
 
     private static let names = [
         "ver", "appid", "scheme", "callerurl", "cmd", "devicemodel", "mac", "addtype", "popflag", "unit",
-        "userid", "age", "sex", "height", "weight", "swim", "codetype", "code",
+        "userid", "age", "sex", "height", "weight", "swim", "codetype", "code", "since",
     ]
 
     /// The parameter whose lower-case key is `key`, `callurl` being `callerurl`; looked up by length first, since
@@ -267,7 +275,12 @@ enum RequestKey: Int, CaseIterable, Sendable {
                 case "code": .code
                 default: nil
                 }
-            case 5: key == "appid" ? .appid : nil
+            case 5:
+                switch key {
+                case "appid": .appid
+                case "since": .since
+                default: nil
+                }
             case 6:
                 switch key {
                 case "scheme": .scheme
@@ -381,5 +394,12 @@ private struct ParameterReader {
         _ key: RequestKey, required: Bool = false, applies: Bool = true, isValid: (String) -> Bool = { _ in true }
     ) throws(LayeredError) -> String? {
         try value(key, required: required, applies: applies) { isValid($0) ? $0 : nil }
+    }
+}
+
+extension String {
+    /// The text with every `+` read as a space.
+    func replacingPlusWithSpace() -> String {
+        String(decoding: utf8.map { $0 == UInt8(ascii: "+") ? UInt8(ascii: " ") : $0 }, as: UTF8.self)
     }
 }

@@ -160,6 +160,29 @@ struct LayeredRequestTests {
         #expect(sync.stripCode == nil)
     }
 
+    @Test("since re-delivers from a time, for actions that sync; + reads as a space")
+    func since() throws {
+        for url in [
+            "ihealth-layer://?cmd=2&devicemodel=100&mac=AABBCCDDEEFF&since=2026-11-19%2007:00:00",
+            "ihealth-layer://?cmd=6&devicemodel=100&mac=AABBCCDDEEFF&since=2026-11-19+07:00:00",
+        ] {
+            #expect(
+                try LayeredRequest(parsing: url, platform: .ios).since
+                    == LayeredTimestamp(parsing: "2026-11-19 07:00:00"))
+        }
+        let bad = #expect(throws: LayeredError.self) {
+            try LayeredRequest(
+                parsing: "ihealth-layer://?cmd=2&devicemodel=100&mac=AABBCCDDEEFF&since=yesterday", platform: .ios)
+        }
+        #expect(bad?.code == .invalidValue && bad?.parameter == "since")
+        let measure = #expect(throws: LayeredError.self) {
+            try LayeredRequest(
+                parsing: "ihealth-layer://?cmd=0&devicemodel=100&mac=AABBCCDDEEFF&since=2026-11-19%2007:00:00",
+                platform: .ios)
+        }
+        #expect(measure?.code == .notApplicable)
+    }
+
     @Test("popflag 1 asks for a prompt")
     func popflag() throws {
         let request = try LayeredRequest(

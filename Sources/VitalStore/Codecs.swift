@@ -1,0 +1,107 @@
+import LayeredProtocol
+
+/// How a reading is kept in the `reading` table: a kind, the time, and its values as `name=value` pairs joined by
+/// `;`, numbers written exactly (Swift's shortest round-tripping form), optional values left out. Equal readings
+/// give equal text, which is what makes a re-sync store nothing twice.
+enum ReadingCodec {
+    static func encode(_ reading: LayeredReading) -> (kind: String, payload: String) {
+        var fields: [String] = []
+        func add(_ name: String, _ value: (some CustomStringConvertible)?) {
+            if let value { fields.append("\(name)=\(value)") }
+        }
+        let kind: String
+        switch reading {
+        case .bloodPressure(let value):
+            kind = "blood_pressure"
+            add("sys", value.systolic)
+            add("dia", value.diastolic)
+            add("hr", value.heartRate)
+            add("arr", value.arrhythmia.map { $0 ? 1 : 0 })
+        case .glucose(let value):
+            kind = "glucose"
+            add("mgdl", value.mgPerDeciliter)
+        case .weight(let value):
+            kind = "weight"
+            add("kg", value.kilograms)
+        case .temperature(let value):
+            kind = "temperature"
+            add("c", value.celsius)
+        case .oximetry(let value):
+            kind = "oximetry"
+            add("spo2", value.oxygenSaturation)
+            add("hr", value.heartRate)
+            add("pi", value.perfusionIndex)
+        case .activity(let day):
+            kind = "activity"
+            add("steps", day.steps)
+            add("cal", day.calories)
+            add("sleep", day.sleepMinutes)
+            add("eff", day.sleepEfficiency)
+            add("swim", day.swimMinutes)
+            add("swimcal", day.swimCalories)
+        }
+        return (kind, fields.joined(separator: ";"))
+    }
+
+    static func decode(kind: String, measuredAt: LayeredTimestamp, payload: String) -> LayeredReading? {
+        var values: [Substring: Substring] = [:]
+        for field in payload.split(separator: ";") {
+            guard let equals = field.firstIndex(of: "=") else { return nil }
+            values[field[..<equals]] = field[field.index(after: equals)...]
+        }
+        func double(_ name: Substring) -> Double? { values[name].flatMap { Double($0) } }
+        func int(_ name: Substring) -> Int? { values[name].flatMap { Int($0) } }
+        switch kind {
+        case "blood_pressure":
+            guard let systolic = double("sys"), let diastolic = double("dia") else { return nil }
+            return .bloodPressure(
+                BloodPressureReading(
+                    systolic: systolic, diastolic: diastolic, heartRate: int("hr"),
+                    arrhythmia: int("arr").map { $0 == 1 },
+                    measuredAt: measuredAt))
+        case "glucose":
+            return double("mgdl").map { .glucose(GlucoseReading(mgPerDeciliter: $0, measuredAt: measuredAt)) }
+        case "weight":
+            return double("kg").map { .weight(WeightReading(kilograms: $0, measuredAt: measuredAt)) }
+        case "temperature":
+            return double("c").map { .temperature(TemperatureReading(celsius: $0, measuredAt: measuredAt)) }
+        case "oximetry":
+            guard let spo2 = int("spo2"), let heartRate = int("hr") else { return nil }
+            return .oximetry(
+                OximetryReading(
+                    oxygenSaturation: spo2, heartRate: heartRate, perfusionIndex: double("pi"), measuredAt: measuredAt))
+        case "activity":
+            guard let steps = int("steps"), let calories = int("cal"), let sleep = int("sleep"),
+                let efficiency = int("eff")
+            else { return nil }
+            return .activity(
+                ActivityDay(
+                    date: measuredAt.day, steps: steps, calories: calories, sleepMinutes: sleep,
+                    sleepEfficiency: efficiency,
+                    swimMinutes: int("swim"), swimCalories: int("swimcal")))
+        default:
+            return nil
+        }
+    }
+}
+
+/// An activity profile as the `device` table keeps it: `userid,age,sex,height,weight,swim,unit`.
+enum ProfileCodec {
+    static func encode(_ profile: ActivityProfile) -> String {
+        [
+            Int(profile.userID), Int(profile.age), profile.sex.rawValue, Int(profile.height), Int(profile.weight),
+            profile.swim.rawValue, profile.distanceUnit.rawValue,
+        ].map(String.init).joined(separator: ",")
+    }
+
+    static func decode(_ text: String) -> ActivityProfile? {
+        let numbers = text.split(separator: ",").compactMap { Int($0) }
+        guard numbers.count == 7, let userID = Int32(exactly: numbers[0]), let age = UInt8(exactly: numbers[1]),
+            let sex = UserSex(rawValue: numbers[2]), let height = UInt8(exactly: numbers[3]),
+            let weight = UInt8(exactly: numbers[4]), let swim = SwimSwitch(rawValue: numbers[5]),
+            let unit = VitalUnit(rawValue: numbers[6])
+        else { return nil }
+        return ActivityProfile(
+            userID: userID, age: age, sex: sex, height: height, weight: weight, swim: swim, distanceUnit: unit)
+    }
+}

@@ -1,0 +1,307 @@
+import Foundation
+import GRDB
+import LayeredProtocol
+
+/// A device the hub has added or talked to.
+public struct StoredDevice: Hashable, Sendable {
+    public var mac: MACAddress
+    public var model: DeviceModel
+    public var serialNumber: String?
+    public var firmwareRevision: String?
+    /// The user profile an activity monitor is bound to.
+    public var profile: ActivityProfile?
+    /// When it was first stored.
+    public var addedAt: LayeredTimestamp
+
+    public init(
+        mac: MACAddress, model: DeviceModel, serialNumber: String? = nil, firmwareRevision: String? = nil,
+        profile: ActivityProfile? = nil, addedAt: LayeredTimestamp
+    ) {
+        self.mac = mac
+        self.model = model
+        self.serialNumber = serialNumber
+        self.firmwareRevision = firmwareRevision
+        self.profile = profile
+        self.addedAt = addedAt
+    }
+}
+
+/// A reading in the store.
+public struct StoredReading: Hashable, Sendable {
+    /// The store's identifier, increasing in the order readings were stored.
+    public var id: Int64
+    public var device: MACAddress
+    public var reading: LayeredReading
+}
+
+/// One callback the hub sent, as the journal keeps it.
+public struct Delivery: Hashable, Sendable {
+    public var id: Int64
+    public var caller: String
+    public var device: MACAddress?
+    public var action: Int
+    public var status: Int
+    public var deliveredAt: LayeredTimestamp
+    /// The readings the callback carried.
+    public var readingIDs: [Int64]
+    /// Readings left pending because they did not fit.
+    public var remaining: Int
+}
+
+/// Why the store failed; the description never contains a health value.
+public struct StoreError: Error, CustomStringConvertible, Sendable {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// VitalBridge's store: devices, readings and the delivery journal, in SQLite through GRDB.
+///
+/// The file runs in WAL mode with `synchronous = FULL`, so a committed reading survives a crash or power loss, and
+/// several processes may use it at once (a writer waits up to 10 seconds for another). Readings are kept in
+/// canonical units and never stored twice: a reading with the same device, kind, time and values is ignored.
+public final class VitalStore: Sendable {
+    private let database: any DatabaseWriter
+
+    /// Opens (creating and migrating if needed) the store at `path`.
+    public init(path: String) throws(StoreError) {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        do {
+            database = try DatabasePool(path: path, configuration: configuration)
+            try Self.migrator.migrate(database)
+        } catch {
+            throw StoreError("cannot open the store at \(path): \(error)")
+        }
+    }
+
+    /// A store in memory, for tests.
+    public init() throws(StoreError) {
+        do {
+            database = try DatabaseQueue()
+            try Self.migrator.migrate(database)
+        } catch {
+            throw StoreError("cannot create an in-memory store: \(error)")
+        }
+    }
+
+    /// The schema's migrations; a shipped migration is never edited, only followed by new ones.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: devices, readings, deliveries") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE device (
+                        mac TEXT PRIMARY KEY NOT NULL,
+                        model INTEGER NOT NULL,
+                        serial TEXT,
+                        firmware TEXT,
+                        profile TEXT,
+                        added_at INTEGER NOT NULL
+                    );
+                    CREATE TABLE reading (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        device_mac TEXT NOT NULL,
+                        kind TEXT NOT NULL,
+                        measured_at INTEGER NOT NULL,
+                        payload TEXT NOT NULL,
+                        UNIQUE (device_mac, kind, measured_at, payload)
+                    );
+                    CREATE INDEX reading_by_device_time ON reading (device_mac, measured_at);
+                    CREATE TABLE delivery (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        caller TEXT NOT NULL,
+                        device_mac TEXT,
+                        action INTEGER NOT NULL,
+                        status INTEGER NOT NULL,
+                        delivered_at INTEGER NOT NULL,
+                        remaining INTEGER NOT NULL
+                    );
+                    CREATE TABLE delivery_reading (
+                        delivery_id INTEGER NOT NULL REFERENCES delivery(id),
+                        reading_id INTEGER NOT NULL REFERENCES reading(id),
+                        caller TEXT NOT NULL,
+                        PRIMARY KEY (delivery_id, reading_id)
+                    );
+                    CREATE INDEX delivered_by_caller ON delivery_reading (caller, reading_id);
+                    """)
+        }
+        return migrator
+    }
+
+    // MARK: Devices
+
+    /// Stores `device`, or updates it (serial, firmware, profile) if it is known; its first `addedAt` is kept.
+    public func saveDevice(_ device: StoredDevice) throws(StoreError) {
+        try write("save a device") { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO device (mac, model, serial, firmware, profile, added_at) VALUES (?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (mac) DO UPDATE SET model = excluded.model,
+                        serial = coalesce(excluded.serial, serial), firmware = coalesce(excluded.firmware, firmware),
+                        profile = coalesce(excluded.profile, profile)
+                    """,
+                arguments: [
+                    device.mac.description, device.model.rawValue, device.serialNumber, device.firmwareRevision,
+                    device.profile.map(ProfileCodec.encode), device.addedAt.secondsSince1970,
+                ])
+        }
+    }
+
+    /// Every stored device, by MAC.
+    public func devices() throws(StoreError) -> [StoredDevice] {
+        try read("list devices") { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM device ORDER BY mac").compactMap(Self.device(from:))
+        }
+    }
+
+    /// The stored device `mac`, if any.
+    public func device(_ mac: MACAddress) throws(StoreError) -> StoredDevice? {
+        try read("read a device") { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM device WHERE mac = ?", arguments: [mac.description]).flatMap(
+                Self.device(from:))
+        }
+    }
+
+    private static func device(from row: Row) -> StoredDevice? {
+        guard let mac = MACAddress(row["mac"] as String), let model = DeviceModel(rawValue: row["model"]) else {
+            return nil
+        }
+        return StoredDevice(
+            mac: mac, model: model, serialNumber: row["serial"], firmwareRevision: row["firmware"],
+            profile: (row["profile"] as String?).flatMap(ProfileCodec.decode),
+            addedAt: LayeredTimestamp(secondsSince1970: row["added_at"]))
+    }
+
+    // MARK: Readings
+
+    /// Stores `readings` of device `mac` in one transaction; readings the store already has are skipped. Returns
+    /// the identifiers of all of them (new or already stored), in order.
+    @discardableResult
+    public func storeReadings(_ readings: [LayeredReading], device mac: MACAddress) throws(StoreError) -> [Int64] {
+        try write("store readings") { db in
+            let insert = try db.cachedStatement(
+                sql: "INSERT OR IGNORE INTO reading (device_mac, kind, measured_at, payload) VALUES (?, ?, ?, ?)")
+            let find = try db.cachedStatement(
+                sql: "SELECT id FROM reading WHERE device_mac = ? AND kind = ? AND measured_at = ? AND payload = ?")
+            var ids: [Int64] = []
+            ids.reserveCapacity(readings.count)
+            let macText = mac.description
+            for reading in readings {
+                let (kind, payload) = ReadingCodec.encode(reading)
+                let arguments: StatementArguments = [macText, kind, reading.measuredAt.secondsSince1970, payload]
+                try insert.execute(arguments: arguments)
+                if db.changesCount > 0 {
+                    ids.append(db.lastInsertedRowID)
+                } else if let id = try Int64.fetchOne(find, arguments: arguments) {
+                    ids.append(id)
+                }
+            }
+            return ids
+        }
+    }
+
+    /// The stored readings, oldest first: of one device, from a time on, when given.
+    public func readings(device mac: MACAddress? = nil, since: LayeredTimestamp? = nil) throws(StoreError)
+        -> [StoredReading]
+    {
+        try read("read readings") { db in
+            var sql = "SELECT * FROM reading WHERE 1"
+            var arguments: StatementArguments = []
+            if let mac {
+                sql += " AND device_mac = ?"
+                arguments += [mac.description]
+            }
+            if let since {
+                sql += " AND measured_at >= ?"
+                arguments += [since.secondsSince1970]
+            }
+            sql += " ORDER BY measured_at, id"
+            return try Row.fetchAll(db, sql: sql, arguments: arguments).compactMap(Self.reading(from:))
+        }
+    }
+
+    /// The readings of device `mac` not yet delivered to `caller`, oldest first.
+    public func undeliveredReadings(device mac: MACAddress, caller: String) throws(StoreError) -> [StoredReading] {
+        try read("read pending readings") { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT * FROM reading WHERE device_mac = ? AND id NOT IN
+                        (SELECT reading_id FROM delivery_reading WHERE caller = ?)
+                    ORDER BY measured_at, id
+                    """, arguments: [mac.description, caller]
+            ).compactMap(Self.reading(from:))
+        }
+    }
+
+    private static func reading(from row: Row) -> StoredReading? {
+        guard let mac = MACAddress(row["device_mac"] as String),
+            let reading = ReadingCodec.decode(
+                kind: row["kind"], measuredAt: LayeredTimestamp(secondsSince1970: row["measured_at"]),
+                payload: row["payload"])
+        else { return nil }
+        return StoredReading(id: row["id"], device: mac, reading: reading)
+    }
+
+    // MARK: Deliveries
+
+    /// Journals a callback: who it went to, when, with which readings and status.
+    @discardableResult
+    public func recordDelivery(
+        caller: String, device: MACAddress?, action: Int, status: Int, at time: LayeredTimestamp, readingIDs: [Int64],
+        remaining: Int
+    ) throws(StoreError) -> Int64 {
+        try write("journal a delivery") { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO delivery (caller, device_mac, action, status, delivered_at, remaining)
+                    VALUES (?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [caller, device?.description, action, status, time.secondsSince1970, remaining])
+            let id = db.lastInsertedRowID
+            let item = try db.cachedStatement(
+                sql: "INSERT OR IGNORE INTO delivery_reading (delivery_id, reading_id, caller) VALUES (?, ?, ?)")
+            for readingID in readingIDs { try item.execute(arguments: [id, readingID, caller]) }
+            return id
+        }
+    }
+
+    /// The journal, oldest first.
+    public func deliveries() throws(StoreError) -> [Delivery] {
+        try read("read the journal") { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM delivery ORDER BY id").map { row in
+                let id: Int64 = row["id"]
+                let readings = try Int64.fetchAll(
+                    db, sql: "SELECT reading_id FROM delivery_reading WHERE delivery_id = ? ORDER BY reading_id",
+                    arguments: [id])
+                return Delivery(
+                    id: id, caller: row["caller"], device: (row["device_mac"] as String?).flatMap { MACAddress($0) },
+                    action: row["action"], status: row["status"],
+                    deliveredAt: LayeredTimestamp(secondsSince1970: row["delivered_at"]), readingIDs: readings,
+                    remaining: row["remaining"])
+            }
+        }
+    }
+
+    // MARK: Access
+
+    private func write<T>(_ what: String, _ body: (Database) throws -> T) throws(StoreError) -> T {
+        do {
+            return try database.write(body)
+        } catch {
+            throw StoreError("cannot \(what): \(error)")
+        }
+    }
+
+    private func read<T>(_ what: String, _ body: (Database) throws -> T) throws(StoreError) -> T {
+        do {
+            return try database.read(body)
+        } catch {
+            throw StoreError("cannot \(what): \(error)")
+        }
+    }
+}
