@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "VitalDevices", targets: ["VitalDevices"]),
         .library(name: "VitalSimulation", targets: ["VitalSimulation"]),
         .library(name: "VitalStore", targets: ["VitalStore"]),
+        .library(name: "VitalBridge", targets: ["VitalBridge"]),
         .executable(name: "vitalbridge", targets: ["vitalbridge"]),
     ],
     dependencies: [
@@ -22,10 +23,12 @@ let package = Package(
         .target(name: "VitalDevices", dependencies: ["LayeredProtocol", "HealthGATT"]),
         .target(name: "VitalSimulation", dependencies: ["VitalDevices", "HealthGATT", "LayeredProtocol"]),
         .target(name: "VitalStore", dependencies: ["LayeredProtocol", .product(name: "GRDB", package: "GRDB.swift")]),
+        .target(name: "VitalBridge", dependencies: ["LayeredProtocol", "VitalDevices", "VitalStore"]),
         .target(
             name: "VitalBridgeCLI",
             dependencies: [
-                "LayeredProtocol", "HealthGATT", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "LayeredProtocol", "HealthGATT", "VitalDevices", "VitalSimulation", "VitalStore", "VitalBridge",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(name: "vitalbridge", dependencies: ["VitalBridgeCLI"]),

@@ -7,17 +7,25 @@ public struct VitalBridgeCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "vitalbridge",
         abstract: "VitalBridge: an open hub for vital signs that speaks the iHealth layered-app protocol.",
-        subcommands: [RequestCommand.self, CallbackCommand.self, GATTCommand.self]
+        subcommands: [
+            DemoCommand.self, OpenCommand.self, DevicesCommand.self, RecordsCommand.self, WhitelistCommand.self,
+            FleetCommand.self,
+            RequestCommand.self, CallbackCommand.self, GATTCommand.self,
+        ]
     )
 
     public init() {}
 
     /// Runs the command line; usage errors exit 2 (not ArgumentParser's 64), so every VitalBridge command
     /// answers 0 done, 1 rejected input, 2 usage, 3 no callback may be sent.
-    public static func runFromCommandLine() -> Never {
+    public static func runFromCommandLine() async -> Never {
         do {
             var command = try parseAsRoot()
-            try command.run()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
             exit(withError: nil)
         } catch {
             if exitCode(for: error) == .validationFailure {

@@ -104,6 +104,15 @@ public actor SimulatedWorld: BluetoothCentral {
         WorldState(devices: Dictionary(uniqueKeysWithValues: runtimes.map { ($0.key.description, $0.value.state) }))
     }
 
+    /// Replaces what device `mac` remembers, e.g. with what another process saved since this world was made.
+    /// Does nothing for a MAC the fleet does not have.
+    public func restore(_ state: DeviceState, for mac: MACAddress) {
+        runtimes[mac]?.state = state
+    }
+
+    /// What device `mac` remembers now.
+    public func deviceState(of mac: MACAddress) -> DeviceState? { runtimes[mac]?.state }
+
     /// The readings in the memory of device `mac`, oldest first.
     public func storedReadings(of mac: MACAddress) -> [LayeredReading] {
         guard let runtime = runtimes[mac] else { return [] }

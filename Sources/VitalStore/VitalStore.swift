@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+internal import GRDB
 import LayeredProtocol
 
 /// A device the hub has added or talked to.
@@ -32,6 +32,12 @@ public struct StoredReading: Hashable, Sendable {
     public var id: Int64
     public var device: MACAddress
     public var reading: LayeredReading
+
+    public init(id: Int64, device: MACAddress, reading: LayeredReading) {
+        self.id = id
+        self.device = device
+        self.reading = reading
+    }
 }
 
 /// One callback the hub sent, as the journal keeps it.

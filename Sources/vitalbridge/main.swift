@@ -1,3 +1,3 @@
 import VitalBridgeCLI
 
-VitalBridgeCommand.runFromCommandLine()
+await VitalBridgeCommand.runFromCommandLine()

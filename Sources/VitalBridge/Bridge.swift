@@ -1,0 +1,404 @@
+import Foundation
+import LayeredProtocol
+import VitalDevices
+import VitalStore
+
+/// The user's side of a request: prompts, the camera and the cancel button.
+public protocol HubUser: Sendable {
+    /// Whether the user cancels `stage` (closes the scan, stops the sync) before it completes.
+    func cancels(_ stage: Stage) async -> Bool
+    /// Whether the user accepts the connect prompt (`popflag=1`) for `device`.
+    func acceptsConnect(to device: MACAddress) async -> Bool
+    /// The text the camera reads from a device's QR code; `nil` if the user closes the camera.
+    func scanQRCode() async -> String?
+}
+
+/// Exclusive use of a device for the length of an operation, across processes.
+public protocol DeviceLeases: Sendable {
+    /// Runs `body` while holding device `mac`; throws ``DeviceError`` with code `busy` when another holds it too
+    /// long.
+    func withLease<T: Sendable>(_ mac: MACAddress, _ body: @Sendable () async throws -> T) async throws -> T
+}
+
+extension DeviceError.Code {
+    /// Another request is using the device.
+    public static let busy = DeviceError.Code(rawValue: "busy")
+}
+
+/// What the hub did with one request URL.
+public enum HubOutcome: Hashable, Sendable {
+    /// Open this callback URL.
+    case callback(String, HubReport)
+    /// No callback may be sent: the URL is not the hub's, or its caller is not whitelisted; the text says why.
+    case noCallback(String)
+}
+
+/// What a callback reports, for logs and the CLI's tables.
+public struct HubReport: Hashable, Sendable {
+    public var status: ActionStatus
+    public var reason: LayeredReason?
+    public var device: MACAddress?
+    /// The readings the callback carries (the live one first).
+    public var delivered: [LayeredReading]
+    /// The readings left pending for the next sync.
+    public var remaining: Int
+}
+
+/// The hub's engine: authorizes the caller, runs the action's stages (add → sync → measure) against a device,
+/// keeps every reading in the store before the device may forget it, and answers with a callback within the URL
+/// budget.
+public actor Bridge {
+    let store: VitalStore
+    let central: any BluetoothCentral
+    let user: any HubUser
+    let leases: any DeviceLeases
+    let whitelist: Whitelist
+    let now: @Sendable () -> LayeredTimestamp
+    /// The longest callback per platform; the platform default when absent.
+    let callbackBudget: Int?
+    /// The layered app's own scheme.
+    let scheme: String
+    /// Called as a sync stores records (for a progress bar).
+    let progress: @Sendable (SyncProgress) -> Void
+
+    public init(
+        store: VitalStore, central: any BluetoothCentral, user: any HubUser, leases: any DeviceLeases,
+        whitelist: Whitelist, now: @escaping @Sendable () -> LayeredTimestamp, callbackBudget: Int? = nil,
+        scheme: String = layeredAppScheme, progress: @escaping @Sendable (SyncProgress) -> Void = { _ in }
+    ) {
+        self.progress = progress
+        self.store = store
+        self.central = central
+        self.user = user
+        self.leases = leases
+        self.whitelist = whitelist
+        self.now = now
+        self.callbackBudget = callbackBudget
+        self.scheme = scheme
+    }
+
+    /// Handles the request `url` from `platform`.
+    ///
+    /// - Parameters:
+    ///   - caller: the platform's own word for who opened the URL (its bundle or package id), if it gives one.
+    ///   - scannedQR: the QR code text, when the platform already read it.
+    public func handle(url: String, platform: Platform, caller: String? = nil, scannedQR: String? = nil) async
+        -> HubOutcome
+    {
+        let budget = callbackBudget ?? platform.defaultCallbackBudget
+        let query: LayeredQuery
+        do {
+            query = try LayeredQuery(parsing: url, maximumLength: budget)
+        } catch {
+            // Without a query only a caller named by the platform, with a fixed callback URL, can be answered.
+            guard let caller, let destination = whitelist.entries[caller], destination != Whitelist.dynamic else {
+                return .noCallback("the request is not a well-formed URL (\(error)) and its caller is unknown")
+            }
+            return finish(
+                caller: caller, destination: destination, echo: [], action: nil, status: .fail, reason: error.reason,
+                device: nil, budget: budget)
+        }
+        guard query.hasScheme(scheme) else {
+            return .noCallback("the URL is not addressed to \(scheme)://")
+        }
+
+        // Who is asking, and where may the answer go?
+        let decoded = { (key: String) in query.first(key)?.decodedValue }
+        let schemeCaller = decoded("scheme").flatMap { whitelist.caller(forScheme: $0) }
+        guard let callerID = caller ?? decoded("appid") ?? schemeCaller else {
+            return .noCallback("the caller is unknown: no platform caller, no appid, and no whitelisted scheme")
+        }
+        guard let entry = whitelist.entries[callerID] else {
+            return .noCallback("the caller \(callerID) is not whitelisted")
+        }
+        let echo = query.echo(for: platform)
+        let requestedScheme = decoded("scheme")
+        let callerURL = decoded("callerurl") ?? decoded("callurl")
+        let destination: String
+        if entry == Whitelist.dynamic {
+            guard let target = callerURL ?? requestedScheme.map(LayeredCallback.destination(scheme:)),
+                Whitelist.isValid(target)
+            else { return .noCallback("the caller \(callerID) is dynamic but names no valid callerurl or scheme") }
+            destination = target
+        } else {
+            if let requestedScheme, requestedScheme.lowercased() != Whitelist.scheme(of: entry) {
+                return .noCallback("the scheme does not match the whitelist entry of \(callerID)")
+            }
+            destination = entry
+        }
+
+        let request: LayeredRequest
+        do {
+            request = try LayeredRequest(query: query, platform: platform)
+        } catch {
+            let action = decoded("cmd").flatMap { Int($0) }.flatMap(LayeredAction.init(rawValue:))
+            return finish(
+                caller: callerID, destination: destination, echo: echo, action: action,
+                status: action.flatMap { ActionStatus(action: $0, ran: [.fail]) } ?? .fail, reason: error.reason,
+                device: nil, budget: budget)
+        }
+        if entry != Whitelist.dynamic, callerURL != nil {
+            return finish(
+                caller: callerID, destination: destination, echo: echo, action: request.action,
+                status: ActionStatus(action: request.action, ran: [.fail])!,
+                reason: LayeredReason(rawValue: "ERROR_DYNAMIC_CALLBACK_NOT_ALLOWED"), device: nil, budget: budget)
+        }
+
+        let run = await self.run(request, caller: callerID, scannedQR: scannedQR)
+        return deliver(request, run: run, caller: callerID, destination: destination, echo: echo, budget: budget)
+    }
+
+    // MARK: Stages
+
+    /// How the stages went.
+    struct Run {
+        var outcomes: [StageOutcome] = []
+        var reason: LayeredReason?
+        var device: MACAddress?
+        var live: StoredReading?
+    }
+
+    /// A stage that did not succeed.
+    struct StageStop: Error {
+        var outcome: StageOutcome
+        var reason: LayeredReason
+    }
+
+    func run(_ request: LayeredRequest, caller: String, scannedQR: String?) async -> Run {
+        var run = Run()
+        let entry = DeviceCatalog.entry(for: request.deviceModel)
+        do {
+            let mac = try await request.action.addsDevice ? findDevice(request, scannedQR: scannedQR) : request.mac!
+            run.device = mac
+            if let known = try store.device(mac), known.model != request.deviceModel {
+                throw StageStop(outcome: .fail, reason: LayeredReason(rawValue: "ERROR_DEVICE_MODEL_MISMATCH"))
+            }
+            let stages = try await leases.withLease(mac) { [self] in
+                try await self.runStages(request, entry: entry, mac: mac, caller: caller)
+            }
+            run.outcomes = stages.outcomes
+            run.live = stages.live
+        } catch let stop as StageStop {
+            run.outcomes.append(stop.outcome)
+            run.reason = stop.reason
+        } catch let stopped as StagesStopped {
+            run.outcomes = stopped.outcomes
+            run.reason = stopped.reason
+        } catch let error as DeviceError {
+            run.outcomes.append(error.code == .cancelled ? .cancel : .fail)
+            run.reason = reason(for: error, model: request.deviceModel)
+        } catch {
+            run.outcomes.append(.fail)
+            run.reason = LayeredReason(rawValue: "ERROR_STORE")
+        }
+        return run
+    }
+
+    func reason(for error: DeviceError, model: DeviceModel) -> LayeredReason {
+        error.code == .busy ? .deviceBusy : error.reason(for: model)
+    }
+
+    /// The stages after the device is known, run while holding it; a stage that stops throws the outcomes so far.
+    struct StagesStopped: Error {
+        var outcomes: [StageOutcome]
+        var reason: LayeredReason
+    }
+
+    struct StagesDone: Sendable {
+        var outcomes: [StageOutcome]
+        var live: StoredReading?
+    }
+
+    func runStages(_ request: LayeredRequest, entry: CatalogEntry, mac: MACAddress, caller: String) async throws
+        -> StagesDone
+    {
+        var outcomes: [StageOutcome] = []
+        func stop(_ outcome: StageOutcome, _ reason: LayeredReason) -> StagesStopped {
+            StagesStopped(outcomes: outcomes + [outcome], reason: reason)
+        }
+        let connection: any BluetoothConnection
+        do {
+            connection = try await central.connect(to: mac)
+        } catch {
+            throw stop(.fail, reason(for: error, model: request.deviceModel))
+        }
+        let driver = makeDriver(for: entry, connection: connection)
+        let sink = StoreSink(store: store, device: mac)
+        var live: StoredReading?
+        var failure: StagesStopped?
+        do {
+            if let oximeter = driver as? PulseOximeterDriver {
+                try await oximeter.authenticate(userID: caller)
+                try await oximeter.setTime(now())
+            }
+            if let monitor = driver as? ActivityMonitorDriver, let profile = request.profile {
+                try await monitor.bind(profile)
+            }
+            for stage in request.action.stages {
+                if await user.cancels(stage) { throw stop(.cancel, .cancel) }
+                switch stage {
+                case .add:
+                    let info = try await driver.deviceInfo()
+                    try store.saveDevice(
+                        StoredDevice(
+                            mac: mac, model: request.deviceModel, serialNumber: info.serialNumber,
+                            firmwareRevision: info.firmwareRevision, profile: request.profile, addedAt: now()))
+                case .sync:
+                    try store.saveDevice(
+                        StoredDevice(mac: mac, model: request.deviceModel, profile: request.profile, addedAt: now()))
+                    _ = try await driver.sync(into: sink, progress: progress)
+                case .measure:
+                    try store.saveDevice(StoredDevice(mac: mac, model: request.deviceModel, addedAt: now()))
+                    let record = try await driver.measure(MeasureOptions(stripCode: request.stripCode), into: sink) {
+                        _ in
+                    }
+                    let id = try store.storeReadings([record.reading], device: mac)[0]
+                    live = StoredReading(id: id, device: mac, reading: record.reading)
+                }
+                outcomes.append(.success)
+            }
+        } catch let stopped as StagesStopped {
+            failure = stopped
+        } catch let error as DeviceError {
+            failure = stop(error.code == .cancelled ? .cancel : .fail, reason(for: error, model: request.deviceModel))
+        } catch {
+            failure = stop(.fail, LayeredReason(rawValue: "ERROR_STORE"))
+        }
+        await connection.disconnect()
+        if let failure { throw failure }
+        return StagesDone(outcomes: outcomes, live: live)
+    }
+
+    /// The MAC of the device to add: the first paired device of the model a scan finds, or the one the QR code
+    /// names.
+    func findDevice(_ request: LayeredRequest, scannedQR: String?) async throws -> MACAddress {
+        if await user.cancels(.add) { throw StageStop(outcome: .cancel, reason: .cancel) }
+        let mac: MACAddress
+        if request.addType == .qrCode {
+            var text = scannedQR
+            if text == nil { text = await user.scanQRCode() }
+            guard let text else {
+                throw StageStop(outcome: .cancel, reason: .cancel)
+            }
+            do {
+                mac = try DeviceQRCode(parsing: text, requestedModel: request.deviceModel).mac
+            } catch {
+                throw StageStop(outcome: .fail, reason: error.reason)
+            }
+        } else {
+            let entry = DeviceCatalog.entry(for: request.deviceModel)
+            var found: MACAddress?
+            for await advertisement in central.scan(for: [entry.profile.serviceUUID])
+            where advertisement.isPaired && advertisement.localName.hasPrefix(request.deviceModel.name + " ") {
+                found = advertisement.mac
+                break
+            }
+            guard let found else { throw StageStop(outcome: .fail, reason: .deviceNotFound) }
+            mac = found
+        }
+        if request.prompts, await !user.acceptsConnect(to: mac) {
+            throw StageStop(outcome: .cancel, reason: .cancel)
+        }
+        return mac
+    }
+
+    // MARK: Delivery
+
+    func deliver(
+        _ request: LayeredRequest, run: Run, caller: String, destination: String, echo: [QueryParameter], budget: Int
+    ) -> HubOutcome {
+        let action = request.action
+        guard let status = ActionStatus(action: action, ran: run.outcomes) else {
+            return finish(
+                caller: caller, destination: destination, echo: echo, action: action, status: .fail,
+                reason: run.reason ?? LayeredReason(rawValue: "ERROR_INTERNAL"), device: run.device, budget: budget)
+        }
+        guard run.outcomes.count == action.stages.count, run.outcomes.allSatisfy({ $0 == .success }),
+            let mac = run.device
+        else {
+            return finish(
+                caller: caller, destination: destination, echo: echo, action: action, status: status,
+                reason: run.reason,
+                device: run.device, budget: budget)
+        }
+        do {
+            let base = try LayeredCallback(destination: destination, echo: echo, status: status, mac: mac)
+            var includedIDs: [Int64] = []
+            var delivered: [LayeredReading] = []
+            var url: String
+            var callback = base
+            var remaining = 0
+            if action.includes(.sync) {
+                let pending =
+                    try request.since.map { try store.readings(device: mac, since: $0) }
+                    ?? store.undeliveredReadings(device: mac, caller: caller)
+                let stored = pending.filter { $0.id != run.live?.id }
+                let packed = try LayeredCallback.packing(
+                    base, readings: stored.map(\.reading), measured: run.live.map { [$0.reading] }, unit: request.unit,
+                    maximumLength: budget)
+                includedIDs = packed.included.map { stored[$0].id }
+                delivered = packed.included.map { stored[$0].reading }
+                remaining = packed.leftOut.count
+                callback = packed.callback
+                url = packed.url
+            } else if let live = run.live {
+                callback.result = .list([live.reading.resultObject(unit: request.unit)])
+                url = callback.url
+            } else {
+                url = callback.url
+            }
+            if let live = run.live {
+                includedIDs.insert(live.id, at: 0)
+                delivered.insert(live.reading, at: 0)
+            }
+            guard url.utf8.count <= budget else {
+                return .noCallback("the callback would be longer than \(budget) characters")
+            }
+            try store.recordDelivery(
+                caller: caller, device: mac, action: action.rawValue, status: status.rawValue, at: now(),
+                readingIDs: includedIDs, remaining: remaining)
+            return .callback(
+                url, HubReport(status: status, reason: nil, device: mac, delivered: delivered, remaining: remaining))
+        } catch let error as LayeredError {
+            return finish(
+                caller: caller, destination: destination, echo: echo, action: action,
+                status: ActionStatus(action: action, ran: run.outcomes.dropLast() + [.fail])!, reason: error.reason,
+                device: mac, budget: budget)
+        } catch {
+            return finish(
+                caller: caller, destination: destination, echo: echo, action: action,
+                status: ActionStatus(action: action, ran: run.outcomes.dropLast() + [.fail])!,
+                reason: LayeredReason(rawValue: "ERROR_STORE"), device: mac, budget: budget)
+        }
+    }
+
+    /// A callback without readings (fail, cancel, add), journaled.
+    func finish(
+        caller: String, destination: String, echo: [QueryParameter], action: LayeredAction?, status: ActionStatus,
+        reason: LayeredReason?, device: MACAddress?, budget: Int
+    ) -> HubOutcome {
+        guard
+            let callback = try? LayeredCallback(
+                destination: destination, echo: echo, status: status, mac: device, reason: reason)
+        else { return .noCallback("the callback cannot be written") }
+        let url = callback.url
+        guard url.utf8.count <= budget else {
+            return .noCallback("the callback would be longer than \(budget) characters")
+        }
+        try? store.recordDelivery(
+            caller: caller, device: device, action: action?.rawValue ?? -1, status: status.rawValue, at: now(),
+            readingIDs: [],
+            remaining: 0)
+        return .callback(url, HubReport(status: status, reason: reason, device: device, delivered: [], remaining: 0))
+    }
+}
+
+/// Stores what a driver reads, in one transaction per batch, before the driver lets the device forget it.
+struct StoreSink: RecordSink {
+    let store: VitalStore
+    let device: MACAddress
+
+    func store(_ records: [DeviceRecord]) async throws {
+        try store.storeReadings(records.map(\.reading), device: device)
+    }
+}

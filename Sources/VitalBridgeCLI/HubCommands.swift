@@ -1,0 +1,269 @@
+import ArgumentParser
+import Foundation
+import LayeredProtocol
+import VitalBridge
+import VitalDevices
+import VitalSimulation
+import VitalStore
+
+/// `vitalbridge open URL`: act as the layered app for one request.
+struct OpenCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "open",
+        abstract: "Handle one layered-app request URL and print the callback URL.",
+        discussion: """
+            Prints exactly the callback URL, as one line, and exits 0 whenever a callback may be sent (success, \
+            fail or cancel). When none may be sent (not an ihealth-layer:// URL, an unknown caller, a scheme that \
+            does not match the caller's whitelist entry) it prints one line on stderr and exits 3. Usage errors \
+            exit 2.
+
+            The caller is --caller if given, else the request's appid, else the whitelisted caller whose callback \
+            scheme is the request's scheme.
+
+            Examples:
+              vitalbridge open 'ihealth-layer://?cmd=0&devicemodel=100&mac=004D3208D2F4&unit=2&scheme=vitalbridge-demo'
+              vitalbridge open --platform android 'ihealth-layer://?appid=org.vitalbridge.demo&cmd=2&devicemodel=400&mac=004D3208D308'
+              vitalbridge open --scan-qr 'BP5:004D3208D2F4' 'ihealth-layer://?cmd=1&addtype=1&devicemodel=100&scheme=vitalbridge-demo'
+            """
+    )
+
+    @OptionGroup var homeOptions: HomeOptions
+    @OptionGroup var platformOptions: PlatformOptions
+
+    @Option(help: "Who opened the URL, as the platform says (bundle or package id).")
+    var caller: String?
+
+    @Option(name: .customLong("scan-qr"), help: "The text of the QR code the camera reads, for addtype=1.")
+    var scanQR: String?
+
+    @Argument(help: "The request URL, quoted for the shell.")
+    var url: String
+
+    func run() async throws {
+        let hub = try openHub(homeOptions)
+        let outcome = await hub.bridge(scannedQR: scanQR, showProgress: true).handle(
+            url: url, platform: platformOptions.platform, caller: caller, scannedQR: scanQR)
+        switch outcome {
+        case .callback(let callback, _):
+            print(callback)
+        case .noCallback(let why):
+            printError("no callback: \(why)")
+            throw ExitCode(3)
+        }
+    }
+}
+
+/// Opens the hub of `options`, or exits 1 with one line saying why.
+func openHub(_ options: HomeOptions) throws -> Hub {
+    do {
+        return try Hub(home: try Home(options.directory))
+    } catch {
+        printError("cannot use the home folder: \(error)")
+        throw ExitCode(1)
+    }
+}
+
+/// `vitalbridge devices`: the devices the hub knows.
+struct DevicesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "devices",
+        abstract: "List the devices the hub has added or talked to.",
+        discussion: "Example:\n  vitalbridge devices --home /tmp/hub")
+
+    @OptionGroup var homeOptions: HomeOptions
+
+    func run() throws {
+        let hub = try openHub(homeOptions)
+        let devices = try hub.store.devices()
+        guard !devices.isEmpty else {
+            print(
+                "no devices yet: add one with vitalbridge open 'ihealth-layer://?cmd=1&addtype=0&devicemodel=100&scheme=vitalbridge-demo'"
+            )
+            return
+        }
+        print(
+            table(
+                ["MAC", "model", "serial", "firmware", "added (UTC)"],
+                devices.map {
+                    [
+                        $0.mac.description, $0.model.name, $0.serialNumber ?? "", $0.firmwareRevision ?? "",
+                        $0.addedAt.description,
+                    ]
+                }))
+    }
+}
+
+/// `vitalbridge records`: the readings in the store.
+struct RecordsCommand: ParsableCommand {
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case table, json, csv
+    }
+
+    static let configuration = CommandConfiguration(
+        commandName: "records",
+        abstract: "List the readings in the store, oldest first, in canonical units.",
+        discussion: """
+            Examples:
+              vitalbridge records
+              vitalbridge records --device 004D3208D2F4 --since '2026-11-19 00:00:00' --format csv
+            """)
+
+    @OptionGroup var homeOptions: HomeOptions
+
+    @Option(help: "Only this device's readings (12 hex digits).")
+    var device: String?
+
+    @Option(help: "Only readings taken at or after this UTC time (yyyy-MM-dd HH:mm:ss).")
+    var since: String?
+
+    @Option(help: "table, json or csv.")
+    var format: Format = .table
+
+    func validate() throws {
+        if let device, MACAddress(device) == nil { throw ValidationError("--device must be 12 hexadecimal digits") }
+        if let since, LayeredTimestamp(parsing: since) == nil {
+            throw ValidationError("--since must be yyyy-MM-dd HH:mm:ss")
+        }
+    }
+
+    func run() throws {
+        let hub = try openHub(homeOptions)
+        let readings = try hub.store.readings(
+            device: device.flatMap { MACAddress($0) }, since: since.flatMap { LayeredTimestamp(parsing: $0) })
+        let rows = readings.map { stored -> [String] in
+            let object = stored.reading.resultObject(unit: nil)
+            let values = object.fields.filter { $0.key != .measuredAt && $0.key != .time }.map { field in
+                "\(field.key)=\(text(field.value))"
+            }
+            return [
+                stored.device.description, "\(stored.reading.category.rawValue)", stored.reading.measuredAt.description,
+                values.joined(separator: " "),
+            ]
+        }
+        switch format {
+        case .table:
+            print(table(["device", "kind", "measured at (UTC)", "values"], rows))
+        case .csv:
+            print("device,kind,measured_at,values")
+            for row in rows {
+                print(row.map { "\"\($0.replacingOccurrences(of: "\"", with: "\"\""))\"" }.joined(separator: ","))
+            }
+        case .json:
+            let objects = zip(readings, rows).map { stored, row in
+                "{\"device\":\"\(row[0])\",\"kind\":\"\(row[1])\",\"measured_at\":\"\(row[2])\",\"values\":\(stored.reading.resultObject(unit: nil).json)}"
+            }
+            print("[" + objects.joined(separator: ",") + "]")
+        }
+    }
+
+    func text(_ value: ResultValue) -> String {
+        switch value {
+        case .number(let number): number.description
+        case .string(let string): string
+        case .object(let object): object.json
+        }
+    }
+}
+
+/// `vitalbridge whitelist list|add|remove`.
+struct WhitelistCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "whitelist",
+        abstract: "Show and edit the callers the hub answers (AppWhiteList.plist).",
+        subcommands: [List.self, Add.self, Remove.self])
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List the whitelisted callers.", discussion: "Example:\n  vitalbridge whitelist list")
+        @OptionGroup var homeOptions: HomeOptions
+
+        func run() throws {
+            let hub = try openHub(homeOptions)
+            print(
+                table(
+                    ["caller", "callback"], hub.whitelist.entries.sorted { $0.key < $1.key }.map { [$0.key, $0.value] })
+            )
+        }
+    }
+
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Whitelist a caller with its callback URL, or * for a dynamic callerurl.",
+            discussion:
+                "Examples:\n  vitalbridge whitelist add com.example.app myapp://\n  vitalbridge whitelist add com.example.web '*'"
+        )
+        @OptionGroup var homeOptions: HomeOptions
+        @Argument(help: "The caller's bundle or package id.") var caller: String
+        @Argument(help: "Its callback URL (myapp://) or *.") var callback: String
+
+        func validate() throws {
+            guard Whitelist.isValid(callback) else {
+                throw ValidationError("'\(callback)' is not a callback URL (like myapp://) or *")
+            }
+        }
+
+        func run() throws {
+            let hub = try openHub(homeOptions)
+            var whitelist = hub.whitelist
+            try whitelist.set(callback, for: caller)
+            try hub.home.write(whitelist.plist, to: hub.home.whitelistPath)
+            print("\(caller) → \(callback)")
+        }
+    }
+
+    struct Remove: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Remove a caller from the whitelist.",
+            discussion: "Example:\n  vitalbridge whitelist remove com.example.app")
+        @OptionGroup var homeOptions: HomeOptions
+        @Argument(help: "The caller's bundle or package id.") var caller: String
+
+        func run() throws {
+            let hub = try openHub(homeOptions)
+            var whitelist = hub.whitelist
+            guard whitelist.remove(caller) else {
+                printError("\(caller) is not whitelisted")
+                throw ExitCode(1)
+            }
+            try hub.home.write(whitelist.plist, to: hub.home.whitelistPath)
+            print("removed \(caller)")
+        }
+    }
+}
+
+/// `vitalbridge fleet show`.
+struct FleetCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fleet", abstract: "Show the simulated devices.", subcommands: [Show.self])
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List the fleet's devices with what each still stores.",
+            discussion: "Example:\n  vitalbridge fleet show --home /tmp/hub")
+        @OptionGroup var homeOptions: HomeOptions
+
+        func run() async throws {
+            let hub = try openHub(homeOptions)
+            var rows: [[String]] = []
+            for device in hub.world.configurations {
+                let stored = await hub.world.storedReadings(of: device.mac).count
+                rows.append([
+                    device.mac.description, device.entry.model.name, device.entry.family.rawValue, device.serial,
+                    device.paired ? "yes" : "no", device.inRange ? "yes" : "no", String(stored),
+                ])
+            }
+            print(table(["MAC", "model", "family", "serial", "paired", "in range", "stored"], rows))
+        }
+    }
+}
+
+/// A plain text table, columns padded to their widest cell.
+func table(_ header: [String], _ rows: [[String]]) -> String {
+    let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
+    func line(_ cells: [String]) -> String {
+        zip(cells, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  ")
+            .trimmingCharacters(in: .whitespaces)
+    }
+    return ([line(header), line(widths.map { String(repeating: "-", count: $0) })] + rows.map(line)).joined(
+        separator: "\n")
+}
