@@ -40,7 +40,10 @@ let package = Package(
             dependencies: ["VitalSimulation", "VitalDevices", "HealthGATT", "LayeredProtocol", "VitalTestSupport"]
         ),
         .testTarget(name: "VitalStoreTests", dependencies: ["VitalStore", "LayeredProtocol"]),
-        .testTarget(name: "VitalBridgeCLITests", dependencies: ["vitalbridge", "LayeredProtocol"]),
+        .testTarget(
+            name: "VitalBridgeCLITests",
+            dependencies: ["vitalbridge", "LayeredProtocol", "VitalSimulation", "VitalStore"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -2,6 +2,12 @@ import Foundation
 internal import GRDB
 import LayeredProtocol
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// A device the hub has added or talked to.
 public struct StoredDevice: Hashable, Sendable {
     public var mac: MACAddress
@@ -76,6 +82,12 @@ public final class VitalStore: Sendable {
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = FULL")
         }
+        // Two processes opening a new store at once would both find it unmigrated: migrate under a file lock.
+        let lock = open(path + ".lock", O_CREAT | O_RDWR, 0o644)
+        guard lock >= 0 else { throw StoreError("cannot open the store at \(path): cannot create its lock file") }
+        defer { close(lock) }
+        flock(lock, LOCK_EX)
+        defer { flock(lock, LOCK_UN) }
         do {
             database = try DatabasePool(path: path, configuration: configuration)
             try Self.migrator.migrate(database)

@@ -1,0 +1,367 @@
+import Foundation
+import LayeredProtocol
+import Testing
+import VitalSimulation
+import VitalStore
+
+/// A fresh home folder, with an optional fleet and extra whitelist entries.
+struct TestHome {
+    let path: String
+
+    init(fleet: Fleet? = nil, whitelist: [String: String] = [:]) throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("vitalbridge-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        path = url.path
+        if let fleet { try Data(fleet.json).write(to: url.appendingPathComponent("fleet.json")) }
+        for (caller, callback) in whitelist {
+            let output = try vitalbridge("whitelist", "add", "--home", path, caller, callback)
+            #expect(output.status == 0, "\(output.stderr)")
+        }
+    }
+
+    /// Runs `vitalbridge open` on this home.
+    func open(_ url: String, _ options: String...) throws -> ProcessOutput {
+        try run(["open", "--home", path] + options + [url])
+    }
+
+    func run(_ arguments: [String]) throws -> ProcessOutput {
+        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        var binary = directory.appendingPathComponent("vitalbridge")
+        if !FileManager.default.isExecutableFile(atPath: binary.path) {
+            binary = directory.deletingLastPathComponent().appendingPathComponent("vitalbridge")
+        }
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return ProcessOutput(
+            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+            stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    /// The callback `open` printed, parsed; records an issue if there is none.
+    func callback(_ url: String, _ options: String...) throws -> LayeredCallback {
+        let output = try run(["open", "--home", path] + options + [url])
+        #expect(output.status == 0, "\(url): \(output.stderr)")
+        #expect(output.stdout.hasSuffix("\n") && output.stdout.filter { $0 == "\n" }.count == 1)
+        return try LayeredCallback(parsing: String(output.stdout.dropLast()))
+    }
+
+    func store() throws -> VitalStore { try VitalStore(path: path + "/vitalbridge.sqlite") }
+}
+
+/// The request for `action` on `model` with everything the protocol requires.
+func request(_ action: LayeredAction, _ model: DeviceModel, mac: String? = nil, extra: String = "") -> String {
+    var url = "ihealth-layer://?cmd=\(action.rawValue)&devicemodel=\(model.rawValue)"
+    if action.requiresMAC { url += "&mac=\(mac ?? macOf(model))" } else { url += "&addtype=0" }
+    if model.hasUserProfile { url += "&userid=1111&age=30&sex=1&height=180&weight=80&swim=1&unit=10" }
+    if model.requiresStripCode, action.includes(.measure) { url += "&codetype=0&code=QR-1234" }
+    return url + "&ver=100&scheme=vitalbridge-demo" + extra
+}
+
+/// The MAC of `model` in the built-in fleet.
+func macOf(_ model: DeviceModel) -> String {
+    Fleet.default.devices.first { DeviceModel(modelString: $0.model) == model }!.mac
+}
+
+/// The built-in fleet with a change to one model's device, or to the user.
+func fleet(
+    _ model: DeviceModel? = nil, user: UserScript = UserScript(), _ change: (inout FleetDevice) -> Void = { _ in }
+)
+    -> Fleet
+{
+    var fleet = Fleet.default
+    fleet.user = user
+    if let model, let index = fleet.devices.firstIndex(where: { DeviceModel(modelString: $0.model) == model }) {
+        change(&fleet.devices[index])
+    }
+    return fleet
+}
+
+@Suite("vitalbridge open: the spec's examples")
+struct SpecExampleTests {
+    /// One caller with the spec's scheme: iOS requests find it by `scheme=callerapp`, Android ones by `appid=AppID`.
+    static let whitelist = ["AppID": "callerapp://", "org.example.dynamic": "*"]
+
+    @Test(
+        "every example URL of the spec gets its callback",
+        arguments: [
+            ("ihealth-layer://?cmd=0&devicemodel=100&mac=004D3208D2F4&unit=2&ver=100&scheme=callerapp", "ios", 0),
+            (
+                "ihealth-layer://?appid=AppID&cmd=1&addtype=0&devicemodel=100&ver=100&popflag=0&scheme=callerapp",
+                "android", 0
+            ),
+            ("ihealth-layer://?cmd=1&addtype=0&devicemodel=100&ver=100&popflag=0&scheme=callerapp", "ios", 0),
+            (
+                "ihealth-layer://?cmd=1&devicemodel=200&addtype=0&userid=1111&age=1&sex=0&height=11&weight=11&swim=0&unit=9&ver=100&scheme=callerapp",
+                "ios", 0
+            ),
+            (
+                "ihealth-layer://?appid=AppID&cmd=0&devicemodel=100&mac=004D3208D2F4&unit=0&ver=100&scheme=callerapp",
+                "android", 1
+            ),
+            (
+                "ihealth-layer://?appid=AppID&cmd=2&devicemodel=100&mac=004D3208D2F4&unit=2&ver=100&scheme=callerapp",
+                "android", 0
+            ),
+            ("ihealth-layer://?cmd=1&devicemodel=100&mac=004D3208D2F4&unit=2&ver=100&scheme=callerapp", "ios", 1),
+            (
+                "ihealth-layer://?cmd=2&devicemodel=201&mac=004D3208D306&userid=1111&age=1&sex=0&height=11&weight=11&swim=1&unit=10&ver=100&scheme=callerapp",
+                "ios", 0
+            ),
+            (
+                "ihealth-layer://?appid=AppID&cmd=3&devicemodel=100&unit=2&addtype=0&ver=100&scheme=callerapp",
+                "android", 3855
+            ),
+            ("ihealth-layer://?cmd=4&devicemodel=100&unit=2&addtype=0&ver=100&scheme=callerapp", "ios", 61455),
+            ("ihealth-layer://?cmd=5&devicemodel=100&unit=2&addtype=0&ver=100&scheme=callerapp", "ios", 15),
+            (
+                "ihealth-layer://?appid=AppID&cmd=6&devicemodel=100&unit=2&mac=004D3208D2F4&ver=100&scheme=callerapp",
+                "android", 255
+            ),
+        ])
+    func example(url: String, platform: String, status: Int) throws {
+        let home = try TestHome(whitelist: Self.whitelist)
+        let callback = try home.callback(url, "--platform", platform)
+        #expect(callback.destination == "callerapp://")
+        #expect(callback.status.rawValue == status, "\(url) → \(callback.reason?.rawValue ?? "")")
+    }
+
+    @Test("the dynamic callback URL is honoured for a * caller")
+    func dynamic() throws {
+        let home = try TestHome(whitelist: Self.whitelist)
+        let callback = try home.callback(
+            "ihealth-layer://?cmd=0&devicemodel=100&mac=004D3208D2F4&unit=2&ver=100&callerurl=my-dynamic-url-0x7765://",
+            "--caller", "org.example.dynamic")
+        #expect(callback.destination == "my-dynamic-url-0x7765://" && callback.status == .success)
+        guard case .list(let objects) = callback.result else {
+            Issue.record("no result")
+            return
+        }
+        #expect(objects.count == 1 && objects[0].number(.systolic) != nil)
+    }
+}
+
+@Suite("vitalbridge open: every cmd × model of the capability matrix")
+struct MatrixTests {
+    static let supported: [(LayeredAction, DeviceModel)] = LayeredAction.allCases.flatMap { action in
+        DeviceModel.allCases.filter { $0.supports(action) }.map { (action, $0) }
+    }
+
+    @Test("success", arguments: supported)
+    func success(action: LayeredAction, model: DeviceModel) throws {
+        let home = try TestHome()
+        let callback = try home.callback(request(action, model))
+        #expect(callback.status == .success(action), "\(callback.reason?.rawValue ?? "")")
+        #expect(callback.mac?.description == macOf(model))
+        switch (action.includes(.measure), action.includes(.sync), callback.result) {
+        case (true, true, .combined(let measure, _)?): #expect(measure.count == 1)
+        case (true, false, .list(let objects)?): #expect(objects.count == 1)
+        case (false, true, .list(let objects)?): #expect(objects.count == 5)
+        case (false, false, nil): break
+        default: Issue.record("unexpected result shape for cmd \(action.rawValue)")
+        }
+    }
+
+    @Test("a device failure fails its stage and skips the rest", arguments: supported)
+    func deviceFailure(action: LayeredAction, model: DeviceModel) throws {
+        let failingStage: Stage = action.includes(.measure) ? .measure : action.includes(.sync) ? .sync : .add
+        let home = try TestHome(
+            fleet: fleet(model) { device in
+                switch failingStage {
+                case .measure: device.failures = FailureScript(duringMeasurement: 3)
+                case .sync: device.failures = FailureScript(duringSync: SyncFailure(afterRecords: 1, code: 4))
+                case .add: device.failures = FailureScript(atConnect: true)
+                }
+            })
+        let callback = try home.callback(request(action, model))
+        let index = action.stages.firstIndex(of: failingStage)!
+        let expected = ActionStatus(action: action, ran: Array(repeating: .success, count: index) + [.fail])!
+        #expect(callback.status == expected, "cmd \(action.rawValue) \(model)")
+        if failingStage != .add {
+            #expect(callback.reason?.deviceError?.model == model, "\(callback.reason?.rawValue ?? "")")
+        }
+        #expect(callback.result == nil)
+    }
+
+    @Test("a user cancel at each stage", arguments: supported)
+    func cancel(action: LayeredAction, model: DeviceModel) throws {
+        for (index, stage) in action.stages.enumerated() {
+            let home = try TestHome(fleet: fleet(user: UserScript(cancelAt: "\(stage)")))
+            let callback = try home.callback(request(action, model))
+            let expected = ActionStatus(action: action, ran: Array(repeating: .success, count: index) + [.cancel])!
+            #expect(callback.status == expected, "cmd \(action.rawValue) \(model) cancel at \(stage)")
+            #expect(callback.reason == .cancel)
+        }
+    }
+
+    @Test("unsupported combinations fail with ERROR_UNSUPPORTED_ACTION")
+    func unsupported() throws {
+        let home = try TestHome()
+        for action in LayeredAction.allCases {
+            for model in DeviceModel.allCases where !model.supports(action) {
+                let callback = try home.callback(request(action, model))
+                #expect(callback.status == ActionStatus(action: action, ran: [.fail]))
+                #expect(callback.reason == .unsupportedAction)
+            }
+        }
+    }
+}
+
+@Suite("vitalbridge open: callers, QR codes, delivery")
+struct DeliveryTests {
+    @Test("no callback for an unknown caller, a mismatched scheme or another scheme: exit 3, stdout empty")
+    func noCallback() throws {
+        let home = try TestHome()
+        for (url, options) in [
+            ("ihealth-layer://?cmd=0&devicemodel=100&mac=004D3208D2F4&scheme=strangerapp", [String]()),
+            ("ihealth-layer://?cmd=0&devicemodel=100&mac=004D3208D2F4&appid=com.stranger", []),
+            (
+                "ihealth-layer://?cmd=0&devicemodel=100&mac=004D3208D2F4&scheme=otherapp",
+                ["--caller", "org.vitalbridge.demo"]
+            ),
+            ("https://example.com/?cmd=0&devicemodel=100&mac=004D3208D2F4&scheme=vitalbridge-demo", []),
+            ("ihealth-layer://?cmd=0&devicemodel=100&mac=004D3208D2F4", []),
+        ] {
+            let output = try home.run(["open", "--home", home.path] + options + [url])
+            #expect(output.status == 3, "\(url)")
+            #expect(output.stdout.isEmpty)
+            #expect(output.stderr.hasPrefix("no callback: ") && output.stderr.filter { $0 == "\n" }.count == 1)
+        }
+        let usage = try home.run(["open", "--home", home.path])
+        #expect(usage.status == 2)
+    }
+
+    @Test("callerurl from a caller with a fixed callback is refused at the whitelisted URL")
+    func callerURLNotAllowed() throws {
+        let home = try TestHome()
+        let callback = try home.callback(request(.measure, .bp5, extra: "&callerurl=evil://steal"))
+        #expect(callback.destination == "vitalbridge-demo://")
+        #expect(callback.reason?.rawValue == "ERROR_DYNAMIC_CALLBACK_NOT_ALLOWED" && callback.result == nil)
+    }
+
+    @Test("QR codes: the named device is added; a wrong model or MAC fails")
+    func qrCodes() throws {
+        let home = try TestHome()
+        let url = "ihealth-layer://?cmd=1&addtype=1&devicemodel=100&scheme=vitalbridge-demo"
+        #expect(try home.callback(url, "--scan-qr", "BP5:004d3208d2f4").mac?.description == "004D3208D2F4")
+        #expect(try home.callback(url, "--scan-qr", "SN42:004D3208D2F4").status == .success)
+        #expect(try home.callback(url, "--scan-qr", "PO3:004D3208D2F4").reason == .qrModelMismatch)
+        #expect(try home.callback(url, "--scan-qr", "BP5:004D3208D2").reason == .qrInvalidMAC)
+        #expect(try home.callback(url, "--scan-qr", "BP5:AABBCCDDEEFF").reason == .deviceNotFound)
+        // no --scan-qr and no QR in the fleet: the user closed the camera
+        #expect(try home.callback(url).status == .cancel)
+    }
+
+    @Test("past 20,000 characters the callback says how many remain, and the next syncs deliver them all once")
+    func overflow() throws {
+        let home = try TestHome(
+            fleet: fleet(.bp5) { device in
+                device.records = RecordsScript(
+                    generate: GeneratedRecords(count: 400, from: "2026-01-01 00:00:00", to: "2026-11-01 00:00:00"))
+            })
+        var delivered: [ResultObject] = []
+        var remaining: [Int] = []
+        for _ in 0..<5 {
+            let output = try home.open(request(.sync, .bp5))
+            #expect(output.stdout.utf8.count <= 20_001)
+            let callback = try LayeredCallback(parsing: String(output.stdout.dropLast()))
+            guard case .list(let objects) = callback.result else {
+                Issue.record("no result")
+                return
+            }
+            delivered += objects
+            remaining.append(callback.remaining ?? 0)
+            if callback.remaining == nil { break }
+        }
+        #expect(remaining.first! > 0 && remaining.last == 0)
+        #expect(remaining == remaining.sorted(by: >))
+        #expect(delivered.count == 400)
+        #expect(Set(delivered.map { $0.json }).count == 400)
+        let times = delivered.compactMap(\.measuredAt)
+        #expect(times == times.sorted())
+        // a caller that lost a callback asks again from a time
+        let again = try home.callback(request(.sync, .bp5, extra: "&since=2026-10-01%2000:00:00"))
+        guard case .list(let recent) = again.result else {
+            Issue.record("no result")
+            return
+        }
+        #expect(
+            !recent.isEmpty && recent.allSatisfy { $0.measuredAt! >= LayeredTimestamp(parsing: "2026-10-01 00:00:00")! }
+        )
+        // every delivery is journaled
+        let journal = try home.store().deliveries()
+        #expect(journal.count == remaining.count + 1)
+        #expect(journal.map(\.readingIDs.count).reduce(0, +) >= 400)
+    }
+
+    @Test("a sync interrupted by a dropped link, then repeated, stores nothing twice")
+    func resync() throws {
+        let home = try TestHome(
+            fleet: fleet(.hs4) { device in
+                device.records = RecordsScript(
+                    generate: GeneratedRecords(count: 8, from: "2026-11-01 00:00:00", to: "2026-11-10 00:00:00"))
+                device.failures = FailureScript(disconnectAfter: 3)
+            })
+        let first = try home.callback(request(.sync, .hs4))
+        #expect(first.status == .fail && first.reason?.rawValue == "ERROR_DEVICE_DISCONNECTED")
+        #expect(try home.store().readings().count == 3)
+        let second = try home.callback(request(.sync, .hs4))
+        #expect(second.status == .success)
+        guard case .list(let objects) = second.result else {
+            Issue.record("no result")
+            return
+        }
+        #expect(objects.count == 8)
+        #expect(try home.store().readings().count == 8)
+        // a glucose meter keeps a live reading in memory: the next sync reads it again, and it is stored once
+        _ = try home.callback(request(.measure, .bg5))
+        _ = try home.callback(request(.sync, .bg5))
+        #expect(try home.store().readings(device: MACAddress(macOf(.bg5))!).count == 6)
+    }
+
+    @Test("two processes on one home at once both complete")
+    func concurrent() async throws {
+        let home = try TestHome()
+        async let first = Task.detached { try home.open(request(.sync, .bp7)) }.value
+        async let second = Task.detached { try home.open(request(.syncMeasure, .bp7)) }.value
+        async let third = Task.detached { try home.open(request(.sync, .bg5)) }.value
+        let outputs = try await [first, second, third]
+        for output in outputs { #expect(output.status == 0, "\(output.stderr)") }
+        #expect(try home.store().readings(device: MACAddress(macOf(.bp7))!).count == 6)
+    }
+
+    @Test("the commands list devices, records, the whitelist and the fleet")
+    func listings() throws {
+        let home = try TestHome()
+        _ = try home.callback(request(.addSync, .hs2))
+        #expect(try home.run(["devices", "--home", home.path]).stdout.contains(macOf(.hs2)))
+        let csv = try home.run(["records", "--home", home.path, "--format", "csv", "--device", macOf(.hs2)]).stdout
+        #expect(csv.split(separator: "\n").count == 6)
+        let json = try home.run(["records", "--home", home.path, "--format", "json"]).stdout
+        #expect((try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [Any])?.count == 5)
+        #expect(try home.run(["records", "--home", home.path, "--since", "bad"]).status == 2)
+        #expect(try home.run(["whitelist", "list", "--home", home.path]).stdout.contains("org.vitalbridge.demo"))
+        #expect(try home.run(["whitelist", "add", "--home", home.path, "com.x", "nota url"]).status == 2)
+        #expect(try home.run(["whitelist", "remove", "--home", home.path, "com.nobody"]).status == 1)
+        #expect(try home.run(["fleet", "show", "--home", home.path]).stdout.contains("THV3"))
+        let broken = try TestHome()
+        try Data("{".utf8).write(to: URL(fileURLWithPath: broken.path + "/fleet.json"))
+        let output = try broken.open(request(.measure, .bp5))
+        #expect(output.status == 1 && output.stderr.contains("fleet.json"))
+    }
+
+    @Test("the demo runs on its own home")
+    func demo() throws {
+        let output = try TestHome().run(["demo"])
+        #expect(output.status == 0)
+        #expect(output.stdout.contains("status 61455") && output.stdout.contains("ERROR_UNIT_MISMATCH:unit"))
+    }
+}
