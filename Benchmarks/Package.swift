@@ -32,6 +32,20 @@ let package = Package(
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
         .executableTarget(
+            name: "StoreBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "VitalStore", package: "VitalBridge"),
+                .product(name: "VitalDevices", package: "VitalBridge"),
+                .product(name: "VitalSimulation", package: "VitalBridge"),
+                .product(name: "LayeredProtocol", package: "VitalBridge"),
+            ],
+            path: "Benchmarks/StoreBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        // The baseline of open-latency.sh: a Swift program that imports Foundation and prints one line.
+        .executableTarget(name: "foundation-hello", path: "Sources/foundation-hello"),
+        .executableTarget(
             name: "HealthGATTBenchmarks",
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),

@@ -39,6 +39,38 @@ struct OpenCommand: AsyncParsableCommand {
     @Argument(help: "The request URL, quoted for the shell.")
     var url: String
 
+    init() {}
+
+    /// `open [--home DIR] [--platform ios|android] [--caller ID] [--scan-qr TEXT] URL`, each option at most once
+    /// and with a value, the URL last; `nil` for anything else, which the full parser then handles (and explains).
+    init?(fastParsing arguments: [String]) {
+        guard arguments.first == "open", arguments.count >= 2, let url = arguments.last, !url.hasPrefix("-") else {
+            return nil
+        }
+        var options = arguments.dropFirst().dropLast()
+        var values: [String: String] = [:]
+        while let name = options.popFirst() {
+            guard ["--home", "--platform", "--caller", "--scan-qr"].contains(name), let value = options.popFirst(),
+                !value.hasPrefix("-"), values.updateValue(value, forKey: name) == nil
+            else { return nil }
+        }
+        var platform = PlatformOptions()
+        if let name = values["--platform"] {
+            guard let parsed = Platform(rawValue: name) else { return nil }
+            platform.platform = parsed
+        } else {
+            platform.platform = .ios
+        }
+        var home = HomeOptions()
+        home.home = values["--home"]
+        // property wrappers are only ever set here, never read before they are
+        homeOptions = home
+        platformOptions = platform
+        caller = values["--caller"]
+        scanQR = values["--scan-qr"]
+        self.url = url
+    }
+
     func run() async throws {
         let hub = try openHub(homeOptions)
         let outcome = await hub.bridge(scannedQR: scanQR, showProgress: true).handle(

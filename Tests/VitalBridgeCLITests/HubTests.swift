@@ -237,6 +237,12 @@ struct DeliveryTests {
         }
         let usage = try home.run(["open", "--home", home.path])
         #expect(usage.status == 2)
+        // options after the URL go through the full parser and mean the same
+        let url = request(.measure, .thv3)
+        let late = try home.run(["open", url, "--home", home.path, "--platform", "ios"])
+        #expect(late.status == 0 && late.stdout.hasPrefix("vitalbridge-demo://?cmd=0&devicemodel=600"))
+        #expect(try home.run(["open", "--home", home.path, "--home", home.path, url]).status == 0)  // the last one wins
+        #expect(try home.run(["open", "--home", home.path, "--platform", "windows", url]).status == 2)
     }
 
     @Test("callerurl from a caller with a fixed callback is refused at the whitelisted URL")

@@ -1,0 +1,98 @@
+import Benchmark
+import Foundation
+import LayeredProtocol
+import VitalDevices
+import VitalSimulation
+import VitalStore
+
+/// Commits each batch the driver hands over before it may delete anything, as the hub's sink does.
+struct StoreSink: RecordSink {
+    let store: VitalStore
+    let device: MACAddress
+    func store(_ records: [DeviceRecord]) async throws {
+        try store.storeReadings(records.map(\.reading), device: device)
+    }
+}
+
+/// A fresh store file in a temporary folder.
+func temporaryStore() throws -> (VitalStore, URL) {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("store-bench-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    return (try VitalStore(path: directory.appendingPathComponent("vitalbridge.sqlite").path), directory)
+}
+
+func seconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+}
+
+/// 10,000 glucose readings a few minutes apart.
+let readings: [LayeredReading] = (0..<10_000).map { index in
+    .glucose(
+        GlucoseReading(
+            mgPerDeciliter: Double(80 + index % 120),
+            measuredAt: LayeredTimestamp(secondsSince1970: 1_700_000_000 + Int64(index) * 300)))
+}
+
+let benchmarks: @Sendable () -> Void = {
+    Benchmark(
+        "Sync 10,000 glucose records from the simulated BG5 into a store file, in process",
+        configuration: .init(
+            metrics: [
+                .wallClock, .peakMemoryResident,
+                .custom("records per second", polarity: .prefersLarger, useScalingFactor: false),
+            ],
+            maxDuration: .seconds(10), maxIterations: 20)
+    ) { benchmark in
+        let (store, directory) = try temporaryStore()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let mac = MACAddress("004D3208D308")!
+        let world = try SimulatedWorld(
+            fleet: Fleet(devices: [
+                FleetDevice(
+                    model: "BG5", mac: mac.description,
+                    records: RecordsScript(
+                        generate: GeneratedRecords(
+                            count: 10_000, from: "2025-01-01 00:00:00", to: "2026-01-01 00:00:00")))
+            ]),
+            start: LayeredTimestamp(secondsSince1970: 1_763_625_600))
+        let clock = ContinuousClock()
+        benchmark.startMeasurement()
+        let start = clock.now
+        let connection = try await world.connect(to: mac)
+        let driver = GlucoseDriver(entry: DeviceCatalog.entry(for: .bg5), connection: connection)
+        let count = try await driver.sync(into: StoreSink(store: store, device: mac)) { _ in }
+        let elapsed = clock.now - start
+        benchmark.stopMeasurement()
+        benchmark.measurement(
+            .custom("records per second", polarity: .prefersLarger, useScalingFactor: false),
+            Int(Double(count) / seconds(elapsed)))
+    }
+
+    Benchmark(
+        "Store 10,000 readings in a new store file (WAL, synchronous FULL), in batches of 512",
+        configuration: .init(
+            metrics: [
+                .wallClock, .peakMemoryResident,
+                .custom("records per second", polarity: .prefersLarger, useScalingFactor: false),
+            ],
+            maxDuration: .seconds(10), maxIterations: 20)
+    ) { benchmark in
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "store-bench-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try VitalStore(path: directory.appendingPathComponent("vitalbridge.sqlite").path)
+        let mac = MACAddress("004D3208D308")!
+        let clock = ContinuousClock()
+        benchmark.startMeasurement()
+        let start = clock.now
+        for batch in stride(from: 0, to: readings.count, by: 512) {
+            try store.storeReadings(Array(readings[batch..<min(batch + 512, readings.count)]), device: mac)
+        }
+        let elapsed = clock.now - start
+        benchmark.stopMeasurement()
+        benchmark.measurement(
+            .custom("records per second", polarity: .prefersLarger, useScalingFactor: false),
+            Int(Double(readings.count) / seconds(elapsed)))
+    }
+}

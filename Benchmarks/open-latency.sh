@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# The wall time and peak memory of `vitalbridge open` for a measurement on the built-in fleet, against an existing
+# home, beside a Swift program that imports Foundation and prints one line, both built for release with the Swift
+# runtime and Foundation linked statically (as the tool ships) and dynamically.
+# Needs hyperfine and GNU time (apt-get install hyperfine time). Run from the repository root:
+#   bash Benchmarks/open-latency.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+build() { # build <package dir> <product> <scratch> [flags]: prints the binary's path
+    local dir=$1 product=$2 scratch=$3
+    shift 3
+    (cd "$dir" && swift build -c release --product "$product" --scratch-path "$scratch" "$@" >/dev/null &&
+        echo "$PWD/$scratch/release/$product")
+}
+static_tool=$(build . vitalbridge .build-static --static-swift-stdlib)
+dynamic_tool=$(build . vitalbridge .build)
+static_hello=$(build Benchmarks foundation-hello .build-static --static-swift-stdlib)
+dynamic_hello=$(build Benchmarks foundation-hello .build)
+
+home=$(mktemp -d)
+trap 'rm -rf "$home"' EXIT
+request='ihealth-layer://?cmd=0&devicemodel=100&mac=004D3208D2F4&unit=2&ver=100&scheme=vitalbridge-demo'
+# an existing home: its files, store and device state made by a first request
+"$static_tool" open --home "$home" "$request" >/dev/null
+
+hyperfine -N --warmup 10 --runs 200 --export-json "$home/hyperfine.json" \
+    -n "open, static" "$static_tool open --home $home $request" \
+    -n "open, dynamic" "$dynamic_tool open --home $home $request" \
+    -n "hello, static" "$static_hello" \
+    -n "hello, dynamic" "$dynamic_hello"
+python3 - "$home/hyperfine.json" <<'PY'
+import json, sys
+median = {r["command"]: r["median"] * 1000 for r in json.load(open(sys.argv[1]))["results"]}
+for name, value in median.items():
+    print(f"median {name}: {value:.2f} ms")
+for linking in ("static", "dynamic"):
+    print(f"ratio open/hello, both {linking}: {median['open, ' + linking] / median['hello, ' + linking]:.2f} (target <= 2)")
+print(f"ratio open static / hello dynamic: {median['open, static'] / median['hello, dynamic']:.2f}")
+PY
+
+for tool in "$static_tool" "$dynamic_tool"; do
+    peak=0
+    for _ in 1 2 3 4 5; do
+        kib=$(/usr/bin/time -f %M "$tool" open --home "$home" "$request" 2>&1 >/dev/null | tail -1)
+        [ "$kib" -gt "$peak" ] && peak=$kib
+    done
+    echo "peak resident memory of $(basename "$(dirname "$(dirname "$tool")")") open over 5 runs: $((peak / 1024)) MiB (target <= 40 MiB)"
+done
