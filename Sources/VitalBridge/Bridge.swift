@@ -252,7 +252,10 @@ public actor Bridge {
                     let record = try await driver.measure(MeasureOptions(stripCode: request.stripCode), into: sink) {
                         _ in
                     }
-                    let id = try store.storeReadings([record.reading], device: mac)[0]
+                    // the driver stored it through the sink before the device could forget it
+                    guard let id = try store.readingID(of: record.reading, device: mac) else {
+                        throw StoreError("the live reading is not in the store")
+                    }
                     live = StoredReading(id: id, device: mac, reading: record.reading)
                 }
                 outcomes.append(.success)
@@ -385,7 +388,7 @@ public actor Bridge {
         guard url.utf8.count <= budget else {
             return .noCallback("the callback would be longer than \(budget) characters")
         }
-        try? store.recordDelivery(
+        _ = try? store.recordDelivery(
             caller: caller, device: device, action: action?.rawValue ?? -1, status: status.rawValue, at: now(),
             readingIDs: [],
             remaining: 0)

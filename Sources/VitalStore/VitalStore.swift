@@ -222,6 +222,16 @@ public final class VitalStore: Sendable {
         }
     }
 
+    /// The identifier of `reading` of device `mac`, if the store has it.
+    public func readingID(of reading: LayeredReading, device mac: MACAddress) throws(StoreError) -> Int64? {
+        try read("find a reading") { db in
+            let (kind, payload) = ReadingCodec.encode(reading)
+            return try Int64.fetchOne(
+                db, sql: "SELECT id FROM reading WHERE device_mac = ? AND kind = ? AND measured_at = ? AND payload = ?",
+                arguments: [mac.description, kind, reading.measuredAt.secondsSince1970, payload])
+        }
+    }
+
     /// The stored readings, oldest first: of one device, from a time on, when given.
     public func readings(device mac: MACAddress? = nil, since: LayeredTimestamp? = nil) throws(StoreError)
         -> [StoredReading]
