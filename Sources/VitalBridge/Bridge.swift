@@ -244,11 +244,10 @@ public actor Bridge {
                             mac: mac, model: request.deviceModel, serialNumber: info.serialNumber,
                             firmwareRevision: info.firmwareRevision, profile: request.profile, addedAt: now()))
                 case .sync:
-                    try store.saveDevice(
-                        StoredDevice(mac: mac, model: request.deviceModel, profile: request.profile, addedAt: now()))
+                    try rememberDevice(mac, request)
                     _ = try await driver.sync(into: sink, progress: progress)
                 case .measure:
-                    try store.saveDevice(StoredDevice(mac: mac, model: request.deviceModel, addedAt: now()))
+                    try rememberDevice(mac, request)
                     let record = try await driver.measure(MeasureOptions(stripCode: request.stripCode), into: sink) {
                         _ in
                     }
@@ -270,6 +269,15 @@ public actor Bridge {
         await connection.disconnect()
         if let failure { throw failure }
         return StagesDone(outcomes: outcomes, live: live)
+    }
+
+    /// Stores device `mac` if the store does not know it yet (or its AM profile changed); a known device costs a
+    /// read, not a commit.
+    func rememberDevice(_ mac: MACAddress, _ request: LayeredRequest) throws(StoreError) {
+        let known = try store.device(mac)
+        guard known == nil || (request.profile != nil && known?.profile != request.profile) else { return }
+        try store.saveDevice(
+            StoredDevice(mac: mac, model: request.deviceModel, profile: request.profile, addedAt: now()))
     }
 
     /// The MAC of the device to add: the first paired device of the model a scan finds, or the one the QR code
