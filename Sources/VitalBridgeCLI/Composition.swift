@@ -85,6 +85,13 @@ struct Hub {
         }
     }
 
+    /// How long a request waits for a device another process uses: `$VITALBRIDGE_DEVICE_WAIT_SECONDS`, else 10 s.
+    static var deviceWait: Duration {
+        let text = ProcessInfo.processInfo.environment["VITALBRIDGE_DEVICE_WAIT_SECONDS"]
+        guard let seconds = text.flatMap(Double.init), seconds >= 0, seconds <= 3600 else { return .seconds(10) }
+        return .milliseconds(Int64(seconds * 1000))
+    }
+
     func bridge(scannedQR: String?, showProgress: Bool = false) -> Bridge {
         let world = self.world
         var progress: @Sendable (SyncProgress) -> Void = { _ in }
@@ -94,7 +101,8 @@ struct Hub {
         let clock = world.clock
         return Bridge(
             store: store, central: world, user: SimulatedUser(script: fleet.user, scannedQR: scannedQR),
-            leases: FileLeases(home: home, world: world), whitelist: whitelist, now: { clock.wallTime },
+            leases: FileLeases(home: home, world: world, timeout: Self.deviceWait), whitelist: whitelist,
+            now: { clock.wallTime },
             progress: progress)
     }
 }

@@ -4,6 +4,10 @@ import Testing
 import VitalSimulation
 import VitalStore
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// A fresh home folder, with an optional fleet and extra whitelist entries.
 struct TestHome {
     let path: String
@@ -24,7 +28,7 @@ struct TestHome {
         try run(["open", "--home", path] + options + [url])
     }
 
-    func run(_ arguments: [String]) throws -> ProcessOutput {
+    func run(_ arguments: [String], environment: [String: String] = [:]) throws -> ProcessOutput {
         let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         var binary = directory.appendingPathComponent("vitalbridge")
         if !FileManager.default.isExecutableFile(atPath: binary.path) {
@@ -33,6 +37,7 @@ struct TestHome {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let out = Pipe()
         let err = Pipe()
         process.standardOutput = out
@@ -266,6 +271,14 @@ struct DeliveryTests {
         #expect(try home.callback(url).status == .cancel)
     }
 
+    @Test("popflag=1 asks before connecting; a declined prompt is a cancel, and without popflag nobody is asked")
+    func connectPrompt() throws {
+        let home = try TestHome(fleet: fleet(user: UserScript(declineConnect: true)))
+        let asked = try home.callback(request(.addMeasure, .po3, extra: "&popflag=1"))
+        #expect(asked.status == .addCancelMeasureNP && asked.reason == .cancel)
+        #expect(try home.callback(request(.addMeasure, .po3, extra: "&popflag=0")).status == .addSuccessMeasureSuccess)
+    }
+
     @Test("past 20,000 characters the callback says how many remain, and the next syncs deliver them all once")
     func overflow() throws {
         let home = try TestHome(
@@ -342,6 +355,24 @@ struct DeliveryTests {
         let outputs = try await [first, second, third]
         for output in outputs { #expect(output.status == 0, "\(output.stderr)") }
         #expect(try home.store().readings(device: MACAddress(macOf(.bp7))!).count == 6)
+    }
+
+    @Test("a device another process holds answers ERROR_DEVICE_BUSY after the wait")
+    func busy() throws {
+        let home = try TestHome()
+        _ = try home.callback(request(.measure, .bp5))  // creates the home and the lock file
+        let lock = open(home.path + "/locks/\(macOf(.bp5)).lock", O_RDWR)
+        #expect(lock >= 0)
+        defer { close(lock) }
+        #expect(flock(lock, LOCK_EX) == 0)
+        let output = try home.run(
+            ["open", "--home", home.path, request(.measure, .bp5)],
+            environment: ["VITALBRIDGE_DEVICE_WAIT_SECONDS": "0.2"])
+        #expect(output.status == 0)
+        let callback = try LayeredCallback(parsing: String(output.stdout.dropLast()))
+        #expect(callback.status == .fail && callback.reason == .deviceBusy)
+        // another device is not held
+        #expect(try home.callback(request(.measure, .thv3)).status == .success)
     }
 
     @Test("the commands list devices, records, the whitelist and the fleet")
