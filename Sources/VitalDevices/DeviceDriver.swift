@@ -52,6 +52,26 @@ extension DeviceDriver {
         }
     }
 
+    /// Writes a Record Access Control Point `command` to `characteristic` and waits for the device's indication
+    /// answering it (confirmed at once: RACP answers delete nothing); vendor device errors are thrown.
+    func recordAccess(_ command: RecordAccessControlPoint, on characteristic: CharacteristicID)
+        async throws(DeviceError)
+        -> RecordAccessControlPoint
+    {
+        try await connection.write(characteristic, command.encoded())
+        while true {
+            switch try await connection.nextEvent() {
+            case .indication(characteristic, let bytes, let token):
+                try await connection.confirm(token)
+                return try decode(RecordAccessControlPoint.self, bytes)
+            case .notification(GATTCharacteristics.vendorStatus, let bytes):
+                _ = try vendorEvent(bytes)
+            default:
+                continue
+            }
+        }
+    }
+
     /// Throws ``DeviceError/Code/cancelled`` when the task running the operation was cancelled.
     func checkCancellation() throws(DeviceError) {
         if Task.isCancelled { throw DeviceError(.cancelled, message: "the operation was cancelled") }

@@ -117,20 +117,8 @@ public struct GlucoseDriver: DeviceDriver {
         }
     }
 
-    /// Writes `command` and waits for the device's RACP indication answering it.
     func request(_ command: RecordAccessControlPoint) async throws(DeviceError) -> RecordAccessControlPoint {
-        try await connection.write(GATTCharacteristics.glucoseRACP, command.encoded())
-        while true {
-            switch try await connection.nextEvent() {
-            case .indication(GATTCharacteristics.glucoseRACP, let bytes, let token):
-                try await connection.confirm(token)
-                return try decode(RecordAccessControlPoint.self, bytes)
-            case .notification(GATTCharacteristics.vendorStatus, let bytes):
-                _ = try vendorEvent(bytes)
-            default:
-                continue
-            }
-        }
+        try await recordAccess(command, on: GATTCharacteristics.glucoseRACP)
     }
 
     func delete(through sequenceNumber: UInt16) async throws(DeviceError) {

@@ -189,17 +189,6 @@ public struct PulseOximeterDriver: DeviceDriver {
     }
 
     func request(_ command: RecordAccessControlPoint) async throws(DeviceError) -> RecordAccessControlPoint {
-        try await connection.write(GATTCharacteristics.plxRACP, command.encoded())
-        while true {
-            switch try await connection.nextEvent() {
-            case .indication(GATTCharacteristics.plxRACP, let bytes, let token):
-                try await connection.confirm(token)
-                return try decode(RecordAccessControlPoint.self, bytes)
-            case .notification(GATTCharacteristics.vendorStatus, let bytes):
-                _ = try vendorEvent(bytes)
-            default:
-                continue
-            }
-        }
+        try await recordAccess(command, on: GATTCharacteristics.plxRACP)
     }
 }

@@ -29,26 +29,7 @@ struct TestHome {
     }
 
     func run(_ arguments: [String], environment: [String: String] = [:]) throws -> ProcessOutput {
-        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        var binary = directory.appendingPathComponent("vitalbridge")
-        if !FileManager.default.isExecutableFile(atPath: binary.path) {
-            binary = directory.deletingLastPathComponent().appendingPathComponent("vitalbridge")
-        }
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return ProcessOutput(
-            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-            stderr: String(decoding: stderr, as: UTF8.self))
+        try vitalbridge(arguments, environment: environment)
     }
 
     /// The callback `open` printed, parsed; records an issue if there is none.

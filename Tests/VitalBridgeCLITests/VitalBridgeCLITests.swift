@@ -11,6 +11,11 @@ struct ProcessOutput {
 
 /// Runs the `vitalbridge` binary built next to this test bundle.
 func vitalbridge(_ arguments: String...) throws -> ProcessOutput {
+    try vitalbridge(arguments)
+}
+
+/// Runs the `vitalbridge` binary with `arguments`, adding `environment` to this process's environment.
+func vitalbridge(_ arguments: [String], environment: [String: String] = [:]) throws -> ProcessOutput {
     let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
     var binary = directory.appendingPathComponent("vitalbridge")
     if !FileManager.default.isExecutableFile(atPath: binary.path) {
@@ -20,6 +25,7 @@ func vitalbridge(_ arguments: String...) throws -> ProcessOutput {
     let process = Process()
     process.executableURL = binary
     process.arguments = arguments
+    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
     let out = Pipe()
     let err = Pipe()
     process.standardOutput = out
