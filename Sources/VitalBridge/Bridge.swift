@@ -15,7 +15,7 @@ public protocol HubUser: Sendable {
 
 /// Exclusive use of a device for the length of an operation, across processes.
 public protocol DeviceLeases: Sendable {
-    /// Runs `body` while holding device `mac`; throws ``DeviceError`` with code `busy` when another holds it too
+    /// Runs `body` while holding device `mac`; throws a `DeviceError` with code `busy` when another holds it too
     /// long.
     func withLease<T: Sendable>(_ mac: MACAddress, _ body: @Sendable () async throws -> T) async throws -> T
 }
@@ -80,6 +80,8 @@ public actor Bridge {
     /// Handles the request `url` from `platform`.
     ///
     /// - Parameters:
+    ///   - url: the URL the hub was opened with.
+    ///   - platform: iOS or Android, for the echo, `appid` and the URL budget.
     ///   - caller: the platform's own word for who opened the URL (its bundle or package id), if it gives one.
     ///   - scannedQR: the QR code text, when the platform already read it.
     public func handle(url: String, platform: Platform, caller: String? = nil, scannedQR: String? = nil) async
@@ -245,7 +247,8 @@ public actor Bridge {
                             firmwareRevision: info.firmwareRevision, profile: request.profile, addedAt: now()))
                 case .sync:
                     try rememberDevice(mac, request)
-                    _ = try await driver.sync(into: sink, progress: progress)
+                    let count = try await driver.sync(into: sink, progress: progress)
+                    progress(SyncProgress(stored: count, expected: count))  // the end, total known at last
                 case .measure:
                     try rememberDevice(mac, request)
                     let record = try await driver.measure(MeasureOptions(stripCode: request.stripCode), into: sink) {

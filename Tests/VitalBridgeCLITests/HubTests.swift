@@ -356,6 +356,18 @@ struct DeliveryTests {
         #expect(try home.callback(request(.measure, .thv3)).status == .success)
     }
 
+    @Test("on a terminal, a sync draws a progress bar on stderr that ends its line; piped, it draws nothing")
+    func progressBar() throws {
+        let home = try TestHome()
+        let command = "'\(vitalbridgePath.path)' open --home '\(home.path)' '\(request(.sync, .bg5))'"
+        let terminal = try runProgram("/usr/bin/script", ["-qec", command, "/dev/null"])
+        #expect(terminal.status == 0)
+        #expect(terminal.stdout.contains("sync [") && terminal.stdout.contains("100% (5/5)\r\n"))
+        #expect(terminal.stdout.contains("vitalbridge-demo://?cmd=2"))
+        let piped = try home.open(request(.sync, .bg5))
+        #expect(piped.stderr.isEmpty)
+    }
+
     @Test("the commands list devices, records, the whitelist and the fleet")
     func listings() throws {
         let home = try TestHome()

@@ -14,16 +14,24 @@ func vitalbridge(_ arguments: String...) throws -> ProcessOutput {
     try vitalbridge(arguments)
 }
 
+/// The `vitalbridge` binary built next to this test bundle.
+var vitalbridgePath: URL {
+    let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    let binary = directory.appendingPathComponent("vitalbridge")
+    // swift-testing's runner may start from the .xctest bundle's own folder
+    return FileManager.default.isExecutableFile(atPath: binary.path)
+        ? binary : directory.deletingLastPathComponent().appendingPathComponent("vitalbridge")
+}
+
 /// Runs the `vitalbridge` binary with `arguments`, adding `environment` to this process's environment.
 func vitalbridge(_ arguments: [String], environment: [String: String] = [:]) throws -> ProcessOutput {
-    let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    var binary = directory.appendingPathComponent("vitalbridge")
-    if !FileManager.default.isExecutableFile(atPath: binary.path) {
-        // swift-testing's runner may start from the .xctest bundle's own folder
-        binary = directory.deletingLastPathComponent().appendingPathComponent("vitalbridge")
-    }
+    try runProgram(vitalbridgePath.path, arguments, environment: environment)
+}
+
+/// Runs the program at `path` with `arguments` and collects what it printed.
+func runProgram(_ path: String, _ arguments: [String], environment: [String: String] = [:]) throws -> ProcessOutput {
     let process = Process()
-    process.executableURL = binary
+    process.executableURL = URL(fileURLWithPath: path)
     process.arguments = arguments
     process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
     let out = Pipe()
