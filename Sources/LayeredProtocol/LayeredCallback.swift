@@ -36,7 +36,7 @@ public struct LayeredCallback: Hashable, Sendable {
         destination: String, echo: [QueryParameter], status: ActionStatus, mac: MACAddress? = nil,
         result: LayeredResult? = nil, reason: LayeredReason? = nil, remaining: Int? = nil
     ) throws(LayeredError) {
-        guard isValidDestination(destination) else {
+        guard Self.isValidDestination(destination) else {
             throw LayeredError(
                 .invalidValue, parameter: "destination",
                 message: "the destination must be a scheme and printable ASCII without '?' or '#'")
@@ -190,6 +190,11 @@ extension LayeredCallback {
             reason: reason)
     }
 
+    /// Whether `destination` can start a callback: a scheme, then printable ASCII without `?` or `#`.
+    public static func isValidDestination(_ destination: String) -> Bool {
+        LayeredProtocol.isValidDestination(destination)
+    }
+
     /// The destination for a caller that answers on `scheme`: `scheme://`.
     public static func destination(scheme: String) -> String { scheme + "://" }
 }
@@ -245,7 +250,8 @@ extension LayeredCallback {
         encoded.reserveCapacity(min(maximumLength, 1 << 20))
         PercentEncoding.append(emptyJSON[..<insertion], to: &encoded)
         var length =
-            prefix.count + "&result=".utf8.count + encoded.count + encodedLength(emptyJSON[insertion...])
+            prefix.count + "&result=".utf8.count + encoded.count
+            + PercentEncoding.encodedLength(of: emptyJSON[insertion...])
 
         var objects: [ResultObject] = []
         var json: [UInt8] = []
@@ -253,7 +259,7 @@ extension LayeredCallback {
             let object = readings[index].resultObject(unit: unit)
             json.removeAll(keepingCapacity: true)
             JSONWriter.append(object, to: &json)
-            let added = encodedLength(json[...]) + (objects.isEmpty ? 0 : 1)
+            let added = PercentEncoding.encodedLength(of: json) + (objects.isEmpty ? 0 : 1)
             guard length + added + remainingSuffixLength(order.count - position - 1) <= maximumLength else { break }
             if !objects.isEmpty { encoded.append(UInt8(ascii: ",")) }
             PercentEncoding.append(json, to: &encoded)
@@ -280,12 +286,6 @@ extension LayeredCallback {
             callback: packed, url: String(decoding: url, as: UTF8.self), included: Array(order.prefix(objects.count)),
             leftOut: Array(order.dropFirst(objects.count)))
     }
-}
-
-private func encodedLength(_ bytes: ArraySlice<UInt8>) -> Int {
-    var length = 0
-    for byte in bytes { length += PercentEncoding.isAllowed(byte) ? 1 : 3 }
-    return length
 }
 
 /// The length of `&remaining=N`, or 0 when nothing remains.

@@ -15,8 +15,13 @@ public enum PercentEncoding {
 
     /// The length of `value` once percent-encoded, without encoding it.
     public static func encodedLength(of value: some StringProtocol) -> Int {
+        encodedLength(of: value.utf8)
+    }
+
+    /// The length of the UTF-8 `bytes` once percent-encoded.
+    static func encodedLength(of bytes: some Sequence<UInt8>) -> Int {
         var length = 0
-        for byte in value.utf8 { length += isAllowed(byte) ? 1 : 3 }
+        for byte in bytes { length += isAllowed(byte) ? 1 : 3 }
         return length
     }
 

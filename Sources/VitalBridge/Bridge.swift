@@ -160,12 +160,6 @@ public actor Bridge {
         var live: StoredReading?
     }
 
-    /// A stage that did not succeed.
-    struct StageStop: Error {
-        var outcome: StageOutcome
-        var reason: LayeredReason
-    }
-
     func run(_ request: LayeredRequest, caller: String, scannedQR: String?) async -> Run {
         var run = Run()
         let entry = DeviceCatalog.entry(for: request.deviceModel)
@@ -173,16 +167,13 @@ public actor Bridge {
             let mac = try await request.action.addsDevice ? findDevice(request, scannedQR: scannedQR) : request.mac!
             run.device = mac
             if let known = try store.device(mac), known.model != request.deviceModel {
-                throw StageStop(outcome: .fail, reason: LayeredReason(rawValue: "ERROR_DEVICE_MODEL_MISMATCH"))
+                throw StagesStopped.first(.fail, LayeredReason(rawValue: "ERROR_DEVICE_MODEL_MISMATCH"))
             }
             let stages = try await leases.withLease(mac) { [self] in
                 try await self.runStages(request, entry: entry, mac: mac, caller: caller)
             }
             run.outcomes = stages.outcomes
             run.live = stages.live
-        } catch let stop as StageStop {
-            run.outcomes.append(stop.outcome)
-            run.reason = stop.reason
         } catch let stopped as StagesStopped {
             run.outcomes = stopped.outcomes
             run.reason = stopped.reason
@@ -200,10 +191,15 @@ public actor Bridge {
         error.code == .busy ? .deviceBusy : error.reason(for: model)
     }
 
-    /// The stages after the device is known, run while holding it; a stage that stops throws the outcomes so far.
+    /// A stage that did not succeed, with the outcomes of the stages up to it.
     struct StagesStopped: Error {
         var outcomes: [StageOutcome]
         var reason: LayeredReason
+
+        /// The first stage stopped.
+        static func first(_ outcome: StageOutcome, _ reason: LayeredReason) -> StagesStopped {
+            StagesStopped(outcomes: [outcome], reason: reason)
+        }
     }
 
     struct StagesDone: Sendable {
@@ -237,7 +233,8 @@ public actor Bridge {
                 try await monitor.bind(profile)
             }
             for stage in request.action.stages {
-                if await user.cancels(stage) { throw stop(.cancel, .cancel) }
+                // the add stage asked the user before the device was known (findDevice)
+                if stage != .add, await user.cancels(stage) { throw stop(.cancel, .cancel) }
                 switch stage {
                 case .add:
                     let info = try await driver.deviceInfo()
@@ -286,18 +283,18 @@ public actor Bridge {
     /// The MAC of the device to add: the first paired device of the model a scan finds, or the one the QR code
     /// names.
     func findDevice(_ request: LayeredRequest, scannedQR: String?) async throws -> MACAddress {
-        if await user.cancels(.add) { throw StageStop(outcome: .cancel, reason: .cancel) }
+        if await user.cancels(.add) { throw StagesStopped.first(.cancel, .cancel) }
         let mac: MACAddress
         if request.addType == .qrCode {
             var text = scannedQR
             if text == nil { text = await user.scanQRCode() }
             guard let text else {
-                throw StageStop(outcome: .cancel, reason: .cancel)
+                throw StagesStopped.first(.cancel, .cancel)
             }
             do {
                 mac = try DeviceQRCode(parsing: text, requestedModel: request.deviceModel).mac
             } catch {
-                throw StageStop(outcome: .fail, reason: error.reason)
+                throw StagesStopped.first(.fail, error.reason)
             }
         } else {
             let entry = DeviceCatalog.entry(for: request.deviceModel)
@@ -307,11 +304,11 @@ public actor Bridge {
                 found = advertisement.mac
                 break
             }
-            guard let found else { throw StageStop(outcome: .fail, reason: .deviceNotFound) }
+            guard let found else { throw StagesStopped.first(.fail, .deviceNotFound) }
             mac = found
         }
         if request.prompts, await !user.acceptsConnect(to: mac) {
-            throw StageStop(outcome: .cancel, reason: .cancel)
+            throw StagesStopped.first(.cancel, .cancel)
         }
         return mac
     }

@@ -48,7 +48,7 @@ public struct Whitelist: Hashable, Sendable {
 
     /// Whether `destination` can be an entry: `*`, or a scheme followed by printable ASCII without `?` and `#`.
     public static func isValid(_ destination: String) -> Bool {
-        destination == dynamic || (try? LayeredCallback(destination: destination, echo: [], status: .success)) != nil
+        destination == dynamic || LayeredCallback.isValidDestination(destination)
     }
 
     /// Adds or replaces the entry of `appID`.

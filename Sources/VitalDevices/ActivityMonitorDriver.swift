@@ -17,19 +17,7 @@ public struct ActivityMonitorDriver: DeviceDriver {
 
     /// Binds the monitor to `profile` (user, body, swim switch, distance unit).
     public func bind(_ profile: ActivityProfile) async throws(DeviceError) {
-        try await command(.bindProfile(profile))
-    }
-
-    func command(_ command: VendorCommand) async throws(DeviceError) {
-        try await connection.subscribe(GATTCharacteristics.vendorStatus)
-        try await send(command)
-        while true {
-            guard case .notification(GATTCharacteristics.vendorStatus, let bytes) = try await connection.nextEvent(),
-                case .commandResult(command.encoded[0], let success) = try vendorEvent(bytes)
-            else { continue }
-            guard success else { throw DeviceError(.deviceReported, message: "the monitor refused the command") }
-            return
-        }
+        try await vendorCommand(.bindProfile(profile))
     }
 
     public func measure(
@@ -63,7 +51,7 @@ public struct ActivityMonitorDriver: DeviceDriver {
                 guard count > 0 else { return 0 }
                 try await store(records, in: sink)
                 progress(SyncProgress(stored: records.count, expected: records.count))
-                try await command(.deleteActivity(count: count))
+                try await vendorCommand(.deleteActivity(count: count))
                 return records.count
             default:
                 continue

@@ -52,6 +52,23 @@ extension DeviceDriver {
         }
     }
 
+    /// Writes a vendor `command` and waits for its result event; a refusal throws
+    /// ``DeviceError/Code/deviceReported`` with `refusalCode`, the family's code for it (PO3: 5, send failed).
+    func vendorCommand(_ command: VendorCommand, refusalCode: Int? = nil) async throws(DeviceError) {
+        try await connection.subscribe(GATTCharacteristics.vendorStatus)
+        try await send(command)
+        let opCode = command.encoded[0]
+        while true {
+            guard case .notification(GATTCharacteristics.vendorStatus, let bytes) = try await connection.nextEvent(),
+                case .commandResult(opCode, let success) = try vendorEvent(bytes)
+            else { continue }
+            guard success else {
+                throw DeviceError(.deviceReported, deviceCode: refusalCode, message: "the device refused the command")
+            }
+            return
+        }
+    }
+
     /// Writes a Record Access Control Point `command` to `characteristic` and waits for the device's indication
     /// answering it (confirmed at once: RACP answers delete nothing); vendor device errors are thrown.
     func recordAccess(_ command: RecordAccessControlPoint, on characteristic: CharacteristicID)
@@ -122,15 +139,7 @@ public struct PushDeviceDriver: DeviceDriver {
     public let entry: CatalogEntry
     public let connection: any BluetoothConnection
 
-    /// The characteristic the family indicates its readings on.
-    var measurementCharacteristic: CharacteristicID {
-        switch entry.family {
-        case .bloodPressure: GATTCharacteristics.bloodPressureMeasurement
-        case .scale:
-            entry.measuresBodyComposition ? GATTCharacteristics.bodyComposition : GATTCharacteristics.weightMeasurement
-        default: GATTCharacteristics.temperatureMeasurement
-        }
-    }
+    var measurementCharacteristic: CharacteristicID { entry.measurementCharacteristic }
 
     func record(from bytes: [UInt8]) throws(DeviceError) -> DeviceRecord {
         switch entry.family {

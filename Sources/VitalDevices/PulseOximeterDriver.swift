@@ -83,22 +83,10 @@ public struct PulseOximeterDriver: DeviceDriver {
         try await deviceInfo().batteryLevel
     }
 
-    /// Writes `command` and waits for its result event.
+    /// A vendor command; a refusal is the PO3's error 5 (send failed), a dropped link its error 6.
     func command(_ command: VendorCommand) async throws(DeviceError) {
         do throws(DeviceError) {
-            try await connection.subscribe(GATTCharacteristics.vendorStatus)
-            try await send(command)
-            let opCode = command.encoded[0]
-            while true {
-                guard
-                    case .notification(GATTCharacteristics.vendorStatus, let bytes) = try await connection.nextEvent(),
-                    case .commandResult(opCode, let success) = try vendorEvent(bytes)
-                else { continue }
-                guard success else {
-                    throw DeviceError(.deviceReported, deviceCode: 5, message: "the PO3 refused the command")
-                }
-                return
-            }
+            try await vendorCommand(command, refusalCode: 5)
         } catch {
             throw Self.mapped(error)
         }

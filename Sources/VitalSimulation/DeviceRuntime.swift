@@ -32,17 +32,7 @@ final class DeviceRuntime {
     }
 
     /// The characteristic a push device indicates its readings on.
-    var pushCharacteristic: CharacteristicID {
-        switch entry.family {
-        case .bloodPressure: GATTCharacteristics.bloodPressureMeasurement
-        case .scale:
-            entry.measuresBodyComposition ? GATTCharacteristics.bodyComposition : GATTCharacteristics.weightMeasurement
-        case .thermometer: GATTCharacteristics.temperatureMeasurement
-        case .glucose: GATTCharacteristics.glucoseMeasurement
-        case .pulseOximeter: GATTCharacteristics.plxSpotCheck
-        case .activityMonitor: GATTCharacteristics.activityRecords
-        }
-    }
+    var pushCharacteristic: CharacteristicID { entry.measurementCharacteristic }
 
     /// How long a live measurement takes, in virtual time.
     var measurementDuration: Duration {

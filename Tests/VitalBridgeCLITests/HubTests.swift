@@ -373,6 +373,13 @@ struct DeliveryTests {
         let home = try TestHome()
         _ = try home.callback(request(.addSync, .hs2))
         #expect(try home.run(["devices", "--home", home.path]).stdout.contains(macOf(.hs2)))
+        // an added device is stored with its model, serial, firmware and, for an activity monitor, its profile
+        let added = try home.callback(request(.add, .am4))
+        #expect(added.echo.first { $0.key == "userid" }?.value == "1111")
+        let device = try #require(try home.store().device(MACAddress(macOf(.am4))!))
+        #expect(device.model == .am4 && device.serialNumber == "AM4-D306" && device.firmwareRevision == "1.0.0")
+        #expect(
+            device.profile?.userID == 1111 && device.profile?.swim == .on && device.profile?.distanceUnit == .kilometre)
         let csv = try home.run(["records", "--home", home.path, "--format", "csv", "--device", macOf(.hs2)]).stdout
         #expect(csv.split(separator: "\n").count == 6)
         let json = try home.run(["records", "--home", home.path, "--format", "json"]).stdout
