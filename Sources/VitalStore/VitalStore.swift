@@ -76,10 +76,18 @@ public final class VitalStore: Sendable {
     private let database: any DatabaseWriter
 
     /// Opens (creating and migrating if needed) the store at `path`.
+    ///
+    /// One connection (a `DatabaseQueue`) serves the process: a `vitalbridge` process handles one request, and other
+    /// processes share the file through SQLite's WAL locks. The journal mode and `synchronous = FULL` are set here
+    /// rather than through GRDB's WAL set-up, which would lower `synchronous` to NORMAL and write a schema change
+    /// into the file at every open.
     public init(path: String) throws(StoreError) {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
+        configuration.journalMode = .default
         configuration.prepareDatabase { db in
+            let mode = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
+            guard mode == "wal" else { throw StoreError("the file refuses WAL mode (journal mode \(mode ?? "none"))") }
             try db.execute(sql: "PRAGMA synchronous = FULL")
         }
         // Two processes opening a new store at once would both find it unmigrated: migrate under a file lock.
@@ -89,7 +97,7 @@ public final class VitalStore: Sendable {
         flock(lock, LOCK_EX)
         defer { flock(lock, LOCK_UN) }
         do {
-            database = try DatabasePool(path: path, configuration: configuration)
+            database = try DatabaseQueue(path: path, configuration: configuration)
             try Self.migrator.migrate(database)
         } catch {
             throw StoreError("cannot open the store at \(path): \(error)")
@@ -316,6 +324,11 @@ public final class VitalStore: Sendable {
     }
 
     // MARK: Access
+
+    /// The value of `PRAGMA name` on the store's connection, for tests of its settings.
+    func pragma(_ name: String) throws(StoreError) -> String? {
+        try read("read PRAGMA \(name)") { db in try String.fetchOne(db, sql: "PRAGMA \(name)") }
+    }
 
     private func write<T>(_ what: String, _ body: (Database) throws -> T) throws(StoreError) -> T {
         do {

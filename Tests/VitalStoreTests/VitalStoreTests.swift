@@ -1,7 +1,8 @@
 import Foundation
 import LayeredProtocol
 import Testing
-import VitalStore
+
+@testable import VitalStore
 
 @Suite("VitalStore")
 struct VitalStoreTests {
@@ -43,6 +44,19 @@ struct VitalStoreTests {
         #expect(stored.map(\.reading.measuredAt) == stored.map(\.reading.measuredAt).sorted())
         // WAL mode on disk
         #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("vitalbridge.sqlite-wal").path))
+    }
+
+    @Test("the connection that writes runs in WAL mode with synchronous FULL, also when the file is reopened")
+    func durability() throws {
+        let (store, directory) = try Self.fileStore()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try store.storeReadings(Self.readings, device: Self.mac)
+        #expect(try store.pragma("journal_mode") == "wal")
+        #expect(try store.pragma("synchronous") == "2")  // FULL
+        let reopened = try VitalStore(path: directory.appendingPathComponent("vitalbridge.sqlite").path)
+        #expect(try reopened.pragma("journal_mode") == "wal")
+        #expect(try reopened.pragma("synchronous") == "2")
+        #expect(try reopened.readings().count == Self.readings.count)
     }
 
     @Test("a reading the store already has is never stored twice")
