@@ -40,9 +40,10 @@ let package = Package(
             dependencies: ["VitalSimulation", "VitalDevices", "HealthGATT", "LayeredProtocol", "VitalTestSupport"]
         ),
         .testTarget(name: "VitalStoreTests", dependencies: ["VitalStore", "LayeredProtocol"]),
+        .testTarget(name: "VitalBridgeTests", dependencies: ["VitalBridge", "VitalTestSupport"]),
         .testTarget(
             name: "VitalBridgeCLITests",
-            dependencies: ["vitalbridge", "LayeredProtocol", "VitalSimulation", "VitalStore"]
+            dependencies: ["vitalbridge", "LayeredProtocol", "VitalBridge", "VitalSimulation", "VitalStore"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,4 +1,3 @@
-import Foundation
 import LayeredProtocol
 
 /// The callers the hub answers (`AppWhiteList.plist`): each app id maps to its callback URL (`myapp://`), or to
@@ -17,33 +16,42 @@ public struct Whitelist: Hashable, Sendable {
         "org.vitalbridge.demo": "vitalbridge-demo://", "org.vitalbridge.dynamic": Whitelist.dynamic,
     ])
 
-    /// Reads an XML property list whose root is a dictionary of strings.
-    public init(plist data: Data) throws(WhitelistError) {
-        let object: Any
-        do {
-            object = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
-        } catch {
-            throw WhitelistError(message: "AppWhiteList.plist is not a property list")
+    /// Reads an XML property list whose root is a dictionary of strings (``XMLPropertyList``).
+    ///
+    /// - Throws: ``WhitelistError`` saying what is wrong: not an XML property list (with the byte offset), a binary
+    ///   property list, a root that is not a dictionary, an entry that is empty, repeated, not a string, or not a
+    ///   callback URL or `*`.
+    public init(plist bytes: [UInt8]) throws(WhitelistError) {
+        guard !bytes.starts(with: Array("bplist".utf8)) else {
+            throw WhitelistError(
+                message: "AppWhiteList.plist is a binary property list; write it as XML (plutil -convert xml1)")
         }
-        guard let dictionary = object as? [String: Any] else {
-            throw WhitelistError(message: "AppWhiteList.plist's root is not a dictionary")
+        let dictionary: [(key: String, value: XMLPropertyList.Value)]
+        do {
+            dictionary = try XMLPropertyList.dictionary(bytes)
+        } catch {
+            throw WhitelistError(
+                message: "AppWhiteList.plist is not an XML property list: \(error.message) (byte \(error.offset))")
         }
         var entries: [String: String] = [:]
         for (appID, value) in dictionary {
-            guard let destination = value as? String else {
+            guard !appID.isEmpty else { throw WhitelistError(message: "AppWhiteList.plist: an entry has an empty key") }
+            guard case .string(let destination) = value else {
                 throw WhitelistError(message: "AppWhiteList.plist: the entry of \(appID) is not a string")
             }
             guard Whitelist.isValid(destination) else {
                 throw WhitelistError(message: "AppWhiteList.plist: the entry of \(appID) is not a callback URL or *")
             }
-            entries[appID] = destination
+            guard entries.updateValue(destination, forKey: appID) == nil else {
+                throw WhitelistError(message: "AppWhiteList.plist: \(appID) has more than one entry")
+            }
         }
         self.entries = entries
     }
 
-    /// The whitelist as an XML property list.
-    public var plist: Data {
-        (try? PropertyListSerialization.data(fromPropertyList: entries, format: .xml, options: 0)) ?? Data()
+    /// The whitelist as an XML property list, entries sorted by app id.
+    public var plist: [UInt8] {
+        XMLPropertyList.document(entries.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
     }
 
     /// Whether `destination` can be an entry: `*`, or a scheme followed by printable ASCII without `?` and `#`.
