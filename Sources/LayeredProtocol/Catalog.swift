@@ -49,17 +49,18 @@ extension DeviceModel {
     /// Those lists are authoritative where the comments of the `cmd` enum disagree: BG1 only measures; BP3L
     /// never syncs; BPTRACK, BP7S and the AM monitors never measure; HS2 measures.
     public func supports(_ action: LayeredAction) -> Bool {
-        Self.supported[action]?.contains(self) ?? false
+        // one "Support Device" list per cmd; a switch over arrays, not a dictionary of sets, so that asking costs
+        // no hashing set-up in a process that asks once
+        let models: [DeviceModel] =
+            switch action {
+            case .measure: [.bp3l, .bp5, .bp7, .po3, .bg5, .bg1, .hs4, .hs4s, .hs2, .thv3]
+            case .add: [.bp3l, .bp5, .bpTrack, .bp7s, .bp7, .am3s, .am4, .po3, .bg5, .hs4, .hs4s, .hs2, .thv3]
+            case .sync: [.bp5, .bpTrack, .bp7s, .bp7, .am3s, .am4, .po3, .bg5, .hs4, .hs4s, .hs2, .thv3]
+            case .addMeasure: [.bp3l, .bp5, .bp7, .po3, .bg5, .hs4, .hs4s, .hs2, .thv3]
+            case .addSync: [.bp5, .bpTrack, .bp7s, .bp7, .am3s, .am4, .po3, .bg5, .hs4, .hs4s, .hs2, .thv3]
+            case .addSyncMeasure: [.bp5, .bp7, .po3, .bg5, .hs4, .hs4s, .hs2, .thv3]
+            case .syncMeasure: [.bp5, .bp7, .po3, .bg5, .hs4, .hs4s, .hs2, .thv3]
+            }
+        return models.contains(self)
     }
-
-    /// The capability matrix, one "Support Device" list per `cmd`.
-    private static let supported: [LayeredAction: Set<DeviceModel>] = [
-        .measure: [.bp3l, .bp5, .bp7, .po3, .bg5, .bg1, .hs4, .hs4s, .hs2, .thv3],
-        .add: [.bp3l, .bp5, .bpTrack, .bp7s, .bp7, .am3s, .am4, .po3, .bg5, .hs4, .hs4s, .hs2, .thv3],
-        .sync: [.bp5, .bpTrack, .bp7s, .bp7, .am3s, .am4, .po3, .bg5, .hs4, .hs4s, .hs2, .thv3],
-        .addMeasure: [.bp3l, .bp5, .bp7, .po3, .bg5, .hs4, .hs4s, .hs2, .thv3],
-        .addSync: [.bp5, .bpTrack, .bp7s, .bp7, .am3s, .am4, .po3, .bg5, .hs4, .hs4s, .hs2, .thv3],
-        .addSyncMeasure: [.bp5, .bp7, .po3, .bg5, .hs4, .hs4s, .hs2, .thv3],
-        .syncMeasure: [.bp5, .bp7, .po3, .bg5, .hs4, .hs4s, .hs2, .thv3],
-    ]
 }

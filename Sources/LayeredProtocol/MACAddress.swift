@@ -12,10 +12,20 @@ public struct MACAddress: Hashable, Sendable, Comparable, CustomStringConvertibl
     }
 
     /// The address written as exactly 12 hexadecimal digits (either case), or `nil`.
+    ///
+    /// Inlinable, so that callers in other modules get it specialized for their string type rather than looking
+    /// up `StringProtocol` conformances at run time.
+    @inlinable
     public init?(_ text: some StringProtocol) {
+        self.init(utf8: text.utf8)
+    }
+
+    /// The address written as exactly 12 hexadecimal digits (either case) in UTF-8, or `nil`.
+    @inlinable
+    public init?(utf8: some Sequence<UInt8>) {
         var value: UInt64 = 0
         var count = 0
-        for byte in text.utf8 {
+        for byte in utf8 {
             guard let digit = hexDigitValue(byte), count < 12 else { return nil }
             value = value << 4 | UInt64(digit)
             count += 1
@@ -38,7 +48,7 @@ public struct MACAddress: Hashable, Sendable, Comparable, CustomStringConvertibl
 }
 
 /// The value of an ASCII hexadecimal digit, or `nil`.
-@inline(__always)
+@inlinable @inline(__always)
 func hexDigitValue(_ byte: UInt8) -> UInt8? {
     switch byte {
     case UInt8(ascii: "0")...UInt8(ascii: "9"): byte &- UInt8(ascii: "0")

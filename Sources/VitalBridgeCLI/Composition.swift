@@ -29,13 +29,16 @@ struct SimulatedUser: HubUser {
 /// Device leases across processes: an exclusive `flock` on `locks/<MAC>.lock` in the home folder, waited for up to
 /// `timeout`. While holding it, the device's saved state is loaded into the world, and saved back (atomically)
 /// when done, so two processes never interleave on one device and never lose each other's changes.
+///
+/// A saved state that cannot be read or written is the hub's own storage failing: one line on stderr names the
+/// file, and the request fails with `ERROR_STORE`.
 struct FileLeases: DeviceLeases {
     let home: Home
     let world: SimulatedWorld
     var timeout: Duration = .seconds(10)
 
     func withLease<T: Sendable>(_ mac: MACAddress, _ body: @Sendable () async throws -> T) async throws -> T {
-        let path = home.locksDirectory.appendingPathComponent("\(mac).lock").path
+        let path = home.locksDirectory + "/\(mac).lock"
         let descriptor = open(path, O_CREAT | O_RDWR, 0o644)
         guard descriptor >= 0 else { throw DeviceError(.busy, message: "cannot open the lock of \(mac)") }
         defer { close(descriptor) }
@@ -48,8 +51,13 @@ struct FileLeases: DeviceLeases {
             try await Task.sleep(for: .milliseconds(20))
         }
         defer { flock(descriptor, LOCK_UN) }
-        if let saved = try home.deviceState(mac.description) {
-            await world.restore(saved, for: mac)
+        do {
+            if let saved = try home.deviceState(mac.description) {
+                try await world.restore(saved, for: mac)
+            }
+        } catch {
+            printError("cannot use the saved state of \(mac): \(error)")
+            throw error
         }
         let result: Result<T, any Error>
         do {
@@ -58,7 +66,12 @@ struct FileLeases: DeviceLeases {
             result = .failure(error)
         }
         if let state = await world.deviceState(of: mac) {
-            try home.save(state, of: mac.description)
+            do {
+                try home.save(state, of: mac.description)
+            } catch {
+                printError("cannot save the state of \(mac): \(error)")
+                throw error
+            }
         }
         return try result.get()
     }
@@ -72,16 +85,18 @@ struct Hub {
     let world: SimulatedWorld
     let whitelist: Whitelist
 
-    init(home: Home) throws(HomeError) {
+    /// The hub of `home`. A device's saved state is loaded when a request leases the device; `withWorldState`
+    /// loads every device's now, for commands that show the whole world.
+    init(home: Home, withWorldState: Bool = false) throws(HomeError) {
         self.home = home
         store = try home.store()
         fleet = try home.fleet()
         whitelist = try home.whitelist()
-        let state = try home.worldState()
+        let state = withWorldState ? try home.worldState() : nil
         do {
             world = try SimulatedWorld(fleet: fleet, state: state, start: LayeredTimestamp(Date()))
         } catch {
-            throw HomeError("\(home.fleetPath.path): \(error)")
+            throw HomeError("\(home.fleetPath): \(error)")
         }
     }
 

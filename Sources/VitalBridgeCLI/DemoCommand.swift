@@ -52,7 +52,7 @@ struct DemoCommand: AsyncParsableCommand {
         defer { if !keep { try? FileManager.default.removeItem(at: directory) } }
         let hub: Hub
         do {
-            hub = try Hub(home: try Home(directory))
+            hub = try Hub(home: try Home(directory.path))
         } catch {
             printError("cannot create the demo home: \(error)")
             throw ExitCode(1)

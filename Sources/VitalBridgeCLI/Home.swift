@@ -5,6 +5,12 @@ import VitalBridge
 import VitalSimulation
 import VitalStore
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// `--home`, shared by every command that uses the hub's files.
 struct HomeOptions: ParsableArguments {
     @Option(
@@ -13,70 +19,78 @@ struct HomeOptions: ParsableArguments {
             discussion: "Default: $VITALBRIDGE_HOME, else $XDG_DATA_HOME/vitalbridge, else ~/.local/share/vitalbridge.")
     )
     var home: String?
-
-    /// The folder, resolved.
-    var directory: URL {
-        let environment = ProcessInfo.processInfo.environment
-        if let home { return URL(fileURLWithPath: home) }
-        if let path = environment["VITALBRIDGE_HOME"], !path.isEmpty { return URL(fileURLWithPath: path) }
-        if let path = environment["XDG_DATA_HOME"], !path.isEmpty {
-            return URL(fileURLWithPath: path).appendingPathComponent("vitalbridge")
-        }
-        return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share/vitalbridge")
-    }
 }
 
 /// The hub's files in its home folder; missing ones are created from the embedded defaults.
+///
+/// Paths are plain strings and files are read and written with POSIX calls: `vitalbridge open` runs once per
+/// request, and Foundation's URL and file APIs cost more at first use than the whole request.
 struct Home {
-    let directory: URL
+    let directory: String
 
-    var storePath: URL { directory.appendingPathComponent("vitalbridge.sqlite") }
-    var whitelistPath: URL { directory.appendingPathComponent("AppWhiteList.plist") }
-    var fleetPath: URL { directory.appendingPathComponent("fleet.json") }
-    var worldDirectory: URL { directory.appendingPathComponent("world") }
-    var locksDirectory: URL { directory.appendingPathComponent("locks") }
+    var storePath: String { directory + "/vitalbridge.sqlite" }
+    var whitelistPath: String { directory + "/AppWhiteList.plist" }
+    var fleetPath: String { directory + "/fleet.json" }
+    var worldDirectory: String { directory + "/world" }
+    var locksDirectory: String { directory + "/locks" }
+
+    /// The folder `--home` names, else `$VITALBRIDGE_HOME`, else `$XDG_DATA_HOME/vitalbridge`, else
+    /// `~/.local/share/vitalbridge`.
+    static func directory(option: String?) -> String {
+        func variable(_ name: String) -> String? {
+            guard let value = getenv(name).map({ String(cString: $0) }), !value.isEmpty else { return nil }
+            return value
+        }
+        if let option { return option }
+        if let path = variable("VITALBRIDGE_HOME") { return path }
+        if let path = variable("XDG_DATA_HOME") { return path + "/vitalbridge" }
+        return (variable("HOME") ?? FileManager.default.homeDirectoryForCurrentUser.path) + "/.local/share/vitalbridge"
+    }
 
     /// Opens `directory`, creating it and its default files as needed.
-    init(_ directory: URL) throws(HomeError) {
+    init(_ directory: String) throws(HomeError) {
         self.directory = directory
-        let files = FileManager.default
-        do {
-            try files.createDirectory(at: worldDirectory, withIntermediateDirectories: true)
-            try files.createDirectory(at: locksDirectory, withIntermediateDirectories: true)
-        } catch {
-            throw HomeError("cannot create the home folder \(directory.path): \(error.localizedDescription)")
+        for folder in [worldDirectory, locksDirectory] where !Self.isDirectory(folder) {
+            do {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            } catch {
+                throw HomeError("cannot create the home folder \(directory): \(error.localizedDescription)")
+            }
         }
-        if !files.fileExists(atPath: whitelistPath.path) {
-            try write(Whitelist.default.plist, to: whitelistPath)
+        if access(whitelistPath, F_OK) != 0 {
+            try writeFile(Whitelist.default.plist, to: whitelistPath)
         }
-        if !files.fileExists(atPath: fleetPath.path) {
-            try write(Data(Fleet.default.json), to: fleetPath)
+        if access(fleetPath, F_OK) != 0 {
+            try writeFile(Fleet.default.json, to: fleetPath)
         }
     }
 
+    private static func isDirectory(_ path: String) -> Bool {
+        var status = stat()
+        return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR
+    }
+
     func whitelist() throws(HomeError) -> Whitelist {
+        let bytes = try readFile(whitelistPath)
         do {
-            return try Whitelist(plist: try read(whitelistPath))
-        } catch let error as WhitelistError {
-            throw HomeError("\(whitelistPath.path): \(error)")
+            return try Whitelist(plist: bytes)
         } catch {
-            throw HomeError("cannot read \(whitelistPath.path)")
+            throw HomeError("\(whitelistPath): \(error)")
         }
     }
 
     func fleet() throws(HomeError) -> Fleet {
+        let bytes = try readFile(fleetPath)
         do {
-            return try Fleet(json: Array(try read(fleetPath)))
-        } catch let error as FleetError {
-            throw HomeError("\(fleetPath.path): \(error)")
+            return try Fleet(json: bytes)
         } catch {
-            throw HomeError("cannot read \(fleetPath.path)")
+            throw HomeError("\(fleetPath): \(error)")
         }
     }
 
     func store() throws(HomeError) -> VitalStore {
         do {
-            return try VitalStore(path: storePath.path)
+            return try VitalStore(path: storePath)
         } catch {
             throw HomeError("\(error)")
         }
@@ -85,7 +99,7 @@ struct Home {
     /// The saved state of every device that has one.
     func worldState() throws(HomeError) -> WorldState {
         var state = WorldState()
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: worldDirectory.path)) ?? []
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: worldDirectory)) ?? []
         for name in names where name.hasSuffix(".json") {
             let mac = String(name.dropLast(5))
             if let device = try deviceState(mac) { state.devices[mac] = device }
@@ -95,12 +109,13 @@ struct Home {
 
     /// The saved state of device `mac`, if any.
     func deviceState(_ mac: String) throws(HomeError) -> DeviceState? {
-        let path = worldDirectory.appendingPathComponent(mac + ".json")
-        guard FileManager.default.fileExists(atPath: path.path) else { return nil }
+        let path = worldDirectory + "/" + mac + ".json"
+        guard access(path, F_OK) == 0 else { return nil }
+        let bytes = try readFile(path)
         do {
-            return try JSONDecoder().decode(DeviceState.self, from: try read(path))
+            return try JSONDecoder().decode(DeviceState.self, from: Data(bytes))
         } catch {
-            throw HomeError("\(path.path) is not a saved device state")
+            throw HomeError("\(path) is not a saved device state")
         }
     }
 
@@ -108,29 +123,70 @@ struct Home {
     func save(_ state: DeviceState, of mac: String) throws(HomeError) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
+        let json: Data
         do {
-            try write(try encoder.encode(state), to: worldDirectory.appendingPathComponent(mac + ".json"))
-        } catch let error as HomeError {
-            throw error
+            json = try encoder.encode(state)
         } catch {
             throw HomeError("cannot encode the state of \(mac)")
         }
+        try writeFile(Array(json), to: worldDirectory + "/" + mac + ".json")
     }
 
-    func read(_ path: URL) throws(HomeError) -> Data {
-        do {
-            return try Data(contentsOf: path)
-        } catch {
-            throw HomeError("cannot read \(path.path)")
+    /// The bytes of the file at `path`.
+    func readFile(_ path: String) throws(HomeError) -> [UInt8] {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw HomeError("cannot read \(path): \(String(cString: strerror(errno)))") }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 16_384)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count >= 0 else { throw HomeError("cannot read \(path): \(String(cString: strerror(errno)))") }
+            if count == 0 { return bytes }
+            bytes += chunk[..<count]
         }
     }
 
-    /// Writes `data` to a temporary file beside `path`, flushes it, and renames it over `path`.
-    func write(_ data: Data, to path: URL) throws(HomeError) {
-        do {
-            try data.write(to: path, options: .atomic)
-        } catch {
-            throw HomeError("cannot write \(path.path): \(error.localizedDescription)")
+    /// Writes `bytes` to a temporary file beside `path`, flushes it to disk, renames it over `path` and flushes
+    /// the folder, so that after a crash `path` holds either the old bytes or the new ones.
+    func writeFile(_ bytes: [UInt8], to path: String) throws(HomeError) {
+        func failure(_ what: String) -> HomeError {
+            HomeError("cannot write \(path): \(what): \(String(cString: strerror(errno)))")
+        }
+        let slash = path.utf8.lastIndex(of: UInt8(ascii: "/"))
+        let folder = slash.map { String(path[..<$0]) } ?? "."
+        let temporary = "\(path).\(getpid()).tmp"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw failure("cannot create \(temporary)") }
+        var written = 0
+        while written < bytes.count {
+            let count = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + written, $0.count - written) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else {
+                let error = failure("cannot write \(temporary)")
+                close(descriptor)
+                unlink(temporary)
+                throw error
+            }
+            written += count
+        }
+        guard fsync(descriptor) == 0 else {
+            let error = failure("cannot flush \(temporary)")
+            close(descriptor)
+            unlink(temporary)
+            throw error
+        }
+        close(descriptor)
+        guard rename(temporary, path) == 0 else {
+            let error = failure("cannot rename \(temporary)")
+            unlink(temporary)
+            throw error
+        }
+        let folderDescriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if folderDescriptor >= 0 {
+            fsync(folderDescriptor)
+            close(folderDescriptor)
         }
     }
 }

@@ -39,42 +39,61 @@ struct OpenCommand: AsyncParsableCommand {
     @Argument(help: "The request URL, quoted for the shell.")
     var url: String
 
-    init() {}
+    func run() async throws {
+        try await OpenInvocation(
+            home: homeOptions.home, platform: platformOptions.platform, caller: caller, scanQR: scanQR, url: url
+        ).run()
+    }
+}
+
+/// One `vitalbridge open`: what the command line asked for, and the run itself.
+///
+/// The hub's hot path. Its documented form is read by ``init(fastParsing:)`` without ArgumentParser, whose
+/// command tree and property wrappers cost more at first use than the request itself; anything else (help, a
+/// usage error) goes through ``OpenCommand``, which runs the same ``run()``.
+struct OpenInvocation {
+    var home: String?
+    var platform: Platform = .ios
+    var caller: String?
+    var scanQR: String?
+    var url: String
+
+    init(home: String?, platform: Platform, caller: String?, scanQR: String?, url: String) {
+        self.home = home
+        self.platform = platform
+        self.caller = caller
+        self.scanQR = scanQR
+        self.url = url
+    }
 
     /// `open [--home DIR] [--platform ios|android] [--caller ID] [--scan-qr TEXT] URL`, each option at most once
-    /// and with a value, the URL last; `nil` for anything else, which the full parser then handles (and explains).
+    /// and with a value, the URL last; `nil` for anything else.
     init?(fastParsing arguments: [String]) {
         guard arguments.first == "open", arguments.count >= 2, let url = arguments.last, !url.hasPrefix("-") else {
             return nil
         }
-        var options = arguments.dropFirst().dropLast()
-        var values: [String: String] = [:]
-        while let name = options.popFirst() {
-            guard ["--home", "--platform", "--caller", "--scan-qr"].contains(name), let value = options.popFirst(),
-                !value.hasPrefix("-"), values.updateValue(value, forKey: name) == nil
-            else { return nil }
-        }
-        var platform = PlatformOptions()
-        if let name = values["--platform"] {
-            guard let parsed = Platform(rawValue: name) else { return nil }
-            platform.platform = parsed
-        } else {
-            platform.platform = .ios
-        }
-        var home = HomeOptions()
-        home.home = values["--home"]
-        // property wrappers are only ever set here, never read before they are
-        homeOptions = home
-        platformOptions = platform
-        caller = values["--caller"]
-        scanQR = values["--scan-qr"]
         self.url = url
+        var options = arguments[1..<(arguments.count - 1)]
+        var seen = (home: false, platform: false, caller: false, scanQR: false)
+        while let name = options.popFirst() {
+            guard let value = options.popFirst(), !value.hasPrefix("-") else { return nil }
+            switch name {
+            case "--home" where !seen.home: (home, seen.home) = (value, true)
+            case "--caller" where !seen.caller: (caller, seen.caller) = (value, true)
+            case "--scan-qr" where !seen.scanQR: (scanQR, seen.scanQR) = (value, true)
+            case "--platform" where !seen.platform:
+                guard let parsed = Platform(rawValue: value) else { return nil }
+                (platform, seen.platform) = (parsed, true)
+            default: return nil
+            }
+        }
     }
 
+    /// Handles the request: prints the callback URL, or exits 3 with why none may be sent.
     func run() async throws {
-        let hub = try openHub(homeOptions)
+        let hub = try openHub(home)
         let outcome = await hub.bridge(scannedQR: scanQR, showProgress: true).handle(
-            url: url, platform: platformOptions.platform, caller: caller, scannedQR: scanQR)
+            url: url, platform: platform, caller: caller, scannedQR: scanQR)
         switch outcome {
         case .callback(let callback, _):
             print(callback)
@@ -85,10 +104,11 @@ struct OpenCommand: AsyncParsableCommand {
     }
 }
 
-/// Opens the hub of `options`, or exits 1 with one line saying why.
-func openHub(_ options: HomeOptions) throws -> Hub {
+/// Opens the hub in the home folder `option` names (``Home/directory(option:)``), or exits 1 with one line saying
+/// why.
+func openHub(_ option: String?, withWorldState: Bool = false) throws -> Hub {
     do {
-        return try Hub(home: try Home(options.directory))
+        return try Hub(home: try Home(Home.directory(option: option)), withWorldState: withWorldState)
     } catch {
         printError("cannot use the home folder: \(error)")
         throw ExitCode(1)
@@ -105,7 +125,7 @@ struct DevicesCommand: ParsableCommand {
     @OptionGroup var homeOptions: HomeOptions
 
     func run() throws {
-        let hub = try openHub(homeOptions)
+        let hub = try openHub(homeOptions.home)
         let devices = try hub.store.devices()
         guard !devices.isEmpty else {
             print(
@@ -159,7 +179,7 @@ struct RecordsCommand: ParsableCommand {
     }
 
     func run() throws {
-        let hub = try openHub(homeOptions)
+        let hub = try openHub(homeOptions.home)
         let readings = try hub.store.readings(
             device: device.flatMap { MACAddress($0) }, since: since.flatMap { LayeredTimestamp(parsing: $0) })
         let rows = readings.map { stored -> [String] in
@@ -210,7 +230,7 @@ struct WhitelistCommand: ParsableCommand {
         @OptionGroup var homeOptions: HomeOptions
 
         func run() throws {
-            let hub = try openHub(homeOptions)
+            let hub = try openHub(homeOptions.home)
             print(
                 table(
                     ["caller", "callback"], hub.whitelist.entries.sorted { $0.key < $1.key }.map { [$0.key, $0.value] })
@@ -235,10 +255,10 @@ struct WhitelistCommand: ParsableCommand {
         }
 
         func run() throws {
-            let hub = try openHub(homeOptions)
+            let hub = try openHub(homeOptions.home)
             var whitelist = hub.whitelist
             try whitelist.set(callback, for: caller)
-            try hub.home.write(whitelist.plist, to: hub.home.whitelistPath)
+            try hub.home.writeFile(whitelist.plist, to: hub.home.whitelistPath)
             print("\(caller) → \(callback)")
         }
     }
@@ -251,13 +271,13 @@ struct WhitelistCommand: ParsableCommand {
         @Argument(help: "The caller's bundle or package id.") var caller: String
 
         func run() throws {
-            let hub = try openHub(homeOptions)
+            let hub = try openHub(homeOptions.home)
             var whitelist = hub.whitelist
             guard whitelist.remove(caller) else {
                 printError("\(caller) is not whitelisted")
                 throw ExitCode(1)
             }
-            try hub.home.write(whitelist.plist, to: hub.home.whitelistPath)
+            try hub.home.writeFile(whitelist.plist, to: hub.home.whitelistPath)
             print("removed \(caller)")
         }
     }
@@ -275,7 +295,7 @@ struct FleetCommand: ParsableCommand {
         @OptionGroup var homeOptions: HomeOptions
 
         func run() async throws {
-            let hub = try openHub(homeOptions)
+            let hub = try openHub(homeOptions.home, withWorldState: true)
             var rows: [[String]] = []
             for device in hub.world.configurations {
                 let stored = await hub.world.storedReadings(of: device.mac).count

@@ -21,7 +21,7 @@ public struct VitalBridgeCommand: ParsableCommand {
     public static func runFromCommandLine() async -> Never {
         // `open` is the hub's hot path: its documented form is read without building the whole command tree,
         // which costs more than the request itself; anything else (help, a usage error) goes through the parser.
-        if let open = OpenCommand(fastParsing: Array(CommandLine.arguments.dropFirst())) {
+        if let open = OpenInvocation(fastParsing: Array(CommandLine.arguments.dropFirst())) {
             do {
                 try await open.run()
                 exit(withError: nil)

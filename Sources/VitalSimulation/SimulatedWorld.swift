@@ -84,10 +84,7 @@ public actor SimulatedWorld: BluetoothCentral {
             }
             let deviceState: DeviceState
             if let saved = state?.devices[configuration.mac.description] {
-                for (position, record) in saved.records.enumerated() {
-                    _ = try record.reading.reading(
-                        for: configuration.entry.family, at: "state.\(configuration.mac).records[\(position)]")
-                }
+                try Self.validate(saved, of: configuration)
                 deviceState = saved
             } else {
                 deviceState = try configuration.initialState(path: "devices[\(index)]")
@@ -99,6 +96,16 @@ public actor SimulatedWorld: BluetoothCentral {
         self.runtimes = runtimes
     }
 
+    /// Checks that every record of `state` is a reading the device of `configuration` can hold.
+    private static func validate(_ state: DeviceState, of configuration: SimulatedDeviceConfiguration)
+        throws(FleetError)
+    {
+        for (position, record) in state.records.enumerated() {
+            _ = try record.reading.reading(
+                for: configuration.entry.family, at: "state.\(configuration.mac).records[\(position)]")
+        }
+    }
+
     /// The world's state, to save and restore with ``init(fleet:state:start:)``.
     public func state() -> WorldState {
         WorldState(devices: Dictionary(uniqueKeysWithValues: runtimes.map { ($0.key.description, $0.value.state) }))
@@ -106,8 +113,12 @@ public actor SimulatedWorld: BluetoothCentral {
 
     /// Replaces what device `mac` remembers, e.g. with what another process saved since this world was made.
     /// Does nothing for a MAC the fleet does not have.
-    public func restore(_ state: DeviceState, for mac: MACAddress) {
-        runtimes[mac]?.state = state
+    ///
+    /// - Throws: ``FleetError`` naming the first record the device cannot hold; nothing is replaced then.
+    public func restore(_ state: DeviceState, for mac: MACAddress) throws(FleetError) {
+        guard let runtime = runtimes[mac] else { return }
+        try Self.validate(state, of: runtime.configuration)
+        runtime.state = state
     }
 
     /// What device `mac` remembers now.

@@ -1,6 +1,7 @@
 import Foundation
 import LayeredProtocol
 import Testing
+import VitalBridge
 import VitalSimulation
 import VitalStore
 
@@ -393,6 +394,51 @@ struct DeliveryTests {
         try Data("{".utf8).write(to: URL(fileURLWithPath: broken.path + "/fleet.json"))
         let output = try broken.open(request(.measure, .bp5))
         #expect(output.status == 1 && output.stderr.contains("fleet.json"))
+    }
+
+    @Test("a broken whitelist file stops every command with one line naming the file and the problem")
+    func brokenWhitelist() throws {
+        let home = try TestHome()
+        _ = try home.callback(request(.sync, .bp5))
+        let stored = try home.store().readings().count
+        let file = URL(fileURLWithPath: home.path + "/AppWhiteList.plist")
+        for (contents, problem) in [
+            ("<dict><key>org.vitalbridge.demo</key><integer>1</integer></dict>", "is not a string"),
+            ("<dict><key>org.vitalbridge.demo</key><string>vitalbridge-demo://", "does not end"),
+            ("bplist00", "binary property list"),
+        ] {
+            try Data(contents.utf8).write(to: file)
+            let output = try home.open(request(.sync, .bp5))
+            #expect(output.status == 1 && output.stdout.isEmpty)
+            #expect(output.stderr.contains("AppWhiteList.plist") && output.stderr.contains(problem), "\(output.stderr)")
+            #expect(try home.run(["whitelist", "list", "--home", home.path]).status == 1)
+        }
+        #expect(try home.store().readings().count == stored)
+        // a whitelist edited through the command is written back as XML the hub reads
+        try Data(Whitelist.default.plist).write(to: file)
+        #expect(try home.run(["whitelist", "add", "--home", home.path, "com.example.a&b", "ab://x"]).status == 0)
+        #expect(try home.run(["whitelist", "list", "--home", home.path]).stdout.contains("com.example.a&b"))
+        #expect(try home.callback(request(.sync, .bp5)).status.rawValue == 0)
+    }
+
+    @Test("a device's saved state that cannot be read fails the request with ERROR_STORE and keeps the store")
+    func brokenDeviceState() throws {
+        let home = try TestHome()
+        _ = try home.callback(request(.sync, .bg5))
+        let stored = try home.store().readings().count
+        let file = URL(fileURLWithPath: home.path + "/world/\(macOf(.bg5)).json")
+        #expect(FileManager.default.fileExists(atPath: file.path))
+        try Data("{\"records\":".utf8).write(to: file)
+        let output = try home.open(request(.sync, .bg5))
+        #expect(output.status == 0, "\(output.stderr)")
+        let callback = try LayeredCallback(parsing: String(output.stdout.dropLast()))
+        #expect(callback.status.rawValue == 1 && callback.reason?.rawValue == "ERROR_STORE")
+        #expect(output.stderr.contains(file.path) && output.stderr.contains("not a saved device state"))
+        #expect(try home.store().readings().count == stored)
+        // the other devices are not affected
+        #expect(try home.callback(request(.measure, .bp5)).status.rawValue == 0)
+        // nor is the broken file replaced: what the device remembered is not silently reset
+        #expect(try Data(contentsOf: file) == Data("{\"records\":".utf8))
     }
 
     @Test("the demo runs on its own home")
