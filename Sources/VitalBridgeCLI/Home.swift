@@ -113,23 +113,15 @@ struct Home {
         guard access(path, F_OK) == 0 else { return nil }
         let bytes = try readFile(path)
         do {
-            return try JSONDecoder().decode(DeviceState.self, from: Data(bytes))
+            return try DeviceState(json: bytes)
         } catch {
-            throw HomeError("\(path) is not a saved device state")
+            throw HomeError("\(path) is not a saved device state: \(error)")
         }
     }
 
     /// Saves the state of device `mac` atomically: a reader sees the old file or the new one, never a part.
     func save(_ state: DeviceState, of mac: String) throws(HomeError) {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let json: Data
-        do {
-            json = try encoder.encode(state)
-        } catch {
-            throw HomeError("cannot encode the state of \(mac)")
-        }
-        try writeFile(Array(json), to: worldDirectory + "/" + mac + ".json")
+        try writeFile(state.json, to: worldDirectory + "/" + mac + ".json")
     }
 
     /// The bytes of the file at `path`.

@@ -1,15 +1,9 @@
 import LayeredProtocol
 import VitalDevices
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
 /// The simulated world, as a fleet file (JSON) scripts it: the devices, what each stores and will measure, the
 /// failures to inject, radio timing, and what the user does.
-public struct Fleet: Codable, Hashable, Sendable {
+public struct Fleet: Hashable, Sendable {
     /// The wall-clock time the world starts at (`yyyy-MM-dd HH:mm:ss`, UTC); the hub passes its own clock when
     /// absent.
     public var start: String?
@@ -22,16 +16,10 @@ public struct Fleet: Codable, Hashable, Sendable {
         self.devices = devices
     }
 
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        start = try container.decodeIfPresent(String.self, forKey: .start)
-        user = try container.decodeIfPresent(UserScript.self, forKey: .user) ?? UserScript()
-        devices = try container.decode([FleetDevice].self, forKey: .devices)
-    }
 }
 
 /// What the simulated user does.
-public struct UserScript: Codable, Hashable, Sendable {
+public struct UserScript: Hashable, Sendable {
     /// The stage the user cancels: `add`, `sync` or `measure`.
     public var cancelAt: String?
     /// Whether the user declines the connect prompt (`popflag=1`).
@@ -45,16 +33,10 @@ public struct UserScript: Codable, Hashable, Sendable {
         self.qrCode = qrCode
     }
 
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        cancelAt = try container.decodeIfPresent(String.self, forKey: .cancelAt)
-        declineConnect = try container.decodeIfPresent(Bool.self, forKey: .declineConnect) ?? false
-        qrCode = try container.decodeIfPresent(String.self, forKey: .qrCode)
-    }
 }
 
 /// One simulated device.
-public struct FleetDevice: Codable, Hashable, Sendable {
+public struct FleetDevice: Hashable, Sendable {
     /// The catalog name, e.g. `BP5`, `KN550BT` or `THV3`.
     public var model: String
     /// 12 hexadecimal digits.
@@ -101,7 +83,7 @@ public struct FleetDevice: Codable, Hashable, Sendable {
 }
 
 /// A device's memory: listed readings, or `count` readings generated from `seed` between `from` and `to`.
-public struct RecordsScript: Codable, Hashable, Sendable {
+public struct RecordsScript: Hashable, Sendable {
     public var list: [SimulatedReading]?
     public var generate: GeneratedRecords?
 
@@ -112,7 +94,7 @@ public struct RecordsScript: Codable, Hashable, Sendable {
 }
 
 /// Readings generated deterministically.
-public struct GeneratedRecords: Codable, Hashable, Sendable {
+public struct GeneratedRecords: Hashable, Sendable {
     public var count: Int
     public var seed: UInt64?
     /// `yyyy-MM-dd HH:mm:ss` (UTC); the readings are spread evenly from `from` to `to`.
@@ -128,7 +110,7 @@ public struct GeneratedRecords: Codable, Hashable, Sendable {
 }
 
 /// Failures to inject; each happens once, then the device behaves again (the world's state remembers it).
-public struct FailureScript: Codable, Hashable, Sendable {
+public struct FailureScript: Hashable, Sendable {
     /// The connection attempt fails.
     public var atConnect: Bool?
     /// The next live measurement ends with this device error code (e.g. BP 3, PO3 4).
@@ -150,7 +132,7 @@ public struct FailureScript: Codable, Hashable, Sendable {
 }
 
 /// A device error after `afterRecords` records of a sync.
-public struct SyncFailure: Codable, Hashable, Sendable {
+public struct SyncFailure: Hashable, Sendable {
     public var afterRecords: Int
     public var code: Int
 
@@ -162,7 +144,7 @@ public struct SyncFailure: Codable, Hashable, Sendable {
 
 /// Radio timing: off (the default) delivers everything at once; on, every `notificationsPerEvent` packets take one
 /// connection interval of virtual time.
-public struct RadioTiming: Codable, Hashable, Sendable {
+public struct RadioTiming: Hashable, Sendable {
     public var connectionIntervalMilliseconds: Double
     public var notificationsPerEvent: Int
     /// The ATT MTU; values longer than MTU − 3 bytes cannot be sent (23 when absent).
@@ -185,7 +167,7 @@ public struct RadioTiming: Codable, Hashable, Sendable {
 ///
 /// and `measuredAt` (`yyyy-MM-dd HH:mm:ss`, UTC) for all but the activity days. Values are rounded to what the
 /// device can send: whole mmHg, mg/dL, bpm and %; 0.005 kg; 0.1 °C; 0.1 % for the perfusion index.
-public struct SimulatedReading: Codable, Hashable, Sendable {
+public struct SimulatedReading: Hashable, Sendable {
     public var measuredAt: String?
     public var systolic: Double?
     public var diastolic: Double?
@@ -318,52 +300,6 @@ public struct FleetError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     public var description: String { "\(path) \(message)" }
-}
-
-extension Fleet {
-    /// Reads a fleet file's JSON.
-    public init(json: [UInt8]) throws(FleetError) {
-        do {
-            self = try JSONDecoder().decode(Fleet.self, from: Data(json))
-        } catch let error as DecodingError {
-            throw FleetError(path: Self.path(of: error), message: Self.message(of: error))
-        } catch {
-            throw FleetError(path: "fleet", message: "is not valid JSON")
-        }
-    }
-
-    /// The fleet as pretty JSON with sorted keys.
-    public var json: [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        return Array((try? encoder.encode(self)) ?? Data())
-    }
-
-    private static func path(of error: DecodingError) -> String {
-        let context: DecodingError.Context? =
-            switch error {
-            case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context): context
-            case .keyNotFound(let key, let context):
-                DecodingError.Context(
-                    codingPath: context.codingPath + [key], debugDescription: context.debugDescription)
-            @unknown default: nil
-            }
-        let components =
-            context?.codingPath.map { key in key.intValue.map { "[\($0)]" } ?? "." + key.stringValue } ?? []
-        let joined = components.joined()
-        return joined.hasPrefix(".") ? String(joined.dropFirst()) : (joined.isEmpty ? "fleet" : joined)
-    }
-
-    private static func message(of error: DecodingError) -> String {
-        switch error {
-        case .keyNotFound: "is required"
-        case .typeMismatch(let type, _): "is not a \(type)"
-        case .valueNotFound(let type, _): "must be a \(type), not null"
-        case .dataCorrupted(let context) where context.codingPath.isEmpty: "is not valid JSON"
-        case .dataCorrupted: "has a value that is not allowed"
-        @unknown default: "is not valid"
-        }
-    }
 }
 
 extension Fleet {

@@ -3,7 +3,7 @@ import VitalDevices
 
 /// A small deterministic generator (SplitMix64) whose state can be saved, so a device's generated values continue
 /// across hub processes.
-public struct SeededGenerator: RandomNumberGenerator, Codable, Hashable, Sendable {
+public struct SeededGenerator: RandomNumberGenerator, Hashable, Sendable {
     public var state: UInt64
 
     public init(seed: UInt64) { state = seed }

@@ -4,14 +4,14 @@ import VitalDevices
 
 /// What the world remembers between hub processes: each device's memory, sequence numbers, battery, generator
 /// position and the one-shot failures already spent — as a real device keeps its memory across app launches.
-public struct WorldState: Codable, Hashable, Sendable {
+public struct WorldState: Hashable, Sendable {
     public var devices: [String: DeviceState]
 
     public init(devices: [String: DeviceState] = [:]) { self.devices = devices }
 }
 
 /// One device's remembered state.
-public struct DeviceState: Codable, Hashable, Sendable {
+public struct DeviceState: Hashable, Sendable {
     /// The records in the device's memory, oldest first.
     public var records: [StoredRecord]
     /// The sequence number the next stored record gets.
@@ -30,7 +30,7 @@ public struct DeviceState: Codable, Hashable, Sendable {
 }
 
 /// A record in a simulated device's memory.
-public struct StoredRecord: Codable, Hashable, Sendable {
+public struct StoredRecord: Hashable, Sendable {
     public var sequenceNumber: UInt16
     public var reading: SimulatedReading
 }

@@ -81,8 +81,9 @@ struct WorldTests {
         _ = try await driver.measure(MeasureOptions(), into: MemorySink()) { _ in }
         _ = try await driver.sync(into: MemorySink()) { _ in }
         let saved = await first.state()
-        let data = try JSONEncoder().encode(saved)
-        let restored = try JSONDecoder().decode(WorldState.self, from: data)
+        let restored = WorldState(
+            devices: try saved.devices.mapValues { state throws(FleetError) in try DeviceState(json: state.json) })
+        #expect(restored == saved)
         let second = try SimulatedWorld(fleet: fleet, state: restored, start: start)
         #expect(await second.storedReadings(of: MACAddress("004D3208D308")!).isEmpty)  // deleted stays deleted
         let again = try await VitalSimulationTests.driver(second, "004D3208D308")  // the connect failure was spent

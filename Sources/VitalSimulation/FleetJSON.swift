@@ -1,0 +1,323 @@
+// The JSON forms of the fleet file (FleetFile.md) and of a device's saved state, read and written with ``JSON``.
+
+extension Fleet {
+    /// Reads a fleet file's JSON.
+    ///
+    /// - Throws: ``FleetError`` with the path of the first problem: `fleet` for a document that is not JSON,
+    ///   else the member at fault (`devices[0].mac is required`, `devices[1].radio.mtu is a string, not a whole
+    ///   number`, `devices[0].serail is not a known field`).
+    public init(json: [UInt8]) throws(FleetError) {
+        let document: JSON
+        do {
+            document = try JSON.parse(json)
+        } catch {
+            throw FleetError(path: "fleet", message: "is not valid JSON: it \(error.message) (byte \(error.offset))")
+        }
+        var fields = try JSONFields(document, at: "")
+        start = try fields.string("start")
+        user = try fields.object("user", UserScript.init(fields:)) ?? UserScript()
+        guard let devices = try fields.objects("devices", FleetDevice.init(fields:)) else {
+            throw fields.missing("devices")
+        }
+        self.devices = devices
+        try fields.finish()
+    }
+
+    /// The fleet as pretty JSON with sorted keys.
+    public var json: [UInt8] {
+        var members = JSONMembers()
+        members["start"] = start.map(JSON.string)
+        members["user"] = user.jsonValue
+        members["devices"] = .array(devices.map(\.jsonValue))
+        return members.object.serialized(pretty: true)
+    }
+}
+
+extension UserScript {
+    init(fields: JSONFields) throws(FleetError) {
+        var fields = fields
+        cancelAt = try fields.string("cancelAt")
+        declineConnect = try fields.bool("declineConnect") ?? false
+        qrCode = try fields.string("qrCode")
+        try fields.finish()
+    }
+
+    var jsonValue: JSON {
+        var members = JSONMembers()
+        members["cancelAt"] = cancelAt.map(JSON.string)
+        members["declineConnect"] = .bool(declineConnect)
+        members["qrCode"] = qrCode.map(JSON.string)
+        return members.object
+    }
+}
+
+extension FleetDevice {
+    init(fields: JSONFields) throws(FleetError) {
+        var fields = fields
+        guard let model = try fields.string("model") else { throw fields.missing("model") }
+        guard let mac = try fields.string("mac") else { throw fields.missing("mac") }
+        self.init(
+            model: model, mac: mac, serial: try fields.string("serial"), firmware: try fields.string("firmware"),
+            battery: try fields.int("battery"), paired: try fields.bool("paired"), inRange: try fields.bool("inRange"),
+            records: try fields.object("records", RecordsScript.init(fields:)),
+            nextMeasurements: try fields.objects("nextMeasurements", SimulatedReading.init(fields:)),
+            seed: try fields.uint64("seed"), failures: try fields.object("failures", FailureScript.init(fields:)),
+            radio: try fields.object("radio", RadioTiming.init(fields:)),
+            authenticationResult: try fields.int("authenticationResult"))
+        try fields.finish()
+    }
+
+    var jsonValue: JSON {
+        var members = JSONMembers()
+        members["model"] = .string(model)
+        members["mac"] = .string(mac)
+        members["serial"] = serial.map(JSON.string)
+        members["firmware"] = firmware.map(JSON.string)
+        members["battery"] = battery.map(JSON.number)
+        members["paired"] = paired.map(JSON.bool)
+        members["inRange"] = inRange.map(JSON.bool)
+        members["records"] = records?.jsonValue
+        members["nextMeasurements"] = nextMeasurements.map { .array($0.map(\.jsonValue)) }
+        members["seed"] = seed.map(JSON.number)
+        members["failures"] = failures?.jsonValue
+        members["radio"] = radio?.jsonValue
+        members["authenticationResult"] = authenticationResult.map(JSON.number)
+        return members.object
+    }
+}
+
+extension RecordsScript {
+    init(fields: JSONFields) throws(FleetError) {
+        var fields = fields
+        list = try fields.objects("list", SimulatedReading.init(fields:))
+        generate = try fields.object("generate", GeneratedRecords.init(fields:))
+        try fields.finish()
+    }
+
+    var jsonValue: JSON {
+        var members = JSONMembers()
+        members["list"] = list.map { .array($0.map(\.jsonValue)) }
+        members["generate"] = generate?.jsonValue
+        return members.object
+    }
+}
+
+extension GeneratedRecords {
+    init(fields: JSONFields) throws(FleetError) {
+        var fields = fields
+        guard let count = try fields.int("count") else { throw fields.missing("count") }
+        let seed = try fields.uint64("seed")
+        guard let from = try fields.string("from") else { throw fields.missing("from") }
+        guard let to = try fields.string("to") else { throw fields.missing("to") }
+        self.init(count: count, seed: seed, from: from, to: to)
+        try fields.finish()
+    }
+
+    var jsonValue: JSON {
+        var members = JSONMembers()
+        members["count"] = .number(count)
+        members["seed"] = seed.map(JSON.number)
+        members["from"] = .string(from)
+        members["to"] = .string(to)
+        return members.object
+    }
+}
+
+extension FailureScript {
+    init(fields: JSONFields) throws(FleetError) {
+        var fields = fields
+        atConnect = try fields.bool("atConnect")
+        duringMeasurement = try fields.int("duringMeasurement")
+        duringSync = try fields.object("duringSync", SyncFailure.init(fields:))
+        disconnectAfter = try fields.int("disconnectAfter")
+        try fields.finish()
+    }
+
+    var jsonValue: JSON {
+        var members = JSONMembers()
+        members["atConnect"] = atConnect.map(JSON.bool)
+        members["duringMeasurement"] = duringMeasurement.map(JSON.number)
+        members["duringSync"] = duringSync?.jsonValue
+        members["disconnectAfter"] = disconnectAfter.map(JSON.number)
+        return members.object
+    }
+}
+
+extension SyncFailure {
+    init(fields: JSONFields) throws(FleetError) {
+        var fields = fields
+        guard let afterRecords = try fields.int("afterRecords") else { throw fields.missing("afterRecords") }
+        guard let code = try fields.int("code") else { throw fields.missing("code") }
+        self.init(afterRecords: afterRecords, code: code)
+        try fields.finish()
+    }
+
+    var jsonValue: JSON {
+        var members = JSONMembers()
+        members["afterRecords"] = .number(afterRecords)
+        members["code"] = .number(code)
+        return members.object
+    }
+}
+
+extension RadioTiming {
+    init(fields: JSONFields) throws(FleetError) {
+        var fields = fields
+        guard let interval = try fields.double("connectionIntervalMilliseconds") else {
+            throw fields.missing("connectionIntervalMilliseconds")
+        }
+        guard let perEvent = try fields.int("notificationsPerEvent") else {
+            throw fields.missing("notificationsPerEvent")
+        }
+        self.init(connectionIntervalMilliseconds: interval, notificationsPerEvent: perEvent, mtu: try fields.int("mtu"))
+        try fields.finish()
+    }
+
+    var jsonValue: JSON {
+        var members = JSONMembers()
+        members["connectionIntervalMilliseconds"] = .number(connectionIntervalMilliseconds)
+        members["notificationsPerEvent"] = .number(notificationsPerEvent)
+        members["mtu"] = mtu.map(JSON.number)
+        return members.object
+    }
+}
+
+extension SimulatedReading {
+    init(fields: JSONFields) throws(FleetError) {
+        var fields = fields
+        self.init()
+        measuredAt = try fields.string("measuredAt")
+        systolic = try fields.double("systolic")
+        diastolic = try fields.double("diastolic")
+        pulse = try fields.double("pulse")
+        arrhythmia = try fields.bool("arrhythmia")
+        glucose = try fields.double("glucose")
+        weight = try fields.double("weight")
+        temperature = try fields.double("temperature")
+        spo2 = try fields.double("spo2")
+        pi = try fields.double("pi")
+        date = try fields.string("date")
+        steps = try fields.int("steps")
+        calories = try fields.int("calories")
+        sleepMinutes = try fields.int("sleepMinutes")
+        sleepEfficiency = try fields.int("sleepEfficiency")
+        swimMinutes = try fields.int("swimMinutes")
+        swimCalories = try fields.int("swimCalories")
+        try fields.finish()
+    }
+
+    var jsonValue: JSON {
+        var members = JSONMembers()
+        members["measuredAt"] = measuredAt.map(JSON.string)
+        members["systolic"] = systolic.map(JSON.number)
+        members["diastolic"] = diastolic.map(JSON.number)
+        members["pulse"] = pulse.map(JSON.number)
+        members["arrhythmia"] = arrhythmia.map(JSON.bool)
+        members["glucose"] = glucose.map(JSON.number)
+        members["weight"] = weight.map(JSON.number)
+        members["temperature"] = temperature.map(JSON.number)
+        members["spo2"] = spo2.map(JSON.number)
+        members["pi"] = pi.map(JSON.number)
+        members["date"] = date.map(JSON.string)
+        members["steps"] = steps.map(JSON.number)
+        members["calories"] = calories.map(JSON.number)
+        members["sleepMinutes"] = sleepMinutes.map(JSON.number)
+        members["sleepEfficiency"] = sleepEfficiency.map(JSON.number)
+        members["swimMinutes"] = swimMinutes.map(JSON.number)
+        members["swimCalories"] = swimCalories.map(JSON.number)
+        return members.object
+    }
+}
+
+extension DeviceState {
+    /// Reads a saved state (the form ``json`` writes).
+    ///
+    /// - Throws: ``FleetError`` with the path (from `state`) of the first problem.
+    public init(json: [UInt8]) throws(FleetError) {
+        let document: JSON
+        do {
+            document = try JSON.parse(json)
+        } catch {
+            throw FleetError(path: "state", message: "is not valid JSON: it \(error.message) (byte \(error.offset))")
+        }
+        var fields = try JSONFields(document, at: "state")
+        guard let records = try fields.objects("records", StoredRecord.init(fields:)) else {
+            throw fields.missing("records")
+        }
+        guard let next = try fields.int("nextSequenceNumber"), let sequence = UInt16(exactly: next) else {
+            throw FleetError(path: fields.path(of: "nextSequenceNumber"), message: "is required, from 0 to 65535")
+        }
+        guard let battery = try fields.int("battery") else { throw fields.missing("battery") }
+        guard let generator = try fields.object("generator", SeededGenerator.init(fields:)) else {
+            throw fields.missing("generator")
+        }
+        guard let taken = try fields.int("measurementsTaken") else { throw fields.missing("measurementsTaken") }
+        guard let spent = try fields.array("spentFailures", Self.string(json:at:)) else {
+            throw fields.missing("spentFailures")
+        }
+        let bound = try fields.int("boundUserID")
+        guard bound.map({ Int32(exactly: $0) != nil }) ?? true else {
+            throw FleetError(path: fields.path(of: "boundUserID"), message: "is not a 32-bit user id")
+        }
+        guard let swim = try fields.bool("swim") else { throw fields.missing("swim") }
+        try fields.finish()
+        self.init(
+            records: records, nextSequenceNumber: sequence, battery: battery, generator: generator,
+            measurementsTaken: taken, spentFailures: Set(spent), boundUserID: bound.map { Int32($0) }, swim: swim)
+    }
+
+    private static func string(json: JSON, at path: String) throws(FleetError) -> String {
+        guard case .string(let text) = json else { throw FleetError(path: path, message: "is not a string") }
+        return text
+    }
+
+    /// The state as compact JSON with sorted keys.
+    public var json: [UInt8] {
+        var members = JSONMembers()
+        members["records"] = .array(records.map(\.jsonValue))
+        members["nextSequenceNumber"] = .number(Int(nextSequenceNumber))
+        members["battery"] = .number(battery)
+        members["generator"] = generator.jsonValue
+        members["measurementsTaken"] = .number(measurementsTaken)
+        members["spentFailures"] = .array(spentFailures.sorted().map(JSON.string))
+        members["boundUserID"] = boundUserID.map { .number(Int($0)) }
+        members["swim"] = .bool(swim)
+        return members.object.serialized(pretty: false)
+    }
+}
+
+extension StoredRecord {
+    init(fields: JSONFields) throws(FleetError) {
+        var fields = fields
+        guard let number = try fields.int("sequenceNumber"), let sequenceNumber = UInt16(exactly: number) else {
+            throw FleetError(path: fields.path(of: "sequenceNumber"), message: "is required, from 0 to 65535")
+        }
+        guard let reading = try fields.object("reading", SimulatedReading.init(fields:)) else {
+            throw fields.missing("reading")
+        }
+        self.init(sequenceNumber: sequenceNumber, reading: reading)
+        try fields.finish()
+    }
+
+    var jsonValue: JSON {
+        var members = JSONMembers()
+        members["sequenceNumber"] = .number(Int(sequenceNumber))
+        members["reading"] = reading.jsonValue
+        return members.object
+    }
+}
+
+extension SeededGenerator {
+    init(fields: JSONFields) throws(FleetError) {
+        var fields = fields
+        guard let state = try fields.uint64("state") else { throw fields.missing("state") }
+        self.init(seed: state)
+        try fields.finish()
+    }
+
+    var jsonValue: JSON {
+        var members = JSONMembers()
+        members["state"] = .number(state)
+        return members.object
+    }
+}

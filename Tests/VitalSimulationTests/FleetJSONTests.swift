@@ -1,0 +1,297 @@
+import Foundation
+import LayeredProtocol
+import Testing
+import VitalTestSupport
+
+@testable import VitalSimulation
+
+/// The fleet file and the saved device states are read and written by the simulation's own JSON code; Foundation's
+/// `JSONSerialization` is the oracle for the syntax.
+@Suite("Fleet and state JSON")
+struct FleetJSONTests {
+    typealias Random = VitalTestSupport.SeededGenerator
+
+    // MARK: Syntax
+
+    /// A random JSON value: nested arrays and objects, strings with escapes and non-ASCII, integers and decimals.
+    static func randomValue(_ random: inout Random, depth: Int = 0) -> JSON {
+        let alphabet = Array("aZ09 \"\\/\n\t\r\u{01}\u{1F}é漢🙂{}[],:")
+        switch Int.random(in: depth > 3 ? 0...3 : 0...5, using: &random) {
+        case 0: return Bool.random(using: &random) ? .null : .bool(Bool.random(using: &random))
+        case 1: return .number(Int.random(in: -1_000_000...1_000_000, using: &random))
+        case 2: return .number(Double(Int.random(in: -99_999...99_999, using: &random)) / 100)
+        case 3:
+            return .string(
+                String(
+                    (0..<Int.random(in: 0...12, using: &random)).map { _ in alphabet.randomElement(using: &random)! }))
+        case 4:
+            return .array(
+                (0..<Int.random(in: 0...4, using: &random)).map { _ in randomValue(&random, depth: depth + 1) })
+        default:
+            var members: [(key: String, value: JSON)] = []
+            for index in 0..<Int.random(in: 0...4, using: &random) {
+                members.append(
+                    ("k\(index)\(alphabet.randomElement(using: &random)!)", randomValue(&random, depth: depth + 1)))
+            }
+            return .object(members)
+        }
+    }
+
+    /// `value` as Foundation objects, to compare with what `JSONSerialization` reads.
+    static func foundation(_ value: JSON) -> NSObject {
+        switch value {
+        case .null: NSNull()
+        case .bool(let flag): NSNumber(value: flag)
+        case .number(let text): NSNumber(value: Double(text)!)
+        case .string(let text): text as NSString
+        case .array(let elements): elements.map(foundation) as NSArray
+        case .object(let members):
+            NSDictionary(dictionary: Dictionary(uniqueKeysWithValues: members.map { ($0.key, foundation($0.value)) }))
+        }
+    }
+
+    @Test("what the writer writes, Foundation reads as the same value, and the parser reads back to the same text")
+    func writerAndParserAgreeWithFoundation() throws {
+        var random = Random(seed: 0x150_0001)
+        for _ in 0..<500 {
+            let value = Self.randomValue(&random)
+            for pretty in [false, true] {
+                let bytes = value.serialized(pretty: pretty)
+                let read =
+                    try JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed]) as! NSObject
+                #expect(read == Self.foundation(value), "\(String(decoding: bytes, as: UTF8.self))")
+                #expect(try JSON.parse(bytes).serialized(pretty: pretty) == bytes)
+            }
+            // and what Foundation writes, the parser reads as the same value
+            let foundationBytes = try JSONSerialization.data(
+                withJSONObject: Self.foundation(value), options: [.fragmentsAllowed])
+            #expect(Self.foundation(try JSON.parse(Array(foundationBytes))) == Self.foundation(value))
+        }
+    }
+
+    @Test(
+        "a document that is not JSON is refused with what is wrong and where",
+        arguments: [
+            ("", "ends where a value is expected (byte 0)"),
+            ("{\"devices\": [],}", "has an object key that is not a string (byte 15)"),
+            ("{\"devices\": [1,]}", "has an unknown word (byte 15)"),
+            ("{\"devices\": [01]}", "has a number with a leading zero (byte 14)"),
+            ("{\"devices\": [1.]}", "has a malformed number (byte 15)"),
+            ("{\"devices\": [+1]}", "has an unknown word (byte 13)"),
+            ("{\"devices\": [NaN]}", "has an unknown word (byte 13)"),
+            ("{\"devices\": [tru]}", "has an unknown word (byte 16)"),
+            ("{\"a\": \"\\x\"}", "has an unknown escape in a string (byte 8)"),
+            ("{\"a\": \"\\ud800\"}", "has half of a surrogate pair (byte 13)"),
+            ("{\"a\": \"\\udc00\"}", "has half of a surrogate pair (byte 13)"),
+            ("{\"a\": \"\\u12\"}", "has a \\u escape without 4 hexadecimal digits (byte 9)"),
+            ("{\"a\": \"line\nbreak\"}", "has a control character in a string (escape it) (byte 11)"),
+            ("{\"a\": \"open}", "has a string that does not end (byte 12)"),
+            ("{\"a\": 1, \"a\": 2}", "repeats the key \"a\" (byte 9)"),
+            ("{\"a\" 1}", "misses a : after an object key (byte 5)"),
+            ("{\"a\": 1 \"b\": 2}", "misses a , or } in an object (byte 8)"),
+            ("[1 2]", "misses a , or ] in an array (byte 3)"),
+            ("{} {}", "has more after the value (byte 3)"),
+            ("// comment\n{}", "has an unknown word (byte 0)"),
+            (
+                String(repeating: "[", count: 70) + String(repeating: "]", count: 70),
+                "nests deeper than 64 levels (byte 64)"
+            ),
+        ])
+    func syntaxErrors(document: String, message: String) {
+        #expect(throws: FleetError(path: "fleet", message: "is not valid JSON: it \(message)")) {
+            try Fleet(json: Array(document.utf8))
+        }
+    }
+
+    @Test("bytes that are not UTF-8 are refused")
+    func notUTF8() {
+        let bytes = Array("{\"devices\": [], \"start\": \"".utf8) + [0xC3, 0x28] + Array("\"}".utf8)
+        #expect(throws: FleetError(path: "fleet", message: "is not valid JSON: it is not UTF-8 (byte 0)")) {
+            try Fleet(json: bytes)
+        }
+    }
+
+    @Test(
+        "a value of the wrong kind, a missing field or a field nobody knows names its path",
+        arguments: [
+            ("[]", "", "is an array, not an object"),
+            ("{}", "devices", "is required"),
+            ("{\"devices\": null}", "devices", "is required"),
+            ("{\"devices\": {}}", "devices", "is an object, not an array"),
+            ("{\"devices\": [42]}", "devices[0]", "is a number, not an object"),
+            ("{\"devices\": [{\"mac\": \"004D3208D2F4\"}]}", "devices[0].model", "is required"),
+            ("{\"devices\": [{\"model\": \"BP5\", \"mac\": 42}]}", "devices[0].mac", "is a number, not a string"),
+            (
+                "{\"devices\": [{\"model\": \"BP5\", \"mac\": \"004D3208D2F4\", \"battery\": \"full\"}]}",
+                "devices[0].battery", "is a string, not a whole number"
+            ),
+            (
+                "{\"devices\": [{\"model\": \"BP5\", \"mac\": \"004D3208D2F4\", \"battery\": 99.5}]}",
+                "devices[0].battery", "is a number, not a whole number"
+            ),
+            (
+                "{\"devices\": [{\"model\": \"BP5\", \"mac\": \"004D3208D2F4\", \"paired\": 1}]}", "devices[0].paired",
+                "is a number, not true or false"
+            ),
+            (
+                "{\"devices\": [{\"model\": \"BP5\", \"mac\": \"004D3208D2F4\", \"seed\": -1}]}", "devices[0].seed",
+                "is a number, not a whole number from 0 to 18446744073709551615"
+            ),
+            (
+                "{\"devices\": [{\"model\": \"BP5\", \"mac\": \"004D3208D2F4\", \"seed\": 18446744073709551616}]}",
+                "devices[0].seed", "is a number, not a whole number from 0 to 18446744073709551615"
+            ),
+            (
+                "{\"devices\": [{\"model\": \"BP5\", \"mac\": \"004D3208D2F4\", \"serail\": \"x\"}]}",
+                "devices[0].serail", "is not a known field"
+            ),
+            ("{\"devices\": [], \"users\": {}}", "users", "is not a known field"),
+            (
+                "{\"devices\": [{\"model\": \"BP5\", \"mac\": \"004D3208D2F4\", \"radio\": {\"notificationsPerEvent\": 1}}]}",
+                "devices[0].radio.connectionIntervalMilliseconds", "is required"
+            ),
+            (
+                "{\"devices\": [{\"model\": \"BP5\", \"mac\": \"004D3208D2F4\", \"radio\": {\"connectionIntervalMilliseconds\": 1e999, \"notificationsPerEvent\": 1}}]}",
+                "devices[0].radio.connectionIntervalMilliseconds", "is a number, not a number"
+            ),
+            (
+                "{\"devices\": [{\"model\": \"BP5\", \"mac\": \"004D3208D2F4\", \"records\": {\"list\": [{\"systolic\": \"high\"}]}}]}",
+                "devices[0].records.list[0].systolic", "is a string, not a number"
+            ),
+            (
+                "{\"devices\": [{\"model\": \"BP5\", \"mac\": \"004D3208D2F4\", \"records\": {\"generate\": {\"count\": 3, \"from\": \"2026-11-01 00:00:00\"}}}]}",
+                "devices[0].records.generate.to", "is required"
+            ),
+            (
+                "{\"devices\": [{\"model\": \"BP5\", \"mac\": \"004D3208D2F4\", \"failures\": {\"duringSync\": {\"code\": 3}}}]}",
+                "devices[0].failures.duringSync.afterRecords", "is required"
+            ),
+            ("{\"user\": {\"qrCode\": 5}, \"devices\": []}", "user.qrCode", "is a number, not a string"),
+        ])
+    func fieldErrors(document: String, path: String, message: String) {
+        #expect(throws: FleetError(path: path, message: message)) { try Fleet(json: Array(document.utf8)) }
+    }
+
+    // MARK: Round trips
+
+    static func randomReading(_ random: inout Random) -> SimulatedReading {
+        func maybe<T>(_ make: () -> T) -> T? { Bool.random(using: &random) ? make() : nil }
+        var reading = SimulatedReading()
+        reading.measuredAt = maybe { "2026-11-\(Int.random(in: 10...28, using: &random)) 07:00:00" }
+        reading.systolic = maybe { Double(Int.random(in: 80...200, using: &random)) }
+        reading.diastolic = maybe { Double(Int.random(in: 40...120, using: &random)) + 0.5 }
+        reading.pulse = maybe { Double.random(in: 40...120, using: &random) }
+        reading.arrhythmia = maybe { Bool.random(using: &random) }
+        reading.glucose = maybe { Double.random(in: 10...600, using: &random) }
+        reading.weight = maybe { Double(Int.random(in: 10_000...22_000, using: &random)) * 0.005 }
+        reading.temperature = maybe { Double(Int.random(in: 300...450, using: &random)) / 10 }
+        reading.spo2 = maybe { 98 }
+        reading.pi = maybe { 1e-7 }
+        reading.date = maybe { "2026-11-19" }
+        reading.steps = maybe { Int.random(in: 0...100_000, using: &random) }
+        reading.calories = maybe { -1 }
+        reading.sleepMinutes = maybe { Int.max }
+        reading.sleepEfficiency = maybe { Int.min }
+        reading.swimMinutes = maybe { 0 }
+        reading.swimCalories = maybe { 8 }
+        return reading
+    }
+
+    static func randomFleet(_ random: inout Random) -> Fleet {
+        func maybe<T>(_ make: () -> T) -> T? { Bool.random(using: &random) ? make() : nil }
+        let devices = (0..<Int.random(in: 0...5, using: &random)).map { index in
+            FleetDevice(
+                model: ["BP5", "BG5", "PO3", "AM4"].randomElement(using: &random)!, mac: "A0B1C2D3E4F\(index)",
+                serial: maybe { "S\"\\\n-\(index)" }, firmware: maybe { "1.0" }, battery: maybe { 50 },
+                paired: maybe { false }, inRange: maybe { true },
+                records: maybe {
+                    RecordsScript(
+                        list: maybe { (0..<3).map { _ in randomReading(&random) } },
+                        generate: maybe {
+                            GeneratedRecords(count: 4, seed: maybe { UInt64.max }, from: "2026-01-01 00:00:00", to: "x")
+                        })
+                },
+                nextMeasurements: maybe { [randomReading(&random)] }, seed: maybe { random.next() },
+                failures: maybe {
+                    FailureScript(
+                        atConnect: maybe { true }, duringMeasurement: maybe { 3 },
+                        duringSync: maybe { SyncFailure(afterRecords: 2, code: 13) }, disconnectAfter: maybe { 4 })
+                },
+                radio: maybe {
+                    RadioTiming(connectionIntervalMilliseconds: 7.5, notificationsPerEvent: 2, mtu: maybe { 185 })
+                },
+                authenticationResult: maybe { 2 })
+        }
+        return Fleet(
+            start: maybe { "2026-11-20 08:00:00" },
+            user: UserScript(
+                cancelAt: maybe { "sync" }, declineConnect: Bool.random(using: &random), qrCode: maybe { "BP5:🙂" }),
+            devices: devices)
+    }
+
+    @Test("any fleet is read back exactly from the JSON it writes")
+    func fleetRoundTrip() throws {
+        var random = Random(seed: 0xF1EE7)
+        for _ in 0..<300 {
+            let fleet = Self.randomFleet(&random)
+            #expect(try Fleet(json: fleet.json) == fleet)
+        }
+        #expect(try Fleet(json: Fleet.default.json) == Fleet.default)
+    }
+
+    @Test("any device state is read back exactly from the JSON it writes")
+    func stateRoundTrip() throws {
+        var random = Random(seed: 0x57A7E)
+        for _ in 0..<300 {
+            let state = DeviceState(
+                records: (0..<Int.random(in: 0...6, using: &random)).map { index in
+                    StoredRecord(sequenceNumber: UInt16(index * 1000), reading: Self.randomReading(&random))
+                },
+                nextSequenceNumber: UInt16.random(in: 0...UInt16.max, using: &random),
+                battery: Int.random(in: 0...100, using: &random),
+                generator: VitalSimulation.SeededGenerator(seed: random.next()),
+                measurementsTaken: Int.random(in: 0...9, using: &random),
+                spentFailures: Bool.random(using: &random) ? ["atConnect", "duringSync"] : [],
+                boundUserID: Bool.random(using: &random) ? Int32.min : nil, swim: Bool.random(using: &random))
+            #expect(try DeviceState(json: state.json) == state)
+        }
+    }
+
+    @Test("a state saved by the Codable-based version before this one still reads")
+    func earlierStateFormat() throws {
+        let saved = """
+            {"battery":90,"generator":{"state":16045690984833335023},"measurementsTaken":1,"nextSequenceNumber":6,\
+            "records":[{"reading":{"diastolic":80,"measuredAt":"2026-11-19 07:00:00","pulse":60,"systolic":120},\
+            "sequenceNumber":5}],"spentFailures":["atConnect"],"swim":false}
+            """
+        let state = try DeviceState(json: Array(saved.utf8))
+        #expect(state.generator.state == 16_045_690_984_833_335_023 && state.records.first?.reading.systolic == 120)
+        #expect(state.spentFailures == ["atConnect"] && state.nextSequenceNumber == 6 && state.boundUserID == nil)
+        #expect(throws: FleetError(path: "state.nextSequenceNumber", message: "is required, from 0 to 65535")) {
+            try DeviceState(json: Array(saved.replacingOccurrences(of: ":6,", with: ":65536,").utf8))
+        }
+    }
+
+    @Test("random damage to a fleet file is either read or refused with a FleetError, never a crash")
+    func mutations() {
+        var random = Random(seed: 0xDA3A6E)
+        let original = Fleet.default.json
+        for _ in 0..<3000 {
+            var bytes = original
+            for _ in 0..<Int.random(in: 1...4, using: &random) {
+                let position = Int.random(in: 0..<bytes.count, using: &random)
+                switch Int.random(in: 0...2, using: &random) {
+                case 0: bytes[position] = UInt8.random(in: 0...255, using: &random)
+                case 1: bytes.remove(at: position)
+                default: bytes.insert(Array("{}[],:\"\\0-e".utf8).randomElement(using: &random)!, at: position)
+                }
+            }
+            do throws(FleetError) {
+                let fleet = try Fleet(json: bytes)
+                #expect(try Fleet(json: fleet.json) == fleet)
+            } catch {
+                #expect(!error.path.isEmpty && !error.message.isEmpty)
+            }
+        }
+    }
+}
