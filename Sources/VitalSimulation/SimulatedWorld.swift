@@ -79,21 +79,28 @@ public actor SimulatedWorld: BluetoothCentral {
         var runtimes: [MACAddress: DeviceRuntime] = [:]
         for (index, device) in fleet.devices.enumerated() {
             let configuration = try SimulatedDeviceConfiguration(device, path: "devices[\(index)]")
-            guard runtimes[configuration.mac] == nil else {
+            guard !configurations.contains(where: { $0.mac == configuration.mac }) else {
                 throw FleetError(path: "devices[\(index)].mac", message: "is used by another device")
             }
-            let deviceState: DeviceState
+            try configuration.checkRecords(path: "devices[\(index)]")
             if let saved = state?.devices[configuration.mac.description] {
                 try Self.validate(saved, of: configuration)
-                deviceState = saved
-            } else {
-                deviceState = try configuration.initialState(path: "devices[\(index)]")
+                runtimes[configuration.mac] = DeviceRuntime(configuration: configuration, state: saved)
             }
             configurations.append(configuration)
-            runtimes[configuration.mac] = DeviceRuntime(configuration: configuration, state: deviceState)
         }
         self.configurations = configurations
         self.runtimes = runtimes
+    }
+
+    /// The runtime of device `mac`, made from its fleet records when the world first uses it; `nil` for a MAC the
+    /// fleet does not have.
+    func runtime(_ mac: MACAddress) -> DeviceRuntime? {
+        if let runtime = runtimes[mac] { return runtime }
+        guard let configuration = configurations.first(where: { $0.mac == mac }) else { return nil }
+        let runtime = DeviceRuntime(configuration: configuration, state: configuration.initialState())
+        runtimes[mac] = runtime
+        return runtime
     }
 
     /// Checks that every record of `state` is a reading the device of `configuration` can hold.
@@ -108,7 +115,11 @@ public actor SimulatedWorld: BluetoothCentral {
 
     /// The world's state, to save and restore with ``init(fleet:state:start:)``.
     public func state() -> WorldState {
-        WorldState(devices: Dictionary(uniqueKeysWithValues: runtimes.map { ($0.key.description, $0.value.state) }))
+        var state = WorldState()
+        for configuration in configurations {
+            state.devices[configuration.mac.description] = runtime(configuration.mac)?.state
+        }
+        return state
     }
 
     /// Replaces what device `mac` remembers, e.g. with what another process saved since this world was made.
@@ -116,17 +127,21 @@ public actor SimulatedWorld: BluetoothCentral {
     ///
     /// - Throws: ``FleetError`` naming the first record the device cannot hold; nothing is replaced then.
     public func restore(_ state: DeviceState, for mac: MACAddress) throws(FleetError) {
-        guard let runtime = runtimes[mac] else { return }
-        try Self.validate(state, of: runtime.configuration)
-        runtime.state = state
+        guard let configuration = configurations.first(where: { $0.mac == mac }) else { return }
+        try Self.validate(state, of: configuration)
+        if let runtime = runtimes[mac] {
+            runtime.state = state
+        } else {
+            runtimes[mac] = DeviceRuntime(configuration: configuration, state: state)
+        }
     }
 
     /// What device `mac` remembers now.
-    public func deviceState(of mac: MACAddress) -> DeviceState? { runtimes[mac]?.state }
+    public func deviceState(of mac: MACAddress) -> DeviceState? { runtime(mac)?.state }
 
     /// The readings in the memory of device `mac`, oldest first.
     public func storedReadings(of mac: MACAddress) -> [LayeredReading] {
-        guard let runtime = runtimes[mac] else { return [] }
+        guard let runtime = runtime(mac) else { return [] }
         return runtime.state.records.map { runtime.reading($0.reading) }
     }
 
@@ -150,7 +165,7 @@ public actor SimulatedWorld: BluetoothCentral {
     }
 
     public func connect(to mac: MACAddress) async throws(DeviceError) -> any BluetoothConnection {
-        guard let runtime = runtimes[mac], runtime.configuration.inRange else {
+        guard let runtime = runtime(mac), runtime.configuration.inRange else {
             throw DeviceError(.notFound, message: "no device \(mac) is in range")
         }
         if runtime.configuration.failures.atConnect == true, runtime.spend("atConnect") {
@@ -551,38 +566,53 @@ public struct SimulatedDeviceConfiguration: Hashable, Sendable {
         }
     }
 
-    /// The state of a device the world has not seen before: its fleet records, numbered from 1.
-    func initialState(path: String) throws(FleetError) -> DeviceState {
-        var generator = SeededGenerator(seed: seed)
-        var readings: [LayeredReading] = []
-        if let list = device.records?.list {
-            for (index, reading) in list.enumerated() {
-                readings.append(try reading.reading(for: entry.family, at: path + ".records.list[\(index)]"))
-            }
+    /// Checks the device's records script, everything ``initialState()`` relies on, without generating records:
+    /// a world checks every device when it is made but generates a device's records only when it is first used.
+    func checkRecords(path: String) throws(FleetError) {
+        var days: [LayeredDate] = []
+        for (index, reading) in (device.records?.list ?? []).enumerated() {
+            days.append(try reading.reading(for: entry.family, at: path + ".records.list[\(index)]").measuredAt.day)
         }
         if let generate = device.records?.generate {
             guard generate.count >= 0, generate.count <= 65_000 else {
                 throw FleetError(path: path + ".records.generate.count", message: "must be from 0 to 65000")
             }
-            guard let from = LayeredTimestamp(parsing: generate.from), let to = LayeredTimestamp(parsing: generate.to),
-                from <= to
-            else {
+            guard let times = generatedTimes(generate) else {
                 throw FleetError(path: path + ".records.generate", message: "needs from ≤ to, both yyyy-MM-dd HH:mm:ss")
             }
+            days += times.map(\.day)
+        }
+        if entry.family == .activityMonitor, Set(days).count != days.count {
+            throw FleetError(path: path + ".records", message: "has two activity days on the same date")
+        }
+        if !days.isEmpty, !entry.storesRecords {
+            throw FleetError(path: path + ".records", message: "\(entry.model.name) keeps no records")
+        }
+    }
+
+    /// The times of the generated records, spread evenly from `from` to `to`; `nil` if those are not times in order.
+    private func generatedTimes(_ generate: GeneratedRecords) -> [LayeredTimestamp]? {
+        guard let from = LayeredTimestamp(parsing: generate.from), let to = LayeredTimestamp(parsing: generate.to),
+            from <= to
+        else { return nil }
+        let span = to.secondsSince1970 - from.secondsSince1970
+        return (0..<max(generate.count, 0)).map { index in
+            let offset = generate.count > 1 ? span * Int64(index) / Int64(generate.count - 1) : 0
+            return LayeredTimestamp(secondsSince1970: from.secondsSince1970 + offset)
+        }
+    }
+
+    /// The state of a device the world has not seen before: its fleet records, numbered from 1. The script must
+    /// have passed ``checkRecords(path:)``.
+    func initialState() -> DeviceState {
+        var generator = SeededGenerator(seed: seed)
+        var readings = (device.records?.list ?? []).compactMap { try? $0.reading(for: entry.family, at: "") }
+        if let generate = device.records?.generate, let times = generatedTimes(generate) {
             var random = SeededGenerator(seed: generate.seed ?? seed)
-            let span = to.secondsSince1970 - from.secondsSince1970
-            for index in 0..<generate.count {
-                let offset = generate.count > 1 ? span * Int64(index) / Int64(generate.count - 1) : 0
-                let time = LayeredTimestamp(secondsSince1970: from.secondsSince1970 + offset)
+            for time in times {
                 readings.append(
                     ReadingGenerator.reading(for: entry, at: time, swim: entry.model == .am4, using: &random))
             }
-        }
-        if entry.family == .activityMonitor, Set(readings.map(\.measuredAt.day)).count != readings.count {
-            throw FleetError(path: path + ".records", message: "has two activity days on the same date")
-        }
-        if !readings.isEmpty, !entry.storesRecords {
-            throw FleetError(path: path + ".records", message: "\(entry.model.name) keeps no records")
         }
         _ = generator.next()
         return DeviceState(
