@@ -166,11 +166,12 @@ public actor Bridge {
         do {
             let mac = try await request.action.addsDevice ? findDevice(request, scannedQR: scannedQR) : request.mac!
             run.device = mac
-            if let known = try store.device(mac), known.model != request.deviceModel {
+            let known = try store.device(mac)
+            if let known, known.model != request.deviceModel {
                 throw StagesStopped.first(.fail, LayeredReason(rawValue: "ERROR_DEVICE_MODEL_MISMATCH"))
             }
             let stages = try await leases.withLease(mac) { [self] in
-                try await self.runStages(request, entry: entry, mac: mac, caller: caller)
+                try await self.runStages(request, entry: entry, mac: mac, known: known, caller: caller)
             }
             run.outcomes = stages.outcomes
             run.live = stages.live
@@ -207,9 +208,12 @@ public actor Bridge {
         var live: StoredReading?
     }
 
-    func runStages(_ request: LayeredRequest, entry: CatalogEntry, mac: MACAddress, caller: String) async throws
+    func runStages(
+        _ request: LayeredRequest, entry: CatalogEntry, mac: MACAddress, known: StoredDevice?, caller: String
+    ) async throws
         -> StagesDone
     {
+        var known = known
         var outcomes: [StageOutcome] = []
         func stop(_ outcome: StageOutcome, _ reason: LayeredReason) -> StagesStopped {
             StagesStopped(outcomes: outcomes + [outcome], reason: reason)
@@ -238,16 +242,17 @@ public actor Bridge {
                 switch stage {
                 case .add:
                     let info = try await driver.deviceInfo()
-                    try store.saveDevice(
-                        StoredDevice(
-                            mac: mac, model: request.deviceModel, serialNumber: info.serialNumber,
-                            firmwareRevision: info.firmwareRevision, profile: request.profile, addedAt: now()))
+                    let added = StoredDevice(
+                        mac: mac, model: request.deviceModel, serialNumber: info.serialNumber,
+                        firmwareRevision: info.firmwareRevision, profile: request.profile, addedAt: now())
+                    try store.saveDevice(added)
+                    known = added
                 case .sync:
-                    try rememberDevice(mac, request)
+                    try rememberDevice(mac, known: known, request)
                     let count = try await driver.sync(into: sink, progress: progress)
                     progress(SyncProgress(stored: count, expected: count))  // the end, total known at last
                 case .measure:
-                    try rememberDevice(mac, request)
+                    try rememberDevice(mac, known: known, request)
                     let record = try await driver.measure(MeasureOptions(stripCode: request.stripCode), into: sink) {
                         _ in
                     }
@@ -271,10 +276,9 @@ public actor Bridge {
         return StagesDone(outcomes: outcomes, live: live)
     }
 
-    /// Stores device `mac` if the store does not know it yet (or its AM profile changed); a known device costs a
-    /// read, not a commit.
-    func rememberDevice(_ mac: MACAddress, _ request: LayeredRequest) throws(StoreError) {
-        let known = try store.device(mac)
+    /// Stores device `mac` if the store did not know it (`known`, read before the stages) or its AM profile
+    /// changed; a known device costs no commit.
+    func rememberDevice(_ mac: MACAddress, known: StoredDevice?, _ request: LayeredRequest) throws(StoreError) {
         guard known == nil || (request.profile != nil && known?.profile != request.profile) else { return }
         try store.saveDevice(
             StoredDevice(mac: mac, model: request.deviceModel, profile: request.profile, addedAt: now()))

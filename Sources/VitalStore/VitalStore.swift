@@ -98,7 +98,7 @@ public final class VitalStore: Sendable {
         defer { flock(lock, LOCK_UN) }
         do {
             database = try DatabaseQueue(path: path, configuration: configuration)
-            try Self.migrator.migrate(database)
+            try Self.migrate(database)
         } catch {
             throw StoreError("cannot open the store at \(path): \(error)")
         }
@@ -108,10 +108,23 @@ public final class VitalStore: Sendable {
     public init() throws(StoreError) {
         do {
             database = try DatabaseQueue()
-            try Self.migrator.migrate(database)
+            try Self.migrate(database)
         } catch {
             throw StoreError("cannot create an in-memory store: \(error)")
         }
+    }
+
+    /// Runs the migrations a store lacks. The number of migrations applied is kept in `PRAGMA user_version` too,
+    /// so that opening an up-to-date store costs one pragma rather than the migrator's queries.
+    static func migrate(_ database: any DatabaseWriter) throws {
+        let latest = migrator.migrations.count
+        let version = try database.read { db in try Int.fetchOne(db, sql: "PRAGMA user_version") } ?? 0
+        guard version != latest else { return }
+        guard version < latest else {
+            throw StoreError("it was written by a newer VitalBridge (schema \(version); this one knows \(latest))")
+        }
+        try migrator.migrate(database)
+        try database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA user_version = \(latest)") }
     }
 
     /// The schema's migrations; a shipped migration is never edited, only followed by new ones.

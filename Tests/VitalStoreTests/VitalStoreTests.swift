@@ -59,6 +59,34 @@ struct VitalStoreTests {
         #expect(try reopened.readings().count == Self.readings.count)
     }
 
+    @Test("the schema version is kept in user_version: an older store is migrated, a newer one refused")
+    func schemaVersion() throws {
+        let (first, directory) = try Self.fileStore()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try first.storeReadings(Self.readings, device: Self.mac)
+        #expect(try first.pragma("user_version") == "1")
+        let path = directory.appendingPathComponent("vitalbridge.sqlite").path
+        /// Closes the store (its last connection checkpoints the WAL into the file), then sets user_version in the
+        /// file's header (bytes 60–63, big-endian).
+        func setUserVersion(_ version: UInt8) throws {
+            var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+            bytes.replaceSubrange(60..<64, with: [0, 0, 0, version])
+            try bytes.write(to: URL(fileURLWithPath: path))
+        }
+        _ = consume first
+        try setUserVersion(0)  // a store made before the version was kept
+        let migrated = try VitalStore(path: path)
+        #expect(try migrated.pragma("user_version") == "1")
+        #expect(try migrated.readings().count == Self.readings.count)
+        _ = consume migrated
+        try setUserVersion(9)
+        #expect {
+            try VitalStore(path: path)
+        } throws: { error in
+            "\(error)".contains("written by a newer VitalBridge (schema 9; this one knows 1)")
+        }
+    }
+
     @Test("a reading the store already has is never stored twice")
     func idempotent() throws {
         let store = try VitalStore()
