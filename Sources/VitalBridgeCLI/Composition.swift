@@ -102,7 +102,7 @@ struct Hub {
 
     /// How long a request waits for a device another process uses: `$VITALBRIDGE_DEVICE_WAIT_SECONDS`, else 10 s.
     static var deviceWait: Duration {
-        let text = ProcessInfo.processInfo.environment["VITALBRIDGE_DEVICE_WAIT_SECONDS"]
+        let text = getenv("VITALBRIDGE_DEVICE_WAIT_SECONDS").map { String(cString: $0) }
         guard let seconds = text.flatMap(Double.init), seconds >= 0, seconds <= 3600 else { return .seconds(10) }
         return .milliseconds(Int64(seconds * 1000))
     }

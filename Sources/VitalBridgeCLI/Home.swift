@@ -140,14 +140,15 @@ struct Home {
         }
     }
 
-    /// Writes `bytes` to a temporary file beside `path`, flushes it to disk, renames it over `path` and flushes
-    /// the folder, so that after a crash `path` holds either the old bytes or the new ones.
+    /// Writes `bytes` to a temporary file beside `path`, flushes it to disk and renames it over `path`, so that
+    /// after a crash `path` holds either the old bytes or the new ones, never a part.
+    ///
+    /// The folder is not flushed: a power loss may undo the rename, and the old state is safe to come back to (a
+    /// device that then sends a record again has it ignored by the store, which never stores a reading twice).
     func writeFile(_ bytes: [UInt8], to path: String) throws(HomeError) {
         func failure(_ what: String) -> HomeError {
             HomeError("cannot write \(path): \(what): \(String(cString: strerror(errno)))")
         }
-        let slash = path.utf8.lastIndex(of: UInt8(ascii: "/"))
-        let folder = slash.map { String(path[..<$0]) } ?? "."
         let temporary = "\(path).\(getpid()).tmp"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw failure("cannot create \(temporary)") }
@@ -174,11 +175,6 @@ struct Home {
             let error = failure("cannot rename \(temporary)")
             unlink(temporary)
             throw error
-        }
-        let folderDescriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if folderDescriptor >= 0 {
-            fsync(folderDescriptor)
-            close(folderDescriptor)
         }
     }
 }

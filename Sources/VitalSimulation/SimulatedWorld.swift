@@ -582,7 +582,8 @@ public struct SimulatedDeviceConfiguration: Hashable, Sendable {
             }
             days += times.map(\.day)
         }
-        if entry.family == .activityMonitor, Set(days).count != days.count {
+        let sortedDays = days.sorted()
+        if entry.family == .activityMonitor, zip(sortedDays, sortedDays.dropFirst()).contains(where: { $0 == $1 }) {
             throw FleetError(path: path + ".records", message: "has two activity days on the same date")
         }
         if !days.isEmpty, !entry.storesRecords {

@@ -152,6 +152,22 @@ struct WorldTests {
                 #"{"devices": [{"model": "PO3", "mac": "004D3208D2F4", "authenticationResult": 9}]}"#,
                 "devices[0].authenticationResult"
             ),
+            (
+                #"{"devices": [{"model": "AM4", "mac": "004D3208D306", "records": {"list": [{"date": "2026-11-19", "steps": 1, "calories": 1, "sleepMinutes": 1, "sleepEfficiency": 90}, {"date": "2026-11-19", "steps": 2, "calories": 2, "sleepMinutes": 2, "sleepEfficiency": 91}]}}]}"#,
+                "devices[0].records"
+            ),
+            (
+                #"{"devices": [{"model": "AM3S", "mac": "004D3208D305", "records": {"generate": {"count": 3, "from": "2026-11-19 08:00:00", "to": "2026-11-19 20:00:00"}}}]}"#,
+                "devices[0].records"
+            ),
+            (
+                #"{"devices": [{"model": "BG5", "mac": "004D3208D308", "records": {"generate": {"count": 3, "from": "2026-11-19 08:00:00", "to": "2026-11-18 20:00:00"}}}]}"#,
+                "devices[0].records.generate"
+            ),
+            (
+                #"{"devices": [{"model": "BG5", "mac": "004D3208D308", "records": {"generate": {"count": 65001, "from": "2026-11-19 08:00:00", "to": "2026-11-19 20:00:00"}}}]}"#,
+                "devices[0].records.generate.count"
+            ),
             (#"{"user": {"cancelAt": "later"}, "devices": []}"#, "user.cancelAt"),
             (#"{"start": "now", "devices": []}"#, "start"),
             (#"{"devices": [{"model": "BP5", "mac": 42}]}"#, "devices[0].mac"),
