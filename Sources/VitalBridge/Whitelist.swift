@@ -16,7 +16,7 @@ public struct Whitelist: Hashable, Sendable {
         "org.vitalbridge.demo": "vitalbridge-demo://", "org.vitalbridge.dynamic": Whitelist.dynamic,
     ])
 
-    /// Reads an XML property list whose root is a dictionary of strings (``XMLPropertyList``).
+    /// Reads an XML property list whose root is a dictionary of strings.
     ///
     /// - Throws: ``WhitelistError`` saying what is wrong: not an XML property list (with the byte offset), a binary
     ///   property list, a root that is not a dictionary, an entry that is empty, repeated, not a string, or not a
