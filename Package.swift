@@ -32,7 +32,7 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "vitalbridge", dependencies: ["VitalBridgeCLI"]),
-        .target(name: "VitalTestSupport", path: "Tests/VitalTestSupport"),
+        .target(name: "VitalTestSupport", dependencies: ["VitalSimulation"], path: "Tests/VitalTestSupport"),
         .testTarget(name: "LayeredProtocolTests", dependencies: ["LayeredProtocol", "VitalTestSupport"]),
         .testTarget(name: "HealthGATTTests", dependencies: ["HealthGATT", "VitalTestSupport"]),
         .testTarget(

@@ -35,6 +35,7 @@ let package = Package(
             name: "StoreBenchmarks",
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "VitalBridge", package: "VitalBridge"),
                 .product(name: "VitalStore", package: "VitalBridge"),
                 .product(name: "VitalDevices", package: "VitalBridge"),
                 .product(name: "VitalSimulation", package: "VitalBridge"),

@@ -409,11 +409,17 @@ public actor Bridge {
 }
 
 /// Stores what a driver reads, in one transaction per batch, before the driver lets the device forget it.
-struct StoreSink: RecordSink {
-    let store: VitalStore
-    let device: MACAddress
+public struct StoreSink: RecordSink {
+    public let store: VitalStore
+    public let device: MACAddress
 
-    func store(_ records: [DeviceRecord]) async throws {
+    /// A sink that stores the readings of device `device` in `store`.
+    public init(store: VitalStore, device: MACAddress) {
+        self.store = store
+        self.device = device
+    }
+
+    public func store(_ records: [DeviceRecord]) async throws {
         try store.storeReadings(records.map(\.reading), device: device)
     }
 }

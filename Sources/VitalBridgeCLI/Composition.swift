@@ -52,7 +52,7 @@ struct FileLeases: DeviceLeases {
         }
         defer { flock(descriptor, LOCK_UN) }
         do {
-            if let saved = try home.deviceState(mac.description) {
+            if let saved = try home.deviceState(mac) {
                 try await world.restore(saved, for: mac)
             }
         } catch {
@@ -67,7 +67,7 @@ struct FileLeases: DeviceLeases {
         }
         if let state = await world.deviceState(of: mac) {
             do {
-                try home.save(state, of: mac.description)
+                try home.save(state, of: mac)
             } catch {
                 printError("cannot save the state of \(mac): \(error)")
                 throw error
@@ -85,24 +85,36 @@ struct Hub {
     let world: SimulatedWorld
     let whitelist: Whitelist
 
-    /// The hub of `home`. A device's saved state is loaded when a request leases the device; `withWorldState`
-    /// loads every device's now, for commands that show the whole world.
-    init(home: Home, withWorldState: Bool = false) throws(HomeError) {
+    /// The hub of `home`. A device's saved state is loaded when a request leases the device
+    /// (``FileLeases``), or by ``restoreWorld()``.
+    init(home: Home) throws(HomeError) {
         self.home = home
         store = try home.store()
         fleet = try home.fleet()
         whitelist = try home.whitelist()
-        let state = withWorldState ? try home.worldState() : nil
         do {
-            world = try SimulatedWorld(fleet: fleet, state: state, start: LayeredTimestamp(Date()))
+            world = try SimulatedWorld(fleet: fleet, start: LayeredTimestamp(Date()))
         } catch {
             throw HomeError("\(home.fleetPath): \(error)")
         }
     }
 
+    /// Loads every device's saved state, for commands that show the whole world.
+    func restoreWorld() async throws {
+        for device in world.configurations {
+            if let saved = try home.deviceState(device.mac) {
+                do {
+                    try await world.restore(saved, for: device.mac)
+                } catch {
+                    throw HomeError("\(home.statePath(device.mac)): \(error)")
+                }
+            }
+        }
+    }
+
     /// How long a request waits for a device another process uses: `$VITALBRIDGE_DEVICE_WAIT_SECONDS`, else 10 s.
     static var deviceWait: Duration {
-        let text = getenv("VITALBRIDGE_DEVICE_WAIT_SECONDS").map { String(cString: $0) }
+        let text = environment("VITALBRIDGE_DEVICE_WAIT_SECONDS")
         guard let seconds = text.flatMap(Double.init), seconds >= 0, seconds <= 3600 else { return .seconds(10) }
         return .milliseconds(Int64(seconds * 1000))
     }

@@ -37,14 +37,11 @@ struct Home {
     /// The folder `--home` names, else `$VITALBRIDGE_HOME`, else `$XDG_DATA_HOME/vitalbridge`, else
     /// `~/.local/share/vitalbridge`.
     static func directory(option: String?) -> String {
-        func variable(_ name: String) -> String? {
-            guard let value = getenv(name).map({ String(cString: $0) }), !value.isEmpty else { return nil }
-            return value
-        }
         if let option { return option }
-        if let path = variable("VITALBRIDGE_HOME") { return path }
-        if let path = variable("XDG_DATA_HOME") { return path + "/vitalbridge" }
-        return (variable("HOME") ?? FileManager.default.homeDirectoryForCurrentUser.path) + "/.local/share/vitalbridge"
+        if let path = environment("VITALBRIDGE_HOME") { return path }
+        if let path = environment("XDG_DATA_HOME") { return path + "/vitalbridge" }
+        return (environment("HOME") ?? FileManager.default.homeDirectoryForCurrentUser.path)
+            + "/.local/share/vitalbridge"
     }
 
     /// Opens `directory`, creating it and its default files as needed.
@@ -71,21 +68,11 @@ struct Home {
     }
 
     func whitelist() throws(HomeError) -> Whitelist {
-        let bytes = try readFile(whitelistPath)
-        do {
-            return try Whitelist(plist: bytes)
-        } catch {
-            throw HomeError("\(whitelistPath): \(error)")
-        }
+        try load(whitelistPath) { bytes in try Whitelist(plist: bytes) }
     }
 
     func fleet() throws(HomeError) -> Fleet {
-        let bytes = try readFile(fleetPath)
-        do {
-            return try Fleet(json: bytes)
-        } catch {
-            throw HomeError("\(fleetPath): \(error)")
-        }
+        try load(fleetPath) { bytes in try Fleet(json: bytes) }
     }
 
     func store() throws(HomeError) -> VitalStore {
@@ -96,32 +83,29 @@ struct Home {
         }
     }
 
-    /// The saved state of every device that has one.
-    func worldState() throws(HomeError) -> WorldState {
-        var state = WorldState()
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: worldDirectory)) ?? []
-        for name in names where name.hasSuffix(".json") {
-            let mac = String(name.dropLast(5))
-            if let device = try deviceState(mac) { state.devices[mac] = device }
-        }
-        return state
-    }
+    /// The file that keeps what device `mac` remembers.
+    func statePath(_ mac: MACAddress) -> String { worldDirectory + "/\(mac).json" }
 
     /// The saved state of device `mac`, if any.
-    func deviceState(_ mac: String) throws(HomeError) -> DeviceState? {
-        let path = worldDirectory + "/" + mac + ".json"
+    func deviceState(_ mac: MACAddress) throws(HomeError) -> DeviceState? {
+        let path = statePath(mac)
         guard access(path, F_OK) == 0 else { return nil }
-        let bytes = try readFile(path)
-        do {
-            return try DeviceState(json: bytes)
-        } catch {
-            throw HomeError("\(path) is not a saved device state: \(error)")
-        }
+        return try load(path, " is not a saved device state") { bytes in try DeviceState(json: bytes) }
     }
 
     /// Saves the state of device `mac` atomically: a reader sees the old file or the new one, never a part.
-    func save(_ state: DeviceState, of mac: String) throws(HomeError) {
-        try writeFile(state.json, to: worldDirectory + "/" + mac + ".json")
+    func save(_ state: DeviceState, of mac: MACAddress) throws(HomeError) {
+        try writeFile(state.json, to: statePath(mac))
+    }
+
+    /// Reads the file at `path` with `parse`; a problem is an error that starts with the path and `what` it is not.
+    private func load<T>(_ path: String, _ what: String = "", _ parse: ([UInt8]) throws -> T) throws(HomeError) -> T {
+        let bytes = try readFile(path)
+        do {
+            return try parse(bytes)
+        } catch {
+            throw HomeError("\(path)\(what): \(error)")
+        }
     }
 
     /// The bytes of the file at `path`.
@@ -177,6 +161,13 @@ struct Home {
             throw error
         }
     }
+}
+
+/// The value of the environment variable `name`, `nil` when unset or empty (read with `getenv`, without building
+/// the whole environment as `ProcessInfo` does).
+func environment(_ name: String) -> String? {
+    guard let value = getenv(name).map({ String(cString: $0) }), !value.isEmpty else { return nil }
+    return value
 }
 
 /// A home folder that cannot be used.

@@ -106,9 +106,9 @@ struct OpenInvocation {
 
 /// Opens the hub in the home folder `option` names (``Home/directory(option:)``), or exits 1 with one line saying
 /// why.
-func openHub(_ option: String?, withWorldState: Bool = false) throws -> Hub {
+func openHub(_ option: String?) throws -> Hub {
     do {
-        return try Hub(home: try Home(Home.directory(option: option)), withWorldState: withWorldState)
+        return try Hub(home: try Home(Home.directory(option: option)))
     } catch {
         printError("cannot use the home folder: \(error)")
         throw ExitCode(1)
@@ -295,7 +295,13 @@ struct FleetCommand: ParsableCommand {
         @OptionGroup var homeOptions: HomeOptions
 
         func run() async throws {
-            let hub = try openHub(homeOptions.home, withWorldState: true)
+            let hub = try openHub(homeOptions.home)
+            do {
+                try await hub.restoreWorld()
+            } catch {
+                printError("cannot use the home folder: \(error)")
+                throw ExitCode(1)
+            }
             var rows: [[String]] = []
             for device in hub.world.configurations {
                 let stored = await hub.world.storedReadings(of: device.mac).count

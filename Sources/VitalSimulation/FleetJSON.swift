@@ -7,13 +7,7 @@ extension Fleet {
     ///   else the member at fault (`devices[0].mac is required`, `devices[1].radio.mtu is a string, not a whole
     ///   number`, `devices[0].serail is not a known field`).
     public init(json: [UInt8]) throws(FleetError) {
-        let document: JSON
-        do {
-            document = try JSON.parse(json)
-        } catch {
-            throw FleetError(path: "fleet", message: "is not valid JSON: it \(error.message) (byte \(error.offset))")
-        }
-        var fields = try JSONFields(document, at: "")
+        var fields = try JSONFields(document: json, name: "fleet", at: "")
         start = try fields.string("start")
         user = try fields.object("user", UserScript.init(fields:)) ?? UserScript()
         guard let devices = try fields.objects("devices", FleetDevice.init(fields:)) else {
@@ -234,13 +228,7 @@ extension DeviceState {
     ///
     /// - Throws: ``FleetError`` with the path (from `state`) of the first problem.
     public init(json: [UInt8]) throws(FleetError) {
-        let document: JSON
-        do {
-            document = try JSON.parse(json)
-        } catch {
-            throw FleetError(path: "state", message: "is not valid JSON: it \(error.message) (byte \(error.offset))")
-        }
-        var fields = try JSONFields(document, at: "state")
+        var fields = try JSONFields(document: json, name: "state", at: "state")
         guard let records = try fields.objects("records", StoredRecord.init(fields:)) else {
             throw fields.missing("records")
         }

@@ -312,6 +312,17 @@ struct JSONFields {
         self.members = members
     }
 
+    /// The root object of the document `bytes`, read at `path`; a document that is not JSON is an error at `name`.
+    init(document bytes: [UInt8], name: String, at path: String) throws(FleetError) {
+        let document: JSON
+        do {
+            document = try JSON.parse(bytes)
+        } catch {
+            throw FleetError(path: name, message: "is not valid JSON: it \(error.message) (byte \(error.offset))")
+        }
+        try self.init(document, at: path)
+    }
+
     func path(of key: String) -> String { path.isEmpty ? key : path + "." + key }
 
     /// The value of `key`, `nil` when absent or null.

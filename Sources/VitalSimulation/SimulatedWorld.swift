@@ -33,6 +33,11 @@ public struct DeviceState: Hashable, Sendable {
 public struct StoredRecord: Hashable, Sendable {
     public var sequenceNumber: UInt16
     public var reading: SimulatedReading
+
+    public init(sequenceNumber: UInt16, reading: SimulatedReading) {
+        self.sequenceNumber = sequenceNumber
+        self.reading = reading
+    }
 }
 
 /// The simulated Bluetooth world: a `BluetoothCentral` whose peripherals are the fleet's devices, each speaking

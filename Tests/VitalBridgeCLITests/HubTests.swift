@@ -390,6 +390,10 @@ struct DeliveryTests {
         #expect(try home.run(["whitelist", "add", "--home", home.path, "com.x", "nota url"]).status == 2)
         #expect(try home.run(["whitelist", "remove", "--home", home.path, "com.nobody"]).status == 1)
         #expect(try home.run(["fleet", "show", "--home", home.path]).stdout.contains("THV3"))
+        // the fleet shows what each device still stores: the synced HS2 nothing, the untouched BG5 its five
+        let rows = try home.run(["fleet", "show", "--home", home.path]).stdout.split(separator: "\n")
+        #expect(rows.first { $0.hasPrefix(macOf(.hs2)) }?.hasSuffix(" 0") == true)
+        #expect(rows.first { $0.hasPrefix(macOf(.bg5)) }?.hasSuffix(" 5") == true)
         let broken = try TestHome()
         try Data("{".utf8).write(to: URL(fileURLWithPath: broken.path + "/fleet.json"))
         let output = try broken.open(request(.measure, .bp5))

@@ -9,7 +9,7 @@ import VitalTestSupport
 /// `JSONSerialization` is the oracle for the syntax.
 @Suite("Fleet and state JSON")
 struct FleetJSONTests {
-    typealias Random = VitalTestSupport.SeededGenerator
+    typealias Random = SeededGenerator
 
     // MARK: Syntax
 
@@ -249,7 +249,7 @@ struct FleetJSONTests {
                 },
                 nextSequenceNumber: UInt16.random(in: 0...UInt16.max, using: &random),
                 battery: Int.random(in: 0...100, using: &random),
-                generator: VitalSimulation.SeededGenerator(seed: random.next()),
+                generator: SeededGenerator(seed: random.next()),
                 measurementsTaken: Int.random(in: 0...9, using: &random),
                 spentFailures: Bool.random(using: &random) ? ["atConnect", "duringSync"] : [],
                 boundUserID: Bool.random(using: &random) ? Int32.min : nil, swim: Bool.random(using: &random))

@@ -92,6 +92,31 @@ struct WorldTests {
         #expect(await second.state().devices["004D3208D308"]?.measurementsTaken == 2)
     }
 
+    @Test("a restored state the device cannot hold is refused and changes nothing")
+    func restoreChecksRecords() async throws {
+        let fleet = Fleet(devices: [
+            FleetDevice(model: "BG5", mac: "004D3208D308", records: listedRecords(.glucose, count: 2))
+        ])
+        let world = try SimulatedWorld(fleet: fleet, start: start)
+        let mac = MACAddress("004D3208D308")!
+        let before = try #require(await world.deviceState(of: mac))
+        var foreign = before
+        var reading = SimulatedReading()
+        (reading.measuredAt, reading.systolic, reading.diastolic) = ("2026-11-19 07:00:00", 120, 80)
+        foreign.records.append(StoredRecord(sequenceNumber: 3, reading: reading))
+        await #expect(
+            throws: FleetError(path: "state.004D3208D308.records[2].glucose", message: "is required for this device")
+        ) {
+            try await world.restore(foreign, for: mac)
+        }
+        #expect(await world.deviceState(of: mac) == before)
+        // a state it can hold replaces what it remembers
+        var emptied = before
+        emptied.records = []
+        try await world.restore(emptied, for: mac)
+        #expect(await world.storedReadings(of: mac).isEmpty)
+    }
+
     @Test("the built-in fleet has one device of each model with fixed MACs")
     func defaultFleet() throws {
         #expect(Fleet.default.devices.count == 14)

@@ -1,18 +1,10 @@
 import Benchmark
 import Foundation
 import LayeredProtocol
+import VitalBridge
 import VitalDevices
 import VitalSimulation
 import VitalStore
-
-/// Commits each batch the driver hands over before it may delete anything, as the hub's sink does.
-struct StoreSink: RecordSink {
-    let store: VitalStore
-    let device: MACAddress
-    func store(_ records: [DeviceRecord]) async throws {
-        try store.storeReadings(records.map(\.reading), device: device)
-    }
-}
 
 /// A fresh store file in a temporary folder.
 func temporaryStore() throws -> (VitalStore, URL) {
@@ -33,15 +25,16 @@ let readings: [LayeredReading] = (0..<10_000).map { index in
             measuredAt: LayeredTimestamp(secondsSince1970: 1_700_000_000 + Int64(index) * 300)))
 }
 
+let recordsPerSecond = BenchmarkMetric.custom("records per second", polarity: .prefersLarger, useScalingFactor: false)
+
+/// Wall time, peak memory and the records per second each benchmark reports.
+var throughput: Benchmark.Configuration {
+    .init(metrics: [.wallClock, .peakMemoryResident, recordsPerSecond], maxDuration: .seconds(10), maxIterations: 20)
+}
+
 let benchmarks: @Sendable () -> Void = {
     Benchmark(
-        "Sync 10,000 glucose records from the simulated BG5 into a store file, in process",
-        configuration: .init(
-            metrics: [
-                .wallClock, .peakMemoryResident,
-                .custom("records per second", polarity: .prefersLarger, useScalingFactor: false),
-            ],
-            maxDuration: .seconds(10), maxIterations: 20)
+        "Sync 10,000 glucose records from the simulated BG5 into a store file, in process", configuration: throughput
     ) { benchmark in
         let (store, directory) = try temporaryStore()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -63,25 +56,15 @@ let benchmarks: @Sendable () -> Void = {
         let count = try await driver.sync(into: StoreSink(store: store, device: mac)) { _ in }
         let elapsed = clock.now - start
         benchmark.stopMeasurement()
-        benchmark.measurement(
-            .custom("records per second", polarity: .prefersLarger, useScalingFactor: false),
-            Int(Double(count) / seconds(elapsed)))
+        benchmark.measurement(recordsPerSecond, Int(Double(count) / seconds(elapsed)))
     }
 
     Benchmark(
         "Store 10,000 readings in a new store file (WAL, synchronous FULL), in batches of 512",
-        configuration: .init(
-            metrics: [
-                .wallClock, .peakMemoryResident,
-                .custom("records per second", polarity: .prefersLarger, useScalingFactor: false),
-            ],
-            maxDuration: .seconds(10), maxIterations: 20)
+        configuration: throughput
     ) { benchmark in
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "store-bench-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let (store, directory) = try temporaryStore()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let store = try VitalStore(path: directory.appendingPathComponent("vitalbridge.sqlite").path)
         let mac = MACAddress("004D3208D308")!
         let clock = ContinuousClock()
         benchmark.startMeasurement()
@@ -91,8 +74,6 @@ let benchmarks: @Sendable () -> Void = {
         }
         let elapsed = clock.now - start
         benchmark.stopMeasurement()
-        benchmark.measurement(
-            .custom("records per second", polarity: .prefersLarger, useScalingFactor: false),
-            Int(Double(readings.count) / seconds(elapsed)))
+        benchmark.measurement(recordsPerSecond, Int(Double(readings.count) / seconds(elapsed)))
     }
 }
