@@ -16,15 +16,19 @@ public struct VitalBridgeCommand: ParsableCommand {
 
     public init() {}
 
-    /// Runs the command line; usage errors exit 2 (not ArgumentParser's 64), so every VitalBridge command
-    /// answers 0 done, 1 rejected input, 2 usage, 3 no callback may be sent.
-    public static func runFromCommandLine() async -> Never {
+    /// Runs the command line on the calling thread, without starting the concurrency runtime's thread pool; usage
+    /// errors exit 2 (not ArgumentParser's 64), so every VitalBridge command answers 0 done, 1 rejected input, 2 usage,
+    /// 3 no callback may be sent.
+    public static func runFromCommandLine() -> Never {
+        CallingThreadExecutor.run { await runCommandLine() }
+    }
+
+    private static func runCommandLine() async -> Never {
         // `open` is the hub's hot path: its documented form is read without building the whole command tree,
         // which costs more than the request itself; anything else (help, a usage error) goes through the parser.
         if let open = OpenInvocation(fastParsing: Array(CommandLine.arguments.dropFirst())) {
             do {
                 try await open.run()
-                exit(withError: nil)
             } catch {
                 exit(withError: error)
             }

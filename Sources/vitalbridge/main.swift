@@ -1,3 +1,3 @@
 import VitalBridgeCLI
 
-await VitalBridgeCommand.runFromCommandLine()
+VitalBridgeCommand.runFromCommandLine()
