@@ -89,17 +89,25 @@ struct OpenInvocation {
         }
     }
 
-    /// Handles the request: prints the callback URL, or exits 3 with why none may be sent.
-    func run() async throws {
+    /// Handles the request: prints the callback URL and exits 0, or exits 3 with why none may be sent.
+    ///
+    /// The process ends with the store still open. Every reading and delivery is already committed to SQLite's
+    /// write-ahead log with a full sync, and the next process to open the store reads the log back, as it would after
+    /// a crash; closing would only spend time on cleanup (GRDB's observers, a dispatch queue) that matters to a
+    /// long-lived process.
+    func run() async throws -> Never {
         let hub = try openHub(home)
         let outcome = await hub.bridge(scannedQR: scanQR, showProgress: true).handle(
             url: url, platform: platform, caller: caller, scannedQR: scanQR)
-        switch outcome {
-        case .callback(let callback, _):
-            print(callback)
-        case .noCallback(let why):
-            printError("no callback: \(why)")
-            throw ExitCode(3)
+        return withExtendedLifetime(hub) {
+            switch outcome {
+            case .callback(let callback, _):
+                print(callback)
+                exit(0)
+            case .noCallback(let why):
+                printError("no callback: \(why)")
+                exit(3)
+            }
         }
     }
 }

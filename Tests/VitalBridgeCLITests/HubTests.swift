@@ -339,6 +339,25 @@ struct DeliveryTests {
         #expect(try home.store().readings(device: MACAddress(macOf(.bp7))!).count == 6)
     }
 
+    @Test("each open leaves its readings committed for the next process, and the store's WAL file stays bounded")
+    func storeLeftOpen() throws {
+        let home = try TestHome()
+        let walPath = home.path + "/vitalbridge.sqlite-wal"
+        var largest = 0
+        for _ in 1...40 {
+            #expect(try home.callback(request(.measure, .thv3)).status == .success)
+            let size = try FileManager.default.attributesOfItem(atPath: walPath)[.size] as? Int ?? 0
+            largest = max(largest, size)
+        }
+        // each request writes about ten pages; the log is checkpointed past 100 (frames of 24 + 4096 bytes)
+        #expect(largest > 0 && largest < 200 * 4120, "the WAL file reached \(largest) bytes")
+        // all 40 requests are journaled, and every reading they delivered is stored (a repeated reading once)
+        let store = try home.store()
+        let deliveries = try store.deliveries()
+        #expect(deliveries.count == 40 && deliveries.allSatisfy { $0.readingIDs.count == 1 })
+        #expect(Set(deliveries.flatMap(\.readingIDs)).isSubset(of: try store.readings().map(\.id)))
+    }
+
     @Test("a device another process holds answers ERROR_DEVICE_BUSY after the wait")
     func busy() throws {
         let home = try TestHome()

@@ -53,6 +53,7 @@ struct VitalStoreTests {
         try store.storeReadings(Self.readings, device: Self.mac)
         #expect(try store.pragma("journal_mode") == "wal")
         #expect(try store.pragma("synchronous") == "2")  // FULL
+        #expect(try store.pragma("wal_autocheckpoint") == "100")
         let reopened = try VitalStore(path: directory.appendingPathComponent("vitalbridge.sqlite").path)
         #expect(try reopened.pragma("journal_mode") == "wal")
         #expect(try reopened.pragma("synchronous") == "2")
