@@ -9,8 +9,8 @@ import VitalStore
     import Glibc
 #endif
 
-/// A fresh home folder, with an optional fleet and extra whitelist entries.
-struct TestHome {
+/// A fresh home folder, with an optional fleet and extra whitelist entries; removed when the test is done with it.
+final class TestHome: Sendable {
     let path: String
 
     init(fleet: Fleet? = nil, whitelist: [String: String] = [:]) throws {
@@ -42,6 +42,8 @@ struct TestHome {
     }
 
     func store() throws -> VitalStore { try VitalStore(path: path + "/vitalbridge.sqlite") }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
 }
 
 /// The request for `action` on `model` with everything the protocol requires.
