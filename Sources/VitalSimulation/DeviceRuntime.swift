@@ -143,7 +143,9 @@ final class DeviceRuntime {
 final class Link {
     let id: UInt64
     let runtime: DeviceRuntime
-    var subscribed: Set<CharacteristicID> = []
+    /// The characteristics whose notifications or indications the central enabled (a short list: a dictionary or
+    /// set keyed by a VitalBridge type costs a scan of every conformance in the process at its first use).
+    var subscribed: [CharacteristicID] = []
     private var queue: [Pending] = []
     private var head = 0
     var outstanding: Outstanding?

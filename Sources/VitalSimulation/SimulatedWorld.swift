@@ -54,8 +54,8 @@ public actor SimulatedWorld: BluetoothCentral {
     /// The devices, as the fleet describes them.
     public nonisolated let configurations: [SimulatedDeviceConfiguration]
 
-    var runtimes: [MACAddress: DeviceRuntime] = [:]
-    var links: [MACAddress: Link] = [:]
+    var runtimes = ByMAC<DeviceRuntime>()
+    var links = ByMAC<Link>()
     var nextLinkID: UInt64 = 1
     var nextToken: UInt64 = 1
 
@@ -81,7 +81,7 @@ public actor SimulatedWorld: BluetoothCentral {
             throw FleetError(path: "user.cancelAt", message: "must be add, sync or measure")
         }
         var configurations: [SimulatedDeviceConfiguration] = []
-        var runtimes: [MACAddress: DeviceRuntime] = [:]
+        var runtimes = ByMAC<DeviceRuntime>()
         for (index, device) in fleet.devices.enumerated() {
             let configuration = try SimulatedDeviceConfiguration(device, path: "devices[\(index)]")
             guard !configurations.contains(where: { $0.mac == configuration.mac }) else {
@@ -210,7 +210,7 @@ public actor SimulatedWorld: BluetoothCentral {
     func subscribe(_ mac: MACAddress, _ id: UInt64, _ characteristic: CharacteristicID) throws(DeviceError) {
         let link = try link(mac, id)
         advanceRadio(link)
-        link.subscribed.insert(characteristic)
+        if !link.subscribed.contains(characteristic) { link.subscribed.append(characteristic) }
         let runtime = link.runtime
         // push devices send their memory each time indications are enabled, unless a transfer is running
         if [.bloodPressure, .scale, .thermometer].contains(runtime.entry.family),
@@ -300,13 +300,17 @@ public actor SimulatedWorld: BluetoothCentral {
         Array(value.prefix(link.runtime.configuration.mtu - 3))
     }
 
+    /// Sends a notification, if the central enabled them on `characteristic` (a GATT server sends none otherwise).
     func notify(_ link: Link, _ characteristic: CharacteristicID, _ value: [UInt8]) {
+        guard link.subscribed.contains(characteristic) else { return }
         link.enqueue(.event(.notification(characteristic, fitted(link, value))))
     }
 
+    /// Sends an indication, if the central enabled them on `characteristic`; the device waits for its confirmation.
     func indicate(
         _ link: Link, _ characteristic: CharacteristicID, _ value: [UInt8], deleting sequenceNumber: UInt16? = nil
     ) {
+        guard link.subscribed.contains(characteristic) else { return }
         let token = token()
         link.outstanding = Outstanding(token: token, deletes: sequenceNumber)
         link.enqueue(.event(.indication(characteristic, fitted(link, value), token)))
@@ -634,4 +638,23 @@ public struct SimulatedDeviceConfiguration: Hashable, Sendable {
 public struct ResolvedRadioTiming: Hashable, Sendable {
     public let interval: Duration
     public let notificationsPerEvent: Int
+}
+
+/// Values by device MAC, in a short list: a fleet has a handful of devices, and a dictionary keyed by a VitalBridge
+/// type costs the Swift runtime a scan of every protocol conformance in the process at its first use.
+struct ByMAC<Value> {
+    private var entries: [(mac: MACAddress, value: Value)] = []
+
+    subscript(mac: MACAddress) -> Value? {
+        get { entries.first { $0.mac == mac }?.value }
+        set {
+            let index = entries.firstIndex { $0.mac == mac }
+            switch (index, newValue) {
+            case (let index?, let value?): entries[index].value = value
+            case (let index?, nil): entries.remove(at: index)
+            case (nil, let value?): entries.append((mac, value))
+            case (nil, nil): break
+            }
+        }
+    }
 }

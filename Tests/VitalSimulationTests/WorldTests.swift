@@ -1,4 +1,5 @@
 import Foundation
+import HealthGATT
 import LayeredProtocol
 import Testing
 import VitalDevices
@@ -66,6 +67,27 @@ struct WorldTests {
         let virtual = world.clock.elapsedTime
         #expect(virtual >= .seconds(75) && virtual < .seconds(75.2))
         #expect(ContinuousClock().now - wall < .seconds(30))
+    }
+
+    @Test("a device sends indications only on a characteristic the central subscribed to")
+    func subscriptions() async throws {
+        let world = try world(
+            FleetDevice(model: "BG5", mac: "004D3208D308", records: listedRecords(.glucose, count: 3)))
+        let connection = try await world.connect(to: MACAddress("004D3208D308")!)
+        let count = RecordAccessControlPoint.reportNumberOfStoredRecords(.all).encoded()
+        // not subscribed: the meter answers nothing, and the link times out
+        try await connection.write(GATTCharacteristics.glucoseRACP, count)
+        let error = await #expect(throws: DeviceError.self) { try await connection.nextEvent() }
+        #expect(error?.code == .disconnected)
+        // subscribed: the answer comes as an indication on the RACP
+        let again = try await world.connect(to: MACAddress("004D3208D308")!)
+        try await again.subscribe(GATTCharacteristics.glucoseRACP)
+        try await again.write(GATTCharacteristics.glucoseRACP, count)
+        guard case .indication(GATTCharacteristics.glucoseRACP, let bytes, _) = try await again.nextEvent() else {
+            Issue.record("no indication on the RACP")
+            return
+        }
+        #expect(try RecordAccessControlPoint(bytes: bytes) == .numberOfStoredRecordsResponse(3))
     }
 
     @Test("a device keeps its memory, sequence numbers, generator and spent failures across a save and restore")
