@@ -20,8 +20,13 @@ public struct LayeredDate: Hashable, Comparable, Sendable, CustomStringConvertib
     }
 
     /// Parses `yyyy-MM-dd` (exactly four, two and two digits).
-    public init?(parsing text: some StringProtocol) {
-        let bytes = Array(text.utf8)
+    @inlinable
+    public init?(parsing text: some StringProtocol) { self.init(utf8: Array(text.utf8)) }
+
+    /// Inlined into callers so that `text` is read by code specialized for its type, not through the generic
+    /// `StringProtocol` witnesses, whose first use costs the Swift runtime metadata lookups.
+    @usableFromInline
+    init?(utf8 bytes: [UInt8]) {
         guard bytes.count == 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
             let year = digits(bytes, 0, 4), let month = digits(bytes, 5, 2), let day = digits(bytes, 8, 2)
         else { return nil }
@@ -68,10 +73,13 @@ public struct LayeredTimestamp: Hashable, Comparable, Sendable, CustomStringConv
     }
 
     /// Parses `yyyy-MM-dd HH:mm:ss` in UTC, exactly as ``description`` writes it.
-    public init?(parsing text: some StringProtocol) {
-        let bytes = Array(text.utf8)
+    @inlinable
+    public init?(parsing text: some StringProtocol) { self.init(utf8: Array(text.utf8)) }
+
+    @usableFromInline
+    init?(utf8 bytes: [UInt8]) {
         guard bytes.count == 19, bytes[10] == UInt8(ascii: " "), bytes[13] == UInt8(ascii: ":"),
-            bytes[16] == UInt8(ascii: ":"), let date = LayeredDate(parsing: text.prefix(10)),
+            bytes[16] == UInt8(ascii: ":"), let date = LayeredDate(utf8: Array(bytes[..<10])),
             let hour = digits(bytes, 11, 2), let minute = digits(bytes, 14, 2), let second = digits(bytes, 17, 2)
         else { return nil }
         let (year, month, day) = date.components
