@@ -4,7 +4,7 @@
     import Darwin
 #endif
 
-/// A task executor that runs jobs on the one thread that calls ``runJobs()``.
+/// A task executor that runs jobs on the one thread that calls `run(_:)`.
 ///
 /// A `vitalbridge` process handles one command and ends. Run through this executor, its task, the tasks it starts
 /// and the default actors it calls (the engine, the simulated world) all run on the main thread, so the process never
