@@ -1,5 +1,6 @@
 import Foundation
 import LayeredProtocol
+import Synchronization
 import VitalDevices
 import VitalStore
 
@@ -257,9 +258,10 @@ public actor Bridge {
                         _ in
                     }
                     // the driver stored it through the sink before the device could forget it
-                    guard let id = try store.readingID(of: record.reading, device: mac) else {
-                        throw StoreError("the live reading is not in the store")
-                    }
+                    guard
+                        let id = try sink.latestID(of: record.reading)
+                            ?? store.readingID(of: record.reading, device: mac)
+                    else { throw StoreError("the live reading is not in the store") }
                     live = StoredReading(id: id, device: mac, reading: record.reading)
                 }
                 outcomes.append(.success)
@@ -412,6 +414,8 @@ public actor Bridge {
 public struct StoreSink: RecordSink {
     public let store: VitalStore
     public let device: MACAddress
+    /// The readings of the latest batch with their identifiers in the store.
+    private let latest = LatestBatch()
 
     /// A sink that stores the readings of device `device` in `store`.
     public init(store: VitalStore, device: MACAddress) {
@@ -420,6 +424,18 @@ public struct StoreSink: RecordSink {
     }
 
     public func store(_ records: [DeviceRecord]) async throws {
-        try store.storeReadings(records.map(\.reading), device: device)
+        let readings = records.map(\.reading)
+        let ids = try store.storeReadings(readings, device: device)
+        latest.stored.withLock { $0 = Array(zip(readings, ids)) }
+    }
+
+    /// The store's identifier of `reading` if it was in the latest batch this sink stored (a live measurement is
+    /// stored alone, just before the driver returns it), without asking the store.
+    func latestID(of reading: LayeredReading) -> Int64? {
+        latest.stored.withLock { batch in batch.last { $0.reading == reading }?.id }
+    }
+
+    private final class LatestBatch: Sendable {
+        let stored = Mutex<[(reading: LayeredReading, id: Int64)]>([])
     }
 }

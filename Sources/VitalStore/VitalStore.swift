@@ -124,7 +124,7 @@ public final class VitalStore: Sendable {
     /// so that opening an up-to-date store costs one pragma rather than the migrator's queries.
     static func migrate(_ database: any DatabaseWriter) throws {
         let latest = migrator.migrations.count
-        let version = try database.read { db in try Int.fetchOne(db, sql: "PRAGMA user_version") } ?? 0
+        let version = try database.unsafeRead { db in try Int.fetchOne(db, sql: "PRAGMA user_version") } ?? 0
         guard version != latest else { return }
         guard version < latest else {
             throw StoreError("it was written by a newer VitalBridge (schema \(version); this one knows \(latest))")
@@ -198,14 +198,14 @@ public final class VitalStore: Sendable {
 
     /// Every stored device, by MAC.
     public func devices() throws(StoreError) -> [StoredDevice] {
-        try read("list devices") { db in
+        try query("list devices") { db in
             try Row.fetchAll(db, sql: "SELECT * FROM device ORDER BY mac").compactMap(Self.device(from:))
         }
     }
 
     /// The stored device `mac`, if any.
     public func device(_ mac: MACAddress) throws(StoreError) -> StoredDevice? {
-        try read("read a device") { db in
+        try query("read a device") { db in
             try Row.fetchOne(db, sql: "SELECT * FROM device WHERE mac = ?", arguments: [mac.description]).flatMap(
                 Self.device(from:))
         }
@@ -224,7 +224,7 @@ public final class VitalStore: Sendable {
     // MARK: Readings
 
     /// Stores `readings` of device `mac` in one transaction; readings the store already has are skipped. Returns
-    /// the identifiers of all of them (new or already stored), in order.
+    /// the identifiers of all of them (new or already stored), one per reading, in order.
     @discardableResult
     public func storeReadings(_ readings: [LayeredReading], device mac: MACAddress) throws(StoreError) -> [Int64] {
         try write("store readings") { db in
@@ -243,6 +243,8 @@ public final class VitalStore: Sendable {
                     ids.append(db.lastInsertedRowID)
                 } else if let id = try Int64.fetchOne(find, arguments: arguments) {
                     ids.append(id)
+                } else {
+                    throw StoreError("a reading was neither stored nor found")
                 }
             }
             return ids
@@ -251,7 +253,7 @@ public final class VitalStore: Sendable {
 
     /// The identifier of `reading` of device `mac`, if the store has it.
     public func readingID(of reading: LayeredReading, device mac: MACAddress) throws(StoreError) -> Int64? {
-        try read("find a reading") { db in
+        try query("find a reading") { db in
             let (kind, payload) = ReadingCodec.encode(reading)
             return try Int64.fetchOne(
                 db, sql: "SELECT id FROM reading WHERE device_mac = ? AND kind = ? AND measured_at = ? AND payload = ?",
@@ -263,7 +265,7 @@ public final class VitalStore: Sendable {
     public func readings(device mac: MACAddress? = nil, since: LayeredTimestamp? = nil) throws(StoreError)
         -> [StoredReading]
     {
-        try read("read readings") { db in
+        try query("read readings") { db in
             var sql = "SELECT * FROM reading WHERE 1"
             var arguments: StatementArguments = []
             if let mac {
@@ -281,7 +283,7 @@ public final class VitalStore: Sendable {
 
     /// The readings of device `mac` not yet delivered to `caller`, oldest first.
     public func undeliveredReadings(device mac: MACAddress, caller: String) throws(StoreError) -> [StoredReading] {
-        try read("read pending readings") { db in
+        try query("read pending readings") { db in
             try Row.fetchAll(
                 db,
                 sql: """
@@ -346,7 +348,7 @@ public final class VitalStore: Sendable {
 
     /// The value of `PRAGMA name` on the store's connection, for tests of its settings.
     func pragma(_ name: String) throws(StoreError) -> String? {
-        try read("read PRAGMA \(name)") { db in try String.fetchOne(db, sql: "PRAGMA \(name)") }
+        try query("read PRAGMA \(name)") { db in try String.fetchOne(db, sql: "PRAGMA \(name)") }
     }
 
     private func write<T>(_ what: String, _ body: (Database) throws -> T) throws(StoreError) -> T {
@@ -357,9 +359,20 @@ public final class VitalStore: Sendable {
         }
     }
 
+    /// Runs `body`, which reads with several statements, in one read-only transaction.
     private func read<T>(_ what: String, _ body: (Database) throws -> T) throws(StoreError) -> T {
         do {
             return try database.read(body)
+        } catch {
+            throw StoreError("cannot \(what): \(error)")
+        }
+    }
+
+    /// Runs `body`, which reads with one statement: SQLite runs it as a read transaction of its own, so it needs
+    /// neither GRDB's transaction nor its read-only guard (four statements more per read).
+    private func query<T>(_ what: String, _ body: (Database) throws -> T) throws(StoreError) -> T {
+        do {
+            return try database.unsafeRead(body)
         } catch {
             throw StoreError("cannot \(what): \(error)")
         }
