@@ -235,6 +235,13 @@ public actor SimulatedWorld: BluetoothCentral {
             handle(command, on: link)
         case GATTCharacteristics.glucoseRACP where link.runtime.entry.family == .glucose,
             GATTCharacteristics.plxRACP where link.runtime.entry.family == .pulseOximeter:
+            // GLS and PLXS: a server answers a write with ATT error 0xFD unless RACP indications are enabled
+            guard link.subscribed.contains(characteristic) else {
+                throw DeviceError(
+                    .protocolViolation,
+                    message:
+                        "\(characteristic) indications are not enabled (ATT error 0xFD, CCCD improperly configured)")
+            }
             guard let command = try? RecordAccessControlPoint(bytes: value) else {
                 throw DeviceError(.protocolViolation, message: "a malformed Record Access Control Point command")
             }

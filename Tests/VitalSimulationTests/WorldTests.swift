@@ -69,25 +69,32 @@ struct WorldTests {
         #expect(ContinuousClock().now - wall < .seconds(30))
     }
 
-    @Test("a device sends indications only on a characteristic the central subscribed to")
+    @Test("a device sends notifications and indications only on characteristics the central subscribed to")
     func subscriptions() async throws {
         let world = try world(
             FleetDevice(model: "BG5", mac: "004D3208D308", records: listedRecords(.glucose, count: 3)))
         let connection = try await world.connect(to: MACAddress("004D3208D308")!)
-        let count = RecordAccessControlPoint.reportNumberOfStoredRecords(.all).encoded()
-        // not subscribed: the meter answers nothing, and the link times out
-        try await connection.write(GATTCharacteristics.glucoseRACP, count)
-        let error = await #expect(throws: DeviceError.self) { try await connection.nextEvent() }
-        #expect(error?.code == .disconnected)
-        // subscribed: the answer comes as an indication on the RACP
+        // the vendor status is not subscribed: a measurement's status notifications never come, the link times out
+        try await connection.write(GATTCharacteristics.vendorControlPoint, VendorCommand.startMeasurement.encoded)
+        let silent = await #expect(throws: DeviceError.self) { try await connection.nextEvent() }
+        #expect(silent?.code == .disconnected)
+        // a RACP write without its indications enabled is refused, as GLS requires (ATT error 0xFD)
         let again = try await world.connect(to: MACAddress("004D3208D308")!)
+        let count = RecordAccessControlPoint.reportNumberOfStoredRecords(.all).encoded()
+        let refused = await #expect(throws: DeviceError.self) {
+            try await again.write(GATTCharacteristics.glucoseRACP, count)
+        }
+        #expect(refused?.code == .protocolViolation && refused?.message.contains("0xFD") == true)
+        // subscribed: the answer comes as an indication on the RACP
         try await again.subscribe(GATTCharacteristics.glucoseRACP)
         try await again.write(GATTCharacteristics.glucoseRACP, count)
         guard case .indication(GATTCharacteristics.glucoseRACP, let bytes, _) = try await again.nextEvent() else {
             Issue.record("no indication on the RACP")
             return
         }
-        #expect(try RecordAccessControlPoint(bytes: bytes) == .numberOfStoredRecordsResponse(3))
+        let stored = await world.storedReadings(of: MACAddress("004D3208D308")!).count
+        #expect(stored == 4)  // the 3 listed, and the live reading the meter keeps
+        #expect(try RecordAccessControlPoint(bytes: bytes) == .numberOfStoredRecordsResponse(UInt16(stored)))
     }
 
     @Test("a device keeps its memory, sequence numbers, generator and spent failures across a save and restore")
