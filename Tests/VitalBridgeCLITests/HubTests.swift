@@ -346,8 +346,11 @@ struct DeliveryTests {
         let home = try TestHome()
         let walPath = home.path + "/vitalbridge.sqlite-wal"
         var largest = 0
+        var measuredTimes: [LayeredTimestamp?] = []
         for _ in 1...40 {
-            #expect(try home.callback(request(.measure, .thv3)).status == .success)
+            let callback = try home.callback(request(.measure, .thv3))
+            #expect(callback.status == .success)
+            if case .list(let objects) = callback.result { measuredTimes.append(objects.first?.measuredAt) }
             let size = try FileManager.default.attributesOfItem(atPath: walPath)[.size] as? Int ?? 0
             largest = max(largest, size)
         }
@@ -358,6 +361,13 @@ struct DeliveryTests {
         let deliveries = try store.deliveries()
         #expect(deliveries.count == 40 && deliveries.allSatisfy { $0.readingIDs.count == 1 })
         #expect(Set(deliveries.flatMap(\.readingIDs)).isSubset(of: try store.readings().map(\.id)))
+        // each journal entry names the live reading its callback carried, not one of the stored records the
+        // thermometer sent with it
+        let stored = try store.readings()
+        let journaledTimes = deliveries.map { delivery in
+            stored.first { $0.id == delivery.readingIDs.first }?.reading.measuredAt
+        }
+        #expect(measuredTimes.count == 40 && journaledTimes == measuredTimes)
     }
 
     @Test("a device another process holds answers ERROR_DEVICE_BUSY after the wait")
@@ -388,6 +398,48 @@ struct DeliveryTests {
         #expect(terminal.stdout.contains("vitalbridge-demo://?cmd=2"))
         let piped = try home.open(request(.sync, .bg5))
         #expect(piped.stderr.isEmpty)
+    }
+
+    @Test(
+        "without --home the home is $VITALBRIDGE_HOME, else $XDG_DATA_HOME/vitalbridge, else ~/.local/share/vitalbridge"
+    )
+    func defaultHome() throws {
+        let scratch = try TestHome()
+        let (explicit, xdg, user) = (scratch.path + "/explicit", scratch.path + "/xdg", scratch.path + "/user")
+        func storeExists(in folder: String) -> Bool {
+            FileManager.default.fileExists(atPath: folder + "/vitalbridge.sqlite")
+        }
+        func open(_ environment: [String: String]) throws {
+            let output = try vitalbridge(["open", request(.measure, .bp5)], environment: environment)
+            #expect(output.status == 0, "\(environment): \(output.stderr)")
+        }
+        // an empty variable counts as unset
+        try open(["VITALBRIDGE_HOME": explicit, "XDG_DATA_HOME": xdg, "HOME": user])
+        #expect(storeExists(in: explicit) && !storeExists(in: xdg + "/vitalbridge"))
+        try open(["VITALBRIDGE_HOME": "", "XDG_DATA_HOME": xdg, "HOME": user])
+        #expect(storeExists(in: xdg + "/vitalbridge") && !storeExists(in: user + "/.local/share/vitalbridge"))
+        try open(["VITALBRIDGE_HOME": "", "XDG_DATA_HOME": "", "HOME": user])
+        #expect(storeExists(in: user + "/.local/share/vitalbridge"))
+        // each home got its own request
+        for home in [explicit, xdg + "/vitalbridge", user + "/.local/share/vitalbridge"] {
+            #expect(try VitalStore(path: home + "/vitalbridge.sqlite").deliveries().count == 1)
+        }
+    }
+
+    @Test(
+        "--help on every command explains it with examples",
+        arguments: [
+            "demo", "open", "devices", "records", "whitelist list", "whitelist add", "whitelist remove", "fleet show",
+            "request", "callback", "gatt decode",
+        ])
+    func help(command: String) throws {
+        let words = command.split(separator: " ").map(String.init)
+        let output = try vitalbridge(words + ["--help"])
+        #expect(output.status == 0)
+        #expect(output.stdout.contains("USAGE: vitalbridge \(command)"))
+        #expect(output.stdout.contains("Example"))
+        #expect(
+            output.stdout.contains("  vitalbridge \(command) ") || output.stdout.contains("  vitalbridge \(command)\n"))
     }
 
     @Test("the commands list devices, records, the whitelist and the fleet")
