@@ -329,18 +329,29 @@ public final class VitalStore: Sendable {
 
     /// The journal, oldest first.
     public func deliveries() throws(StoreError) -> [Delivery] {
-        try read("read the journal") { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM delivery ORDER BY id").map { row in
+        try query("read the journal") { db in
+            // one row per delivered reading (or one with a NULL reading), a delivery's rows together
+            let rows = try Row.fetchCursor(
+                db,
+                sql: """
+                    SELECT delivery.*, delivery_reading.reading_id FROM delivery
+                    LEFT JOIN delivery_reading ON delivery_reading.delivery_id = delivery.id
+                    ORDER BY delivery.id, delivery_reading.reading_id
+                    """)
+            var journal: [Delivery] = []
+            while let row = try rows.next() {
                 let id: Int64 = row["id"]
-                let readings = try Int64.fetchAll(
-                    db, sql: "SELECT reading_id FROM delivery_reading WHERE delivery_id = ? ORDER BY reading_id",
-                    arguments: [id])
-                return Delivery(
-                    id: id, caller: row["caller"], device: (row["device_mac"] as String?).flatMap { MACAddress($0) },
-                    action: row["action"], status: row["status"],
-                    deliveredAt: LayeredTimestamp(secondsSince1970: row["delivered_at"]), readingIDs: readings,
-                    remaining: row["remaining"])
+                if journal.last?.id != id {
+                    journal.append(
+                        Delivery(
+                            id: id, caller: row["caller"],
+                            device: (row["device_mac"] as String?).flatMap { MACAddress($0) }, action: row["action"],
+                            status: row["status"], deliveredAt: LayeredTimestamp(secondsSince1970: row["delivered_at"]),
+                            readingIDs: [], remaining: row["remaining"]))
+                }
+                if let readingID: Int64 = row["reading_id"] { journal[journal.count - 1].readingIDs.append(readingID) }
             }
+            return journal
         }
     }
 
@@ -359,17 +370,9 @@ public final class VitalStore: Sendable {
         }
     }
 
-    /// Runs `body`, which reads with several statements, in one read-only transaction.
-    private func read<T>(_ what: String, _ body: (Database) throws -> T) throws(StoreError) -> T {
-        do {
-            return try database.read(body)
-        } catch {
-            throw StoreError("cannot \(what): \(error)")
-        }
-    }
-
-    /// Runs `body`, which reads with one statement: SQLite runs it as a read transaction of its own, so it needs
-    /// neither GRDB's transaction nor its read-only guard (four statements more per read).
+    /// Runs `body`, which reads with one statement (every read of the store does): SQLite runs it as a read
+    /// transaction of its own, so it needs neither GRDB's transaction nor its read-only guard (four statements more
+    /// per read).
     private func query<T>(_ what: String, _ body: (Database) throws -> T) throws(StoreError) -> T {
         do {
             return try database.unsafeRead(body)
