@@ -27,9 +27,7 @@ public struct LayeredDate: Hashable, Comparable, Sendable, CustomStringConvertib
     /// `StringProtocol` witnesses, whose first use costs the Swift runtime metadata lookups.
     @usableFromInline
     init?(utf8 bytes: [UInt8]) {
-        guard bytes.count == 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
-            let year = digits(bytes, 0, 4), let month = digits(bytes, 5, 2), let day = digits(bytes, 8, 2)
-        else { return nil }
+        guard bytes.count == 10, let (year, month, day) = dateFields(bytes) else { return nil }
         self.init(year: year, month: month, day: day)
     }
 
@@ -78,11 +76,10 @@ public struct LayeredTimestamp: Hashable, Comparable, Sendable, CustomStringConv
 
     @usableFromInline
     init?(utf8 bytes: [UInt8]) {
-        guard bytes.count == 19, bytes[10] == UInt8(ascii: " "), bytes[13] == UInt8(ascii: ":"),
-            bytes[16] == UInt8(ascii: ":"), let date = LayeredDate(utf8: Array(bytes[..<10])),
-            let hour = digits(bytes, 11, 2), let minute = digits(bytes, 14, 2), let second = digits(bytes, 17, 2)
+        guard bytes.count == 19, let (year, month, day) = dateFields(bytes), bytes[10] == UInt8(ascii: " "),
+            bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"), let hour = digits(bytes, 11, 2),
+            let minute = digits(bytes, 14, 2), let second = digits(bytes, 17, 2)
         else { return nil }
-        let (year, month, day) = date.components
         self.init(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
     }
 
@@ -136,6 +133,14 @@ private func appendDigits(_ value: Int, count: Int, to bytes: inout [UInt8]) {
         rest %= divisor
         divisor /= 10
     }
+}
+
+/// The numbers of the `yyyy-MM-dd` that `bytes` starts with (not yet checked to name a day), or `nil`.
+private func dateFields(_ bytes: [UInt8]) -> (year: Int, month: Int, day: Int)? {
+    guard bytes.count >= 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
+        let year = digits(bytes, 0, 4), let month = digits(bytes, 5, 2), let day = digits(bytes, 8, 2)
+    else { return nil }
+    return (year, month, day)
 }
 
 /// The number written by `count` ASCII digits at `start`, or `nil`.

@@ -38,13 +38,14 @@ final class CallingThreadExecutor: TaskExecutor, @unchecked Sendable {
 
     /// Runs jobs as they arrive, oldest first, waiting when there are none.
     private func runJobs() -> Never {
+        var batch: [UnownedJob] = []
         while true {
             pthread_mutex_lock(mutex)
             while jobs.isEmpty { pthread_cond_wait(ready, mutex) }
-            let batch = jobs
-            jobs.removeAll(keepingCapacity: true)
+            swap(&batch, &jobs)  // the two buffers trade places: no copy, no allocation once both have grown
             pthread_mutex_unlock(mutex)
             for job in batch { job.runSynchronously(on: asUnownedTaskExecutor()) }
+            batch.removeAll(keepingCapacity: true)
         }
     }
 }
