@@ -1,6 +1,17 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
+/// A benchmark executable `name` in `Benchmarks/<name>`, using the VitalBridge products `products`.
+func benchmark(_ name: String, using products: [String]) -> Target {
+    .executableTarget(
+        name: name,
+        dependencies: [.product(name: "Benchmark", package: "benchmark")]
+            + products.map { .product(name: $0, package: "VitalBridge") },
+        path: "Benchmarks/\(name)",
+        plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+    )
+}
+
 // Benchmarks for VitalBridge, kept out of the main package so that `swift test` never builds them.
 // Run from this folder: swift package --disable-sandbox benchmark
 let package = Package(
@@ -11,50 +22,14 @@ let package = Package(
         .package(name: "VitalBridge", path: ".."),
     ],
     targets: [
-        .executableTarget(
-            name: "LayeredProtocolBenchmarks",
-            dependencies: [
-                .product(name: "Benchmark", package: "benchmark"),
-                .product(name: "LayeredProtocol", package: "VitalBridge"),
-            ],
-            path: "Benchmarks/LayeredProtocolBenchmarks",
-            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-        ),
-        .executableTarget(
-            name: "DeviceBenchmarks",
-            dependencies: [
-                .product(name: "Benchmark", package: "benchmark"),
-                .product(name: "VitalDevices", package: "VitalBridge"),
-                .product(name: "VitalSimulation", package: "VitalBridge"),
-                .product(name: "LayeredProtocol", package: "VitalBridge"),
-            ],
-            path: "Benchmarks/DeviceBenchmarks",
-            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-        ),
-        .executableTarget(
-            name: "StoreBenchmarks",
-            dependencies: [
-                .product(name: "Benchmark", package: "benchmark"),
-                .product(name: "VitalBridge", package: "VitalBridge"),
-                .product(name: "VitalStore", package: "VitalBridge"),
-                .product(name: "VitalDevices", package: "VitalBridge"),
-                .product(name: "VitalSimulation", package: "VitalBridge"),
-                .product(name: "LayeredProtocol", package: "VitalBridge"),
-            ],
-            path: "Benchmarks/StoreBenchmarks",
-            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-        ),
+        benchmark("LayeredProtocolBenchmarks", using: ["LayeredProtocol"]),
+        benchmark("HealthGATTBenchmarks", using: ["HealthGATT"]),
+        benchmark("DeviceBenchmarks", using: ["VitalDevices", "VitalSimulation", "LayeredProtocol"]),
+        benchmark(
+            "StoreBenchmarks",
+            using: ["VitalBridge", "VitalStore", "VitalDevices", "VitalSimulation", "LayeredProtocol"]),
         // The baseline of open-latency.sh: a Swift program that imports Foundation and prints one line.
         .executableTarget(name: "foundation-hello", path: "Sources/foundation-hello"),
-        .executableTarget(
-            name: "HealthGATTBenchmarks",
-            dependencies: [
-                .product(name: "Benchmark", package: "benchmark"),
-                .product(name: "HealthGATT", package: "VitalBridge"),
-            ],
-            path: "Benchmarks/HealthGATTBenchmarks",
-            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-        ),
     ],
     swiftLanguageModes: [.v6]
 )
