@@ -183,16 +183,84 @@ public enum LayeredResult: Hashable, Sendable {
     /// Parses the compact or spaced JSON of a result.
     ///
     /// Accepts exactly the shapes VitalBridge writes: an array of objects, or an object with the two keys
-    /// `measureresult` and `syncresult` holding arrays of objects. Values are numbers without exponent, strings
-    /// and objects; `true`, `false`, `null` and nested arrays are rejected, and so are repeated keys.
+    /// `measureresult` and `syncresult` holding arrays of objects. Values are numbers without exponent (at most 18
+    /// digits, 9 after the point), strings and objects nested at most 4 deep; `true`, `false`, `null` and nested
+    /// arrays are rejected, and so are repeated keys.
     public init(json: String) throws(LayeredError) {
-        var parser = JSONParser(bytes: Array(json.utf8))
-        guard let result = parser.parseResult() else {
-            throw LayeredError(
-                .invalidValue, parameter: "result",
-                message: "result is not valid result JSON (at byte \(parser.offset))")
+        func invalid(_ why: String) -> LayeredError {
+            LayeredError(.invalidValue, parameter: "result", message: "result is not valid result JSON: \(why)")
         }
-        self = result
+        let document: JSON
+        do {
+            document = try JSON.parse(Array(json.utf8))
+        } catch {
+            throw invalid("it \(error.message) (at byte \(error.offset))")
+        }
+        func objects(_ value: JSON, _ name: String) throws(LayeredError) -> [ResultObject] {
+            guard case .array(let elements) = value else { throw invalid("\(name) is \(value.kind), not an array") }
+            var objects: [ResultObject] = []
+            for element in elements {
+                guard let object = ResultObject(json: element, depth: 0) else {
+                    throw invalid("an element of \(name) is not an object of numbers, strings and objects")
+                }
+                objects.append(object)
+            }
+            return objects
+        }
+        switch document {
+        case .object(let members):
+            // the parser has refused repeated keys: two members with these names are the two lists
+            guard members.count == 2,
+                let measure = members.first(where: { $0.key == ResultKey.measureResult.rawValue }),
+                let sync = members.first(where: { $0.key == ResultKey.syncResult.rawValue })
+            else { throw invalid("an object result has exactly the members measureresult and syncresult") }
+            self = .combined(
+                measure: try objects(measure.value, "measureresult"), sync: try objects(sync.value, "syncresult"))
+        default:
+            self = .list(try objects(document, "the result"))
+        }
+    }
+}
+
+extension ResultObject {
+    /// The result object `value`, or `nil` if it holds anything but numbers of ``FixedDecimal``, strings and
+    /// objects, or nests past 4 levels.
+    init?(json value: JSON, depth: Int) {
+        guard depth < 4, case .object(let members) = value else { return nil }
+        var fields: [Field] = []
+        fields.reserveCapacity(members.count)
+        for (key, member) in members {
+            switch member {
+            case .string(let text): fields.append(Field(ResultKey(rawValue: key), .string(text)))
+            case .number(let text):
+                guard let number = FixedDecimal(json: text) else { return nil }
+                fields.append(Field(ResultKey(rawValue: key), .number(number)))
+            case .object:
+                guard let nested = ResultObject(json: member, depth: depth + 1) else { return nil }
+                fields.append(Field(ResultKey(rawValue: key), .object(nested)))
+            case .null, .bool, .array: return nil
+            }
+        }
+        self.init(fields)
+    }
+}
+
+extension FixedDecimal {
+    /// The JSON number `text` (as ``JSON`` keeps it), if it has no exponent, at most 18 digits and at most 9 after
+    /// the point.
+    init?(json text: String) {
+        let bytes = Array(text.utf8)
+        let negative = bytes.first == UInt8(ascii: "-")
+        let digits = bytes.dropFirst(negative ? 1 : 0)
+        let point = digits.firstIndex(of: UInt8(ascii: "."))
+        let scale = point.map { digits.endIndex - $0 - 1 } ?? 0
+        guard digits.count - (point == nil ? 0 : 1) <= 18, scale <= 9 else { return nil }
+        var significand: Int64 = 0
+        for byte in digits where byte != UInt8(ascii: ".") {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }  // an exponent
+            significand = significand * 10 + Int64(byte - UInt8(ascii: "0"))
+        }
+        self.init(significand: negative ? -significand : significand, scale: scale)
     }
 }
 
@@ -251,179 +319,5 @@ enum JSONWriter {
             }
         }
         bytes.append(UInt8(ascii: "\""))
-    }
-}
-
-/// Parses the JSON subset of ``LayeredResult``; every method returns `nil` at the first error, leaving
-/// ``offset`` at it.
-struct JSONParser {
-    let bytes: [UInt8]
-    var offset = 0
-
-    init(bytes: [UInt8]) { self.bytes = bytes }
-
-    mutating func parseResult() -> LayeredResult? {
-        skipSpace()
-        let result: LayeredResult
-        if peek() == UInt8(ascii: "[") {
-            guard let list = parseArray() else { return nil }
-            result = .list(list)
-        } else {
-            guard consume(UInt8(ascii: "{")) else { return nil }
-            var measure: [ResultObject]?
-            var sync: [ResultObject]?
-            repeat {
-                guard let key = parseString() else { return nil }
-                guard consume(UInt8(ascii: ":")), let list = parseArray() else { return nil }
-                switch key {
-                case ResultKey.measureResult.rawValue where measure == nil: measure = list
-                case ResultKey.syncResult.rawValue where sync == nil: sync = list
-                default: return nil
-                }
-            } while consume(UInt8(ascii: ","))
-            guard consume(UInt8(ascii: "}")), let measure, let sync else { return nil }
-            result = .combined(measure: measure, sync: sync)
-        }
-        skipSpace()
-        return offset == bytes.count ? result : nil
-    }
-
-    mutating func parseArray() -> [ResultObject]? {
-        guard consume(UInt8(ascii: "[")) else { return nil }
-        var objects: [ResultObject] = []
-        if consume(UInt8(ascii: "]")) { return objects }
-        repeat {
-            guard let object = parseObject(depth: 0) else { return nil }
-            objects.append(object)
-        } while consume(UInt8(ascii: ","))
-        return consume(UInt8(ascii: "]")) ? objects : nil
-    }
-
-    mutating func parseObject(depth: Int) -> ResultObject? {
-        guard depth < 4, consume(UInt8(ascii: "{")) else { return nil }
-        var fields: [ResultObject.Field] = []
-        if consume(UInt8(ascii: "}")) { return ResultObject(fields) }
-        repeat {
-            guard let key = parseString(), !fields.contains(where: { $0.key.rawValue == key }),
-                consume(UInt8(ascii: ":"))
-            else { return nil }
-            skipSpace()
-            let value: ResultValue
-            switch peek() {
-            case UInt8(ascii: "\""):
-                guard let string = parseString() else { return nil }
-                value = .string(string)
-            case UInt8(ascii: "{"):
-                guard let object = parseObject(depth: depth + 1) else { return nil }
-                value = .object(object)
-            default:
-                guard let number = parseNumber() else { return nil }
-                value = .number(number)
-            }
-            fields.append(ResultObject.Field(ResultKey(rawValue: key), value))
-        } while consume(UInt8(ascii: ","))
-        return consume(UInt8(ascii: "}")) ? ResultObject(fields) : nil
-    }
-
-    mutating func parseNumber() -> FixedDecimal? {
-        skipSpace()
-        let negative = peek() == UInt8(ascii: "-")
-        if negative { offset += 1 }
-        var significand: Int64 = 0
-        var integerDigits = 0
-        var scale = 0
-        var seenPoint = false
-        while let byte = peek() {
-            if byte == UInt8(ascii: "."), !seenPoint, integerDigits > 0 {
-                seenPoint = true
-            } else if byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") {
-                if seenPoint { scale += 1 } else { integerDigits += 1 }
-                guard integerDigits + scale <= 18, scale <= 9 else { return nil }
-                if !seenPoint, integerDigits == 2, significand == 0 { return nil }  // a leading zero: "01"
-                significand = significand * 10 + Int64(byte - UInt8(ascii: "0"))
-            } else {
-                break
-            }
-            offset += 1
-        }
-        guard integerDigits > 0, !seenPoint || scale > 0 else { return nil }
-        return FixedDecimal(significand: negative ? -significand : significand, scale: scale)
-    }
-
-    mutating func parseString() -> String? {
-        skipSpace()
-        guard consume(UInt8(ascii: "\"")) else { return nil }
-        var scalars = String.UnicodeScalarView()
-        var utf8: [UInt8] = []
-        func flush() -> Bool {
-            guard !utf8.isEmpty else { return true }
-            guard let text = String(validating: utf8, as: UTF8.self) else { return false }
-            scalars.append(contentsOf: text.unicodeScalars)
-            utf8.removeAll()
-            return true
-        }
-        while let byte = peek() {
-            offset += 1
-            switch byte {
-            case UInt8(ascii: "\""):
-                guard flush() else { return nil }
-                return String(scalars)
-            case UInt8(ascii: "\\"):
-                guard flush(), let escaped = parseEscape() else { return nil }
-                scalars.append(escaped)
-            case 0..<0x20:
-                return nil
-            default:
-                utf8.append(byte)
-            }
-        }
-        return nil
-    }
-
-    mutating func parseEscape() -> Unicode.Scalar? {
-        guard let byte = peek() else { return nil }
-        offset += 1
-        switch byte {
-        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): return Unicode.Scalar(byte)
-        case UInt8(ascii: "b"): return "\u{08}"
-        case UInt8(ascii: "f"): return "\u{0C}"
-        case UInt8(ascii: "n"): return "\n"
-        case UInt8(ascii: "r"): return "\r"
-        case UInt8(ascii: "t"): return "\t"
-        case UInt8(ascii: "u"):
-            guard let high = parseHex4() else { return nil }
-            if (0xD800..<0xDC00).contains(high) {
-                guard consume(UInt8(ascii: "\\")), consume(UInt8(ascii: "u")), let low = parseHex4(),
-                    (0xDC00..<0xE000).contains(low)
-                else { return nil }
-                return Unicode.Scalar(0x10000 + (high - 0xD800) << 10 + (low - 0xDC00))
-            }
-            return Unicode.Scalar(high)
-        default: return nil
-        }
-    }
-
-    mutating func parseHex4() -> UInt32? {
-        guard offset + 4 <= bytes.count else { return nil }
-        var value: UInt32 = 0
-        for byte in bytes[offset..<offset + 4] {
-            guard let digit = hexDigitValue(byte) else { return nil }
-            value = value << 4 | UInt32(digit)
-        }
-        offset += 4
-        return value
-    }
-
-    func peek() -> UInt8? { offset < bytes.count ? bytes[offset] : nil }
-
-    mutating func consume(_ byte: UInt8) -> Bool {
-        skipSpace()
-        guard peek() == byte else { return false }
-        offset += 1
-        return true
-    }
-
-    mutating func skipSpace() {
-        while let byte = peek(), byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 { offset += 1 }
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import HealthGATT
+import LayeredProtocol
 
 /// `vitalbridge gatt`: Bluetooth SIG characteristic tools for device integrators.
 struct GATTCommand: ParsableCommand {
@@ -99,7 +100,8 @@ struct GATTDecodeCommand: ParsableCommand {
             throw ExitCode(1)
         }
         do {
-            print(try Self.decoders[key]!.decode(bytes).rendered())
+            let json = try Self.decoders[key]!.decode(bytes).serialized(pretty: true)
+            print(String(decoding: json, as: UTF8.self), terminator: "")
         } catch {
             printError("cannot decode: \(error)")
             throw ExitCode(1)
@@ -122,7 +124,7 @@ private func numberJSON(_ bytes: [UInt8], width: Int) throws(GATTError) -> JSON 
         (special, mantissa, exponent, value) = (number.special, number.mantissa, number.exponent, number.json)
     }
     if special != nil { return .object([("value", value)]) }
-    return .object([("value", value), ("mantissa", .int(mantissa)), ("exponent", .int(exponent))])
+    return .object([("value", value), ("mantissa", .number(mantissa)), ("exponent", .number(exponent))])
 }
 
 /// The bytes of hexadecimal text; spaces, `:` and `-` between bytes and a leading `0x` are ignored.

@@ -1,4 +1,5 @@
 import HealthGATT
+import LayeredProtocol
 
 /// The JSON shape `vitalbridge gatt decode` prints: snake_case keys after the SIG field names, units in `unit`,
 /// time stamps as objects, special float values as strings.
@@ -17,8 +18,8 @@ extension MedicalFloat: JSONRepresentable {
 extension DateTime: JSONRepresentable {
     var json: JSON {
         .object([
-            ("year", .int(year)), ("month", .int(month)), ("day", .int(day)), ("hours", .int(hours)),
-            ("minutes", .int(minutes)), ("seconds", .int(seconds)),
+            ("year", .number(year)), ("month", .number(month)), ("day", .number(day)), ("hours", .number(hours)),
+            ("minutes", .number(minutes)), ("seconds", .number(seconds)),
         ])
     }
 }
@@ -36,7 +37,7 @@ func decimalString(mantissa: Int, exponent: Int) -> String {
 /// A bit field as flags named after the SIG's bit names, with its raw value.
 private func bits<Set: OptionSet>(_ value: Set, _ names: [(String, Set)], raw: some BinaryInteger) -> JSON
 where Set.Element == Set {
-    .object(names.map { ($0.0, .bool(value.contains($0.1))) } + [("raw", .int(raw))])
+    .object(names.map { ($0.0, .bool(value.contains($0.1))) } + [("raw", .number(raw))])
 }
 
 /// Splits a camelCase case name into lower-case words: `capillaryWholeBlood` → `capillary whole blood`.
@@ -75,7 +76,7 @@ private func pressureTail(
     var fields: [(String, JSON)] = []
     if let timeStamp { fields.append(("time_stamp", timeStamp.json)) }
     if let pulseRate { fields.append(("pulse_rate", pulseRate.json)) }
-    if let userID { fields.append(("user_id", .int(userID))) }
+    if let userID { fields.append(("user_id", .number(userID))) }
     if let status { fields.append(("measurement_status", status.json)) }
     return fields
 }
@@ -131,8 +132,8 @@ extension SensorStatusAnnunciation {
 
 extension GlucoseMeasurement: JSONRepresentable {
     var json: JSON {
-        var fields: [(String, JSON)] = [("sequence_number", .int(sequenceNumber)), ("base_time", baseTime.json)]
-        if let timeOffset { fields.append(("time_offset", .int(timeOffset))) }
+        var fields: [(String, JSON)] = [("sequence_number", .number(sequenceNumber)), ("base_time", baseTime.json)]
+        if let timeOffset { fields.append(("time_offset", .number(timeOffset))) }
         if let concentration {
             fields += [
                 ("unit", .string(unit.rawValue)), ("glucose_concentration", concentration.value.json),
@@ -147,8 +148,8 @@ extension GlucoseMeasurement: JSONRepresentable {
 
 extension GlucoseMeasurementContext: JSONRepresentable {
     var json: JSON {
-        var fields: [(String, JSON)] = [("sequence_number", .int(sequenceNumber))]
-        if let extendedFlags { fields.append(("extended_flags", .int(extendedFlags))) }
+        var fields: [(String, JSON)] = [("sequence_number", .number(sequenceNumber))]
+        if let extendedFlags { fields.append(("extended_flags", .number(extendedFlags))) }
         if let carbohydrate {
             fields += [("carbohydrate_id", words(carbohydrate.id)), ("carbohydrate", carbohydrate.amount.json)]
             fields.append(("carbohydrate_unit", .string("kg")))
@@ -159,7 +160,7 @@ extension GlucoseMeasurementContext: JSONRepresentable {
         }
         if let exercise {
             fields += [
-                ("exercise_duration", .int(exercise.duration)), ("exercise_intensity", .int(exercise.intensity)),
+                ("exercise_duration", .number(exercise.duration)), ("exercise_intensity", .number(exercise.intensity)),
             ]
         }
         if let medication {
@@ -197,7 +198,7 @@ extension RecordAccessControlPoint: JSONRepresentable {
         func bound(_ bound: RecordBound) -> JSON {
             switch bound {
             case .sequenceNumber(let number):
-                .object([("filter_type", .string("sequence number")), ("value", .int(number))])
+                .object([("filter_type", .string("sequence number")), ("value", .number(number))])
             case .userFacingTime(let time):
                 .object([("filter_type", .string("user facing time")), ("value", time.json)])
             }
@@ -218,8 +219,8 @@ extension RecordAccessControlPoint: JSONRepresentable {
                     (
                         "operand",
                         .object([
-                            ("filter_type", .string("sequence number")), ("minimum", .int(range.lowerBound)),
-                            ("maximum", .int(range.upperBound)),
+                            ("filter_type", .string("sequence number")), ("minimum", .number(range.lowerBound)),
+                            ("maximum", .number(range.upperBound)),
                         ])
                     ),
                 ]
@@ -246,7 +247,7 @@ extension RecordAccessControlPoint: JSONRepresentable {
         case .numberOfStoredRecordsResponse(let count):
             return .object([
                 ("op_code", words(RACPOpCode.numberOfStoredRecordsResponse)), ("operator", .string("null")),
-                ("number_of_records", .int(count)),
+                ("number_of_records", .number(count)),
             ])
         case .responseCode(let request, let response):
             return .object([
@@ -276,7 +277,7 @@ extension WeightMeasurement: JSONRepresentable {
     var json: JSON {
         var fields = massUnits(system) + [("weight", massJSON(weight, system))]
         if let timeStamp { fields.append(("time_stamp", timeStamp.json)) }
-        if let userID { fields.append(("user_id", .int(userID))) }
+        if let userID { fields.append(("user_id", .number(userID))) }
         if let bmi { fields.append(("bmi", decimal(Int(bmi), -1))) }
         if let height { fields.append(("height", heightJSON(height, system))) }
         return .object(fields)
@@ -288,8 +289,8 @@ extension WeightScaleFeature: JSONRepresentable {
         .object([
             ("time_stamp_supported", .bool(timeStampSupported)),
             ("multiple_users_supported", .bool(multipleUsersSupported)), ("bmi_supported", .bool(bmiSupported)),
-            ("weight_measurement_resolution", .int(weightResolution)),
-            ("height_measurement_resolution", .int(heightResolution)), ("raw", .int(rawValue)),
+            ("weight_measurement_resolution", .number(weightResolution)),
+            ("height_measurement_resolution", .number(heightResolution)), ("raw", .number(rawValue)),
         ])
     }
 }
@@ -303,8 +304,8 @@ extension BodyCompositionMeasurement: JSONRepresentable {
                 bodyFatPercentage == 0xFFFF ? .string("measurement unsuccessful") : decimal(Int(bodyFatPercentage), -1)
             ))
         if let timeStamp { fields.append(("time_stamp", timeStamp.json)) }
-        if let userID { fields.append(("user_id", .int(userID))) }
-        if let basalMetabolism { fields.append(("basal_metabolism", .int(basalMetabolism))) }
+        if let userID { fields.append(("user_id", .number(userID))) }
+        if let basalMetabolism { fields.append(("basal_metabolism", .number(basalMetabolism))) }
         if let musclePercentage { fields.append(("muscle_percentage", decimal(Int(musclePercentage), -1))) }
         for (name, value) in [
             ("muscle_mass", muscleMass), ("fat_free_mass", fatFreeMass), ("soft_lean_mass", softLeanMass),
@@ -399,7 +400,7 @@ extension PLXContinuousMeasurement: JSONRepresentable {
 
 extension PLXFeatures: JSONRepresentable {
     var json: JSON {
-        var fields: [(String, JSON)] = [("supported_features", .int(supportedFeaturesField))]
+        var fields: [(String, JSON)] = [("supported_features", .number(supportedFeaturesField))]
         if let measurementStatusSupport { fields.append(("measurement_status_support", measurementStatusSupport.json)) }
         if let deviceAndSensorStatusSupport {
             fields.append(("device_and_sensor_status_support", deviceAndSensorStatusSupport.json))
@@ -411,14 +412,16 @@ extension PLXFeatures: JSONRepresentable {
 extension HeartRateMeasurement: JSONRepresentable {
     var json: JSON {
         var fields: [(String, JSON)] = [
-            ("unit", .string("bpm")), ("heart_rate_measurement_value", .int(heartRate)),
+            ("unit", .string("bpm")), ("heart_rate_measurement_value", .number(heartRate)),
             ("value_format", .string(valueFormat == .uint8 ? "uint8" : "uint16")),
             ("sensor_contact", .string(sensorContact.rawValue)),
         ]
-        if let energyExpended { fields += [("energy_expended", .int(energyExpended)), ("energy_unit", .string("kJ"))] }
+        if let energyExpended {
+            fields += [("energy_expended", .number(energyExpended)), ("energy_unit", .string("kJ"))]
+        }
         if !rrIntervals.isEmpty {
             fields += [
-                ("rr_intervals", .array(rrIntervals.map { .int($0) })), ("rr_interval_unit", .string("1/1024 s")),
+                ("rr_intervals", .array(rrIntervals.map { .number($0) })), ("rr_interval_unit", .string("1/1024 s")),
             ]
         }
         return .object(fields)

@@ -1,3 +1,5 @@
+import LayeredProtocol
+
 // The JSON forms of the fleet file (FleetFile.md) and of a device's saved state, read and written with ``JSON``.
 
 extension Fleet {

@@ -183,7 +183,4 @@ struct ResultTests {
 }
 
 /// The fixed decimal written as `text`.
-func parseNumber(_ text: String) -> FixedDecimal {
-    var parser = JSONParser(bytes: Array(text.utf8))
-    return parser.parseNumber()!
-}
+func parseNumber(_ text: String) -> FixedDecimal { FixedDecimal(json: text)! }

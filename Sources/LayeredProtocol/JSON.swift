@@ -1,10 +1,11 @@
-/// A JSON value (RFC 8259) as the fleet file and the saved device states are written.
+/// A JSON value (RFC 8259), read strictly and written compact or indented: VitalBridge's one JSON reader and writer,
+/// used for callback results, the simulator's fleet file and device states, and the command line's output.
 ///
-/// The simulation reads and writes these files itself rather than through `Codable`: `vitalbridge open` reads a
-/// fleet and a device state on every request, and `JSONDecoder`'s first use in a process costs more than the
-/// request. Reading is strict (no trailing commas, comments or repeated keys; numbers as RFC 8259 writes them) and
-/// every field a type does not know is rejected, so a misspelt fleet field is an error, not a silent default.
-enum JSON {
+/// VitalBridge reads and writes JSON itself rather than through `Codable` or `JSONSerialization`: `vitalbridge open`
+/// reads a fleet and a device state on every request, and `JSONDecoder`'s first use in a process costs more than the
+/// request. Reading is strict: no trailing commas, comments or repeated keys, numbers as RFC 8259 writes them,
+/// UTF-8 only, at most 64 levels deep.
+public enum JSON: Sendable {
     case null
     case bool(Bool)
     /// A number, as its literal text, so that 64-bit seeds keep every digit.
@@ -15,7 +16,7 @@ enum JSON {
     case object([(key: String, value: JSON)])
 
     /// The kind of value, for error messages.
-    var kind: String {
+    public var kind: String {
         switch self {
         case .null: "null"
         case .bool: "a boolean"
@@ -28,17 +29,19 @@ enum JSON {
 
     // MARK: Writing
 
-    static func number(_ value: Int) -> JSON { .number(String(value)) }
-    static func number(_ value: UInt64) -> JSON { .number(String(value)) }
+    /// A whole number, every digit kept.
+    @inlinable
+    public static func number(_ value: some BinaryInteger) -> JSON { .number(String(value)) }
 
     /// A finite double, written as an integer when it is one, else in Swift's shortest exact form.
-    static func number(_ value: Double) -> JSON {
+    public static func number(_ value: Double) -> JSON {
         if value == value.rounded(), abs(value) < 9_007_199_254_740_992 { return .number(String(Int64(value))) }
         return .number("\(value)")
     }
 
-    /// The document: compact, or indented by two spaces with `" : "` between key and value.
-    func serialized(pretty: Bool) -> [UInt8] {
+    /// The document: compact, or indented by two spaces a level, one member or element a line, with `": "` between
+    /// key and value and a final new line.
+    public func serialized(pretty: Bool) -> [UInt8] {
         var output: [UInt8] = []
         write(to: &output, pretty: pretty, indent: 0)
         if pretty { output.append(UInt8(ascii: "\n")) }
@@ -71,7 +74,7 @@ enum JSON {
                 if index > 0 { output.append(UInt8(ascii: ",")) }
                 newline(indent + 1)
                 Self.writeString(member.key, to: &output)
-                output += Array((pretty ? " : " : ":").utf8)
+                output += Array((pretty ? ": " : ":").utf8)
                 member.value.write(to: &output, pretty: pretty, indent: indent + 1)
             }
             if !members.isEmpty { newline(indent) }
@@ -100,13 +103,15 @@ enum JSON {
     // MARK: Reading
 
     /// Why a document is not JSON, with the byte offset.
-    struct SyntaxError: Error {
-        var message: String
-        var offset: Int
+    public struct SyntaxError: Error, Sendable {
+        /// What is wrong, worded to follow "the document …" (`has a trailing comma`).
+        public var message: String
+        /// The byte at fault.
+        public var offset: Int
     }
 
     /// The value of the document `bytes`.
-    static func parse(_ bytes: [UInt8]) throws(SyntaxError) -> JSON {
+    public static func parse(_ bytes: [UInt8]) throws(SyntaxError) -> JSON {
         guard String(validating: bytes, as: UTF8.self) != nil else {
             throw SyntaxError(message: "is not UTF-8", offset: 0)
         }
@@ -294,127 +299,4 @@ enum JSON {
             return String(decoding: bytes[start..<index], as: UTF8.self)
         }
     }
-}
-
-/// The members of a JSON object being read into a type, at `path` (`devices[2].radio`): typed accessors that
-/// name the path of a wrong value, and ``finish()``, which rejects the members nobody asked for.
-struct JSONFields {
-    let path: String
-    private let members: [(key: String, value: JSON)]
-    private var read: [String] = []
-
-    /// The object `value` at `path`, or an error naming what it is instead.
-    init(_ value: JSON, at path: String) throws(FleetError) {
-        guard case .object(let members) = value else {
-            throw FleetError(path: path, message: "is \(value.kind), not an object")
-        }
-        self.path = path
-        self.members = members
-    }
-
-    /// The root object of the document `bytes`, read at `path`; a document that is not JSON is an error at `name`.
-    init(document bytes: [UInt8], name: String, at path: String) throws(FleetError) {
-        let document: JSON
-        do {
-            document = try JSON.parse(bytes)
-        } catch {
-            throw FleetError(path: name, message: "is not valid JSON: it \(error.message) (byte \(error.offset))")
-        }
-        try self.init(document, at: path)
-    }
-
-    func path(of key: String) -> String { path.isEmpty ? key : path + "." + key }
-
-    /// The value of `key`, `nil` when absent or null.
-    mutating func value(_ key: String) -> JSON? {
-        read.append(key)
-        guard let value = members.first(where: { $0.key == key })?.value else { return nil }
-        if case .null = value { return nil }
-        return value
-    }
-
-    /// The error for a required member that is absent or null.
-    func missing(_ key: String) -> FleetError { FleetError(path: path(of: key), message: "is required") }
-
-    private func mismatch(_ key: String, _ value: JSON, _ expected: String) -> FleetError {
-        FleetError(path: path(of: key), message: "is \(value.kind), not \(expected)")
-    }
-
-    mutating func string(_ key: String) throws(FleetError) -> String? {
-        guard let value = value(key) else { return nil }
-        guard case .string(let text) = value else { throw mismatch(key, value, "a string") }
-        return text
-    }
-
-    mutating func bool(_ key: String) throws(FleetError) -> Bool? {
-        guard let value = value(key) else { return nil }
-        guard case .bool(let flag) = value else { throw mismatch(key, value, "true or false") }
-        return flag
-    }
-
-    mutating func int(_ key: String) throws(FleetError) -> Int? {
-        guard let value = value(key) else { return nil }
-        guard case .number(let text) = value, let number = Int(text) else {
-            throw mismatch(key, value, "a whole number")
-        }
-        return number
-    }
-
-    mutating func uint64(_ key: String) throws(FleetError) -> UInt64? {
-        guard let value = value(key) else { return nil }
-        guard case .number(let text) = value, let number = UInt64(text) else {
-            throw mismatch(key, value, "a whole number from 0 to 18446744073709551615")
-        }
-        return number
-    }
-
-    mutating func double(_ key: String) throws(FleetError) -> Double? {
-        guard let value = value(key) else { return nil }
-        guard case .number(let text) = value, let number = Double(text), number.isFinite else {
-            throw mismatch(key, value, "a number")
-        }
-        return number
-    }
-
-    mutating func object<T>(_ key: String, _ make: (JSONFields) throws(FleetError) -> T) throws(FleetError) -> T? {
-        guard let value = value(key) else { return nil }
-        return try make(try JSONFields(value, at: path(of: key)))
-    }
-
-    mutating func array<T>(_ key: String, _ make: (JSON, String) throws(FleetError) -> T) throws(FleetError) -> [T]? {
-        guard let value = value(key) else { return nil }
-        guard case .array(let elements) = value else { throw mismatch(key, value, "an array") }
-        var result: [T] = []
-        result.reserveCapacity(elements.count)
-        for (index, element) in elements.enumerated() {
-            result.append(try make(element, "\(path(of: key))[\(index)]"))
-        }
-        return result
-    }
-
-    /// The objects of the array `key`, each read by `make`.
-    mutating func objects<T>(_ key: String, _ make: (JSONFields) throws(FleetError) -> T) throws(FleetError) -> [T]? {
-        try array(key) { element, path throws(FleetError) in try make(try JSONFields(element, at: path)) }
-    }
-
-    /// Rejects a member no accessor asked for.
-    func finish() throws(FleetError) {
-        if let unknown = members.first(where: { !read.contains($0.key) }) {
-            throw FleetError(path: path(of: unknown.key), message: "is not a known field")
-        }
-    }
-}
-
-/// The members of a JSON object being written: absent optionals are left out, keys sorted.
-struct JSONMembers {
-    private var members: [(key: String, value: JSON)] = []
-
-    subscript(key: String) -> JSON? {
-        get { members.first { $0.key == key }?.value }
-        set {
-            if let newValue { members.append((key, newValue)) }
-        }
-    }
-
-    var object: JSON { .object(members.sorted { $0.key < $1.key }) }
 }
