@@ -16,6 +16,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         .target(name: "LayeredProtocol"),
@@ -23,12 +24,18 @@ let package = Package(
         .target(name: "VitalDevices", dependencies: ["LayeredProtocol", "HealthGATT"]),
         .target(name: "VitalSimulation", dependencies: ["VitalDevices", "HealthGATT", "LayeredProtocol"]),
         .target(name: "VitalStore", dependencies: ["LayeredProtocol", .product(name: "GRDB", package: "GRDB.swift")]),
-        .target(name: "VitalBridge", dependencies: ["LayeredProtocol", "VitalDevices", "VitalStore"]),
+        .target(
+            name: "VitalBridge",
+            dependencies: [
+                "LayeredProtocol", "VitalDevices", "VitalStore", .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .target(
             name: "VitalBridgeCLI",
             dependencies: [
                 "LayeredProtocol", "HealthGATT", "VitalDevices", "VitalSimulation", "VitalStore", "VitalBridge",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(name: "vitalbridge", dependencies: ["VitalBridgeCLI"]),
@@ -43,7 +50,9 @@ let package = Package(
         .testTarget(name: "VitalBridgeTests", dependencies: ["VitalBridge", "VitalTestSupport"]),
         .testTarget(
             name: "VitalBridgeCLITests",
-            dependencies: ["vitalbridge", "LayeredProtocol", "VitalBridge", "VitalSimulation", "VitalStore"]
+            dependencies: [
+                "vitalbridge", "VitalBridgeCLI", "LayeredProtocol", "VitalBridge", "VitalSimulation", "VitalStore",
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

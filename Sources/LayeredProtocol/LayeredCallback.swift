@@ -195,6 +195,36 @@ extension LayeredCallback {
         LayeredProtocol.isValidDestination(destination)
     }
 
+    /// Why a callback may not go to `destination`, or `nil` when it may.
+    ///
+    /// A callback carries health data, and nothing on a desktop verifies who opened the hub: what keeps readings
+    /// safe is that they go only to a **custom app scheme**, one an installed app registers for itself. So a
+    /// destination must be a valid RFC 3986 scheme with printable ASCII after it (no `?`, no `#`), and its scheme
+    /// is none of the web, network and system schemes (``refusedSchemes``, and any `web+…`) nor one of the hub's
+    /// own (``hubSchemes``, and any `svs-…`), which would make the hub answer itself.
+    public static func refusal(ofDestination destination: String) -> String? {
+        guard isValidDestination(destination), let scheme = uriScheme(of: destination)?.asciiLowercased() else {
+            return "a callback URL is a scheme followed by printable ASCII without '?' or '#' (like myapp://)"
+        }
+        if refusedSchemes.contains(scheme) || scheme.hasPrefix("web+") {
+            return
+                "\(scheme): is a web, network or system scheme; a callback goes to a custom app scheme (like myapp://)"
+        }
+        if hubSchemes.contains(scheme) || scheme.hasPrefix("svs-") {
+            return "\(scheme): is a scheme of the hub itself; a callback goes to the caller's own app scheme"
+        }
+        return nil
+    }
+
+    /// The web, network and system schemes a callback never goes to (and every `web+…` scheme).
+    public static let refusedSchemes: [String] = [
+        "http", "https", "ws", "wss", "file", "data", "javascript", "vbscript", "about", "blob", "ftp", "mailto",
+        "tel", "sms", "content", "intent",
+    ]
+
+    /// The hub's own schemes (and every `svs-…` scheme), which a callback never goes to.
+    public static let hubSchemes: [String] = [layeredAppScheme, "vitalbridge"]
+
     /// The destination for a caller that answers on `scheme`: `scheme://`.
     public static func destination(scheme: String) -> String { scheme + "://" }
 }
@@ -218,18 +248,20 @@ extension LayeredCallback {
     /// Readings are ordered by ``LayeredReading/measuredAt`` (ties keep their order) and taken from the oldest
     /// until the next one does not fit; a reading is never cut. When some are left out the callback's `remaining`
     /// says how many, and its length counts too. For an action with a combined result, `measured` are the live
-    /// readings (`measureresult`, always included) and `readings` the stored ones (`syncresult`).
+    /// readings (`measureresult`, always included) and `readings` the stored ones (`syncresult`). For a plain
+    /// list, `leading` readings (the live one of a measurement) come first and are always included.
     ///
     /// - Parameters:
     ///   - callback: the callback without result and remaining (status, mac and echo set).
     ///   - readings: the stored readings to deliver, in any order.
     ///   - measured: the live readings of an action that syncs and measures; `nil` for a plain list.
+    ///   - leading: for a plain list, readings that open it, always included (the live one of a measurement).
     ///   - unit: the unit results are written in (``LayeredRequest/unit``).
     ///   - maximumLength: the longest URL allowed, in characters (``Platform/defaultCallbackBudget``).
     /// - Throws: ``LayeredError/Code/urlBudget`` if not even the result without any stored reading fits.
     public static func packing(
         _ callback: LayeredCallback, readings: [LayeredReading], measured: [LayeredReading]? = nil,
-        unit: VitalUnit?, maximumLength: Int
+        leading: [LayeredReading] = [], unit: VitalUnit?, maximumLength: Int
     ) throws(LayeredError) -> PackedCallback {
         let order = readings.indices.sorted {
             (readings[$0].measuredAt, $0) < (readings[$1].measuredAt, $1)
@@ -242,8 +274,9 @@ extension LayeredCallback {
 
         // The result without stored readings, split where they go: before `]` or, when combined, before `]}`.
         let measuredObjects = measured.map { $0.map { $0.resultObject(unit: unit) } }
+        let leadingObjects = measured == nil ? leading.map { $0.resultObject(unit: unit) } : []
         let empty: LayeredResult =
-            if let measuredObjects { .combined(measure: measuredObjects, sync: []) } else { .list([]) }
+            if let measuredObjects { .combined(measure: measuredObjects, sync: []) } else { .list(leadingObjects) }
         let emptyJSON = JSONWriter.bytes(empty)
         let insertion = emptyJSON.count - (measuredObjects == nil ? 1 : 2)
         var encoded: [UInt8] = []
@@ -259,9 +292,10 @@ extension LayeredCallback {
             let object = readings[index].resultObject(unit: unit)
             json.removeAll(keepingCapacity: true)
             JSONWriter.append(object, to: &json)
-            let added = PercentEncoding.encodedLength(of: json) + (objects.isEmpty ? 0 : 1)
+            let needsComma = !objects.isEmpty || !leadingObjects.isEmpty
+            let added = PercentEncoding.encodedLength(of: json) + (needsComma ? 1 : 0)
             guard length + added + remainingSuffixLength(order.count - position - 1) <= maximumLength else { break }
-            if !objects.isEmpty { encoded.append(UInt8(ascii: ",")) }
+            if needsComma { encoded.append(UInt8(ascii: ",")) }
             PercentEncoding.append(json, to: &encoded)
             length += added
             objects.append(object)
@@ -276,7 +310,11 @@ extension LayeredCallback {
 
         var packed = bare
         packed.result =
-            if let measuredObjects { .combined(measure: measuredObjects, sync: objects) } else { .list(objects) }
+            if let measuredObjects {
+                .combined(measure: measuredObjects, sync: objects)
+            } else {
+                .list(leadingObjects + objects)
+            }
         packed.remaining = leftCount > 0 ? leftCount : nil
         var url: [UInt8] = []
         url.reserveCapacity(length + remainingSuffixLength(leftCount))

@@ -88,6 +88,23 @@ extension LayeredReason {
     /// `ERROR_URL_BUDGET`: not even an empty result fits the platform's URL budget (the echoed request is too
     /// long); the readings stay pending.
     public static let urlBudget = LayeredReason(rawValue: "ERROR_URL_BUDGET")
+    /// `ERROR_CALLBACK_NOT_ALLOWED`: the callback would go to a destination no callback may go to (a web,
+    /// network or system scheme, or the hub's own; see ``LayeredCallback/refusal(ofDestination:)``). No callback is
+    /// sent for it; the code exists for logs.
+    public static let callbackNotAllowed = LayeredReason(rawValue: "ERROR_CALLBACK_NOT_ALLOWED")
+    /// `ERROR_UNKNOWN_CALLER`: the caller is not whitelisted, names no caller, or its `scheme` does not match its
+    /// whitelist entry. No callback is sent for it; the code exists for logs.
+    public static let unknownCaller = LayeredReason(rawValue: "ERROR_UNKNOWN_CALLER")
+    /// `ERROR_DYNAMIC_CALLBACK_NOT_ALLOWED`: the request names a `callerurl`, and its caller's whitelist entry is a
+    /// fixed callback URL, not `*`; the fail callback goes to the fixed URL.
+    public static let dynamicCallbackNotAllowed = LayeredReason(rawValue: "ERROR_DYNAMIC_CALLBACK_NOT_ALLOWED")
+    /// `ERROR_DEVICE_MODEL_MISMATCH`: the hub knows the device `mac` as another model than `devicemodel`.
+    public static let deviceModelMismatch = LayeredReason(rawValue: "ERROR_DEVICE_MODEL_MISMATCH")
+    /// `ERROR_STORE`: the hub's own storage failed (its store, fleet or a device's saved state cannot be read or
+    /// written); nothing the device sent is lost, and what was stored stays pending.
+    public static let store = LayeredReason(rawValue: "ERROR_STORE")
+    /// `ERROR_INTERNAL`: the hub reached a state it should never reach; nothing stored is lost.
+    public static let `internal` = LayeredReason(rawValue: "ERROR_INTERNAL")
 }
 
 /// A non-negative decimal number made of ASCII digits only (no sign, no space), or `nil`; at most 18 digits.

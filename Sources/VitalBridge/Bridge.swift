@@ -1,5 +1,6 @@
 import Foundation
 import LayeredProtocol
+import Logging
 import Synchronization
 import VitalDevices
 import VitalStore
@@ -21,6 +22,13 @@ public protocol DeviceLeases: Sendable {
     func withLease<T: Sendable>(_ mac: MACAddress, _ body: @Sendable () async throws -> T) async throws -> T
 }
 
+/// How a callback reaches its caller: the CLI writes it to standard output; a desktop opener opens it.
+public protocol CallbackHandOff: Sendable {
+    /// Hands `url` over completely (written and flushed, or accepted by the opener), or throws. The readings it
+    /// carries count as delivered only once this returns.
+    func handOver(_ url: String) async throws
+}
+
 extension DeviceError.Code {
     /// Another request is using the device.
     public static let busy = DeviceError.Code(rawValue: "busy")
@@ -28,8 +36,10 @@ extension DeviceError.Code {
 
 /// What the hub did with one request URL.
 public enum HubOutcome: Hashable, Sendable {
-    /// Open this callback URL.
+    /// The callback URL was handed over.
     case callback(String, HubReport)
+    /// The callback could not be handed over (the text says why); the readings it carried stay pending.
+    case handOffFailed(String, HubReport, String)
     /// No callback may be sent: the URL is not the hub's, or its caller is not whitelisted; the text says why.
     case noCallback(String)
 }
@@ -45,15 +55,23 @@ public struct HubReport: Hashable, Sendable {
     public var remaining: Int
 }
 
-/// The hub's engine: authorizes the caller, runs the action's stages (add → sync → measure) against a device,
-/// keeps every reading in the store before the device may forget it, and answers with a callback within the URL
-/// budget.
+/// The hub's engine: authorizes the caller (``Addressing``), runs the action's stages (add → sync → measure)
+/// against a device, keeps every reading in the store before the device may forget it, and answers with a callback
+/// within the URL budget.
+///
+/// Delivery is at least once and, without crashes, exactly once per caller: the readings a callback carries are
+/// reserved for this request in one serialized step (``VitalStore/reservePending(device:caller:for:_:)``), the
+/// callback is handed over with no lock held, and only then is it journaled. A crash before the journal leaves the
+/// reservation to expire, and the readings are delivered again.
 public actor Bridge {
     let store: VitalStore
     let central: any BluetoothCentral
     let user: any HubUser
     let leases: any DeviceLeases
     let whitelist: Whitelist
+    let handOff: any CallbackHandOff
+    let reservation: ReservationOwner
+    let logger: Logger
     let now: @Sendable () -> LayeredTimestamp
     /// The longest callback per platform; the platform default when absent.
     let callbackBudget: Int?
@@ -61,11 +79,19 @@ public actor Bridge {
     let scheme: String
     /// Called as a sync stores records (for a progress bar).
     let progress: @Sendable (SyncProgress) -> Void
+    /// Requests handled so far, to tell this engine's reservations apart.
+    var requests = 0
 
+    /// - Parameters:
+    ///   - reservation: who this engine's reservations belong to; each request reserves as
+    ///     `<owner>#<request number>`.
+    ///   - logger: where the engine says why a request failed (never a health value).
     public init(
         store: VitalStore, central: any BluetoothCentral, user: any HubUser, leases: any DeviceLeases,
-        whitelist: Whitelist, now: @escaping @Sendable () -> LayeredTimestamp, callbackBudget: Int? = nil,
-        scheme: String = layeredAppScheme, progress: @escaping @Sendable (SyncProgress) -> Void = { _ in }
+        whitelist: Whitelist, handOff: any CallbackHandOff, reservation: ReservationOwner,
+        logger: Logger = Logger(label: "org.vitalbridge.engine"), now: @escaping @Sendable () -> LayeredTimestamp,
+        callbackBudget: Int? = nil, scheme: String = layeredAppScheme,
+        progress: @escaping @Sendable (SyncProgress) -> Void = { _ in }
     ) {
         self.progress = progress
         self.store = store
@@ -73,6 +99,9 @@ public actor Bridge {
         self.user = user
         self.leases = leases
         self.whitelist = whitelist
+        self.handOff = handOff
+        self.reservation = reservation
+        self.logger = logger
         self.now = now
         self.callbackBudget = callbackBudget
         self.scheme = scheme
@@ -89,66 +118,50 @@ public actor Bridge {
         -> HubOutcome
     {
         let budget = callbackBudget ?? platform.defaultCallbackBudget
-        let query: LayeredQuery
+        switch Addressing.address(
+            url: url, platform: platform, caller: caller, whitelist: whitelist, scheme: scheme, budget: budget)
+        {
+        case .refused(let reason, let why):
+            logger.info("no callback", metadata: ["reason": "\(reason)", "why": "\(why)"])
+            return .noCallback(why)
+        case .fail(let addressee, let action, let reason):
+            return await finish(
+                addressee, action: action, status: action.flatMap { ActionStatus(action: $0, ran: [.fail]) } ?? .fail,
+                reason: reason, device: nil, budget: budget)
+        case .request(let addressee, let request):
+            let run = await self.run(request, caller: addressee.caller, scannedQR: scannedQR)
+            return await deliver(request, run: run, to: addressee, budget: budget)
+        }
+    }
+
+    /// Answers `url` with a fail callback `ERROR_STORE` when the hub's home cannot be used (`error` says why), if
+    /// the whitelist names where the answer may go; nothing is journaled, as the store may be what failed.
+    public static func answerUnusableHome(
+        url: String, platform: Platform, caller: String?, whitelist: Whitelist, error: any Error,
+        handOff: any CallbackHandOff, logger: Logger, budget: Int? = nil
+    ) async -> HubOutcome {
+        let budget = budget ?? platform.defaultCallbackBudget
+        logger.error("the home cannot be used: answering ERROR_STORE", metadata: ["error": "\(error)"])
+        let addressee: Addressee
+        let action: LayeredAction?
+        switch Addressing.address(url: url, platform: platform, caller: caller, whitelist: whitelist, budget: budget) {
+        case .refused(_, let why): return .noCallback(why)
+        case .fail(let failed, let failedAction, _): (addressee, action) = (failed, failedAction)
+        case .request(let requested, let request): (addressee, action) = (requested, request.action)
+        }
+        let status = action.flatMap { ActionStatus(action: $0, ran: [.fail]) } ?? .fail
+        guard
+            let callback = try? LayeredCallback(
+                destination: addressee.destination, echo: addressee.echo, status: status, reason: .store),
+            callback.url.utf8.count <= budget
+        else { return .noCallback("the callback cannot be written within \(budget) characters") }
+        let report = HubReport(status: status, reason: .store, device: nil, delivered: [], remaining: 0)
         do {
-            query = try LayeredQuery(parsing: url, maximumLength: budget)
+            try await handOff.handOver(callback.url)
+            return .callback(callback.url, report)
         } catch {
-            // Without a query only a caller named by the platform, with a fixed callback URL, can be answered.
-            guard let caller, let destination = whitelist.entries[caller], destination != Whitelist.dynamic else {
-                return .noCallback("the request is not a well-formed URL (\(error)) and its caller is unknown")
-            }
-            return finish(
-                caller: caller, destination: destination, echo: [], action: nil, status: .fail, reason: error.reason,
-                device: nil, budget: budget)
+            return .handOffFailed(callback.url, report, "\(error)")
         }
-        guard query.hasScheme(scheme) else {
-            return .noCallback("the URL is not addressed to \(scheme)://")
-        }
-
-        // Who is asking, and where may the answer go?
-        let decoded = { (key: String) in query.first(key)?.decodedValue }
-        let schemeCaller = decoded("scheme").flatMap { whitelist.caller(forScheme: $0) }
-        guard let callerID = caller ?? decoded("appid") ?? schemeCaller else {
-            return .noCallback("the caller is unknown: no platform caller, no appid, and no whitelisted scheme")
-        }
-        guard let entry = whitelist.entries[callerID] else {
-            return .noCallback("the caller \(callerID) is not whitelisted")
-        }
-        let echo = query.echo(for: platform)
-        let requestedScheme = decoded("scheme")
-        let callerURL = decoded("callerurl") ?? decoded("callurl")
-        let destination: String
-        if entry == Whitelist.dynamic {
-            guard let target = callerURL ?? requestedScheme.map(LayeredCallback.destination(scheme:)),
-                Whitelist.isValid(target)
-            else { return .noCallback("the caller \(callerID) is dynamic but names no valid callerurl or scheme") }
-            destination = target
-        } else {
-            if let requestedScheme, requestedScheme.lowercased() != Whitelist.scheme(of: entry) {
-                return .noCallback("the scheme does not match the whitelist entry of \(callerID)")
-            }
-            destination = entry
-        }
-
-        let request: LayeredRequest
-        do {
-            request = try LayeredRequest(query: query, platform: platform)
-        } catch {
-            let action = decoded("cmd").flatMap { Int($0) }.flatMap(LayeredAction.init(rawValue:))
-            return finish(
-                caller: callerID, destination: destination, echo: echo, action: action,
-                status: action.flatMap { ActionStatus(action: $0, ran: [.fail]) } ?? .fail, reason: error.reason,
-                device: nil, budget: budget)
-        }
-        if entry != Whitelist.dynamic, callerURL != nil {
-            return finish(
-                caller: callerID, destination: destination, echo: echo, action: request.action,
-                status: ActionStatus(action: request.action, ran: [.fail])!,
-                reason: LayeredReason(rawValue: "ERROR_DYNAMIC_CALLBACK_NOT_ALLOWED"), device: nil, budget: budget)
-        }
-
-        let run = await self.run(request, caller: callerID, scannedQR: scannedQR)
-        return deliver(request, run: run, caller: callerID, destination: destination, echo: echo, budget: budget)
     }
 
     // MARK: Stages
@@ -169,7 +182,7 @@ public actor Bridge {
             run.device = mac
             let known = try store.device(mac)
             if let known, known.model != request.deviceModel {
-                throw StagesStopped.first(.fail, LayeredReason(rawValue: "ERROR_DEVICE_MODEL_MISMATCH"))
+                throw StagesStopped.first(.fail, .deviceModelMismatch)
             }
             let stages = try await leases.withLease(mac) { [self] in
                 try await self.runStages(request, entry: entry, mac: mac, known: known, caller: caller)
@@ -183,8 +196,9 @@ public actor Bridge {
             run.outcomes.append(error.code == .cancelled ? .cancel : .fail)
             run.reason = reason(for: error, model: request.deviceModel)
         } catch {
+            logger.error("answering ERROR_STORE", metadata: ["error": "\(error)"])
             run.outcomes.append(.fail)
-            run.reason = LayeredReason(rawValue: "ERROR_STORE")
+            run.reason = .store
         }
         return run
     }
@@ -271,7 +285,8 @@ public actor Bridge {
         } catch let error as DeviceError {
             failure = stop(error.code == .cancelled ? .cancel : .fail, reason(for: error, model: request.deviceModel))
         } catch {
-            failure = stop(.fail, LayeredReason(rawValue: "ERROR_STORE"))
+            logger.error("answering ERROR_STORE", metadata: ["error": "\(error)"])
+            failure = stop(.fail, .store)
         }
         await connection.disconnect()
         if let failure { throw failure }
@@ -321,92 +336,129 @@ public actor Bridge {
 
     // MARK: Delivery
 
-    func deliver(
-        _ request: LayeredRequest, run: Run, caller: String, destination: String, echo: [QueryParameter], budget: Int
-    ) -> HubOutcome {
+    /// What a callback carries, chosen and (unless re-sent with `since`) reserved for this request.
+    struct Chosen {
+        var url: String
+        var readingIDs: [Int64]
+        var delivered: [LayeredReading]
+        var remaining: Int
+    }
+
+    func deliver(_ request: LayeredRequest, run: Run, to addressee: Addressee, budget: Int) async -> HubOutcome {
         let action = request.action
         guard let status = ActionStatus(action: action, ran: run.outcomes) else {
-            return finish(
-                caller: caller, destination: destination, echo: echo, action: action, status: .fail,
-                reason: run.reason ?? LayeredReason(rawValue: "ERROR_INTERNAL"), device: run.device, budget: budget)
+            return await finish(
+                addressee, action: action, status: .fail, reason: run.reason ?? .internal, device: run.device,
+                budget: budget)
         }
         guard run.outcomes.count == action.stages.count, run.outcomes.allSatisfy({ $0 == .success }),
             let mac = run.device
         else {
-            return finish(
-                caller: caller, destination: destination, echo: echo, action: action, status: status,
-                reason: run.reason,
-                device: run.device, budget: budget)
+            return await finish(
+                addressee, action: action, status: status, reason: run.reason, device: run.device, budget: budget)
+        }
+        requests += 1
+        let owner = ReservationOwner(
+            owner: "\(reservation.owner)#\(requests)", lifetime: reservation.lifetime, clock: reservation.clock,
+            isAbandoned: reservation.isAbandoned)
+        let chosen: Chosen
+        do {
+            let base = try LayeredCallback(
+                destination: addressee.destination, echo: addressee.echo, status: status, mac: mac)
+            if !action.includes(.sync) && run.live == nil {
+                chosen = Chosen(url: base.url, readingIDs: [], delivered: [], remaining: 0)
+            } else if let since = request.since {
+                // asked again from a time: re-sent as asked, not reserved
+                chosen = try choose(
+                    from: try store.readings(device: mac, since: since), live: run.live, base: base, request, budget)
+            } else {
+                chosen = try store.reservePending(device: mac, caller: addressee.caller, for: owner) { pending in
+                    let chosen = try choose(from: pending, live: run.live, base: base, request, budget)
+                    return (chosen, chosen.readingIDs)
+                }
+            }
+        } catch let error as LayeredError {
+            return await finish(
+                addressee, action: action,
+                status: ActionStatus(action: action, ran: run.outcomes.dropLast() + [.fail])!,
+                reason: error.reason, device: mac, budget: budget)
+        } catch {
+            logger.error(
+                "answering ERROR_STORE: the readings to deliver cannot be chosen", metadata: ["error": "\(error)"])
+            return await finish(
+                addressee, action: action,
+                status: ActionStatus(action: action, ran: run.outcomes.dropLast() + [.fail])!,
+                reason: .store, device: mac, budget: budget)
+        }
+        let report = HubReport(
+            status: status, reason: nil, device: mac, delivered: chosen.delivered, remaining: chosen.remaining)
+        do {
+            try await handOff.handOver(chosen.url)
+        } catch {
+            logger.error("the callback was not handed over; its readings stay pending", metadata: ["error": "\(error)"])
+            do {
+                try store.releaseReservations(owner: owner.owner)
+            } catch {
+                logger.error("the reservation was not released; it expires", metadata: ["error": "\(error)"])
+            }
+            return .handOffFailed(chosen.url, report, "\(error)")
         }
         do {
-            let base = try LayeredCallback(destination: destination, echo: echo, status: status, mac: mac)
-            var includedIDs: [Int64] = []
-            var delivered: [LayeredReading] = []
-            var url: String
-            var callback = base
-            var remaining = 0
-            if action.includes(.sync) {
-                let pending =
-                    try request.since.map { try store.readings(device: mac, since: $0) }
-                    ?? store.undeliveredReadings(device: mac, caller: caller)
-                let stored = pending.filter { $0.id != run.live?.id }
-                let packed = try LayeredCallback.packing(
-                    base, readings: stored.map(\.reading), measured: run.live.map { [$0.reading] }, unit: request.unit,
-                    maximumLength: budget)
-                includedIDs = packed.included.map { stored[$0].id }
-                delivered = packed.included.map { stored[$0].reading }
-                remaining = packed.leftOut.count
-                callback = packed.callback
-                url = packed.url
-            } else if let live = run.live {
-                callback.result = .list([live.reading.resultObject(unit: request.unit)])
-                url = callback.url
-            } else {
-                url = callback.url
-            }
-            if let live = run.live {
-                includedIDs.insert(live.id, at: 0)
-                delivered.insert(live.reading, at: 0)
-            }
-            guard url.utf8.count <= budget else {
-                return .noCallback("the callback would be longer than \(budget) characters")
-            }
             try store.recordDelivery(
-                caller: caller, device: mac, action: action.rawValue, status: status.rawValue, at: now(),
-                readingIDs: includedIDs, remaining: remaining)
-            return .callback(
-                url, HubReport(status: status, reason: nil, device: mac, delivered: delivered, remaining: remaining))
-        } catch let error as LayeredError {
-            return finish(
-                caller: caller, destination: destination, echo: echo, action: action,
-                status: ActionStatus(action: action, ran: run.outcomes.dropLast() + [.fail])!, reason: error.reason,
-                device: mac, budget: budget)
+                caller: addressee.caller, device: mac, action: action.rawValue, status: status.rawValue, at: now(),
+                readingIDs: chosen.readingIDs, remaining: chosen.remaining, owner: owner.owner)
         } catch {
-            return finish(
-                caller: caller, destination: destination, echo: echo, action: action,
-                status: ActionStatus(action: action, ran: run.outcomes.dropLast() + [.fail])!,
-                reason: LayeredReason(rawValue: "ERROR_STORE"), device: mac, budget: budget)
+            // handed over but not journaled: the reservation expires and the readings are delivered again
+            logger.error(
+                "the delivery was not journaled; its readings will be delivered again", metadata: ["error": "\(error)"])
         }
+        return .callback(chosen.url, report)
     }
 
-    /// A callback without readings (fail, cancel, add), journaled.
+    /// Packs the live reading (first, always) and as many of `stored` as fit, oldest first, into the callback.
+    func choose(
+        from stored: [StoredReading], live: StoredReading?, base: LayeredCallback, _ request: LayeredRequest,
+        _ budget: Int
+    ) throws(LayeredError) -> Chosen {
+        let stored = stored.filter { $0.id != live?.id }
+        let liveReadings = live.map { [$0.reading] } ?? []
+        let combined = request.action.includes(.sync) && request.action.includes(.measure)
+        let packed = try LayeredCallback.packing(
+            base, readings: stored.map(\.reading), measured: combined ? liveReadings : nil,
+            leading: combined ? [] : liveReadings, unit: request.unit, maximumLength: budget)
+        let included = packed.included.map { stored[$0] }
+        return Chosen(
+            url: packed.url, readingIDs: (live.map { [$0.id] } ?? []) + included.map(\.id),
+            delivered: liveReadings + included.map(\.reading), remaining: packed.leftOut.count)
+    }
+
+    /// Hands over a callback without readings (fail, cancel, add), then journals it.
     func finish(
-        caller: String, destination: String, echo: [QueryParameter], action: LayeredAction?, status: ActionStatus,
-        reason: LayeredReason?, device: MACAddress?, budget: Int
-    ) -> HubOutcome {
+        _ addressee: Addressee, action: LayeredAction?, status: ActionStatus, reason: LayeredReason?,
+        device: MACAddress?, budget: Int
+    ) async -> HubOutcome {
         guard
             let callback = try? LayeredCallback(
-                destination: destination, echo: echo, status: status, mac: device, reason: reason)
+                destination: addressee.destination, echo: addressee.echo, status: status, mac: device, reason: reason)
         else { return .noCallback("the callback cannot be written") }
         let url = callback.url
         guard url.utf8.count <= budget else {
             return .noCallback("the callback would be longer than \(budget) characters")
         }
-        _ = try? store.recordDelivery(
-            caller: caller, device: device, action: action?.rawValue ?? -1, status: status.rawValue, at: now(),
-            readingIDs: [],
-            remaining: 0)
-        return .callback(url, HubReport(status: status, reason: reason, device: device, delivered: [], remaining: 0))
+        let report = HubReport(status: status, reason: reason, device: device, delivered: [], remaining: 0)
+        do {
+            try await handOff.handOver(url)
+        } catch {
+            return .handOffFailed(url, report, "\(error)")
+        }
+        do {
+            try store.recordDelivery(
+                caller: addressee.caller, device: device, action: action?.rawValue ?? -1, status: status.rawValue,
+                at: now(), readingIDs: [], remaining: 0)
+        } catch {
+            logger.error("a callback without readings was not journaled", metadata: ["error": "\(error)"])
+        }
+        return .callback(url, report)
     }
 }
 

@@ -2,6 +2,11 @@ import LayeredProtocol
 
 /// The callers the hub answers (`AppWhiteList.plist`): each app id maps to its callback URL (`myapp://`), or to
 /// `*` for a caller that names its callback in the request (`callerurl`).
+///
+/// The fixed callback URL is the hub's security boundary: the app id and scheme of a request are only claims,
+/// but a fixed entry sends readings only to the app that owns its scheme. So every callback URL is a custom app
+/// scheme (``LayeredCallback/refusal(ofDestination:)``), no two callers share a scheme, and a new home has no `*`
+/// entry: whoever claims a `*` caller's app id may name any custom app scheme as its `callerurl`.
 public struct Whitelist: Hashable, Sendable {
     /// App id → callback destination or `*`.
     public private(set) var entries: [String: String]
@@ -11,16 +16,14 @@ public struct Whitelist: Hashable, Sendable {
 
     public init(entries: [String: String] = [:]) { self.entries = entries }
 
-    /// The whitelist a new home starts with: the demo caller and a dynamic one.
-    public static let `default` = Whitelist(entries: [
-        "org.vitalbridge.demo": "vitalbridge-demo://", "org.vitalbridge.dynamic": Whitelist.dynamic,
-    ])
+    /// The whitelist a new home starts with: the demo caller, and no dynamic (`*`) one.
+    public static let `default` = Whitelist(entries: ["org.vitalbridge.demo": "vitalbridge-demo://"])
 
     /// Reads an XML property list whose root is a dictionary of strings.
     ///
     /// - Throws: ``WhitelistError`` saying what is wrong: not an XML property list (with the byte offset), a binary
-    ///   property list, a root that is not a dictionary, an entry that is empty, repeated, not a string, or not a
-    ///   callback URL or `*`.
+    ///   property list, a root that is not a dictionary, an entry that is empty, repeated, not a string, not a
+    ///   callback URL to a custom app scheme or `*`, or a scheme another caller has too.
     public init(plist bytes: [UInt8]) throws(WhitelistError) {
         guard !bytes.starts(with: Array("bplist".utf8)) else {
             throw WhitelistError(
@@ -39,12 +42,15 @@ public struct Whitelist: Hashable, Sendable {
             guard case .string(let destination) = value else {
                 throw WhitelistError(message: "AppWhiteList.plist: the entry of \(appID) is not a string")
             }
-            guard Whitelist.isValid(destination) else {
-                throw WhitelistError(message: "AppWhiteList.plist: the entry of \(appID) is not a callback URL or *")
-            }
-            guard entries.updateValue(destination, forKey: appID) == nil else {
+            guard entries[appID] == nil else {
                 throw WhitelistError(message: "AppWhiteList.plist: \(appID) has more than one entry")
             }
+            do {
+                try Whitelist(entries: entries).check(destination, for: appID)
+            } catch {
+                throw WhitelistError(message: "AppWhiteList.plist: the entry of \(appID): \(error.message)")
+            }
+            entries[appID] = destination
         }
         self.entries = entries
     }
@@ -54,16 +60,26 @@ public struct Whitelist: Hashable, Sendable {
         XMLPropertyList.document(entries.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
     }
 
-    /// Whether `destination` can be an entry: `*`, or a scheme followed by printable ASCII without `?` and `#`.
-    public static func isValid(_ destination: String) -> Bool {
-        destination == dynamic || LayeredCallback.isValidDestination(destination)
+    /// Throws unless `destination` may be the entry of `appID`: `*`, or a callback URL to a custom app scheme that
+    /// no other caller has.
+    public func check(_ destination: String, for appID: String) throws(WhitelistError) {
+        guard !appID.isEmpty else { throw WhitelistError(message: "an app id cannot be empty") }
+        guard destination != Whitelist.dynamic else { return }
+        if let refusal = LayeredCallback.refusal(ofDestination: destination) {
+            throw WhitelistError(message: "'\(destination)' cannot be a callback URL: \(refusal)")
+        }
+        let scheme = Whitelist.scheme(of: destination)
+        if let other = entries.first(where: {
+            $0.key != appID && $0.value != Whitelist.dynamic && Whitelist.scheme(of: $0.value) == scheme
+        }) {
+            throw WhitelistError(
+                message: "the scheme \(scheme ?? "") is \(other.key)'s already; two callers cannot share a scheme")
+        }
     }
 
-    /// Adds or replaces the entry of `appID`.
+    /// Adds or replaces the entry of `appID`, after ``check(_:for:)``.
     public mutating func set(_ destination: String, for appID: String) throws(WhitelistError) {
-        guard !appID.isEmpty, Whitelist.isValid(destination) else {
-            throw WhitelistError(message: "'\(destination)' is not a callback URL (like myapp://) or *")
-        }
+        try check(destination, for: appID)
         entries[appID] = destination
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import LayeredProtocol
+import Logging
 import VitalBridge
 import VitalDevices
 import VitalSimulation
@@ -39,9 +40,20 @@ struct FileLeases: DeviceLeases {
 
     func withLease<T: Sendable>(_ mac: MACAddress, _ body: @Sendable () async throws -> T) async throws -> T {
         let path = home.locksDirectory + "/\(mac).lock"
-        let descriptor = open(path, O_CREAT | O_RDWR, 0o644)
-        guard descriptor >= 0 else { throw DeviceError(.busy, message: "cannot open the lock of \(mac)") }
+        let descriptor = open(path, O_CREAT | O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            let why = errno == ELOOP ? "it is a symbolic link" : String(cString: strerror(errno))
+            let error = HomeError("cannot open the lock \(path): \(why)")
+            printError("\(error)")
+            throw error
+        }
         defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            let error = HomeError("\(path) is not a regular file; the hub uses only regular files as locks")
+            printError("\(error)")
+            throw error
+        }
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
         while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
@@ -85,13 +97,13 @@ struct Hub {
     let world: SimulatedWorld
     let whitelist: Whitelist
 
-    /// The hub of `home`. A device's saved state is loaded when a request leases the device
-    /// (``FileLeases``), or by ``restoreWorld()``.
-    init(home: Home) throws(HomeError) {
+    /// The hub of `home` answering the callers of `whitelist`; its store is opened read-only when `readOnly`. A
+    /// device's saved state is loaded when a request leases the device (``FileLeases``), or by ``restoreWorld()``.
+    init(home: Home, whitelist: Whitelist, readOnly: Bool = false) throws(HomeError) {
         self.home = home
-        store = try home.store()
+        self.whitelist = whitelist
+        store = try home.store(readOnly: readOnly)
         fleet = try home.fleet()
-        whitelist = try home.whitelist()
         do {
             world = try SimulatedWorld(fleet: fleet, start: LayeredTimestamp(Date()))
         } catch {
@@ -119,7 +131,7 @@ struct Hub {
         return .milliseconds(Int64(seconds * 1000))
     }
 
-    func bridge(scannedQR: String?, showProgress: Bool = false) -> Bridge {
+    func bridge(scannedQR: String?, handOff: any CallbackHandOff, showProgress: Bool = false) -> Bridge {
         let world = self.world
         var progress: @Sendable (SyncProgress) -> Void = { _ in }
         if showProgress, isatty(2) == 1 {
@@ -129,9 +141,78 @@ struct Hub {
         return Bridge(
             store: store, central: world, user: SimulatedUser(script: fleet.user, scannedQR: scannedQR),
             leases: FileLeases(home: home, world: world, timeout: Self.deviceWait), whitelist: whitelist,
-            now: { clock.wallTime },
-            progress: progress)
+            handOff: handOff, reservation: ProcessIdentity.reservationOwner(), logger: hubLogger(),
+            now: { clock.wallTime }, progress: progress)
     }
+}
+
+/// Hands a callback over by writing it, with a newline, to standard output in full (`write(2)` straight to the
+/// descriptor, so nothing stays in a buffer); a closed or full output is an error, and the readings stay pending.
+struct StandardOutputHandOff: CallbackHandOff {
+    func handOver(_ url: String) async throws {
+        let bytes = Array((url + "\n").utf8)
+        var written = 0
+        while written < bytes.count {
+            let count = bytes.withUnsafeBytes { write(1, $0.baseAddress! + written, $0.count - written) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else {
+                throw HomeError("cannot write to standard output: \(String(cString: strerror(errno)))")
+            }
+            written += count
+        }
+    }
+}
+
+/// A hand-off that only accepts: the demo shows each callback itself.
+struct ShownHandOff: CallbackHandOff {
+    func handOver(_ url: String) async throws {}
+}
+
+/// This process as the owner of reservations: its id and start time (`/proc/<pid>/stat`, field 22), so that a
+/// reservation left by a process that has ended is returned to pending at once, even if its id was reused.
+enum ProcessIdentity {
+    /// How long a reservation lasts if its owner's end cannot be seen: 60 s, far longer than a hand-off takes.
+    static let lifetime = 60.0
+
+    static func reservationOwner() -> ReservationOwner {
+        let pid = getpid()
+        return ReservationOwner(
+            owner: "\(pid):\(startTime(of: pid) ?? "?")", lifetime: lifetime,
+            isAbandoned: { owner in isGone(owner) })
+    }
+
+    /// Whether the process an owner (`<pid>:<start time>#<request>`) names has ended.
+    static func isGone(_ owner: String) -> Bool {
+        let process = owner.prefix { $0 != "#" }
+        let parts = process.split(separator: ":", maxSplits: 1)
+        guard parts.count == 2, let pid = Int32(parts[0]), pid > 0 else { return false }
+        if kill(pid, 0) != 0 && errno == ESRCH { return true }
+        guard parts[1] != "?", let start = startTime(of: pid) else { return false }
+        return start != parts[1]
+    }
+
+    /// The start time of process `pid` in clock ticks since boot, from `/proc/<pid>/stat`; `nil` without `/proc`.
+    static func startTime(of pid: Int32) -> String? {
+        let descriptor = open("/proc/\(pid)/stat", O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var buffer = [UInt8](repeating: 0, count: 1024)
+        let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+        guard count > 0 else { return nil }
+        let text = String(decoding: buffer[..<count], as: UTF8.self)
+        // the command name (field 2) is in parentheses and may hold spaces: fields 3… follow the last ')'
+        guard let close = text.lastIndex(of: ")") else { return nil }
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        return fields.count > 19 ? String(fields[19]) : nil
+    }
+}
+
+/// The engine's logger: one line per event on standard error, at `$VITALBRIDGE_LOG_LEVEL` (`trace` … `critical`),
+/// else `notice`, which shows why a request failed and nothing of a successful one.
+func hubLogger() -> Logger {
+    var logger = Logger(label: "vitalbridge") { label in StreamLogHandler.standardError(label: label) }
+    logger.logLevel = environment("VITALBRIDGE_LOG_LEVEL").flatMap(Logger.Level.init(rawValue:)) ?? .notice
+    return logger
 }
 
 /// A progress bar on stderr: `sync [##########          ] 50% (512/1024)`.

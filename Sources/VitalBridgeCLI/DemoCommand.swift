@@ -52,7 +52,8 @@ struct DemoCommand: AsyncParsableCommand {
         defer { if !keep { try? FileManager.default.removeItem(at: directory) } }
         let hub: Hub
         do {
-            hub = try Hub(home: try Home(directory.path))
+            let home = try Home(directory.path, create: true)
+            hub = try Hub(home: home, whitelist: try home.whitelist())
         } catch {
             printError("cannot create the demo home: \(error)")
             throw ExitCode(1)
@@ -61,7 +62,7 @@ struct DemoCommand: AsyncParsableCommand {
         for (index, (title, url)) in Self.steps.enumerated() {
             print("\(index + 1). \(title)")
             print("   request:  \(url)")
-            let outcome = await hub.bridge(scannedQR: nil).handle(url: url, platform: .ios)
+            let outcome = await hub.bridge(scannedQR: nil, handOff: ShownHandOff()).handle(url: url, platform: .ios)
             guard case .callback(let callbackURL, let report) = outcome else {
                 print("   no callback\n")
                 continue

@@ -14,14 +14,30 @@ import VitalStore
 /// `--home`, shared by every command that uses the hub's files.
 struct HomeOptions: ParsableArguments {
     @Option(
+        name: .customLong("home"),
         help: ArgumentHelp(
-            "The hub's folder: store, whitelist, fleet and world state.",
-            discussion: "Default: $VITALBRIDGE_HOME, else $XDG_DATA_HOME/vitalbridge, else ~/.local/share/vitalbridge.")
-    )
-    var home: String?
+            "The hub's folder: store, whitelist, fleet and world state; at most once.",
+            discussion: "Default: $VITALBRIDGE_HOME, else $XDG_DATA_HOME/vitalbridge, else ~/.local/share/vitalbridge.",
+            valueName: "home"))
+    var homes: [String] = []
+
+    /// The folder `--home` names, if given.
+    var home: String? { homes.first }
+
+    func validate() throws {
+        guard homes.count <= 1 else { throw ValidationError("--home may be given once") }
+        guard home != "" else { throw ValidationError("--home cannot be empty") }
+    }
 }
 
-/// The hub's files in its home folder; missing ones are created from the embedded defaults.
+/// The hub's files in its home folder.
+///
+/// The home holds health data, so it is private and never followed: the folder is 0700 and its files 0600
+/// (an existing home is tightened when opened); a symbolic link or a file that is not a regular one where a home
+/// file should be is refused; every file is written under a new unique name (`O_EXCL | O_NOFOLLOW`) and renamed
+/// into place, and temporary files a killed process left behind are removed; each file has a size limit
+/// (``Limit``). Only the commands that write (`open`, `init`, `whitelist add|remove`) create a home; the others
+/// refuse a folder that is not one.
 ///
 /// Paths are plain strings and files are read and written with POSIX calls: `vitalbridge open` runs once per
 /// request, and Foundation's URL and file APIs cost more at first use than the whole request.
@@ -34,6 +50,16 @@ struct Home {
     var worldDirectory: String { directory + "/world" }
     var locksDirectory: String { directory + "/locks" }
 
+    /// The largest file the hub reads, per kind of file.
+    enum Limit {
+        /// `AppWhiteList.plist`: 1 MiB (thousands of callers).
+        static let whitelist = 1 << 20
+        /// `fleet.json`: 32 MiB (a scripted list of hundreds of thousands of records).
+        static let fleet = 32 << 20
+        /// `world/<MAC>.json`, what one simulated device stores: 64 MiB.
+        static let deviceState = 64 << 20
+    }
+
     /// The folder `--home` names, else `$VITALBRIDGE_HOME`, else `$XDG_DATA_HOME/vitalbridge`, else
     /// `~/.local/share/vitalbridge`.
     static func directory(option: String?) -> String {
@@ -44,16 +70,27 @@ struct Home {
             + "/.local/share/vitalbridge"
     }
 
-    /// Opens `directory`, creating it and its default files as needed.
-    init(_ directory: String) throws(HomeError) {
+    /// Opens the home `directory`: creating it and its missing default files when `create`, else requiring a home
+    /// that exists (one with a store). Either way the folders and files it has are checked and tightened.
+    init(_ directory: String, create: Bool) throws(HomeError) {
         self.directory = directory
-        for folder in [worldDirectory, locksDirectory] where !Self.isDirectory(folder) {
-            do {
-                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            } catch {
-                throw HomeError("cannot create the home folder \(directory): \(error.localizedDescription)")
-            }
+        if create {
+            try Self.makeDirectory(directory, intermediates: true)
+        } else if access(storePath, F_OK) != 0 {
+            throw HomeError(
+                "no VitalBridge home at \(directory) (create one with: vitalbridge init --home '\(directory)')")
         }
+        try Self.checkDirectory(directory, ownedByUser: true)
+        for folder in [worldDirectory, locksDirectory] {
+            if create { try Self.makeDirectory(folder, intermediates: false) }
+            if access(folder, F_OK) == 0 { try Self.checkDirectory(folder, ownedByUser: false) }
+        }
+        for file in [storePath, storePath + "-wal", storePath + "-shm", storePath + ".lock"] {
+            try Self.checkFile(file)
+        }
+        guard create else { return }
+        removeStaleTemporaryFiles(in: directory)
+        removeStaleTemporaryFiles(in: worldDirectory)
         if access(whitelistPath, F_OK) != 0 {
             try writeFile(Whitelist.default.plist, to: whitelistPath)
         }
@@ -62,22 +99,58 @@ struct Home {
         }
     }
 
-    private static func isDirectory(_ path: String) -> Bool {
+    /// Creates the folder `path` (0700) if it does not exist.
+    private static func makeDirectory(_ path: String, intermediates: Bool) throws(HomeError) {
         var status = stat()
-        return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR
+        guard lstat(path, &status) != 0 else { return }
+        do {
+            try FileManager.default.createDirectory(
+                atPath: path, withIntermediateDirectories: intermediates, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw HomeError("cannot create the folder \(path): \(error.localizedDescription)")
+        }
+    }
+
+    /// Throws unless `path` is a folder (the home itself may be reached through a link the user made; its
+    /// subfolders may not), owned by this user when `ownedByUser`; tightens it to 0700.
+    private static func checkDirectory(_ path: String, ownedByUser: Bool) throws(HomeError) {
+        var status = stat()
+        guard (ownedByUser ? stat(path, &status) : lstat(path, &status)) == 0 else {
+            throw HomeError("cannot use \(path): \(String(cString: strerror(errno)))")
+        }
+        guard status.st_mode & S_IFMT == S_IFDIR else {
+            throw HomeError("\(path) is not a folder (a link or another kind of file); the hub does not follow links")
+        }
+        guard status.st_uid == geteuid() else {
+            throw HomeError("\(path) belongs to another user; a VitalBridge home must be the user's own")
+        }
+        if status.st_mode & 0o077 != 0 { chmod(path, 0o700) }
+    }
+
+    /// Throws if `path` exists and is a link or not a regular file; tightens it to 0600.
+    static func checkFile(_ path: String) throws(HomeError) {
+        var status = stat()
+        guard lstat(path, &status) == 0 else { return }
+        guard status.st_mode & S_IFMT == S_IFREG else {
+            throw HomeError("\(path) is not a regular file (a link, a pipe or a device); the hub does not follow links")
+        }
+        if status.st_mode & 0o077 != 0 { chmod(path, 0o600) }
     }
 
     func whitelist() throws(HomeError) -> Whitelist {
-        try load(whitelistPath) { bytes in try Whitelist(plist: bytes) }
+        guard access(whitelistPath, F_OK) == 0 else { return Whitelist.default }
+        return try load(whitelistPath, limit: Limit.whitelist) { bytes in try Whitelist(plist: bytes) }
     }
 
     func fleet() throws(HomeError) -> Fleet {
-        try load(fleetPath) { bytes in try Fleet(json: bytes) }
+        guard access(fleetPath, F_OK) == 0 else { return Fleet.default }
+        return try load(fleetPath, limit: Limit.fleet) { bytes in try Fleet(json: bytes) }
     }
 
-    func store() throws(HomeError) -> VitalStore {
+    /// The store; opened read-only when `readOnly` (nothing is written to the file).
+    func store(readOnly: Bool = false) throws(HomeError) -> VitalStore {
         do {
-            return try VitalStore(path: storePath)
+            return try VitalStore(path: storePath, readOnly: readOnly)
         } catch {
             throw HomeError("\(error)")
         }
@@ -89,8 +162,11 @@ struct Home {
     /// The saved state of device `mac`, if any.
     func deviceState(_ mac: MACAddress) throws(HomeError) -> DeviceState? {
         let path = statePath(mac)
-        guard access(path, F_OK) == 0 else { return nil }
-        return try load(path, " is not a saved device state") { bytes in try DeviceState(json: bytes) }
+        var status = stat()
+        guard lstat(path, &status) == 0 else { return nil }
+        return try load(path, " is not a saved device state", limit: Limit.deviceState) { bytes in
+            try DeviceState(json: bytes)
+        }
     }
 
     /// Saves the state of device `mac` atomically: a reader sees the old file or the new one, never a part.
@@ -99,8 +175,10 @@ struct Home {
     }
 
     /// Reads the file at `path` with `parse`; a problem is an error that starts with the path and `what` it is not.
-    private func load<T>(_ path: String, _ what: String = "", _ parse: ([UInt8]) throws -> T) throws(HomeError) -> T {
-        let bytes = try readFile(path)
+    private func load<T>(_ path: String, _ what: String = "", limit: Int, _ parse: ([UInt8]) throws -> T)
+        throws(HomeError) -> T
+    {
+        let bytes = try readFile(path, limit: limit)
         do {
             return try parse(bytes)
         } catch {
@@ -108,11 +186,26 @@ struct Home {
         }
     }
 
-    /// The bytes of the file at `path`.
-    func readFile(_ path: String) throws(HomeError) -> [UInt8] {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw HomeError("cannot read \(path): \(String(cString: strerror(errno)))") }
+    /// The bytes of the regular file at `path`, at most `limit` of them; a link, a pipe, a device or a larger file
+    /// is refused. The file is tightened to 0600.
+    func readFile(_ path: String, limit: Int) throws(HomeError) -> [UInt8] {
+        // O_NONBLOCK: opening a pipe must not wait for a writer; O_NOFOLLOW: a link is refused (ELOOP)
+        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            if errno == ELOOP {
+                throw HomeError("\(path) is a symbolic link; the hub does not follow links in its home")
+            }
+            throw HomeError("cannot read \(path): \(String(cString: strerror(errno)))")
+        }
         defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            throw HomeError("\(path) is not a regular file (a pipe or a device); the hub reads only regular files")
+        }
+        if status.st_mode & 0o077 != 0 { fchmod(descriptor, 0o600) }
+        guard Int(status.st_size) <= limit else {
+            throw HomeError("\(path) is larger than its limit of \(limit) bytes")
+        }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 16_384)
         while true {
@@ -121,11 +214,13 @@ struct Home {
             guard count >= 0 else { throw HomeError("cannot read \(path): \(String(cString: strerror(errno)))") }
             if count == 0 { return bytes }
             bytes += chunk[..<count]
+            guard bytes.count <= limit else { throw HomeError("\(path) is larger than its limit of \(limit) bytes") }
         }
     }
 
-    /// Writes `bytes` to a temporary file beside `path`, flushes it to disk and renames it over `path`, so that
-    /// after a crash `path` holds either the old bytes or the new ones, never a part.
+    /// Writes `bytes` to a new file with a unique name beside `path` (created with `O_EXCL | O_NOFOLLOW`, mode
+    /// 0600), flushes it to disk and renames it over `path`, so that after a crash `path` holds either the old bytes
+    /// or the new ones, never a part, and no link planted in the home is ever followed.
     ///
     /// The folder is not flushed: a power loss may undo the rename, and the old state is safe to come back to (a
     /// device that then sends a record again has it ignored by the store, which never stores a reading twice).
@@ -133,9 +228,19 @@ struct Home {
         func failure(_ what: String) -> HomeError {
             HomeError("cannot write \(path): \(what): \(String(cString: strerror(errno)))")
         }
-        let temporary = "\(path).\(getpid()).tmp"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw failure("cannot create \(temporary)") }
+        let slash = path.lastIndex(of: "/")
+        let folder = slash.map { String(path[..<$0]) } ?? "."
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        var temporary = ""
+        var descriptor: Int32 = -1
+        while descriptor < 0 {
+            temporary = "\(folder)/.\(name).\(getpid())-\(String(UInt64.random(in: 0...UInt64.max), radix: 16)).tmp"
+            descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+            guard descriptor >= 0 else {
+                if errno == EEXIST { continue }
+                throw failure("cannot create a temporary file in \(folder)")
+            }
+        }
         var written = 0
         while written < bytes.count {
             let count = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + written, $0.count - written) }
@@ -159,6 +264,20 @@ struct Home {
             let error = failure("cannot rename \(temporary)")
             unlink(temporary)
             throw error
+        }
+    }
+
+    /// Removes the temporary files (`….<pid>-<random>.tmp`, or `….<pid>.tmp` from earlier versions) in `folder`
+    /// whose process has ended.
+    private func removeStaleTemporaryFiles(in folder: String) {
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
+        for entry in entries where entry.hasSuffix(".tmp") {
+            let stem = entry.dropLast(4)
+            guard let dot = stem.lastIndex(of: "."),
+                let pid = Int32(stem[stem.index(after: dot)...].prefix { $0 != "-" }), pid > 0,
+                kill(pid, 0) != 0, errno == ESRCH
+            else { continue }
+            unlink(folder + "/" + entry)
         }
     }
 }

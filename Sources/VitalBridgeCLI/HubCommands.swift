@@ -12,13 +12,19 @@ struct OpenCommand: AsyncParsableCommand {
         commandName: "open",
         abstract: "Handle one layered-app request URL and print the callback URL.",
         discussion: """
-            Prints exactly the callback URL, as one line, and exits 0 whenever a callback may be sent (success, \
-            fail or cancel). When none may be sent (not an ihealth-layer:// URL, an unknown caller, a scheme that \
-            does not match the caller's whitelist entry) it prints one line on stderr and exits 3. Usage errors \
-            exit 2.
+            Prints exactly the callback URL, as one line, and exits 0 whenever a callback was handed over \
+            (success, fail or cancel). When none may be sent (not an ihealth-layer:// URL, an unknown caller, a \
+            scheme that does not match the caller's whitelist entry, a callerurl that is not a custom app scheme) it \
+            prints one line on stderr and exits 3. A home that cannot be used answers ERROR_STORE when the whitelist \
+            names the destination, else exits 1. If the callback cannot be written out, it exits 5 and its \
+            readings stay pending. Usage errors exit 2.
 
             The caller is --caller if given, else the request's appid, else the whitelisted caller whose callback \
             scheme is the request's scheme.
+
+            Delivery is at least once: a reading counts as delivered only after its callback was written out in \
+            full, so after a crash it may come again. De-duplicate readings by device, measurement time and values \
+            (two readings in one second are distinct when their values differ).
 
             Examples:
               vitalbridge open 'ihealth-layer://?cmd=0&devicemodel=100&mac=004D3208D2F4&unit=2&scheme=vitalbridge-demo'
@@ -30,19 +36,30 @@ struct OpenCommand: AsyncParsableCommand {
     @OptionGroup var homeOptions: HomeOptions
     @OptionGroup var platformOptions: PlatformOptions
 
-    @Option(help: "Who opened the URL, as the platform says (bundle or package id).")
-    var caller: String?
+    @Option(help: "Who opened the URL, as the platform says (bundle or package id); at most once.")
+    var caller: [String] = []
 
-    @Option(name: .customLong("scan-qr"), help: "The text of the QR code the camera reads, for addtype=1.")
-    var scanQR: String?
+    @Option(
+        name: .customLong("scan-qr"), help: "The text of the QR code the camera reads, for addtype=1; at most once.")
+    var scanQR: [String] = []
 
     @Argument(help: "The request URL, quoted for the shell.")
     var url: String
 
+    func validate() throws {
+        guard caller.count <= 1 else { throw ValidationError("--caller may be given once") }
+        guard scanQR.count <= 1 else { throw ValidationError("--scan-qr may be given once") }
+    }
+
+    /// What the command line asked for.
+    var invocation: OpenInvocation {
+        OpenInvocation(
+            home: homeOptions.home, platform: platformOptions.platform, caller: caller.first, scanQR: scanQR.first,
+            url: url)
+    }
+
     func run() async throws {
-        try await OpenInvocation(
-            home: homeOptions.home, platform: platformOptions.platform, caller: caller, scanQR: scanQR, url: url
-        ).run()
+        try await invocation.run()
     }
 }
 
@@ -51,7 +68,7 @@ struct OpenCommand: AsyncParsableCommand {
 /// The hub's hot path. Its documented form is read by ``init(fastParsing:)`` without ArgumentParser, whose
 /// command tree and property wrappers cost more at first use than the request itself; anything else (help, a
 /// usage error) goes through ``OpenCommand``, which runs the same ``run()``.
-struct OpenInvocation {
+struct OpenInvocation: Equatable {
     var home: String?
     var platform: Platform = .ios
     var caller: String?
@@ -78,7 +95,7 @@ struct OpenInvocation {
         while let name = options.popFirst() {
             guard let value = options.popFirst(), !value.hasPrefix("-") else { return nil }
             switch name {
-            case "--home" where !seen.home: (home, seen.home) = (value, true)
+            case "--home" where !seen.home && !value.isEmpty: (home, seen.home) = (value, true)
             case "--caller" where !seen.caller: (caller, seen.caller) = (value, true)
             case "--scan-qr" where !seen.scanQR: (scanQR, seen.scanQR) = (value, true)
             case "--platform" where !seen.platform:
@@ -89,21 +106,43 @@ struct OpenInvocation {
         }
     }
 
-    /// Handles the request: prints the callback URL and exits 0, or exits 3 with why none may be sent.
+    /// Handles the request: prints the callback URL and exits 0; exits 3 when no callback may be sent, 5 when
+    /// it could not be written out, 1 when the home cannot be used and the whitelist cannot name a destination.
     ///
     /// The process ends with the store still open. Every reading and delivery is already committed to SQLite's
     /// write-ahead log with a full sync, and the next process to open the store reads the log back, as it would after
     /// a crash; closing would only spend time on cleanup (GRDB's observers, a dispatch queue) that matters to a
     /// long-lived process.
     func run() async throws -> Never {
-        let hub = try openHub(home)
-        let outcome = await hub.bridge(scannedQR: scanQR, showProgress: true).handle(
-            url: url, platform: platform, caller: caller, scannedQR: scanQR)
+        let handOff = StandardOutputHandOff()
+        // the whitelist decides where an answer may go: without it, none may
+        let folder: Home
+        let whitelist: Whitelist
+        do {
+            folder = try Home(Home.directory(option: home), create: true)
+            whitelist = try folder.whitelist()
+        } catch {
+            printError("cannot use the home folder: \(error)")
+            exit(1)
+        }
+        var hub: Hub?
+        let outcome: HubOutcome
+        do {
+            hub = try Hub(home: folder, whitelist: whitelist)
+            outcome = await hub!.bridge(scannedQR: scanQR, handOff: handOff, showProgress: true).handle(
+                url: url, platform: platform, caller: caller, scannedQR: scanQR)
+        } catch {
+            outcome = await Bridge.answerUnusableHome(
+                url: url, platform: platform, caller: caller, whitelist: whitelist, error: error, handOff: handOff,
+                logger: hubLogger())
+        }
         return withExtendedLifetime(hub) {
             switch outcome {
-            case .callback(let callback, _):
-                print(callback)
+            case .callback:
                 exit(0)
+            case .handOffFailed(_, _, let why):
+                printError("the callback was not handed over (its readings stay pending): \(why)")
+                exit(5)
             case .noCallback(let why):
                 printError("no callback: \(why)")
                 exit(3)
@@ -113,13 +152,29 @@ struct OpenInvocation {
 }
 
 /// Opens the hub in the home folder `option` names (``Home/directory(option:)``), or exits 1 with one line saying
-/// why.
-func openHub(_ option: String?) throws -> Hub {
+/// why. Only commands that write create a home (`create`); the others open its store read-only.
+func openHub(_ option: String?, create: Bool = false) throws -> Hub {
     do {
-        return try Hub(home: try Home(Home.directory(option: option)))
+        let home = try Home(Home.directory(option: option), create: create)
+        return try Hub(home: home, whitelist: try home.whitelist(), readOnly: !create)
     } catch {
         printError("cannot use the home folder: \(error)")
         throw ExitCode(1)
+    }
+}
+
+/// `vitalbridge init`: creates a home.
+struct InitCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "init",
+        abstract: "Create a VitalBridge home (private folder, store, whitelist, fleet), or check an existing one.",
+        discussion: "Example:\n  vitalbridge init --home ~/vitalbridge-home")
+
+    @OptionGroup var homeOptions: HomeOptions
+
+    func run() throws {
+        let hub = try openHub(homeOptions.home, create: true)
+        print("VitalBridge home at \(hub.home.directory)")
     }
 }
 
@@ -254,20 +309,26 @@ struct WhitelistCommand: ParsableCommand {
         )
         @OptionGroup var homeOptions: HomeOptions
         @Argument(help: "The caller's bundle or package id.") var caller: String
-        @Argument(help: "Its callback URL (myapp://) or *.") var callback: String
-
-        func validate() throws {
-            guard Whitelist.isValid(callback) else {
-                throw ValidationError("'\(callback)' is not a callback URL (like myapp://) or *")
-            }
-        }
+        @Argument(help: "Its callback URL (myapp://, a custom app scheme) or *.") var callback: String
 
         func run() throws {
-            let hub = try openHub(homeOptions.home)
+            let hub = try openHub(homeOptions.home, create: true)
             var whitelist = hub.whitelist
-            try whitelist.set(callback, for: caller)
+            do {
+                try whitelist.set(callback, for: caller)
+            } catch {
+                printError("cannot whitelist \(escapedCallerText(caller)): \(error)")
+                throw ExitCode(1)
+            }
             try hub.home.writeFile(whitelist.plist, to: hub.home.whitelistPath)
             print("\(caller) → \(callback)")
+            if callback == Whitelist.dynamic {
+                print(
+                    """
+                    warning: \(caller) may now name any custom app scheme as its callerurl, and whoever claims its app \
+                    id (the hub cannot verify who opens a URL) receives its readings there
+                    """)
+            }
         }
     }
 

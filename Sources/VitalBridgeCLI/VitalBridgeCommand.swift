@@ -8,7 +8,8 @@ public struct VitalBridgeCommand: ParsableCommand {
         commandName: "vitalbridge",
         abstract: "VitalBridge: an open hub for vital signs that speaks the iHealth layered-app protocol.",
         subcommands: [
-            DemoCommand.self, OpenCommand.self, DevicesCommand.self, RecordsCommand.self, WhitelistCommand.self,
+            DemoCommand.self, InitCommand.self, OpenCommand.self, DevicesCommand.self, RecordsCommand.self,
+            WhitelistCommand.self,
             FleetCommand.self,
             RequestCommand.self, CallbackCommand.self, GATTCommand.self,
         ]
@@ -20,6 +21,11 @@ public struct VitalBridgeCommand: ParsableCommand {
     /// errors exit 2 (not ArgumentParser's 64), so every VitalBridge command answers 0 done, 1 rejected input, 2 usage,
     /// 3 no callback may be sent.
     public static func runFromCommandLine() -> Never {
+        // A closed standard output is an error a command reports (a callback not handed over exits 5), not a
+        // signal that kills it.
+        signal(SIGPIPE, SIG_IGN)
+        // Everything the hub creates is private to the user: folders 0700, files 0600.
+        umask(0o077)
         CallingThreadExecutor.run { await runCommandLine() }
     }
 
@@ -56,8 +62,19 @@ extension Platform: ExpressibleByArgument {}
 
 /// Options every protocol command shares.
 struct PlatformOptions: ParsableArguments {
-    @Option(help: "The platform the URL comes from: ios or android (Android requires appid).")
-    var platform: Platform = .ios
+    @Option(
+        name: .customLong("platform"),
+        help: ArgumentHelp(
+            "The platform the URL comes from: ios or android (Android requires appid); at most once.",
+            valueName: "platform"))
+    var platforms: [Platform] = []
+
+    /// The platform `--platform` names; iOS when absent.
+    var platform: Platform { platforms.first ?? .ios }
+
+    func validate() throws {
+        guard platforms.count <= 1 else { throw ValidationError("--platform may be given once") }
+    }
 }
 
 /// `vitalbridge request URL`: reads a request as the layered app does.

@@ -60,6 +60,31 @@ public struct Delivery: Hashable, Sendable {
     public var remaining: Int
 }
 
+/// Who holds a reservation of pending readings (``VitalStore/reservePending(device:caller:for:_:)``), for how long,
+/// and how to tell that another owner is gone.
+public struct ReservationOwner: Sendable {
+    /// The owner's identifier, unique among the processes that share the store (a process id with its start time).
+    public var owner: String
+    /// How long a reservation lasts, in seconds: longer than any hand-off takes.
+    public var lifetime: Double
+    /// The time now, in seconds since 1970; reservations expire by it.
+    public var clock: @Sendable () -> Double
+    /// Whether the owner named by the argument is gone (its process ended): its reservations are returned to
+    /// pending at once instead of at their expiry.
+    public var isAbandoned: @Sendable (String) -> Bool
+
+    public init(
+        owner: String, lifetime: Double = 60,
+        clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
+        isAbandoned: @escaping @Sendable (String) -> Bool = { _ in false }
+    ) {
+        self.owner = owner
+        self.lifetime = lifetime
+        self.clock = clock
+        self.isAbandoned = isAbandoned
+    }
+}
+
 /// Why the store failed; the description never contains a health value.
 public struct StoreError: Error, CustomStringConvertible, Sendable {
     public var message: String
@@ -75,20 +100,26 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
 public final class VitalStore: Sendable {
     private let database: any DatabaseWriter
 
-    /// Opens (creating and migrating if needed) the store at `path`.
+    /// Opens (creating and migrating if needed) the store at `path`; with `readOnly`, opens an existing,
+    /// up-to-date store without writing anything to it.
     ///
     /// One connection (a `DatabaseQueue`) serves the process: a `vitalbridge` process handles one request, and other
     /// processes share the file through SQLite's WAL locks. The journal mode and `synchronous = FULL` are set here
     /// rather than through GRDB's WAL set-up, which would lower `synchronous` to NORMAL and write a schema change
-    /// into the file at every open.
+    /// into the file at every open. A file that is not a VitalBridge store is refused before anything is written to
+    /// it.
     ///
     /// A process may end without releasing the store: every commit is already durable in the write-ahead log, which
     /// the next connection reads back. The log is checkpointed into the file every 100 pages.
-    public init(path: String) throws(StoreError) {
+    public init(path: String, readOnly: Bool = false) throws(StoreError) {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         configuration.journalMode = .default
+        configuration.readonly = readOnly
         configuration.prepareDatabase { db in
+            // Nothing is written to a file that is not ours: this check comes before the first write (WAL mode).
+            try Self.checkOwnership(db)
+            guard !readOnly else { return }
             let mode = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
             guard mode == "wal" else { throw StoreError("the file refuses WAL mode (journal mode \(mode ?? "none"))") }
             try db.execute(sql: "PRAGMA synchronous = FULL")
@@ -96,9 +127,25 @@ public final class VitalStore: Sendable {
             // checkpointing past 100 pages (SQLite's default is 1,000) keeps that read short.
             try db.execute(sql: "PRAGMA wal_autocheckpoint = 100")
         }
+        if readOnly {
+            do {
+                database = try DatabaseQueue(path: path, configuration: configuration)
+                let version = try database.unsafeRead { db in try Int.fetchOne(db, sql: "PRAGMA user_version") } ?? 0
+                guard version == Self.migrator.migrations.count else {
+                    throw StoreError(
+                        "its schema is \(version), not \(Self.migrator.migrations.count); open it to write once")
+                }
+            } catch {
+                throw StoreError("cannot open the store at \(path): \(error)")
+            }
+            return
+        }
         // Two processes opening a new store at once would both find it unmigrated: migrate under a file lock.
-        let lock = open(path + ".lock", O_CREAT | O_RDWR, 0o644)
-        guard lock >= 0 else { throw StoreError("cannot open the store at \(path): cannot create its lock file") }
+        let lock = open(path + ".lock", O_CREAT | O_RDWR | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard lock >= 0 else {
+            throw StoreError(
+                "cannot open the store at \(path): cannot open its lock file: \(String(cString: strerror(errno)))")
+        }
         defer { close(lock) }
         flock(lock, LOCK_EX)
         defer { flock(lock, LOCK_UN) }
@@ -117,6 +164,24 @@ public final class VitalStore: Sendable {
             try Self.migrate(database)
         } catch {
             throw StoreError("cannot create an in-memory store: \(error)")
+        }
+    }
+
+    /// The `PRAGMA application_id` of a VitalBridge store ("VBRG").
+    static let applicationID: Int32 = 0x5642_5247
+
+    /// Throws unless the connection's file is a VitalBridge store, a store of a VitalBridge from before the
+    /// application id (its tables and migrations table), or an empty database; reads only.
+    static func checkOwnership(_ db: Database) throws {
+        let id = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
+        if id == applicationID { return }
+        guard id == 0 else {
+            throw StoreError("the file is not a VitalBridge store (an SQLite file of another application)")
+        }
+        let tables = Set(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'"))
+        let ours: Set = ["grdb_migrations", "device", "reading", "delivery", "delivery_reading"]
+        guard tables.isEmpty || ours.isSubset(of: tables) else {
+            throw StoreError("the file is not a VitalBridge store (an SQLite file with other tables)")
         }
     }
 
@@ -172,6 +237,20 @@ public final class VitalStore: Sendable {
                         PRIMARY KEY (delivery_id, reading_id)
                     );
                     CREATE INDEX delivered_by_caller ON delivery_reading (caller, reading_id);
+                    """)
+        }
+        migrator.registerMigration("v2: reservations, application id") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE reservation (
+                        caller TEXT NOT NULL,
+                        reading_id INTEGER NOT NULL REFERENCES reading(id),
+                        owner TEXT NOT NULL,
+                        expires_at REAL NOT NULL,
+                        PRIMARY KEY (caller, reading_id)
+                    );
+                    CREATE INDEX reservation_by_owner ON reservation (owner);
+                    PRAGMA application_id = \(applicationID);
                     """)
         }
         return migrator
@@ -281,18 +360,22 @@ public final class VitalStore: Sendable {
         }
     }
 
-    /// The readings of device `mac` not yet delivered to `caller`, oldest first.
+    /// The readings of device `mac` not yet delivered to `caller` and not reserved for a delivery in progress,
+    /// oldest first.
     public func undeliveredReadings(device mac: MACAddress, caller: String) throws(StoreError) -> [StoredReading] {
-        try query("read pending readings") { db in
-            try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT * FROM reading WHERE device_mac = ? AND id NOT IN
-                        (SELECT reading_id FROM delivery_reading WHERE caller = ?)
-                    ORDER BY measured_at, id
-                    """, arguments: [mac.description, caller]
-            ).compactMap(Self.reading(from:))
-        }
+        try query("read pending readings") { db in try Self.pending(db, device: mac, caller: caller) }
+    }
+
+    private static func pending(_ db: Database, device mac: MACAddress, caller: String) throws -> [StoredReading] {
+        try Row.fetchAll(
+            db,
+            sql: """
+                SELECT * FROM reading WHERE device_mac = ?
+                    AND id NOT IN (SELECT reading_id FROM delivery_reading WHERE caller = ?)
+                    AND id NOT IN (SELECT reading_id FROM reservation WHERE caller = ?)
+                ORDER BY measured_at, id
+                """, arguments: [mac.description, caller, caller]
+        ).compactMap(Self.reading(from:))
     }
 
     private static func reading(from row: Row) -> StoredReading? {
@@ -306,11 +389,69 @@ public final class VitalStore: Sendable {
 
     // MARK: Deliveries
 
-    /// Journals a callback: who it went to, when, with which readings and status.
+    /// Reserves readings of device `mac` for a callback to `caller` that `reservation`'s owner is about to hand
+    /// over, in one serialized step across processes: no two owners ever hold the same reading for one caller.
+    ///
+    /// In one write transaction it first returns to pending every reservation that expired or whose owner
+    /// `reservation` says is gone, then passes the pending readings (oldest first) to `choose`, and reserves the
+    /// identifiers `choose` returns with what it made of them. The owner then hands the callback over and calls
+    /// ``recordDelivery(caller:device:action:status:at:readingIDs:remaining:owner:)``, or
+    /// ``releaseReservations(owner:)`` if the hand-off failed. If the owner never comes back (it crashed), its
+    /// readings are pending again once its reservation expires: a reading is delivered at least once.
+    public func reservePending<T>(
+        device mac: MACAddress, caller: String, for reservation: ReservationOwner,
+        _ choose: ([StoredReading]) throws -> (T, readingIDs: [Int64])
+    ) throws -> T {
+        do {
+            return try database.writeWithoutTransaction { db in
+                var chosen: T?
+                // IMMEDIATE: the write lock is taken before the pending readings are read, so that no other process
+                // can choose them between the read and the reservation.
+                try db.inTransaction(.immediate) {
+                    let now = reservation.clock()
+                    try db.execute(sql: "DELETE FROM reservation WHERE expires_at <= ?", arguments: [now])
+                    for owner in try String.fetchAll(db, sql: "SELECT DISTINCT owner FROM reservation")
+                    where owner != reservation.owner && reservation.isAbandoned(owner) {
+                        try db.execute(sql: "DELETE FROM reservation WHERE owner = ?", arguments: [owner])
+                    }
+                    let (result, ids) = try choose(try Self.pending(db, device: mac, caller: caller))
+                    let insert = try db.cachedStatement(
+                        sql: "INSERT INTO reservation (caller, reading_id, owner, expires_at) VALUES (?, ?, ?, ?)")
+                    for id in ids {
+                        try insert.execute(arguments: [caller, id, reservation.owner, now + reservation.lifetime])
+                    }
+                    chosen = result
+                    return .commit
+                }
+                return chosen!
+            }
+        } catch let error as DatabaseError {
+            throw StoreError("cannot reserve pending readings: \(error)")
+        }
+    }
+
+    /// Returns the readings `owner` reserved to pending (its hand-off failed).
+    public func releaseReservations(owner: String) throws(StoreError) {
+        try write("release reserved readings") { db in
+            try db.execute(sql: "DELETE FROM reservation WHERE owner = ?", arguments: [owner])
+        }
+    }
+
+    /// The readings reserved for deliveries in progress, as (caller, reading id, owner), for tests and tools.
+    public func reservations() throws(StoreError) -> [(caller: String, readingID: Int64, owner: String)] {
+        try query("read reservations") { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM reservation ORDER BY caller, reading_id").map {
+                (caller: $0["caller"], readingID: $0["reading_id"], owner: $0["owner"])
+            }
+        }
+    }
+
+    /// Journals a callback that was handed over: who it went to, when, with which readings and status. The
+    /// reservations of `owner`, if given, end in the same transaction.
     @discardableResult
     public func recordDelivery(
         caller: String, device: MACAddress?, action: Int, status: Int, at time: LayeredTimestamp, readingIDs: [Int64],
-        remaining: Int
+        remaining: Int, owner: String? = nil
     ) throws(StoreError) -> Int64 {
         try write("journal a delivery") { db in
             try db.execute(
@@ -323,6 +464,7 @@ public final class VitalStore: Sendable {
             let item = try db.cachedStatement(
                 sql: "INSERT OR IGNORE INTO delivery_reading (delivery_id, reading_id, caller) VALUES (?, ?, ?)")
             for readingID in readingIDs { try item.execute(arguments: [id, readingID, caller]) }
+            if let owner { try db.execute(sql: "DELETE FROM reservation WHERE owner = ?", arguments: [owner]) }
             return id
         }
     }

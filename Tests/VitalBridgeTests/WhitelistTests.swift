@@ -22,12 +22,13 @@ struct WhitelistTests {
         let idAlphabet = Array("abcXYZ019.-_ &<>\"'éü漢🙂\t]]>") + [" "]
         let urlAlphabet = Array("abcxyz0129/:._~-&<>\"'=%!$()*+,;@[]")
         var entries: [String: String] = [:]
-        for _ in 0..<Int.random(in: 0...12, using: &random) {
+        // each fixed entry with a scheme of its own: two callers never share one
+        for index in 0..<Int.random(in: 0...12, using: &random) {
             let id = String(
                 (0..<Int.random(in: 1...24, using: &random)).map { _ in idAlphabet.randomElement(using: &random)! })
             let path = String(
                 (0..<Int.random(in: 0...30, using: &random)).map { _ in urlAlphabet.randomElement(using: &random)! })
-            entries[id] = Bool.random(using: &random) ? "*" : "app\(Int.random(in: 0...99, using: &random))://" + path
+            entries[id] = Bool.random(using: &random) ? "*" : "app\(index)://" + path
         }
         return entries
     }
@@ -89,8 +90,11 @@ struct WhitelistTests {
                 "a has more than one entry"
             ),
             ("<dict><key></key><string>a://</string></dict>", "an entry has an empty key"),
-            ("<dict><key>a</key><string>not a url</string></dict>", "the entry of a is not a callback URL or *"),
-            ("<dict><key>a</key><string>a://x?y</string></dict>", "the entry of a is not a callback URL or *"),
+            (
+                "<dict><key>a</key><string>not a url</string></dict>",
+                "the entry of a: 'not a url' cannot be a callback URL"
+            ),
+            ("<dict><key>a</key><string>a://x?y</string></dict>", "the entry of a: 'a://x?y' cannot be a callback URL"),
             ("<dict><key>a</key><string>a://</string>", "not an XML property list: an element is expected (byte 39)"),
             ("<dict><key>a</key><string>a://</dict>", "not an XML property list: </string> is expected (byte 30)"),
             ("<dict><string>a://</string></dict>", "not an XML property list: <key> is expected, not <string>"),
