@@ -76,14 +76,14 @@ struct Home {
         self.directory = directory
         if create {
             try Self.makeDirectory(directory, intermediates: true)
-        } else if access(storePath, F_OK) != 0 {
+        } else if !Self.exists(storePath) {
             throw HomeError(
                 "no VitalBridge home at \(directory) (create one with: vitalbridge init --home '\(directory)')")
         }
         try Self.checkDirectory(directory, ownedByUser: true)
         for folder in [worldDirectory, locksDirectory] {
             if create { try Self.makeDirectory(folder, intermediates: false) }
-            if access(folder, F_OK) == 0 { try Self.checkDirectory(folder, ownedByUser: false) }
+            if Self.exists(folder) { try Self.checkDirectory(folder, ownedByUser: false) }
         }
         for file in [storePath, storePath + "-wal", storePath + "-shm", storePath + ".lock"] {
             try Self.checkFile(file)
@@ -91,18 +91,23 @@ struct Home {
         guard create else { return }
         removeStaleTemporaryFiles(in: directory)
         removeStaleTemporaryFiles(in: worldDirectory)
-        if access(whitelistPath, F_OK) != 0 {
+        if !Self.exists(whitelistPath) {
             try writeFile(Whitelist.default.plist, to: whitelistPath)
         }
-        if access(fleetPath, F_OK) != 0 {
+        if !Self.exists(fleetPath) {
             try writeFile(Fleet.default.json, to: fleetPath)
         }
     }
 
+    /// Whether anything is at `path`, a link included (even one that leads nowhere): `access` would follow it.
+    static func exists(_ path: String) -> Bool {
+        var status = stat()
+        return lstat(path, &status) == 0
+    }
+
     /// Creates the folder `path` (0700) if it does not exist.
     private static func makeDirectory(_ path: String, intermediates: Bool) throws(HomeError) {
-        var status = stat()
-        guard lstat(path, &status) != 0 else { return }
+        guard !exists(path) else { return }
         do {
             try FileManager.default.createDirectory(
                 atPath: path, withIntermediateDirectories: intermediates, attributes: [.posixPermissions: 0o700])
@@ -138,12 +143,12 @@ struct Home {
     }
 
     func whitelist() throws(HomeError) -> Whitelist {
-        guard access(whitelistPath, F_OK) == 0 else { return Whitelist.default }
+        guard Self.exists(whitelistPath) else { return Whitelist.default }
         return try load(whitelistPath, limit: Limit.whitelist) { bytes in try Whitelist(plist: bytes) }
     }
 
     func fleet() throws(HomeError) -> Fleet {
-        guard access(fleetPath, F_OK) == 0 else { return Fleet.default }
+        guard Self.exists(fleetPath) else { return Fleet.default }
         return try load(fleetPath, limit: Limit.fleet) { bytes in try Fleet(json: bytes) }
     }
 

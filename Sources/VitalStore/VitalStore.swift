@@ -499,6 +499,13 @@ public final class VitalStore: Sendable {
 
     // MARK: Access
 
+    /// The result of `PRAGMA integrity_check`: `ok` for a sound file, else the problems SQLite found.
+    public func integrityCheck() throws(StoreError) -> String {
+        try query("check the file's integrity") { db in
+            try String.fetchAll(db, sql: "PRAGMA integrity_check").joined(separator: "\n")
+        }
+    }
+
     /// The value of `PRAGMA name` on the store's connection, for tests of its settings.
     func pragma(_ name: String) throws(StoreError) -> String? {
         try query("read PRAGMA \(name)") { db in try String.fetchOne(db, sql: "PRAGMA \(name)") }

@@ -1,0 +1,374 @@
+import Foundation
+import LayeredProtocol
+import Testing
+import VitalBridge
+import VitalSimulation
+import VitalStore
+
+@testable import VitalBridgeCLI
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The readings of every complete callback line in `text`, as (device, result JSON) pairs: what the caller got.
+func deliveredReadings(_ text: String) -> [String] {
+    text.split(separator: "\n", omittingEmptySubsequences: true).flatMap { line -> [String] in
+        guard let callback = try? LayeredCallback(parsing: String(line)), let mac = callback.mac else { return [] }
+        switch callback.result {
+        case .list(let objects)?: return objects.map { "\(mac) \($0.json)" }
+        case .combined(let measure, let sync)?: return (measure + sync).map { "\(mac) \($0.json)" }
+        case nil: return []
+        }
+    }
+}
+
+/// The built-in fleet with BG5 records generated.
+func glucoseFleet(_ count: Int) -> Fleet {
+    fleet(.bg5) { device in
+        device.records = RecordsScript(
+            generate: GeneratedRecords(count: count, seed: 7, from: "2026-01-01 00:00:00", to: "2026-11-01 00:00:00"))
+    }
+}
+
+@Suite("Trust: who may be answered and where")
+struct IdentityTests {
+    @Test("a new home has no * caller: the probe's request for the whole history gets no callback")
+    func noDynamicByDefault() throws {
+        let home = try TestHome()
+        let output = try home.open(
+            "ihealth-layer://?appid=org.vitalbridge.dynamic&cmd=2&devicemodel=400&mac=004D3208D308"
+                + "&since=2000-01-01+00:00:00&callerurl=https://evil.example/c")
+        #expect(output.status == 3 && output.stdout.isEmpty)
+        #expect(!(try home.run(["whitelist", "list", "--home", home.path]).stdout.contains("*")))
+    }
+
+    @Test(
+        "a * caller's callerurl must be a custom app scheme: web, network, system and the hub's own are refused",
+        arguments: [
+            "https://evil.example/c", "http://x", "javascript:alert(1)//", "file:///etc/passwd", "data:text/html,x",
+            "about:blank", "blob:x", "ftp://x", "mailto:a@b", "tel:1", "sms:1", "content://x", "intent://x",
+            "ws://x", "wss://x", "web+health://x", "vbscript:x", "ihealth-layer://", "IHEALTH-LAYER://",
+            "vitalbridge://", "svs-hr://", "1app://", "a b://",
+        ])
+    func dynamicDestinations(callerURL: String) throws {
+        let home = try TestHome(whitelist: ["org.example.web": "*"])
+        let url =
+            "ihealth-layer://?cmd=0&devicemodel=100&mac=004D3208D2F4&callerurl=" + PercentEncoding.encode(callerURL)
+        let output = try home.open(url, "--caller", "org.example.web")
+        #expect(output.status == 3 && output.stdout.isEmpty, "\(callerURL)")
+        #expect(output.stderr.hasPrefix("no callback: ") && output.stderr.filter { $0 == "\n" }.count == 1)
+        // nothing ran: no reading was taken from the device
+        #expect(try home.store().readings().isEmpty)
+        // and the same destinations are refused as fixed entries
+        #expect(try home.run(["whitelist", "add", "--home", home.path, "com.x", callerURL]).status == 1)
+    }
+
+    @Test("whitelist add: two callers cannot share a scheme, and * says what it allows")
+    func whitelistAdd() throws {
+        let home = try TestHome()
+        let taken = try home.run(["whitelist", "add", "--home", home.path, "com.other", "VITALBRIDGE-DEMO://x"])
+        #expect(taken.status == 1 && taken.stderr.contains("org.vitalbridge.demo"))
+        let dynamic = try home.run(["whitelist", "add", "--home", home.path, "com.web", "*"])
+        #expect(dynamic.status == 0 && dynamic.stdout.contains("warning:") && dynamic.stdout.contains("callerurl"))
+        // a whitelist file with two callers on one scheme is refused, naming both
+        try Data(Whitelist(entries: ["a.one": "same://", "b.two": "same://x"]).plist).write(
+            to: URL(fileURLWithPath: home.path + "/AppWhiteList.plist"))
+        let output = try home.open(request(.measure, .bp5))
+        #expect(output.status == 1 && output.stderr.contains("a.one") && output.stderr.contains("b.two"))
+    }
+
+    @Test("caller text on stderr is escaped and cut: no forged lines, no terminal escapes")
+    func escapedCallerText() throws {
+        let home = try TestHome()
+        let evil = "com.evil\nno callback: forged\u{1B}[31m" + String(repeating: "x", count: 500)
+        let output = try home.open(request(.measure, .bp5), "--caller", evil)
+        #expect(output.status == 3)
+        #expect(output.stderr.filter { $0 == "\n" }.count == 1 && !output.stderr.contains("\u{1B}"))
+        #expect(output.stderr.contains("com.evil\\nno callback") && output.stderr.count < 400)
+    }
+
+    @Test("the fast open parser and ArgumentParser agree on every accepted and refused argument list")
+    func parsersAgree() throws {
+        let url = "ihealth-layer://?cmd=0"
+        let accepted: [[String]] = [
+            ["open", url], ["open", "--home", "/h", url], ["open", "--platform", "android", url],
+            ["open", "--caller", "c", "--scan-qr", "q", url],
+            ["open", "--home", "/h", "--platform", "ios", "--caller", "c", "--scan-qr", "BP5:004D3208D2F4", url],
+        ]
+        for arguments in accepted {
+            let fast = try #require(OpenInvocation(fastParsing: arguments), "\(arguments)")
+            let full = try OpenCommand.parse(Array(arguments.dropFirst()))
+            #expect(fast == full.invocation, "\(arguments)")
+        }
+        let refused: [[String]] = [
+            ["open", "--caller", "a", "--caller", "b", url], ["open", "--home", "/a", "--home", "/b", url],
+            ["open", "--platform", "ios", "--platform", "android", url],
+            ["open", "--scan-qr", "a", "--scan-qr", "b", url],
+            ["open", "--home", "", url], ["open", "--platform", "windows", url], ["open", "--caller", url],
+            ["open", "--unknown", "x", url], ["open"],
+        ]
+        for arguments in refused {
+            #expect(OpenInvocation(fastParsing: arguments) == nil, "\(arguments)")
+            #expect(throws: (any Error).self, "\(arguments)") {
+                let command = try OpenCommand.parse(Array(arguments.dropFirst()))
+                try command.validate()
+            }
+        }
+    }
+}
+
+@Suite("Trust: at-least-once delivery, once per caller")
+struct DeliveryGuaranteeTests {
+    @Test("killed at the write of the callback, the next sync delivers the same readings again")
+    func killedAtHandOff() throws {
+        let home = try TestHome(fleet: glucoseFleet(300))
+        let out = home.path + "/callback.out"
+        let command =
+            "exec strace -f -o /dev/null -P '\(out)' -e trace=write -e inject=write:signal=SIGKILL:when=1 "
+            + "'\(vitalbridgePath.path)' open --home '\(home.path)' '\(request(.sync, .bg5))' > '\(out)'"
+        let killed = try runProgram("/bin/sh", ["-c", command])
+        #expect(killed.status != 0)
+        #expect((try? Data(contentsOf: URL(fileURLWithPath: out)))?.isEmpty ?? true)
+        // everything was stored, nothing journaled as delivered
+        #expect(try home.store().readings().count == 300)
+        #expect(try home.store().deliveries().allSatisfy(\.readingIDs.isEmpty))
+        // the dead process's reservation is returned at once: the next syncs deliver all 300
+        var delivered: [String] = []
+        for _ in 0..<20 {
+            let output = try home.open(request(.sync, .bg5))
+            delivered += deliveredReadings(output.stdout)
+            if !output.stdout.contains("remaining=") { break }
+        }
+        #expect(delivered.count == 300 && Set(delivered).count == 300)
+    }
+
+    @Test("a closed standard output exits 5 and the readings stay pending")
+    func closedOutput() throws {
+        let home = try TestHome()
+        let command = "'\(vitalbridgePath.path)' open --home '\(home.path)' '\(request(.sync, .bg5))' >&-"
+        let failed = try runProgram("/bin/sh", ["-c", command])
+        #expect(failed.status == 5 && failed.stderr.contains("not handed over"))
+        #expect(try home.store().reservations().isEmpty)
+        #expect(deliveredReadings(try home.open(request(.sync, .bg5)).stdout).count == 5)
+    }
+
+    @Test("20 concurrent open processes on one home, several devices, one caller: no reading delivered twice")
+    func concurrentSyncs() async throws {
+        let home = try TestHome(
+            fleet: {
+                var fleet = glucoseFleet(1_500)
+                let index = fleet.devices.firstIndex { $0.model == "BP5" }!
+                fleet.devices[index].records = RecordsScript(
+                    generate: GeneratedRecords(
+                        count: 600, seed: 9, from: "2026-01-01 00:00:00", to: "2026-11-01 00:00:00"))
+                return fleet
+            }())
+        // store everything first, so that the 20 processes race on delivery alone
+        _ = try home.open(request(.sync, .bg5))
+        _ = try home.open(request(.sync, .bp5))
+        let outputs = try await withThrowingTaskGroup(of: ProcessOutput.self) { group in
+            for index in 0..<20 {
+                group.addTask { try home.open(request(.sync, index % 2 == 0 ? .bg5 : .bp5)) }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        let delivered = outputs.flatMap { deliveredReadings($0.stdout) }
+        #expect(outputs.allSatisfy { $0.status == 0 })
+        #expect(!delivered.isEmpty && delivered.count == Set(delivered).count)
+        #expect(try home.store().reservations().isEmpty)
+    }
+
+    @Test("a request whose answer cannot fit the budget fails before the device is touched")
+    func answerMustFit() throws {
+        let home = try TestHome()
+        let base = request(.sync, .bg5)
+        let padding = "&note=" + String(repeating: "a", count: 20_000 - base.utf8.count - 6 - 100)
+        let output = try home.open(base + padding)
+        #expect(output.status == 0 && output.stdout.utf8.count <= 20_001)
+        let callback = try LayeredCallback(parsing: String(output.stdout.dropLast()))
+        #expect(callback.reason == .urlBudget && callback.status.rawValue == 1)
+        // the BG5 still holds its five records: nothing was read from it
+        let rows = try home.run(["fleet", "show", "--home", home.path]).stdout.split(separator: "\n")
+        #expect(rows.first { $0.hasPrefix(macOf(.bg5)) }?.hasSuffix(" 5") == true)
+        #expect(try home.store().readings().isEmpty)
+    }
+}
+
+@Suite("Trust: a private home, never followed")
+struct HomeTests {
+    static func mode(_ path: String) -> mode_t {
+        var status = stat()
+        lstat(path, &status)
+        return status.st_mode & 0o777
+    }
+
+    @Test("the home is 0700 and its files 0600; an existing home is tightened on open")
+    func modes() throws {
+        let home = try TestHome()
+        _ = try home.callback(request(.sync, .bg5))
+        #expect(Self.mode(home.path) == 0o700)
+        for file in [
+            "vitalbridge.sqlite", "vitalbridge.sqlite-wal", "AppWhiteList.plist", "fleet.json",
+            "world/\(macOf(.bg5)).json", "locks/\(macOf(.bg5)).lock",
+        ] {
+            #expect(Self.mode(home.path + "/" + file) == 0o600, "\(file)")
+        }
+        chmod(home.path, 0o755)
+        chmod(home.path + "/vitalbridge.sqlite", 0o644)
+        chmod(home.path + "/AppWhiteList.plist", 0o644)
+        _ = try home.callback(request(.measure, .bp5))
+        #expect(Self.mode(home.path) == 0o700 && Self.mode(home.path + "/vitalbridge.sqlite") == 0o600)
+        #expect(Self.mode(home.path + "/AppWhiteList.plist") == 0o600)
+    }
+
+    @Test("links and special files in the home are refused, and nothing is written through them")
+    func links() throws {
+        let victim = try TestHome()
+        let target = victim.path + "/victim"
+        // a link as a device's state file, as a lock, as the store's lock and as the world folder
+        for (link, answered) in [
+            ("world/\(macOf(.bg5)).json", true), ("locks/\(macOf(.bg5)).lock", true),
+            ("vitalbridge.sqlite.lock", false), ("world", false), ("fleet.json", true),
+        ] {
+            let home = try TestHome()
+            _ = try home.callback(request(.measure, .bp5))
+            let path = home.path + "/" + link
+            try? FileManager.default.removeItem(atPath: path)
+            #expect(symlink(target, path) == 0)
+            let output = try home.open(request(.sync, .bg5))
+            if answered {
+                #expect(output.status == 0, "\(link): \(output.stderr)")
+                #expect(try LayeredCallback(parsing: String(output.stdout.dropLast())).reason == .store, "\(link)")
+            } else {
+                #expect(output.status == 1 && output.stdout.isEmpty, "\(link)")
+            }
+            #expect(output.stderr.contains(link.split(separator: "/").last!), "\(link): \(output.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: target), "\(link) was followed")
+        }
+        // a pipe as the whitelist is refused at once, not waited on
+        let home = try TestHome()
+        _ = try home.callback(request(.measure, .bp5))
+        unlink(home.path + "/AppWhiteList.plist")
+        #expect(mkfifo(home.path + "/AppWhiteList.plist", 0o600) == 0)
+        let piped = try home.open(request(.measure, .bp5))
+        #expect(piped.status == 1 && piped.stderr.contains("not a regular file"))
+        // /dev/zero as the fleet is refused; so is a fleet over its size limit
+        let zero = try TestHome()
+        _ = try zero.callback(request(.measure, .bp5))
+        unlink(zero.path + "/fleet.json")
+        #expect(symlink("/dev/zero", zero.path + "/fleet.json") == 0)
+        #expect(try zero.open(request(.measure, .bp5)).stderr.contains("symbolic link"))
+        unlink(zero.path + "/fleet.json")
+        #expect(FileManager.default.createFile(atPath: zero.path + "/fleet.json", contents: nil))
+        #expect(truncate(zero.path + "/fleet.json", off_t(Home.Limit.fleet + 1)) == 0)
+        #expect(try zero.open(request(.measure, .bp5)).stderr.contains("larger than its limit"))
+    }
+
+    @Test("stale temporary files of ended processes are removed; writes use new unique names")
+    func staleTemporaryFiles() throws {
+        let home = try TestHome()
+        _ = try home.callback(request(.sync, .bg5))
+        // a process id that cannot be running (above the largest pid_max Linux allows)
+        let stale = home.path + "/world/.\(macOf(.bg5)).json.4194305-ab.tmp"
+        let old = home.path + "/world/\(macOf(.bg5)).json.4194305.tmp"
+        for path in [stale, old] { #expect(FileManager.default.createFile(atPath: path, contents: Data("x".utf8))) }
+        _ = try home.callback(request(.sync, .bg5))
+        #expect(!FileManager.default.fileExists(atPath: stale) && !FileManager.default.fileExists(atPath: old))
+        let left = try FileManager.default.contentsOfDirectory(atPath: home.path + "/world")
+        #expect(left.allSatisfy { !$0.hasSuffix(".tmp") })
+    }
+
+    @Test("read-only commands never create a home; --home '' is a usage error")
+    func readOnlyCommands() throws {
+        let scratch = try TestHome()
+        let missing = scratch.path + "/mistyped"
+        for command in [
+            ["records"], ["devices"], ["whitelist", "list"], ["fleet", "show"], ["whitelist", "remove", "x"],
+        ] {
+            let output = try vitalbridge(command + ["--home", missing])
+            #expect(output.status == 1 && output.stderr.contains("no VitalBridge home at \(missing)"), "\(command)")
+            #expect(output.stderr.contains("vitalbridge init"))
+            #expect(!FileManager.default.fileExists(atPath: missing), "\(command) created the home")
+        }
+        #expect(try vitalbridge(["init", "--home", missing]).status == 0)
+        #expect(try vitalbridge(["records", "--home", missing]).status == 0)
+        for command in [["records"], ["open", request(.measure, .bp5)], ["init"]] {
+            #expect(try vitalbridge(command + ["--home", ""]).status == 2, "\(command)")
+        }
+    }
+
+    @Test("an SQLite file that is not a VitalBridge store is refused before anything is written to it")
+    func foreignStore() throws {
+        let home = try TestHome()
+        let path = home.path + "/vitalbridge.sqlite"
+        let other = try runProgram(
+            "/usr/bin/env",
+            [
+                "python3", "-c",
+                """
+                import sqlite3; c = sqlite3.connect('\(path)'); c.execute('CREATE TABLE notes (text)'); c.commit()
+                """,
+            ])
+        #expect(other.status == 0, "\(other.stderr)")
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        let output = try home.open(request(.measure, .bp5))
+        #expect(try LayeredCallback(parsing: String(output.stdout.dropLast())).reason == .store)
+        #expect(output.stderr.contains("not a VitalBridge store"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+    }
+}
+
+@Suite("Trust: crashes")
+struct CrashTests {
+    /// Starts `vitalbridge open URL` on `home` with its output in a file, kills it with SIGKILL after `delay`
+    /// (unless it ended before), and returns what it wrote.
+    static func openKilled(_ home: TestHome, _ url: String, after delay: Duration) throws -> String {
+        let out = home.path + "/out-\(UUID().uuidString)"
+        FileManager.default.createFile(atPath: out, contents: nil)
+        defer { unlink(out) }
+        let process = Process()
+        process.executableURL = vitalbridgePath
+        process.arguments = ["open", "--home", home.path, url]
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: out))
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        Thread.sleep(forTimeInterval: Double(delay.components.attoseconds) / 1e18 + Double(delay.components.seconds))
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        return String(decoding: try Data(contentsOf: URL(fileURLWithPath: out)), as: UTF8.self)
+    }
+
+    @Test(
+        "100 SIGKILLs at random points of BG5 syncs of 5,000 records: each reading stored once, delivered at least once"
+    )
+    func randomKills() throws {
+        let home = try TestHome(fleet: glucoseFleet(5_000))
+        var random = SystemRandomNumberGenerator()
+        // how long one whole sync of the 5,000 records takes here, to kill anywhere within it
+        let clock = ContinuousClock()
+        let probe = try TestHome(fleet: glucoseFleet(5_000))
+        let elapsed = try clock.measure { _ = try probe.open(request(.sync, .bg5)) }
+        let span = max(elapsed, .milliseconds(50)) * 1.2
+        var delivered: [String] = []
+        for _ in 0..<100 {
+            let delay = span * Double.random(in: 0...1, using: &random)
+            delivered += deliveredReadings(try Self.openKilled(home, request(.sync, .bg5), after: delay))
+        }
+        // recovery: syncs until nothing remains
+        for _ in 0..<100 {
+            let output = try home.open(request(.sync, .bg5))
+            #expect(output.status == 0, "\(output.stderr)")
+            delivered += deliveredReadings(output.stdout)
+            if !output.stdout.contains("remaining=") { break }
+        }
+        let store = try home.store()
+        let stored = try store.readings()
+        #expect(stored.count == 5_000)
+        #expect(Set(stored.map(\.reading)).count == 5_000)
+        #expect(try store.integrityCheck() == "ok")
+        // every reading reached the caller at least once across the callbacks written in full
+        #expect(Set(delivered).count == 5_000, "\(Set(delivered).count) of 5,000 delivered")
+    }
+}
