@@ -60,7 +60,7 @@ public struct HubReport: Hashable, Sendable {
 /// within the URL budget.
 ///
 /// Delivery is at least once and, without crashes, exactly once per caller: the readings a callback carries are
-/// reserved for this request in one serialized step (``VitalStore/reservePending(device:caller:for:_:)``), the
+/// reserved for this request in one serialized step (`VitalStore.reservePending`), the
 /// callback is handed over with no lock held, and only then is it journaled. A crash before the journal leaves the
 /// reservation to expire, and the readings are delivered again.
 public actor Bridge {
@@ -82,10 +82,10 @@ public actor Bridge {
     /// Requests handled so far, to tell this engine's reservations apart.
     var requests = 0
 
-    /// - Parameters:
-    ///   - reservation: who this engine's reservations belong to; each request reserves as
-    ///     `<owner>#<request number>`.
-    ///   - logger: where the engine says why a request failed (never a health value).
+    /// An engine on `store`, reaching devices through `central` under `leases`, answering the callers of
+    /// `whitelist` through `handOff`. Its readings are reserved as `reservation`'s owner (each request as
+    /// `<owner>#<request number>`); `logger` hears why a request failed (never a health value); `now` dates what is
+    /// stored; `callbackBudget` overrides the platform's URL budget; `progress` hears a sync's progress.
     public init(
         store: VitalStore, central: any BluetoothCentral, user: any HubUser, leases: any DeviceLeases,
         whitelist: Whitelist, handOff: any CallbackHandOff, reservation: ReservationOwner,

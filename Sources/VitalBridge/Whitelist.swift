@@ -5,7 +5,7 @@ import LayeredProtocol
 ///
 /// The fixed callback URL is the hub's security boundary: the app id and scheme of a request are only claims,
 /// but a fixed entry sends readings only to the app that owns its scheme. So every callback URL is a custom app
-/// scheme (``LayeredCallback/refusal(ofDestination:)``), no two callers share a scheme, and a new home has no `*`
+/// scheme (`LayeredCallback.refusal(ofDestination:)`), no two callers share a scheme, and a new home has no `*`
 /// entry: whoever claims a `*` caller's app id may name any custom app scheme as its `callerurl`.
 public struct Whitelist: Hashable, Sendable {
     /// App id → callback destination or `*`.

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import LayeredProtocol
@@ -132,5 +133,25 @@ struct CodesTests {
                 [.sync, .measure],
             ])
         #expect(LayeredAction.allCases.filter(\.hasCombinedResult) == [.addSyncMeasure, .syncMeasure])
+    }
+}
+
+@Suite("Reasons")
+struct ReasonDocumentationTests {
+    /// Every named reason declared on `LayeredReason`.
+    static let declared: [LayeredReason] = [
+        .cancel, .unsupportedAction, .missingParameter, .invalidParameter, .repeatedParameter, .reservedParameter,
+        .parameterNotApplicable, .unsupportedVersion, .unitMismatch, .malformedURL, .requestTooLong, .notLayeredURL,
+        .qrModelMismatch, .qrInvalidMAC, .deviceNotFound, .deviceBusy, .urlBudget, .callbackNotAllowed, .unknownCaller,
+        .dynamicCallbackNotAllowed, .deviceModelMismatch, .store, .internal,
+    ]
+
+    @Test("every declared reason appears in the URL scheme article", arguments: declared)
+    func documented(reason: LayeredReason) throws {
+        let article = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent(
+                "Sources/LayeredProtocol/LayeredProtocol.docc/URLScheme.md")
+        let text = try String(contentsOf: article, encoding: .utf8)
+        #expect(text.contains("`\(reason.rawValue)"), "\(reason) is not in URLScheme.md")
     }
 }
