@@ -129,8 +129,12 @@ public actor Bridge {
                 addressee, action: action, status: action.flatMap { ActionStatus(action: $0, ran: [.fail]) } ?? .fail,
                 reason: reason, device: nil, budget: budget)
         case .request(let addressee, let request):
-            let run = await self.run(request, caller: addressee.caller, scannedQR: scannedQR)
-            return await deliver(request, run: run, to: addressee, budget: budget)
+            requests += 1
+            let owner = ReservationOwner(
+                owner: "\(reservation.owner)#\(requests)", lifetime: reservation.lifetime, clock: reservation.clock,
+                isAbandoned: reservation.isAbandoned)
+            let run = await self.run(request, caller: addressee.caller, owner: owner, scannedQR: scannedQR)
+            return await deliver(request, run: run, to: addressee, owner: owner, budget: budget)
         }
     }
 
@@ -174,7 +178,7 @@ public actor Bridge {
         var live: StoredReading?
     }
 
-    func run(_ request: LayeredRequest, caller: String, scannedQR: String?) async -> Run {
+    func run(_ request: LayeredRequest, caller: String, owner: ReservationOwner, scannedQR: String?) async -> Run {
         var run = Run()
         let entry = DeviceCatalog.entry(for: request.deviceModel)
         do {
@@ -185,7 +189,7 @@ public actor Bridge {
                 throw StagesStopped.first(.fail, .deviceModelMismatch)
             }
             let stages = try await leases.withLease(mac) { [self] in
-                try await self.runStages(request, entry: entry, mac: mac, known: known, caller: caller)
+                try await self.runStages(request, entry: entry, mac: mac, known: known, caller: caller, owner: owner)
             }
             run.outcomes = stages.outcomes
             run.live = stages.live
@@ -224,7 +228,8 @@ public actor Bridge {
     }
 
     func runStages(
-        _ request: LayeredRequest, entry: CatalogEntry, mac: MACAddress, known: StoredDevice?, caller: String
+        _ request: LayeredRequest, entry: CatalogEntry, mac: MACAddress, known: StoredDevice?, caller: String,
+        owner: ReservationOwner
     ) async throws
         -> StagesDone
     {
@@ -277,6 +282,9 @@ public actor Bridge {
                             ?? store.readingID(of: record.reading, device: mac)
                     else { throw StoreError("the live reading is not in the store") }
                     live = StoredReading(id: id, device: mac, reading: record.reading)
+                    // reserved while the device is still held, so that no other request can deliver it to the caller
+                    // before this one's callback carries it
+                    try store.reserve([id], caller: caller, for: owner)
                 }
                 outcomes.append(.success)
             }
@@ -344,7 +352,14 @@ public actor Bridge {
         var remaining: Int
     }
 
-    func deliver(_ request: LayeredRequest, run: Run, to addressee: Addressee, budget: Int) async -> HubOutcome {
+    func deliver(
+        _ request: LayeredRequest, run: Run, to addressee: Addressee, owner: ReservationOwner, budget: Int
+    ) async -> HubOutcome {
+        // whatever this request reserved goes back to pending unless a callback carries it
+        var handedOver = false
+        defer {
+            if !handedOver { try? store.releaseReservations(owner: owner.owner) }
+        }
         let action = request.action
         guard let status = ActionStatus(action: action, ran: run.outcomes) else {
             return await finish(
@@ -357,10 +372,6 @@ public actor Bridge {
             return await finish(
                 addressee, action: action, status: status, reason: run.reason, device: run.device, budget: budget)
         }
-        requests += 1
-        let owner = ReservationOwner(
-            owner: "\(reservation.owner)#\(requests)", lifetime: reservation.lifetime, clock: reservation.clock,
-            isAbandoned: reservation.isAbandoned)
         let chosen: Chosen
         do {
             let base = try LayeredCallback(
@@ -396,13 +407,9 @@ public actor Bridge {
             try await handOff.handOver(chosen.url)
         } catch {
             logger.error("the callback was not handed over; its readings stay pending", metadata: ["error": "\(error)"])
-            do {
-                try store.releaseReservations(owner: owner.owner)
-            } catch {
-                logger.error("the reservation was not released; it expires", metadata: ["error": "\(error)"])
-            }
             return .handOffFailed(chosen.url, report, "\(error)")
         }
+        handedOver = true
         do {
             try store.recordDelivery(
                 caller: addressee.caller, device: mac, action: action.rawValue, status: status.rawValue, at: now(),

@@ -343,7 +343,7 @@ struct WhitelistCommand: ParsableCommand {
             let hub = try openHub(homeOptions.home)
             var whitelist = hub.whitelist
             guard whitelist.remove(caller) else {
-                printError("\(caller) is not whitelisted")
+                printError("\(escapedCallerText(caller)) is not whitelisted")
                 throw ExitCode(1)
             }
             try hub.home.writeFile(whitelist.plist, to: hub.home.whitelistPath)

@@ -415,11 +415,7 @@ public final class VitalStore: Sendable {
                         try db.execute(sql: "DELETE FROM reservation WHERE owner = ?", arguments: [owner])
                     }
                     let (result, ids) = try choose(try Self.pending(db, device: mac, caller: caller))
-                    let insert = try db.cachedStatement(
-                        sql: "INSERT INTO reservation (caller, reading_id, owner, expires_at) VALUES (?, ?, ?, ?)")
-                    for id in ids {
-                        try insert.execute(arguments: [caller, id, reservation.owner, now + reservation.lifetime])
-                    }
+                    try Self.insertReservations(ids, caller: caller, for: reservation, at: now, db)
                     chosen = result
                     return .commit
                 }
@@ -428,6 +424,22 @@ public final class VitalStore: Sendable {
         } catch let error as DatabaseError {
             throw StoreError("cannot reserve pending readings: \(error)")
         }
+    }
+
+    /// Reserves the readings `ids` for `caller` as `reservation`'s owner, taking them over from any other owner:
+    /// for a live reading, reserved by the request that measured it as soon as it is stored.
+    public func reserve(_ ids: [Int64], caller: String, for reservation: ReservationOwner) throws(StoreError) {
+        try write("reserve readings") { db in
+            try Self.insertReservations(ids, caller: caller, for: reservation, at: reservation.clock(), db)
+        }
+    }
+
+    private static func insertReservations(
+        _ ids: [Int64], caller: String, for reservation: ReservationOwner, at now: Double, _ db: Database
+    ) throws {
+        let insert = try db.cachedStatement(
+            sql: "INSERT OR REPLACE INTO reservation (caller, reading_id, owner, expires_at) VALUES (?, ?, ?, ?)")
+        for id in ids { try insert.execute(arguments: [caller, id, reservation.owner, now + reservation.lifetime]) }
     }
 
     /// Returns the readings `owner` reserved to pending (its hand-off failed).

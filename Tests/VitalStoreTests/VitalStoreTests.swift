@@ -1,5 +1,6 @@
 import Foundation
 import LayeredProtocol
+import Synchronization
 import Testing
 
 @testable import VitalStore
@@ -140,5 +141,63 @@ struct VitalStoreTests {
     func badPath() {
         let error = #expect(throws: StoreError.self) { try VitalStore(path: "/nonexistent-dir/x/vitalbridge.sqlite") }
         #expect(error?.description.hasPrefix("cannot open the store at /nonexistent-dir/x/vitalbridge.sqlite") == true)
+    }
+}
+
+@Suite("Reservations")
+struct ReservationTests {
+    /// A store with the suite's readings of one device, and their identifiers.
+    static func store() throws -> (VitalStore, [Int64]) {
+        let store = try VitalStore()
+        let ids = try store.storeReadings(VitalStoreTests.readings, device: VitalStoreTests.mac)
+        return (store, ids)
+    }
+
+    /// Reserves the first `count` pending readings for `caller` as `owner`; returns their identifiers.
+    static func take(_ count: Int, _ store: VitalStore, _ owner: ReservationOwner, caller: String = "app")
+        throws -> [Int64]
+    {
+        try store.reservePending(device: VitalStoreTests.mac, caller: caller, for: owner) { pending in
+            let ids = pending.prefix(count).map(\.id)
+            return (ids, readingIDs: ids)
+        }
+    }
+
+    @Test("two owners never hold the same reading for one caller; another caller is not affected")
+    func disjoint() throws {
+        let (store, ids) = try Self.store()
+        let first = try Self.take(1, store, ReservationOwner(owner: "a#1"))
+        let second = try Self.take(10, store, ReservationOwner(owner: "b#1"))
+        #expect(first.count == 1 && Set(first).isDisjoint(with: second) && (first + second).sorted() == ids.sorted())
+        #expect(try Self.take(10, store, ReservationOwner(owner: "c#1"), caller: "other").count == ids.count)
+        // journaled with its owner, a's reservation ends and its reading is delivered, not pending
+        try store.recordDelivery(
+            caller: "app", device: VitalStoreTests.mac, action: 2, status: 0, at: VitalStoreTests.at,
+            readingIDs: first, remaining: 0, owner: "a#1")
+        #expect(try store.reservations().allSatisfy { $0.owner != "a#1" })
+        try store.releaseReservations(owner: "b#1")
+        #expect(try Set(store.undeliveredReadings(device: VitalStoreTests.mac, caller: "app").map(\.id)) == Set(second))
+    }
+
+    @Test("a reservation returns to pending when it expires or its owner is gone, not before")
+    func expiry() throws {
+        let (store, ids) = try Self.store()
+        let now = Mutex(1_000.0)
+        let clock: @Sendable () -> Double = { now.withLock { $0 } }
+        _ = try Self.take(10, store, ReservationOwner(owner: "a#1", lifetime: 60, clock: clock))
+        #expect(try Self.take(10, store, ReservationOwner(owner: "b#1", clock: clock)).isEmpty)
+        now.withLock { $0 = 1_060 }
+        #expect(try Set(Self.take(10, store, ReservationOwner(owner: "b#1", clock: clock))) == Set(ids))
+        // b's process ended: c takes its readings at once
+        let gone = ReservationOwner(owner: "c#1", clock: clock, isAbandoned: { $0 == "b#1" })
+        #expect(try Set(Self.take(10, store, gone)) == Set(ids))
+    }
+
+    @Test("a live reading reserved by the request that measured it is taken over from any other owner")
+    func liveReading() throws {
+        let (store, ids) = try Self.store()
+        _ = try Self.take(10, store, ReservationOwner(owner: "sync#1"))
+        try store.reserve([ids[0]], caller: "app", for: ReservationOwner(owner: "measure#1"))
+        #expect(try store.reservations().filter { $0.readingID == ids[0] }.map(\.owner) == ["measure#1"])
     }
 }
