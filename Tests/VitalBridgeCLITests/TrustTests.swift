@@ -298,6 +298,29 @@ struct HomeTests {
         }
     }
 
+    @Test("a read-only home still lists its records and devices (as an unprivileged user when tests run as root)")
+    func readOnlyHome() throws {
+        let scratch = try TestHome()
+        let home = scratch.path + "/home"
+        #expect(try vitalbridge(["open", "--home", home, request(.sync, .bg5)]).status == 0)
+        var command = [vitalbridgePath.path]
+        if geteuid() == 0 {
+            // root ignores file modes: run a copy of the binary as nobody, on a home nobody owns
+            let copy = scratch.path + "/vitalbridge"
+            try FileManager.default.copyItem(atPath: vitalbridgePath.path, toPath: copy)
+            #expect(try runProgram("/bin/chown", ["-R", "nobody:nogroup", scratch.path]).status == 0)
+            chmod(scratch.path, 0o755)
+            command = ["/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", copy]
+        }
+        #expect(try runProgram("/bin/chmod", ["-R", "a-w", home]).status == 0)
+        defer { _ = try? runProgram("/bin/chmod", ["-R", "u+w", home]) }
+        for arguments in [["records"], ["devices"], ["whitelist", "list"]] {
+            let output = try runProgram(command[0], Array(command.dropFirst()) + arguments + ["--home", home])
+            #expect(output.status == 0, "\(arguments): \(output.stderr)")
+            #expect(output.stdout.contains(macOf(.bg5)) || arguments == ["whitelist", "list"], "\(arguments)")
+        }
+    }
+
     @Test("an SQLite file that is not a VitalBridge store is refused before anything is written to it")
     func foreignStore() throws {
         let home = try TestHome()
