@@ -404,22 +404,24 @@ public final class VitalStore: Sendable {
     ) throws -> T {
         do {
             return try database.writeWithoutTransaction { db in
-                var chosen: T?
-                // IMMEDIATE: the write lock is taken before the pending readings are read, so that no other process
-                // can choose them between the read and the reservation.
-                try db.inTransaction(.immediate) {
-                    let now = reservation.clock()
-                    try db.execute(sql: "DELETE FROM reservation WHERE expires_at <= ?", arguments: [now])
-                    for owner in try String.fetchAll(db, sql: "SELECT DISTINCT owner FROM reservation")
-                    where owner != reservation.owner && reservation.isAbandoned(owner) {
-                        try db.execute(sql: "DELETE FROM reservation WHERE owner = ?", arguments: [owner])
+                try Self.withoutFlush(db) {
+                    var chosen: T?
+                    // IMMEDIATE: the write lock is taken before the pending readings are read, so that no other process
+                    // can choose them between the read and the reservation.
+                    try db.inTransaction(.immediate) {
+                        let now = reservation.clock()
+                        try db.execute(sql: "DELETE FROM reservation WHERE expires_at <= ?", arguments: [now])
+                        for owner in try String.fetchAll(db, sql: "SELECT DISTINCT owner FROM reservation")
+                        where owner != reservation.owner && reservation.isAbandoned(owner) {
+                            try db.execute(sql: "DELETE FROM reservation WHERE owner = ?", arguments: [owner])
+                        }
+                        let (result, ids) = try choose(try Self.pending(db, device: mac, caller: caller))
+                        try Self.insertReservations(ids, caller: caller, for: reservation, at: now, db)
+                        chosen = result
+                        return .commit
                     }
-                    let (result, ids) = try choose(try Self.pending(db, device: mac, caller: caller))
-                    try Self.insertReservations(ids, caller: caller, for: reservation, at: now, db)
-                    chosen = result
-                    return .commit
+                    return chosen!
                 }
-                return chosen!
             }
         } catch let error as DatabaseError {
             throw StoreError("cannot reserve pending readings: \(error)")
@@ -429,9 +431,37 @@ public final class VitalStore: Sendable {
     /// Reserves the readings `ids` for `caller` as `reservation`'s owner, taking them over from any other owner:
     /// for a live reading, reserved by the request that measured it as soon as it is stored.
     public func reserve(_ ids: [Int64], caller: String, for reservation: ReservationOwner) throws(StoreError) {
-        try write("reserve readings") { db in
-            try Self.insertReservations(ids, caller: caller, for: reservation, at: reservation.clock(), db)
+        do {
+            try database.writeWithoutTransaction { db in
+                try Self.withoutFlush(db) {
+                    try db.inTransaction(.immediate) {
+                        try Self.insertReservations(ids, caller: caller, for: reservation, at: reservation.clock(), db)
+                        return .commit
+                    }
+                }
+            }
+        } catch {
+            throw StoreError("cannot reserve readings: \(error)")
         }
+    }
+
+    /// Runs `body` with `synchronous = NORMAL`, then restores FULL: a reservation need not survive a power cut
+    /// (lost, its readings are simply pending again), so its commit skips the flush that a reading's commit needs.
+    /// In WAL mode the commits stay atomic and in order; the next FULL commit flushes them with its own.
+    private static func withoutFlush<T>(_ db: Database, _ body: () throws -> T) throws -> T {
+        guard !db.configuration.readonly, try String.fetchOne(db, sql: "PRAGMA synchronous") == "2" else {
+            return try body()
+        }
+        try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        let result: T
+        do {
+            result = try body()
+        } catch {
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+            throw error
+        }
+        try db.execute(sql: "PRAGMA synchronous = FULL")
+        return result
     }
 
     private static func insertReservations(

@@ -193,6 +193,16 @@ struct ReservationTests {
         #expect(try Set(Self.take(10, store, gone)) == Set(ids))
     }
 
+    @Test("a reservation commits without a flush, and the connection is back to synchronous = FULL after it")
+    func fullAfterReservation() throws {
+        let (store, directory) = try VitalStoreTests.fileStore()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let ids = try store.storeReadings(VitalStoreTests.readings, device: VitalStoreTests.mac)
+        #expect(try Self.take(10, store, ReservationOwner(owner: "a#1")).count == ids.count)
+        try store.reserve([ids[0]], caller: "app", for: ReservationOwner(owner: "b#1"))
+        #expect(try store.pragma("synchronous") == "2")
+    }
+
     @Test("a live reading reserved by the request that measured it is taken over from any other owner")
     func liveReading() throws {
         let (store, ids) = try Self.store()
