@@ -126,13 +126,10 @@ public actor Bridge {
             return .noCallback(why)
         case .fail(let addressee, let action, let reason):
             return await finish(
-                addressee, action: action, status: action.flatMap { ActionStatus(action: $0, ran: [.fail]) } ?? .fail,
-                reason: reason, device: nil, budget: budget)
+                addressee, action: action, status: .failedFirst(action), reason: reason, device: nil, budget: budget)
         case .request(let addressee, let request):
             requests += 1
-            let owner = ReservationOwner(
-                owner: "\(reservation.owner)#\(requests)", lifetime: reservation.lifetime, clock: reservation.clock,
-                isAbandoned: reservation.isAbandoned)
+            let owner = reservation.request(requests)
             let run = await self.run(request, caller: addressee.caller, owner: owner, scannedQR: scannedQR)
             return await deliver(request, run: run, to: addressee, owner: owner, budget: budget)
         }
@@ -153,19 +150,8 @@ public actor Bridge {
         case .fail(let failed, let failedAction, _): (addressee, action) = (failed, failedAction)
         case .request(let requested, let request): (addressee, action) = (requested, request.action)
         }
-        let status = action.flatMap { ActionStatus(action: $0, ran: [.fail]) } ?? .fail
-        guard
-            let callback = try? LayeredCallback(
-                destination: addressee.destination, echo: addressee.echo, status: status, reason: .store),
-            callback.url.utf8.count <= budget
-        else { return .noCallback("the callback cannot be written within \(budget) characters") }
-        let report = HubReport(status: status, reason: .store, device: nil, delivered: [], remaining: 0)
-        do {
-            try await handOff.handOver(callback.url)
-            return .callback(callback.url, report)
-        } catch {
-            return .handOffFailed(callback.url, report, "\(error)")
-        }
+        return await handOver(
+            addressee, status: .failedFirst(action), reason: .store, device: nil, budget: budget, through: handOff)
     }
 
     // MARK: Stages
@@ -444,6 +430,24 @@ public actor Bridge {
         _ addressee: Addressee, action: LayeredAction?, status: ActionStatus, reason: LayeredReason?,
         device: MACAddress?, budget: Int
     ) async -> HubOutcome {
+        let outcome = await Self.handOver(
+            addressee, status: status, reason: reason, device: device, budget: budget, through: handOff)
+        guard case .callback = outcome else { return outcome }
+        do {
+            try store.recordDelivery(
+                caller: addressee.caller, device: device, action: action?.rawValue ?? -1, status: status.rawValue,
+                at: now(), readingIDs: [], remaining: 0)
+        } catch {
+            logger.error("a callback without readings was not journaled", metadata: ["error": "\(error)"])
+        }
+        return outcome
+    }
+
+    /// Hands over a callback without readings to `addressee`, if it fits `budget`.
+    static func handOver(
+        _ addressee: Addressee, status: ActionStatus, reason: LayeredReason?, device: MACAddress?, budget: Int,
+        through handOff: any CallbackHandOff
+    ) async -> HubOutcome {
         guard
             let callback = try? LayeredCallback(
                 destination: addressee.destination, echo: addressee.echo, status: status, mac: device, reason: reason)
@@ -458,14 +462,14 @@ public actor Bridge {
         } catch {
             return .handOffFailed(url, report, "\(error)")
         }
-        do {
-            try store.recordDelivery(
-                caller: addressee.caller, device: device, action: action?.rawValue ?? -1, status: status.rawValue,
-                at: now(), readingIDs: [], remaining: 0)
-        } catch {
-            logger.error("a callback without readings was not journaled", metadata: ["error": "\(error)"])
-        }
         return .callback(url, report)
+    }
+}
+
+extension ActionStatus {
+    /// The status of `action` stopped by a failure at its first stage; plain fail when the action is unknown.
+    static func failedFirst(_ action: LayeredAction?) -> ActionStatus {
+        action.flatMap { ActionStatus(action: $0, ran: [.fail]) } ?? .fail
     }
 }
 

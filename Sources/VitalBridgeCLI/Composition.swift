@@ -150,15 +150,8 @@ struct Hub {
 /// descriptor, so nothing stays in a buffer); a closed or full output is an error, and the readings stay pending.
 struct StandardOutputHandOff: CallbackHandOff {
     func handOver(_ url: String) async throws {
-        let bytes = Array((url + "\n").utf8)
-        var written = 0
-        while written < bytes.count {
-            let count = bytes.withUnsafeBytes { write(1, $0.baseAddress! + written, $0.count - written) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else {
-                throw HomeError("cannot write to standard output: \(String(cString: strerror(errno)))")
-            }
-            written += count
+        guard writeAll(Array((url + "\n").utf8), to: 1) else {
+            throw HomeError("cannot write to standard output: \(String(cString: strerror(errno)))")
         }
     }
 }

@@ -246,17 +246,11 @@ struct Home {
                 throw failure("cannot create a temporary file in \(folder)")
             }
         }
-        var written = 0
-        while written < bytes.count {
-            let count = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + written, $0.count - written) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else {
-                let error = failure("cannot write \(temporary)")
-                close(descriptor)
-                unlink(temporary)
-                throw error
-            }
-            written += count
+        guard writeAll(bytes, to: descriptor) else {
+            let error = failure("cannot write \(temporary)")
+            close(descriptor)
+            unlink(temporary)
+            throw error
         }
         guard fsync(descriptor) == 0 else {
             let error = failure("cannot flush \(temporary)")
@@ -274,9 +268,19 @@ struct Home {
 
     /// Removes the temporary files (`….<pid>-<random>.tmp`, or `….<pid>.tmp` from earlier versions) in `folder`
     /// whose process has ended.
+    ///
+    /// Read with `opendir`, not `FileManager`, whose first use costs more than the request `open` runs.
     private func removeStaleTemporaryFiles(in folder: String) {
-        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
-        for entry in entries where entry.hasSuffix(".tmp") {
+        guard let directory = opendir(folder) else { return }
+        var entries: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(cString: $0.bindMemory(to: CChar.self).baseAddress!)
+            }
+            if name.hasSuffix(".tmp") { entries.append(name) }
+        }
+        closedir(directory)
+        for entry in entries {
             let stem = entry.dropLast(4)
             guard let dot = stem.lastIndex(of: "."),
                 let pid = Int32(stem[stem.index(after: dot)...].prefix { $0 != "-" }), pid > 0,
@@ -285,6 +289,19 @@ struct Home {
             unlink(folder + "/" + entry)
         }
     }
+}
+
+/// Writes all of `bytes` to `descriptor` (retrying short and interrupted writes); `false` with `errno` set if it
+/// cannot.
+func writeAll(_ bytes: [UInt8], to descriptor: Int32) -> Bool {
+    var written = 0
+    while written < bytes.count {
+        let count = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + written, $0.count - written) }
+        if count < 0 && errno == EINTR { continue }
+        guard count > 0 else { return false }
+        written += count
+    }
+    return true
 }
 
 /// The value of the environment variable `name`, `nil` when unset or empty (read with `getenv`, without building

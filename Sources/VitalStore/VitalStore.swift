@@ -83,6 +83,11 @@ public struct ReservationOwner: Sendable {
         self.clock = clock
         self.isAbandoned = isAbandoned
     }
+
+    /// The owner of request `number` of this owner: `<owner>#<number>`, with the same lifetime and clock.
+    public func request(_ number: Int) -> ReservationOwner {
+        ReservationOwner(owner: "\(owner)#\(number)", lifetime: lifetime, clock: clock, isAbandoned: isAbandoned)
+    }
 }
 
 /// Why the store failed; the description never contains a health value.
@@ -402,29 +407,16 @@ public final class VitalStore: Sendable {
         device mac: MACAddress, caller: String, for reservation: ReservationOwner,
         _ choose: ([StoredReading]) throws -> (T, readingIDs: [Int64])
     ) throws -> T {
-        do {
-            return try database.writeWithoutTransaction { db in
-                try Self.withoutFlush(db) {
-                    var chosen: T?
-                    // IMMEDIATE: the write lock is taken before the pending readings are read, so that no other process
-                    // can choose them between the read and the reservation.
-                    try db.inTransaction(.immediate) {
-                        let now = reservation.clock()
-                        try db.execute(sql: "DELETE FROM reservation WHERE expires_at <= ?", arguments: [now])
-                        for owner in try String.fetchAll(db, sql: "SELECT DISTINCT owner FROM reservation")
-                        where owner != reservation.owner && reservation.isAbandoned(owner) {
-                            try db.execute(sql: "DELETE FROM reservation WHERE owner = ?", arguments: [owner])
-                        }
-                        let (result, ids) = try choose(try Self.pending(db, device: mac, caller: caller))
-                        try Self.insertReservations(ids, caller: caller, for: reservation, at: now, db)
-                        chosen = result
-                        return .commit
-                    }
-                    return chosen!
-                }
+        try reservationWrite("reserve pending readings") { db in
+            let now = reservation.clock()
+            try db.execute(sql: "DELETE FROM reservation WHERE expires_at <= ?", arguments: [now])
+            for owner in try String.fetchAll(db, sql: "SELECT DISTINCT owner FROM reservation")
+            where owner != reservation.owner && reservation.isAbandoned(owner) {
+                try db.execute(sql: "DELETE FROM reservation WHERE owner = ?", arguments: [owner])
             }
-        } catch let error as DatabaseError {
-            throw StoreError("cannot reserve pending readings: \(error)")
+            let (result, ids) = try choose(try Self.pending(db, device: mac, caller: caller))
+            try Self.insertReservations(ids, caller: caller, for: reservation, at: now, db)
+            return result
         }
     }
 
@@ -432,36 +424,43 @@ public final class VitalStore: Sendable {
     /// for a live reading, reserved by the request that measured it as soon as it is stored.
     public func reserve(_ ids: [Int64], caller: String, for reservation: ReservationOwner) throws(StoreError) {
         do {
-            try database.writeWithoutTransaction { db in
-                try Self.withoutFlush(db) {
-                    try db.inTransaction(.immediate) {
-                        try Self.insertReservations(ids, caller: caller, for: reservation, at: reservation.clock(), db)
-                        return .commit
-                    }
-                }
+            try reservationWrite("reserve readings") { db in
+                try Self.insertReservations(ids, caller: caller, for: reservation, at: reservation.clock(), db)
             }
+        } catch let error as StoreError {
+            throw error
         } catch {
             throw StoreError("cannot reserve readings: \(error)")
         }
     }
 
-    /// Runs `body` with `synchronous = NORMAL`, then restores FULL: a reservation need not survive a power cut
-    /// (lost, its readings are simply pending again), so its commit skips the flush that a reading's commit needs.
-    /// In WAL mode the commits stay atomic and in order; the next FULL commit flushes them with its own.
-    private static func withoutFlush<T>(_ db: Database, _ body: () throws -> T) throws -> T {
-        guard !db.configuration.readonly, try String.fetchOne(db, sql: "PRAGMA synchronous") == "2" else {
-            return try body()
-        }
-        try db.execute(sql: "PRAGMA synchronous = NORMAL")
-        let result: T
+    /// Runs `body` in one IMMEDIATE transaction, committed with `synchronous = NORMAL`, then restores FULL.
+    ///
+    /// IMMEDIATE: the write lock is taken before anything is read, so that no other process can choose the same
+    /// readings between the read and the reservation. NORMAL: a reservation need not survive a power cut (lost, its
+    /// readings are simply pending again), so its commit skips the flush a reading's commit needs; in WAL mode the
+    /// commits stay atomic and in order, and the next FULL commit flushes them with its own. A database error
+    /// becomes a ``StoreError`` saying `what` failed; any other error `body` throws passes through.
+    private func reservationWrite<T>(_ what: String, _ body: (Database) throws -> T) throws -> T {
         do {
-            result = try body()
-        } catch {
-            try db.execute(sql: "PRAGMA synchronous = FULL")
-            throw error
+            return try database.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA synchronous = NORMAL")
+                var result: T?
+                do {
+                    try db.inTransaction(.immediate) {
+                        result = try body(db)
+                        return .commit
+                    }
+                } catch {
+                    try db.execute(sql: "PRAGMA synchronous = FULL")
+                    throw error
+                }
+                try db.execute(sql: "PRAGMA synchronous = FULL")
+                return result!
+            }
+        } catch let error as DatabaseError {
+            throw StoreError("cannot \(what): \(error)")
         }
-        try db.execute(sql: "PRAGMA synchronous = FULL")
-        return result
     }
 
     private static func insertReservations(
