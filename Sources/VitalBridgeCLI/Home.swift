@@ -105,15 +105,22 @@ struct Home {
         return lstat(path, &status) == 0
     }
 
-    /// Creates the folder `path` (0700) if it does not exist.
+    /// Creates the folder `path` (0700) unless something is there already: another process may be creating it at
+    /// the same moment, so an existing one is no error (``checkDirectory(_:ownedByUser:)`` then says whether it is
+    /// a folder). Its missing parents are created when `intermediates`.
     private static func makeDirectory(_ path: String, intermediates: Bool) throws(HomeError) {
-        guard !exists(path) else { return }
-        do {
-            try FileManager.default.createDirectory(
-                atPath: path, withIntermediateDirectories: intermediates, attributes: [.posixPermissions: 0o700])
-        } catch {
-            throw HomeError("cannot create the folder \(path): \(error.localizedDescription)")
+        if mkdir(path, 0o700) == 0 || errno == EEXIST { return }
+        if intermediates && errno == ENOENT {
+            do {
+                // creates the parents; a folder that another process made in the meantime is no error here
+                try FileManager.default.createDirectory(
+                    atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+                return
+            } catch {
+                throw HomeError("cannot create the folder \(path): \(error.localizedDescription)")
+            }
         }
+        throw HomeError("cannot create the folder \(path): \(String(cString: strerror(errno)))")
     }
 
     /// Throws unless `path` is a folder (the home itself may be reached through a link the user made; its
