@@ -19,7 +19,7 @@ struct SimulatedUser: HubUser {
 
     func cancels(_ stage: Stage) async -> Bool {
         // a measurement cancel is the device's: the user stops it on the device
-        stage != .measure && script.cancelAt == "\(stage)"
+        stage != .measure && script.cancelAt == stage
     }
 
     func acceptsConnect(to device: MACAddress) async -> Bool { !script.declineConnect }

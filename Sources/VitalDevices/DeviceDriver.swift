@@ -57,7 +57,7 @@ extension DeviceDriver {
     func vendorCommand(_ command: VendorCommand, refusalCode: Int? = nil) async throws(DeviceError) {
         try await connection.subscribe(GATTCharacteristics.vendorStatus)
         try await send(command)
-        let opCode = command.encoded[0]
+        let opCode = command.opCode.rawValue
         while true {
             guard case .notification(GATTCharacteristics.vendorStatus, let bytes) = try await connection.nextEvent(),
                 case .commandResult(opCode, let success) = try vendorEvent(bytes)
@@ -113,7 +113,7 @@ func vendorEvent(_ value: [UInt8]) throws(DeviceError) -> VendorEvent {
     switch event {
     case .deviceError(let code):
         throw DeviceError(.deviceReported, deviceCode: Int(code), message: "the device reported error \(code)")
-    case .commandResult(VendorCommand.startMeasurement.encoded[0], false):
+    case .commandResult(VendorOpCode.startMeasurement.rawValue, false):
         throw DeviceError(.cancelled, message: "the measurement was stopped on the device")
     default:
         return event

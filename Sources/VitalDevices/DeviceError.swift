@@ -79,7 +79,7 @@ public enum DeviceErrorCodes {
     public static let pulseOximeter: [Int: String] = [
         0: "Bluetooth communication error", 1: "flash access error", 2: "hardware error",
         3: "SpO2 or pulse rate out of the measurement range", 4: "unknown interference", 5: "send failed",
-        6: "device disconnected", 7: "no data", 111: "user authentication failed",
+        6: "device disconnected", 7: "no data", Int(VendorGATT.authenticationFailedError): "user authentication failed",
     ]
     /// Blood pressure monitors.
     public static let bloodPressure: [Int: String] = [

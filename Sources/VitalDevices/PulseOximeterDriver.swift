@@ -54,7 +54,8 @@ public struct PulseOximeterDriver: DeviceDriver {
                 }
                 guard result.allowsMeasuring else {
                     throw DeviceError(
-                        .authenticationFailed, deviceCode: 111, message: "user authentication failed (\(result))")
+                        .authenticationFailed, deviceCode: Int(VendorGATT.authenticationFailedError),
+                        message: "user authentication failed (\(result))")
                 }
                 return result
             }

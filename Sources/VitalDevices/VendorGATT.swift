@@ -13,6 +13,19 @@ public enum VendorGATT {
     public static let status: UInt16 = 0xFFF2
     public static let activityService: UInt16 = 0xFFE0
     public static let activityRecords: UInt16 = 0xFFE2
+    /// The PO3's error for a user that did not authenticate (results 5–8), sent as ``VendorEvent/deviceError(code:)``.
+    public static let authenticationFailedError: UInt8 = 111
+}
+
+/// The first byte of a ``VendorCommand``, which a ``VendorEvent/commandResult(opCode:success:)`` names.
+public enum VendorOpCode: UInt8, Hashable, Sendable {
+    case startMeasurement = 0x01
+    case setTime = 0x03
+    case authenticate = 0x04
+    case factoryReset = 0x05
+    case bindProfile = 0x06
+    case reportActivity = 0x07
+    case deleteActivity = 0x08
 }
 
 /// A command written to the vendor control point.
@@ -34,45 +47,58 @@ public enum VendorCommand: Hashable, Sendable {
     /// `08` + u16: delete the oldest `count` stored activity days.
     case deleteActivity(count: UInt16)
 
-    public var encoded: [UInt8] {
+    /// The command's op code, its first byte.
+    public var opCode: VendorOpCode {
         switch self {
-        case .startMeasurement: return [0x01]
-        case .startGlucoseMeasurement(let code): return [0x01, UInt8(code.type.rawValue)] + Array(code.code.utf8)
-        case .setTime(let time): return [0x03] + time.encoded()
-        case .authenticate(let userID): return [0x04] + Array(userID.utf8)
-        case .factoryReset: return [0x05]
-        case .bindProfile(let profile):
-            var bytes: [UInt8] = [0x06]
-            let id = UInt32(bitPattern: profile.userID)
-            bytes += [UInt8(id & 0xFF), UInt8(id >> 8 & 0xFF), UInt8(id >> 16 & 0xFF), UInt8(id >> 24)]
-            bytes += [profile.age, UInt8(profile.sex.rawValue), profile.height, profile.weight]
-            bytes += [UInt8(profile.swim.rawValue), UInt8(profile.distanceUnit.rawValue)]
-            return bytes
-        case .reportActivity: return [0x07]
-        case .deleteActivity(let count): return [0x08, UInt8(count & 0xFF), UInt8(count >> 8)]
+        case .startMeasurement, .startGlucoseMeasurement: .startMeasurement
+        case .setTime: .setTime
+        case .authenticate: .authenticate
+        case .factoryReset: .factoryReset
+        case .bindProfile: .bindProfile
+        case .reportActivity: .reportActivity
+        case .deleteActivity: .deleteActivity
         }
+    }
+
+    public var encoded: [UInt8] {
+        let body: [UInt8]
+        switch self {
+        case .startMeasurement, .factoryReset, .reportActivity: body = []
+        case .startGlucoseMeasurement(let code): body = [UInt8(code.type.rawValue)] + Array(code.code.utf8)
+        case .setTime(let time): body = time.encoded()
+        case .authenticate(let userID): body = Array(userID.utf8)
+        case .bindProfile(let profile):
+            let id = UInt32(bitPattern: profile.userID)
+            body = [
+                UInt8(id & 0xFF), UInt8(id >> 8 & 0xFF), UInt8(id >> 16 & 0xFF), UInt8(id >> 24), profile.age,
+                UInt8(profile.sex.rawValue), profile.height, profile.weight, UInt8(profile.swim.rawValue),
+                UInt8(profile.distanceUnit.rawValue),
+            ]
+        case .deleteActivity(let count): body = [UInt8(count & 0xFF), UInt8(count >> 8)]
+        }
+        return [opCode.rawValue] + body
     }
 
     /// Decodes a control point write; `nil` for bytes that are not a command.
     public init?(bytes: [UInt8]) {
-        guard let op = bytes.first else { return nil }
+        guard let op = bytes.first.flatMap(VendorOpCode.init(rawValue:)) else { return nil }
         let body = Array(bytes.dropFirst())
         switch op {
-        case 0x01 where body.isEmpty: self = .startMeasurement
-        case 0x01:
+        case .startMeasurement where body.isEmpty: self = .startMeasurement
+        case .startMeasurement:
             guard let type = CodeType(rawValue: Int(body[0])),
                 let code = String(validating: body.dropFirst(), as: UTF8.self),
                 !code.isEmpty
             else { return nil }
             self = .startGlucoseMeasurement(StripCode(type: type, code: code))
-        case 0x03:
+        case .setTime:
             guard let time = try? DateTime(bytes: body) else { return nil }
             self = .setTime(time)
-        case 0x04:
+        case .authenticate:
             guard let userID = String(validating: body, as: UTF8.self) else { return nil }
             self = .authenticate(userID: userID)
-        case 0x05 where body.isEmpty: self = .factoryReset
-        case 0x06 where body.count == 10:
+        case .factoryReset where body.isEmpty: self = .factoryReset
+        case .bindProfile where body.count == 10:
             let id = Int32(
                 bitPattern: UInt32(body[0]) | UInt32(body[1]) << 8 | UInt32(body[2]) << 16 | UInt32(body[3]) << 24)
             guard let sex = UserSex(rawValue: Int(body[5])), let swim = SwimSwitch(rawValue: Int(body[8])),
@@ -82,8 +108,9 @@ public enum VendorCommand: Hashable, Sendable {
                 ActivityProfile(
                     userID: id, age: body[4], sex: sex, height: body[6], weight: body[7], swim: swim, distanceUnit: unit
                 ))
-        case 0x07 where body.isEmpty: self = .reportActivity
-        case 0x08 where body.count == 2: self = .deleteActivity(count: UInt16(body[0]) | UInt16(body[1]) << 8)
+        case .reportActivity where body.isEmpty: self = .reportActivity
+        case .deleteActivity where body.count == 2:
+            self = .deleteActivity(count: UInt16(body[0]) | UInt16(body[1]) << 8)
         default: return nil
         }
     }
@@ -99,7 +126,7 @@ public enum VendorEvent: Hashable, Sendable {
     case authenticationResult(UInt8)
     /// `04 ww`: a live pulse-wave sample (PO3), 0–100.
     case pulseWave(UInt8)
-    /// `05 oo ss`: the command with op code `oo` finished, `ss` 0 success, 1 failure.
+    /// `05 oo ss`: the command with op code `oo` (a ``VendorOpCode``) finished, `ss` 0 success, 1 failure.
     case commandResult(opCode: UInt8, success: Bool)
 
     public var encoded: [UInt8] {

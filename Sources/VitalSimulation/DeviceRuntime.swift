@@ -45,15 +45,6 @@ final class DeviceRuntime {
         }
     }
 
-    /// A stored reading, already validated when the world was made.
-    func reading(_ reading: SimulatedReading) -> LayeredReading {
-        do {
-            return try reading.reading(for: entry.family, at: "record")
-        } catch {
-            preconditionFailure("a record validated at load no longer reads: \(error)")
-        }
-    }
-
     /// The reading the next live measurement returns: the fleet's next listed one, else a generated one.
     func nextMeasurement(at time: LayeredTimestamp) -> LayeredReading {
         defer { state.measurementsTaken += 1 }
@@ -64,31 +55,52 @@ final class DeviceRuntime {
                 scripted.measuredAt = time.description
                 scripted.date = time.day.description
             }
-            return reading(scripted)
+            do {
+                return try scripted.reading(for: entry.family, at: "nextMeasurements")
+            } catch {
+                preconditionFailure("a measurement validated at load no longer reads: \(error)")
+            }
         }
         return ReadingGenerator.reading(for: entry, at: time, swim: state.swim, using: &state.generator)
     }
 
-    /// The records a Record Access Control Point filter selects, in sequence order.
-    func matching(_ filter: RecordFilter) -> [StoredRecord] {
-        let records = state.records
-        func time(_ record: StoredRecord) -> DateTime { DateTime(reading(record.reading).measuredAt) }
+    /// Whether `record` is one of those a Record Access Control Point `filter` selects; `first` and `last` are
+    /// resolved to sequence numbers by ``resolved(_:)`` first.
+    func matches(_ record: StoredRecord, _ filter: RecordFilter) -> Bool {
+        func time() -> DateTime { DateTime(record.reading.measuredAt) }
         switch filter {
-        case .all: return records
-        case .first: return Array(records.prefix(1))
-        case .last: return Array(records.suffix(1))
-        case .lessThanOrEqual(.sequenceNumber(let number)): return records.filter { $0.sequenceNumber <= number }
-        case .greaterThanOrEqual(.sequenceNumber(let number)): return records.filter { $0.sequenceNumber >= number }
-        case .lessThanOrEqual(.userFacingTime(let bound)): return records.filter { time($0) <= bound }
-        case .greaterThanOrEqual(.userFacingTime(let bound)): return records.filter { time($0) >= bound }
-        case .sequenceNumbers(let range): return records.filter { range.contains($0.sequenceNumber) }
-        case .userFacingTimes(let from, let through): return records.filter { (from...through).contains(time($0)) }
+        case .all: return true
+        case .first, .last: return false
+        case .lessThanOrEqual(.sequenceNumber(let number)): return record.sequenceNumber <= number
+        case .greaterThanOrEqual(.sequenceNumber(let number)): return record.sequenceNumber >= number
+        case .lessThanOrEqual(.userFacingTime(let bound)): return time() <= bound
+        case .greaterThanOrEqual(.userFacingTime(let bound)): return time() >= bound
+        case .sequenceNumbers(let range): return range.contains(record.sequenceNumber)
+        case .userFacingTimes(let from, let through): return (from...through).contains(time())
         }
+    }
+
+    /// `filter` with `first` and `last` turned into the sequence number of the oldest or newest record (a filter
+    /// that selects nothing when the memory is empty).
+    func resolved(_ filter: RecordFilter) -> RecordFilter {
+        let records = state.records
+        switch filter {
+        case .first, .last:
+            guard let record = filter == .first ? records.first : records.last else { return .sequenceNumbers(1...0) }
+            return .sequenceNumbers(record.sequenceNumber...record.sequenceNumber)
+        default: return filter
+        }
+    }
+
+    /// How many records `filter` selects.
+    func count(_ filter: RecordFilter) -> Int {
+        let filter = resolved(filter)
+        return state.records.reduce(0) { $0 + (matches($1, filter) ? 1 : 0) }
     }
 
     /// The record as the device sends it, in its family's SIG (or vendor) format.
     func encode(_ record: StoredRecord) -> [UInt8] {
-        let value = reading(record.reading)
+        let value = record.reading
         func sfloat(_ number: Double) -> SFloat { SFloat(mantissa: Int(number.rounded()), exponent: 0)! }
         switch value {
         case .bloodPressure(let bp):
@@ -143,21 +155,28 @@ final class DeviceRuntime {
 final class Link {
     let id: UInt64
     let runtime: DeviceRuntime
+    /// The device's profile.
+    let peripheral: any SimulatedPeripheral
     /// The characteristics whose notifications or indications the central enabled (a short list: a dictionary or
     /// set keyed by a VitalBridge type costs a scan of every conformance in the process at its first use).
     var subscribed: [CharacteristicID] = []
     private var queue: [Pending] = []
     private var head = 0
     var outstanding: Outstanding?
+    /// The transfer of stored records in progress; its records are sent as the central takes the previous ones.
     var transfer: Transfer?
     var dropped = false
     var authenticated = false
     var packets = 0
+    private var nextToken: UInt64 = 1
 
-    init(id: UInt64, runtime: DeviceRuntime) {
+    init(id: UInt64, runtime: DeviceRuntime, peripheral: any SimulatedPeripheral) {
         self.id = id
         self.runtime = runtime
+        self.peripheral = peripheral
     }
+
+    var isIdle: Bool { head == queue.count }
 
     func enqueue(_ pending: Pending) { queue.append(pending) }
 
@@ -177,6 +196,28 @@ final class Link {
         queue = Array(queue[head...].filter { !shouldRemove($0) })
         head = 0
     }
+
+    /// Sends a notification, if the central enabled them on `characteristic` (a GATT server sends none otherwise).
+    func notify(_ characteristic: CharacteristicID, _ value: [UInt8]) {
+        guard subscribed.contains(characteristic) else { return }
+        enqueue(.event(.notification(characteristic, fitted(value))))
+    }
+
+    /// Sends an indication, if the central enabled them on `characteristic`; the device sends nothing more until
+    /// it is confirmed, and then forgets `deleting`, if given.
+    func indicate(_ characteristic: CharacteristicID, _ value: [UInt8], deleting sequenceNumber: UInt16? = nil) {
+        guard subscribed.contains(characteristic) else { return }
+        let token = IndicationToken(id: nextToken)
+        nextToken += 1
+        outstanding = Outstanding(token: token, deletes: sequenceNumber)
+        enqueue(.event(.indication(characteristic, fitted(value), token)))
+    }
+
+    /// Notifies a vendor status event.
+    func status(_ event: VendorEvent) { notify(GATTCharacteristics.vendorStatus, event.encoded) }
+
+    /// A value as the radio carries it: at most MTU − 3 bytes (longer values are cut, as an ATT notification is).
+    private func fitted(_ value: [UInt8]) -> [UInt8] { Array(value.prefix(runtime.configuration.mtu - 3)) }
 }
 
 /// What a link will deliver next.
@@ -192,18 +233,40 @@ struct Outstanding {
     let deletes: UInt16?
 }
 
-/// A transfer of stored records one indication at a time.
+/// A transfer of stored records: the records a filter selects, oldest first, sent one at a time as the central
+/// takes them (a device does not queue 65,000 notifications at once), then a completion.
 struct Transfer {
+    enum Sending {
+        /// Indications, each record forgotten when its indication is confirmed (push devices).
+        case indicationsDeletingOnConfirm
+        /// Indications, kept until a delete command (PO3).
+        case indications
+        /// Notifications (glucose meters, activity monitors).
+        case notifications
+    }
+
     enum Completion {
+        /// ``VendorEvent/transferComplete(count:)`` on the status characteristic.
         case transferComplete
-        case racpResponse(CharacteristicID)
+        /// A Record Access Control Point success response on that characteristic.
+        case racpSuccess(CharacteristicID)
     }
 
     let characteristic: CharacteristicID
-    /// Push devices delete a record when its indication is confirmed; the PO3 waits for a RACP delete.
-    let deleteOnConfirm: Bool
+    let sending: Sending
     let completion: Completion
+    /// The records to send, with `first` and `last` already resolved.
+    let filter: RecordFilter
+    /// The memory position to look at next (records before it were sent, or forgotten).
+    var position = 0
     var sent = 0
+
+    init(_ characteristic: CharacteristicID, sending: Sending, completion: Completion, filter: RecordFilter = .all) {
+        self.characteristic = characteristic
+        self.sending = sending
+        self.completion = completion
+        self.filter = filter
+    }
 }
 
 /// The simulated link as the drivers see it.

@@ -20,14 +20,14 @@ public struct Fleet: Hashable, Sendable {
 
 /// What the simulated user does.
 public struct UserScript: Hashable, Sendable {
-    /// The stage the user cancels: `add`, `sync` or `measure`.
-    public var cancelAt: String?
+    /// The stage the user cancels (`add`, `sync` or `measure` in the fleet file).
+    public var cancelAt: Stage?
     /// Whether the user declines the connect prompt (`popflag=1`).
     public var declineConnect: Bool
     /// The text the user's camera reads from a QR code.
     public var qrCode: String?
 
-    public init(cancelAt: String? = nil, declineConnect: Bool = false, qrCode: String? = nil) {
+    public init(cancelAt: Stage? = nil, declineConnect: Bool = false, qrCode: String? = nil) {
         self.cancelAt = cancelAt
         self.declineConnect = declineConnect
         self.qrCode = qrCode
@@ -214,6 +214,18 @@ public struct SimulatedReading: Hashable, Sendable {
         }
     }
 
+    /// The family whose readings have this reading's fields (`systolic`: blood pressure, `glucose`, `weight`:
+    /// scale, `temperature`: thermometer, `spo2`: pulse oximeter, `date`: activity monitor); `nil` for none.
+    public var impliedFamily: DeviceFamily? {
+        if systolic != nil { return .bloodPressure }
+        if glucose != nil { return .glucose }
+        if weight != nil { return .scale }
+        if temperature != nil { return .thermometer }
+        if spo2 != nil { return .pulseOximeter }
+        if date != nil { return .activityMonitor }
+        return nil
+    }
+
     /// The reading for a device of `family`, rounded to what it can send.
     ///
     /// - Throws: ``FleetError`` naming the missing or out-of-range field.
@@ -330,4 +342,26 @@ extension Fleet {
         }
         return Fleet(devices: devices)
     }()
+}
+
+extension DeviceFamily {
+    /// The family of devices that take `reading`.
+    public init(of reading: LayeredReading) {
+        switch reading {
+        case .bloodPressure: self = .bloodPressure
+        case .glucose: self = .glucose
+        case .weight: self = .scale
+        case .temperature: self = .thermometer
+        case .oximetry: self = .pulseOximeter
+        case .activity: self = .activityMonitor
+        }
+    }
+}
+
+extension Stage {
+    /// The stage named `name` in a fleet file: `add`, `sync` or `measure`.
+    init?(fleetName name: String) {
+        guard let stage = Stage.allCases.first(where: { "\($0)" == name }) else { return nil }
+        self = stage
+    }
 }

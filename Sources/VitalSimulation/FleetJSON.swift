@@ -32,7 +32,12 @@ extension Fleet {
 extension UserScript {
     init(fields: JSONFields) throws(FleetError) {
         var fields = fields
-        cancelAt = try fields.string("cancelAt")
+        cancelAt = try fields.string("cancelAt").map { name throws(FleetError) in
+            guard let stage = Stage(fleetName: name) else {
+                throw FleetError(path: fields.path(of: "cancelAt"), message: "must be add, sync or measure")
+            }
+            return stage
+        }
         declineConnect = try fields.bool("declineConnect") ?? false
         qrCode = try fields.string("qrCode")
         try fields.finish()
@@ -40,7 +45,7 @@ extension UserScript {
 
     var jsonValue: JSON {
         var members = JSONMembers()
-        members["cancelAt"] = cancelAt.map(JSON.string)
+        members["cancelAt"] = cancelAt.map { .string("\($0)") }
         members["declineConnect"] = .bool(declineConnect)
         members["qrCode"] = qrCode.map(JSON.string)
         return members.object
@@ -226,13 +231,30 @@ extension SimulatedReading {
 }
 
 extension DeviceState {
-    /// Reads a saved state (the form ``json`` writes).
+    /// Reads a saved state: the form ``json`` writes (the state's members with `recordCount` on the first line,
+    /// then one record a line), or the single document of earlier versions (the records in a `records` array). A
+    /// line is parsed at a time, so a state of 65,000 records never exists as one JSON tree.
     ///
     /// - Throws: ``FleetError`` with the path (from `state`) of the first problem.
     public init(json: [UInt8]) throws(FleetError) {
-        var fields = try JSONFields(document: json, name: "state", at: "state")
-        guard let records = try fields.objects("records", StoredRecord.init(fields:)) else {
-            throw fields.missing("records")
+        var lines = json.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)[...]
+        var fields = try JSONFields(document: Array(lines.popFirst() ?? []), name: "state", at: "state")
+        var records = DeviceMemory([])
+        if let legacy = try fields.objects("records", StoredRecord.init(fields:)) {
+            records = DeviceMemory(legacy)
+        } else {
+            guard let count = try fields.int("recordCount"), count >= 0, count <= 65_535 else {
+                throw FleetError(path: fields.path(of: "recordCount"), message: "is required, from 0 to 65535")
+            }
+            if lines.last?.isEmpty == true { lines.removeLast() }
+            guard lines.count == count else {
+                throw FleetError(
+                    path: "state.records", message: "has \(lines.count) lines where recordCount says \(count)")
+            }
+            for (index, line) in lines.enumerated() {
+                let path = "state.records[\(index)]"
+                records.append(try StoredRecord(fields: JSONFields(document: Array(line), name: path, at: path)))
+            }
         }
         guard let next = try fields.int("nextSequenceNumber"), let sequence = UInt16(exactly: next) else {
             throw FleetError(path: fields.path(of: "nextSequenceNumber"), message: "is required, from 0 to 65535")
@@ -261,10 +283,11 @@ extension DeviceState {
         return text
     }
 
-    /// The state as compact JSON with sorted keys.
+    /// The state as compact JSON with sorted keys: its members and `recordCount` on the first line, then each
+    /// record on a line of its own, oldest first.
     public var json: [UInt8] {
         var members = JSONMembers()
-        members["records"] = .array(records.map(\.jsonValue))
+        members["recordCount"] = .number(records.count)
         members["nextSequenceNumber"] = .number(Int(nextSequenceNumber))
         members["battery"] = .number(battery)
         members["generator"] = generator.jsonValue
@@ -272,11 +295,19 @@ extension DeviceState {
         members["spentFailures"] = .array(spentFailures.sorted().map(JSON.string))
         members["boundUserID"] = boundUserID.map { .number(Int($0)) }
         members["swim"] = .bool(swim)
-        return members.object.serialized(pretty: false)
+        var output = members.object.serialized(pretty: false)
+        output.reserveCapacity(output.count + records.count * 100)
+        for record in records {
+            output.append(UInt8(ascii: "\n"))
+            output += record.jsonValue.serialized(pretty: false)
+        }
+        output.append(UInt8(ascii: "\n"))
+        return output
     }
 }
 
 extension StoredRecord {
+    /// A record of a saved state; its reading's family follows from its fields (``SimulatedReading/impliedFamily``).
     init(fields: JSONFields) throws(FleetError) {
         var fields = fields
         guard let number = try fields.int("sequenceNumber"), let sequenceNumber = UInt16(exactly: number) else {
@@ -285,14 +316,18 @@ extension StoredRecord {
         guard let reading = try fields.object("reading", SimulatedReading.init(fields:)) else {
             throw fields.missing("reading")
         }
-        self.init(sequenceNumber: sequenceNumber, reading: reading)
+        guard let family = reading.impliedFamily else {
+            throw FleetError(path: fields.path(of: "reading"), message: "has none of the fields of a reading")
+        }
+        self.init(
+            sequenceNumber: sequenceNumber, reading: try reading.reading(for: family, at: fields.path(of: "reading")))
         try fields.finish()
     }
 
     var jsonValue: JSON {
         var members = JSONMembers()
         members["sequenceNumber"] = .number(Int(sequenceNumber))
-        members["reading"] = reading.jsonValue
+        members["reading"] = SimulatedReading(reading).jsonValue
         return members.object
     }
 }

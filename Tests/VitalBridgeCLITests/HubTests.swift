@@ -188,7 +188,7 @@ struct MatrixTests {
     @Test("a user cancel at each stage", arguments: supported)
     func cancel(action: LayeredAction, model: DeviceModel) throws {
         for (index, stage) in action.stages.enumerated() {
-            let home = try TestHome(fleet: fleet(user: UserScript(cancelAt: "\(stage)")))
+            let home = try TestHome(fleet: fleet(user: UserScript(cancelAt: stage)))
             let callback = try home.callback(request(action, model))
             let expected = ActionStatus(action: action, ran: Array(repeating: .success, count: index) + [.cancel])!
             #expect(callback.status == expected, "cmd \(action.rawValue) \(model) cancel at \(stage)")

@@ -1,6 +1,7 @@
 import Foundation
 import LayeredProtocol
 import Testing
+import VitalDevices
 import VitalTestSupport
 
 @testable import VitalSimulation
@@ -225,7 +226,7 @@ struct FleetJSONTests {
         return Fleet(
             start: maybe { "2026-11-20 08:00:00" },
             user: UserScript(
-                cancelAt: maybe { "sync" }, declineConnect: Bool.random(using: &random), qrCode: maybe { "BP5:🙂" }),
+                cancelAt: maybe { .sync }, declineConnect: Bool.random(using: &random), qrCode: maybe { "BP5:🙂" }),
             devices: devices)
     }
 
@@ -244,9 +245,17 @@ struct FleetJSONTests {
         var random = Random(seed: 0x57A7E)
         for _ in 0..<300 {
             let state = DeviceState(
-                records: (0..<Int.random(in: 0...6, using: &random)).map { index in
-                    StoredRecord(sequenceNumber: UInt16(index * 1000), reading: Self.randomReading(&random))
-                },
+                records: DeviceMemory(
+                    (0..<Int.random(in: 0...6, using: &random)).map { index in
+                        var seeded = SeededGenerator(seed: random.next())
+                        let entry = DeviceCatalog.entry(for: DeviceModel.allCases.randomElement(using: &random)!)
+                        let time = LayeredTimestamp(
+                            secondsSince1970: Int64.random(in: 0...4_000_000_000, using: &random))
+                        return StoredRecord(
+                            sequenceNumber: UInt16(index * 1000),
+                            reading: ReadingGenerator.reading(
+                                for: entry, at: time, swim: Bool.random(using: &random), using: &seeded))
+                    }),
                 nextSequenceNumber: UInt16.random(in: 0...UInt16.max, using: &random),
                 battery: Int.random(in: 0...100, using: &random),
                 generator: SeededGenerator(seed: random.next()),
@@ -254,6 +263,54 @@ struct FleetJSONTests {
                 spentFailures: Bool.random(using: &random) ? ["atConnect", "duringSync"] : [],
                 boundUserID: Bool.random(using: &random) ? Int32.min : nil, swim: Bool.random(using: &random))
             #expect(try DeviceState(json: state.json) == state)
+        }
+    }
+
+    @Test("a saved state is one line of members, then one record a line; a line too many or too few is refused")
+    func stateLines() throws {
+        let saved = """
+            {"battery":90,"generator":{"state":7},"measurementsTaken":0,"nextSequenceNumber":3,"recordCount":2,\
+            "spentFailures":[],"swim":false}
+            {"reading":{"glucose":101,"measuredAt":"2026-11-19 07:00:00"},"sequenceNumber":1}
+            {"reading":{"glucose":99,"measuredAt":"2026-11-19 21:00:00"},"sequenceNumber":2}
+
+            """
+        let state = try DeviceState(json: Array(saved.utf8))
+        #expect(state.records.map(\.sequenceNumber) == [1, 2] && state.json == Array(saved.utf8))
+        #expect(throws: FleetError(path: "state.records", message: "has 2 lines where recordCount says 3")) {
+            try DeviceState(
+                json: Array(saved.replacingOccurrences(of: "\"recordCount\":2", with: "\"recordCount\":3").utf8))
+        }
+        #expect(throws: FleetError(path: "state.records[1].reading", message: "has none of the fields of a reading")) {
+            try DeviceState(json: Array(saved.replacingOccurrences(of: "\"glucose\":99,", with: "").utf8))
+        }
+    }
+
+    @Test("a device memory forgets its oldest records in any pattern and stays equal to the array it models")
+    func deviceMemory() {
+        var random = Random(seed: 0xDE71CE)
+        var memory = DeviceMemory([])
+        var model: [StoredRecord] = []
+        let reading = LayeredReading.glucose(GlucoseReading(mgPerDeciliter: 90, measuredAt: .init(secondsSince1970: 0)))
+        for step in 0..<5_000 {
+            switch Int.random(in: 0...9, using: &random) {
+            case 0...4:
+                let record = StoredRecord(sequenceNumber: UInt16(step % 65_536), reading: reading)
+                memory.append(record)
+                model.append(record)
+            case 5...7 where !model.isEmpty:
+                memory.removeFirst()
+                model.removeFirst()
+            case 8 where !model.isEmpty:
+                let count = Int.random(in: 0...model.count, using: &random)
+                memory.removeFirst(count)
+                model.removeFirst(count)
+            default:
+                memory.removeAll { $0.sequenceNumber % 7 == 0 }
+                model.removeAll { $0.sequenceNumber % 7 == 0 }
+            }
+            #expect(Array(memory) == model)
+            #expect(memory == DeviceMemory(model) && memory.hashValue == DeviceMemory(model).hashValue)
         }
     }
 
@@ -265,7 +322,14 @@ struct FleetJSONTests {
             "sequenceNumber":5}],"spentFailures":["atConnect"],"swim":false}
             """
         let state = try DeviceState(json: Array(saved.utf8))
-        #expect(state.generator.state == 16_045_690_984_833_335_023 && state.records.first?.reading.systolic == 120)
+        #expect(
+            state.generator.state == 16_045_690_984_833_335_023
+                && state.records.first?.reading
+                    == .bloodPressure(
+                        BloodPressureReading(
+                            systolic: 120, diastolic: 80, heartRate: 60,
+                            measuredAt: LayeredTimestamp(parsing: "2026-11-19 07:00:00")!))
+        )
         #expect(state.spentFailures == ["atConnect"] && state.nextSequenceNumber == 6 && state.boundUserID == nil)
         #expect(throws: FleetError(path: "state.nextSequenceNumber", message: "is required, from 0 to 65535")) {
             try DeviceState(json: Array(saved.replacingOccurrences(of: ":6,", with: ":65536,").utf8))

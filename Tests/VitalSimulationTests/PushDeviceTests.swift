@@ -130,7 +130,7 @@ struct PushDeviceTests {
 
     @Test("the user stopping the measurement is a cancel")
     func userCancel() async throws {
-        let world = try world(FleetDevice(model: "THV3", mac: Self.mac), user: UserScript(cancelAt: "measure"))
+        let world = try world(FleetDevice(model: "THV3", mac: Self.mac), user: UserScript(cancelAt: .measure))
         let driver = try await driver(world, Self.mac)
         let error = await #expect(throws: DeviceError.self) {
             try await driver.measure(MeasureOptions(), into: MemorySink()) { _ in }

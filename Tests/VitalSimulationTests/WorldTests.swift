@@ -130,11 +130,11 @@ struct WorldTests {
         let mac = MACAddress("004D3208D308")!
         let before = try #require(await world.deviceState(of: mac))
         var foreign = before
-        var reading = SimulatedReading()
-        (reading.measuredAt, reading.systolic, reading.diastolic) = ("2026-11-19 07:00:00", 120, 80)
-        foreign.records.append(StoredRecord(sequenceNumber: 3, reading: reading))
+        let reading = BloodPressureReading(
+            systolic: 120, diastolic: 80, measuredAt: LayeredTimestamp(parsing: "2026-11-19 07:00:00")!)
+        foreign.records.append(StoredRecord(sequenceNumber: 3, reading: .bloodPressure(reading)))
         await #expect(
-            throws: FleetError(path: "state.004D3208D308.records[2].glucose", message: "is required for this device")
+            throws: FleetError(path: "state.004D3208D308.records[2]", message: "is not a reading a BG5 takes")
         ) {
             try await world.restore(foreign, for: mac)
         }
@@ -174,7 +174,7 @@ struct WorldTests {
             }
             """
         let fleet = try Fleet(json: Array(example.utf8))
-        #expect(fleet.devices.count == 2 && fleet.user.cancelAt == "sync")
+        #expect(fleet.devices.count == 2 && fleet.user.cancelAt == .sync)
         #expect(throws: Never.self) { try SimulatedWorld(fleet: fleet, start: start) }
 
         let mistakes: [(String, String)] = [

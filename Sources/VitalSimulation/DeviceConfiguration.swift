@@ -1,0 +1,165 @@
+import LayeredProtocol
+import VitalDevices
+
+/// A fleet device, validated.
+public struct SimulatedDeviceConfiguration: Hashable, Sendable {
+    public let entry: CatalogEntry
+    public let mac: MACAddress
+    public let serial: String
+    public let firmware: String
+    public let paired: Bool
+    public let inRange: Bool
+    public let failures: FailureScript
+    public let radio: ResolvedRadioTiming?
+    public let mtu: Int
+    public let authenticationResult: UInt8
+    public let seed: UInt64
+    let device: FleetDevice
+
+    init(_ device: FleetDevice, path: String) throws(FleetError) {
+        guard let model = DeviceModel(modelString: device.model) else {
+            throw FleetError(path: path + ".model", message: "is not a catalogued model (BP5, BP3L, KN550BT, …, THV3)")
+        }
+        guard let mac = MACAddress(device.mac) else {
+            throw FleetError(path: path + ".mac", message: "is not 12 hexadecimal digits")
+        }
+        if let battery = device.battery, !(0...100).contains(battery) {
+            throw FleetError(path: path + ".battery", message: "must be from 0 to 100")
+        }
+        let result = device.authenticationResult ?? 2
+        guard (1...8).contains(result) else {
+            throw FleetError(path: path + ".authenticationResult", message: "must be from 1 to 8")
+        }
+        var mtu = 23
+        if let radio = device.radio {
+            guard radio.connectionIntervalMilliseconds >= 7.5, radio.connectionIntervalMilliseconds <= 4000 else {
+                throw FleetError(
+                    path: path + ".radio.connectionIntervalMilliseconds", message: "must be from 7.5 to 4000")
+            }
+            guard radio.notificationsPerEvent >= 1 else {
+                throw FleetError(path: path + ".radio.notificationsPerEvent", message: "must be at least 1")
+            }
+            mtu = radio.mtu ?? 23
+            guard (23...517).contains(mtu) else {
+                throw FleetError(path: path + ".radio.mtu", message: "must be from 23 to 517")
+            }
+        }
+        entry = DeviceCatalog.entry(for: model)
+        self.mac = mac
+        serial = device.serial ?? "\(model.name)-\(mac.description.suffix(6))"
+        firmware = device.firmware ?? "1.0.0"
+        paired = device.paired ?? true
+        inRange = device.inRange ?? true
+        failures = device.failures ?? FailureScript()
+        radio = device.radio.map {
+            ResolvedRadioTiming(
+                interval: .microseconds(Int64(($0.connectionIntervalMilliseconds * 1000).rounded())),
+                notificationsPerEvent: $0.notificationsPerEvent)
+        }
+        self.mtu = mtu
+        authenticationResult = UInt8(result)
+        seed = device.seed ?? mac.value
+        self.device = device
+        for (index, reading) in (device.nextMeasurements ?? []).enumerated() {
+            // the time of a live measurement defaults to when it is taken
+            var check = reading
+            check.measuredAt = check.measuredAt ?? "2000-01-01 00:00:00"
+            check.date = check.date ?? "2000-01-01"
+            _ = try check.reading(for: entry.family, at: path + ".nextMeasurements[\(index)]")
+        }
+    }
+
+    /// Checks the device's records script, everything ``initialState()`` relies on, without generating records:
+    /// a world checks every device when it is made but generates a device's records only when it is first used.
+    func checkRecords(path: String) throws(FleetError) {
+        // the days are kept only to find two activity days on one date
+        let activity = entry.family == .activityMonitor
+        var days: [LayeredDate] = []
+        var count = 0
+        for (index, reading) in (device.records?.list ?? []).enumerated() {
+            let day = try reading.reading(for: entry.family, at: path + ".records.list[\(index)]").measuredAt.day
+            if activity { days.append(day) }
+            count += 1
+        }
+        if let generate = device.records?.generate {
+            guard generate.count >= 0, generate.count <= 65_000 else {
+                throw FleetError(path: path + ".records.generate.count", message: "must be from 0 to 65000")
+            }
+            guard let times = generatedTimes(generate) else {
+                throw FleetError(path: path + ".records.generate", message: "needs from ≤ to, both yyyy-MM-dd HH:mm:ss")
+            }
+            if activity { days += times.map(\.day) }
+            count += times.count
+        }
+        let sortedDays = days.sorted()
+        if entry.family == .activityMonitor, zip(sortedDays, sortedDays.dropFirst()).contains(where: { $0 == $1 }) {
+            throw FleetError(path: path + ".records", message: "has two activity days on the same date")
+        }
+        if count > 0, !entry.storesRecords {
+            throw FleetError(path: path + ".records", message: "\(entry.model.name) keeps no records")
+        }
+    }
+
+    /// The times of the generated records, spread evenly from `from` to `to`; `nil` if those are not times in order.
+    private func generatedTimes(_ generate: GeneratedRecords) -> [LayeredTimestamp]? {
+        guard let from = LayeredTimestamp(parsing: generate.from), let to = LayeredTimestamp(parsing: generate.to),
+            from <= to
+        else { return nil }
+        let span = to.secondsSince1970 - from.secondsSince1970
+        return (0..<max(generate.count, 0)).map { index in
+            let offset = generate.count > 1 ? span * Int64(index) / Int64(generate.count - 1) : 0
+            return LayeredTimestamp(secondsSince1970: from.secondsSince1970 + offset)
+        }
+    }
+
+    /// The state of a device the world has not seen before: its fleet records, numbered from 1. The script must
+    /// have passed ``checkRecords(path:)``.
+    func initialState() -> DeviceState {
+        var generator = SeededGenerator(seed: seed)
+        var records = DeviceMemory([])
+        var sequenceNumber: UInt16 = 1
+        func keep(_ reading: LayeredReading) {
+            records.append(StoredRecord(sequenceNumber: sequenceNumber, reading: reading))
+            sequenceNumber &+= 1
+        }
+        for reading in device.records?.list ?? [] {
+            if let reading = try? reading.reading(for: entry.family, at: "") { keep(reading) }
+        }
+        if let generate = device.records?.generate, let times = generatedTimes(generate) {
+            var random = SeededGenerator(seed: generate.seed ?? seed)
+            for time in times {
+                keep(ReadingGenerator.reading(for: entry, at: time, swim: entry.model == .am4, using: &random))
+            }
+        }
+        _ = generator.next()
+        return DeviceState(
+            records: records, nextSequenceNumber: sequenceNumber, battery: device.battery ?? 100,
+            generator: generator, measurementsTaken: 0, spentFailures: [], boundUserID: nil,
+            swim: entry.model == .am4)
+    }
+}
+
+/// Radio timing in durations.
+public struct ResolvedRadioTiming: Hashable, Sendable {
+    public let interval: Duration
+    public let notificationsPerEvent: Int
+}
+
+/// Values by device MAC, in a short list: a fleet has a handful of devices, and a dictionary keyed by a VitalBridge
+/// type costs the Swift runtime a scan of every protocol conformance in the process at its first use.
+struct ByMAC<Value> {
+    private var entries: [(mac: MACAddress, value: Value)] = []
+
+    subscript(mac: MACAddress) -> Value? {
+        get { entries.first { $0.mac == mac }?.value }
+        set {
+            let index = entries.firstIndex { $0.mac == mac }
+            switch (index, newValue) {
+            case (let index?, let value?): entries[index].value = value
+            case (let index?, nil): entries.remove(at: index)
+            case (nil, let value?): entries.append((mac, value))
+            case (nil, nil): break
+            }
+        }
+    }
+}

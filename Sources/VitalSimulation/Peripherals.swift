@@ -1,0 +1,227 @@
+import HealthGATT
+import LayeredProtocol
+import VitalDevices
+
+/// One simulated peripheral's profile: what its GATT server does beyond what every VitalBridge device shares (the
+/// vendor control point's clock, reset and measurement start, the transfer of stored records, failure injection
+/// and radio timing, which ``SimulatedWorld`` runs for all of them).
+protocol SimulatedPeripheral {
+    var runtime: DeviceRuntime { get }
+    /// Whether the peripheral runs `command` now; otherwise it answers with the PO3's error 111.
+    func admits(_ command: VendorCommand, on link: Link) -> Bool
+    /// The central enabled notifications or indications on `characteristic`.
+    func subscribed(_ characteristic: CharacteristicID, on link: Link)
+    /// A write to a characteristic of the profile's own service; throws for one it does not have.
+    func write(_ characteristic: CharacteristicID, _ value: [UInt8], on link: Link) throws(DeviceError)
+    /// Runs a vendor command only this profile has; `false` if it has none by that op code.
+    func handle(_ command: VendorCommand, on link: Link) -> Bool
+    /// What the device sends while it measures (cuff pressure, pulse wave), before the result.
+    func sendLiveSamples(on link: Link)
+    /// Sends the result of a live measurement, keeping it in memory if the device does.
+    func sendMeasurement(_ record: StoredRecord, on link: Link)
+}
+
+extension SimulatedPeripheral {
+    func admits(_ command: VendorCommand, on link: Link) -> Bool { true }
+    func subscribed(_ characteristic: CharacteristicID, on link: Link) {}
+    func write(_ characteristic: CharacteristicID, _ value: [UInt8], on link: Link) throws(DeviceError) {
+        throw DeviceError(.protocolViolation, message: "\(characteristic) cannot be written")
+    }
+    func handle(_ command: VendorCommand, on link: Link) -> Bool { false }
+    func sendLiveSamples(on link: Link) {}
+}
+
+/// The peripheral of `runtime`'s family.
+func makePeripheral(_ runtime: DeviceRuntime) -> any SimulatedPeripheral {
+    switch runtime.entry.family {
+    case .bloodPressure, .scale, .thermometer: PushPeripheral(runtime: runtime)
+    case .glucose: GlucosePeripheral(runtime: runtime)
+    case .pulseOximeter: OximeterPeripheral(runtime: runtime)
+    case .activityMonitor: ActivityPeripheral(runtime: runtime)
+    }
+}
+
+/// Blood Pressure, Weight Scale (and Body Composition) and Health Thermometer services: stored readings are
+/// indicated one at a time each time the central enables indications, each forgotten when its indication is
+/// confirmed, then ``VendorEvent/transferComplete(count:)``; a live reading is indicated the same way.
+struct PushPeripheral: SimulatedPeripheral {
+    let runtime: DeviceRuntime
+
+    func subscribed(_ characteristic: CharacteristicID, on link: Link) {
+        guard characteristic == runtime.pushCharacteristic, link.transfer == nil, link.outstanding == nil else {
+            return
+        }
+        link.transfer = Transfer(characteristic, sending: .indicationsDeletingOnConfirm, completion: .transferComplete)
+    }
+
+    func sendLiveSamples(on link: Link) {
+        guard runtime.entry.family == .bloodPressure else { return }
+        for pressure in [40, 120, 180, 140] {
+            let cuff = IntermediateCuffPressure(unit: .mmHg, cuffPressure: SFloat(mantissa: pressure, exponent: 0)!)
+            link.notify(GATTCharacteristics.intermediateCuffPressure, cuff.encoded())
+        }
+    }
+
+    func sendMeasurement(_ record: StoredRecord, on link: Link) {
+        link.indicate(runtime.pushCharacteristic, runtime.encode(record))
+    }
+}
+
+/// A Record Access Control Point server (GLS and PLXS): counts, reports, deletes and aborts by filter; the
+/// records go out on `recordCharacteristic` as `sending` says.
+struct RecordAccessServer {
+    let runtime: DeviceRuntime
+    let recordCharacteristic: CharacteristicID
+    let sending: Transfer.Sending
+
+    /// Runs the command written to the control point `characteristic`; a command not `admitted` (a PO3 before
+    /// authentication) is answered with error 111 on the status characteristic.
+    func write(_ characteristic: CharacteristicID, _ value: [UInt8], on link: Link, admitted: Bool = true)
+        throws(DeviceError)
+    {
+        // a server answers a write with ATT error 0xFD unless RACP indications are enabled
+        guard link.subscribed.contains(characteristic) else {
+            throw DeviceError(
+                .protocolViolation,
+                message: "\(characteristic) indications are not enabled (ATT error 0xFD, CCCD improperly configured)")
+        }
+        guard let command = try? RecordAccessControlPoint(bytes: value) else {
+            throw DeviceError(.protocolViolation, message: "a malformed Record Access Control Point command")
+        }
+        guard admitted else {
+            link.status(.deviceError(code: VendorGATT.authenticationFailedError))
+            return
+        }
+        func respond(_ response: RecordAccessControlPoint) { link.indicate(characteristic, response.encoded()) }
+        switch command {
+        case .reportNumberOfStoredRecords(let filter):
+            respond(.numberOfStoredRecordsResponse(UInt16(clamping: runtime.count(filter))))
+        case .reportStoredRecords(let filter):
+            let filter = runtime.resolved(filter)
+            guard runtime.state.records.contains(where: { runtime.matches($0, filter) }) else {
+                respond(.responseCode(request: .reportStoredRecords, response: .noRecordsFound))
+                return
+            }
+            link.transfer = Transfer(
+                recordCharacteristic, sending: sending, completion: .racpSuccess(characteristic), filter: filter)
+        case .deleteStoredRecords(let filter):
+            let filter = runtime.resolved(filter)
+            runtime.state.records.removeAll { runtime.matches($0, filter) }
+            respond(.responseCode(request: .deleteStoredRecords, response: .success))
+        case .abortOperation:
+            // the records not yet sent and the report's own response are dropped
+            link.transfer = nil
+            link.removePending {
+                switch $0 {
+                case .event(.notification(recordCharacteristic, _)), .event(.indication(recordCharacteristic, _, _)),
+                    .event(.indication(characteristic, _, _)):
+                    true
+                default: false
+                }
+            }
+            link.outstanding = nil
+            respond(.responseCode(request: .abortOperation, response: .success))
+        case .numberOfStoredRecordsResponse, .responseCode:
+            respond(.responseCode(request: .reportStoredRecords, response: .opCodeNotSupported))
+        }
+    }
+}
+
+/// The Glucose Service: stored records through the Record Access Control Point (notified, kept until deleted); a
+/// live measurement is notified as a new record, kept in memory by meters that have one.
+struct GlucosePeripheral: SimulatedPeripheral {
+    let runtime: DeviceRuntime
+    var records: RecordAccessServer {
+        RecordAccessServer(
+            runtime: runtime, recordCharacteristic: GATTCharacteristics.glucoseMeasurement, sending: .notifications)
+    }
+
+    func write(_ characteristic: CharacteristicID, _ value: [UInt8], on link: Link) throws(DeviceError) {
+        guard characteristic == GATTCharacteristics.glucoseRACP else {
+            throw DeviceError(.protocolViolation, message: "\(characteristic) cannot be written")
+        }
+        try records.write(characteristic, value, on: link)
+    }
+
+    func sendMeasurement(_ record: StoredRecord, on link: Link) {
+        var record = record
+        // meters keep every reading; BG1 has no memory
+        if runtime.entry.storesRecords {
+            record.sequenceNumber = runtime.state.nextSequenceNumber
+            runtime.state.nextSequenceNumber &+= 1
+            runtime.state.records.append(record)
+        }
+        link.notify(GATTCharacteristics.glucoseMeasurement, runtime.encode(record))
+    }
+}
+
+/// The PO3: the Pulse Oximeter Service (spot-checks stored behind its Record Access Control Point, indicated one at
+/// a time), gated by the vendor user authentication: until it succeeds, everything but `authenticate` is answered
+/// with error 111.
+struct OximeterPeripheral: SimulatedPeripheral {
+    let runtime: DeviceRuntime
+    var records: RecordAccessServer {
+        RecordAccessServer(
+            runtime: runtime, recordCharacteristic: GATTCharacteristics.plxSpotCheck, sending: .indications)
+    }
+
+    func admits(_ command: VendorCommand, on link: Link) -> Bool {
+        if case .authenticate = command { return true }
+        return link.authenticated
+    }
+
+    func write(_ characteristic: CharacteristicID, _ value: [UInt8], on link: Link) throws(DeviceError) {
+        guard characteristic == GATTCharacteristics.plxRACP else {
+            throw DeviceError(.protocolViolation, message: "\(characteristic) cannot be written")
+        }
+        try records.write(characteristic, value, on: link, admitted: link.authenticated)
+    }
+
+    func handle(_ command: VendorCommand, on link: Link) -> Bool {
+        guard case .authenticate = command else { return false }
+        let result = runtime.configuration.authenticationResult
+        link.authenticated = PO3Authentication(rawValue: result)?.allowsMeasuring ?? false
+        link.status(.authenticationResult(result))
+        return true
+    }
+
+    func sendLiveSamples(on link: Link) {
+        for wave in [20, 60, 90, 40] {
+            link.status(.pulseWave(UInt8(wave)))
+            let sample = PLXContinuousMeasurement(
+                normal: SpO2PulseRate(
+                    spO2: SFloat(mantissa: 97, exponent: 0)!, pulseRate: SFloat(mantissa: 70, exponent: 0)!))
+            link.notify(GATTCharacteristics.plxContinuous, sample.encoded())
+        }
+    }
+
+    func sendMeasurement(_ record: StoredRecord, on link: Link) {
+        link.indicate(GATTCharacteristics.plxSpotCheck, runtime.encode(record))
+    }
+}
+
+/// The AM3S and AM4: a user profile to bind, and the stored days reported on the vendor activity service
+/// (notified), deleted oldest first by count. They take no live measurement.
+struct ActivityPeripheral: SimulatedPeripheral {
+    let runtime: DeviceRuntime
+
+    func handle(_ command: VendorCommand, on link: Link) -> Bool {
+        switch command {
+        case .bindProfile(let profile):
+            runtime.state.boundUserID = profile.userID
+            runtime.state.swim = profile.swim == .on
+            link.status(.commandResult(opCode: command.opCode.rawValue, success: true))
+        case .reportActivity:
+            link.transfer = Transfer(
+                GATTCharacteristics.activityRecords, sending: .notifications, completion: .transferComplete)
+        case .deleteActivity(let count):
+            runtime.state.records.removeFirst(min(Int(count), runtime.state.records.count))
+            link.status(.commandResult(opCode: command.opCode.rawValue, success: true))
+        default:
+            return false
+        }
+        return true
+    }
+
+    func sendMeasurement(_ record: StoredRecord, on link: Link) {}
+}
