@@ -46,7 +46,11 @@ let package = Package(
             name: "VitalSimulationTests",
             dependencies: ["VitalSimulation", "VitalDevices", "HealthGATT", "LayeredProtocol", "VitalTestSupport"]
         ),
-        .testTarget(name: "VitalStoreTests", dependencies: ["VitalStore", "LayeredProtocol"]),
+        .testTarget(
+            name: "VitalStoreTests",
+            dependencies: [
+                "VitalStore", "LayeredProtocol", "VitalTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
         .testTarget(name: "VitalBridgeTests", dependencies: ["VitalBridge", "VitalTestSupport"]),
         .testTarget(
             name: "VitalBridgeCLITests",

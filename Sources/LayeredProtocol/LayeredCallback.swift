@@ -266,6 +266,41 @@ extension LayeredCallback {
         let order = readings.indices.sorted {
             (readings[$0].measuredAt, $0) < (readings[$1].measuredAt, $1)
         }
+        var next = order.makeIterator()
+        let packed: PackedPrefix
+        do {
+            packed = try packingOldestFirst(
+                callback, count: order.count, next: { next.next().map { readings[$0] } }, measured: measured,
+                leading: leading, unit: unit, maximumLength: maximumLength)
+        } catch let error as LayeredError {
+            throw error
+        } catch {
+            preconditionFailure("reading from an array cannot fail: \(error)")
+        }
+        return PackedCallback(
+            callback: packed.callback, url: packed.url, included: Array(order.prefix(packed.includedCount)),
+            leftOut: Array(order.dropFirst(packed.includedCount)))
+    }
+
+    /// Builds a success callback like ``packing(_:readings:measured:leading:unit:maximumLength:)`` from `count`
+    /// stored readings that `next` hands over already oldest first (by ``LayeredReading/measuredAt``), taking
+    /// them until one does not fit: it asks for at most one reading more than the callback carries, so a store can
+    /// deliver from a history of any size without reading all of it.
+    ///
+    /// - Parameters:
+    ///   - callback: the callback without result and remaining (status, mac and echo set).
+    ///   - count: how many stored readings `next` would hand over in all (for `remaining`).
+    ///   - next: the next stored reading, oldest first; `nil` after the last. An error it throws is rethrown.
+    ///   - measured: the live readings of an action that syncs and measures; `nil` for a plain list.
+    ///   - leading: for a plain list, readings that open it, always included (the live one of a measurement).
+    ///   - unit: the unit results are written in (``LayeredRequest/unit``).
+    ///   - maximumLength: the longest URL allowed, in characters (``Platform/defaultCallbackBudget``).
+    /// - Returns: the callback, its URL and how many of the first stored readings it carries.
+    /// - Throws: ``LayeredError/Code/urlBudget`` if not even the result without any stored reading fits.
+    public static func packingOldestFirst(
+        _ callback: LayeredCallback, count: Int, next: () throws -> LayeredReading?, measured: [LayeredReading]? = nil,
+        leading: [LayeredReading] = [], unit: VitalUnit?, maximumLength: Int
+    ) throws -> PackedPrefix {
         var bare = callback
         bare.result = nil
         bare.remaining = nil
@@ -288,19 +323,19 @@ extension LayeredCallback {
 
         var objects: [ResultObject] = []
         var json: [UInt8] = []
-        for (position, index) in order.enumerated() {
-            let object = readings[index].resultObject(unit: unit)
+        while objects.count < count, let reading = try next() {
+            let object = reading.resultObject(unit: unit)
             json.removeAll(keepingCapacity: true)
             JSONWriter.append(object, to: &json)
             let needsComma = !objects.isEmpty || !leadingObjects.isEmpty
             let added = PercentEncoding.encodedLength(of: json) + (needsComma ? 1 : 0)
-            guard length + added + remainingSuffixLength(order.count - position - 1) <= maximumLength else { break }
+            guard length + added + remainingSuffixLength(count - objects.count - 1) <= maximumLength else { break }
             if needsComma { encoded.append(UInt8(ascii: ",")) }
             PercentEncoding.append(json, to: &encoded)
             length += added
             objects.append(object)
         }
-        let leftCount = order.count - objects.count
+        let leftCount = count - objects.count
         if objects.isEmpty, length + remainingSuffixLength(leftCount) > maximumLength {
             throw LayeredError(
                 .urlBudget, parameter: "result",
@@ -320,10 +355,19 @@ extension LayeredCallback {
         url.reserveCapacity(length + remainingSuffixLength(leftCount))
         packed.write(to: &url, encodedResult: encoded)
         assert(url.count <= maximumLength)
-        return PackedCallback(
-            callback: packed, url: String(decoding: url, as: UTF8.self), included: Array(order.prefix(objects.count)),
-            leftOut: Array(order.dropFirst(objects.count)))
+        return PackedPrefix(callback: packed, url: String(decoding: url, as: UTF8.self), includedCount: objects.count)
     }
+}
+
+/// A callback carrying the first stored readings of a list given oldest first
+/// (``LayeredCallback/packingOldestFirst(_:count:next:measured:leading:unit:maximumLength:)``).
+public struct PackedPrefix: Hashable, Sendable {
+    /// The callback, with ``LayeredCallback/remaining`` set when readings were left out.
+    public var callback: LayeredCallback
+    /// The URL, at most the budget long.
+    public var url: String
+    /// How many of the first stored readings the callback carries; the rest stay pending.
+    public var includedCount: Int
 }
 
 /// The length of `&remaining=N`, or 0 when nothing remains.

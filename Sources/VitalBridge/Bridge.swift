@@ -366,11 +366,17 @@ public actor Bridge {
                 chosen = Chosen(url: base.url, readingIDs: [], delivered: [], remaining: 0)
             } else if let since = request.since {
                 // asked again from a time: re-sent as asked, not reserved
-                chosen = try choose(
-                    from: try store.readings(device: mac, since: since), live: run.live, base: base, request, budget)
+                chosen = try store.withReadings(device: mac, since: since) { stored in
+                    // the live reading is in the stream when it is recent enough; the callback carries it first
+                    let liveInStream = run.live.map { $0.reading.measuredAt >= since } ?? false
+                    return try choose(
+                        stored.count - (liveInStream ? 1 : 0), from: &stored, live: run.live, base: base, request,
+                        budget)
+                }
             } else {
                 chosen = try store.reservePending(device: mac, caller: addressee.caller, for: owner) { pending in
-                    let chosen = try choose(from: pending, live: run.live, base: base, request, budget)
+                    // the live reading is reserved by this request, so the pending stream does not hold it
+                    let chosen = try choose(pending.count, from: &pending, live: run.live, base: base, request, budget)
                     return (chosen, chosen.readingIDs)
                 }
             }
@@ -408,21 +414,30 @@ public actor Bridge {
         return .callback(chosen.url, report)
     }
 
-    /// Packs the live reading (first, always) and as many of `stored` as fit, oldest first, into the callback.
+    /// Packs the live reading (first, always) and as many of the `count` readings of `stored` other than it as
+    /// fit, oldest first, into the callback, reading from the stream only as far as the callback fits.
     func choose(
-        from stored: [StoredReading], live: StoredReading?, base: LayeredCallback, _ request: LayeredRequest,
-        _ budget: Int
-    ) throws(LayeredError) -> Chosen {
-        let stored = stored.filter { $0.id != live?.id }
+        _ count: Int, from stored: inout ReadingStream, live: StoredReading?, base: LayeredCallback,
+        _ request: LayeredRequest, _ budget: Int
+    ) throws -> Chosen {
         let liveReadings = live.map { [$0.reading] } ?? []
         let combined = request.action.includes(.sync) && request.action.includes(.measure)
-        let packed = try LayeredCallback.packing(
-            base, readings: stored.map(\.reading), measured: combined ? liveReadings : nil,
-            leading: combined ? [] : liveReadings, unit: request.unit, maximumLength: budget)
-        let included = packed.included.map { stored[$0] }
+        var taken: [StoredReading] = []
+        let packed = try LayeredCallback.packingOldestFirst(
+            base, count: count,
+            next: {
+                while let reading = try stored.next() {
+                    guard reading.id != live?.id else { continue }
+                    taken.append(reading)
+                    return reading.reading
+                }
+                return nil
+            }, measured: combined ? liveReadings : nil, leading: combined ? [] : liveReadings, unit: request.unit,
+            maximumLength: budget)
+        let included = taken.prefix(packed.includedCount)
         return Chosen(
             url: packed.url, readingIDs: (live.map { [$0.id] } ?? []) + included.map(\.id),
-            delivered: liveReadings + included.map(\.reading), remaining: packed.leftOut.count)
+            delivered: liveReadings + included.map(\.reading), remaining: packed.callback.remaining ?? 0)
     }
 
     /// Hands over a callback without readings (fail, cancel, add), then journals it.

@@ -92,9 +92,52 @@ public struct ReservationOwner: Sendable {
 
 /// Why the store failed; the description never contains a health value.
 public struct StoreError: Error, CustomStringConvertible, Sendable {
+    /// What kind of failure, for the engine and the command line to answer precisely.
+    public enum Code: String, Hashable, Sendable {
+        /// Another process held the store longer than the busy timeout.
+        case busy
+        /// The file is damaged, or holds a row the store cannot read.
+        case corrupt
+        /// The disk (or the file system's quota) is full.
+        case full
+        /// The file is not a VitalBridge store.
+        case foreignFile
+        /// The store was written by a newer VitalBridge, or opened read-only before its migration.
+        case schema
+        /// The store cannot be written (a read-only file or folder).
+        case readOnly
+        /// Any other failure of SQLite or the file system.
+        case failed
+    }
+
+    public var code: Code
     public var message: String
-    public init(_ message: String) { self.message = message }
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// A failure of kind ``Code/failed``.
+    public init(_ message: String) { self.init(.failed, message) }
+
     public var description: String { message }
+
+    /// `error` (a database error, or a store error thrown inside a transaction) as a store error whose message
+    /// says what failed: `cannot <what>: <why>`.
+    static func wrapping(_ error: any Error, _ what: String) -> StoreError {
+        if let error = error as? StoreError { return StoreError(error.code, "cannot \(what): \(error.message)") }
+        guard let error = error as? DatabaseError else { return StoreError(.failed, "cannot \(what): \(error)") }
+        let code: Code =
+            switch error.resultCode {
+            case .SQLITE_BUSY, .SQLITE_LOCKED: .busy
+            case .SQLITE_CORRUPT, .SQLITE_NOTADB: .corrupt
+            case .SQLITE_FULL: .full
+            case .SQLITE_READONLY, .SQLITE_PERM, .SQLITE_CANTOPEN: .readOnly
+            default: .failed
+            }
+        return StoreError(code, "cannot \(what): \(error)")
+    }
 }
 
 /// VitalBridge's store: devices, readings and the delivery journal, in SQLite through GRDB.
@@ -106,7 +149,8 @@ public final class VitalStore: Sendable {
     private let database: any DatabaseWriter
 
     /// Opens (creating and migrating if needed) the store at `path`; with `readOnly`, opens an existing,
-    /// up-to-date store without writing anything to it.
+    /// up-to-date store without writing anything to it. A process that needs the store while another writes waits
+    /// up to `busyTimeout` seconds, then fails with ``StoreError/Code/busy``.
     ///
     /// One connection (a `DatabaseQueue`) serves the process: a `vitalbridge` process handles one request, and other
     /// processes share the file through SQLite's WAL locks. The journal mode and `synchronous = FULL` are set here
@@ -116,9 +160,9 @@ public final class VitalStore: Sendable {
     ///
     /// A process may end without releasing the store: every commit is already durable in the write-ahead log, which
     /// the next connection reads back. The log is checkpointed into the file every 100 pages.
-    public init(path: String, readOnly: Bool = false) throws(StoreError) {
+    public init(path: String, readOnly: Bool = false, busyTimeout: Double = 10) throws(StoreError) {
         var configuration = Configuration()
-        configuration.busyMode = .timeout(10)
+        configuration.busyMode = .timeout(busyTimeout)
         configuration.journalMode = .default
         configuration.readonly = readOnly
         configuration.prepareDatabase { db in
@@ -126,7 +170,9 @@ public final class VitalStore: Sendable {
             try Self.checkOwnership(db)
             guard !readOnly else { return }
             let mode = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
-            guard mode == "wal" else { throw StoreError("the file refuses WAL mode (journal mode \(mode ?? "none"))") }
+            guard mode == "wal" else {
+                throw StoreError(.failed, "the file refuses WAL mode (journal mode \(mode ?? "none"))")
+            }
             try db.execute(sql: "PRAGMA synchronous = FULL")
             // A process that ends without closing the store leaves its log for the next one to read back at open;
             // checkpointing past 100 pages (SQLite's default is 1,000) keeps that read short.
@@ -138,10 +184,11 @@ public final class VitalStore: Sendable {
                 let version = try database.unsafeRead { db in try Int.fetchOne(db, sql: "PRAGMA user_version") } ?? 0
                 guard version == Self.migrator.migrations.count else {
                     throw StoreError(
+                        .schema,
                         "its schema is \(version), not \(Self.migrator.migrations.count); open it to write once")
                 }
             } catch {
-                throw StoreError("cannot open the store at \(path): \(error)")
+                throw StoreError.wrapping(error, "open the store at \(path)")
             }
             return
         }
@@ -149,6 +196,7 @@ public final class VitalStore: Sendable {
         let lock = open(path + ".lock", O_CREAT | O_RDWR | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard lock >= 0 else {
             throw StoreError(
+                errno == EACCES || errno == EROFS ? .readOnly : .failed,
                 "cannot open the store at \(path): cannot open its lock file: \(String(cString: strerror(errno)))")
         }
         defer { close(lock) }
@@ -158,7 +206,7 @@ public final class VitalStore: Sendable {
             database = try DatabaseQueue(path: path, configuration: configuration)
             try Self.migrate(database)
         } catch {
-            throw StoreError("cannot open the store at \(path): \(error)")
+            throw StoreError.wrapping(error, "open the store at \(path)")
         }
     }
 
@@ -168,7 +216,7 @@ public final class VitalStore: Sendable {
             database = try DatabaseQueue()
             try Self.migrate(database)
         } catch {
-            throw StoreError("cannot create an in-memory store: \(error)")
+            throw StoreError.wrapping(error, "create an in-memory store")
         }
     }
 
@@ -181,12 +229,13 @@ public final class VitalStore: Sendable {
         let id = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
         if id == applicationID { return }
         guard id == 0 else {
-            throw StoreError("the file is not a VitalBridge store (an SQLite file of another application)")
+            throw StoreError(
+                .foreignFile, "the file is not a VitalBridge store (an SQLite file of another application)")
         }
         let tables = Set(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'"))
         let ours: Set = ["grdb_migrations", "device", "reading", "delivery", "delivery_reading"]
         guard tables.isEmpty || ours.isSubset(of: tables) else {
-            throw StoreError("the file is not a VitalBridge store (an SQLite file with other tables)")
+            throw StoreError(.foreignFile, "the file is not a VitalBridge store (an SQLite file with other tables)")
         }
     }
 
@@ -197,7 +246,8 @@ public final class VitalStore: Sendable {
         let version = try database.unsafeRead { db in try Int.fetchOne(db, sql: "PRAGMA user_version") } ?? 0
         guard version != latest else { return }
         guard version < latest else {
-            throw StoreError("it was written by a newer VitalBridge (schema \(version); this one knows \(latest))")
+            throw StoreError(
+                .schema, "it was written by a newer VitalBridge (schema \(version); this one knows \(latest))")
         }
         try migrator.migrate(database)
         try database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA user_version = \(latest)") }
@@ -258,6 +308,25 @@ public final class VitalStore: Sendable {
                     PRAGMA application_id = \(applicationID);
                     """)
         }
+        migrator.registerMigration("v3: pending readings by caller") { db in
+            // `pending` holds, for each caller that asked for a device (`pending_caller`), the device's readings not
+            // yet delivered to it, in delivery order: a callback reads what it carries, not the history.
+            try db.execute(
+                sql: """
+                    CREATE TABLE pending_caller (
+                        device_mac TEXT NOT NULL,
+                        caller TEXT NOT NULL,
+                        PRIMARY KEY (device_mac, caller)
+                    ) WITHOUT ROWID;
+                    CREATE TABLE pending (
+                        caller TEXT NOT NULL,
+                        device_mac TEXT NOT NULL,
+                        measured_at INTEGER NOT NULL,
+                        reading_id INTEGER NOT NULL REFERENCES reading(id),
+                        PRIMARY KEY (caller, device_mac, measured_at, reading_id)
+                    ) WITHOUT ROWID;
+                    """)
+        }
         return migrator
     }
 
@@ -283,25 +352,32 @@ public final class VitalStore: Sendable {
     /// Every stored device, by MAC.
     public func devices() throws(StoreError) -> [StoredDevice] {
         try query("list devices") { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM device ORDER BY mac").compactMap(Self.device(from:))
+            try Row.fetchAll(db, sql: "SELECT * FROM device ORDER BY mac").map(Self.device(from:))
         }
     }
 
     /// The stored device `mac`, if any.
     public func device(_ mac: MACAddress) throws(StoreError) -> StoredDevice? {
         try query("read a device") { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM device WHERE mac = ?", arguments: [mac.description]).flatMap(
+            try Row.fetchOne(db, sql: "SELECT * FROM device WHERE mac = ?", arguments: [mac.description]).map(
                 Self.device(from:))
         }
     }
 
-    private static func device(from row: Row) -> StoredDevice? {
-        guard let mac = MACAddress(row["mac"] as String), let model = DeviceModel(rawValue: row["model"]) else {
-            return nil
+    /// The device of `row`; a row the store cannot read is an error naming it, never skipped.
+    private static func device(from row: Row) throws -> StoredDevice {
+        let macText: String = row["mac"]
+        guard let mac = MACAddress(macText), let model = DeviceModel(rawValue: row["model"]) else {
+            throw StoreError(.corrupt, "the device row \(macText) has an unknown MAC or model")
+        }
+        let profile = try (row["profile"] as String?).map { text in
+            guard let profile = ProfileCodec.decode(text) else {
+                throw StoreError(.corrupt, "the device row \(macText) has an unreadable profile")
+            }
+            return profile
         }
         return StoredDevice(
-            mac: mac, model: model, serialNumber: row["serial"], firmwareRevision: row["firmware"],
-            profile: (row["profile"] as String?).flatMap(ProfileCodec.decode),
+            mac: mac, model: model, serialNumber: row["serial"], firmwareRevision: row["firmware"], profile: profile,
             addedAt: LayeredTimestamp(secondsSince1970: row["added_at"]))
     }
 
@@ -319,16 +395,25 @@ public final class VitalStore: Sendable {
             var ids: [Int64] = []
             ids.reserveCapacity(readings.count)
             let macText = mac.description
+            // a new reading is pending for every caller that has asked for this device
+            let callers = try String.fetchAll(
+                db.cachedStatement(sql: "SELECT caller FROM pending_caller WHERE device_mac = ?"),
+                arguments: [macText])
+            let queue = try db.cachedStatement(
+                sql: "INSERT OR IGNORE INTO pending (caller, device_mac, measured_at, reading_id) VALUES (?, ?, ?, ?)")
             for reading in readings {
                 let (kind, payload) = ReadingCodec.encode(reading)
-                let arguments: StatementArguments = [macText, kind, reading.measuredAt.secondsSince1970, payload]
+                let time = reading.measuredAt.secondsSince1970
+                let arguments: StatementArguments = [macText, kind, time, payload]
                 try insert.execute(arguments: arguments)
                 if db.changesCount > 0 {
-                    ids.append(db.lastInsertedRowID)
+                    let id = db.lastInsertedRowID
+                    ids.append(id)
+                    for caller in callers { try queue.execute(arguments: [caller, macText, time, id]) }
                 } else if let id = try Int64.fetchOne(find, arguments: arguments) {
                     ids.append(id)
                 } else {
-                    throw StoreError("a reading was neither stored nor found")
+                    throw StoreError(.corrupt, "a reading was neither stored nor found")
                 }
             }
             return ids
@@ -349,47 +434,70 @@ public final class VitalStore: Sendable {
     public func readings(device mac: MACAddress? = nil, since: LayeredTimestamp? = nil) throws(StoreError)
         -> [StoredReading]
     {
+        var readings: [StoredReading] = []
+        try forEachReading(device: mac, since: since) { readings.append($0) }
+        return readings
+    }
+
+    /// Passes the stored readings to `body` one at a time, oldest first (of one device, from a time on, when
+    /// given), reading them from the file as it goes: memory stays flat for any size of history. A row the store
+    /// cannot read stops it with a ``StoreError/Code/corrupt`` error naming the row.
+    public func forEachReading(
+        device mac: MACAddress? = nil, since: LayeredTimestamp? = nil, _ body: (StoredReading) throws -> Void
+    ) throws(StoreError) {
         try query("read readings") { db in
-            var sql = "SELECT * FROM reading WHERE 1"
-            var arguments: StatementArguments = []
-            if let mac {
-                sql += " AND device_mac = ?"
-                arguments += [mac.description]
+            var stream = try ReadingStream(db, device: mac, since: since, counting: false)
+            while let reading = try stream.next() { try body(reading) }
+        }
+    }
+
+    /// Runs `body` with the readings of device `mac` from `since` on, oldest first, as a stream with its count:
+    /// what a callback re-sends when a caller asks again from a time (`since`), read only as far as it fits.
+    ///
+    /// A database error becomes a ``StoreError``; any other error `body` throws passes through.
+    public func withReadings<T>(
+        device mac: MACAddress, since: LayeredTimestamp, _ body: (inout ReadingStream) throws -> T
+    ) throws -> T {
+        do {
+            return try database.unsafeRead { db in
+                var stream = try ReadingStream(db, device: mac, since: since, counting: true)
+                return try body(&stream)
             }
-            if let since {
-                sql += " AND measured_at >= ?"
-                arguments += [since.secondsSince1970]
-            }
-            sql += " ORDER BY measured_at, id"
-            return try Row.fetchAll(db, sql: sql, arguments: arguments).compactMap(Self.reading(from:))
+        } catch let error as DatabaseError {
+            throw StoreError.wrapping(error, "read readings")
         }
     }
 
     /// The readings of device `mac` not yet delivered to `caller` and not reserved for a delivery in progress,
-    /// oldest first.
+    /// oldest first, from the delivery journal itself (for tests and tools; a callback reads the `pending` queue
+    /// that ``reservePending(device:caller:for:_:)`` keeps, which must always agree with this).
     public func undeliveredReadings(device mac: MACAddress, caller: String) throws(StoreError) -> [StoredReading] {
-        try query("read pending readings") { db in try Self.pending(db, device: mac, caller: caller) }
+        try query("read pending readings") { db in
+            let rows = try Row.fetchCursor(
+                db,
+                sql: """
+                    SELECT * FROM reading WHERE device_mac = ?
+                        AND id NOT IN (SELECT reading_id FROM delivery_reading WHERE caller = ?)
+                        AND id NOT IN (SELECT reading_id FROM reservation WHERE caller = ?)
+                    ORDER BY measured_at, id
+                    """, arguments: [mac.description, caller, caller])
+            return try Array(rows.map(Self.reading(from:)))
+        }
     }
 
-    private static func pending(_ db: Database, device mac: MACAddress, caller: String) throws -> [StoredReading] {
-        try Row.fetchAll(
-            db,
-            sql: """
-                SELECT * FROM reading WHERE device_mac = ?
-                    AND id NOT IN (SELECT reading_id FROM delivery_reading WHERE caller = ?)
-                    AND id NOT IN (SELECT reading_id FROM reservation WHERE caller = ?)
-                ORDER BY measured_at, id
-                """, arguments: [mac.description, caller, caller]
-        ).compactMap(Self.reading(from:))
-    }
-
-    private static func reading(from row: Row) -> StoredReading? {
-        guard let mac = MACAddress(row["device_mac"] as String),
+    /// The reading of `row`; a row the store cannot read is an error naming it, never skipped.
+    static func reading(from row: Row) throws -> StoredReading {
+        let id: Int64 = row["id"]
+        let macText: String = row["device_mac"]
+        guard let mac = MACAddress(macText) else {
+            throw StoreError(.corrupt, "reading \(id) has an unreadable device MAC")
+        }
+        guard
             let reading = ReadingCodec.decode(
                 kind: row["kind"], measuredAt: LayeredTimestamp(secondsSince1970: row["measured_at"]),
                 payload: row["payload"])
-        else { return nil }
-        return StoredReading(id: row["id"], device: mac, reading: reading)
+        else { throw StoreError(.corrupt, "reading \(id) of \(macText) cannot be read (kind or values unknown)") }
+        return StoredReading(id: id, device: mac, reading: reading)
     }
 
     // MARK: Deliveries
@@ -405,7 +513,7 @@ public final class VitalStore: Sendable {
     /// readings are pending again once its reservation expires: a reading is delivered at least once.
     public func reservePending<T>(
         device mac: MACAddress, caller: String, for reservation: ReservationOwner,
-        _ choose: ([StoredReading]) throws -> (T, readingIDs: [Int64])
+        _ choose: (inout ReadingStream) throws -> (T, readingIDs: [Int64])
     ) throws -> T {
         try reservationWrite("reserve pending readings") { db in
             let now = reservation.clock()
@@ -414,10 +522,27 @@ public final class VitalStore: Sendable {
             where owner != reservation.owner && reservation.isAbandoned(owner) {
                 try db.execute(sql: "DELETE FROM reservation WHERE owner = ?", arguments: [owner])
             }
-            let (result, ids) = try choose(try Self.pending(db, device: mac, caller: caller))
+            try Self.queuePending(db, device: mac, caller: caller)
+            var pending = try ReadingStream(db, pendingFor: caller, device: mac)
+            let (result, ids) = try choose(&pending)
             try Self.insertReservations(ids, caller: caller, for: reservation, at: now, db)
             return result
         }
+    }
+
+    /// Makes `caller` one of the callers device `mac` keeps a `pending` queue for, the first time it asks: the
+    /// queue starts with every reading of the device the journal has not delivered to it.
+    private static func queuePending(_ db: Database, device mac: MACAddress, caller: String) throws {
+        try db.execute(
+            sql: "INSERT OR IGNORE INTO pending_caller (device_mac, caller) VALUES (?, ?)",
+            arguments: [mac.description, caller])
+        guard db.changesCount > 0 else { return }
+        try db.execute(
+            sql: """
+                INSERT OR IGNORE INTO pending (caller, device_mac, measured_at, reading_id)
+                SELECT ?1, device_mac, measured_at, id FROM reading WHERE device_mac = ?2
+                    AND id NOT IN (SELECT reading_id FROM delivery_reading WHERE caller = ?1)
+                """, arguments: [caller, mac.description])
     }
 
     /// Reserves the readings `ids` for `caller` as `reservation`'s owner, taking them over from any other owner:
@@ -427,10 +552,8 @@ public final class VitalStore: Sendable {
             try reservationWrite("reserve readings") { db in
                 try Self.insertReservations(ids, caller: caller, for: reservation, at: reservation.clock(), db)
             }
-        } catch let error as StoreError {
-            throw error
         } catch {
-            throw StoreError("cannot reserve readings: \(error)")
+            throw StoreError.wrapping(error, "reserve readings")
         }
     }
 
@@ -459,7 +582,7 @@ public final class VitalStore: Sendable {
                 return result!
             }
         } catch let error as DatabaseError {
-            throw StoreError("cannot \(what): \(error)")
+            throw StoreError.wrapping(error, what)
         }
     }
 
@@ -504,7 +627,11 @@ public final class VitalStore: Sendable {
             let id = db.lastInsertedRowID
             let item = try db.cachedStatement(
                 sql: "INSERT OR IGNORE INTO delivery_reading (delivery_id, reading_id, caller) VALUES (?, ?, ?)")
-            for readingID in readingIDs { try item.execute(arguments: [id, readingID, caller]) }
+            let delivered = try db.cachedStatement(sql: Self.deliveredFromPending)
+            for readingID in readingIDs {
+                try item.execute(arguments: [id, readingID, caller])
+                try delivered.execute(arguments: [caller, readingID])
+            }
             if let owner { try db.execute(sql: "DELETE FROM reservation WHERE owner = ?", arguments: [owner]) }
             return id
         }
@@ -538,6 +665,27 @@ public final class VitalStore: Sendable {
         }
     }
 
+    /// Removes reading `?2` from the pending queue of caller `?1`.
+    static let deliveredFromPending = """
+        DELETE FROM pending WHERE caller = ?1
+            AND (device_mac, measured_at, reading_id) = (SELECT device_mac, measured_at, id FROM reading WHERE id = ?2)
+        """
+
+    /// SQLite's plans for the queries a callback runs on the pending queue (count, selection, removal of a
+    /// delivered reading), for tests that they use indexes.
+    func explainPendingQueries(device mac: MACAddress, caller: String) throws -> [String] {
+        try database.unsafeRead { db in
+            let arguments: StatementArguments = [caller, mac.description]
+            return try [ReadingStream.pendingCount, ReadingStream.pendingReadings, Self.deliveredFromPending].map {
+                sql in
+                let details = try Row.fetchAll(
+                    db, sql: "EXPLAIN QUERY PLAN " + sql,
+                    arguments: sql == Self.deliveredFromPending ? [caller, 1] : arguments)
+                return details.map { $0["detail"] as String }.joined(separator: "; ")
+            }
+        }
+    }
+
     // MARK: Access
 
     /// The result of `PRAGMA integrity_check`: `ok` for a sound file, else the problems SQLite found.
@@ -556,7 +704,7 @@ public final class VitalStore: Sendable {
         do {
             return try database.write(body)
         } catch {
-            throw StoreError("cannot \(what): \(error)")
+            throw StoreError.wrapping(error, what)
         }
     }
 
@@ -567,7 +715,59 @@ public final class VitalStore: Sendable {
         do {
             return try database.unsafeRead(body)
         } catch {
-            throw StoreError("cannot \(what): \(error)")
+            throw StoreError.wrapping(error, what)
         }
+    }
+}
+
+/// Readings read from the store one at a time, oldest first (by time, then by identifier), with how many there are
+/// in all: a callback takes from it only what fits. Valid only inside the store call that handed it over.
+public struct ReadingStream {
+    /// How many readings the stream holds in all.
+    public let count: Int
+    private let rows: RowCursor
+
+    /// The readings of device `mac` (all devices when `nil`) from `since` on; counted only when `counting`.
+    init(_ db: Database, device mac: MACAddress?, since: LayeredTimestamp?, counting: Bool) throws {
+        var conditions = "1"
+        var arguments: StatementArguments = []
+        if let mac {
+            conditions += " AND device_mac = ?"
+            arguments += [mac.description]
+        }
+        if let since {
+            conditions += " AND measured_at >= ?"
+            arguments += [since.secondsSince1970]
+        }
+        count =
+            counting
+            ? try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM reading WHERE \(conditions)", arguments: arguments) ?? 0
+            : 0
+        rows = try Row.fetchCursor(
+            db, sql: "SELECT * FROM reading WHERE \(conditions) ORDER BY measured_at, id", arguments: arguments)
+    }
+
+    /// The readings of device `mac` pending for `caller` and not reserved, from its `pending` queue.
+    init(_ db: Database, pendingFor caller: String, device mac: MACAddress) throws {
+        let arguments: StatementArguments = [caller, mac.description]
+        count = try Int.fetchOne(db, sql: Self.pendingCount, arguments: arguments) ?? 0
+        rows = try Row.fetchCursor(db, sql: Self.pendingReadings, arguments: arguments)
+    }
+
+    /// The pending rows of caller `?1` for device `?2` that no delivery in progress holds.
+    private static let unreserved = """
+        pending.caller = ?1 AND pending.device_mac = ?2 AND NOT EXISTS (
+            SELECT 1 FROM reservation WHERE reservation.caller = ?1 AND reservation.reading_id = pending.reading_id)
+        """
+    static let pendingCount = "SELECT COUNT(*) FROM pending WHERE \(unreserved)"
+    static let pendingReadings = """
+        SELECT reading.* FROM pending JOIN reading ON reading.id = pending.reading_id WHERE \(unreserved)
+        ORDER BY pending.measured_at, pending.reading_id
+        """
+
+    /// The next reading; `nil` after the last. A row the store cannot read is a ``StoreError`` naming it.
+    public mutating func next() throws -> StoredReading? {
+        guard let row = try rows.next() else { return nil }
+        return try VitalStore.reading(from: row)
     }
 }

@@ -1,0 +1,157 @@
+import Foundation
+import GRDB
+import LayeredProtocol
+import Testing
+import VitalTestSupport
+
+@testable import VitalStore
+
+/// The `pending` queue a callback reads, checked against the journal it stands for, and the store's answers to rows
+/// and files it cannot use.
+@Suite("Pending queue and unreadable data")
+struct PendingQueueTests {
+    static let devices = [MACAddress("004D3208D2F4")!, MACAddress("004D3208D308")!]
+    static let callers = ["org.example.a", "org.example.b", "org.example.c"]
+
+    static func glucose(_ value: Int, at seconds: Int64) -> LayeredReading {
+        .glucose(GlucoseReading(mgPerDeciliter: Double(value), measuredAt: LayeredTimestamp(secondsSince1970: seconds)))
+    }
+
+    /// The pending readings of `caller` for `device` as a callback would take them: the queue, oldest first.
+    static func queued(_ store: VitalStore, _ device: MACAddress, _ caller: String) throws -> (Int, [Int64]) {
+        try store.reservePending(device: device, caller: caller, for: ReservationOwner(owner: "probe")) { pending in
+            var ids: [Int64] = []
+            while let reading = try pending.next() { ids.append(reading.id) }
+            return ((pending.count, ids), readingIDs: [])
+        }
+    }
+
+    @Test("after any mix of stores, deliveries, reservations and releases, the queue is what the journal says")
+    func queueAgreesWithJournal() throws {
+        var random = SystemRandomNumberGenerator()
+        let seed = UInt64.random(in: 0...UInt64.max, using: &random)
+        var generator = SeededGenerator(seed: seed)
+        let store = try VitalStore()
+        var time: Int64 = 1_700_000_000
+        for step in 0..<400 {
+            let device = Self.devices.randomElement(using: &generator)!
+            let caller = Self.callers.randomElement(using: &generator)!
+            switch Int.random(in: 0...9, using: &generator) {
+            case 0...3:
+                // readings arrive out of time order, and sometimes again
+                let readings = (0..<Int.random(in: 1...5, using: &generator)).map { _ in
+                    Self.glucose(
+                        Int.random(in: 60...70, using: &generator),
+                        at: time - Int64.random(in: 0...50, using: &generator))
+                }
+                time += 7
+                try store.storeReadings(readings, device: device)
+            case 4...6:
+                let owner = ReservationOwner(owner: "owner\(step)")
+                let ids = try store.reservePending(device: device, caller: caller, for: owner) { pending in
+                    var ids: [Int64] = []
+                    let wanted = Int.random(in: 0...4, using: &generator)
+                    while ids.count < wanted, let reading = try pending.next() { ids.append(reading.id) }
+                    return (ids, readingIDs: ids)
+                }
+                if Bool.random(using: &generator) {
+                    try store.recordDelivery(
+                        caller: caller, device: device, action: 2, status: 0,
+                        at: LayeredTimestamp(secondsSince1970: time),
+                        readingIDs: ids, remaining: 0, owner: owner.owner)
+                } else {
+                    try store.releaseReservations(owner: owner.owner)
+                }
+            case 7:
+                // delivered outside the queue: a re-send from a time, or a live reading
+                let all = try store.readings(device: device)
+                let some = all.filter { _ in Bool.random(using: &generator) }.map(\.id)
+                try store.recordDelivery(
+                    caller: caller, device: device, action: 2, status: 0, at: LayeredTimestamp(secondsSince1970: time),
+                    readingIDs: some, remaining: 0)
+            default:
+                let owner = ReservationOwner(owner: "held\(step)")
+                _ = try store.reservePending(device: device, caller: caller, for: owner) { pending in
+                    let first = try pending.next()
+                    return ((), readingIDs: first.map { [$0.id] } ?? [])
+                }
+            }
+            for device in Self.devices {
+                for caller in Self.callers {
+                    let expected = try store.undeliveredReadings(device: device, caller: caller).map(\.id)
+                    let (count, ids) = try Self.queued(store, device, caller)
+                    #expect(ids == expected && count == expected.count, "seed \(seed), step \(step)")
+                }
+            }
+        }
+    }
+
+    @Test("a callback's queries use the indexes: no scan of the readings of a device or of the journal")
+    func queryPlans() throws {
+        let store = try VitalStore()
+        try store.storeReadings(
+            (0..<50).map { Self.glucose(60 + $0 % 10, at: 1_700_000_000 + Int64($0)) }, device: Self.devices[0])
+        let plans = try store.explainPendingQueries(device: Self.devices[0], caller: Self.callers[0])
+        for plan in plans {
+            #expect(!plan.contains("SCAN"), "\(plan)")
+        }
+        #expect(plans.allSatisfy { $0.contains("SEARCH pending USING PRIMARY KEY") }, "\(plans)")
+    }
+
+    @Test("a reading or device row the store cannot read is an error naming it, never skipped")
+    func unreadableRows() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pending-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("vitalbridge.sqlite").path
+        let store = try VitalStore(path: path)
+        let ids = try store.storeReadings([Self.glucose(90, at: 1), Self.glucose(91, at: 2)], device: Self.devices[0])
+        try store.saveDevice(
+            StoredDevice(mac: Self.devices[0], model: .bg5, addedAt: LayeredTimestamp(secondsSince1970: 0)))
+        let raw = try DatabaseQueue(path: path)
+        try raw.write { db in
+            try db.execute(sql: "UPDATE reading SET kind = 'lactate' WHERE id = ?", arguments: [ids[1]])
+            try db.execute(sql: "UPDATE device SET model = 999")
+        }
+        #expect(throws: StoreError.self) { try store.readings() }
+        do {
+            _ = try store.readings()
+        } catch {
+            #expect(error.code == .corrupt && error.message.contains("reading \(ids[1]) of 004D3208D2F4"))
+        }
+        do {
+            _ = try store.devices()
+        } catch {
+            #expect(error.code == .corrupt && error.message.contains("004D3208D2F4"))
+        }
+        #expect(throws: StoreError.self) { try store.device(Self.devices[0]) }
+    }
+
+    @Test("a store error says what kind of failure it is: foreign file, newer schema, busy")
+    func errorCodes() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("codes-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let foreign = directory.appendingPathComponent("foreign.sqlite").path
+        try DatabaseQueue(path: foreign).write { db in try db.execute(sql: "CREATE TABLE notes (text TEXT)") }
+        #expect { try VitalStore(path: foreign) } throws: { ($0 as? StoreError)?.code == .foreignFile }
+
+        let newer = directory.appendingPathComponent("newer.sqlite").path
+        _ = try VitalStore(path: newer)
+        try DatabaseQueue(path: newer).writeWithoutTransaction { db in try db.execute(sql: "PRAGMA user_version = 99") }
+        #expect { try VitalStore(path: newer) } throws: { ($0 as? StoreError)?.code == .schema }
+
+        let busy = directory.appendingPathComponent("busy.sqlite").path
+        let store = try VitalStore(path: busy, busyTimeout: 0.1)
+        var configuration = Configuration()
+        configuration.busyMode = .immediateError
+        let holder = try DatabaseQueue(path: busy, configuration: configuration)
+        try holder.writeWithoutTransaction { db in
+            try db.execute(sql: "BEGIN IMMEDIATE")
+            #expect {
+                try store.storeReadings([Self.glucose(90, at: 1)], device: Self.devices[0])
+            } throws: { ($0 as? StoreError)?.code == .busy }
+            try db.execute(sql: "ROLLBACK")
+        }
+    }
+}
