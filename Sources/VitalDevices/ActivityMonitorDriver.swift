@@ -5,10 +5,13 @@ import LayeredProtocol
 ///
 /// The monitor is bound to the user profile the caller sends (``bind(_:)``). A sync asks for the stored days
 /// (``VendorCommand/reportActivity``), which arrive as ``ActivityDayRecord`` notifications followed by
-/// ``VendorEvent/transferComplete(count:)``; after they are stored the driver deletes exactly that many days.
+/// ``VendorEvent/transferComplete(count:)``; they are stored in batches as they arrive, and once the last batch is
+/// committed and the count matches, the driver deletes exactly that many days.
 public struct ActivityMonitorDriver: DeviceDriver {
     public let entry: CatalogEntry
     public let connection: any BluetoothConnection
+    /// Days stored per sink call during a sync.
+    public var batchSize = 512
 
     public init(entry: CatalogEntry, connection: any BluetoothConnection) {
         self.entry = entry
@@ -32,7 +35,7 @@ public struct ActivityMonitorDriver: DeviceDriver {
         try await connection.subscribe(GATTCharacteristics.vendorStatus)
         try await connection.subscribe(GATTCharacteristics.activityRecords)
         try await send(.reportActivity)
-        var records: [DeviceRecord] = []
+        var batches = RecordBatches(into: sink, size: batchSize, expected: nil, progress: progress)
         while true {
             try checkCancellation()
             switch try await connection.nextEvent() {
@@ -40,19 +43,18 @@ public struct ActivityMonitorDriver: DeviceDriver {
                 guard let day = ActivityDayRecord(bytes: bytes) else {
                     throw DeviceError(.protocolViolation, message: "an activity record is malformed")
                 }
-                records.append(DeviceRecord(reading: .activity(day.day)))
-                progress(SyncProgress(stored: 0, expected: nil))
+                try await batches.add(DeviceRecord(reading: .activity(day.day)))
             case .notification(GATTCharacteristics.vendorStatus, let bytes):
                 guard case .transferComplete(let count) = try vendorEvent(bytes) else { continue }
-                guard Int(count) == records.count else {
+                // what arrived is kept either way; the monitor forgets days only when the count is right
+                try await batches.flush()
+                guard Int(count) == batches.stored else {
                     throw DeviceError(
-                        .protocolViolation, message: "the monitor announced \(count) days and sent \(records.count)")
+                        .protocolViolation, message: "the monitor announced \(count) days and sent \(batches.stored)")
                 }
                 guard count > 0 else { return 0 }
-                try await store(records, in: sink)
-                progress(SyncProgress(stored: records.count, expected: records.count))
                 try await vendorCommand(.deleteActivity(count: count))
-                return records.count
+                return batches.stored
             default:
                 continue
             }

@@ -43,13 +43,12 @@ extension DeviceDriver {
         try await connection.write(GATTCharacteristics.vendorControlPoint, command.encoded)
     }
 
-    /// Stores `records`, mapping a sink failure to ``DeviceError/Code/storeFailed``.
+    /// Stores `records` at once (a live reading, a pushed one), mapping a sink failure to
+    /// ``DeviceError/Code/storeFailed``.
     func store(_ records: [DeviceRecord], in sink: any RecordSink) async throws(DeviceError) {
-        do {
-            try await sink.store(records)
-        } catch {
-            throw DeviceError(.storeFailed, message: "the store refused \(records.count) record(s): \(error)")
-        }
+        var batches = RecordBatches(into: sink, size: records.count, expected: nil) { _ in }
+        for record in records { try await batches.add(record) }
+        try await batches.flush()
     }
 
     /// Writes a vendor `command` and waits for its result event; a refusal throws
@@ -92,6 +91,45 @@ extension DeviceDriver {
     /// Throws ``DeviceError/Code/cancelled`` when the task running the operation was cancelled.
     func checkCancellation() throws(DeviceError) {
         if Task.isCancelled { throw DeviceError(.cancelled, message: "the operation was cancelled") }
+    }
+}
+
+/// Records on their way to a sink in batches of at most `size`: a sync of any length holds one batch, and each
+/// batch is committed before the device may be told to forget it.
+struct RecordBatches {
+    let sink: any RecordSink
+    let size: Int
+    let expected: Int?
+    let progress: @Sendable (SyncProgress) -> Void
+    private var batch: [DeviceRecord] = []
+    /// How many records the sink has stored.
+    private(set) var stored = 0
+
+    init(into sink: any RecordSink, size: Int, expected: Int?, progress: @escaping @Sendable (SyncProgress) -> Void) {
+        self.sink = sink
+        self.size = max(size, 1)
+        self.expected = expected
+        self.progress = progress
+        batch.reserveCapacity(self.size)
+    }
+
+    /// Adds `record`, storing the batch when it is full.
+    mutating func add(_ record: DeviceRecord) async throws(DeviceError) {
+        batch.append(record)
+        if batch.count == size { try await flush() }
+    }
+
+    /// Stores what the batch holds (a sink failure is ``DeviceError/Code/storeFailed``) and reports progress.
+    mutating func flush() async throws(DeviceError) {
+        guard !batch.isEmpty else { return }
+        do {
+            try await sink.store(batch)
+        } catch {
+            throw DeviceError(.storeFailed, message: "the store refused \(batch.count) record(s): \(error)")
+        }
+        stored += batch.count
+        batch.removeAll(keepingCapacity: true)
+        progress(SyncProgress(stored: stored, expected: expected))
     }
 }
 

@@ -73,26 +73,18 @@ public struct GlucoseDriver: DeviceDriver {
 
         try await connection.write(
             GATTCharacteristics.glucoseRACP, RecordAccessControlPoint.reportStoredRecords(filter).encoded())
-        var batch: [DeviceRecord] = []
-        batch.reserveCapacity(batchSize)
-        var stored = 0
+        var batches = RecordBatches(into: sink, size: batchSize, expected: expected, progress: progress)
         var highest: UInt16?
         while true {
             if Task.isCancelled {
                 try await abort()
-                throw DeviceError(.cancelled, message: "the sync was cancelled after \(stored) records")
+                throw DeviceError(.cancelled, message: "the sync was cancelled after \(batches.stored) records")
             }
             switch try await connection.nextEvent() {
             case .notification(GATTCharacteristics.glucoseMeasurement, let bytes):
                 let record = try DeviceRecord(decode(GlucoseMeasurement.self, bytes))
-                batch.append(record)
                 highest = max(highest ?? 0, record.sequenceNumber ?? 0)
-                if batch.count == batchSize {
-                    try await store(batch, in: sink)
-                    stored += batch.count
-                    batch.removeAll(keepingCapacity: true)
-                    progress(SyncProgress(stored: stored, expected: expected))
-                }
+                try await batches.add(record)
             case .notification(GATTCharacteristics.glucoseContext, let bytes):
                 _ = try decode(GlucoseMeasurementContext.self, bytes)
             case .indication(GATTCharacteristics.glucoseRACP, let bytes, let token):
@@ -100,15 +92,11 @@ public struct GlucoseDriver: DeviceDriver {
                 let response = try decode(RecordAccessControlPoint.self, bytes)
                 guard case .responseCode(.reportStoredRecords, let code) = response else { throw unexpected(response) }
                 guard code == .success || code == .noRecordsFound else { throw failed(.reportStoredRecords, code) }
-                if !batch.isEmpty {
-                    try await store(batch, in: sink)
-                    stored += batch.count
-                    progress(SyncProgress(stored: stored, expected: expected))
-                }
+                try await batches.flush()
                 if let highest {
                     try await delete(through: highest)
                 }
-                return stored
+                return batches.stored
             case .notification(GATTCharacteristics.vendorStatus, let bytes):
                 _ = try vendorEvent(bytes)
             default:

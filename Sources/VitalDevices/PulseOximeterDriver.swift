@@ -26,6 +26,8 @@ public enum PO3Authentication: UInt8, Hashable, Sendable, CaseIterable {
 public struct PulseOximeterDriver: DeviceDriver {
     public let entry: CatalogEntry
     public let connection: any BluetoothConnection
+    /// Records stored per sink call during a sync.
+    public var batchSize = 512
 
     public init(entry: CatalogEntry, connection: any BluetoothConnection) {
         self.entry = entry
@@ -126,8 +128,9 @@ public struct PulseOximeterDriver: DeviceDriver {
         }
     }
 
-    /// Reads the stored spot-checks: their count, then each one (stored before it is confirmed), with progress
-    /// from 0 to 1; then deletes what was stored.
+    /// Reads the stored spot-checks: their count, then each one, stored in batches of ``batchSize`` with progress
+    /// from 0 to 1; only when the last batch is committed does it delete them on the device. (A confirmed
+    /// indication deletes nothing on the PO3: its records go only with the Record Access Control Point delete.)
     public func sync(into sink: any RecordSink, progress: @escaping @Sendable (SyncProgress) -> Void)
         async throws(DeviceError) -> Int
     {
@@ -141,16 +144,14 @@ public struct PulseOximeterDriver: DeviceDriver {
             guard count > 0 else { return 0 }
             try await connection.write(
                 GATTCharacteristics.plxRACP, RecordAccessControlPoint.reportStoredRecords(.all).encoded())
-            var stored = 0
+            var batches = RecordBatches(into: sink, size: batchSize, expected: Int(count), progress: progress)
             while true {
                 try checkCancellation()
                 switch try await connection.nextEvent() {
                 case .indication(GATTCharacteristics.plxSpotCheck, let bytes, let token):
                     let record = try DeviceRecord(decode(PLXSpotCheckMeasurement.self, bytes))
-                    try await store([record], in: sink)
                     try await connection.confirm(token)
-                    stored += 1
-                    progress(SyncProgress(stored: stored, expected: Int(count)))
+                    try await batches.add(record)
                 case .indication(GATTCharacteristics.plxRACP, let bytes, let token):
                     try await connection.confirm(token)
                     guard
@@ -158,14 +159,15 @@ public struct PulseOximeterDriver: DeviceDriver {
                             RecordAccessControlPoint.self, bytes),
                         code == .success || code == .noRecordsFound
                     else { throw DeviceError(.protocolViolation, message: "the PO3 did not finish its report") }
-                    if stored > 0 {
-                        // every record was stored before its confirmation; now the PO3 may forget them all
+                    try await batches.flush()
+                    if batches.stored > 0 {
+                        // every record is committed; now the PO3 may forget them all
                         guard
                             case .responseCode(.deleteStoredRecords, .success) = try await request(
                                 .deleteStoredRecords(.all))
                         else { throw DeviceError(.protocolViolation, message: "the PO3 did not delete its history") }
                     }
-                    return stored
+                    return batches.stored
                 case .notification(GATTCharacteristics.vendorStatus, let bytes):
                     _ = try vendorEvent(bytes)
                 default:
