@@ -218,6 +218,11 @@ struct RecordsCommand: ParsableCommand {
         commandName: "records",
         abstract: "List the readings in the store, oldest first, in canonical units.",
         discussion: """
+            Every value carries its unit: in the table after the value (systolic=120 mmHg), in CSV and JSON in the
+            column name (systolic_mmHg, glucose_mg_dL, weight_kg, temperature_C, spo2_percent, …). CSV is RFC 4180
+            (CRLF line ends, one column per field, empty where a reading has no such field); JSON is an array of
+            objects with numbers as numbers. Readings are read and written one at a time, so any history streams.
+
             Examples:
               vitalbridge records
               vitalbridge records --device 004D3208D2F4 --since '2026-11-19 00:00:00' --format csv
@@ -243,40 +248,25 @@ struct RecordsCommand: ParsableCommand {
 
     func run() throws {
         let hub = try openHub(homeOptions.home)
-        let readings = try hub.store.readings(
-            device: device.flatMap { MACAddress($0) }, since: since.flatMap { LayeredTimestamp(parsing: $0) })
-        let rows = readings.map { stored -> [String] in
-            let object = stored.reading.resultObject(unit: nil)
-            let values = object.fields.filter { $0.key != .measuredAt && $0.key != .time }.map { field in
-                "\(field.key)=\(text(field.value))"
-            }
-            return [
-                stored.device.description, "\(stored.reading.category.rawValue)", stored.reading.measuredAt.description,
-                values.joined(separator: " "),
-            ]
-        }
+        var output = StreamingOutput()
+        var first = true
         switch format {
-        case .table:
-            print(table(["device", "kind", "measured at (UTC)", "values"], rows))
-        case .csv:
-            print("device,kind,measured_at,values")
-            for row in rows {
-                print(row.map { "\"\($0.replacingOccurrences(of: "\"", with: "\"\""))\"" }.joined(separator: ","))
-            }
-        case .json:
-            let objects = zip(readings, rows).map { stored, row in
-                "{\"device\":\"\(row[0])\",\"kind\":\"\(row[1])\",\"measured_at\":\"\(row[2])\",\"values\":\(stored.reading.resultObject(unit: nil).json)}"
-            }
-            print("[" + objects.joined(separator: ",") + "]")
+        case .table: output.write(RecordsFormatter.tableHeader)
+        case .csv: output.write(RecordsFormatter.csvHeader)
+        case .json: output.write("[")
         }
-    }
-
-    func text(_ value: ResultValue) -> String {
-        switch value {
-        case .number(let number): number.description
-        case .string(let string): string
-        case .object(let object): object.json
+        try hub.store.forEachReading(
+            device: device.flatMap { MACAddress($0) }, since: since.flatMap { LayeredTimestamp(parsing: $0) }
+        ) { stored in
+            switch format {
+            case .table: output.write(RecordsFormatter.tableRow(stored))
+            case .csv: output.write(RecordsFormatter.csvRow(stored))
+            case .json: output.write((first ? "\n" : ",\n") + RecordsFormatter.jsonObject(stored))
+            }
+            first = false
         }
+        if format == .json { output.write(first ? "]\n" : "\n]\n") }
+        output.flush()
     }
 }
 

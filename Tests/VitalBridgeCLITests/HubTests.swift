@@ -464,7 +464,7 @@ struct DeliveryTests {
         #expect(
             device.profile?.userID == 1111 && device.profile?.swim == .on && device.profile?.distanceUnit == .kilometre)
         let csv = try home.run(["records", "--home", home.path, "--format", "csv", "--device", macOf(.hs2)]).stdout
-        #expect(csv.split(separator: "\n").count == 6)
+        #expect(csv.split(separator: "\r\n").count == 6)
         let json = try home.run(["records", "--home", home.path, "--format", "json"]).stdout
         #expect((try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [Any])?.count == 5)
         #expect(try home.run(["records", "--home", home.path, "--since", "bad"]).status == 2)

@@ -1,0 +1,104 @@
+import Foundation
+import LayeredProtocol
+import Testing
+import VitalStore
+
+/// `vitalbridge records`: every value with its unit, CSV that a standard parser reads back, JSON with typed numbers.
+@Suite("vitalbridge records")
+struct RecordsTests {
+    /// A home whose store holds readings of every kind.
+    static func home() throws -> TestHome {
+        let home = try TestHome()
+        for model in [DeviceModel.bp5, .bg5, .hs4s, .po3, .am4, .thv3] {
+            _ = try home.callback(request(.addSync, model))
+        }
+        return home
+    }
+
+    /// The fields of `reading` under the column names `records` uses, in canonical units.
+    static func expectedColumns(_ reading: LayeredReading) -> [String: Double] {
+        switch reading {
+        case .bloodPressure(let bp):
+            var columns = ["systolic_mmHg": bp.systolic, "diastolic_mmHg": bp.diastolic]
+            if let rate = bp.heartRate { columns["heart_rate_bpm"] = Double(rate) }
+            return columns
+        case .glucose(let glucose): return ["glucose_mg_dL": glucose.mgPerDeciliter]
+        case .weight(let weight): return ["weight_kg": weight.kilograms]
+        case .temperature(let temperature): return ["temperature_C": temperature.celsius]
+        case .oximetry(let oximetry):
+            var columns = [
+                "spo2_percent": Double(oximetry.oxygenSaturation), "heart_rate_bpm": Double(oximetry.heartRate),
+            ]
+            if let index = oximetry.perfusionIndex { columns["perfusion_index_percent"] = index }
+            return columns
+        case .activity(let day):
+            return [
+                "steps": Double(day.steps), "calories_kcal": Double(day.calories),
+                "sleep_min": Double(day.sleepMinutes),
+                "sleep_efficiency_percent": Double(day.sleepEfficiency),
+            ]
+        }
+    }
+
+    @Test("CSV read back by Python's csv module is the store, value for value, with the unit in each column name")
+    func csvReadBack() throws {
+        let home = try Self.home()
+        let output = try home.run(["records", "--home", home.path, "--format", "csv"])
+        #expect(output.status == 0 && output.stdout.hasPrefix("device,kind,measured_at_utc,systolic_mmHg,"))
+        #expect(
+            output.stdout.contains("\r\n") && !output.stdout.replacingOccurrences(of: "\r\n", with: "").contains("\n"))
+        // an independent reader: Python's csv module, strict, as JSON
+        let python = Process()
+        python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        python.arguments = [
+            "python3", "-c",
+            "import csv, json, sys; print(json.dumps(list(csv.DictReader(sys.stdin, strict=True))))",
+        ]
+        let input = Pipe()
+        let result = Pipe()
+        python.standardInput = input
+        python.standardOutput = result
+        try python.run()
+        input.fileHandleForWriting.write(Data(output.stdout.utf8))
+        try input.fileHandleForWriting.close()
+        let data = result.fileHandleForReading.readDataToEndOfFile()
+        python.waitUntilExit()
+        #expect(python.terminationStatus == 0)
+        let rows = try #require(try JSONSerialization.jsonObject(with: data) as? [[String: String]])
+        let stored = try home.store().readings()
+        #expect(rows.count == stored.count && stored.count >= 20)
+        for (row, reading) in zip(rows, stored) {
+            #expect(row["device"] == reading.device.description)
+            #expect(row["measured_at_utc"] == reading.reading.measuredAt.description)
+            for (column, value) in Self.expectedColumns(reading.reading) {
+                #expect(row[column].flatMap(Double.init) == value, "\(column) of \(row)")
+            }
+            let filled = Set(row.filter { !$0.value.isEmpty }.keys)
+            let expected = Set(Self.expectedColumns(reading.reading).keys).union(["device", "kind", "measured_at_utc"])
+            #expect(expected.isSubset(of: filled) && filled.count - expected.count <= 3, "\(row)")
+        }
+    }
+
+    @Test("JSON is an array of objects whose values are numbers, not strings; the table names every unit")
+    func jsonAndTable() throws {
+        let home = try Self.home()
+        let json = try home.run(["records", "--home", home.path, "--format", "json"]).stdout
+        let objects = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]])
+        let stored = try home.store().readings()
+        #expect(objects.count == stored.count)
+        for (object, reading) in zip(objects, stored) {
+            for (column, value) in Self.expectedColumns(reading.reading) {
+                #expect((object[column] as? NSNumber)?.doubleValue == value, "\(column) of \(object)")
+            }
+        }
+        let table = try home.run(["records", "--home", home.path]).stdout
+        for unit in ["mmHg", "bpm", "mg/dL", "kg", "°C", "spo2=", "%", "kcal", "min"] {
+            #expect(table.contains(unit), "\(unit)")
+        }
+        // an empty store gives an empty array and a table with its header only
+        let empty = try TestHome()
+        #expect(try empty.run(["init", "--home", empty.path]).status == 0)
+        #expect(try empty.run(["records", "--home", empty.path, "--format", "json"]).stdout == "[]\n")
+        #expect(try empty.run(["records", "--home", empty.path]).stdout.split(separator: "\n").count == 2)
+    }
+}
