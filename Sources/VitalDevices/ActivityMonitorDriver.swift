@@ -18,6 +18,11 @@ public struct ActivityMonitorDriver: DeviceDriver {
         self.connection = connection
     }
 
+    /// Binds the monitor to the session's user profile, when the request carries one.
+    public func prepare(for session: DeviceSession) async throws(DeviceError) {
+        if let profile = session.profile { try await bind(profile) }
+    }
+
     /// Binds the monitor to `profile` (user, body, swim switch, distance unit).
     public func bind(_ profile: ActivityProfile) async throws(DeviceError) {
         try await vendorCommand(.bindProfile(profile))

@@ -7,6 +7,23 @@ public struct MeasureOptions: Hashable, Sendable {
     public init(stripCode: StripCode? = nil) { self.stripCode = stripCode }
 }
 
+/// Who a request is for, as a driver needs to know before it uses the device: the PO3 authenticates the caller and
+/// sets its clock, an activity monitor is bound to the caller's user profile.
+public struct DeviceSession: Hashable, Sendable {
+    /// The caller's identifier (its bundle or package id): the PO3's user.
+    public var caller: String
+    /// The user profile the request carries (activity monitors), if any.
+    public var profile: ActivityProfile?
+    /// The time now, for a device's clock.
+    public var time: LayeredTimestamp
+
+    public init(caller: String, profile: ActivityProfile? = nil, time: LayeredTimestamp) {
+        self.caller = caller
+        self.profile = profile
+        self.time = time
+    }
+}
+
 /// The operations every driver offers over an open connection.
 ///
 /// Every reading a device hands over, live or stored, goes through the ``RecordSink`` before the device is told it
@@ -15,6 +32,9 @@ public protocol DeviceDriver: Sendable {
     var entry: CatalogEntry { get }
     var connection: any BluetoothConnection { get }
 
+    /// Readies the device for a request of `session` before any stage runs: whatever the family needs first
+    /// (authentication, clock, user binding). Nothing for most devices.
+    func prepare(for session: DeviceSession) async throws(DeviceError)
     /// Reads serial number, firmware revision and battery level.
     func deviceInfo() async throws(DeviceError) -> DeviceInfo
     /// Takes a live measurement, streaming samples to `observer`; the reading is stored through `sink` before it
@@ -28,6 +48,8 @@ public protocol DeviceDriver: Sendable {
 }
 
 extension DeviceDriver {
+    public func prepare(for session: DeviceSession) async throws(DeviceError) {}
+
     public func deviceInfo() async throws(DeviceError) -> DeviceInfo {
         let serial = try await connection.read(GATTCharacteristics.serialNumber)
         let firmware = try await connection.read(GATTCharacteristics.firmwareRevision)

@@ -66,6 +66,12 @@ public struct PulseOximeterDriver: DeviceDriver {
         }
     }
 
+    /// Authenticates the caller as the PO3's user, then sets the PO3's clock: the PO3 does nothing else first.
+    public func prepare(for session: DeviceSession) async throws(DeviceError) {
+        try await authenticate(userID: session.caller)
+        try await setTime(session.time)
+    }
+
     /// Sets the PO3's clock.
     public func setTime(_ time: LayeredTimestamp) async throws(DeviceError) {
         try await command(.setTime(DateTime(time)))

@@ -1,0 +1,216 @@
+import Foundation
+import LayeredProtocol
+import Logging
+import Synchronization
+import VitalDevices
+import VitalStore
+
+/// Runs a request's stages (add → sync → measure) against its device under a lease: finds the device to add,
+/// connects, readies the driver for the caller (``VitalDevices/DeviceDriver/prepare(for:)``), and keeps every
+/// reading in the store before the device may forget it. It knows no device family: the driver does.
+struct StageRunner: Sendable {
+    let store: VitalStore
+    let central: any BluetoothCentral
+    let user: any HubUser
+    let leases: any DeviceLeases
+    let logger: Logger
+    let now: @Sendable () -> LayeredTimestamp
+    /// Called as a sync stores records (for a progress bar).
+    let progress: @Sendable (SyncProgress) -> Void
+
+    /// How the stages went.
+    struct Run {
+        var outcomes: [StageOutcome] = []
+        var reason: LayeredReason?
+        var device: MACAddress?
+        var live: StoredReading?
+    }
+
+    func run(_ request: LayeredRequest, caller: String, owner: ReservationOwner, scannedQR: String?) async -> Run {
+        var run = Run()
+        let entry = DeviceCatalog.entry(for: request.deviceModel)
+        do {
+            let mac = try await request.action.addsDevice ? findDevice(request, scannedQR: scannedQR) : request.mac!
+            run.device = mac
+            let known = try store.device(mac)
+            if let known, known.model != request.deviceModel {
+                throw StagesStopped.first(.fail, .deviceModelMismatch)
+            }
+            let stages = try await leases.withLease(mac) { [self] in
+                try await self.runStages(request, entry: entry, mac: mac, known: known, caller: caller, owner: owner)
+            }
+            run.outcomes = stages.outcomes
+            run.live = stages.live
+        } catch let stopped as StagesStopped {
+            run.outcomes = stopped.outcomes
+            run.reason = stopped.reason
+        } catch let error as DeviceError {
+            run.outcomes.append(error.code == .cancelled ? .cancel : .fail)
+            run.reason = reason(for: error, model: request.deviceModel)
+        } catch {
+            logger.error("answering ERROR_STORE", metadata: ["error": "\(error)"])
+            run.outcomes.append(.fail)
+            run.reason = .store
+        }
+        return run
+    }
+
+    func reason(for error: DeviceError, model: DeviceModel) -> LayeredReason {
+        error.code == .busy ? .deviceBusy : error.reason(for: model)
+    }
+
+    /// A stage that did not succeed, with the outcomes of the stages up to it.
+    struct StagesStopped: Error {
+        var outcomes: [StageOutcome]
+        var reason: LayeredReason
+
+        /// The first stage stopped.
+        static func first(_ outcome: StageOutcome, _ reason: LayeredReason) -> StagesStopped {
+            StagesStopped(outcomes: [outcome], reason: reason)
+        }
+    }
+
+    struct StagesDone: Sendable {
+        var outcomes: [StageOutcome]
+        var live: StoredReading?
+    }
+
+    func runStages(
+        _ request: LayeredRequest, entry: CatalogEntry, mac: MACAddress, known: StoredDevice?, caller: String,
+        owner: ReservationOwner
+    ) async throws
+        -> StagesDone
+    {
+        var known = known
+        var outcomes: [StageOutcome] = []
+        func stop(_ outcome: StageOutcome, _ reason: LayeredReason) -> StagesStopped {
+            StagesStopped(outcomes: outcomes + [outcome], reason: reason)
+        }
+        let connection: any BluetoothConnection
+        do {
+            connection = try await central.connect(to: mac)
+        } catch {
+            throw stop(.fail, reason(for: error, model: request.deviceModel))
+        }
+        let driver = makeDriver(for: entry, connection: connection)
+        let sink = StoreSink(store: store, device: mac)
+        var live: StoredReading?
+        var failure: StagesStopped?
+        do {
+            try await driver.prepare(for: DeviceSession(caller: caller, profile: request.profile, time: now()))
+            for stage in request.action.stages {
+                // the add stage asked the user before the device was known (findDevice)
+                if stage != .add, await user.cancels(stage) { throw stop(.cancel, .cancel) }
+                switch stage {
+                case .add:
+                    let info = try await driver.deviceInfo()
+                    let added = StoredDevice(
+                        mac: mac, model: request.deviceModel, serialNumber: info.serialNumber,
+                        firmwareRevision: info.firmwareRevision, profile: request.profile, addedAt: now())
+                    try store.saveDevice(added)
+                    known = added
+                case .sync:
+                    try rememberDevice(mac, known: known, request)
+                    let count = try await driver.sync(into: sink, progress: progress)
+                    progress(SyncProgress(stored: count, expected: count))  // the end, total known at last
+                case .measure:
+                    try rememberDevice(mac, known: known, request)
+                    let record = try await driver.measure(MeasureOptions(stripCode: request.stripCode), into: sink) {
+                        _ in
+                    }
+                    // the driver stored it through the sink before the device could forget it
+                    guard
+                        let id = try sink.latestID(of: record.reading)
+                            ?? store.readingID(of: record.reading, device: mac)
+                    else { throw StoreError("the live reading is not in the store") }
+                    live = StoredReading(id: id, device: mac, reading: record.reading)
+                    // reserved while the device is still held, so that no other request can deliver it to the caller
+                    // before this one's callback carries it
+                    try store.reserve([id], caller: caller, for: owner)
+                }
+                outcomes.append(.success)
+            }
+        } catch let stopped as StagesStopped {
+            failure = stopped
+        } catch let error as DeviceError {
+            failure = stop(error.code == .cancelled ? .cancel : .fail, reason(for: error, model: request.deviceModel))
+        } catch {
+            logger.error("answering ERROR_STORE", metadata: ["error": "\(error)"])
+            failure = stop(.fail, .store)
+        }
+        await connection.disconnect()
+        if let failure { throw failure }
+        return StagesDone(outcomes: outcomes, live: live)
+    }
+
+    /// Stores device `mac` if the store did not know it (`known`, read before the stages) or its AM profile
+    /// changed; a known device costs no commit.
+    func rememberDevice(_ mac: MACAddress, known: StoredDevice?, _ request: LayeredRequest) throws(StoreError) {
+        guard known == nil || (request.profile != nil && known?.profile != request.profile) else { return }
+        try store.saveDevice(
+            StoredDevice(mac: mac, model: request.deviceModel, profile: request.profile, addedAt: now()))
+    }
+
+    /// The MAC of the device to add: the first paired device of the model a scan finds, or the one the QR code
+    /// names.
+    func findDevice(_ request: LayeredRequest, scannedQR: String?) async throws -> MACAddress {
+        if await user.cancels(.add) { throw StagesStopped.first(.cancel, .cancel) }
+        let mac: MACAddress
+        if request.addType == .qrCode {
+            var text = scannedQR
+            if text == nil { text = await user.scanQRCode() }
+            guard let text else {
+                throw StagesStopped.first(.cancel, .cancel)
+            }
+            do {
+                mac = try DeviceQRCode(parsing: text, requestedModel: request.deviceModel).mac
+            } catch {
+                throw StagesStopped.first(.fail, error.reason)
+            }
+        } else {
+            let entry = DeviceCatalog.entry(for: request.deviceModel)
+            var found: MACAddress?
+            for await advertisement in central.scan(for: [entry.profile.serviceUUID])
+            where advertisement.isPaired && advertisement.localName.hasPrefix(request.deviceModel.name + " ") {
+                found = advertisement.mac
+                break
+            }
+            guard let found else { throw StagesStopped.first(.fail, .deviceNotFound) }
+            mac = found
+        }
+        if request.prompts, await !user.acceptsConnect(to: mac) {
+            throw StagesStopped.first(.cancel, .cancel)
+        }
+        return mac
+    }
+}
+
+/// Stores what a driver reads, in one transaction per batch, before the driver lets the device forget it.
+public struct StoreSink: RecordSink {
+    public let store: VitalStore
+    public let device: MACAddress
+    /// The readings of the latest batch with their identifiers in the store.
+    private let latest = LatestBatch()
+
+    /// A sink that stores the readings of device `device` in `store`.
+    public init(store: VitalStore, device: MACAddress) {
+        self.store = store
+        self.device = device
+    }
+
+    public func store(_ records: [DeviceRecord]) async throws {
+        let readings = records.map(\.reading)
+        let ids = try store.storeReadings(readings, device: device)
+        latest.stored.withLock { $0 = Array(zip(readings, ids)) }
+    }
+
+    /// The store's identifier of `reading` if it was in the latest batch this sink stored (a live measurement is
+    /// stored alone, just before the driver returns it), without asking the store.
+    func latestID(of reading: LayeredReading) -> Int64? {
+        latest.stored.withLock { batch in batch.last { $0.reading == reading }?.id }
+    }
+
+    private final class LatestBatch: Sendable {
+        let stored = Mutex<[(reading: LayeredReading, id: Int64)]>([])
+    }
+}
