@@ -85,6 +85,23 @@ extension LayeredReason {
     public static let deviceNotFound = LayeredReason(rawValue: "ERROR_DEVICE_NOT_FOUND")
     /// `ERROR_DEVICE_BUSY`: another request is using the device; try again.
     public static let deviceBusy = LayeredReason(rawValue: "ERROR_DEVICE_BUSY")
+    /// `ERROR_DEVICE_CONNECTION_FAILED`: the link to the device could not be set up.
+    public static let deviceConnectionFailed = LayeredReason(rawValue: "ERROR_DEVICE_CONNECTION_FAILED")
+    /// `ERROR_DEVICE_DISCONNECTED`: the link dropped during the operation; what was stored is kept, the rest stays
+    /// on the device.
+    public static let deviceDisconnected = LayeredReason(rawValue: "ERROR_DEVICE_DISCONNECTED")
+    /// `ERROR_DEVICE_PROTOCOL_VIOLATION`: the device sent bytes or answers its profile does not allow.
+    public static let deviceProtocolViolation = LayeredReason(rawValue: "ERROR_DEVICE_PROTOCOL_VIOLATION")
+    /// `ERROR_DEVICE_AUTHENTICATION_FAILED`: the user authentication the device requires failed.
+    public static let deviceAuthenticationFailed = LayeredReason(rawValue: "ERROR_DEVICE_AUTHENTICATION_FAILED")
+    /// `ERROR_DEVICE_UNSUPPORTED`: the model cannot do what the request asks of it.
+    public static let deviceUnsupported = LayeredReason(rawValue: "ERROR_DEVICE_UNSUPPORTED")
+    /// `ERROR_DEVICE_STORE_FAILED`: the hub could not store what the device sent; the device was not told to
+    /// forget it.
+    public static let deviceStoreFailed = LayeredReason(rawValue: "ERROR_DEVICE_STORE_FAILED")
+    /// `ERROR_DEVICE_FAILED`: the device reported a failure without a code of its own, or failed in a way that has
+    /// no name above.
+    public static let deviceFailed = LayeredReason(rawValue: "ERROR_DEVICE_FAILED")
     /// `ERROR_URL_BUDGET`: not even an empty result fits the platform's URL budget (the echoed request is too
     /// long); the readings stay pending.
     public static let urlBudget = LayeredReason(rawValue: "ERROR_URL_BUDGET")

@@ -29,11 +29,6 @@ public protocol CallbackHandOff: Sendable {
     func handOver(_ url: String) async throws
 }
 
-extension DeviceError.Code {
-    /// Another request is using the device.
-    public static let busy = DeviceError.Code(rawValue: "busy")
-}
-
 /// What the hub did with one request URL.
 public enum HubOutcome: Hashable, Sendable {
     /// The callback URL was handed over.

@@ -46,17 +46,13 @@ struct StageRunner: Sendable {
             run.reason = stopped.reason
         } catch let error as DeviceError {
             run.outcomes.append(error.code == .cancelled ? .cancel : .fail)
-            run.reason = reason(for: error, model: request.deviceModel)
+            run.reason = error.reason(for: request.deviceModel)
         } catch {
             logger.error("answering ERROR_STORE", metadata: ["error": "\(error)"])
             run.outcomes.append(.fail)
             run.reason = .store
         }
         return run
-    }
-
-    func reason(for error: DeviceError, model: DeviceModel) -> LayeredReason {
-        error.code == .busy ? .deviceBusy : error.reason(for: model)
     }
 
     /// A stage that did not succeed, with the outcomes of the stages up to it.
@@ -90,7 +86,7 @@ struct StageRunner: Sendable {
         do {
             connection = try await central.connect(to: mac)
         } catch {
-            throw stop(.fail, reason(for: error, model: request.deviceModel))
+            throw stop(.fail, error.reason(for: request.deviceModel))
         }
         let driver = makeDriver(for: entry, connection: connection)
         let sink = StoreSink(store: store, device: mac)
@@ -133,7 +129,7 @@ struct StageRunner: Sendable {
         } catch let stopped as StagesStopped {
             failure = stopped
         } catch let error as DeviceError {
-            failure = stop(error.code == .cancelled ? .cancel : .fail, reason(for: error, model: request.deviceModel))
+            failure = stop(error.code == .cancelled ? .cancel : .fail, error.reason(for: request.deviceModel))
         } catch {
             logger.error("answering ERROR_STORE", metadata: ["error": "\(error)"])
             failure = stop(.fail, .store)

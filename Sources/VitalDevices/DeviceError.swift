@@ -30,6 +30,8 @@ public struct DeviceError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let unsupported = Code(rawValue: "unsupported")
         /// Storing what the device sent failed; the device was not told it may delete anything.
         public static let storeFailed = Code(rawValue: "storeFailed")
+        /// Another request is using the device.
+        public static let busy = Code(rawValue: "busy")
     }
 
     public var code: Code
@@ -49,26 +51,21 @@ public struct DeviceError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The callback reason for this error from a device of `model`: `ERROR-<devicemodel>-<code>` when the device
-    /// reported a code, `ERROR_CANCEL` for a cancel, named reasons otherwise.
+    /// reported a code, else the reason declared for its kind (``LayeredProtocol/LayeredReason``).
     public func reason(for model: DeviceModel) -> LayeredReason {
         if let deviceCode { return .device(model, code: deviceCode) }
         switch code {
         case .cancelled: return .cancel
         case .notFound: return .deviceNotFound
-        default: return LayeredReason(rawValue: "ERROR_DEVICE_" + code.rawValue.snakeUppercased)
+        case .busy: return .deviceBusy
+        case .connectionFailed: return .deviceConnectionFailed
+        case .disconnected: return .deviceDisconnected
+        case .protocolViolation: return .deviceProtocolViolation
+        case .authenticationFailed: return .deviceAuthenticationFailed
+        case .unsupported: return .deviceUnsupported
+        case .storeFailed: return .deviceStoreFailed
+        default: return .deviceFailed
         }
-    }
-}
-
-extension String {
-    /// `connectionFailed` → `CONNECTION_FAILED`.
-    var snakeUppercased: String {
-        var result = ""
-        for character in self {
-            if character.isUppercase, !result.isEmpty { result += "_" }
-            result += character.uppercased()
-        }
-        return result
     }
 }
 

@@ -143,7 +143,9 @@ struct ReasonDocumentationTests {
         .cancel, .unsupportedAction, .missingParameter, .invalidParameter, .repeatedParameter, .reservedParameter,
         .parameterNotApplicable, .unsupportedVersion, .unitMismatch, .malformedURL, .requestTooLong, .notLayeredURL,
         .qrModelMismatch, .qrInvalidMAC, .deviceNotFound, .deviceBusy, .urlBudget, .callbackNotAllowed, .unknownCaller,
-        .dynamicCallbackNotAllowed, .deviceModelMismatch, .store, .internal,
+        .dynamicCallbackNotAllowed, .deviceModelMismatch, .store, .internal, .deviceConnectionFailed,
+        .deviceDisconnected, .deviceProtocolViolation, .deviceAuthenticationFailed, .deviceUnsupported,
+        .deviceStoreFailed, .deviceFailed,
     ]
 
     @Test("every declared reason appears in the URL scheme article", arguments: declared)

@@ -32,6 +32,14 @@ struct CatalogTests {
         #expect(DeviceError(.notFound, message: "").reason(for: .bp5) == .deviceNotFound)
         #expect(DeviceError(.disconnected, message: "").reason(for: .bp5).rawValue == "ERROR_DEVICE_DISCONNECTED")
         #expect(DeviceErrorCodes.codes(for: .pulseOximeter)[111] == "user authentication failed")
+        // every kind has a reason of its own, declared once on LayeredReason (and documented: CodesTests)
+        let kinds: [(DeviceError.Code, LayeredReason)] = [
+            (.busy, .deviceBusy), (.connectionFailed, .deviceConnectionFailed),
+            (.protocolViolation, .deviceProtocolViolation), (.authenticationFailed, .deviceAuthenticationFailed),
+            (.unsupported, .deviceUnsupported), (.storeFailed, .deviceStoreFailed), (.deviceReported, .deviceFailed),
+            (DeviceError.Code(rawValue: "somethingNew"), .deviceFailed),
+        ]
+        for (code, reason) in kinds { #expect(DeviceError(code, message: "").reason(for: .bp5) == reason) }
     }
 }
 
