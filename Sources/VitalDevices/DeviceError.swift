@@ -51,7 +51,7 @@ public struct DeviceError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The callback reason for this error from a device of `model`: `ERROR-<devicemodel>-<code>` when the device
-    /// reported a code, else the reason declared for its kind (``LayeredProtocol/LayeredReason``).
+    /// reported a code, else the reason declared for its kind (a `LayeredReason` static).
     public func reason(for model: DeviceModel) -> LayeredReason {
         if let deviceCode { return .device(model, code: deviceCode) }
         switch code {
