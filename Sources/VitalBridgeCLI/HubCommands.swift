@@ -260,7 +260,7 @@ struct RecordsCommand: ParsableCommand {
         ) { stored in
             switch format {
             case .table: output.write(RecordsFormatter.tableRow(stored))
-            case .csv: output.write(RecordsFormatter.csvRow(stored))
+            case .csv: output.append { RecordsFormatter.appendCSVRow(stored, to: &$0) }
             case .json: output.write((first ? "\n" : ",\n") + RecordsFormatter.jsonObject(stored))
             }
             first = false

@@ -7,75 +7,91 @@ import VitalStore
     import Darwin
 #endif
 
-/// One field of a reading as `records` shows it: a column named with its unit (`systolic_mmHg`), in canonical units.
-struct ReadingColumn {
+/// One field of a reading as `records` shows it, in canonical units; a column of the CSV.
+enum ReadingColumn: Int, CaseIterable {
+    case systolic, diastolic, heartRate, arrhythmia, glucose, weight, spo2, perfusionIndex, temperature, steps
+    case calories, sleep, sleepEfficiency, swim, swimCalories
+
     enum Value {
         case number(Double)
         case flag(Bool)
     }
 
-    /// The CSV header and JSON key: the field and its unit, `systolic_mmHg`.
-    let name: String
     /// The field alone, for the table: `systolic`.
-    let field: String
-    /// The unit as a person reads it (`mmHg`, `mg/dL`, `%`); empty for a count or a flag.
-    let unit: String
-
-    init(_ field: String, _ unit: String, suffix: String? = nil) {
-        self.field = field
-        self.unit = unit
-        name = suffix.map { "\(field)_\($0)" } ?? field
+    var field: String {
+        switch self {
+        case .systolic: "systolic"
+        case .diastolic: "diastolic"
+        case .heartRate: "heart_rate"
+        case .arrhythmia: "arrhythmia"
+        case .glucose: "glucose"
+        case .weight: "weight"
+        case .spo2: "spo2"
+        case .perfusionIndex: "perfusion_index"
+        case .temperature: "temperature"
+        case .steps: "steps"
+        case .calories: "calories"
+        case .sleep: "sleep"
+        case .sleepEfficiency: "sleep_efficiency"
+        case .swim: "swim"
+        case .swimCalories: "swim_calories"
+        }
     }
 
-    static let systolic = ReadingColumn("systolic", "mmHg", suffix: "mmHg")
-    static let diastolic = ReadingColumn("diastolic", "mmHg", suffix: "mmHg")
-    static let heartRate = ReadingColumn("heart_rate", "bpm", suffix: "bpm")
-    static let arrhythmia = ReadingColumn("arrhythmia", "")
-    static let glucose = ReadingColumn("glucose", "mg/dL", suffix: "mg_dL")
-    static let weight = ReadingColumn("weight", "kg", suffix: "kg")
-    static let spo2 = ReadingColumn("spo2", "%", suffix: "percent")
-    static let perfusionIndex = ReadingColumn("perfusion_index", "%", suffix: "percent")
-    static let temperature = ReadingColumn("temperature", "°C", suffix: "C")
-    static let steps = ReadingColumn("steps", "")
-    static let calories = ReadingColumn("calories", "kcal", suffix: "kcal")
-    static let sleep = ReadingColumn("sleep", "min", suffix: "min")
-    static let sleepEfficiency = ReadingColumn("sleep_efficiency", "%", suffix: "percent")
-    static let swim = ReadingColumn("swim", "min", suffix: "min")
-    static let swimCalories = ReadingColumn("swim_calories", "kcal", suffix: "kcal")
+    /// The unit as a person reads it (`mmHg`, `mg/dL`, `%`); empty for a count or a flag.
+    var unit: String {
+        switch self {
+        case .systolic, .diastolic: "mmHg"
+        case .heartRate: "bpm"
+        case .arrhythmia, .steps: ""
+        case .glucose: "mg/dL"
+        case .weight: "kg"
+        case .spo2, .perfusionIndex, .sleepEfficiency: "%"
+        case .temperature: "°C"
+        case .calories, .swimCalories: "kcal"
+        case .sleep, .swim: "min"
+        }
+    }
 
-    /// Every column, in the CSV's order.
-    static let all: [ReadingColumn] = [
-        .systolic, .diastolic, .heartRate, .arrhythmia, .glucose, .weight, .spo2, .perfusionIndex, .temperature, .steps,
-        .calories, .sleep, .sleepEfficiency, .swim, .swimCalories,
-    ]
+    /// The CSV header and JSON key: the field with its unit, `systolic_mmHg`, `glucose_mg_dL`.
+    var name: String {
+        switch unit {
+        case "": field
+        case "%": field + "_percent"
+        case "°C": field + "_C"
+        case "mg/dL": field + "_mg_dL"
+        default: field + "_" + unit
+        }
+    }
 
-    /// The fields of `reading` that it has, by column position in ``all``.
-    static func values(of reading: LayeredReading) -> [(column: Int, value: Value)] {
-        func at(_ column: ReadingColumn) -> Int { all.firstIndex { $0.name == column.name }! }
-        var values: [(Int, Value)] = []
-        func add(_ column: ReadingColumn, _ value: Value?) { if let value { values.append((at(column), value)) } }
+    /// The fields `reading` has, in column order.
+    static func values(of reading: LayeredReading) -> [(column: ReadingColumn, value: Value)] {
         switch reading {
         case .bloodPressure(let bp):
-            add(.systolic, .number(bp.systolic))
-            add(.diastolic, .number(bp.diastolic))
-            add(.heartRate, bp.heartRate.map { .number(Double($0)) })
-            add(.arrhythmia, bp.arrhythmia.map(Value.flag))
-        case .glucose(let glucose): add(.glucose, .number(glucose.mgPerDeciliter))
-        case .weight(let weight): add(.weight, .number(weight.kilograms))
+            var values: [(ReadingColumn, Value)] = [
+                (.systolic, .number(bp.systolic)), (.diastolic, .number(bp.diastolic)),
+            ]
+            if let rate = bp.heartRate { values.append((.heartRate, .number(Double(rate)))) }
+            if let flag = bp.arrhythmia { values.append((.arrhythmia, .flag(flag))) }
+            return values
+        case .glucose(let glucose): return [(.glucose, .number(glucose.mgPerDeciliter))]
+        case .weight(let weight): return [(.weight, .number(weight.kilograms))]
         case .oximetry(let oximetry):
-            add(.spo2, .number(Double(oximetry.oxygenSaturation)))
-            add(.heartRate, .number(Double(oximetry.heartRate)))
-            add(.perfusionIndex, oximetry.perfusionIndex.map(Value.number))
-        case .temperature(let temperature): add(.temperature, .number(temperature.celsius))
+            var values: [(ReadingColumn, Value)] = [
+                (.heartRate, .number(Double(oximetry.heartRate))), (.spo2, .number(Double(oximetry.oxygenSaturation))),
+            ]
+            if let index = oximetry.perfusionIndex { values.append((.perfusionIndex, .number(index))) }
+            return values
+        case .temperature(let temperature): return [(.temperature, .number(temperature.celsius))]
         case .activity(let day):
-            add(.steps, .number(Double(day.steps)))
-            add(.calories, .number(Double(day.calories)))
-            add(.sleep, .number(Double(day.sleepMinutes)))
-            add(.sleepEfficiency, .number(Double(day.sleepEfficiency)))
-            add(.swim, day.swimMinutes.map { .number(Double($0)) })
-            add(.swimCalories, day.swimCalories.map { .number(Double($0)) })
+            var values: [(ReadingColumn, Value)] = [
+                (.steps, .number(Double(day.steps))), (.calories, .number(Double(day.calories))),
+                (.sleep, .number(Double(day.sleepMinutes))), (.sleepEfficiency, .number(Double(day.sleepEfficiency))),
+            ]
+            if let minutes = day.swimMinutes { values.append((.swim, .number(Double(minutes)))) }
+            if let calories = day.swimCalories { values.append((.swimCalories, .number(Double(calories)))) }
+            return values
         }
-        return values
     }
 }
 
@@ -116,6 +132,12 @@ struct StreamingOutput {
         if buffer.count >= 1 << 16 { flush() }
     }
 
+    /// Lets `body` append bytes to the buffer, then flushes it if it is full.
+    mutating func append(_ body: (inout [UInt8]) -> Void) {
+        body(&buffer)
+        if buffer.count >= 1 << 16 { flush() }
+    }
+
     mutating func flush() {
         guard !buffer.isEmpty else { return }
         guard writeAll(buffer, to: 1) else {
@@ -128,23 +150,51 @@ struct StreamingOutput {
 
 /// The three forms of `records`, written one reading at a time.
 enum RecordsFormatter {
-    /// A CSV field, quoted as RFC 4180 asks when it holds a comma, a quote or a line break.
-    static func csvField(_ text: String) -> String {
-        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
-        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-    }
-
     static var csvHeader: String {
-        (["device", "kind", "measured_at_utc"] + ReadingColumn.all.map(\.name)).joined(separator: ",") + "\r\n"
+        (["device", "kind", "measured_at_utc"] + ReadingColumn.allCases.map(\.name)).joined(separator: ",") + "\r\n"
     }
 
-    /// One CSV record (CRLF-terminated, RFC 4180): device, kind, time, then every column, empty where the reading
-    /// has no such field.
-    static func csvRow(_ stored: StoredReading) -> String {
-        var cells = [String](repeating: "", count: ReadingColumn.all.count)
-        for (column, value) in ReadingColumn.values(of: stored.reading) { cells[column] = value.text }
-        let leading = [stored.device.description, kindName(stored.reading), stored.reading.measuredAt.description]
-        return (leading + cells).map(csvField).joined(separator: ",") + "\r\n"
+    /// Appends one CSV record (RFC 4180, CRLF-terminated): device, kind, time, then every column, empty where the
+    /// reading has no such field. No field needs quoting: MACs, kind names, times and numbers have no comma,
+    /// quote or line break.
+    static func appendCSVRow(_ stored: StoredReading, to output: inout [UInt8]) {
+        output.append(contentsOf: stored.device.description.utf8)
+        output.append(UInt8(ascii: ","))
+        output.append(contentsOf: kindName(stored.reading).utf8)
+        output.append(UInt8(ascii: ","))
+        output.append(contentsOf: stored.reading.measuredAt.description.utf8)
+        var next = 0
+        for (column, value) in ReadingColumn.values(of: stored.reading) {
+            while next <= column.rawValue {
+                output.append(UInt8(ascii: ","))
+                next += 1
+            }
+            append(value, to: &output)
+        }
+        while next < ReadingColumn.allCases.count {
+            output.append(UInt8(ascii: ","))
+            next += 1
+        }
+        output.append(contentsOf: [UInt8(ascii: "\r"), UInt8(ascii: "\n")])
+    }
+
+    /// Appends `value` as ``ReadingColumn/Value/text`` writes it, whole numbers digit by digit.
+    static func append(_ value: ReadingColumn.Value, to output: inout [UInt8]) {
+        guard case .number(let number) = value, number == number.rounded(), abs(number) < 1e15 else {
+            output.append(contentsOf: value.text.utf8)
+            return
+        }
+        var whole = Int64(number)
+        if whole < 0 {
+            output.append(UInt8(ascii: "-"))
+            whole = -whole
+        }
+        let start = output.count
+        repeat {
+            output.append(UInt8(ascii: "0") + UInt8(whole % 10))
+            whole /= 10
+        } while whole > 0
+        output[start...].reverse()
     }
 
     /// One JSON object: `device`, `kind`, `measured_at_utc` and the reading's own columns, numbers as numbers.
@@ -154,7 +204,7 @@ enum RecordsFormatter {
             "\"measured_at_utc\":\"\(stored.reading.measuredAt)\"",
         ]
         for (column, value) in ReadingColumn.values(of: stored.reading) {
-            members.append("\"\(ReadingColumn.all[column].name)\":\(value.text)")
+            members.append("\"\(column.name)\":\(value.text)")
         }
         return "{" + members.joined(separator: ",") + "}"
     }
@@ -166,8 +216,8 @@ enum RecordsFormatter {
     /// One table line: fixed-width device, kind and time (so the table streams), then `field=value unit` pairs.
     static func tableRow(_ stored: StoredReading) -> String {
         let values = ReadingColumn.values(of: stored.reading).map { column, value in
-            let info = ReadingColumn.all[column]
-            return "\(info.field)=\(value.text)" + (info.unit.isEmpty ? "" : (info.unit == "%" ? "%" : " \(info.unit)"))
+            "\(column.field)=\(value.text)"
+                + (column.unit.isEmpty ? "" : (column.unit == "%" ? "%" : " \(column.unit)"))
         }
         let kind = kindName(stored.reading)
         return "\(stored.device)  \(kind.padding(toLength: 14, withPad: " ", startingAt: 0))  "

@@ -44,13 +44,15 @@ enum ReadingCodec {
     }
 
     static func decode(kind: String, measuredAt: LayeredTimestamp, payload: String) -> LayeredReading? {
-        var values: [Substring: Substring] = [:]
+        // at most six fields: a list searched in order costs less than a dictionary, reading after reading
+        var values: [(name: Substring, value: Substring)] = []
         for field in payload.split(separator: ";") {
             guard let equals = field.firstIndex(of: "=") else { return nil }
-            values[field[..<equals]] = field[field.index(after: equals)...]
+            values.append((field[..<equals], field[field.index(after: equals)...]))
         }
-        func double(_ name: Substring) -> Double? { values[name].flatMap { Double($0) } }
-        func int(_ name: Substring) -> Int? { values[name].flatMap { Int($0) } }
+        func value(_ name: String) -> Substring? { values.first { $0.name == name }?.value }
+        func double(_ name: String) -> Double? { value(name).flatMap { Double($0) } }
+        func int(_ name: String) -> Int? { value(name).flatMap { Int($0) } }
         switch kind {
         case "blood_pressure":
             guard let systolic = double("sys"), let diastolic = double("dia") else { return nil }

@@ -476,7 +476,7 @@ public final class VitalStore: Sendable {
             let rows = try Row.fetchCursor(
                 db,
                 sql: """
-                    SELECT * FROM reading WHERE device_mac = ?
+                    SELECT \(Self.readingColumns) FROM reading WHERE device_mac = ?
                         AND id NOT IN (SELECT reading_id FROM delivery_reading WHERE caller = ?)
                         AND id NOT IN (SELECT reading_id FROM reservation WHERE caller = ?)
                     ORDER BY measured_at, id
@@ -485,17 +485,20 @@ public final class VitalStore: Sendable {
         }
     }
 
-    /// The reading of `row`; a row the store cannot read is an error naming it, never skipped.
+    /// The columns ``reading(from:)`` reads, in its order (by position: faster than by name, row after row).
+    static let readingColumns = "reading.id, reading.device_mac, reading.kind, reading.measured_at, reading.payload"
+
+    /// The reading of `row` (the ``readingColumns``); a row the store cannot read is an error naming it, never
+    /// skipped.
     static func reading(from row: Row) throws -> StoredReading {
-        let id: Int64 = row["id"]
-        let macText: String = row["device_mac"]
+        let id: Int64 = row[0]
+        let macText: String = row[1]
         guard let mac = MACAddress(macText) else {
             throw StoreError(.corrupt, "reading \(id) has an unreadable device MAC")
         }
         guard
             let reading = ReadingCodec.decode(
-                kind: row["kind"], measuredAt: LayeredTimestamp(secondsSince1970: row["measured_at"]),
-                payload: row["payload"])
+                kind: row[2], measuredAt: LayeredTimestamp(secondsSince1970: row[3]), payload: row[4])
         else { throw StoreError(.corrupt, "reading \(id) of \(macText) cannot be read (kind or values unknown)") }
         return StoredReading(id: id, device: mac, reading: reading)
     }
@@ -744,7 +747,8 @@ public struct ReadingStream {
             ? try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM reading WHERE \(conditions)", arguments: arguments) ?? 0
             : 0
         rows = try Row.fetchCursor(
-            db, sql: "SELECT * FROM reading WHERE \(conditions) ORDER BY measured_at, id", arguments: arguments)
+            db, sql: "SELECT \(VitalStore.readingColumns) FROM reading WHERE \(conditions) ORDER BY measured_at, id",
+            arguments: arguments)
     }
 
     /// The readings of device `mac` pending for `caller` and not reserved, from its `pending` queue.
@@ -761,7 +765,8 @@ public struct ReadingStream {
         """
     static let pendingCount = "SELECT COUNT(*) FROM pending WHERE \(unreserved)"
     static let pendingReadings = """
-        SELECT reading.* FROM pending JOIN reading ON reading.id = pending.reading_id WHERE \(unreserved)
+        SELECT \(VitalStore.readingColumns) FROM pending JOIN reading ON reading.id = pending.reading_id
+        WHERE \(unreserved)
         ORDER BY pending.measured_at, pending.reading_id
         """
 
