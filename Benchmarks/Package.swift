@@ -20,14 +20,24 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/ordo-one/benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
         .package(name: "VitalBridge", path: ".."),
+        // the floor a push sync is measured against: one bare SQLite commit (same GRDB as the store)
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         benchmark("LayeredProtocolBenchmarks", using: ["LayeredProtocol"]),
         benchmark("HealthGATTBenchmarks", using: ["HealthGATT"]),
         benchmark("DeviceBenchmarks", using: ["VitalDevices", "VitalSimulation", "LayeredProtocol"]),
-        benchmark(
-            "StoreBenchmarks",
-            using: ["VitalBridge", "VitalStore", "VitalDevices", "VitalSimulation", "LayeredProtocol"]),
+        .executableTarget(
+            name: "StoreBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"), .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+                + ["VitalBridge", "VitalStore", "VitalDevices", "VitalSimulation", "LayeredProtocol"].map {
+                    .product(name: $0, package: "VitalBridge")
+                },
+            path: "Benchmarks/StoreBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
         // The baseline of open-latency.sh: a Swift program that imports Foundation and prints one line.
         .executableTarget(name: "foundation-hello", path: "Sources/foundation-hello"),
     ],

@@ -1,5 +1,6 @@
 import Benchmark
 import Foundation
+import GRDB
 import LayeredProtocol
 import VitalBridge
 import VitalDevices
@@ -26,6 +27,35 @@ let readings: [LayeredReading] = (0..<10_000).map { index in
 }
 
 let recordsPerSecond = BenchmarkMetric.custom("records per second", polarity: .prefersLarger, useScalingFactor: false)
+let microsecondsPerCommit = BenchmarkMetric.custom("µs per commit", polarity: .prefersSmaller, useScalingFactor: false)
+let microsecondsPerRecord = BenchmarkMetric.custom("µs per record", polarity: .prefersSmaller, useScalingFactor: false)
+
+/// A push device (BP5) holding `count` records, synced through its driver into a store file in process: the
+/// microseconds each record costs (one durable commit each, as the device forgets a record when it is confirmed).
+func pushSync(_ benchmark: Benchmark, count: Int) async throws {
+    let (store, directory) = try temporaryStore()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let mac = MACAddress("004D3208D2F4")!
+    let world = try SimulatedWorld(
+        fleet: Fleet(devices: [
+            FleetDevice(
+                model: "BP5", mac: mac.description,
+                records: RecordsScript(
+                    generate: GeneratedRecords(count: count, from: "2016-01-01 00:00:00", to: "2026-01-01 00:00:00")))
+        ]),
+        start: LayeredTimestamp(secondsSince1970: 1_763_625_600))
+    _ = await world.deviceState(of: mac)  // the device's memory is made before the clock starts
+    let clock = ContinuousClock()
+    benchmark.startMeasurement()
+    let start = clock.now
+    let connection = try await world.connect(to: mac)
+    let driver = makeDriver(for: DeviceCatalog.entry(for: .bp5), connection: connection)
+    let synced = try await driver.sync(into: StoreSink(store: store, device: mac)) { _ in }
+    let elapsed = clock.now - start
+    benchmark.stopMeasurement()
+    precondition(synced == count)
+    benchmark.measurement(microsecondsPerRecord, Int(seconds(elapsed) * 1e6 / Double(count)))
+}
 
 /// Wall time, peak memory and the records per second each benchmark reports.
 var throughput: Benchmark.Configuration {
@@ -33,6 +63,51 @@ var throughput: Benchmark.Configuration {
 }
 
 let benchmarks: @Sendable () -> Void = {
+    Benchmark(
+        "One synchronous = FULL commit in WAL mode (one row, bare SQLite), the floor of a push sync's record",
+        configuration: .init(metrics: [microsecondsPerCommit], maxDuration: .seconds(10), maxIterations: 20)
+    ) { benchmark in
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("commit-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let database = try DatabaseQueue(path: directory.appendingPathComponent("bare.sqlite").path)
+        try database.writeWithoutTransaction { db in
+            _ = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+            try db.execute(sql: "CREATE TABLE row (id INTEGER PRIMARY KEY, value TEXT NOT NULL)")
+        }
+        let commits = 500
+        let clock = ContinuousClock()
+        benchmark.startMeasurement()
+        let start = clock.now
+        for index in 0..<commits {
+            try database.writeWithoutTransaction { db in
+                try db.execute(sql: "INSERT INTO row (value) VALUES (?)", arguments: ["reading \(index)"])
+            }
+        }
+        let elapsed = clock.now - start
+        benchmark.stopMeasurement()
+        benchmark.measurement(microsecondsPerCommit, Int(seconds(elapsed) * 1e6 / Double(commits)))
+    }
+
+    Benchmark(
+        "Push sync (BP5) of 4,000 records into a store file, in process: the cost of one record",
+        configuration: .init(
+            metrics: [.wallClock, .peakMemoryResident, microsecondsPerRecord], maxDuration: .seconds(20),
+            maxIterations: 5)
+    ) { benchmark in
+        try await pushSync(benchmark, count: 4_000)
+    }
+
+    Benchmark(
+        "Push sync (BP5) of 65,000 records into a store file, in process: the cost of one record",
+        configuration: .init(
+            metrics: [.wallClock, .peakMemoryResident, microsecondsPerRecord], maxDuration: .seconds(30),
+            maxIterations: 2)
+    ) { benchmark in
+        try await pushSync(benchmark, count: 65_000)
+    }
+
     Benchmark(
         "Sync 10,000 glucose records from the simulated BG5 into a store file, in process", configuration: throughput
     ) { benchmark in
