@@ -51,7 +51,11 @@ let package = Package(
             dependencies: [
                 "VitalStore", "LayeredProtocol", "VitalTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
             ]),
-        .testTarget(name: "VitalBridgeTests", dependencies: ["VitalBridge", "VitalTestSupport"]),
+        .testTarget(
+            name: "VitalBridgeTests",
+            dependencies: [
+                "VitalBridge", "VitalTestSupport", "VitalSimulation", "VitalStore", "VitalDevices", "LayeredProtocol",
+            ]),
         .testTarget(
             name: "VitalBridgeCLITests",
             dependencies: [

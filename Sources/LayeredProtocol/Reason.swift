@@ -120,6 +120,9 @@ extension LayeredReason {
     /// `ERROR_STORE`: the hub's own storage failed (its store, fleet or a device's saved state cannot be read or
     /// written); nothing the device sent is lost, and what was stored stays pending.
     public static let store = LayeredReason(rawValue: "ERROR_STORE")
+    /// `ERROR_STORE_BUSY`: the hub's store was held by other requests longer than the hub waits; nothing is lost,
+    /// and the same request may be sent again.
+    public static let storeBusy = LayeredReason(rawValue: "ERROR_STORE_BUSY")
     /// `ERROR_INTERNAL`: the hub reached a state it should never reach; nothing stored is lost.
     public static let `internal` = LayeredReason(rawValue: "ERROR_INTERNAL")
 }

@@ -122,14 +122,15 @@ public actor Bridge {
         }
     }
 
-    /// Answers `url` with a fail callback `ERROR_STORE` when the hub's home cannot be used (`error` says why), if
-    /// the whitelist names where the answer may go; nothing is journaled, as the store may be what failed.
+    /// Answers `url` with a fail callback `ERROR_STORE` (`ERROR_STORE_BUSY` for a store held too long) when the
+    /// hub's home cannot be used (`error` says why), if the whitelist names where the answer may go; nothing is
+    /// journaled, as the store may be what failed.
     public static func answerUnusableHome(
         url: String, platform: Platform, caller: String?, whitelist: Whitelist, error: any Error,
         handOff: any CallbackHandOff, logger: Logger, budget: Int? = nil
     ) async -> HubOutcome {
         let budget = budget ?? platform.defaultCallbackBudget
-        logger.error("the home cannot be used: answering ERROR_STORE", metadata: ["error": "\(error)"])
+        let reason = LayeredReason.answering(error, logger)
         let addressee: Addressee
         let action: LayeredAction?
         switch Addressing.address(url: url, platform: platform, caller: caller, whitelist: whitelist, budget: budget) {
@@ -138,6 +139,6 @@ public actor Bridge {
         case .request(let requested, let request): (addressee, action) = (requested, request.action)
         }
         return await CallbackDelivery.handOver(
-            addressee, status: .failedFirst(action), reason: .store, device: nil, budget: budget, through: handOff)
+            addressee, status: .failedFirst(action), reason: reason, device: nil, budget: budget, through: handOff)
     }
 }

@@ -67,12 +67,10 @@ struct CallbackDelivery: Sendable {
                 status: ActionStatus(action: action, ran: run.outcomes.dropLast() + [.fail])!,
                 reason: error.reason, device: mac, budget: budget)
         } catch {
-            logger.error(
-                "answering ERROR_STORE: the readings to deliver cannot be chosen", metadata: ["error": "\(error)"])
             return await finish(
                 addressee, action: action,
                 status: ActionStatus(action: action, ran: run.outcomes.dropLast() + [.fail])!,
-                reason: .store, device: mac, budget: budget)
+                reason: .answering(error, logger), device: mac, budget: budget)
         }
         let report = HubReport(
             status: status, reason: nil, device: mac, delivered: chosen.delivered, remaining: chosen.remaining)
@@ -159,6 +157,17 @@ struct CallbackDelivery: Sendable {
             return .handOffFailed(url, report, "\(error)")
         }
         return .callback(url, report)
+    }
+}
+
+extension LayeredReason {
+    /// The answer to a failure of the hub's own storage (`error`, logged with `logger`): `ERROR_STORE_BUSY` when
+    /// the store was held too long by other requests (worth sending again), else `ERROR_STORE`.
+    static func answering(_ error: any Error, _ logger: Logger) -> LayeredReason {
+        let reason: LayeredReason = (error as? StoreError)?.code == .busy ? .storeBusy : .store
+        logger.error(
+            "the hub's storage failed", metadata: ["answer": "\(reason)", "error": "\(error)"])
+        return reason
     }
 }
 

@@ -48,9 +48,8 @@ struct StageRunner: Sendable {
             run.outcomes.append(error.code == .cancelled ? .cancel : .fail)
             run.reason = error.reason(for: request.deviceModel)
         } catch {
-            logger.error("answering ERROR_STORE", metadata: ["error": "\(error)"])
             run.outcomes.append(.fail)
-            run.reason = .store
+            run.reason = .answering(error, logger)
         }
         return run
     }
@@ -131,8 +130,7 @@ struct StageRunner: Sendable {
         } catch let error as DeviceError {
             failure = stop(error.code == .cancelled ? .cancel : .fail, error.reason(for: request.deviceModel))
         } catch {
-            logger.error("answering ERROR_STORE", metadata: ["error": "\(error)"])
-            failure = stop(.fail, .store)
+            failure = stop(.fail, .answering(error, logger))
         }
         await connection.disconnect()
         if let failure { throw failure }

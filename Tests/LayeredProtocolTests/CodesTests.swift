@@ -145,7 +145,7 @@ struct ReasonDocumentationTests {
         .qrModelMismatch, .qrInvalidMAC, .deviceNotFound, .deviceBusy, .urlBudget, .callbackNotAllowed, .unknownCaller,
         .dynamicCallbackNotAllowed, .deviceModelMismatch, .store, .internal, .deviceConnectionFailed,
         .deviceDisconnected, .deviceProtocolViolation, .deviceAuthenticationFailed, .deviceUnsupported,
-        .deviceStoreFailed, .deviceFailed,
+        .deviceStoreFailed, .deviceFailed, .storeBusy,
     ]
 
     @Test("every declared reason appears in the URL scheme article", arguments: declared)
