@@ -40,6 +40,11 @@ let package = Package(
         ),
         // The baseline of open-latency.sh: a Swift program that imports Foundation and prints one line.
         .executableTarget(name: "foundation-hello", path: "Sources/foundation-hello"),
+        // The whitelist read by swift-foundation's PropertyListDecoder and by VitalBridge's reader, whole process.
+        .executableTarget(name: "plist-foundation", path: "Sources/plist-foundation"),
+        .executableTarget(
+            name: "plist-vitalbridge", dependencies: [.product(name: "VitalBridge", package: "VitalBridge")],
+            path: "Sources/plist-vitalbridge"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -33,8 +33,11 @@ public enum JSON: Sendable {
     @inlinable
     public static func number(_ value: some BinaryInteger) -> JSON { .number(String(value)) }
 
-    /// A finite double, written as an integer when it is one, else in Swift's shortest exact form.
+    /// A double, written as an integer when it is one, else in Swift's shortest exact form. JSON has no NaN or
+    /// infinity: such a value is `null`, which a reader of the field refuses as the wrong kind of value rather than
+    /// reading a text no JSON reader accepts.
     public static func number(_ value: Double) -> JSON {
+        guard value.isFinite else { return .null }
         if value == value.rounded(), abs(value) < 9_007_199_254_740_992 { return .number(String(Int64(value))) }
         return .number("\(value)")
     }
@@ -58,7 +61,7 @@ public enum JSON: Sendable {
         case .null: output += Array("null".utf8)
         case .bool(let value): output += Array((value ? "true" : "false").utf8)
         case .number(let text): output += Array(text.utf8)
-        case .string(let text): Self.writeString(text, to: &output)
+        case .string(let text): JSONWriter.appendString(text, to: &output)
         case .array(let elements):
             output.append(UInt8(ascii: "["))
             for (index, element) in elements.enumerated() {
@@ -73,31 +76,13 @@ public enum JSON: Sendable {
             for (index, member) in members.enumerated() {
                 if index > 0 { output.append(UInt8(ascii: ",")) }
                 newline(indent + 1)
-                Self.writeString(member.key, to: &output)
+                JSONWriter.appendString(member.key, to: &output)
                 output += Array((pretty ? ": " : ":").utf8)
                 member.value.write(to: &output, pretty: pretty, indent: indent + 1)
             }
             if !members.isEmpty { newline(indent) }
             output.append(UInt8(ascii: "}"))
         }
-    }
-
-    private static func writeString(_ text: String, to output: inout [UInt8]) {
-        let hex = Array("0123456789abcdef".utf8)
-        output.append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): output += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
-            case UInt8(ascii: "\\"): output += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
-            case 0x0A: output += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
-            case 0x0D: output += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
-            case 0x09: output += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
-            case 0..<0x20:
-                output += Array("\\u00".utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
-            default: output.append(byte)
-            }
-        }
-        output.append(UInt8(ascii: "\""))
     }
 
     // MARK: Reading
@@ -250,7 +235,8 @@ public enum JSON: Sendable {
         /// The scalar of `XXXX` (after `\u`), with the low half of a surrogate pair when it follows.
         mutating func unicodeEscape() throws(SyntaxError) -> Unicode.Scalar {
             func hex4() throws(SyntaxError) -> UInt32 {
-                guard index + 4 <= bytes.count,
+                // four hexadecimal digits, no sign (`\u+041` and `\u-000` are not escapes)
+                guard index + 4 <= bytes.count, bytes[index..<(index + 4)].allSatisfy({ hexDigitValue($0) != nil }),
                     let value = UInt32(String(decoding: bytes[index..<(index + 4)], as: UTF8.self), radix: 16)
                 else { throw failure("has a \\u escape without 4 hexadecimal digits") }
                 index += 4

@@ -303,6 +303,8 @@ enum JSONWriter {
         bytes.append(UInt8(ascii: "}"))
     }
 
+    /// Appends `string` as a JSON string: `"` and `\\` escaped, control characters as `\\u00XX`. VitalBridge's one
+    /// JSON string writer, for callback results and ``JSON`` documents alike.
     static func appendString(_ string: String, to bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
         for byte in string.utf8 {

@@ -64,6 +64,12 @@ public struct Whitelist: Hashable, Sendable {
     /// no other caller has.
     public func check(_ destination: String, for appID: String) throws(WhitelistError) {
         guard !appID.isEmpty else { throw WhitelistError(message: "an app id cannot be empty") }
+        // what AppWhiteList.plist can hold: XML 1.0 has no control characters but tab and line ends, and those
+        // have no place in an app id or a URL either
+        for (text, what) in [(appID, "an app id"), (destination, "a callback URL")]
+        where !XMLPropertyList.isWritable(text) || text.unicodeScalars.contains(where: { $0.value < 0x20 }) {
+            throw WhitelistError(message: "\(what) cannot hold a control character")
+        }
         guard destination != Whitelist.dynamic else { return }
         if let refusal = LayeredCallback.refusal(ofDestination: destination) {
             throw WhitelistError(message: "'\(destination)' cannot be a callback URL: \(refusal)")

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-import VitalBridge
 import VitalTestSupport
+
+@testable import VitalBridge
 
 /// `AppWhiteList.plist` is read and written by VitalBridge's own XML property-list code; Foundation's
 /// `PropertyListSerialization` is the oracle.
@@ -19,7 +20,7 @@ struct WhitelistTests {
 
     /// Random app ids (any text, with the characters XML escapes) and callback URLs (printable ASCII).
     static func randomEntries(_ random: inout SeededGenerator) -> [String: String] {
-        let idAlphabet = Array("abcXYZ019.-_ &<>\"'éü漢🙂\t]]>") + [" "]
+        let idAlphabet = Array("abcXYZ019.-_ &<>\"'éü漢🙂]]>") + [" "]
         let urlAlphabet = Array("abcxyz0129/:._~-&<>\"'=%!$()*+,;@[]")
         var entries: [String: String] = [:]
         // each fixed entry with a scheme of its own: two callers never share one
@@ -151,5 +152,68 @@ struct WhitelistTests {
                 #expect(read.entries.count == 2 && length == document.count - 1)
             }
         }
+    }
+}
+
+/// The XML property-list reader on the cases a review found.
+@Suite("Whitelist reader: XML details")
+struct PropertyListDetailTests {
+    static func read(_ document: String) throws -> [(key: String, value: XMLPropertyList.Value)] {
+        try XMLPropertyList.dictionary(Array(document.utf8))
+    }
+
+    @Test(
+        "a character reference is digits only: no sign, no empty number, no character XML forbids",
+        arguments: [
+            "&#+65;", "&#x+41;", "&#-0;", "&#;", "&#x;", "&#1;", "&#x1F;", "&#0;", "&#xFFFE;", "&#xD800;",
+        ])
+    func signedReferences(reference: String) {
+        #expect(throws: XMLPropertyList.Failure.self) {
+            try Self.read("<dict><key>a</key><string>\(reference)</string></dict>")
+        }
+    }
+
+    @Test("a DOCTYPE with > and ] inside quoted literals is skipped whole")
+    func quotedDocumentType() throws {
+        let document = """
+            <!DOCTYPE plist SYSTEM "odd>name.dtd" [ <!ENTITY x "]>"> <!-- ]> --> ]>
+            <plist><dict><key>a</key><string>a://</string></dict></plist>
+            """
+        let entries = try Self.read(document)
+        #expect(entries.count == 1 && entries[0].key == "a" && entries[0].value == .string("a://"))
+    }
+
+    @Test("processing instructions inside a skipped value and inside text are left out")
+    func processingInstructions() throws {
+        let entries = try Self.read(
+            "<dict><key>n</key><array><?pi <x>?><integer>1</integer></array><key>s</key><string>a<?pi?>b</string></dict>"
+        )
+        #expect(entries.map(\.key) == ["n", "s"])
+        #expect(entries[0].value == .other(element: "array") && entries[1].value == .string("ab"))
+    }
+
+    @Test("line ends in text are normalised as XML says; &#13; keeps a carriage return")
+    func lineEnds() throws {
+        let entries = try Self.read("<dict><key>k</key><string>a\r\nb\rc\nd&#13;e<![CDATA[f\r\ng]]></string></dict>")
+        #expect(entries[0].value == .string("a\nb\nc\nd\re" + "f\ng"))
+        // Foundation's reader agrees on the references (it leaves raw CR alone, which XML does not allow it to)
+        let written = XMLPropertyList.document([("k", "a\rb")])
+        #expect(try Self.read(String(decoding: written, as: UTF8.self))[0].value == .string("a\rb"))
+        let foundation = try PropertyListSerialization.propertyList(from: Data(written), format: nil)
+        #expect((foundation as? [String: String])?["k"] == "a\rb")
+    }
+
+    @Test(
+        "a raw control character is refused in text, and a whitelist entry cannot hold one",
+        arguments: [
+            "\u{1}", "\u{8}", "\u{1F}",
+        ])
+    func controlCharacters(character: String) {
+        #expect(throws: XMLPropertyList.Failure.self) {
+            try Self.read("<dict><key>a</key><string>x\(character)</string></dict>")
+        }
+        var whitelist = Whitelist()
+        #expect(throws: WhitelistError.self) { try whitelist.set("ex://", for: "org.example\(character)") }
+        #expect(throws: WhitelistError.self) { try whitelist.set("ex://\(character)", for: "org.example") }
     }
 }
