@@ -7,6 +7,7 @@ public struct VitalBridgeCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "vitalbridge",
         abstract: "VitalBridge: an open hub for vital signs that speaks the iHealth layered-app protocol.",
+        version: VitalBridgeCommand.version,
         subcommands: [
             DemoCommand.self, InitCommand.self, OpenCommand.self, DevicesCommand.self, RecordsCommand.self,
             WhitelistCommand.self,
@@ -16,6 +17,9 @@ public struct VitalBridgeCommand: ParsableCommand {
     )
 
     public init() {}
+
+    /// This release of VitalBridge (`vitalbridge --version`).
+    public static let version = "0.11.0"
 
     /// Runs the command line on the calling thread, without starting the concurrency runtime's thread pool; usage
     /// errors exit 2 (not ArgumentParser's 64), so every VitalBridge command answers 0 done, 1 rejected input, 2 usage,
@@ -49,8 +53,12 @@ public struct VitalBridgeCommand: ParsableCommand {
             exit(withError: nil)
         } catch {
             if exitCode(for: error) == .validationFailure {
-                let message = fullMessage(for: error)
-                FileHandle.standardError.write(Data((message.hasSuffix("\n") ? message : message + "\n").utf8))
+                var message = fullMessage(for: error)
+                if !message.hasSuffix("\n") { message += "\n" }
+                if let suggestion = suggestion(for: Array(CommandLine.arguments.dropFirst())) {
+                    message += suggestion + "\n"
+                }
+                FileHandle.standardError.write(Data(message.utf8))
                 Foundation.exit(2)
             }
             exit(withError: error)
@@ -201,4 +209,39 @@ struct CallbackCommand: ParsableCommand {
 /// Writes one line to standard error.
 func printError(_ line: String) {
     FileHandle.standardError.write(Data((line + "\n").utf8))
+}
+
+/// `Did you mean 'records'?` for a mistyped command in `arguments` (`recrods`, `whitelist lst`): the closest command
+/// name at the level where the word is not one, when it is close enough; `nil` otherwise.
+func suggestion(
+    for arguments: [String], in command: any ParsableCommand.Type = VitalBridgeCommand.self, root: Bool = true
+)
+    -> String?
+{
+    let subcommands = command.configuration.subcommands
+    guard !subcommands.isEmpty, let word = arguments.first, !word.hasPrefix("-") else { return nil }
+    if let next = subcommands.first(where: { $0._commandName == word }) {
+        return suggestion(for: Array(arguments.dropFirst()), in: next, root: false)
+    }
+    let names = subcommands.map { $0._commandName } + (root ? ["help"] : [])
+    let scored = names.map { (name: $0, distance: editDistance(word, $0)) }
+    guard let best = scored.min(by: { $0.distance < $1.distance }),
+        best.distance <= max(2, best.name.count / 3)
+    else { return nil }
+    return "Did you mean '\(best.name)'?"
+}
+
+/// The Levenshtein distance between `a` and `b` (insertions, deletions and substitutions of characters).
+func editDistance(_ a: String, _ b: String) -> Int {
+    let a = Array(a)
+    let b = Array(b)
+    var previous = Array(0...b.count)
+    for (i, left) in a.enumerated() {
+        var current = [i + 1] + Array(repeating: 0, count: b.count)
+        for (j, right) in b.enumerated() {
+            current[j + 1] = min(previous[j + 1] + 1, current[j] + 1, previous[j] + (left == right ? 0 : 1))
+        }
+        previous = current
+    }
+    return previous[b.count]
 }
