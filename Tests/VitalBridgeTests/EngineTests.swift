@@ -6,6 +6,7 @@ import VitalBridge
 import VitalDevices
 import VitalSimulation
 import VitalStore
+import VitalTestSupport
 
 /// The user, scripted: cancels at a stage, declines the connect prompt, shows a QR code.
 struct ScriptedUser: HubUser {
@@ -200,10 +201,9 @@ struct EngineTests {
 
     @Test("a store that refuses writes answers ERROR_STORE and the device forgets nothing")
     func storeRefuses() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("engine-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("vitalbridge.sqlite").path
+        let directory = try TemporaryDirectory("engine")
+        defer { directory.remove() }
+        let path = directory.file("vitalbridge.sqlite")
         _ = try VitalStore(path: path)
         let engine = try Engine(
             [Self.generated("BG5", "004D3208D308", count: 4)], store: try VitalStore(path: path, readOnly: true))
@@ -217,10 +217,9 @@ struct EngineTests {
 struct BusyStoreTests {
     @Test("a store another request holds longer than the hub waits answers ERROR_STORE_BUSY; nothing is lost")
     func busyStore() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("busy-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("vitalbridge.sqlite").path
+        let directory = try TemporaryDirectory("busy")
+        defer { directory.remove() }
+        let path = directory.file("vitalbridge.sqlite")
         let holder = try VitalStore(path: path)
         let engine = try Engine(
             [EngineTests.generated("BG5", "004D3208D308", count: 3)],

@@ -100,10 +100,9 @@ struct PendingQueueTests {
 
     @Test("a reading or device row the store cannot read is an error naming it, never skipped")
     func unreadableRows() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pending-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("vitalbridge.sqlite").path
+        let directory = try TemporaryDirectory("pending")
+        defer { directory.remove() }
+        let path = directory.file("vitalbridge.sqlite")
         let store = try VitalStore(path: path)
         let ids = try store.storeReadings([Self.glucose(90, at: 1), Self.glucose(91, at: 2)], device: Self.devices[0])
         try store.saveDevice(
@@ -129,19 +128,18 @@ struct PendingQueueTests {
 
     @Test("a store error says what kind of failure it is: foreign file, newer schema, busy")
     func errorCodes() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("codes-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let foreign = directory.appendingPathComponent("foreign.sqlite").path
+        let directory = try TemporaryDirectory("codes")
+        defer { directory.remove() }
+        let foreign = directory.file("foreign.sqlite")
         try DatabaseQueue(path: foreign).write { db in try db.execute(sql: "CREATE TABLE notes (text TEXT)") }
         #expect { try VitalStore(path: foreign) } throws: { ($0 as? StoreError)?.code == .foreignFile }
 
-        let newer = directory.appendingPathComponent("newer.sqlite").path
+        let newer = directory.file("newer.sqlite")
         _ = try VitalStore(path: newer)
         try DatabaseQueue(path: newer).writeWithoutTransaction { db in try db.execute(sql: "PRAGMA user_version = 99") }
         #expect { try VitalStore(path: newer) } throws: { ($0 as? StoreError)?.code == .schema }
 
-        let busy = directory.appendingPathComponent("busy.sqlite").path
+        let busy = directory.file("busy.sqlite")
         let store = try VitalStore(path: busy, busyTimeout: 0.1)
         var configuration = Configuration()
         configuration.busyMode = .immediateError
