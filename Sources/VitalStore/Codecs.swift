@@ -43,6 +43,9 @@ enum ReadingCodec {
         return (kind, fields.joined(separator: ";"))
     }
 
+    /// The reading of a row; `nil` when the kind is unknown, a required field is missing, a field is not one of the
+    /// kind's, or a field present is not a number (an optional field that cannot be read makes the row unreadable,
+    /// never a missing value).
     static func decode(kind: String, measuredAt: LayeredTimestamp, payload: String) -> LayeredReading? {
         // at most six fields: a list searched in order costs less than a dictionary, reading after reading
         var values: [(name: Substring, value: Substring)] = []
@@ -50,9 +53,32 @@ enum ReadingCodec {
             guard let equals = field.firstIndex(of: "=") else { return nil }
             values.append((field[..<equals], field[field.index(after: equals)...]))
         }
-        func value(_ name: String) -> Substring? { values.first { $0.name == name }?.value }
-        func double(_ name: String) -> Double? { value(name).flatMap { Double($0) } }
-        func int(_ name: String) -> Int? { value(name).flatMap { Int($0) } }
+        var read = 0
+        var malformed = false
+        func value(_ name: String) -> Substring? {
+            guard let value = values.first(where: { $0.name == name })?.value else { return nil }
+            read += 1
+            return value
+        }
+        func number<T: LosslessStringConvertible>(_ name: String, _ type: T.Type) -> T? {
+            guard let text = value(name) else { return nil }
+            guard let number = T(String(text)) else {
+                malformed = true
+                return nil
+            }
+            return number
+        }
+        func double(_ name: String) -> Double? { number(name, Double.self) }
+        func int(_ name: String) -> Int? { number(name, Int.self) }
+        guard let reading = reading(kind: kind, measuredAt: measuredAt, double: double, int: int), !malformed,
+            read == values.count
+        else { return nil }
+        return reading
+    }
+
+    private static func reading(
+        kind: String, measuredAt: LayeredTimestamp, double: (String) -> Double?, int: (String) -> Int?
+    ) -> LayeredReading? {
         switch kind {
         case "blood_pressure":
             guard let systolic = double("sys"), let diastolic = double("dia") else { return nil }

@@ -655,10 +655,15 @@ public final class VitalStore: Sendable {
             while let row = try rows.next() {
                 let id: Int64 = row["id"]
                 if journal.last?.id != id {
+                    let device = try (row["device_mac"] as String?).map { text in
+                        guard let mac = MACAddress(text) else {
+                            throw StoreError(.corrupt, "delivery \(id) names an unreadable device MAC")
+                        }
+                        return mac
+                    }
                     journal.append(
                         Delivery(
-                            id: id, caller: row["caller"],
-                            device: (row["device_mac"] as String?).flatMap { MACAddress($0) }, action: row["action"],
+                            id: id, caller: row["caller"], device: device, action: row["action"],
                             status: row["status"], deliveredAt: LayeredTimestamp(secondsSince1970: row["delivered_at"]),
                             readingIDs: [], remaining: row["remaining"]))
                 }

@@ -110,13 +110,27 @@ struct PendingQueueTests {
         let raw = try DatabaseQueue(path: path)
         try raw.write { db in
             try db.execute(sql: "UPDATE reading SET kind = 'lactate' WHERE id = ?", arguments: [ids[1]])
+            try db.execute(sql: "UPDATE reading SET payload = 'mgdl=90;x=1' WHERE id = ?", arguments: [ids[0]])
             try db.execute(sql: "UPDATE device SET model = 999")
         }
         #expect(throws: StoreError.self) { try store.readings() }
         do {
             _ = try store.readings()
         } catch {
-            #expect(error.code == .corrupt && error.message.contains("reading \(ids[1]) of 004D3208D2F4"))
+            #expect(error.code == .corrupt && error.message.contains("reading \(ids[0]) of 004D3208D2F4"))
+        }
+        // a field that is there but not a number is an unreadable row too, not a missing value
+        try raw.write { db in
+            try db.execute(sql: "UPDATE reading SET payload = 'mgdl=90' WHERE id = ?", arguments: [ids[0]])
+            try db.execute(
+                sql: "UPDATE reading SET kind = 'blood_pressure', payload = 'sys=120.0;dia=80.0;hr=abc' WHERE id = ?",
+                arguments: [ids[1]])
+        }
+        do {
+            _ = try store.readings()
+            Issue.record("an unreadable heart rate was read")
+        } catch {
+            #expect(error.code == .corrupt && error.message.contains("reading \(ids[1])"))
         }
         do {
             _ = try store.devices()
