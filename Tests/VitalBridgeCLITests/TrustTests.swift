@@ -24,8 +24,11 @@ func deliveredReadings(_ text: String) -> [String] {
 }
 
 /// The built-in fleet with BG5 records generated.
-func glucoseFleet(_ count: Int) -> Fleet {
-    fleet(.bg5) { device in
+func glucoseFleet(_ count: Int) -> Fleet { generatedFleet(.bg5, count) }
+
+/// The built-in fleet with `count` records generated on the device of `model`.
+func generatedFleet(_ model: DeviceModel, _ count: Int) -> Fleet {
+    fleet(model) { device in
         device.records = RecordsScript(
             generate: GeneratedRecords(count: count, seed: 7, from: "2026-01-01 00:00:00", to: "2026-11-01 00:00:00"))
     }
@@ -364,24 +367,24 @@ struct CrashTests {
     }
 
     @Test(
-        "100 SIGKILLs at random points of BG5 syncs of 5,000 records: each reading stored once, delivered at least once"
-    )
-    func randomKills() throws {
-        let home = try TestHome(fleet: glucoseFleet(5_000))
+        "100 SIGKILLs at random points of syncs of 5,000 records (BG5, and the PO3's batches): each reading stored once, delivered at least once, the pending queue what the journal says",
+        arguments: [DeviceModel.bg5, .po3])
+    func randomKills(model: DeviceModel) throws {
+        let home = try TestHome(fleet: generatedFleet(model, 5_000))
         var random = SystemRandomNumberGenerator()
         // how long one whole sync of the 5,000 records takes here, to kill anywhere within it
         let clock = ContinuousClock()
-        let probe = try TestHome(fleet: glucoseFleet(5_000))
-        let elapsed = try clock.measure { _ = try probe.open(request(.sync, .bg5)) }
+        let probe = try TestHome(fleet: generatedFleet(model, 5_000))
+        let elapsed = try clock.measure { _ = try probe.open(request(.sync, model)) }
         let span = max(elapsed, .milliseconds(50)) * 1.2
         var delivered: [String] = []
         for _ in 0..<100 {
             let delay = span * Double.random(in: 0...1, using: &random)
-            delivered += deliveredReadings(try Self.openKilled(home, request(.sync, .bg5), after: delay))
+            delivered += deliveredReadings(try Self.openKilled(home, request(.sync, model), after: delay))
         }
         // recovery: syncs until nothing remains
         for _ in 0..<100 {
-            let output = try home.open(request(.sync, .bg5))
+            let output = try home.open(request(.sync, model))
             #expect(output.status == 0, "\(output.stderr)")
             delivered += deliveredReadings(output.stdout)
             if !output.stdout.contains("remaining=") { break }
@@ -393,5 +396,12 @@ struct CrashTests {
         #expect(try store.integrityCheck() == "ok")
         // every reading reached the caller at least once across the callbacks written in full
         #expect(Set(delivered).count == 5_000, "\(Set(delivered).count) of 5,000 delivered")
+        // and the caller's pending queue agrees with the journal: nothing left in either
+        let mac = MACAddress(macOf(model))!
+        let queued = try store.reservePending(
+            device: mac, caller: "org.vitalbridge.demo", for: ReservationOwner(owner: "probe")
+        ) { pending in (pending.count, readingIDs: []) }
+        let undelivered = try store.undeliveredReadings(device: mac, caller: "org.vitalbridge.demo")
+        #expect(queued == 0 && undelivered.isEmpty)
     }
 }
