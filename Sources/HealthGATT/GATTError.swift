@@ -48,62 +48,63 @@ public struct GATTError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-/// Reads little-endian fields from the front of a characteristic value.
-struct ByteReader {
-    let bytes: [UInt8]
-    let characteristic: String
-    private(set) var offset = 0
+/// Reads little-endian fields from the front of a characteristic value; its errors name the field and its byte
+/// offset. Shared with the vendor codecs of this package (`package`).
+package struct ByteReader {
+    package let bytes: [UInt8]
+    package let characteristic: String
+    package private(set) var offset = 0
 
-    init(_ bytes: [UInt8], characteristic: String) {
+    package init(_ bytes: [UInt8], characteristic: String) {
         self.bytes = bytes
         self.characteristic = characteristic
     }
 
-    var remaining: Int { bytes.count - offset }
+    package var remaining: Int { bytes.count - offset }
 
-    func error(_ code: GATTError.Code, _ field: String, at offset: Int? = nil) -> GATTError {
+    package func error(_ code: GATTError.Code, _ field: String, at offset: Int? = nil) -> GATTError {
         GATTError(code, characteristic: characteristic, field: field, offset: offset ?? self.offset)
     }
 
-    mutating func take(_ count: Int, _ field: String) throws(GATTError) -> Int {
+    package mutating func take(_ count: Int, _ field: String) throws(GATTError) -> Int {
         guard remaining >= count else { throw error(.short, field) }
         defer { offset += count }
         return offset
     }
 
-    mutating func uint8(_ field: String) throws(GATTError) -> UInt8 {
+    package mutating func uint8(_ field: String) throws(GATTError) -> UInt8 {
         bytes[try take(1, field)]
     }
 
-    mutating func uint16(_ field: String) throws(GATTError) -> UInt16 {
+    package mutating func uint16(_ field: String) throws(GATTError) -> UInt16 {
         let at = try take(2, field)
         return UInt16(bytes[at]) | UInt16(bytes[at + 1]) << 8
     }
 
-    mutating func int16(_ field: String) throws(GATTError) -> Int16 {
+    package mutating func int16(_ field: String) throws(GATTError) -> Int16 {
         Int16(bitPattern: try uint16(field))
     }
 
-    mutating func uint24(_ field: String) throws(GATTError) -> UInt32 {
+    package mutating func uint24(_ field: String) throws(GATTError) -> UInt32 {
         let at = try take(3, field)
         return UInt32(bytes[at]) | UInt32(bytes[at + 1]) << 8 | UInt32(bytes[at + 2]) << 16
     }
 
-    mutating func uint32(_ field: String) throws(GATTError) -> UInt32 {
+    package mutating func uint32(_ field: String) throws(GATTError) -> UInt32 {
         let at = try take(4, field)
         return UInt32(bytes[at]) | UInt32(bytes[at + 1]) << 8 | UInt32(bytes[at + 2]) << 16
             | UInt32(bytes[at + 3]) << 24
     }
 
-    mutating func sfloat(_ field: String) throws(GATTError) -> SFloat {
+    package mutating func sfloat(_ field: String) throws(GATTError) -> SFloat {
         SFloat(bits: try uint16(field))
     }
 
-    mutating func float(_ field: String) throws(GATTError) -> MedicalFloat {
+    package mutating func float(_ field: String) throws(GATTError) -> MedicalFloat {
         MedicalFloat(bits: try uint32(field))
     }
 
-    mutating func dateTime(_ field: String) throws(GATTError) -> DateTime {
+    package mutating func dateTime(_ field: String) throws(GATTError) -> DateTime {
         let at = try take(7, field)
         let value = DateTime(
             year: UInt16(bytes[at]) | UInt16(bytes[at + 1]) << 8, month: bytes[at + 2], day: bytes[at + 3],
@@ -117,31 +118,31 @@ struct ByteReader {
 
     /// Reads the flags byte and rejects bits outside `known`: reserved flag bits may announce fields this version
     /// does not know, which would be misread.
-    mutating func flags8(known: UInt8) throws(GATTError) -> UInt8 {
+    package mutating func flags8(known: UInt8) throws(GATTError) -> UInt8 {
         let flags = try uint8("flags")
         guard flags & ~known == 0 else { throw error(.reservedValue, "flags", at: offset - 1) }
         return flags
     }
 
     /// Checks that nothing follows the last field.
-    func finish() throws(GATTError) {
+    package func finish() throws(GATTError) {
         guard remaining == 0 else { throw error(.tooLong, "end") }
     }
 }
 
 extension [UInt8] {
-    mutating func appendLE(_ value: UInt16) {
+    package mutating func appendLE(_ value: UInt16) {
         append(UInt8(truncatingIfNeeded: value))
         append(UInt8(truncatingIfNeeded: value >> 8))
     }
 
-    mutating func appendLE24(_ value: UInt32) {
+    package mutating func appendLE24(_ value: UInt32) {
         append(UInt8(truncatingIfNeeded: value))
         append(UInt8(truncatingIfNeeded: value >> 8))
         append(UInt8(truncatingIfNeeded: value >> 16))
     }
 
-    mutating func appendLE(_ value: UInt32) {
+    package mutating func appendLE(_ value: UInt32) {
         appendLE24(value)
         append(UInt8(truncatingIfNeeded: value >> 24))
     }

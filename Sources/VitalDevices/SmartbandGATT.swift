@@ -127,18 +127,14 @@ public enum BandCommand: Hashable, Sendable {
 
 // MARK: - Encoding
 
-/// Little-endian bytes for the band codec.
+/// Little-endian bytes for the band codec, on HealthGATT's byte helpers.
 struct BandWriter {
     var bytes: [UInt8] = []
 
     mutating func u8(_ value: Int) { bytes.append(UInt8(truncatingIfNeeded: value)) }
     mutating func flag(_ value: Bool) { bytes.append(value ? 1 : 0) }
-    mutating func u16(_ value: Int) {
-        bytes += [UInt8(truncatingIfNeeded: value), UInt8(truncatingIfNeeded: value >> 8)]
-    }
-    mutating func u32(_ value: Int) {
-        for shift in [0, 8, 16, 24] { bytes.append(UInt8(truncatingIfNeeded: value >> shift)) }
-    }
+    mutating func u16(_ value: Int) { bytes.appendLE(UInt16(truncatingIfNeeded: value)) }
+    mutating func u32(_ value: Int) { bytes.appendLE(UInt32(truncatingIfNeeded: value)) }
     mutating func date(_ date: LayeredDate) {
         let (year, month, day) = date.components
         u16(year)
@@ -304,40 +300,17 @@ extension BandCommand {
 
 // MARK: - Decoding
 
-/// A cursor over a band value whose errors name the field and its byte offset.
-struct BandReader {
-    let bytes: [UInt8]
-    let characteristic: String
-    var offset = 0
-
-    func error(_ code: GATTError.Code, _ field: String, at position: Int? = nil) -> GATTError {
-        GATTError(code, characteristic: characteristic, field: field, offset: position ?? offset)
-    }
-
-    mutating func u8(_ field: String) throws(GATTError) -> Int {
-        guard offset < bytes.count else { throw error(.short, field) }
-        defer { offset += 1 }
-        return Int(bytes[offset])
-    }
-
-    mutating func u16(_ field: String) throws(GATTError) -> Int {
-        guard offset + 2 <= bytes.count else { throw error(.short, field) }
-        defer { offset += 2 }
-        return Int(bytes[offset]) | Int(bytes[offset + 1]) << 8
-    }
-
-    mutating func u32(_ field: String) throws(GATTError) -> Int {
-        guard offset + 4 <= bytes.count else { throw error(.short, field) }
-        defer { offset += 4 }
-        return (0..<4).reduce(0) { $0 | Int(bytes[offset + $1]) << (8 * $1) }
-    }
+/// The band codec's fields, read with HealthGATT's cursor, whose errors name the field and its byte offset.
+extension ByteReader {
+    mutating func u8(_ field: String) throws(GATTError) -> Int { Int(try uint8(field)) }
+    mutating func u16(_ field: String) throws(GATTError) -> Int { Int(try uint16(field)) }
+    mutating func u32(_ field: String) throws(GATTError) -> Int { Int(try uint32(field)) }
 
     mutating func flag(_ field: String) throws(GATTError) -> Bool {
-        let start = offset
-        switch try u8(field) {
+        switch try uint8(field) {
         case 0: return false
         case 1: return true
-        default: throw error(.invalidValue, field, at: start)
+        default: throw error(.invalidValue, field, at: offset - 1)
         }
     }
 
@@ -360,26 +333,20 @@ struct BandReader {
 
     mutating func text(_ field: String) throws(GATTError) -> String {
         let count = try u8(field + ".length")
-        guard offset + count <= bytes.count else { throw error(.short, field) }
-        defer { offset += count }
-        guard let text = String(validating: bytes[offset..<(offset + count)], as: UTF8.self) else {
-            throw error(.invalidValue, field)
+        let start = try take(count, field)
+        guard let text = String(validating: bytes[start..<(start + count)], as: UTF8.self) else {
+            throw error(.invalidValue, field, at: start)
         }
         return text
     }
 
     mutating func totals() throws(GATTError) -> BandTotals {
         BandTotals(
-            sport: BandSport(rawValue: UInt8(try u8("sport"))), steps: try u32("steps"), calories: try u32("calories"),
+            sport: BandSport(rawValue: try uint8("sport")), steps: try u32("steps"), calories: try u32("calories"),
             distance: try u32("distance"))
     }
 
-    /// Throws unless every byte was read.
-    func finish() throws(GATTError) {
-        guard offset == bytes.count else { throw error(.tooLong, "end") }
-    }
-
-    /// Turns a setting the rules refuse into an invalid value at `start`.
+    /// Turns a setting the rules refuse into an invalid value at `start`, naming the setting's field.
     func setting<T>(_ start: Int, _ make: () throws(BandSettingError) -> T) throws(GATTError) -> T {
         do {
             return try make()
@@ -395,7 +362,7 @@ extension BandMessage {
     /// - Throws: `GATTError` naming the field and byte offset of a short value, an unknown type, an impossible
     ///   date, minute, sleep type or heart rate, or bytes left over.
     public init(bytes: [UInt8]) throws(GATTError) {
-        var reader = BandReader(bytes: bytes, characteristic: "band data")
+        var reader = ByteReader(bytes, characteristic: "band data")
         let type = try reader.u8("type")
         switch type {
         case 0x01...0x05:
@@ -419,7 +386,7 @@ extension BandMessage {
         try reader.finish()
     }
 
-    private static func item(_ type: Int, _ reader: inout BandReader) throws(GATTError) -> BandItem {
+    private static func item(_ type: Int, _ reader: inout ByteReader) throws(GATTError) -> BandItem {
         switch type {
         case 0x01:
             // the band's date for today is read past, not trusted (the SDK document's rule)
@@ -471,7 +438,7 @@ extension BandCommand {
     /// - Throws: `GATTError` naming the field and byte offset of a short or long value, an unknown op code, or a
     ///   value the rules refuse.
     public init(bytes: [UInt8]) throws(GATTError) {
-        var reader = BandReader(bytes: bytes, characteristic: "band control point")
+        var reader = ByteReader(bytes, characteristic: "band control point")
         let opCode = try reader.u8("opCode")
         func slot() throws(GATTError) -> (LayeredDate, Int, Int) {
             (try reader.date("date"), try reader.u8("hour"), try reader.u8("minute"))
