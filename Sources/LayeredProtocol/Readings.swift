@@ -161,6 +161,19 @@ public enum LayeredReading: Hashable, Sendable {
     case temperature(TemperatureReading)
     case activity(ActivityDay)
 
+    /// The reading's kind as VitalBridge names it in its store and its exports: `blood_pressure`, `glucose`,
+    /// `weight`, `oximetry`, `temperature`, `activity`.
+    public var kind: String {
+        switch self {
+        case .bloodPressure: "blood_pressure"
+        case .glucose: "glucose"
+        case .weight: "weight"
+        case .oximetry: "oximetry"
+        case .temperature: "temperature"
+        case .activity: "activity"
+        }
+    }
+
     /// The category of the reading.
     public var category: VitalCategory {
         switch self {

@@ -1,7 +1,6 @@
 import Foundation
 import LayeredProtocol
 import Logging
-import Synchronization
 import VitalDevices
 import VitalStore
 

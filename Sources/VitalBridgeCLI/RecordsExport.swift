@@ -107,19 +107,6 @@ extension ReadingColumn.Value {
     }
 }
 
-/// The kind of a reading as `records` names it: `blood_pressure`, `glucose`, `weight`, `oximetry`, `temperature`,
-/// `activity`.
-func kindName(_ reading: LayeredReading) -> String {
-    switch reading {
-    case .bloodPressure: "blood_pressure"
-    case .glucose: "glucose"
-    case .weight: "weight"
-    case .oximetry: "oximetry"
-    case .temperature: "temperature"
-    case .activity: "activity"
-    }
-}
-
 /// Writes `records` output to standard output as it is produced, 64 KiB at a time, so that any number of readings
 /// takes the same memory.
 struct StreamingOutput {
@@ -160,7 +147,7 @@ enum RecordsFormatter {
     static func appendCSVRow(_ stored: StoredReading, to output: inout [UInt8]) {
         output.append(contentsOf: stored.device.description.utf8)
         output.append(UInt8(ascii: ","))
-        output.append(contentsOf: kindName(stored.reading).utf8)
+        output.append(contentsOf: stored.reading.kind.utf8)
         output.append(UInt8(ascii: ","))
         output.append(contentsOf: stored.reading.measuredAt.description.utf8)
         var next = 0
@@ -200,7 +187,7 @@ enum RecordsFormatter {
     /// One JSON object: `device`, `kind`, `measured_at_utc` and the reading's own columns, numbers as numbers.
     static func jsonObject(_ stored: StoredReading) -> String {
         var members = [
-            "\"device\":\"\(stored.device)\"", "\"kind\":\"\(kindName(stored.reading))\"",
+            "\"device\":\"\(stored.device)\"", "\"kind\":\"\(stored.reading.kind)\"",
             "\"measured_at_utc\":\"\(stored.reading.measuredAt)\"",
         ]
         for (column, value) in ReadingColumn.values(of: stored.reading) {
@@ -219,7 +206,7 @@ enum RecordsFormatter {
             "\(column.field)=\(value.text)"
                 + (column.unit.isEmpty ? "" : (column.unit == "%" ? "%" : " \(column.unit)"))
         }
-        let kind = kindName(stored.reading)
+        let kind = stored.reading.kind
         return "\(stored.device)  \(kind.padding(toLength: 14, withPad: " ", startingAt: 0))  "
             + "\(stored.reading.measuredAt)  \(values.joined(separator: ", "))\n"
     }

@@ -100,13 +100,15 @@ public struct SimulatedDeviceConfiguration: Hashable, Sendable {
         }
     }
 
-    /// The times of the generated records, spread evenly from `from` to `to`; `nil` if those are not times in order.
-    private func generatedTimes(_ generate: GeneratedRecords) -> [LayeredTimestamp]? {
+    /// The times of the generated records, spread evenly from `from` to `to`, made as they are read (a world
+    /// checks a fleet of 65,000 generated records at every request without making them); `nil` if those are not
+    /// times in order.
+    private func generatedTimes(_ generate: GeneratedRecords) -> LazyMapCollection<Range<Int>, LayeredTimestamp>? {
         guard let from = LayeredTimestamp(parsing: generate.from), let to = LayeredTimestamp(parsing: generate.to),
             from <= to
         else { return nil }
         let span = to.secondsSince1970 - from.secondsSince1970
-        return (0..<max(generate.count, 0)).map { index in
+        return (0..<max(generate.count, 0)).lazy.map { index in
             let offset = generate.count > 1 ? span * Int64(index) / Int64(generate.count - 1) : 0
             return LayeredTimestamp(secondsSince1970: from.secondsSince1970 + offset)
         }

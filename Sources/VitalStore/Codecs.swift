@@ -9,30 +9,23 @@ enum ReadingCodec {
         func add(_ name: String, _ value: (some CustomStringConvertible)?) {
             if let value { fields.append("\(name)=\(value)") }
         }
-        let kind: String
         switch reading {
         case .bloodPressure(let value):
-            kind = "blood_pressure"
             add("sys", value.systolic)
             add("dia", value.diastolic)
             add("hr", value.heartRate)
             add("arr", value.arrhythmia.map { $0 ? 1 : 0 })
         case .glucose(let value):
-            kind = "glucose"
             add("mgdl", value.mgPerDeciliter)
         case .weight(let value):
-            kind = "weight"
             add("kg", value.kilograms)
         case .temperature(let value):
-            kind = "temperature"
             add("c", value.celsius)
         case .oximetry(let value):
-            kind = "oximetry"
             add("spo2", value.oxygenSaturation)
             add("hr", value.heartRate)
             add("pi", value.perfusionIndex)
         case .activity(let day):
-            kind = "activity"
             add("steps", day.steps)
             add("cal", day.calories)
             add("sleep", day.sleepMinutes)
@@ -40,7 +33,7 @@ enum ReadingCodec {
             add("swim", day.swimMinutes)
             add("swimcal", day.swimCalories)
         }
-        return (kind, fields.joined(separator: ";"))
+        return (reading.kind, fields.joined(separator: ";"))
     }
 
     /// The reading of a row; `nil` when the kind is unknown, a required field is missing, a field is not one of the

@@ -135,6 +135,19 @@ struct PulseOximeterTests {
             entry: DeviceCatalog.entry(for: .po3), connection: try await world.connect(to: MACAddress(mac)!))
     }
 
+    @Test("a store failure in a later batch deletes nothing: the batches before it are kept, the PO3 keeps all")
+    func storeFailureInBatch() async throws {
+        let world = try world(
+            FleetDevice(model: "PO3", mac: Self.mac, records: listedRecords(.pulseOximeter, count: 7)))
+        var driver = try await po3(world)
+        driver.batchSize = 3
+        try await driver.authenticate(userID: "user@example.com")
+        let sink = MemorySink(failAfter: 5)
+        let error = await #expect(throws: DeviceError.self) { try await driver.sync(into: sink) { _ in } }
+        #expect(error?.code == .storeFailed && sink.stored.count == 3)
+        #expect(await world.storedReadings(of: MACAddress(Self.mac)!).count == 7)
+    }
+
     @Test("nothing works before the user authentication: error 111")
     func needsAuthentication() async throws {
         let world = try world(
@@ -260,6 +273,19 @@ struct ActivityMonitorTests {
             try await driver.measure(MeasureOptions(), into: sink) { _ in }
         }
         #expect(error?.code == .unsupported)
+    }
+
+    @Test("a store failure in a later batch deletes no day on the monitor")
+    func storeFailureInBatch() async throws {
+        let mac = "004D3208D306"
+        let world = try world(FleetDevice(model: "AM4", mac: mac, records: listedRecords(.activityMonitor, count: 5)))
+        var driver = ActivityMonitorDriver(
+            entry: DeviceCatalog.entry(for: .am4), connection: try await world.connect(to: MACAddress(mac)!))
+        driver.batchSize = 2
+        let sink = MemorySink(failAfter: 3)
+        let error = await #expect(throws: DeviceError.self) { try await driver.sync(into: sink) { _ in } }
+        #expect(error?.code == .storeFailed && sink.stored.count == 2)
+        #expect(await world.storedReadings(of: MACAddress(mac)!).count == 5)
     }
 
     @Test("the vendor codecs round-trip")
