@@ -29,7 +29,7 @@ extension DeviceModel {
     public var category: VitalCategory {
         switch self {
         case .bp5, .bp3l, .bpTrack, .bp7s, .bp7: .bloodPressure
-        case .am3s, .am4: .activity
+        case .am3s, .am4, .fitPro9614N, .fitPulse9615N, .smarteeTraining9616N: .activity
         case .po3: .oximeter
         case .bg5, .bg1: .bloodGlucose
         case .hs4, .hs4s, .hs2: .weight
@@ -38,8 +38,12 @@ extension DeviceModel {
     }
 
     /// Whether the model keeps a user profile (`userid`, `age`, `sex`, `height`, `weight`, `swim`) that the caller
-    /// binds when it adds or syncs the device: the activity monitors AM3S and AM4.
-    public var hasUserProfile: Bool { category == .activity }
+    /// binds when it adds or syncs the device: the activity monitors AM3S and AM4. The smartbands take none (their
+    /// wearer is set with `vitalbridge band personal`).
+    public var hasUserProfile: Bool { self == .am3s || self == .am4 }
+
+    /// Whether the model is one of VitalBridge's smartbands (`700`–`702`), which push what they record once.
+    public var isSmartband: Bool { rawValue / 100 == 7 }
 
     /// Whether a measurement needs a strip code (`codetype` and `code`): BG5.
     public var requiresStripCode: Bool { self == .bg5 }
@@ -47,7 +51,8 @@ extension DeviceModel {
     /// Whether the model can run `action`, following the "Support Device" list of each section of the spec.
     ///
     /// Those lists are authoritative where the comments of the `cmd` enum disagree: BG1 only measures; BP3L
-    /// never syncs; BPTRACK, BP7S and the AM monitors never measure; HS2 measures.
+    /// never syncs; BPTRACK, BP7S and the AM monitors never measure; HS2 measures. The smartbands, VitalBridge's
+    /// extension, are added and synced like the AM monitors and never measure.
     public func supports(_ action: LayeredAction) -> Bool {
         // one "Support Device" list per cmd; a switch over arrays, not a dictionary of sets, so that asking costs
         // no hashing set-up in a process that asks once
@@ -61,6 +66,7 @@ extension DeviceModel {
             case .addSyncMeasure: [.bp5, .bp7, .po3, .bg5, .hs4, .hs4s, .hs2, .thv3]
             case .syncMeasure: [.bp5, .bp7, .po3, .bg5, .hs4, .hs4s, .hs2, .thv3]
             }
+        if isSmartband { return [.add, .sync, .addSync].contains(action) }
         return models.contains(self)
     }
 }

@@ -30,8 +30,15 @@ public enum DeviceModel: Int, CaseIterable, Hashable, Sendable, CustomStringConv
     case hs2 = 502
     /// Thermometer THV3, QR model string `FDIR-V3` (`600`).
     case thv3 = 600
+    /// Smartband Fit Pro 9614N (`700`): VitalBridge's extension of the protocol, not an iHealth model.
+    case fitPro9614N = 700
+    /// Smartband Fit Pulse 9615N (`701`): VitalBridge's extension.
+    case fitPulse9615N = 701
+    /// Smartband Smartee Training 9616N (`702`): VitalBridge's extension.
+    case smarteeTraining9616N = 702
 
-    /// The catalog name of the model, as the spec's `HealthDeviceType_<NAME>` writes it (`"BPTRACK"`, `"THV3"`).
+    /// The catalog name of the model, as the spec's `HealthDeviceType_<NAME>` writes it (`"BPTRACK"`, `"THV3"`); for
+    /// VitalBridge's smartbands, the name their fleet entries and QR codes use (`"FitPro9614N"`).
     public var name: String {
         switch self {
         case .bp5: "BP5"
@@ -48,6 +55,9 @@ public enum DeviceModel: Int, CaseIterable, Hashable, Sendable, CustomStringConv
         case .hs4s: "HS4S"
         case .hs2: "HS2"
         case .thv3: "THV3"
+        case .fitPro9614N: "FitPro9614N"
+        case .fitPulse9615N: "FitPulse9615N"
+        case .smarteeTraining9616N: "SmarteeTraining9616N"
         }
     }
 
@@ -66,7 +76,9 @@ public enum DeviceModel: Int, CaseIterable, Hashable, Sendable, CustomStringConv
     /// The model whose ``name`` or ``qrModelString`` is `string`, compared without regard to letter case.
     public init?(modelString string: some StringProtocol) {
         let upper = string.uppercased()
-        guard let model = Self.allCases.first(where: { $0.name == upper || $0.qrModelString == upper }) else {
+        guard
+            let model = Self.allCases.first(where: { $0.name.uppercased() == upper || $0.qrModelString == upper })
+        else {
             return nil
         }
         self = model

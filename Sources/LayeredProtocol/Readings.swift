@@ -152,6 +152,93 @@ public struct ActivityDay: Hashable, Sendable {
     }
 }
 
+/// One day of a smartband (Fit Pro 9614N, Fit Pulse 9615N, Smartee Training 9616N), summed up from everything the
+/// band pushed for that date: its totals, sleep segments, heart-rate minutes and finished sports.
+///
+/// A callback reports it as an activity monitor's day, extended:
+/// `{"time":"2026-11-20","activedata":{"steps":8421,"calories":312,"distance":6.12},"sleepdata":{"sleeptime":412,`
+/// `"sleepefficiency":88,"deep":95,"light":270,"awake":47},"heartratedata":{"min":52,"avg":71,"max":128,`
+/// `"minutes":1380},"sportdata":[{"type":1,"start":"08:10:00","end":"08:45:00","calories":120}]}`.
+public struct BandDay: Hashable, Sendable {
+    /// The night's segments dated this day, in minutes by kind.
+    public struct Sleep: Hashable, Sendable {
+        public var deep: Int
+        public var light: Int
+        public var awake: Int
+
+        public init(deep: Int, light: Int, awake: Int) {
+            self.deep = deep
+            self.light = light
+            self.awake = awake
+        }
+
+        /// Minutes in bed: deep, light and awake (`sleeptime`).
+        public var minutes: Int { deep + light + awake }
+        /// The share of ``minutes`` asleep, in whole percent rounded down (`sleepefficiency`); 0 without sleep.
+        public var efficiency: Int { minutes == 0 ? 0 : (deep + light) * 100 / minutes }
+    }
+
+    /// The day's heart-rate minutes, in beats per minute.
+    public struct HeartRate: Hashable, Sendable {
+        public var minimum: Int
+        /// The mean of the minutes, rounded half up.
+        public var average: Int
+        public var maximum: Int
+        /// How many minutes had a value.
+        public var minutes: Int
+
+        public init(minimum: Int, average: Int, maximum: Int, minutes: Int) {
+            self.minimum = minimum
+            self.average = average
+            self.maximum = maximum
+            self.minutes = minutes
+        }
+    }
+
+    /// A finished sport.
+    public struct Sport: Hashable, Sendable {
+        /// The band's sport code (1 is walking).
+        public var type: Int
+        /// Minutes of the day, 0–1439.
+        public var start: Int
+        public var end: Int
+        /// Kilocalories.
+        public var calories: Int
+
+        public init(type: Int, start: Int, end: Int, calories: Int) {
+            self.type = type
+            self.start = start
+            self.end = end
+            self.calories = calories
+        }
+    }
+
+    public var date: LayeredDate
+    public var steps: Int
+    /// Kilocalories.
+    public var calories: Int
+    /// Metres.
+    public var distance: Int
+    public var sleep: Sleep
+    /// `nil` when the band had no heart-rate minute that day.
+    public var heartRate: HeartRate?
+    /// Oldest first.
+    public var sports: [Sport]
+
+    public init(
+        date: LayeredDate, steps: Int, calories: Int, distance: Int, sleep: Sleep, heartRate: HeartRate?,
+        sports: [Sport]
+    ) {
+        self.date = date
+        self.steps = steps
+        self.calories = calories
+        self.distance = distance
+        self.sleep = sleep
+        self.heartRate = heartRate
+        self.sports = sports
+    }
+}
+
 /// A reading or daily summary as a callback reports it.
 public enum LayeredReading: Hashable, Sendable {
     case bloodPressure(BloodPressureReading)
@@ -160,9 +247,10 @@ public enum LayeredReading: Hashable, Sendable {
     case oximetry(OximetryReading)
     case temperature(TemperatureReading)
     case activity(ActivityDay)
+    case band(BandDay)
 
     /// The reading's kind as VitalBridge names it in its store and its exports: `blood_pressure`, `glucose`,
-    /// `weight`, `oximetry`, `temperature`, `activity`.
+    /// `weight`, `oximetry`, `temperature`, `activity`, `band_day`.
     public var kind: String {
         switch self {
         case .bloodPressure: "blood_pressure"
@@ -171,6 +259,7 @@ public enum LayeredReading: Hashable, Sendable {
         case .oximetry: "oximetry"
         case .temperature: "temperature"
         case .activity: "activity"
+        case .band: "band_day"
         }
     }
 
@@ -182,11 +271,11 @@ public enum LayeredReading: Hashable, Sendable {
         case .weight: .weight
         case .oximetry: .oximeter
         case .temperature: .thermometer
-        case .activity: .activity
+        case .activity, .band: .activity
         }
     }
 
-    /// When the reading was taken; the start of the day (UTC) for an activity day. Results are ordered by it.
+    /// When the reading was taken; the start of the day (UTC) for an activity or band day. Results are ordered by it.
     public var measuredAt: LayeredTimestamp {
         switch self {
         case .bloodPressure(let reading): reading.measuredAt
@@ -195,6 +284,7 @@ public enum LayeredReading: Hashable, Sendable {
         case .oximetry(let reading): reading.measuredAt
         case .temperature(let reading): reading.measuredAt
         case .activity(let day): LayeredTimestamp(secondsSince1970: day.date.daysSince1970 * 86_400)
+        case .band(let day): LayeredTimestamp(secondsSince1970: day.date.daysSince1970 * 86_400)
         }
     }
 
@@ -206,7 +296,9 @@ public enum LayeredReading: Hashable, Sendable {
     /// - glucose: `blood_glucose`, `measured_at`; weight: `weight`, `measured_at`;
     ///   temperature: `temperature`, `measured_at`;
     /// - oximeter: `oxygen_saturation`, `heart_rate`, `perfusion_index`, `measured_at`;
-    /// - activity: `time`, `activedata`, `sleepdata`, `swimdata`.
+    /// - activity: `time`, `activedata`, `sleepdata`, `swimdata`;
+    /// - band day: `time`, `activedata` (with `distance` in km or miles), `sleepdata` (with `deep`, `light`,
+    ///   `awake`), `heartratedata` (only when the day has heart-rate minutes), `sportdata` (a list, maybe empty).
     ///
     /// Optional quantities the device did not report are left out; a value that is not finite is left out too.
     public func resultObject(unit requested: VitalUnit?) -> ResultObject {
@@ -265,8 +357,59 @@ public enum LayeredReading: Hashable, Sendable {
                             ]))))
             }
             return ResultObject(fields)
+        case .band(let day):
+            return day.resultObject(distanceUnit: unit ?? .kilometre)
         }
         fields.append(.init(.measuredAt, .string(measuredAt.description)))
         return ResultObject(fields)
+    }
+}
+
+extension BandDay {
+    /// The day as a callback reports it, its distance in `distanceUnit` (km or mile, two decimals).
+    func resultObject(distanceUnit: VitalUnit) -> ResultObject {
+        func number(_ value: Int) -> ResultValue { .number(FixedDecimal(value)) }
+        func object(_ fields: [(ResultKey, ResultValue)]) -> ResultValue {
+            .object(ResultObject(fields.map { ResultObject.Field($0.0, $0.1) }))
+        }
+        var active: [(ResultKey, ResultValue)] = [(.steps, number(steps)), (.calories, number(calories))]
+        if let kilometres = distanceUnit.resultValue(canonical: Double(distance) / 1000) {
+            active.append((.distance, .number(kilometres)))
+        }
+        var fields: [ResultObject.Field] = [
+            .init(.time, .string(date.description)),
+            .init(.activeData, object(active)),
+            .init(
+                .sleepData,
+                object([
+                    (.sleepTime, number(sleep.minutes)), (.sleepEfficiency, number(sleep.efficiency)),
+                    (.deep, number(sleep.deep)), (.light, number(sleep.light)), (.awake, number(sleep.awake)),
+                ])),
+        ]
+        if let heartRate {
+            fields.append(
+                .init(
+                    .heartRateData,
+                    object([
+                        (.minimum, number(heartRate.minimum)), (.average, number(heartRate.average)),
+                        (.maximum, number(heartRate.maximum)), (.minutes, number(heartRate.minutes)),
+                    ])))
+        }
+        let sports = sports.map { sport in
+            ResultObject([
+                .init(.type, .number(FixedDecimal(sport.type))),
+                .init(.start, .string(Self.timeOfDay(sport.start))),
+                .init(.end, .string(Self.timeOfDay(sport.end))),
+                .init(.calories, .number(FixedDecimal(sport.calories))),
+            ])
+        }
+        fields.append(.init(.sportData, .list(sports)))
+        return ResultObject(fields)
+    }
+
+    /// `minute` of a day as `HH:mm:00`.
+    public static func timeOfDay(_ minute: Int) -> String {
+        func twoDigits(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(twoDigits(minute / 60)):\(twoDigits(minute % 60)):00"
     }
 }

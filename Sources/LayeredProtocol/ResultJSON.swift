@@ -62,11 +62,13 @@ public struct FixedDecimal: Hashable, Sendable, CustomStringConvertible {
 /// 10^0 … 10^18.
 private let powersOfTen: [UInt64] = (0..<19).map { (0..<$0).reduce(1) { value, _ in value * 10 } }
 
-/// A value in a result object: a number, a string (`measured_at`, `time`) or a nested object (`activedata`).
+/// A value in a result object: a number, a string (`measured_at`, `time`), a nested object (`activedata`) or a
+/// list of objects (a band day's `sportdata`).
 public enum ResultValue: Hashable, Sendable {
     case number(FixedDecimal)
     case string(String)
     case object(ResultObject)
+    case list([ResultObject])
 }
 
 /// One JSON object of a result, its fields in the order they are written.
@@ -102,6 +104,11 @@ public struct ResultObject: Hashable, Sendable {
     /// The object at `key`, if it is one.
     public func object(_ key: ResultKey) -> ResultObject? {
         if case .object(let object) = self[key] { object } else { nil }
+    }
+
+    /// The list of objects at `key`, if it is one.
+    public func list(_ key: ResultKey) -> [ResultObject]? {
+        if case .list(let objects) = self[key] { objects } else { nil }
     }
 
     /// `measured_at` parsed, if present and well formed.
@@ -160,6 +167,32 @@ public struct ResultKey: RawRepresentable, Hashable, Sendable, ExpressibleByStri
     public static let sleepEfficiency: ResultKey = "sleepefficiency"
     /// `swimtime`: integer, minutes.
     public static let swimTime: ResultKey = "swimtime"
+    /// `distance`: a band day's distance, two decimals, km or miles.
+    public static let distance: ResultKey = "distance"
+    /// `deep`: a band night's minutes of deep sleep.
+    public static let deep: ResultKey = "deep"
+    /// `light`: a band night's minutes of light sleep.
+    public static let light: ResultKey = "light"
+    /// `awake`: a band night's minutes awake.
+    public static let awake: ResultKey = "awake"
+    /// `heartratedata`: `{"min":…,"avg":…,"max":…,"minutes":…}`, a band day's heart-rate minutes.
+    public static let heartRateData: ResultKey = "heartratedata"
+    /// `min`: beats per minute.
+    public static let minimum: ResultKey = "min"
+    /// `avg`: beats per minute.
+    public static let average: ResultKey = "avg"
+    /// `max`: beats per minute.
+    public static let maximum: ResultKey = "max"
+    /// `minutes`: how many minutes had a heart rate.
+    public static let minutes: ResultKey = "minutes"
+    /// `sportdata`: a band day's finished sports, a list of `{"type":…,"start":…,"end":…,"calories":…}`.
+    public static let sportData: ResultKey = "sportdata"
+    /// `type`: a band's sport code.
+    public static let type: ResultKey = "type"
+    /// `start`: `HH:mm:ss`.
+    public static let start: ResultKey = "start"
+    /// `end`: `HH:mm:ss`.
+    public static let end: ResultKey = "end"
     /// `measureresult`: the live readings of a combined result.
     public static let measureResult: ResultKey = "measureresult"
     /// `syncresult`: the stored readings of a combined result.
@@ -184,8 +217,8 @@ public enum LayeredResult: Hashable, Sendable {
     ///
     /// Accepts exactly the shapes VitalBridge writes: an array of objects, or an object with the two keys
     /// `measureresult` and `syncresult` holding arrays of objects. Values are numbers without exponent (at most 18
-    /// digits, 9 after the point), strings and objects nested at most 4 deep; `true`, `false`, `null` and nested
-    /// arrays are rejected, and so are repeated keys.
+    /// digits, 9 after the point), strings, and objects and lists of objects nested at most 4 deep; `true`,
+    /// `false`, `null` and arrays of anything but objects are rejected, and so are repeated keys.
     public init(json: String) throws(LayeredError) {
         func invalid(_ why: String) -> LayeredError {
             LayeredError(.invalidValue, parameter: "result", message: "result is not valid result JSON: \(why)")
@@ -223,8 +256,8 @@ public enum LayeredResult: Hashable, Sendable {
 }
 
 extension ResultObject {
-    /// The result object `value`, or `nil` if it holds anything but numbers of ``FixedDecimal``, strings and
-    /// objects, or nests past 4 levels.
+    /// The result object `value`, or `nil` if it holds anything but numbers of ``FixedDecimal``, strings, objects
+    /// and lists of objects, or nests past 4 levels.
     init?(json value: JSON, depth: Int) {
         guard depth < 4, case .object(let members) = value else { return nil }
         var fields: [Field] = []
@@ -238,7 +271,14 @@ extension ResultObject {
             case .object:
                 guard let nested = ResultObject(json: member, depth: depth + 1) else { return nil }
                 fields.append(Field(ResultKey(rawValue: key), .object(nested)))
-            case .null, .bool, .array: return nil
+            case .array(let elements):
+                var objects: [ResultObject] = []
+                for element in elements {
+                    guard let object = ResultObject(json: element, depth: depth + 1) else { return nil }
+                    objects.append(object)
+                }
+                fields.append(Field(ResultKey(rawValue: key), .list(objects)))
+            case .null, .bool: return nil
             }
         }
         self.init(fields)
@@ -298,6 +338,7 @@ enum JSONWriter {
             case .number(let number): number.append(to: &bytes)
             case .string(let string): appendString(string, to: &bytes)
             case .object(let nested): append(nested, to: &bytes)
+            case .list(let objects): append(objects, to: &bytes)
             }
         }
         bytes.append(UInt8(ascii: "}"))

@@ -87,7 +87,7 @@ struct StageRunner: Sendable {
         } catch {
             throw stop(.fail, error.reason(for: request.deviceModel))
         }
-        let driver = makeDriver(for: entry, connection: connection)
+        let driver = makeDriver(for: entry, connection: connection, clock: now)
         let sink = StoreSink(store: store, device: mac)
         var live: StoredReading?
         var failure: StagesStopped?
@@ -196,6 +196,19 @@ public struct StoreSink: RecordSink {
         let readings = records.map(\.reading)
         let ids = try store.storeReadings(readings, device: device)
         latest.stored.withLock { $0 = Array(zip(readings, ids)) }
+    }
+
+    /// Keeps a smartband's items as they came and revises the summary (a ``LayeredProtocol/BandDay``) of each day
+    /// they change, in one transaction.
+    public func storeBandItems(_ items: [BandItem], today: LayeredDate) async throws {
+        let dayItems = items.map { item in
+            let dated = item.dated(today: today)
+            return DayItem(
+                date: dated.date ?? today, kind: dated.kind, key: dated.key, bytes: dated.storedBytes(today: today))
+        }
+        try store.storeDayItems(dayItems, device: device) { date, stored in
+            .band(BandDay(date: date, items: try stored.map { try BandItem(storedBytes: $0.bytes) }))
+        }
     }
 
     /// The store's identifier of `reading` if it was in the latest batch this sink stored (a live measurement is

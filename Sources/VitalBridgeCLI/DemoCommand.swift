@@ -41,6 +41,10 @@ struct DemoCommand: AsyncParsableCommand {
             "ihealth-layer://?cmd=6&devicemodel=300&mac=004D3208D307&ver=100&scheme=vitalbridge-demo"
         ),
         (
+            "Add the Fit Pro 9614N smartband and sync what it pushed (cmd 4, VitalBridge's devicemodel 700): a day each",
+            "ihealth-layer://?cmd=4&addtype=0&devicemodel=700&unit=10&ver=100&scheme=vitalbridge-demo"
+        ),
+        (
             "A request the hub rejects: kilograms for a blood pressure monitor",
             "ihealth-layer://?cmd=0&devicemodel=100&mac=004D3208D2F4&unit=4&ver=100&scheme=vitalbridge-demo"
         ),
@@ -100,6 +104,7 @@ func resultTable(_ result: LayeredResult) -> String {
                     case .number(let number): "\(field.key)=\(number)"
                     case .string(let string): "\(field.key)=\(string)"
                     case .object(let nested): "\(field.key)=\(nested.json)"
+                    case .list(let objects): "\(field.key)=\(LayeredResult.list(objects).json)"
                     }
                 }
         }

@@ -222,10 +222,13 @@ struct RecordsCommand: ParsableCommand {
             column name (systolic_mmHg, glucose_mg_dL, weight_kg, temperature_C, spo2_percent, …). CSV is RFC 4180
             (CRLF line ends, one column per field, empty where a reading has no such field); JSON is an array of
             objects with numbers as numbers. Readings are read and written one at a time, so any history streams.
+            A smartband's day (band_day) shows its totals, sleep, heart-rate summary and sports; its heart-rate
+            minutes, one row each, are listed with --heart-rate-minutes.
 
             Examples:
               vitalbridge records
               vitalbridge records --device 004D3208D2F4 --since '2026-11-19 00:00:00' --format csv
+              vitalbridge records --heart-rate-minutes --device 004D3208D310 --format csv
             """)
 
     @OptionGroup var homeOptions: HomeOptions
@@ -238,6 +241,9 @@ struct RecordsCommand: ParsableCommand {
 
     @Option(help: "table, json or csv.")
     var format: Format = .table
+
+    @Flag(help: "List the smartbands' heart-rate minutes (one row a minute) instead of the readings.")
+    var heartRateMinutes = false
 
     func validate() throws {
         if let device, MACAddress(device) == nil { throw ValidationError("--device must be 12 hexadecimal digits") }
@@ -255,15 +261,27 @@ struct RecordsCommand: ParsableCommand {
         case .csv: output.write(RecordsFormatter.csvHeader)
         case .json: output.write("[")
         }
-        try hub.store.forEachReading(
-            device: device.flatMap { MACAddress($0) }, since: since.flatMap { LayeredTimestamp(parsing: $0) }
-        ) { stored in
+        func write(_ row: RecordRow) {
             switch format {
-            case .table: output.write(RecordsFormatter.tableRow(stored))
-            case .csv: output.append { RecordsFormatter.appendCSVRow(stored, to: &$0) }
-            case .json: output.write((first ? "\n" : ",\n") + RecordsFormatter.jsonObject(stored))
+            case .table: output.write(RecordsFormatter.tableRow(row))
+            case .csv: output.append { RecordsFormatter.appendCSVRow(row, to: &$0) }
+            case .json: output.write((first ? "\n" : ",\n") + RecordsFormatter.jsonObject(row))
             }
             first = false
+        }
+        let mac = device.flatMap { MACAddress($0) }
+        let from = since.flatMap { LayeredTimestamp(parsing: $0) }
+        if heartRateMinutes {
+            for band in try hub.store.devices() where band.model.isSmartband && (mac == nil || band.mac == mac) {
+                try hub.store.forEachDayItem(device: band.mac, since: from?.day) { item in
+                    for row in try RecordRow.heartRateMinutes(of: item, device: band.mac)
+                    where from.map({ row.time >= $0 }) ?? true {
+                        write(row)
+                    }
+                }
+            }
+        } else {
+            try hub.store.forEachReading(device: mac, since: from) { write(RecordRow($0)) }
         }
         if format == .json { output.write(first ? "]\n" : "\n]\n") }
         output.flush()

@@ -1,4 +1,5 @@
 import LayeredProtocol
+import VitalDevices
 import VitalStore
 
 #if canImport(Glibc)
@@ -10,11 +11,14 @@ import VitalStore
 /// One field of a reading as `records` shows it, in canonical units; a column of the CSV.
 enum ReadingColumn: Int, CaseIterable {
     case systolic, diastolic, heartRate, arrhythmia, glucose, weight, spo2, perfusionIndex, temperature, steps
-    case calories, sleep, sleepEfficiency, swim, swimCalories
+    case calories, sleep, sleepEfficiency, swim, swimCalories, distance, deepSleep, lightSleep, awake
+    case heartRateMinimum, heartRateAverage, heartRateMaximum, heartRateMinutes, sports
 
     enum Value {
         case number(Double)
         case flag(Bool)
+        /// Text without commas, quotes or line breaks (a band day's sports).
+        case text(String)
     }
 
     /// The field alone, for the table: `systolic`.
@@ -35,6 +39,15 @@ enum ReadingColumn: Int, CaseIterable {
         case .sleepEfficiency: "sleep_efficiency"
         case .swim: "swim"
         case .swimCalories: "swim_calories"
+        case .distance: "distance"
+        case .deepSleep: "deep_sleep"
+        case .lightSleep: "light_sleep"
+        case .awake: "awake"
+        case .heartRateMinimum: "heart_rate_min"
+        case .heartRateAverage: "heart_rate_avg"
+        case .heartRateMaximum: "heart_rate_max"
+        case .heartRateMinutes: "heart_rate_minutes"
+        case .sports: "sports"
         }
     }
 
@@ -42,14 +55,15 @@ enum ReadingColumn: Int, CaseIterable {
     var unit: String {
         switch self {
         case .systolic, .diastolic: "mmHg"
-        case .heartRate: "bpm"
-        case .arrhythmia, .steps: ""
+        case .heartRate, .heartRateMinimum, .heartRateAverage, .heartRateMaximum: "bpm"
+        case .arrhythmia, .steps, .heartRateMinutes, .sports: ""
+        case .distance: "m"
         case .glucose: "mg/dL"
         case .weight: "kg"
         case .spo2, .perfusionIndex, .sleepEfficiency: "%"
         case .temperature: "°C"
         case .calories, .swimCalories: "kcal"
-        case .sleep, .swim: "min"
+        case .sleep, .swim, .deepSleep, .lightSleep, .awake: "min"
         }
     }
 
@@ -91,6 +105,29 @@ enum ReadingColumn: Int, CaseIterable {
             if let minutes = day.swimMinutes { values.append((.swim, .number(Double(minutes)))) }
             if let calories = day.swimCalories { values.append((.swimCalories, .number(Double(calories)))) }
             return values
+        case .band(let day):
+            func number(_ value: Int) -> Value { .number(Double(value)) }
+            var values: [(ReadingColumn, Value)] = [
+                (.steps, number(day.steps)), (.calories, number(day.calories)),
+                (.sleep, number(day.sleep.minutes)), (.sleepEfficiency, number(day.sleep.efficiency)),
+                (.distance, number(day.distance)), (.deepSleep, number(day.sleep.deep)),
+                (.lightSleep, number(day.sleep.light)), (.awake, number(day.sleep.awake)),
+            ]
+            if let rate = day.heartRate {
+                values += [
+                    (.heartRateMinimum, number(rate.minimum)), (.heartRateAverage, number(rate.average)),
+                    (.heartRateMaximum, number(rate.maximum)), (.heartRateMinutes, number(rate.minutes)),
+                ]
+            }
+            if !day.sports.isEmpty {
+                // `type start-end kcal`, e.g. `1 08:10-08:45 120kcal; 128 18:00-18:40 300kcal`
+                let text = day.sports.map { sport in
+                    "\(sport.type) \(BandDay.timeOfDay(sport.start).prefix(5))-\(BandDay.timeOfDay(sport.end).prefix(5)) "
+                        + "\(sport.calories)kcal"
+                }
+                values.append((.sports, .text(text.joined(separator: "; "))))
+            }
+            return values
         }
     }
 }
@@ -103,7 +140,13 @@ extension ReadingColumn.Value {
         case .number(let number):
             number == number.rounded() && abs(number) < 1e15 ? String(Int64(number)) : "\(number)"
         case .flag(let flag): flag ? "true" : "false"
+        case .text(let text): text
         }
+    }
+
+    /// The value as a JSON value: text quoted, numbers and flags as they are.
+    var json: String {
+        if case .text(let text) = self { "\"\(text)\"" } else { self.text }
     }
 }
 
@@ -135,7 +178,50 @@ struct StreamingOutput {
     }
 }
 
-/// The three forms of `records`, written one reading at a time.
+/// One line of `records`: a stored reading, or a band's heart-rate minute.
+struct RecordRow {
+    var device: MACAddress
+    var kind: String
+    var time: LayeredTimestamp
+    var values: [(column: ReadingColumn, value: ReadingColumn.Value)]
+
+    init(_ stored: StoredReading) {
+        self.init(
+            device: stored.device, kind: stored.reading.kind, time: stored.reading.measuredAt,
+            values: ReadingColumn.values(of: stored.reading))
+    }
+
+    init(
+        device: MACAddress, kind: String, time: LayeredTimestamp,
+        values: [(column: ReadingColumn, value: ReadingColumn.Value)]
+    ) {
+        self.device = device
+        self.kind = kind
+        self.time = time
+        self.values = values
+    }
+}
+
+extension RecordRow {
+    /// The heart-rate minutes of a band's stored item, one row each with a value (a minute without one is not
+    /// listed); none for an item that is not an hour of heart rate.
+    ///
+    /// - Throws: `GATTError` if the stored bytes are not a band item.
+    static func heartRateMinutes(of item: DayItem, device: MACAddress) throws -> [RecordRow] {
+        guard case .heartRate(let hour) = try BandItem(storedBytes: item.bytes) else { return [] }
+        let start = hour.date.daysSince1970 * 86_400 + Int64(hour.hour) * 3_600
+        return hour.minutes.enumerated().compactMap { minute, rate in
+            rate.map {
+                RecordRow(
+                    device: device, kind: "heart_rate_minute",
+                    time: LayeredTimestamp(secondsSince1970: start + Int64(minute) * 60),
+                    values: [(.heartRate, .number(Double($0)))])
+            }
+        }
+    }
+}
+
+/// The three forms of `records`, written one row at a time.
 enum RecordsFormatter {
     static var csvHeader: String {
         (["device", "kind", "measured_at_utc"] + ReadingColumn.allCases.map(\.name)).joined(separator: ",") + "\r\n"
@@ -144,14 +230,14 @@ enum RecordsFormatter {
     /// Appends one CSV record (RFC 4180, CRLF-terminated): device, kind, time, then every column, empty where the
     /// reading has no such field. No field needs quoting: MACs, kind names, times and numbers have no comma,
     /// quote or line break.
-    static func appendCSVRow(_ stored: StoredReading, to output: inout [UInt8]) {
-        output.append(contentsOf: stored.device.description.utf8)
+    static func appendCSVRow(_ row: RecordRow, to output: inout [UInt8]) {
+        output.append(contentsOf: row.device.description.utf8)
         output.append(UInt8(ascii: ","))
-        output.append(contentsOf: stored.reading.kind.utf8)
+        output.append(contentsOf: row.kind.utf8)
         output.append(UInt8(ascii: ","))
-        output.append(contentsOf: stored.reading.measuredAt.description.utf8)
+        output.append(contentsOf: row.time.description.utf8)
         var next = 0
-        for (column, value) in ReadingColumn.values(of: stored.reading) {
+        for (column, value) in row.values {
             while next <= column.rawValue {
                 output.append(UInt8(ascii: ","))
                 next += 1
@@ -185,29 +271,27 @@ enum RecordsFormatter {
     }
 
     /// One JSON object: `device`, `kind`, `measured_at_utc` and the reading's own columns, numbers as numbers.
-    static func jsonObject(_ stored: StoredReading) -> String {
+    static func jsonObject(_ row: RecordRow) -> String {
         var members = [
-            "\"device\":\"\(stored.device)\"", "\"kind\":\"\(stored.reading.kind)\"",
-            "\"measured_at_utc\":\"\(stored.reading.measuredAt)\"",
+            "\"device\":\"\(row.device)\"", "\"kind\":\"\(row.kind)\"", "\"measured_at_utc\":\"\(row.time)\"",
         ]
-        for (column, value) in ReadingColumn.values(of: stored.reading) {
-            members.append("\"\(column.name)\":\(value.text)")
+        for (column, value) in row.values {
+            members.append("\"\(column.name)\":\(value.json)")
         }
         return "{" + members.joined(separator: ",") + "}"
     }
 
     static let tableHeader =
-        "device        kind            measured at (UTC)    values\n"
-        + "------------  --------------  -------------------  ------\n"
+        "device        kind               measured at (UTC)    values\n"
+        + "------------  -----------------  -------------------  ------\n"
 
     /// One table line: fixed-width device, kind and time (so the table streams), then `field=value unit` pairs.
-    static func tableRow(_ stored: StoredReading) -> String {
-        let values = ReadingColumn.values(of: stored.reading).map { column, value in
+    static func tableRow(_ row: RecordRow) -> String {
+        let values = row.values.map { column, value in
             "\(column.field)=\(value.text)"
                 + (column.unit.isEmpty ? "" : (column.unit == "%" ? "%" : " \(column.unit)"))
         }
-        let kind = stored.reading.kind
-        return "\(stored.device)  \(kind.padding(toLength: 14, withPad: " ", startingAt: 0))  "
-            + "\(stored.reading.measuredAt)  \(values.joined(separator: ", "))\n"
+        return "\(row.device)  \(row.kind.padding(toLength: 17, withPad: " ", startingAt: 0))  "
+            + "\(row.time)  \(values.joined(separator: ", "))\n"
     }
 }

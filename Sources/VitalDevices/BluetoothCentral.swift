@@ -107,6 +107,7 @@ extension CatalogEntry {
         case .glucose: GATTCharacteristics.glucoseMeasurement
         case .pulseOximeter: GATTCharacteristics.plxSpotCheck
         case .activityMonitor: GATTCharacteristics.activityRecords
+        case .smartband: GATTCharacteristics.bandData
         }
     }
 }
@@ -127,6 +128,9 @@ public enum GATTCharacteristics {
     public static let serialNumber = CharacteristicID(service: 0x180A, characteristic: 0x2A25)
     public static let firmwareRevision = CharacteristicID(service: 0x180A, characteristic: 0x2A26)
     public static let batteryLevel = CharacteristicID(service: 0x180F, characteristic: 0x2A19)
+    public static let bandControlPoint = CharacteristicID(
+        service: SmartbandGATT.service, characteristic: SmartbandGATT.controlPoint)
+    public static let bandData = CharacteristicID(service: SmartbandGATT.service, characteristic: SmartbandGATT.data)
     public static let vendorControlPoint = CharacteristicID(
         service: VendorGATT.controlService, characteristic: VendorGATT.controlPoint)
     public static let vendorStatus = CharacteristicID(

@@ -8,6 +8,8 @@ public enum DeviceFamily: String, Hashable, Sendable, CaseIterable, Codable {
     case thermometer
     case pulseOximeter
     case activityMonitor
+    /// The smartbands Fit Pro 9614N, Fit Pulse 9615N and Smartee Training 9616N (VitalBridge's `700`–`702`).
+    case smartband
 }
 
 /// The Bluetooth profile a family speaks: a SIG service, or VitalBridge's documented vendor service for the
@@ -25,6 +27,8 @@ public enum DeviceProfile: String, Hashable, Sendable {
     case pulseOximeter
     /// VitalBridge's activity service (``VendorGATT/activityService``).
     case vendorActivity
+    /// VitalBridge's smartband service (``SmartbandGATT/service``).
+    case smartband
 
     /// The primary service UUID a central scans for.
     public var serviceUUID: UInt16 {
@@ -35,6 +39,7 @@ public enum DeviceProfile: String, Hashable, Sendable {
         case .healthThermometer: 0x1809
         case .pulseOximeter: 0x1822
         case .vendorActivity: VendorGATT.activityService
+        case .smartband: SmartbandGATT.service
         }
     }
 }
@@ -75,6 +80,7 @@ public enum DeviceCatalog {
         case .weight: (family, profile) = (.scale, .weightScale)
         case .thermometer: (family, profile) = (.thermometer, .healthThermometer)
         case .oximeter: (family, profile) = (.pulseOximeter, .pulseOximeter)
+        case .activity where model.isSmartband: (family, profile) = (.smartband, .smartband)
         case .activity: (family, profile) = (.activityMonitor, .vendorActivity)
         }
         return CatalogEntry(

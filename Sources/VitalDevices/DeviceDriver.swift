@@ -155,13 +155,18 @@ struct RecordBatches {
     }
 }
 
-/// The driver for the model of `entry` over `connection`.
-public func makeDriver(for entry: CatalogEntry, connection: any BluetoothConnection) -> any DeviceDriver {
+/// The driver for the model of `entry` over `connection`; `clock` is the host's time (a smartband's today's totals
+/// are dated with it).
+public func makeDriver(
+    for entry: CatalogEntry, connection: any BluetoothConnection,
+    clock: @escaping @Sendable () -> LayeredTimestamp
+) -> any DeviceDriver {
     switch entry.family {
     case .bloodPressure, .scale, .thermometer: PushDeviceDriver(entry: entry, connection: connection)
     case .glucose: GlucoseDriver(entry: entry, connection: connection)
     case .pulseOximeter: PulseOximeterDriver(entry: entry, connection: connection)
     case .activityMonitor: ActivityMonitorDriver(entry: entry, connection: connection)
+    case .smartband: SmartbandDriver(entry: entry, connection: connection, clock: clock)
     }
 }
 

@@ -26,6 +26,16 @@ public struct DeviceRecord: Hashable, Sendable {
 /// stored it has returned; when ``store(_:)`` throws, nothing more is confirmed or deleted.
 public protocol RecordSink: Sendable {
     func store(_ records: [DeviceRecord]) async throws
+    /// Keeps items a smartband pushed, today's totals dated `today`, with the summaries of the days they change;
+    /// returns only once they are durable. A band is told it may forget them only after this returns.
+    func storeBandItems(_ items: [BandItem], today: LayeredDate) async throws
+}
+
+extension RecordSink {
+    /// A sink for devices other than smartbands refuses band items: nothing is acknowledged to the band.
+    public func storeBandItems(_ items: [BandItem], today: LayeredDate) async throws {
+        throw DeviceError(.storeFailed, message: "this sink keeps no smartband items")
+    }
 }
 
 /// A live sample streamed while a measurement runs.

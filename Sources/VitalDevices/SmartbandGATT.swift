@@ -17,6 +17,9 @@ public enum SmartbandGATT {
     public static let window = 512
     /// The longest text ``BandCommand/pushText(_:)`` sends, in UTF-8 bytes.
     public static let maximumTextBytes = 60
+    /// The smallest ATT MTU a band link needs: its longest notification, an hour of heart rate (70 bytes), plus the
+    /// 3 bytes of the ATT header.
+    public static let minimumMTU = 73
 }
 
 /// An item a band pushes and keeps until it is acknowledged.

@@ -14,6 +14,8 @@ public struct SimulatedDeviceConfiguration: Hashable, Sendable {
     public let mtu: Int
     public let authenticationResult: UInt8
     public let seed: UInt64
+    /// A smartband's first recorded moment; `nil` for a week before the world starts (and for other devices).
+    public let recordingSince: LayeredTimestamp?
     let device: FleetDevice
 
     init(_ device: FleetDevice, path: String) throws(FleetError) {
@@ -30,7 +32,9 @@ public struct SimulatedDeviceConfiguration: Hashable, Sendable {
         guard (1...8).contains(result) else {
             throw FleetError(path: path + ".authenticationResult", message: "must be from 1 to 8")
         }
-        var mtu = 23
+        // a smartband's longest item (an hour of heart rate) needs a larger MTU than the default 23: bands ask 247
+        let minimumMTU = model.isSmartband ? SmartbandGATT.minimumMTU : 23
+        var mtu = model.isSmartband ? 247 : 23
         if let radio = device.radio {
             guard radio.connectionIntervalMilliseconds >= 7.5, radio.connectionIntervalMilliseconds <= 4000 else {
                 throw FleetError(
@@ -39,9 +43,9 @@ public struct SimulatedDeviceConfiguration: Hashable, Sendable {
             guard radio.notificationsPerEvent >= 1 else {
                 throw FleetError(path: path + ".radio.notificationsPerEvent", message: "must be at least 1")
             }
-            mtu = radio.mtu ?? 23
-            guard (23...517).contains(mtu) else {
-                throw FleetError(path: path + ".radio.mtu", message: "must be from 23 to 517")
+            mtu = radio.mtu ?? mtu
+            guard (minimumMTU...517).contains(mtu) else {
+                throw FleetError(path: path + ".radio.mtu", message: "must be from \(minimumMTU) to 517")
             }
         }
         entry = DeviceCatalog.entry(for: model)
@@ -59,6 +63,24 @@ public struct SimulatedDeviceConfiguration: Hashable, Sendable {
         self.mtu = mtu
         authenticationResult = UInt8(result)
         seed = device.seed ?? mac.value
+        if model.isSmartband, let failures = device.failures,
+            failures.duringSync != nil || failures.duringMeasurement != nil
+        {
+            throw FleetError(
+                path: path + ".failures",
+                message: "of a smartband are atConnect and disconnectAfter: it reports no device errors")
+        }
+        if let text = device.recordingSince {
+            guard model.isSmartband else {
+                throw FleetError(path: path + ".recordingSince", message: "is for smartbands only")
+            }
+            guard let time = LayeredTimestamp(parsing: text) else {
+                throw FleetError(path: path + ".recordingSince", message: "is not yyyy-MM-dd HH:mm:ss")
+            }
+            recordingSince = time
+        } else {
+            recordingSince = nil
+        }
         self.device = device
         for (index, reading) in (device.nextMeasurements ?? []).enumerated() {
             // the time of a live measurement defaults to when it is taken
@@ -98,6 +120,11 @@ public struct SimulatedDeviceConfiguration: Hashable, Sendable {
         if count > 0, !entry.storesRecords {
             throw FleetError(path: path + ".records", message: "\(entry.model.name) keeps no records")
         }
+        if device.records != nil, entry.family == .smartband {
+            throw FleetError(
+                path: path + ".records",
+                message: "are not for a smartband: it records by itself from recordingSince")
+        }
     }
 
     /// The times of the generated records, spread evenly from `from` to `to`, made as they are read (a world
@@ -114,9 +141,10 @@ public struct SimulatedDeviceConfiguration: Hashable, Sendable {
         }
     }
 
-    /// The state of a device the world has not seen before: its fleet records, numbered from 1. The script must
-    /// have passed ``checkRecords(path:)``.
-    func initialState() -> DeviceState {
+    /// The state of a device the world has not seen before: its fleet records, numbered from 1; a smartband that
+    /// recorded nothing yet, from ``recordingSince`` or a week before the world's `start`. The script must have
+    /// passed ``checkRecords(path:)``.
+    func initialState(start: LayeredTimestamp) -> DeviceState {
         var generator = SeededGenerator(seed: seed)
         var records = DeviceMemory([])
         var sequenceNumber: UInt16 = 1
@@ -137,7 +165,12 @@ public struct SimulatedDeviceConfiguration: Hashable, Sendable {
         return DeviceState(
             records: records, nextSequenceNumber: sequenceNumber, battery: device.battery ?? 100,
             generator: generator, measurementsTaken: 0, spentFailures: [], boundUserID: nil,
-            swim: entry.model == .am4)
+            swim: entry.model == .am4,
+            band: entry.family != .smartband
+                ? nil
+                : BandState(
+                    recordedThrough: recordingSince
+                        ?? LayeredTimestamp(secondsSince1970: start.secondsSince1970 - 7 * 86_400)))
     }
 }
 

@@ -41,7 +41,7 @@ final class DeviceRuntime {
         case .pulseOximeter: .seconds(20)
         case .glucose: .seconds(5)
         case .scale: .seconds(3)
-        case .thermometer, .activityMonitor: .seconds(2)
+        case .thermometer, .activityMonitor, .smartband: .seconds(2)
         }
     }
 
@@ -147,6 +147,8 @@ final class DeviceRuntime {
             ).encoded()
         case .activity(let day):
             return ActivityDayRecord(day: day).encoded
+        case .band:
+            preconditionFailure("a band day is never in a device's memory: bands hold items (BandState)")
         }
     }
 }
@@ -157,6 +159,8 @@ final class Link {
     let runtime: DeviceRuntime
     /// The device's profile.
     let peripheral: any SimulatedPeripheral
+    /// The world's time.
+    let clock: VirtualClock
     /// The characteristics whose notifications or indications the central enabled (a short list: a dictionary or
     /// set keyed by a VitalBridge type costs a scan of every conformance in the process at its first use).
     var subscribed: [CharacteristicID] = []
@@ -167,13 +171,16 @@ final class Link {
     var transfer: Transfer?
     var dropped = false
     var authenticated = false
+    /// What a band sent on this link, once the central subscribed to its data.
+    var band: LinkBand?
     var packets = 0
     private var nextToken: UInt64 = 1
 
-    init(id: UInt64, runtime: DeviceRuntime, peripheral: any SimulatedPeripheral) {
+    init(id: UInt64, runtime: DeviceRuntime, peripheral: any SimulatedPeripheral, clock: VirtualClock) {
         self.id = id
         self.runtime = runtime
         self.peripheral = peripheral
+        self.clock = clock
     }
 
     var isIdle: Bool { head == queue.count }

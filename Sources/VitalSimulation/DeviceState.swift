@@ -25,10 +25,12 @@ public struct DeviceState: Hashable, Sendable {
     public var boundUserID: Int32?
     /// Whether the activity monitor records swimming.
     public var swim: Bool
+    /// What a smartband holds (its items) and how it is set; `nil` for other devices.
+    public var band: BandState?
 
     public init(
         records: DeviceMemory, nextSequenceNumber: UInt16, battery: Int, generator: SeededGenerator,
-        measurementsTaken: Int, spentFailures: Set<String>, boundUserID: Int32?, swim: Bool
+        measurementsTaken: Int, spentFailures: Set<String>, boundUserID: Int32?, swim: Bool, band: BandState? = nil
     ) {
         self.records = records
         self.nextSequenceNumber = nextSequenceNumber
@@ -38,6 +40,7 @@ public struct DeviceState: Hashable, Sendable {
         self.spentFailures = spentFailures
         self.boundUserID = boundUserID
         self.swim = swim
+        self.band = band
     }
 }
 

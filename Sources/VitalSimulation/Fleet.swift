@@ -59,12 +59,16 @@ public struct FleetDevice: Hashable, Sendable {
     public var radio: RadioTiming?
     /// PO3 only: the user authentication result the device answers, 1–8 (2, login success, when absent).
     public var authenticationResult: Int?
+    /// Smartbands only: when the band started recording, `yyyy-MM-dd HH:mm:ss` (UTC); a week before the world
+    /// starts when absent. The band records as the world's time passes and holds what it recorded until a host
+    /// acknowledges it.
+    public var recordingSince: String?
 
     public init(
         model: String, mac: String, serial: String? = nil, firmware: String? = nil, battery: Int? = nil,
         paired: Bool? = nil, inRange: Bool? = nil, records: RecordsScript? = nil,
         nextMeasurements: [SimulatedReading]? = nil, seed: UInt64? = nil, failures: FailureScript? = nil,
-        radio: RadioTiming? = nil, authenticationResult: Int? = nil
+        radio: RadioTiming? = nil, authenticationResult: Int? = nil, recordingSince: String? = nil
     ) {
         self.model = model
         self.mac = mac
@@ -79,6 +83,7 @@ public struct FleetDevice: Hashable, Sendable {
         self.failures = failures
         self.radio = radio
         self.authenticationResult = authenticationResult
+        self.recordingSince = recordingSince
     }
 }
 
@@ -211,6 +216,8 @@ public struct SimulatedReading: Hashable, Sendable {
                 day.steps, day.calories, day.sleepMinutes, day.sleepEfficiency
             )
             (swimMinutes, swimCalories) = (day.swimMinutes, day.swimCalories)
+        case .band:
+            preconditionFailure("a band day is never in a device's memory: bands hold items (BandState)")
         }
     }
 
@@ -277,6 +284,8 @@ public struct SimulatedReading: Hashable, Sendable {
             return .oximetry(
                 OximetryReading(
                     oxygenSaturation: Int(spo2), heartRate: Int(pulse), perfusionIndex: pi, measuredAt: try time()))
+        case .smartband:
+            throw FleetError(path: path, message: "is not for a smartband: it records by itself from recordingSince")
         case .activityMonitor:
             guard let day = LayeredDate(parsing: try need(date, "date")) else {
                 throw FleetError(path: path + ".date", message: "is not yyyy-MM-dd")
@@ -316,13 +325,15 @@ public struct FleetError: Error, Hashable, Sendable, CustomStringConvertible {
 
 extension Fleet {
     /// The built-in fleet: one device of each model, paired and in range, with fixed MACs and a few stored records
-    /// each (for the models that keep records), spread over the day before 2026-11-20.
+    /// each (for the models that keep records), spread over the day before 2026-11-20; the smartbands hold the
+    /// week before the world starts.
     public static let `default`: Fleet = {
         let macs: [DeviceModel: String] = [
             .bp5: "004D3208D2F4", .bp3l: "004D3208D301", .bpTrack: "004D3208D302", .bp7s: "004D3208D303",
             .bp7: "004D3208D304", .am3s: "004D3208D305", .am4: "004D3208D306", .po3: "004D3208D307",
             .bg5: "004D3208D308", .bg1: "004D3208D309", .hs4: "004D3208D30A", .hs4s: "004D3208D30B",
-            .hs2: "004D3208D30C", .thv3: "004D3208D30D",
+            .hs2: "004D3208D30C", .thv3: "004D3208D30D", .fitPro9614N: "004D3208D310",
+            .fitPulse9615N: "004D3208D311", .smarteeTraining9616N: "004D3208D312",
         ]
         let devices = DeviceModel.allCases.map { model in
             let entry = DeviceCatalog.entry(for: model)
@@ -330,7 +341,8 @@ extension Fleet {
                 model: model.name, mac: macs[model]!, serial: "\(model.name)-\(macs[model]!.suffix(4))",
                 firmware: "1.0.0",
                 battery: 90,
-                records: !entry.storesRecords
+                // a smartband records by itself: a week before the world starts, unless the fleet says otherwise
+                records: !entry.storesRecords || entry.family == .smartband
                     ? nil
                     : entry.family == .activityMonitor
                         ? RecordsScript(
@@ -354,6 +366,7 @@ extension DeviceFamily {
         case .temperature: self = .thermometer
         case .oximetry: self = .pulseOximeter
         case .activity: self = .activityMonitor
+        case .band: self = .smartband
         }
     }
 }

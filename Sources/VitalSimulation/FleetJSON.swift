@@ -1,4 +1,5 @@
 import LayeredProtocol
+import VitalDevices
 
 // The JSON forms of the fleet file (FleetFile.md) and of a device's saved state, read and written with ``JSON``.
 
@@ -64,7 +65,8 @@ extension FleetDevice {
             nextMeasurements: try fields.objects("nextMeasurements", SimulatedReading.init(fields:)),
             seed: try fields.uint64("seed"), failures: try fields.object("failures", FailureScript.init(fields:)),
             radio: try fields.object("radio", RadioTiming.init(fields:)),
-            authenticationResult: try fields.int("authenticationResult"))
+            authenticationResult: try fields.int("authenticationResult"),
+            recordingSince: try fields.string("recordingSince"))
         try fields.finish()
     }
 
@@ -83,6 +85,7 @@ extension FleetDevice {
         members["failures"] = failures?.jsonValue
         members["radio"] = radio?.jsonValue
         members["authenticationResult"] = authenticationResult.map(JSON.number)
+        members["recordingSince"] = recordingSince.map(JSON.string)
         return members.object
     }
 }
@@ -239,6 +242,11 @@ extension DeviceState {
     public init(json: [UInt8]) throws(FleetError) {
         var lines = json.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)[...]
         var fields = try JSONFields(document: Array(lines.popFirst() ?? []), name: "state", at: "state")
+        if lines.last?.isEmpty == true { lines.removeLast() }
+        // a band's items follow the records, one a line
+        let saved = try fields.object("band", BandState.saved(fields:))
+        var band = saved?.state
+        let itemCount = saved?.itemCount ?? 0
         var records = DeviceMemory([])
         if let legacy = try fields.objects("records", StoredRecord.init(fields:)) {
             records = DeviceMemory(legacy)
@@ -246,15 +254,20 @@ extension DeviceState {
             guard let count = try fields.int("recordCount"), count >= 0, count <= 65_535 else {
                 throw FleetError(path: fields.path(of: "recordCount"), message: "is required, from 0 to 65535")
             }
-            if lines.last?.isEmpty == true { lines.removeLast() }
-            guard lines.count == count else {
+            guard lines.count == count + itemCount else {
                 throw FleetError(
-                    path: "state.records", message: "has \(lines.count) lines where recordCount says \(count)")
+                    path: "state.records",
+                    message: "has \(lines.count) lines where "
+                        + (itemCount > 0 ? "recordCount and band.itemCount say" : "recordCount says")
+                        + " \(count + itemCount)")
             }
-            for (index, line) in lines.enumerated() {
+            for (index, line) in lines.prefix(count).enumerated() {
                 let path = "state.records[\(index)]"
                 records.append(try StoredRecord(fields: JSONFields(document: Array(line), name: path, at: path)))
             }
+        }
+        for (index, line) in lines.suffix(itemCount).enumerated() {
+            band?.pending.append(try BandState.item(line: Array(line), at: "state.band.items[\(index)]"))
         }
         guard let next = try fields.int("nextSequenceNumber"), let sequence = UInt16(exactly: next) else {
             throw FleetError(path: fields.path(of: "nextSequenceNumber"), message: "is required, from 0 to 65535")
@@ -275,7 +288,8 @@ extension DeviceState {
         try fields.finish()
         self.init(
             records: records, nextSequenceNumber: sequence, battery: battery, generator: generator,
-            measurementsTaken: taken, spentFailures: Set(spent), boundUserID: bound.map { Int32($0) }, swim: swim)
+            measurementsTaken: taken, spentFailures: Set(spent), boundUserID: bound.map { Int32($0) }, swim: swim,
+            band: band)
     }
 
     private static func string(json: JSON, at path: String) throws(FleetError) -> String {
@@ -284,7 +298,7 @@ extension DeviceState {
     }
 
     /// The state as compact JSON with sorted keys: its members and `recordCount` on the first line, then each
-    /// record on a line of its own, oldest first.
+    /// record on a line of its own, oldest first, then a band's items, each its notification in hexadecimal.
     public var json: [UInt8] {
         var members = JSONMembers()
         members["recordCount"] = .number(records.count)
@@ -295,11 +309,16 @@ extension DeviceState {
         members["spentFailures"] = .array(spentFailures.sorted().map(JSON.string))
         members["boundUserID"] = boundUserID.map { .number(Int($0)) }
         members["swim"] = .bool(swim)
+        members["band"] = band?.jsonValue
         var output = members.object.serialized(pretty: false)
-        output.reserveCapacity(output.count + records.count * 100)
+        output.reserveCapacity(output.count + records.count * 100 + (band?.pending.count ?? 0) * 150)
         for record in records {
             output.append(UInt8(ascii: "\n"))
             output += record.jsonValue.serialized(pretty: false)
+        }
+        for item in band?.pending ?? [] {
+            output.append(UInt8(ascii: "\n"))
+            output += JSON.string(BandState.hex(item)).serialized(pretty: false)
         }
         output.append(UInt8(ascii: "\n"))
         return output
@@ -343,6 +362,111 @@ extension SeededGenerator {
     var jsonValue: JSON {
         var members = JSONMembers()
         members["state"] = .number(state)
+        return members.object
+    }
+}
+
+extension BandState {
+    /// A band's saved state, without its items (``DeviceState/init(json:)`` reads them from the lines after the
+    /// records), and how many items follow.
+    static func saved(fields: JSONFields) throws(FleetError) -> (state: BandState, itemCount: Int) {
+        var fields = fields
+        guard let count = try fields.int("itemCount"), count >= 0 else {
+            throw FleetError(path: fields.path(of: "itemCount"), message: "is required, at least 0")
+        }
+        guard let next = try fields.uint64("nextSequence"), let nextSequence = UInt32(exactly: next), next >= 1 else {
+            throw FleetError(path: fields.path(of: "nextSequence"), message: "is required, from 1 to 4294967295")
+        }
+        guard let text = try fields.string("recordedThrough"), let through = LayeredTimestamp(parsing: text) else {
+            throw FleetError(path: fields.path(of: "recordedThrough"), message: "is required, yyyy-MM-dd HH:mm:ss")
+        }
+        let bound = try fields.uint64("boundUserID")
+        guard bound.map({ UInt32(exactly: $0) != nil }) ?? true else {
+            throw FleetError(path: fields.path(of: "boundUserID"), message: "is not a 32-bit user id")
+        }
+        let schedules = try fields.objects("schedules", BandSchedule.init(fields:)) ?? []
+        let state = BandState(
+            nextSequence: nextSequence, recordedThrough: through, sportData: try fields.bool("sportData") ?? false,
+            hourlyHeartRate: try fields.bool("hourlyHeartRate") ?? false,
+            cameraMode: try fields.bool("cameraMode") ?? false, boundUserID: bound.map { UInt32($0) },
+            schedules: schedules)
+        try fields.finish()
+        return (state, count)
+    }
+
+    var jsonValue: JSON {
+        var members = JSONMembers()
+        members["itemCount"] = .number(pending.count)
+        members["nextSequence"] = .number(Int(nextSequence))
+        members["recordedThrough"] = .string(recordedThrough.description)
+        members["sportData"] = .bool(sportData)
+        members["hourlyHeartRate"] = .bool(hourlyHeartRate)
+        members["cameraMode"] = .bool(cameraMode)
+        members["boundUserID"] = boundUserID.map { .number(Int($0)) }
+        members["schedules"] = schedules.isEmpty ? nil : .array(schedules.map(\.jsonValue))
+        return members.object
+    }
+
+    /// A saved item: its notification's bytes in hexadecimal.
+    static func hex(_ item: Numbered) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        for byte in BandMessage.item(sequence: item.sequence, item.item).encoded() {
+            text += [digits[Int(byte >> 4)], digits[Int(byte & 0xF)]]
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// The item saved on `line` (a JSON string of ``hex(_:)``).
+    static func item(line: [UInt8], at path: String) throws(FleetError) -> Numbered {
+        guard case .string(let text)? = try? JSON.parse(line) else {
+            throw FleetError(path: path, message: "is not a JSON string")
+        }
+        var bytes: [UInt8] = []
+        var high: UInt8?
+        for character in text.utf8 {
+            guard let nibble = UInt8(String(UnicodeScalar(character)), radix: 16) else {
+                throw FleetError(path: path, message: "is not hexadecimal")
+            }
+            if let first = high {
+                bytes.append(first << 4 | nibble)
+                high = nil
+            } else {
+                high = nibble
+            }
+        }
+        guard high == nil, case .item(let sequence, let item)? = try? BandMessage(bytes: bytes) else {
+            throw FleetError(path: path, message: "is not a band item")
+        }
+        return Numbered(sequence: sequence, item: item)
+    }
+}
+
+extension BandSchedule {
+    init(fields: JSONFields) throws(FleetError) {
+        var fields = fields
+        guard let text = try fields.string("date"), let date = LayeredDate(parsing: text) else {
+            throw FleetError(path: fields.path(of: "date"), message: "is required, yyyy-MM-dd")
+        }
+        guard let hour = try fields.int("hour"), let minute = try fields.int("minute"),
+            let title = try fields.string("title")
+        else { throw fields.missing("hour, minute and title") }
+        do {
+            try self.init(
+                date: date, hour: hour, minute: minute, title: title, subtitle: try fields.string("subtitle") ?? "")
+        } catch {
+            throw FleetError(path: fields.path, message: "is not a schedule: \(error)")
+        }
+        try fields.finish()
+    }
+
+    var jsonValue: JSON {
+        var members = JSONMembers()
+        members["date"] = .string(date.description)
+        members["hour"] = .number(hour)
+        members["minute"] = .number(minute)
+        members["title"] = .string(title)
+        members["subtitle"] = .string(subtitle)
         return members.object
     }
 }

@@ -44,6 +44,8 @@ enum ReadingGenerator {
                     oxygenSaturation: int(91...100), heartRate: int(55...100),
                     perfusionIndex: Double(int(5...100)) / 10,
                     measuredAt: time))
+        case .smartband:
+            preconditionFailure("a smartband records items by itself (BandLife), never readings")
         case .activityMonitor:
             let swimMinutes = swim ? int(0...60) : nil
             return .activity(

@@ -19,6 +19,11 @@ protocol SimulatedPeripheral {
     func sendLiveSamples(on link: Link)
     /// Sends the result of a live measurement, keeping it in memory if the device does.
     func sendMeasurement(_ record: StoredRecord, on link: Link)
+    /// Sends what the profile sends by itself when the link is idle and no transfer runs (a band's items).
+    func pump(on link: Link)
+    /// The central waits and nothing is queued: lets the world's time pass to what the device sends next and
+    /// queues it; `false` if the device has nothing more to say (the link then times out).
+    func waitForMore(on link: Link) -> Bool
 }
 
 extension SimulatedPeripheral {
@@ -29,6 +34,8 @@ extension SimulatedPeripheral {
     }
     func handle(_ command: VendorCommand, on link: Link) -> Bool { false }
     func sendLiveSamples(on link: Link) {}
+    func pump(on link: Link) {}
+    func waitForMore(on link: Link) -> Bool { false }
 }
 
 /// The peripheral of `runtime`'s family.
@@ -38,6 +45,7 @@ func makePeripheral(_ runtime: DeviceRuntime) -> any SimulatedPeripheral {
     case .glucose: GlucosePeripheral(runtime: runtime)
     case .pulseOximeter: OximeterPeripheral(runtime: runtime)
     case .activityMonitor: ActivityPeripheral(runtime: runtime)
+    case .smartband: BandPeripheral(runtime: runtime)
     }
 }
 

@@ -63,7 +63,7 @@ public actor SimulatedWorld: BluetoothCentral {
     func runtime(_ mac: MACAddress) -> DeviceRuntime? {
         if let runtime = runtimes[mac] { return runtime }
         guard let configuration = configurations.first(where: { $0.mac == mac }) else { return nil }
-        let runtime = DeviceRuntime(configuration: configuration, state: configuration.initialState())
+        let runtime = DeviceRuntime(configuration: configuration, state: configuration.initialState(start: clock.start))
         runtimes[mac] = runtime
         return runtime
     }
@@ -140,7 +140,7 @@ public actor SimulatedWorld: BluetoothCentral {
         guard links[mac] == nil else {
             throw DeviceError(.connectionFailed, message: "\(mac) is connected to another central")
         }
-        let link = Link(id: nextLinkID, runtime: runtime, peripheral: makePeripheral(runtime))
+        let link = Link(id: nextLinkID, runtime: runtime, peripheral: makePeripheral(runtime), clock: clock)
         nextLinkID += 1
         links[mac] = link
         advanceRadio(link)
@@ -195,6 +195,7 @@ public actor SimulatedWorld: BluetoothCentral {
     func nextEvent(_ mac: MACAddress, _ id: UInt64) throws(DeviceError) -> GATTEvent {
         let link = try link(mac, id)
         pump(link)
+        while link.isIdle, link.peripheral.waitForMore(on: link) { pump(link) }
         guard let pending = link.dequeue() else {
             drop(link)
             throw DeviceError(.disconnected, message: "the device stopped answering (supervision timeout)")
@@ -247,6 +248,7 @@ public actor SimulatedWorld: BluetoothCentral {
     /// Sends the next record of the link's transfer once the central has taken everything sent before (and
     /// confirmed the last indication), or the transfer's end; injects the fleet's transfer failures.
     func pump(_ link: Link) {
+        defer { if link.transfer == nil, !link.dropped { link.peripheral.pump(on: link) } }
         let runtime = link.runtime
         while link.isIdle, link.outstanding == nil, var transfer = link.transfer {
             var position = transfer.position

@@ -32,6 +32,23 @@ enum ReadingCodec {
             add("eff", day.sleepEfficiency)
             add("swim", day.swimMinutes)
             add("swimcal", day.swimCalories)
+        case .band(let day):
+            add("steps", day.steps)
+            add("cal", day.calories)
+            add("dist", day.distance)
+            add("deep", day.sleep.deep)
+            add("light", day.sleep.light)
+            add("awake", day.sleep.awake)
+            add("hrmin", day.heartRate?.minimum)
+            add("hravg", day.heartRate?.average)
+            add("hrmax", day.heartRate?.maximum)
+            add("hrn", day.heartRate?.minutes)
+            // type/start/end/kcal, comma-separated: `1/490/525/120,128/1080/1120/300`
+            add(
+                "sports",
+                day.sports.isEmpty
+                    ? nil
+                    : day.sports.map { "\($0.type)/\($0.start)/\($0.end)/\($0.calories)" }.joined(separator: ","))
         }
         return (reading.kind, fields.joined(separator: ";"))
     }
@@ -40,7 +57,7 @@ enum ReadingCodec {
     /// kind's, or a field present is not a number (an optional field that cannot be read makes the row unreadable,
     /// never a missing value).
     static func decode(kind: String, measuredAt: LayeredTimestamp, payload: String) -> LayeredReading? {
-        // at most six fields: a list searched in order costs less than a dictionary, reading after reading
+        // at most eleven fields: a list searched in order costs less than a dictionary, reading after reading
         var values: [(name: Substring, value: Substring)] = []
         for field in payload.split(separator: ";") {
             guard let equals = field.firstIndex(of: "=") else { return nil }
@@ -63,14 +80,31 @@ enum ReadingCodec {
         }
         func double(_ name: String) -> Double? { number(name, Double.self) }
         func int(_ name: String) -> Int? { number(name, Int.self) }
-        guard let reading = reading(kind: kind, measuredAt: measuredAt, double: double, int: int), !malformed,
-            read == values.count
+        func sports() -> [BandDay.Sport] {
+            guard let text = value("sports") else { return [] }
+            var sports: [BandDay.Sport] = []
+            for item in text.split(separator: ",", omittingEmptySubsequences: false) {
+                let parts = item.split(separator: "/", omittingEmptySubsequences: false)
+                let numbers = parts.compactMap { Int($0) }
+                guard parts.count == 4, numbers.count == 4 else {
+                    malformed = true
+                    return []
+                }
+                sports.append(.init(type: numbers[0], start: numbers[1], end: numbers[2], calories: numbers[3]))
+            }
+            return sports
+        }
+        guard
+            let reading = reading(
+                kind: kind, measuredAt: measuredAt, double: double, int: int, sports: sports),
+            !malformed, read == values.count
         else { return nil }
         return reading
     }
 
     private static func reading(
-        kind: String, measuredAt: LayeredTimestamp, double: (String) -> Double?, int: (String) -> Int?
+        kind: String, measuredAt: LayeredTimestamp, double: (String) -> Double?, int: (String) -> Int?,
+        sports: () -> [BandDay.Sport]
     ) -> LayeredReading? {
         switch kind {
         case "blood_pressure":
@@ -100,6 +134,21 @@ enum ReadingCodec {
                     date: measuredAt.day, steps: steps, calories: calories, sleepMinutes: sleep,
                     sleepEfficiency: efficiency,
                     swimMinutes: int("swim"), swimCalories: int("swimcal")))
+        case "band_day":
+            guard let steps = int("steps"), let calories = int("cal"), let distance = int("dist"),
+                let deep = int("deep"), let light = int("light"), let awake = int("awake")
+            else { return nil }
+            let heartRate: BandDay.HeartRate?
+            switch (int("hrmin"), int("hravg"), int("hrmax"), int("hrn")) {
+            case (let minimum?, let average?, let maximum?, let minutes?):
+                heartRate = .init(minimum: minimum, average: average, maximum: maximum, minutes: minutes)
+            case (nil, nil, nil, nil): heartRate = nil
+            default: return nil
+            }
+            return .band(
+                BandDay(
+                    date: measuredAt.day, steps: steps, calories: calories, distance: distance,
+                    sleep: .init(deep: deep, light: light, awake: awake), heartRate: heartRate, sports: sports()))
         default:
             return nil
         }

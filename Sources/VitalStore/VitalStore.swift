@@ -90,6 +90,26 @@ public struct ReservationOwner: Sendable {
     }
 }
 
+/// An item a device pushed for one day, kept as it came (a smartband's totals, sport, sleep segment or heart-rate
+/// hour): what the day's summary reading is made from.
+public struct DayItem: Hashable, Sendable {
+    public var date: LayeredDate
+    /// What the item is, by the device's own type code.
+    public var kind: Int
+    /// What tells the item from the day's others of its kind (a sport code, a start minute, an hour): an item with
+    /// the date, kind and key of a stored one replaces it.
+    public var key: Int
+    /// The item as the device sent it.
+    public var bytes: [UInt8]
+
+    public init(date: LayeredDate, kind: Int, key: Int, bytes: [UInt8]) {
+        self.date = date
+        self.kind = kind
+        self.key = key
+        self.bytes = bytes
+    }
+}
+
 /// Why the store failed; the description never contains a health value.
 public struct StoreError: Error, CustomStringConvertible, Sendable {
     /// What kind of failure, for the engine and the command line to answer precisely.
@@ -327,6 +347,25 @@ public final class VitalStore: Sendable {
                     ) WITHOUT ROWID;
                     """)
         }
+        migrator.registerMigration("v4: items of a day, revised readings") { db in
+            // `day_item` keeps what a smartband pushed, item by item, as it came; a day's summary is a reading made
+            // from them and revised in place (`revision`) when a new item changes it. A delivery journals the
+            // revision it carried, so a revised day is pending again for callers that had the older one.
+            try db.execute(
+                sql: """
+                    ALTER TABLE reading ADD COLUMN revision INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE reservation ADD COLUMN revision INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE delivery_reading ADD COLUMN revision INTEGER NOT NULL DEFAULT 0;
+                    CREATE TABLE day_item (
+                        device_mac TEXT NOT NULL,
+                        day INTEGER NOT NULL,
+                        kind INTEGER NOT NULL,
+                        key INTEGER NOT NULL,
+                        bytes BLOB NOT NULL,
+                        PRIMARY KEY (device_mac, day, kind, key)
+                    ) WITHOUT ROWID;
+                    """)
+        }
         return migrator
     }
 
@@ -420,6 +459,92 @@ public final class VitalStore: Sendable {
         }
     }
 
+    /// Keeps `items` of device `mac` as they came and revises the summary of each day they change, in one
+    /// transaction: what a smartband pushed is durable once this returns.
+    ///
+    /// An item with the date, kind and key of one stored replaces it (today's running totals, updated in place); an
+    /// item stored already changes nothing. For each day whose items changed, `summarize` makes the day's reading
+    /// from all its items, oldest kind and key first. A new day's reading is stored and pending for every caller
+    /// that asked for the device; a day whose reading changed is revised in place and pending again for each of
+    /// them, including those it was delivered to. `summarize`'s errors pass through as ``StoreError``s.
+    ///
+    /// - Returns: how many day readings were stored or revised.
+    @discardableResult
+    public func storeDayItems(
+        _ items: [DayItem], device mac: MACAddress, summarize: (LayeredDate, [DayItem]) throws -> LayeredReading
+    ) throws(StoreError) -> Int {
+        try write("store a device's items") { db in
+            let macText = mac.description
+            let upsert = try db.cachedStatement(
+                sql: """
+                    INSERT INTO day_item (device_mac, day, kind, key, bytes) VALUES (?, ?, ?, ?, ?)
+                    ON CONFLICT (device_mac, day, kind, key) DO UPDATE SET bytes = excluded.bytes
+                    WHERE bytes IS NOT excluded.bytes
+                    """)
+            var days: [LayeredDate] = []
+            for item in items {
+                try upsert.execute(
+                    arguments: [macText, item.date.daysSince1970, item.kind, item.key, Data(item.bytes)])
+                if db.changesCount > 0, !days.contains(item.date) { days.append(item.date) }
+            }
+            let dayItems = try db.cachedStatement(
+                sql: "SELECT kind, key, bytes FROM day_item WHERE device_mac = ? AND day = ? ORDER BY kind, key")
+            let find = try db.cachedStatement(
+                sql: "SELECT id, payload FROM reading WHERE device_mac = ? AND kind = ? AND measured_at = ?")
+            let insert = try db.cachedStatement(
+                sql: "INSERT INTO reading (device_mac, kind, measured_at, payload) VALUES (?, ?, ?, ?)")
+            let revise = try db.cachedStatement(
+                sql: "UPDATE reading SET payload = ?, revision = revision + 1 WHERE id = ?")
+            let callers = try String.fetchAll(
+                db.cachedStatement(sql: "SELECT caller FROM pending_caller WHERE device_mac = ?"),
+                arguments: [macText])
+            let queue = try db.cachedStatement(
+                sql: "INSERT OR IGNORE INTO pending (caller, device_mac, measured_at, reading_id) VALUES (?, ?, ?, ?)")
+            var changed = 0
+            for day in days {
+                let stored = try Row.fetchAll(dayItems, arguments: [macText, day.daysSince1970]).map {
+                    DayItem(date: day, kind: $0[0], key: $0[1], bytes: [UInt8]($0[2] as Data))
+                }
+                let reading = try summarize(day, stored)
+                let (kind, payload) = ReadingCodec.encode(reading)
+                let time = reading.measuredAt.secondsSince1970
+                let id: Int64
+                if let row = try Row.fetchOne(find, arguments: [macText, kind, time]) {
+                    guard (row[1] as String) != payload else { continue }
+                    id = row[0]
+                    try revise.execute(arguments: [payload, id])
+                } else {
+                    try insert.execute(arguments: [macText, kind, time, payload])
+                    id = db.lastInsertedRowID
+                }
+                for caller in callers { try queue.execute(arguments: [caller, macText, time, id]) }
+                changed += 1
+            }
+            return changed
+        }
+    }
+
+    /// The items device `mac` pushed, by day, then kind and key, from `since` on when given: what day summaries are
+    /// made of (a smartband's heart-rate minutes), read from the file as it goes.
+    public func forEachDayItem(device mac: MACAddress, since: LayeredDate? = nil, _ body: (DayItem) throws -> Void)
+        throws(StoreError)
+    {
+        try query("read a device's items") { db in
+            let rows = try Row.fetchCursor(
+                db,
+                sql: """
+                    SELECT day, kind, key, bytes FROM day_item WHERE device_mac = ? AND day >= ?
+                    ORDER BY day, kind, key
+                    """, arguments: [mac.description, since?.daysSince1970 ?? Int.min])
+            while let row = try rows.next() {
+                try body(
+                    DayItem(
+                        date: LayeredDate(daysSince1970: row[0]), kind: row[1], key: row[2],
+                        bytes: [UInt8](row[3] as Data)))
+            }
+        }
+    }
+
     /// The identifier of `reading` of device `mac`, if the store has it.
     public func readingID(of reading: LayeredReading, device mac: MACAddress) throws(StoreError) -> Int64? {
         try query("find a reading") { db in
@@ -476,14 +601,20 @@ public final class VitalStore: Sendable {
             let rows = try Row.fetchCursor(
                 db,
                 sql: """
-                    SELECT \(Self.readingColumns) FROM reading WHERE device_mac = ?
-                        AND id NOT IN (SELECT reading_id FROM delivery_reading WHERE caller = ?)
-                        AND id NOT IN (SELECT reading_id FROM reservation WHERE caller = ?)
+                    SELECT \(Self.readingColumns) FROM reading WHERE device_mac = ?1
+                        AND NOT \(Self.deliveredAsRevised)
+                        AND id NOT IN (SELECT reading_id FROM reservation WHERE caller = ?2)
                     ORDER BY measured_at, id
-                    """, arguments: [mac.description, caller, caller])
+                    """, arguments: [mac.description, caller])
             return try Array(rows.map(Self.reading(from:)))
         }
     }
+
+    /// Whether caller `?2` was delivered the `reading` row as it is now (its current revision).
+    static let deliveredAsRevised = """
+        EXISTS (SELECT 1 FROM delivery_reading WHERE delivery_reading.caller = ?2
+            AND delivery_reading.reading_id = reading.id AND delivery_reading.revision = reading.revision)
+        """
 
     /// The columns ``reading(from:)`` reads, in its order (by position: faster than by name, row after row).
     static let readingColumns = "reading.id, reading.device_mac, reading.kind, reading.measured_at, reading.payload"
@@ -543,9 +674,9 @@ public final class VitalStore: Sendable {
         try db.execute(
             sql: """
                 INSERT OR IGNORE INTO pending (caller, device_mac, measured_at, reading_id)
-                SELECT ?1, device_mac, measured_at, id FROM reading WHERE device_mac = ?2
-                    AND id NOT IN (SELECT reading_id FROM delivery_reading WHERE caller = ?1)
-                """, arguments: [caller, mac.description])
+                SELECT ?2, device_mac, measured_at, id FROM reading WHERE device_mac = ?1
+                    AND NOT \(Self.deliveredAsRevised)
+                """, arguments: [mac.description, caller])
     }
 
     /// Reserves the readings `ids` for `caller` as `reservation`'s owner, taking them over from any other owner:
@@ -592,8 +723,12 @@ public final class VitalStore: Sendable {
     private static func insertReservations(
         _ ids: [Int64], caller: String, for reservation: ReservationOwner, at now: Double, _ db: Database
     ) throws {
+        // a reservation holds the revision it carries: if the reading is revised meanwhile, it stays pending
         let insert = try db.cachedStatement(
-            sql: "INSERT OR REPLACE INTO reservation (caller, reading_id, owner, expires_at) VALUES (?, ?, ?, ?)")
+            sql: """
+                INSERT OR REPLACE INTO reservation (caller, reading_id, owner, expires_at, revision)
+                VALUES (?1, ?2, ?3, ?4, (SELECT revision FROM reading WHERE id = ?2))
+                """)
         for id in ids { try insert.execute(arguments: [caller, id, reservation.owner, now + reservation.lifetime]) }
     }
 
@@ -628,12 +763,23 @@ public final class VitalStore: Sendable {
                     """,
                 arguments: [caller, device?.description, action, status, time.secondsSince1970, remaining])
             let id = db.lastInsertedRowID
+            // the revision delivered is the one reserved, else the reading's current one
+            let revision = try db.cachedStatement(
+                sql: """
+                    SELECT coalesce(
+                        (SELECT revision FROM reservation WHERE caller = ?1 AND reading_id = ?2 AND owner = ?3),
+                        (SELECT revision FROM reading WHERE id = ?2), 0)
+                    """)
             let item = try db.cachedStatement(
-                sql: "INSERT OR IGNORE INTO delivery_reading (delivery_id, reading_id, caller) VALUES (?, ?, ?)")
+                sql: """
+                    INSERT OR IGNORE INTO delivery_reading (delivery_id, reading_id, caller, revision)
+                    VALUES (?, ?, ?, ?)
+                    """)
             let delivered = try db.cachedStatement(sql: Self.deliveredFromPending)
             for readingID in readingIDs {
-                try item.execute(arguments: [id, readingID, caller])
-                try delivered.execute(arguments: [caller, readingID])
+                let delivering = try Int64.fetchOne(revision, arguments: [caller, readingID, owner]) ?? 0
+                try item.execute(arguments: [id, readingID, caller, delivering])
+                try delivered.execute(arguments: [caller, readingID, delivering])
             }
             if let owner { try db.execute(sql: "DELETE FROM reservation WHERE owner = ?", arguments: [owner]) }
             return id
@@ -673,10 +819,11 @@ public final class VitalStore: Sendable {
         }
     }
 
-    /// Removes reading `?2` from the pending queue of caller `?1`.
+    /// Removes reading `?2` from the pending queue of caller `?1`, if revision `?3` delivered is its current one.
     static let deliveredFromPending = """
         DELETE FROM pending WHERE caller = ?1
-            AND (device_mac, measured_at, reading_id) = (SELECT device_mac, measured_at, id FROM reading WHERE id = ?2)
+            AND (device_mac, measured_at, reading_id) = (
+                SELECT device_mac, measured_at, id FROM reading WHERE id = ?2 AND revision = ?3)
         """
 
     /// SQLite's plans for the queries a callback runs on the pending queue (count, selection, removal of a
@@ -688,7 +835,7 @@ public final class VitalStore: Sendable {
                 sql in
                 let details = try Row.fetchAll(
                     db, sql: "EXPLAIN QUERY PLAN " + sql,
-                    arguments: sql == Self.deliveredFromPending ? [caller, 1] : arguments)
+                    arguments: sql == Self.deliveredFromPending ? [caller, 1, 0] : arguments)
                 return details.map { $0["detail"] as String }.joined(separator: "; ")
             }
         }

@@ -9,7 +9,7 @@ struct RecordsTests {
     /// A home whose store holds readings of every kind.
     static func home() throws -> TestHome {
         let home = try TestHome()
-        for model in [DeviceModel.bp5, .bg5, .hs4s, .po3, .am4, .thv3] {
+        for model in [DeviceModel.bp5, .bg5, .hs4s, .po3, .am4, .thv3, .fitPro9614N] {
             _ = try home.callback(request(.addSync, model))
         }
         return home
@@ -37,6 +37,20 @@ struct RecordsTests {
                 "sleep_min": Double(day.sleepMinutes),
                 "sleep_efficiency_percent": Double(day.sleepEfficiency),
             ]
+        case .band(let day):
+            var columns = [
+                "steps": Double(day.steps), "calories_kcal": Double(day.calories), "distance_m": Double(day.distance),
+                "sleep_min": Double(day.sleep.minutes), "sleep_efficiency_percent": Double(day.sleep.efficiency),
+                "deep_sleep_min": Double(day.sleep.deep), "light_sleep_min": Double(day.sleep.light),
+                "awake_min": Double(day.sleep.awake),
+            ]
+            if let rate = day.heartRate {
+                columns["heart_rate_min_bpm"] = Double(rate.minimum)
+                columns["heart_rate_avg_bpm"] = Double(rate.average)
+                columns["heart_rate_max_bpm"] = Double(rate.maximum)
+                columns["heart_rate_minutes"] = Double(rate.minutes)
+            }
+            return columns
         }
     }
 
@@ -100,5 +114,32 @@ struct RecordsTests {
         #expect(try empty.run(["init", "--home", empty.path]).status == 0)
         #expect(try empty.run(["records", "--home", empty.path, "--format", "json"]).stdout == "[]\n")
         #expect(try empty.run(["records", "--home", empty.path]).stdout.split(separator: "\n").count == 2)
+    }
+
+    @Test("a band day lists its sports as text; --heart-rate-minutes lists every stored minute with a value, once")
+    func bandMinutes() throws {
+        let home = try Self.home()
+        let band = try home.store().readings(device: MACAddress(macOf(.fitPro9614N))!)
+        #expect(band.count >= 7)
+        let json = try home.run(["records", "--home", home.path, "--format", "json", "--device", macOf(.fitPro9614N)])
+        let objects = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
+        #expect(objects.contains { ($0["sports"] as? String)?.contains("18:00-18:40") == true })
+        let minutes = try home.run(["records", "--home", home.path, "--heart-rate-minutes", "--format", "csv"])
+        #expect(minutes.status == 0, "\(minutes.stderr)")
+        let rows = minutes.stdout.split(separator: "\r\n").dropFirst()
+        var expected = 0
+        for day in band {
+            if case .band(let summary) = day.reading { expected += summary.heartRate?.minutes ?? 0 }
+        }
+        #expect(rows.count == expected && expected > 7 * 1_000)
+        #expect(rows.allSatisfy { $0.hasPrefix(macOf(.fitPro9614N) + ",heart_rate_minute,") })
+        #expect(Set(rows.map { $0.split(separator: ",")[2] }).count == rows.count)
+        let from = try home.run([
+            "records", "--home", home.path, "--heart-rate-minutes", "--since", "2026-11-20 10:30:00", "--format", "csv",
+        ])
+        #expect(
+            from.stdout.split(separator: "\r\n").dropFirst().allSatisfy {
+                $0.split(separator: ",")[2] >= "2026-11-20 10:30:00"
+            })
     }
 }

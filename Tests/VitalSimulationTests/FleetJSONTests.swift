@@ -248,7 +248,8 @@ struct FleetJSONTests {
                 records: DeviceMemory(
                     (0..<Int.random(in: 0...6, using: &random)).map { index in
                         var seeded = SeededGenerator(seed: random.next())
-                        let entry = DeviceCatalog.entry(for: DeviceModel.allCases.randomElement(using: &random)!)
+                        let model = DeviceModel.allCases.filter { !$0.isSmartband }.randomElement(using: &random)!
+                        let entry = DeviceCatalog.entry(for: model)
                         let time = LayeredTimestamp(
                             secondsSince1970: Int64.random(in: 0...4_000_000_000, using: &random))
                         return StoredRecord(
@@ -261,9 +262,36 @@ struct FleetJSONTests {
                 generator: SeededGenerator(seed: random.next()),
                 measurementsTaken: Int.random(in: 0...9, using: &random),
                 spentFailures: Bool.random(using: &random) ? ["atConnect", "duringSync"] : [],
-                boundUserID: Bool.random(using: &random) ? Int32.min : nil, swim: Bool.random(using: &random))
+                boundUserID: Bool.random(using: &random) ? Int32.min : nil, swim: Bool.random(using: &random),
+                band: Bool.random(using: &random) ? nil : Self.randomBand(using: &random))
             #expect(try DeviceState(json: state.json) == state)
         }
+    }
+
+    /// A band's state with a few of every kind of item (today's totals dated as the codec reads them back: not at
+    /// all) and a schedule.
+    static func randomBand(using random: inout Random) -> BandState {
+        let date = LayeredDate(daysSince1970: Int64.random(in: 0...40_000, using: &random))
+        let totals = BandTotals(steps: Int.random(in: 0...99_999, using: &random), calories: 10, distance: 70)
+        let items: [BandItem] = [
+            .todayTotals(totals), .dayTotals(date, totals),
+            .sport(
+                BandSportSession(
+                    date: date, sport: BandSport(rawValue: 0x88), start: MinuteOfDay(60)!, end: MinuteOfDay(90)!,
+                    steps: 0, calories: 200, distance: 0)),
+            .sleep(BandSleepSegment(date: date, type: .deepSleep, start: MinuteOfDay(1_400)!, end: MinuteOfDay(20)!)),
+            .heartRate(
+                BandHeartRateHour(
+                    date: date, hour: 23, minutes: (0..<60).map { $0 % 7 == 0 ? nil : 40 + $0 })!),
+        ]
+        let first = UInt32.random(in: 1...1_000_000, using: &random)
+        return BandState(
+            pending: items.shuffled(using: &random).prefix(Int.random(in: 0...5, using: &random)).enumerated().map {
+                BandState.Numbered(sequence: first + UInt32($0.offset), item: $0.element)
+            },
+            nextSequence: first + 5, recordedThrough: LayeredTimestamp(secondsSince1970: 1_800_000_000),
+            sportData: Bool.random(using: &random), hourlyHeartRate: true, boundUserID: 7,
+            schedules: [try! BandSchedule(date: date, hour: 9, minute: 30, title: "Physio", subtitle: "room 4")])
     }
 
     @Test("a saved state is one line of members, then one record a line; a line too many or too few is refused")

@@ -9,7 +9,7 @@ import VitalSimulation
 struct CatalogTests {
     @Test("every model has its family, profile, reach and capabilities")
     func entries() {
-        #expect(DeviceCatalog.all.count == 14)
+        #expect(DeviceCatalog.all.count == 17)
         for entry in DeviceCatalog.all {
             #expect(entry.measuresLive == entry.model.supports(.measure))
             #expect(entry.storesRecords == entry.model.supports(.sync))
@@ -21,6 +21,8 @@ struct CatalogTests {
         #expect(DeviceCatalog.entry(for: .thv3).profile.serviceUUID == 0x1809)
         #expect(DeviceCatalog.entry(for: .po3).profile.serviceUUID == 0x1822)
         #expect(DeviceCatalog.entry(for: .am4).family == .activityMonitor)
+        #expect(DeviceCatalog.entry(for: .fitPulse9615N).family == .smartband)
+        #expect(DeviceCatalog.entry(for: .smarteeTraining9616N).profile.serviceUUID == 0xFFD0)
         #expect(DeviceCatalog.entry(for: .hs4s).measuresBodyComposition)
         #expect(!DeviceCatalog.entry(for: .bp3l).storesRecords)
     }

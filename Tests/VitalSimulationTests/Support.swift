@@ -39,7 +39,7 @@ func driver(_ world: SimulatedWorld, _ mac: String) async throws -> any DeviceDr
     let address = MACAddress(mac)!
     let connection = try await world.connect(to: address)
     let model = world.configurations.first { $0.mac == address }!.entry
-    return makeDriver(for: model, connection: connection)
+    return makeDriver(for: model, connection: connection) { world.clock.wallTime }
 }
 
 /// `count` readings listed in a fleet file for `family`, an hour apart from 2026-11-19 00:00.
@@ -63,6 +63,8 @@ func listedRecords(_ family: DeviceFamily, count: Int) -> RecordsScript {
                 (reading.steps, reading.calories, reading.sleepMinutes, reading.sleepEfficiency) = (
                     1000 + index, 200, 420, 90
                 )
+            case .smartband:
+                preconditionFailure("a smartband records by itself: no listed records")
             }
             return reading
         })

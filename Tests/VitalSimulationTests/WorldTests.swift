@@ -25,7 +25,7 @@ struct WorldTests {
             let expected = await world.storedReadings(of: configuration.mac)
             #expect(expected.count == 25)
             let connection = try await world.connect(to: configuration.mac)
-            let driver = makeDriver(for: configuration.entry, connection: connection)
+            let driver = makeDriver(for: configuration.entry, connection: connection) { world.clock.wallTime }
             if let po3 = driver as? PulseOximeterDriver { try await po3.authenticate(userID: "u") }
             let sink = MemorySink()
             #expect(try await driver.sync(into: sink) { _ in } == 25, "\(configuration.entry.model)")
@@ -49,6 +49,7 @@ struct WorldTests {
             case .weight(let kg): #expect((30...200).contains(kg.kilograms))
             case .temperature(let t): #expect((35...42).contains(t.celsius))
             case .activity(let day): #expect((0...100).contains(day.sleepEfficiency) && day.steps >= 0)
+            case .band: Issue.record("a band day in a device's memory")
             }
         }
     }
@@ -148,8 +149,8 @@ struct WorldTests {
 
     @Test("the built-in fleet has one device of each model with fixed MACs")
     func defaultFleet() throws {
-        #expect(Fleet.default.devices.count == 14)
-        #expect(Set(Fleet.default.devices.map(\.mac)).count == 14)
+        #expect(Fleet.default.devices.count == 17)
+        #expect(Set(Fleet.default.devices.map(\.mac)).count == 17)
         #expect(Fleet.default.devices.first?.mac == "004D3208D2F4")
         let json = Fleet.default.json
         #expect(try Fleet(json: json) == Fleet.default)

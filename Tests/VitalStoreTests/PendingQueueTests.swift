@@ -36,7 +36,7 @@ struct PendingQueueTests {
         for step in 0..<400 {
             let device = Self.devices.randomElement(using: &generator)!
             let caller = Self.callers.randomElement(using: &generator)!
-            switch Int.random(in: 0...9, using: &generator) {
+            switch Int.random(in: 0...11, using: &generator) {
             case 0...3:
                 // readings arrive out of time order, and sometimes again
                 let readings = (0..<Int.random(in: 1...5, using: &generator)).map { _ in
@@ -69,6 +69,15 @@ struct PendingQueueTests {
                 try store.recordDelivery(
                     caller: caller, device: device, action: 2, status: 0, at: LayeredTimestamp(secondsSince1970: time),
                     readingIDs: some, remaining: 0)
+            case 10, 11:
+                // a band's items: a day's summary is stored, or revised in place and pending again, or unchanged
+                let items = (0..<Int.random(in: 1...3, using: &generator)).map { _ in
+                    DayItem(
+                        date: LayeredDate(daysSince1970: 20_000 + Int64.random(in: 0...2, using: &generator)), kind: 2,
+                        key: Int.random(in: 0...2, using: &generator),
+                        bytes: [UInt8.random(in: 0...3, using: &generator)])
+                }
+                try store.storeDayItems(items, device: device, summarize: Self.summary)
             default:
                 let owner = ReservationOwner(owner: "held\(step)")
                 _ = try store.reservePending(device: device, caller: caller, for: owner) { pending in
@@ -84,6 +93,65 @@ struct PendingQueueTests {
                 }
             }
         }
+    }
+
+    /// A day's summary for the tests: its steps are the sum of its items' bytes.
+    static func summary(_ date: LayeredDate, _ items: [DayItem]) -> LayeredReading {
+        .band(
+            BandDay(
+                date: date, steps: items.reduce(0) { $0 + Int($1.bytes[0]) }, calories: items.count, distance: 0,
+                sleep: .init(deep: 0, light: 0, awake: 0), heartRate: nil, sports: []))
+    }
+
+    @Test("a day revised after its delivery is pending again; one revised while reserved stays pending after")
+    func revisedDays() throws {
+        let store = try VitalStore()
+        let device = Self.devices[0]
+        let caller = Self.callers[0]
+        let day = LayeredDate(daysSince1970: 20_400)
+        func item(_ key: Int, _ value: UInt8) -> DayItem { DayItem(date: day, kind: 2, key: key, bytes: [value]) }
+        func deliver(_ owner: String) throws -> [Int64] {
+            let reservation = ReservationOwner(owner: owner)
+            let ids = try store.reservePending(device: device, caller: caller, for: reservation) { pending in
+                var ids: [Int64] = []
+                while let reading = try pending.next() { ids.append(reading.id) }
+                return (ids, readingIDs: ids)
+            }
+            try store.recordDelivery(
+                caller: caller, device: device, action: 2, status: 0, at: LayeredTimestamp(secondsSince1970: 0),
+                readingIDs: ids, remaining: 0, owner: owner)
+            return ids
+        }
+        #expect(try store.storeDayItems([item(1, 3)], device: device, summarize: Self.summary) == 1)
+        let first = try deliver("a")
+        let queued = try Self.queued(store, device, caller)
+        #expect(first.count == 1 && queued.0 == 0)
+        // the same item again changes nothing; a newer one replaces it: one row, revised, pending again
+        #expect(try store.storeDayItems([item(1, 3)], device: device, summarize: Self.summary) == 0)
+        #expect(try store.storeDayItems([item(1, 5)], device: device, summarize: Self.summary) == 1)
+        #expect(try store.readings(device: device).map(\.id) == first)
+        #expect(try store.readings(device: device).first?.reading == Self.summary(day, [item(1, 5)]))
+        #expect(try Self.queued(store, device, caller).1 == first)
+        #expect(try store.undeliveredReadings(device: device, caller: caller).map(\.id) == first)
+        // revised while a delivery of the older revision is in flight: still pending once that delivery is journaled
+        let owner = ReservationOwner(owner: "b")
+        let held = try store.reservePending(device: device, caller: caller, for: owner) { pending in
+            let reading = try pending.next()!
+            return (reading.id, readingIDs: [reading.id])
+        }
+        try store.storeDayItems([item(2, 1)], device: device, summarize: Self.summary)
+        try store.recordDelivery(
+            caller: caller, device: device, action: 2, status: 0, at: LayeredTimestamp(secondsSince1970: 0),
+            readingIDs: [held], remaining: 0, owner: "b")
+        #expect(try Self.queued(store, device, caller).1 == [held])
+        #expect(try store.undeliveredReadings(device: device, caller: caller).map(\.id) == [held])
+        #expect(try deliver("c") == [held])
+        #expect(try store.undeliveredReadings(device: device, caller: caller).isEmpty)
+        // the items are kept as they came, the newer replacing the older
+        var items: [DayItem] = []
+        try store.forEachDayItem(device: device) { items.append($0) }
+        #expect(items == [item(1, 5), item(2, 1)])
+        #expect(try store.deliveries().count == 3)
     }
 
     @Test("a callback's queries use the indexes: no scan of the readings of a device or of the journal")

@@ -49,7 +49,7 @@ func pushSync(_ benchmark: Benchmark, count: Int) async throws {
     benchmark.startMeasurement()
     let start = clock.now
     let connection = try await world.connect(to: mac)
-    let driver = makeDriver(for: DeviceCatalog.entry(for: .bp5), connection: connection)
+    let driver = makeDriver(for: DeviceCatalog.entry(for: .bp5), connection: connection) { world.clock.wallTime }
     let synced = try await driver.sync(into: StoreSink(store: store, device: mac)) { _ in }
     let elapsed = clock.now - start
     benchmark.stopMeasurement()

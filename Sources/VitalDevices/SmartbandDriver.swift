@@ -1,0 +1,277 @@
+import HealthGATT
+import LayeredProtocol
+
+extension BandItem {
+    /// The day the item belongs to; `nil` for today's totals, which the host dates (``dated(today:)``).
+    public var date: LayeredDate? {
+        switch self {
+        case .todayTotals: nil
+        case .dayTotals(let date, _): date
+        case .sport(let session): session.date
+        case .sleep(let segment): segment.date
+        case .heartRate(let hour): hour.date
+        }
+    }
+
+    /// The item with today's totals dated `today`, the host's day (the SDK document's rule): what is stored.
+    public func dated(today: LayeredDate) -> BandItem {
+        if case .todayTotals(let totals) = self { return .dayTotals(today, totals) }
+        return self
+    }
+
+    /// What tells a stored item from the other items of its day and kind, so that an item sent again replaces
+    /// the one stored: the sport of totals (newer totals of a day replace older ones), the start minute of a sport
+    /// or sleep segment, the hour of heart rate.
+    public var key: Int {
+        switch self {
+        case .todayTotals(let totals), .dayTotals(_, let totals): Int(totals.sport.rawValue)
+        case .sport(let session): session.start.value
+        case .sleep(let segment): segment.start.value
+        case .heartRate(let hour): hour.hour
+        }
+    }
+
+    /// The item's kind as stored: its type byte, today's totals counting as a day's (type 2).
+    public var kind: Int { Int(dated(today: LayeredDate(daysSince1970: 0)).type) }
+
+    /// The item's bytes as stored: the notification with sequence number 0, today's totals dated.
+    public func storedBytes(today: LayeredDate) -> [UInt8] {
+        BandMessage.item(sequence: 0, dated(today: today)).encoded()
+    }
+
+    /// The item of bytes ``storedBytes(today:)`` wrote.
+    ///
+    /// - Throws: `GATTError` if they are not an item.
+    public init(storedBytes bytes: [UInt8]) throws(GATTError) {
+        guard case .item(_, let item) = try BandMessage(bytes: bytes) else {
+            throw GATTError(.reservedValue, characteristic: "band data", field: "type", offset: 0)
+        }
+        self = item
+    }
+}
+
+extension BandDay {
+    /// The day `date` summed up from its band items (already dated):
+    /// - steps, calories and distance: the sum of its totals, one per sport;
+    /// - sleep: the minutes of its deep (3), light (4) and wake-up (6) segments; start, end and placed segments
+    ///   mark the night and count for nothing;
+    /// - heart rate: minimum, mean (rounded half up) and maximum of its minutes with a value, and how many;
+    /// - sports: its finished sports by start time.
+    public init(date: LayeredDate, items: some Sequence<BandItem>) {
+        var (steps, calories, distance) = (0, 0, 0)
+        var sleep = Sleep(deep: 0, light: 0, awake: 0)
+        var (minimum, maximum, sum, count) = (Int.max, 0, 0, 0)
+        var sports: [Sport] = []
+        for item in items {
+            switch item {
+            case .todayTotals(let totals), .dayTotals(_, let totals):
+                steps += totals.steps
+                calories += totals.calories
+                distance += totals.distance
+            case .sport(let session):
+                sports.append(
+                    Sport(
+                        type: Int(session.sport.rawValue), start: session.start.value, end: session.end.value,
+                        calories: session.calories))
+            case .sleep(let segment):
+                switch segment.type {
+                case .deepSleep: sleep.deep += segment.minutes
+                case .lightSleep: sleep.light += segment.minutes
+                case .wakeUp: sleep.awake += segment.minutes
+                case .startSleep, .endSleep, .placed: break
+                }
+            case .heartRate(let hour):
+                for rate in hour.minutes.lazy.compactMap({ $0 }) {
+                    minimum = min(minimum, rate)
+                    maximum = max(maximum, rate)
+                    sum += rate
+                    count += 1
+                }
+            }
+        }
+        sports.sort { ($0.start, $0.type) < ($1.start, $1.type) }
+        let heartRate =
+            count == 0
+            ? nil
+            : HeartRate(minimum: minimum, average: (2 * sum + count) / (2 * count), maximum: maximum, minutes: count)
+        self.init(
+            date: date, steps: steps, calories: calories, distance: distance, sleep: sleep, heartRate: heartRate,
+            sports: sports)
+    }
+}
+
+/// What a band sends besides its items: the wearer's presses, for ``SmartbandDriver/follow(into:events:)``.
+public enum BandEvent: Hashable, Sendable {
+    /// The wearer pressed find-phone on the band.
+    case findPhone
+    /// The wearer pressed the camera button, in camera mode.
+    case takePicture
+}
+
+/// The smartbands Fit Pro 9614N, Fit Pulse 9615N and Smartee Training 9616N, over VitalBridge's band codec
+/// (``SmartbandGATT``).
+///
+/// A band pushes what it holds as soon as the host subscribes to its data characteristic. The driver keeps the
+/// items in batches of at most ``SmartbandGATT/window``, through the sink's ``RecordSink/storeBandItems(_:today:)``,
+/// and writes ``BandCommand/receivedThrough(_:)`` only after each batch is committed: a crash or a drop at any point
+/// loses nothing the band forgot, and an item sent again replaces its stored self. A sync ends when the band
+/// says it caught up; ``follow(into:events:)`` goes on storing what the band pushes while the link holds.
+public struct SmartbandDriver: DeviceDriver {
+    public let entry: CatalogEntry
+    public let connection: any BluetoothConnection
+    /// The host's clock: today's totals are dated with its day.
+    public let clock: @Sendable () -> LayeredTimestamp
+    /// Items stored per commit; at most ``SmartbandGATT/window``, beyond which the band waits for an acknowledgement.
+    public var batchSize = SmartbandGATT.window
+
+    public init(
+        entry: CatalogEntry, connection: any BluetoothConnection, clock: @escaping @Sendable () -> LayeredTimestamp
+    ) {
+        self.entry = entry
+        self.connection = connection
+        self.clock = clock
+    }
+
+    public func measure(
+        _ options: MeasureOptions, into sink: any RecordSink, observer: @escaping @Sendable (LiveSample) -> Void
+    ) async throws(DeviceError) -> DeviceRecord {
+        throw DeviceError(.unsupported, message: "\(entry.model.name) does not take live measurements")
+    }
+
+    /// Stores everything the band holds until it says it caught up; returns how many items were stored.
+    public func sync(into sink: any RecordSink, progress: @escaping @Sendable (SyncProgress) -> Void)
+        async throws(DeviceError) -> Int
+    {
+        var session = BandSession(driver: self, sink: sink, progress: progress)
+        try await session.start()
+        while true {
+            if case .caughtUp = try await session.nextMessage() { return session.stored }
+        }
+    }
+
+    /// Switches on the band's live pushing (sport data, hourly heart rate), then stores each item the moment the
+    /// band pushes it, until the link drops (``DeviceError/Code/disconnected``) or the task is cancelled
+    /// (``DeviceError/Code/cancelled``); everything acknowledged was committed first. `events` gets the wearer's
+    /// presses; `stored` is called after each commit with the items stored on this link so far.
+    public func follow(
+        into sink: any RecordSink, events: @escaping @Sendable (BandEvent) -> Void = { _ in },
+        stored: @escaping @Sendable (Int) -> Void = { _ in }
+    ) async throws(DeviceError) -> Never {
+        var session = BandSession(driver: self, sink: sink) { stored($0.stored) }
+        try await session.start()
+        try await session.run(.sportDataSwitch(true))
+        try await session.run(.heartRateHourly(true))
+        while true {
+            switch try await session.nextMessage() {
+            case .findPhone: events(.findPhone)
+            case .takePicture: events(.takePicture)
+            default: continue
+            }
+        }
+    }
+
+    /// Runs `command` on the band and waits for its result, storing whatever the band pushes meanwhile; a refusal
+    /// throws ``DeviceError/Code/deviceReported``.
+    public func run(_ command: BandCommand, storingInto sink: any RecordSink) async throws(DeviceError) {
+        var session = BandSession(driver: self, sink: sink) { _ in }
+        try await session.start()
+        try await session.run(command)
+    }
+}
+
+/// One link's exchange with a band: items are kept in a batch, committed and acknowledged when the batch is full
+/// or the band says it caught up; other messages are handed back.
+struct BandSession {
+    let driver: SmartbandDriver
+    let sink: any RecordSink
+    let progress: @Sendable (SyncProgress) -> Void
+    private var batch: [BandItem] = []
+    /// The last item's number on this link.
+    private var last: UInt32?
+    private(set) var stored = 0
+
+    init(driver: SmartbandDriver, sink: any RecordSink, progress: @escaping @Sendable (SyncProgress) -> Void) {
+        self.driver = driver
+        self.sink = sink
+        self.progress = progress
+    }
+
+    private var connection: any BluetoothConnection { driver.connection }
+    private var size: Int { max(1, min(driver.batchSize, SmartbandGATT.window)) }
+    private static let data = GATTCharacteristics.bandData
+    private static let controlPoint = GATTCharacteristics.bandControlPoint
+
+    /// Subscribes to the band's data: it starts pushing what it holds. A link whose MTU cannot carry an hour of
+    /// heart rate is refused first (its items would arrive cut).
+    func start() async throws(DeviceError) {
+        let mtu = await connection.mtu
+        guard mtu >= SmartbandGATT.minimumMTU else {
+            throw DeviceError(
+                .unsupported,
+                message: "the link's MTU of \(mtu) is below the \(SmartbandGATT.minimumMTU) a smartband's items need")
+        }
+        try await connection.subscribe(Self.data)
+    }
+
+    /// Writes `command` and waits for its result.
+    mutating func run(_ command: BandCommand) async throws(DeviceError) {
+        try await connection.write(Self.controlPoint, command.encoded)
+        while true {
+            guard case .commandResult(command.opCode, let success) = try await nextMessage() else { continue }
+            guard success else {
+                let opCode = String(command.opCode, radix: 16, uppercase: true)
+                throw DeviceError(
+                    .deviceReported, message: "the band refused command \(opCode.count == 1 ? "0" : "")\(opCode)")
+            }
+            return
+        }
+    }
+
+    /// The next message that is not an item, after storing the items before it as their batches fill; at
+    /// ``BandMessage/caughtUp(last:)`` the batch is stored and acknowledged.
+    mutating func nextMessage() async throws(DeviceError) -> BandMessage {
+        while true {
+            try driver.checkCancellation()
+            guard case .notification(Self.data, let bytes) = try await connection.nextEvent() else { continue }
+            let message: BandMessage
+            do {
+                message = try BandMessage(bytes: bytes)
+            } catch {
+                throw DeviceError(.protocolViolation, message: "\(error)")
+            }
+            switch message {
+            case .item(let sequence, let item):
+                if let last, sequence <= last {
+                    throw DeviceError(
+                        .protocolViolation, message: "the band sent item \(sequence) after item \(last)")
+                }
+                last = sequence
+                batch.append(item)
+                if batch.count == size { try await commit() }
+            case .caughtUp(let through):
+                if let last, through != last {
+                    throw DeviceError(
+                        .protocolViolation, message: "the band said it caught up at item \(through) after item \(last)")
+                }
+                try await commit()
+                return message
+            default:
+                return message
+            }
+        }
+    }
+
+    /// Stores the batch, then tells the band it may forget it.
+    private mutating func commit() async throws(DeviceError) {
+        guard !batch.isEmpty, let last else { return }
+        do {
+            try await sink.storeBandItems(batch, today: driver.clock().day)
+        } catch {
+            throw DeviceError(.storeFailed, message: "the store refused \(batch.count) band item(s): \(error)")
+        }
+        stored += batch.count
+        batch.removeAll(keepingCapacity: true)
+        try await connection.write(Self.controlPoint, BandCommand.receivedThrough(last).encoded)
+        progress(SyncProgress(stored: stored, expected: nil))
+    }
+}

@@ -1,0 +1,305 @@
+import LayeredProtocol
+import VitalDevices
+
+/// What a simulated smartband holds and how it is set: the items it recorded and not yet had acknowledged, its
+/// numbering, how far it has recorded, and its switches.
+public struct BandState: Hashable, Sendable {
+    /// An item with its number.
+    public struct Numbered: Hashable, Sendable {
+        public var sequence: UInt32
+        public var item: BandItem
+
+        public init(sequence: UInt32, item: BandItem) {
+            self.sequence = sequence
+            self.item = item
+        }
+    }
+
+    /// The items not yet acknowledged, oldest first.
+    public var pending: [Numbered]
+    /// The number the next item gets (from 1; never reused).
+    public var nextSequence: UInt32
+    /// Everything the band recorded up to this time is in ``pending`` or was acknowledged.
+    public var recordedThrough: LayeredTimestamp
+    /// Whether a finished sport is pushed at once while connected.
+    public var sportData: Bool
+    /// Whether each completed heart-rate hour is pushed at the turn of the hour while connected.
+    public var hourlyHeartRate: Bool
+    public var cameraMode: Bool
+    public var boundUserID: UInt32?
+    /// The schedules written to the band.
+    public var schedules: [BandSchedule]
+
+    public init(
+        pending: [Numbered] = [], nextSequence: UInt32 = 1, recordedThrough: LayeredTimestamp,
+        sportData: Bool = false, hourlyHeartRate: Bool = false, cameraMode: Bool = false, boundUserID: UInt32? = nil,
+        schedules: [BandSchedule] = []
+    ) {
+        self.pending = pending
+        self.nextSequence = nextSequence
+        self.recordedThrough = recordedThrough
+        self.sportData = sportData
+        self.hourlyHeartRate = hourlyHeartRate
+        self.cameraMode = cameraMode
+        self.boundUserID = boundUserID
+        self.schedules = schedules
+    }
+
+    /// The last acknowledged item's number (0 before any).
+    var acknowledged: UInt32 { (pending.first?.sequence ?? nextSequence) - 1 }
+
+    /// Keeps `item` under the next number.
+    mutating func keep(_ item: BandItem) {
+        pending.append(Numbered(sequence: nextSequence, item: item))
+        nextSequence += 1
+    }
+
+    /// Forgets the items numbered up to `sequence`.
+    mutating func acknowledge(through sequence: UInt32) {
+        let count = pending.prefix { $0.sequence <= sequence }.count
+        pending.removeFirst(count)
+    }
+}
+
+/// What a band wearer does, day after day, drawn from the band's seed and the date alone, so that a day is the
+/// same however the simulation steps through it: a night's sleep ending at 07:00, an evening sport ending at
+/// 18:40, a heart rate each minute (a few missing), and the day's totals.
+struct BandLife {
+    let seed: UInt64
+
+    /// The generator of `day`, or of hour `hour` of it.
+    private func random(_ day: LayeredDate, hour: Int = 24) -> SeededGenerator {
+        SeededGenerator(seed: seed ^ (UInt64(bitPattern: day.daysSince1970) &* 0x9E37_79B9_7F4A_7C15) &+ UInt64(hour))
+    }
+
+    /// The day's walking totals, all of them or, for `through` seconds of the day, that share.
+    func totals(_ day: LayeredDate, through seconds: Int64 = 86_400) -> BandTotals {
+        var random = random(day)
+        let steps = Int.random(in: 2_000...16_000, using: &random)
+        let share = Double(min(max(seconds, 0), 86_400)) / 86_400
+        let done = Int((Double(steps) * share).rounded(.down))
+        return BandTotals(steps: done, calories: done / 25, distance: done * 7 / 10)
+    }
+
+    /// The night ending on the morning of `day`: start, then light, deep and wake-up segments from 00:30 to 06:50,
+    /// then end.
+    func night(_ day: LayeredDate) -> [BandSleepSegment] {
+        var random = random(day)
+        _ = random.next()
+        var segments: [BandSleepSegment] = []
+        func segment(_ type: BandSleepType, _ start: Int, _ end: Int) {
+            segments.append(BandSleepSegment(date: day, type: type, start: MinuteOfDay(start)!, end: MinuteOfDay(end)!))
+        }
+        segment(.startSleep, 30, 30)
+        var minute = 30
+        let kinds: [BandSleepType] = [.lightSleep, .deepSleep, .lightSleep, .wakeUp]
+        var index = 0
+        while minute < 410 {
+            let length = min(Int.random(in: 10...70, using: &random), 410 - minute)
+            segment(kinds[index % kinds.count], minute, minute + length)
+            minute += length
+            index += 1
+        }
+        segment(.endSleep, 410, 410)
+        return segments
+    }
+
+    /// The evening sport of `day`, 18:00 to 18:40.
+    func sport(_ day: LayeredDate) -> BandSportSession {
+        var random = random(day)
+        _ = random.next()
+        _ = random.next()
+        let sports: [BandSport] = [.walk, BandSport(rawValue: 0x88), BandSport(rawValue: 0x83), .walk]
+        let sport = sports[Int.random(in: 0..<sports.count, using: &random)]
+        let steps = sport == .walk ? Int.random(in: 3_000...5_000, using: &random) : 0
+        return BandSportSession(
+            date: day, sport: sport, start: MinuteOfDay(18 * 60)!, end: MinuteOfDay(18 * 60 + 40)!, steps: steps,
+            calories: Int.random(in: 150...400, using: &random), distance: steps * 7 / 10)
+    }
+
+    /// Hour `hour` of `day`: a heart rate each minute, lower at night, with about one minute in thirty missing.
+    func heartRate(_ day: LayeredDate, hour: Int) -> BandHeartRateHour {
+        var random = random(day, hour: hour)
+        let base = hour < 7 ? 55 : hour == 18 ? 110 : 72
+        let minutes: [Int?] = (0..<60).map { _ in
+            Int.random(in: 0..<30, using: &random) == 0 ? nil : base + Int.random(in: -8...12, using: &random)
+        }
+        return BandHeartRateHour(date: day, hour: hour, minutes: minutes)!
+    }
+
+    /// What the band records from after `from` through `through`, in order: each completed hour of heart rate at
+    /// its end, the night at 07:00, the sport at 18:40, a finished day's totals at midnight.
+    func items(after from: LayeredTimestamp, through: LayeredTimestamp) -> [BandItem] {
+        var items: [BandItem] = []
+        // every event falls on a whole minute: step through the hours and the two minutes that are not on one
+        var hourStart = from.secondsSince1970 / 3_600 * 3_600
+        while hourStart <= through.secondsSince1970 {
+            let day = LayeredDate(daysSince1970: hourStart / 86_400)
+            let hour = Int(hourStart % 86_400 / 3_600)
+            func due(_ seconds: Int64) -> Bool {
+                seconds > from.secondsSince1970 && seconds <= through.secondsSince1970
+            }
+            if due(hourStart) {
+                // the turn of the hour ends the hour before it, and at midnight the day before it
+                let previous = LayeredTimestamp(secondsSince1970: hourStart - 3_600)
+                items.append(.heartRate(heartRate(previous.day, hour: Int(previous.secondsSince1970 % 86_400 / 3_600))))
+                if hour == 0 { items.append(.dayTotals(previous.day, totals(previous.day))) }
+                if hour == 7 { items += night(day).map(BandItem.sleep) }
+            }
+            if hour == 18, due(hourStart + 40 * 60) { items.append(.sport(sport(day))) }
+            hourStart += 3_600
+        }
+        return items
+    }
+}
+
+extension BandState {
+    /// Records what the band's wearer did up to `time`.
+    mutating func record(until time: LayeredTimestamp, life: BandLife) {
+        guard time > recordedThrough else { return }
+        for item in life.items(after: recordedThrough, through: time) { keep(item) }
+        recordedThrough = time
+    }
+
+    /// The time of the next thing the band records after `time`: the turn of the hour, or 18:40.
+    static func nextEvent(after time: LayeredTimestamp) -> LayeredTimestamp {
+        let seconds = time.secondsSince1970
+        let nextHour = (seconds / 3_600 + 1) * 3_600
+        let sportEnd = seconds / 86_400 * 86_400 + 18 * 3_600 + 40 * 60
+        return LayeredTimestamp(secondsSince1970: sportEnd > seconds && sportEnd < nextHour ? sportEnd : nextHour)
+    }
+}
+
+/// A smartband on VitalBridge's band service: it pushes what it holds from the oldest unacknowledged item as soon
+/// as the central subscribes to its data, at most ``SmartbandGATT/window`` beyond the last acknowledged, then says
+/// it caught up; it forgets items only on ``BandCommand/receivedThrough(_:)``. While connected with sport data and
+/// hourly heart rate on, it goes on recording as the world's time passes and pushes each new item at once.
+struct BandPeripheral: SimulatedPeripheral {
+    let runtime: DeviceRuntime
+
+    private var band: BandState {
+        get { runtime.state.band! }
+        nonmutating set { runtime.state.band = newValue }
+    }
+
+    private var life: BandLife { BandLife(seed: runtime.configuration.seed) }
+
+    func subscribed(_ characteristic: CharacteristicID, on link: Link) {
+        guard characteristic == GATTCharacteristics.bandData, link.band == nil else { return }
+        let time = link.clock.wallTime
+        band.record(until: time, life: life)
+        // today's running totals lead each connection
+        band.keep(.todayTotals(life.totals(time.day, through: time.secondsSince1970 % 86_400)))
+        link.band = LinkBand()
+    }
+
+    func write(_ characteristic: CharacteristicID, _ value: [UInt8], on link: Link) throws(DeviceError) {
+        let time = link.clock.wallTime
+        guard characteristic == GATTCharacteristics.bandControlPoint else {
+            throw DeviceError(.protocolViolation, message: "\(characteristic) cannot be written")
+        }
+        let command: BandCommand
+        do {
+            command = try BandCommand(bytes: value)
+        } catch {
+            throw DeviceError(.protocolViolation, message: "a malformed band command: \(error)")
+        }
+        var success = true
+        switch command {
+        case .receivedThrough(let sequence):
+            guard let sent = link.band?.lastSent, sequence <= sent else {
+                throw DeviceError(.protocolViolation, message: "item \(sequence) was never sent on this link")
+            }
+            band.acknowledge(through: sequence)
+            return
+        case .sportDataSwitch(let on): band.sportData = on
+        case .heartRateHourly(let on): band.hourlyHeartRate = on
+        case .cameraMode(let on): band.cameraMode = on
+        case .bind(let userID): band.boundUserID = userID
+        case .unbind: band.boundUserID = nil
+        case .getToday:
+            band.keep(.todayTotals(life.totals(time.day, through: time.secondsSince1970 % 86_400)))
+        case .getSupportedSports:
+            link.notify(
+                GATTCharacteristics.bandData,
+                BandMessage.supportedSports(BandSupportedSports(sports: BandSport.table.map(\.sport), maximumActive: 5))
+                    .encoded())
+        case .writeSchedule(let schedule):
+            do {
+                try BandSchedule.check(adding: schedule, to: band.schedules)
+                band.schedules.append(schedule)
+            } catch {
+                success = false
+            }
+        case .deleteSchedule(let date, let hour, let minute):
+            let before = band.schedules.count
+            band.schedules.removeAll { $0.date == date && $0.hour == hour && $0.minute == minute }
+            success = band.schedules.count < before
+        case .clearSchedules: band.schedules.removeAll()
+        case .readScheduleInfo:
+            link.notify(GATTCharacteristics.bandData, BandMessage.scheduleExists(!band.schedules.isEmpty).encoded())
+        case .readSchedule(let date, let hour, let minute):
+            let exists = band.schedules.contains { $0.date == date && $0.hour == hour && $0.minute == minute }
+            link.notify(GATTCharacteristics.bandData, BandMessage.scheduleExists(exists).encoded())
+        case .reset:
+            band = BandState(recordedThrough: time)
+        case .setSportTargets, .setAlarm, .setSedentary, .setPersonalInfo, .setHardwareOptions, .pushText:
+            // checked by the codec; the simulated band only acknowledges settings it has no use for
+            break
+        }
+        link.notify(
+            GATTCharacteristics.bandData, BandMessage.commandResult(opCode: command.opCode, success: success).encoded())
+    }
+
+    /// Sends the next item the window allows, or says it caught up once everything held was sent; injects the
+    /// fleet's drop after as many items of a link as `disconnectAfter` says.
+    func pump(on link: Link) {
+        guard var state = link.band, link.isIdle else { return }
+        let band = band
+        let sentCount = state.lastSent.map { last in band.pending.prefix { $0.sequence <= last }.count } ?? 0
+        if sentCount < band.pending.count {
+            let next = band.pending[sentCount]
+            guard next.sequence <= band.acknowledged + UInt32(SmartbandGATT.window) else { return }
+            if case .drop = runtime.transferFailure(after: state.sentOnLink) {
+                link.enqueue(.drop)
+                link.band = nil
+                return
+            }
+            link.notify(GATTCharacteristics.bandData, BandMessage.item(sequence: next.sequence, next.item).encoded())
+            state.lastSent = next.sequence
+            state.sentOnLink += 1
+            state.caughtUpSent = false
+        } else if !state.caughtUpSent {
+            link.notify(
+                GATTCharacteristics.bandData,
+                BandMessage.caughtUp(last: state.lastSent ?? band.nextSequence - 1).encoded())
+            state.caughtUpSent = true
+        }
+        link.band = state
+    }
+
+    /// With nothing left to send and live pushing on, lets the world's time pass to the next thing the band
+    /// records and keeps it; `false` when the band has nothing more to say.
+    func waitForMore(on link: Link) -> Bool {
+        // only once everything held was sent and the band said so: a full window waits for an acknowledgement
+        guard let state = link.band, state.caughtUpSent, band.sportData, band.hourlyHeartRate,
+            (band.pending.last?.sequence ?? 0) <= (state.lastSent ?? 0)
+        else { return false }
+        let clock = link.clock
+        let next = BandState.nextEvent(after: clock.wallTime)
+        clock.advance(by: .seconds(next.secondsSince1970 - clock.wallTime.secondsSince1970))
+        band.record(until: next, life: life)
+        return true
+    }
+
+    func sendMeasurement(_ record: StoredRecord, on link: Link) {}
+}
+
+/// A link's exchange with a band: what it sent on this link.
+struct LinkBand {
+    /// The last item sent on this link.
+    var lastSent: UInt32?
+    var sentOnLink = 0
+    /// Whether the band said it caught up since it last sent an item.
+    var caughtUpSent = false
+}
