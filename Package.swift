@@ -60,6 +60,7 @@ let package = Package(
             name: "VitalBridgeCLITests",
             dependencies: [
                 "vitalbridge", "VitalBridgeCLI", "LayeredProtocol", "VitalBridge", "VitalSimulation", "VitalStore",
+                "VitalDevices",
             ]
         ),
     ],

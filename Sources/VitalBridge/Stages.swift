@@ -198,8 +198,8 @@ public struct StoreSink: RecordSink {
         latest.stored.withLock { $0 = Array(zip(readings, ids)) }
     }
 
-    /// Keeps a smartband's items as they came and revises the summary (a ``LayeredProtocol/BandDay``) of each day
-    /// they change, in one transaction.
+    /// Keeps a smartband's items as they came and revises the summary (a `BandDay`) of each day they change, in one
+    /// transaction.
     public func storeBandItems(_ items: [BandItem], today: LayeredDate) async throws {
         let dayItems = items.map { item in
             let dated = item.dated(today: today)

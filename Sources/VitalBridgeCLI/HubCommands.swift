@@ -153,10 +153,10 @@ struct OpenInvocation: Equatable {
 
 /// Opens the hub in the home folder `option` names (``Home/directory(option:)``), or exits 1 with one line saying
 /// why. Only commands that write create a home (`create`); the others open its store read-only.
-func openHub(_ option: String?, create: Bool = false) throws -> Hub {
+func openHub(_ option: String?, create: Bool = false, readOnly: Bool? = nil) throws -> Hub {
     do {
         let home = try Home(Home.directory(option: option), create: create)
-        return try Hub(home: home, whitelist: try home.whitelist(), readOnly: !create)
+        return try Hub(home: home, whitelist: try home.whitelist(), readOnly: readOnly ?? !create)
     } catch {
         printError("cannot use the home folder: \(error)")
         throw ExitCode(1)
@@ -367,7 +367,7 @@ struct FleetCommand: ParsableCommand {
 
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "List the fleet's devices with what each still stores.",
+            abstract: "List the fleet's devices with what each still stores (a smartband: its unacknowledged items).",
             discussion: "Example:\n  vitalbridge fleet show --home /tmp/hub")
         @OptionGroup var homeOptions: HomeOptions
 
@@ -381,7 +381,7 @@ struct FleetCommand: ParsableCommand {
             }
             var rows: [[String]] = []
             for device in hub.world.configurations {
-                let stored = await hub.world.storedReadings(of: device.mac).count
+                let stored = await hub.world.heldCount(of: device.mac)
                 rows.append([
                     device.mac.description, device.entry.model.name, device.entry.family.rawValue, device.serial,
                     device.paired ? "yes" : "no", device.inRange ? "yes" : "no", String(stored),

@@ -100,7 +100,7 @@ extension BandDay {
     }
 }
 
-/// What a band sends besides its items: the wearer's presses, for ``SmartbandDriver/follow(into:events:)``.
+/// What a band sends besides its items: the wearer's presses, for ``SmartbandDriver/follow(into:events:stored:)``.
 public enum BandEvent: Hashable, Sendable {
     /// The wearer pressed find-phone on the band.
     case findPhone
@@ -115,7 +115,7 @@ public enum BandEvent: Hashable, Sendable {
 /// items in batches of at most ``SmartbandGATT/window``, through the sink's ``RecordSink/storeBandItems(_:today:)``,
 /// and writes ``BandCommand/receivedThrough(_:)`` only after each batch is committed: a crash or a drop at any point
 /// loses nothing the band forgot, and an item sent again replaces its stored self. A sync ends when the band
-/// says it caught up; ``follow(into:events:)`` goes on storing what the band pushes while the link holds.
+/// says it caught up; ``follow(into:events:stored:)`` goes on storing what the band pushes while the link holds.
 public struct SmartbandDriver: DeviceDriver {
     public let entry: CatalogEntry
     public let connection: any BluetoothConnection
@@ -170,12 +170,22 @@ public struct SmartbandDriver: DeviceDriver {
         }
     }
 
-    /// Runs `command` on the band and waits for its result, storing whatever the band pushes meanwhile; a refusal
-    /// throws ``DeviceError/Code/deviceReported``.
-    public func run(_ command: BandCommand, storingInto sink: any RecordSink) async throws(DeviceError) {
+    /// Runs `command` on the band, storing everything the band pushes meanwhile (until what it received is
+    /// committed and acknowledged); returns the band's answers before its result (the supported
+    /// sports, whether a schedule exists). A refusal throws ``DeviceError/Code/deviceReported``.
+    @discardableResult
+    public func run(_ command: BandCommand, storingInto sink: any RecordSink) async throws(DeviceError)
+        -> [BandMessage]
+    {
         var session = BandSession(driver: self, sink: sink) { _ in }
         try await session.start()
-        try await session.run(command)
+        let answers = try await session.run(command)
+        if command == .getToday {
+            // the totals asked for follow the result; the band then says it caught up
+            while true { if case .caughtUp = try await session.nextMessage() { break } }
+        }
+        while session.holdsUncommitted { _ = try await session.nextMessage() }
+        return answers
     }
 }
 
@@ -188,6 +198,7 @@ struct BandSession {
     private var batch: [BandItem] = []
     /// The last item's number on this link.
     private var last: UInt32?
+
     private(set) var stored = 0
 
     init(driver: SmartbandDriver, sink: any RecordSink, progress: @escaping @Sendable (SyncProgress) -> Void) {
@@ -197,6 +208,10 @@ struct BandSession {
     }
 
     private var connection: any BluetoothConnection { driver.connection }
+
+    /// Whether items were received and not yet committed: the band sends more until its batch is full or it
+    /// caught up.
+    var holdsUncommitted: Bool { !batch.isEmpty }
     private var size: Int { max(1, min(driver.batchSize, SmartbandGATT.window)) }
     private static let data = GATTCharacteristics.bandData
     private static let controlPoint = GATTCharacteristics.bandControlPoint
@@ -213,17 +228,23 @@ struct BandSession {
         try await connection.subscribe(Self.data)
     }
 
-    /// Writes `command` and waits for its result.
-    mutating func run(_ command: BandCommand) async throws(DeviceError) {
+    /// Writes `command` and waits for its result; returns the other messages before it (not items).
+    @discardableResult
+    mutating func run(_ command: BandCommand) async throws(DeviceError) -> [BandMessage] {
         try await connection.write(Self.controlPoint, command.encoded)
+        var answers: [BandMessage] = []
         while true {
-            guard case .commandResult(command.opCode, let success) = try await nextMessage() else { continue }
+            let message = try await nextMessage()
+            guard case .commandResult(command.opCode, let success) = message else {
+                if case .caughtUp = message {} else { answers.append(message) }
+                continue
+            }
             guard success else {
                 let opCode = String(command.opCode, radix: 16, uppercase: true)
                 throw DeviceError(
                     .deviceReported, message: "the band refused command \(opCode.count == 1 ? "0" : "")\(opCode)")
             }
-            return
+            return answers
         }
     }
 
@@ -232,7 +253,15 @@ struct BandSession {
     mutating func nextMessage() async throws(DeviceError) -> BandMessage {
         while true {
             try driver.checkCancellation()
-            guard case .notification(Self.data, let bytes) = try await connection.nextEvent() else { continue }
+            let event: GATTEvent
+            do {
+                event = try await connection.nextEvent()
+            } catch {
+                // the link is gone: what arrived is kept all the same (the band, unacknowledged, sends it again)
+                if error.code == .disconnected { try await store() }
+                throw error
+            }
+            guard case .notification(Self.data, let bytes) = event else { continue }
             let message: BandMessage
             do {
                 message = try BandMessage(bytes: bytes)
@@ -264,6 +293,14 @@ struct BandSession {
     /// Stores the batch, then tells the band it may forget it.
     private mutating func commit() async throws(DeviceError) {
         guard !batch.isEmpty, let last else { return }
+        try await store()
+        try await connection.write(Self.controlPoint, BandCommand.receivedThrough(last).encoded)
+        progress(SyncProgress(stored: stored, expected: nil))
+    }
+
+    /// Stores the batch (a sink failure is ``DeviceError/Code/storeFailed``).
+    private mutating func store() async throws(DeviceError) {
+        guard !batch.isEmpty else { return }
         do {
             try await sink.storeBandItems(batch, today: driver.clock().day)
         } catch {
@@ -271,7 +308,5 @@ struct BandSession {
         }
         stored += batch.count
         batch.removeAll(keepingCapacity: true)
-        try await connection.write(Self.controlPoint, BandCommand.receivedThrough(last).encoded)
-        progress(SyncProgress(stored: stored, expected: nil))
     }
 }

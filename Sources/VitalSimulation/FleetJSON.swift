@@ -411,7 +411,7 @@ extension BandState {
     static func hex(_ item: Numbered) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var text: [UInt8] = []
-        for byte in BandMessage.item(sequence: item.sequence, item.item).encoded() {
+        for byte in item.message {
             text += [digits[Int(byte >> 4)], digits[Int(byte & 0xF)]]
         }
         return String(decoding: text, as: UTF8.self)
@@ -435,10 +435,10 @@ extension BandState {
                 high = nibble
             }
         }
-        guard high == nil, case .item(let sequence, let item)? = try? BandMessage(bytes: bytes) else {
+        guard high == nil, let item = Numbered(message: bytes) else {
             throw FleetError(path: path, message: "is not a band item")
         }
-        return Numbered(sequence: sequence, item: item)
+        return item
     }
 }
 

@@ -106,6 +106,16 @@ public actor SimulatedWorld: BluetoothCentral {
     /// What device `mac` remembers now.
     public func deviceState(of mac: MACAddress) -> DeviceState? { runtime(mac)?.state }
 
+    /// How many records device `mac` holds now; for a smartband, the items it recorded up to the world's time
+    /// and has not had acknowledged.
+    public func heldCount(of mac: MACAddress) -> Int {
+        guard let runtime = runtime(mac) else { return 0 }
+        guard var band = runtime.state.band else { return runtime.state.records.count }
+        band.record(until: clock.wallTime, life: BandLife(seed: runtime.configuration.seed))
+        runtime.state.band = band
+        return band.pending.count
+    }
+
     /// The readings in the memory of device `mac`, oldest first.
     public func storedReadings(of mac: MACAddress) -> [LayeredReading] {
         runtime(mac)?.state.records.map(\.reading) ?? []

@@ -4,14 +4,30 @@ import VitalDevices
 /// What a simulated smartband holds and how it is set: the items it recorded and not yet had acknowledged, its
 /// numbering, how far it has recorded, and its switches.
 public struct BandState: Hashable, Sendable {
-    /// An item with its number.
+    /// An item with its number, kept as the notification the band sends (about 80 bytes for an hour of heart
+    /// rate: a band holding a year stays small).
     public struct Numbered: Hashable, Sendable {
-        public var sequence: UInt32
-        public var item: BandItem
+        public let sequence: UInt32
+        /// The item's notification, `BandMessage.item(sequence:_:)` encoded.
+        public let message: [UInt8]
 
         public init(sequence: UInt32, item: BandItem) {
             self.sequence = sequence
-            self.item = item
+            message = BandMessage.item(sequence: sequence, item).encoded()
+        }
+
+        /// The item of a notification; `nil` if it is not an item's.
+        init?(message: [UInt8]) {
+            guard case .item(let sequence, _)? = try? BandMessage(bytes: message) else { return nil }
+            self.sequence = sequence
+            self.message = message
+        }
+
+        public var item: BandItem {
+            guard case .item(_, let item)? = try? BandMessage(bytes: message) else {
+                preconditionFailure("a band keeps only the items it encoded")
+            }
+            return item
         }
     }
 
@@ -127,10 +143,9 @@ struct BandLife {
         return BandHeartRateHour(date: day, hour: hour, minutes: minutes)!
     }
 
-    /// What the band records from after `from` through `through`, in order: each completed hour of heart rate at
-    /// its end, the night at 07:00, the sport at 18:40, a finished day's totals at midnight.
-    func items(after from: LayeredTimestamp, through: LayeredTimestamp) -> [BandItem] {
-        var items: [BandItem] = []
+    /// What the band records from after `from` through `through`, passed to `record` in order: each completed
+    /// hour of heart rate at its end, the night at 07:00, the sport at 18:40, a finished day's totals at midnight.
+    func items(after from: LayeredTimestamp, through: LayeredTimestamp, _ record: (BandItem) -> Void) {
         // every event falls on a whole minute: step through the hours and the two minutes that are not on one
         var hourStart = from.secondsSince1970 / 3_600 * 3_600
         while hourStart <= through.secondsSince1970 {
@@ -142,14 +157,13 @@ struct BandLife {
             if due(hourStart) {
                 // the turn of the hour ends the hour before it, and at midnight the day before it
                 let previous = LayeredTimestamp(secondsSince1970: hourStart - 3_600)
-                items.append(.heartRate(heartRate(previous.day, hour: Int(previous.secondsSince1970 % 86_400 / 3_600))))
-                if hour == 0 { items.append(.dayTotals(previous.day, totals(previous.day))) }
-                if hour == 7 { items += night(day).map(BandItem.sleep) }
+                record(.heartRate(heartRate(previous.day, hour: Int(previous.secondsSince1970 % 86_400 / 3_600))))
+                if hour == 0 { record(.dayTotals(previous.day, totals(previous.day))) }
+                if hour == 7 { for segment in night(day) { record(.sleep(segment)) } }
             }
-            if hour == 18, due(hourStart + 40 * 60) { items.append(.sport(sport(day))) }
+            if hour == 18, due(hourStart + 40 * 60) { record(.sport(sport(day))) }
             hourStart += 3_600
         }
-        return items
     }
 }
 
@@ -157,7 +171,7 @@ extension BandState {
     /// Records what the band's wearer did up to `time`.
     mutating func record(until time: LayeredTimestamp, life: BandLife) {
         guard time > recordedThrough else { return }
-        for item in life.items(after: recordedThrough, through: time) { keep(item) }
+        life.items(after: recordedThrough, through: time) { keep($0) }
         recordedThrough = time
     }
 
@@ -173,7 +187,8 @@ extension BandState {
 /// A smartband on VitalBridge's band service: it pushes what it holds from the oldest unacknowledged item as soon
 /// as the central subscribes to its data, at most ``SmartbandGATT/window`` beyond the last acknowledged, then says
 /// it caught up; it forgets items only on ``BandCommand/receivedThrough(_:)``. While connected with sport data and
-/// hourly heart rate on, it goes on recording as the world's time passes and pushes each new item at once.
+/// hourly heart rate on, it goes on recording as the world's time passes and pushes each new item at once, with
+/// today's running totals as they then stand.
 struct BandPeripheral: SimulatedPeripheral {
     let runtime: DeviceRuntime
 
@@ -242,7 +257,9 @@ struct BandPeripheral: SimulatedPeripheral {
             let exists = band.schedules.contains { $0.date == date && $0.hour == hour && $0.minute == minute }
             link.notify(GATTCharacteristics.bandData, BandMessage.scheduleExists(exists).encoded())
         case .reset:
-            band = BandState(recordedThrough: time)
+            // memory and settings erased; item numbers go on (never reused)
+            band = BandState(nextSequence: band.nextSequence, recordedThrough: time)
+            link.band = LinkBand()
         case .setSportTargets, .setAlarm, .setSedentary, .setPersonalInfo, .setHardwareOptions, .pushText:
             // checked by the codec; the simulated band only acknowledges settings it has no use for
             break
@@ -265,7 +282,7 @@ struct BandPeripheral: SimulatedPeripheral {
                 link.band = nil
                 return
             }
-            link.notify(GATTCharacteristics.bandData, BandMessage.item(sequence: next.sequence, next.item).encoded())
+            link.notify(GATTCharacteristics.bandData, next.message)
             state.lastSent = next.sequence
             state.sentOnLink += 1
             state.caughtUpSent = false
@@ -289,6 +306,8 @@ struct BandPeripheral: SimulatedPeripheral {
         let next = BandState.nextEvent(after: clock.wallTime)
         clock.advance(by: .seconds(next.secondsSince1970 - clock.wallTime.secondsSince1970))
         band.record(until: next, life: life)
+        // and today's running totals, as they stand now
+        band.keep(.todayTotals(life.totals(next.day, through: next.secondsSince1970 % 86_400)))
         return true
     }
 

@@ -57,6 +57,34 @@ func pushSync(_ benchmark: Benchmark, count: Int) async throws {
     benchmark.measurement(microsecondsPerRecord, Int(seconds(elapsed) * 1e6 / Double(count)))
 }
 
+let itemsPerSecond = BenchmarkMetric.custom("band items per second", polarity: .prefersLarger, useScalingFactor: false)
+
+/// A Fit Pro 9614N that recorded for `days` days (each completed heart-rate hour, each night, sport and day), synced
+/// through its driver into a store file in process, radio timing off: what it holds is pushed, committed in batches
+/// of 512 and acknowledged, and each day's summary revised as its items arrive.
+func bandSync(_ benchmark: Benchmark, days: Int) async throws {
+    let (store, directory) = try temporaryStore()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let mac = MACAddress("004D3208D310")!
+    let start = LayeredTimestamp(secondsSince1970: 1_763_640_000)
+    var band = FleetDevice(model: "FitPro9614N", mac: mac.description)
+    band.recordingSince = LayeredTimestamp(secondsSince1970: start.secondsSince1970 - Int64(days) * 86_400).description
+    let world = try SimulatedWorld(fleet: Fleet(devices: [band]), start: start)
+    let clock = ContinuousClock()
+    benchmark.startMeasurement()
+    let begin = clock.now
+    let connection = try await world.connect(to: mac)
+    let driver = makeDriver(for: DeviceCatalog.entry(for: .fitPro9614N), connection: connection) {
+        world.clock.wallTime
+    }
+    let count = try await driver.sync(into: StoreSink(store: store, device: mac)) { _ in }
+    let elapsed = clock.now - begin
+    benchmark.stopMeasurement()
+    let stored = try store.readings(device: mac).count
+    precondition(stored == days + 1, "\(stored) days stored of \(days + 1)")
+    benchmark.measurement(itemsPerSecond, Int(Double(count) / seconds(elapsed)))
+}
+
 /// Wall time, peak memory and the records per second each benchmark reports.
 var throughput: Benchmark.Configuration {
     .init(metrics: [.wallClock, .peakMemoryResident, recordsPerSecond], maxDuration: .seconds(10), maxIterations: 20)
@@ -106,6 +134,22 @@ let benchmarks: @Sendable () -> Void = {
             maxIterations: 2)
     ) { benchmark in
         try await pushSync(benchmark, count: 65_000)
+    }
+
+    Benchmark(
+        "Smartband month (30 days: 720 heart-rate hours, about 41,000 minutes, nights, sports) into a store file",
+        configuration: .init(
+            metrics: [.wallClock, .peakMemoryResident, itemsPerSecond], maxDuration: .seconds(20), maxIterations: 10)
+    ) { benchmark in
+        try await bandSync(benchmark, days: 30)
+    }
+
+    Benchmark(
+        "Smartband year (365 days: 8,760 heart-rate hours, about 500,000 minutes) into a store file",
+        configuration: .init(
+            metrics: [.wallClock, .peakMemoryResident, itemsPerSecond], maxDuration: .seconds(60), maxIterations: 3)
+    ) { benchmark in
+        try await bandSync(benchmark, days: 365)
     }
 
     Benchmark(

@@ -1,0 +1,612 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import LayeredProtocol
+import Synchronization
+import VitalBridge
+import VitalDevices
+import VitalStore
+
+/// `vitalbridge band …`: the smartbands' own API (VitalBridge's devicemodels 700–702), beyond what the layered
+/// protocol offers: following the band's pushes, and every setting of the SDK document, each checked before
+/// anything is sent. Whatever the band pushes while a command runs is stored before it is acknowledged.
+struct BandCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "band",
+        abstract: "Follow a smartband's pushes and change its settings (Fit Pro 9614N, Fit Pulse 9615N, Smartee …).",
+        discussion: """
+            The band must be a device of the hub (add it first with a layered request, cmd 1 or 4, devicemodel
+            700, 701 or 702). Every command stores what the band pushes while it runs before the band may forget
+            it. A setting the SDK document's rules refuse is an error naming the field; nothing is sent then.
+
+            Examples:
+              vitalbridge band follow --mac 004D3208D310
+              vitalbridge band targets --mac 004D3208D310 --sport walk=300 --sport cycling=500
+              vitalbridge band alarm --mac 004D3208D310 --id 0 --time 06:30 --days mon,tue,wed,thu,fri --repeat
+            """,
+        subcommands: [
+            Follow.self, Info.self, Today.self, Sports.self, Bind.self, Unbind.self, Targets.self, Alarm.self,
+            Sedentary.self, Schedule.self, Personal.self, Options.self, Text.self, Camera.self, Reset.self,
+        ])
+}
+
+/// `--home` and `--mac` of every band command.
+struct BandOptions: ParsableArguments {
+    @OptionGroup var homeOptions: HomeOptions
+
+    @Option(help: "The band's MAC address (12 hexadecimal digits).")
+    var mac: String
+
+    func validate() throws {
+        guard MACAddress(mac) != nil else { throw ValidationError("--mac must be 12 hexadecimal digits") }
+    }
+
+    var address: MACAddress { MACAddress(mac)! }
+
+    /// Runs `body` on the band with the hub's store as its sink, under the band's lease (its saved state is loaded
+    /// and saved back); a band the hub does not know, a device that is not a band or a failing band exits 1 with
+    /// one line saying why.
+    func withBand<T: Sendable>(
+        _ body: @escaping @Sendable (Hub, SmartbandDriver, StoreSink) async throws -> T
+    ) async throws -> T {
+        let hub = try openHub(homeOptions.home, readOnly: false)
+        let mac = address
+        let known: StoredDevice?
+        do {
+            known = try hub.store.device(mac)
+        } catch {
+            printError("cannot read the store: \(error)")
+            throw ExitCode(1)
+        }
+        guard let known else {
+            printError(
+                "\(mac) is not a device of this hub: add it first, e.g. vitalbridge open "
+                    + "'ihealth-layer://?cmd=1&addtype=0&devicemodel=700&scheme=vitalbridge-demo'")
+            throw ExitCode(1)
+        }
+        guard known.model.isSmartband else {
+            printError("\(mac) is a \(known.model.name), not a smartband")
+            throw ExitCode(1)
+        }
+        let world = hub.world
+        let leases = FileLeases(home: hub.home, world: world, timeout: Hub.deviceWait)
+        do {
+            return try await leases.withLease(mac) {
+                let connection = try await world.connect(to: mac)
+                let driver = SmartbandDriver(
+                    entry: DeviceCatalog.entry(for: known.model), connection: connection,
+                    clock: { world.clock.wallTime })
+                do {
+                    let result = try await body(hub, driver, StoreSink(store: hub.store, device: mac))
+                    await connection.disconnect()
+                    return result
+                } catch {
+                    await connection.disconnect()
+                    throw error
+                }
+            }
+        } catch let error as DeviceError {
+            printError("band \(mac): \(error.message)")
+            throw ExitCode(1)
+        } catch let error as BandSettingError {
+            throw BandCommand.refuse(error)
+        } catch let error as ExitCode {
+            throw error
+        } catch {
+            printError("band \(mac): \(error)")
+            throw ExitCode(1)
+        }
+    }
+
+    /// Runs `command` on the band (the rules were checked when it was made) and prints `done`.
+    func run(_ command: BandCommand.Kind, saying done: String) async throws {
+        _ = try await withBand { _, driver, sink in try await driver.run(command, storingInto: sink) }
+        print(done)
+    }
+}
+
+extension BandCommand {
+    typealias Kind = VitalDevices.BandCommand
+
+    /// A setting's rule broken: one line naming the field, exit 1, nothing sent.
+    static func refuse(_ error: BandSettingError) -> ExitCode {
+        printError("refused: \(error)")
+        return ExitCode(1)
+    }
+
+    /// Runs a rule-checked constructor, turning its refusal into ``refuse(_:)``.
+    static func checked<T>(_ make: () throws(BandSettingError) -> T) throws -> T {
+        do {
+            return try make()
+        } catch {
+            throw refuse(error)
+        }
+    }
+
+    /// `on`/`off`.
+    enum Switch: String, ExpressibleByArgument, CaseIterable {
+        case on, off
+        var isOn: Bool { self == .on }
+    }
+
+    /// Days of the week: `mon,tue,…,sun`, `weekdays`, `weekend` or `every-day`.
+    static func weekdays(_ text: String) throws -> BandWeekdays {
+        var days: BandWeekdays = []
+        let names: [String: BandWeekdays] = [
+            "mon": .monday, "tue": .tuesday, "wed": .wednesday, "thu": .thursday, "fri": .friday, "sat": .saturday,
+            "sun": .sunday, "weekdays": [.monday, .tuesday, .wednesday, .thursday, .friday],
+            "weekend": [.saturday, .sunday], "every-day": .everyDay,
+        ]
+        for name in text.lowercased().split(separator: ",", omittingEmptySubsequences: false) {
+            guard let day = names[String(name)] else {
+                throw ValidationError(
+                    "--days: '\(name)' is not a day (mon, tue, wed, thu, fri, sat, sun, weekdays, weekend, every-day)")
+            }
+            days.formUnion(day)
+        }
+        return days
+    }
+
+    /// `HH:mm`, 00:00–23:59.
+    static func time(_ text: String, _ option: String) throws -> (hour: Int, minute: Int) {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts.allSatisfy({ $0.count == 2 }), let hour = Int(parts[0]),
+            let minute = Int(parts[1]), (0...23).contains(hour), (0...59).contains(minute)
+        else { throw ValidationError("\(option) must be HH:mm, 00:00 to 23:59") }
+        return (hour, minute)
+    }
+
+    struct Follow: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Hold the connection and store every push the moment it arrives, until SIGINT or SIGTERM.",
+            discussion: """
+                Switches the band's sport-data push and hourly heart rate on, then stores each item as the band
+                pushes it (a finished sport at once, each heart-rate hour at its turn) and acknowledges it only
+                once committed. A dropped link is reconnected (after 0.5 s, doubling to 30 s while it fails).
+                SIGINT or SIGTERM stops it cleanly: nothing acknowledged was uncommitted, and what the band still
+                holds it sends again next time. --hours stops it after that many hours of the band's clock (the
+                simulator's runs a day in well under a second).
+
+                Examples:
+                  vitalbridge band follow --mac 004D3208D310
+                  vitalbridge band follow --mac 004D3208D310 --hours 24
+                """)
+
+        @OptionGroup var band: BandOptions
+
+        @Option(help: "Stop after this many hours of the band's clock (1 to 87600).")
+        var hours: Int?
+
+        func validate() throws {
+            if let hours, !(1...87_600).contains(hours) { throw ValidationError("--hours must be 1 to 87600") }
+        }
+
+        func run() async throws {
+            let stop = StopSignal()
+            let hours = self.hours
+            let mac = band.address
+            let total = try await band.withBand { hub, first, sink in
+                let world = hub.world
+                let end = hours.map {
+                    LayeredTimestamp(secondsSince1970: world.clock.wallTime.secondsSince1970 + Int64($0) * 3_600)
+                }
+                var driver = first
+                var total = 0
+                var backoff = 0.5
+                let counted = Counter()
+                while true {
+                    let current = driver
+                    let following = Task {
+                        try await current.follow(into: sink) { event in
+                            print(event == .findPhone ? "the wearer pressed find-phone" : "the wearer took a picture")
+                        } stored: { count in
+                            counted.set(count)
+                            print("stored \(count) item(s) on this link, band time \(world.clock.wallTime)")
+                            if let end, world.clock.wallTime >= end {
+                                withUnsafeCurrentTask { $0?.cancel() }
+                            }
+                        }
+                    }
+                    stop.onSignal { following.cancel() }
+                    let result = await following.result
+                    total += counted.take()
+                    switch result {
+                    case .failure(let error as DeviceError) where error.code == .cancelled:
+                        return total
+                    case .failure(let error as DeviceError) where error.code == .disconnected && !stop.stopped:
+                        print("the link dropped (\(error.message)); reconnecting")
+                    case .failure(let error):
+                        throw error
+                    }
+                    // reconnect, backing off while it fails, until stopped
+                    while !stop.stopped {
+                        try? await Task.sleep(for: .milliseconds(Int(backoff * 1000)))
+                        do {
+                            let connection = try await world.connect(to: mac)
+                            driver = SmartbandDriver(
+                                entry: first.entry, connection: connection, clock: { world.clock.wallTime })
+                            backoff = 0.5
+                            break
+                        } catch {
+                            backoff = min(backoff * 2, 30)
+                        }
+                    }
+                    if stop.stopped { return total }
+                }
+            }
+            print("stopped: \(total) item(s) stored")
+        }
+    }
+
+    struct Info: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show the band's model, firmware and battery (and store what it pushes).",
+            discussion: "Example:\n  vitalbridge band info --mac 004D3208D310")
+        @OptionGroup var band: BandOptions
+
+        func run() async throws {
+            let (model, info) = try await band.withBand { _, driver, sink in
+                let info = try await driver.deviceInfo()
+                try await driver.run(.getToday, storingInto: sink)
+                return (driver.entry.model, info)
+            }
+            print(
+                "\(model.name) (devicemodel \(model.rawValue)), serial \(info.serialNumber), "
+                    + "firmware \(info.firmwareRevision), battery \(info.batteryLevel)%")
+        }
+    }
+
+    struct Today: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Ask the band for today's totals now, store them, and show today as a caller would get it.",
+            discussion: "Example:\n  vitalbridge band today --mac 004D3208D310")
+        @OptionGroup var band: BandOptions
+
+        func run() async throws {
+            let mac = band.address
+            let today = try await band.withBand { hub, driver, sink in
+                try await driver.run(.getToday, storingInto: sink)
+                let day = hub.world.clock.wallTime.day
+                return try hub.store.readings(
+                    device: mac, since: LayeredTimestamp(secondsSince1970: day.daysSince1970 * 86_400)
+                )
+                .last?.reading
+            }
+            print(today.map { $0.resultObject(unit: .kilometre).json } ?? "nothing recorded today")
+        }
+    }
+
+    struct Sports: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List the sports the band says it supports (not all may be activated: see targets).",
+            discussion: "Example:\n  vitalbridge band sports --mac 004D3208D310")
+        @OptionGroup var band: BandOptions
+
+        func run() async throws {
+            let answers = try await band.withBand { _, driver, sink in
+                try await driver.run(.getSupportedSports, storingInto: sink)
+            }
+            guard case .supportedSports(let list)? = answers.first else {
+                printError("band \(band.mac): it did not list its sports")
+                throw ExitCode(1)
+            }
+            print("at most \(list.maximumActive) active at once")
+            for sport in list.sports {
+                print("0x\(String(sport.rawValue, radix: 16, uppercase: true))  \(sport)")
+            }
+        }
+    }
+
+    struct Bind: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Bind the band to this hub under a user id.",
+            discussion: "Example:\n  vitalbridge band bind --mac 004D3208D310 --user-id 1111")
+        @OptionGroup var band: BandOptions
+        @Option(help: "The user id, 1 to 4294967295.") var userID: UInt32
+
+        func validate() throws { if userID == 0 { throw ValidationError("--user-id must be 1 to 4294967295") } }
+        func run() async throws { try await band.run(.bind(userID: userID), saying: "bound to user \(userID)") }
+    }
+
+    struct Unbind: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Unbind the band.", discussion: "Example:\n  vitalbridge band unbind --mac 004D3208D310")
+        @OptionGroup var band: BandOptions
+        func run() async throws { try await band.run(.unbind, saying: "unbound") }
+    }
+
+    struct Targets: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Activate 1 to 5 sports, walking among them, each with a calorie target (all 7 days).",
+            discussion: """
+                A sport is its name in the band's table or its code (walk, cycling, 0x88); the target is 1 to 65535
+                kcal.
+
+                Example:
+                  vitalbridge band targets --mac 004D3208D310 --sport walk=300 --sport cycling=500
+                """)
+        @OptionGroup var band: BandOptions
+        @Option(name: .customLong("sport"), help: "SPORT=KCAL, repeated for each sport.") var sports: [String]
+
+        func run() async throws {
+            var targets: [(sport: BandSport, calories: Int)] = []
+            for text in sports {
+                let parts = text.split(separator: "=", maxSplits: 1)
+                guard parts.count == 2, let calories = Int(parts[1]) else {
+                    throw ValidationError("--sport must be SPORT=KCAL, e.g. walk=300 (got '\(text)')")
+                }
+                let name = parts[0].lowercased()
+                let code = name.hasPrefix("0x") ? UInt8(name.dropFirst(2), radix: 16) : nil
+                guard
+                    let sport = code.map(BandSport.init(rawValue:))
+                        ?? BandSport.table.first(where: { $0.name == name })?.sport
+                else { throw ValidationError("--sport: '\(parts[0])' is not a sport of the band's table") }
+                targets.append((sport, calories))
+            }
+            let checked = try BandCommand.checked { () throws(BandSettingError) in try BandSportTargets(targets) }
+            try await band.run(.setSportTargets(checked), saying: "\(targets.count) sport(s) activated")
+        }
+    }
+
+    struct Alarm: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Set alarm 0–7: it rings when on, at a time, on the days given (once, or every week).",
+            discussion:
+                "Example:\n  vitalbridge band alarm --mac 004D3208D310 --id 7 --time 06:30 --days mon,fri --repeat")
+        @OptionGroup var band: BandOptions
+        @Option(help: "The alarm, 0 to 7.") var id: Int
+        @Option(help: "HH:mm.") var time: String
+        @Option(help: "mon,tue,…,sun, weekdays, weekend or every-day.") var days: String
+        @Flag(help: "Ring every week on those days (else once).") var `repeat` = false
+        @Flag(help: "Store the alarm switched off.") var off = false
+
+        func run() async throws {
+            let (hour, minute) = try BandCommand.time(time, "--time")
+            var weekdays = try BandCommand.weekdays(days)
+            if `repeat` { weekdays.insert(.repeatsWeekly) }
+            let alarm = try BandCommand.checked { () throws(BandSettingError) in
+                try BandAlarm(id: id, isOn: !off, hour: hour, minute: minute, weekdays: weekdays)
+            }
+            try await band.run(.setAlarm(alarm), saying: "alarm \(id) set\(alarm.rings ? "" : " (it will not ring)")")
+        }
+    }
+
+    struct Sedentary: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Set the one sedentary reminder: between two hours, on the days given.",
+            discussion: "Example:\n  vitalbridge band sedentary --mac 004D3208D310 --from 9 --to 17 --days weekdays")
+        @OptionGroup var band: BandOptions
+        @Option(help: "The first hour, 0 to 23.") var from: Int
+        @Option(help: "The last hour, after --from.") var to: Int
+        @Option(help: "mon,tue,…,sun, weekdays, weekend or every-day.") var days: String
+        @Flag(help: "Switch the reminder off.") var off = false
+
+        func run() async throws {
+            let weekdays = try BandCommand.weekdays(days)
+            let reminder = try BandCommand.checked { () throws(BandSettingError) in
+                try BandSedentaryReminder(isOn: !off, startHour: from, endHour: to, weekdays: weekdays)
+            }
+            try await band.run(.setSedentary(reminder), saying: "sedentary reminder set")
+        }
+    }
+
+    struct Schedule: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write, check, delete or clear the band's schedules (at most 4 a day, never two at a minute).",
+            discussion: """
+                The title has 1 to 20 characters, the subtitle at most 33. The band refuses a fifth schedule on a
+                day, or a second at the same minute.
+
+                Examples:
+                  vitalbridge band schedule add --mac 004D3208D310 --date 2026-11-24 --time 09:30 --title Physio
+                  vitalbridge band schedule check --mac 004D3208D310 --date 2026-11-24 --time 09:30
+                  vitalbridge band schedule delete --mac 004D3208D310 --date 2026-11-24 --time 09:30
+                  vitalbridge band schedule clear --mac 004D3208D310
+                """)
+        enum Action: String, ExpressibleByArgument, CaseIterable { case add, check, delete, clear }
+        @Argument(help: "add, check, delete or clear.") var action: Action
+        @OptionGroup var band: BandOptions
+        @Option(help: "yyyy-MM-dd.") var date: String?
+        @Option(help: "HH:mm.") var time: String?
+        @Option(help: "1 to 20 characters (add).") var title: String?
+        @Option(help: "At most 33 characters (add).") var subtitle: String = ""
+
+        func run() async throws {
+            if action == .clear {
+                try await band.run(.clearSchedules, saying: "schedules cleared")
+                return
+            }
+            guard let dateText = date, let day = LayeredDate(parsing: dateText) else {
+                throw ValidationError("--date must be yyyy-MM-dd")
+            }
+            let (hour, minute) = try BandCommand.time(time ?? "", "--time")
+            switch action {
+            case .add:
+                let schedule = try BandCommand.checked { () throws(BandSettingError) in
+                    try BandSchedule(date: day, hour: hour, minute: minute, title: title ?? "", subtitle: subtitle)
+                }
+                try await band.run(.writeSchedule(schedule), saying: "schedule written")
+            case .delete:
+                try await band.run(.deleteSchedule(day, hour: hour, minute: minute), saying: "schedule deleted")
+            case .check:
+                let answers = try await band.withBand { _, driver, sink in
+                    try await driver.run(.readSchedule(day, hour: hour, minute: minute), storingInto: sink)
+                }
+                print(answers.contains(.scheduleExists(true)) ? "a schedule is set then" : "no schedule then")
+            case .clear:
+                break
+            }
+        }
+    }
+
+    struct Personal: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Set the wearer: gender, height, weight, age and daily step target.",
+            discussion: """
+                The band's gender codes are 0 man, 1 woman: the opposite of the layered protocol's sex (0 female,
+                1 male); name it here.
+
+                Example:
+                  vitalbridge band personal --mac 004D3208D310 --gender woman --height 168 --weight 60 --age 41 --step-target 8000
+                """)
+        enum Gender: String, ExpressibleByArgument, CaseIterable { case man, woman }
+        @OptionGroup var band: BandOptions
+        @Option(help: "man or woman.") var gender: Gender
+        @Option(help: "Centimetres, 50 to 250.") var height: Int
+        @Option(help: "Kilograms, 10 to 250.") var weight: Int
+        @Option(help: "Years, 1 to 120.") var age: Int
+        @Option(help: "Steps a day, 1 to 100000.") var stepTarget: Int
+
+        func run() async throws {
+            let info = try BandCommand.checked { () throws(BandSettingError) in
+                try BandPersonalInfo(
+                    gender: gender == .man ? .man : .woman, height: height, weight: weight, age: age,
+                    stepTarget: stepTarget)
+            }
+            try await band.run(.setPersonalInfo(info), saying: "personal information set")
+        }
+    }
+
+    struct Options: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Set the band's hardware options: units, clock, automatic sleep, backlight, language, switches.",
+            discussion: """
+                Options left out take their defaults (metric, 24 h, automatic sleep on, backlight 22 to 7, English,
+                LE and wrist switches on). A white background exists on the Smartee Training 9616N only.
+
+                Example:
+                  vitalbridge band options --mac 004D3208D310 --units imperial --clock 12 --backlight 21-6
+                """)
+        enum Units: String, ExpressibleByArgument, CaseIterable { case metric, imperial }
+        enum Clock: String, ExpressibleByArgument, CaseIterable {
+            case twelve = "12"
+            case twentyFour = "24"
+        }
+        enum Language: String, ExpressibleByArgument, CaseIterable { case english, chinese }
+        @OptionGroup var band: BandOptions
+        @Option(help: "metric or imperial.") var units: Units = .metric
+        @Option(help: "12 or 24.") var clock: Clock = .twentyFour
+        @Option(help: "on or off.") var autoSleep: Switch = .on
+        @Option(help: "The backlight's night hours, START-END, each 0 to 23.") var backlight = "22-7"
+        @Option(help: "on or off (Smartee Training 9616N only).") var whiteBackground: Switch?
+        @Option(help: "english or chinese.") var language: Language = .english
+        @Option(help: "on or off.") var le: Switch = .on
+        @Option(help: "on or off: wake the screen when the wrist turns.") var wrist: Switch = .on
+
+        func run() async throws {
+            let hours = backlight.split(separator: "-", omittingEmptySubsequences: false).map { Int($0) }
+            guard hours.count == 2, let start = hours[0], let end = hours[1] else {
+                throw ValidationError("--backlight must be START-END, e.g. 22-7")
+            }
+            let options = try BandCommand.checked { () throws(BandSettingError) in
+                try BandHardwareOptions(
+                    units: units == .metric ? .metric : .imperial,
+                    clock: clock == .twentyFour ? .twentyFourHour : .twelveHour, autoSleep: autoSleep.isOn,
+                    backlightStart: start, backlightEnd: end, whiteBackground: whiteBackground?.isOn,
+                    language: language == .english ? .english : .simplifiedChinese, leSwitch: le.isOn,
+                    wristSwitch: wrist.isOn)
+            }
+            _ = try await band.withBand { _, driver, sink in
+                guard options.whiteBackground == nil || driver.entry.model == .smarteeTraining9616N else {
+                    throw BandSettingError("options.whiteBackground", "exists on the Smartee Training 9616N only")
+                }
+                return try await driver.run(.setHardwareOptions(options), storingInto: sink)
+            }
+            print("options set")
+        }
+    }
+
+    struct Text: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show a text on the band (1 to 60 bytes of UTF-8, no control characters).",
+            discussion: "Example:\n  vitalbridge band text --mac 004D3208D310 'Time for a walk'")
+        @OptionGroup var band: BandOptions
+        @Argument(help: "The text.") var text: String
+
+        func run() async throws {
+            let command = try BandCommand.checked { () throws(BandSettingError) in try Kind.pushing(text) }
+            try await band.run(command, saying: "text sent")
+        }
+    }
+
+    struct Camera: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Switch camera mode: the band's button then takes a picture (shown by band follow).",
+            discussion: "Example:\n  vitalbridge band camera --mac 004D3208D310 on")
+        @OptionGroup var band: BandOptions
+        @Argument(help: "on or off.") var mode: Switch
+
+        func run() async throws { try await band.run(.cameraMode(mode.isOn), saying: "camera mode \(mode.rawValue)") }
+    }
+
+    struct Reset: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Reset the band to its factory state, after storing everything it holds.",
+            discussion: "Example:\n  vitalbridge band reset --mac 004D3208D310 --yes")
+        @OptionGroup var band: BandOptions
+        @Flag(help: "Confirm: the band's settings and memory are erased.") var yes = false
+
+        func validate() throws {
+            if !yes { throw ValidationError("a reset erases the band: confirm with --yes") }
+        }
+
+        func run() async throws {
+            // the band holds nothing unstored by then: the reset follows a sync on the same link
+            let stored = try await band.withBand { _, driver, sink in
+                let stored = try await driver.sync(into: sink) { _ in }
+                try await driver.run(.reset, storingInto: sink)
+                return stored
+            }
+            print("stored \(stored) item(s), then reset the band")
+        }
+    }
+}
+
+/// SIGINT and SIGTERM, caught: the first calls the handler given (and every handler given after it).
+final class StopSignal: @unchecked Sendable {
+    private let lock = NSLock()
+    private var handler: (@Sendable () -> Void)?
+    private var signalled = false
+    private var sources: [DispatchSourceSignal] = []
+
+    init() {
+        for number in [SIGINT, SIGTERM] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { [weak self] in self?.fire() }
+            source.resume()
+            sources.append(source)
+        }
+    }
+
+    var stopped: Bool { lock.withLock { signalled } }
+
+    /// `body` runs at the next signal, or now if one came already.
+    func onSignal(_ body: @escaping @Sendable () -> Void) {
+        let now = lock.withLock {
+            handler = body
+            return signalled
+        }
+        if now { body() }
+    }
+
+    private func fire() {
+        let body = lock.withLock {
+            signalled = true
+            return handler
+        }
+        body?()
+    }
+}
+
+/// A count set from one task and taken by another.
+final class Counter: Sendable {
+    private let value = Mutex(0)
+    func set(_ count: Int) { value.withLock { $0 = count } }
+    func take() -> Int {
+        value.withLock { count in
+            defer { count = 0 }
+            return count
+        }
+    }
+}

@@ -1,0 +1,200 @@
+import Foundation
+import LayeredProtocol
+import Synchronization
+import Testing
+import VitalBridge
+import VitalDevices
+import VitalSimulation
+import VitalStore
+import VitalTestSupport
+
+/// A sink that keeps what a band pushed, item by item, then stores it: the witness of what the band sent.
+final class WitnessBandSink: RecordSink {
+    let sink: StoreSink
+    let pushed = Mutex<[BandItem]>([])
+
+    init(_ sink: StoreSink) { self.sink = sink }
+
+    func store(_ records: [DeviceRecord]) async throws { try await sink.store(records) }
+
+    func storeBandItems(_ items: [BandItem], today: LayeredDate) async throws {
+        try await sink.storeBandItems(items, today: today)
+        pushed.withLock { $0 += items.map { $0.dated(today: today) } }
+    }
+}
+
+/// The smartbands end to end in process: the simulated band's pushes, the driver's batches and acknowledgements,
+/// and the store, which must hold every item exactly once whatever happens to the link.
+@Suite("Smartbands: every pushed item kept once")
+struct SmartbandTests {
+    static let mac = MACAddress("004D3208D310")!
+    static let start = LayeredTimestamp(parsing: "2026-11-20 12:00:00")!
+
+    /// A Fit Pro 9614N that has recorded for `days` days when the world starts.
+    static func band(days: Int, failures: FailureScript? = nil) -> FleetDevice {
+        var device = FleetDevice(model: "FitPro9614N", mac: mac.description, failures: failures)
+        device.recordingSince =
+            LayeredTimestamp(secondsSince1970: start.secondsSince1970 - Int64(days) * 86_400)
+            .description
+        return device
+    }
+
+    /// Syncs the band of `world` into `store` in batches of `batchSize`; returns the driver's count.
+    static func sync(_ world: SimulatedWorld, into sink: any RecordSink, batchSize: Int = SmartbandGATT.window)
+        async throws -> Int
+    {
+        let connection = try await world.connect(to: mac)
+        var driver = SmartbandDriver(
+            entry: DeviceCatalog.entry(for: .fitPro9614N), connection: connection, clock: { world.clock.wallTime })
+        driver.batchSize = batchSize
+        do {
+            let count = try await driver.sync(into: sink) { _ in }
+            await connection.disconnect()
+            return count
+        } catch {
+            await connection.disconnect()
+            throw error
+        }
+    }
+
+    /// The items `store` holds for the band, decoded, by day, kind and key.
+    static func storedItems(_ store: VitalStore) throws -> [BandItem] {
+        var items: [BandItem] = []
+        try store.forEachDayItem(device: mac) { items.append(try BandItem(storedBytes: $0.bytes)) }
+        return items
+    }
+
+    /// The last of `pushed` for each day, kind and key, in the store's order: what the store must hold.
+    static func latest(_ pushed: [BandItem]) -> [BandItem] {
+        var latest: [String: BandItem] = [:]
+        for item in pushed { latest["\(item.date!.daysSince1970)/\(item.kind)/\(item.key)"] = item }
+        return latest.values.sorted { ($0.date!, $0.kind, $0.key) < ($1.date!, $1.kind, $1.key) }
+    }
+
+    @Test("a month pushed (30 days × 24 heart-rate hours, sleep, sports) is stored exactly once, then nothing more")
+    func month() async throws {
+        let world = try SimulatedWorld(fleet: Fleet(devices: [Self.band(days: 30)]), start: Self.start)
+        let store = try VitalStore()
+        let witness = WitnessBandSink(StoreSink(store: store, device: Self.mac))
+        let count = try await Self.sync(world, into: witness)
+        let pushed = witness.pushed.withLock { $0 }
+        #expect(count == pushed.count)
+        // every completed hour of the 30 days, each night, each sport, each finished day's totals, and today's
+        let hours = pushed.filter { if case .heartRate = $0 { true } else { false } }
+        #expect(hours.count == 30 * 24)
+        let minutes = hours.reduce(0) { total, item in
+            guard case .heartRate(let hour) = item else { return total }
+            return total + hour.minutes.compactMap { $0 }.count
+        }
+        #expect(minutes > 40_000 && minutes < 43_200)
+        #expect(try Self.storedItems(store) == Self.latest(pushed))
+        #expect(await world.deviceState(of: Self.mac)?.band?.pending.isEmpty == true)
+        // one reading per day, today included; its summary is the day's items summed up
+        let days = try store.readings(device: Self.mac)
+        #expect(days.count == 31)
+        let stored = try Self.storedItems(store)
+        for day in days {
+            guard case .band(let summary) = day.reading else {
+                Issue.record("not a band day: \(day.reading)")
+                continue
+            }
+            #expect(summary == BandDay(date: summary.date, items: stored.filter { $0.date == summary.date }))
+        }
+        // a second sync finds today's totals only: nothing stored twice, no day but today revised
+        let before = try store.readings(device: Self.mac)
+        #expect(try await Self.sync(world, into: witness) == 1)
+        #expect(try store.readings(device: Self.mac).map(\.id) == before.map(\.id))
+        #expect(try Self.storedItems(store) == stored)
+    }
+
+    @Test("with the link dropping at random points, resyncs end with the store a clean sync makes, nothing twice")
+    func randomDrops() async throws {
+        let reference = try VitalStore()
+        let clean = try SimulatedWorld(fleet: Fleet(devices: [Self.band(days: 10)]), start: Self.start)
+        _ = try await Self.sync(clean, into: StoreSink(store: reference, device: Self.mac))
+        var random = SystemRandomNumberGenerator()
+        let seed = UInt64.random(in: 0...UInt64.max, using: &random)
+        var generator = SeededGenerator(seed: seed)
+        let store = try VitalStore()
+        var state: WorldState?
+        var drops = 0
+        for _ in 0..<40 {
+            // a new world from what the band remembers, its link dropping after a random number of items; batches of
+            // 64, so that a link that holds for fewer than 512 items still gets some acknowledged
+            let after = Int.random(in: 0...120, using: &generator)
+            let fleet = Fleet(devices: [Self.band(days: 10, failures: FailureScript(disconnectAfter: after))])
+            state?.devices[Self.mac.description]?.spentFailures = []
+            let world = try SimulatedWorld(fleet: fleet, state: state, start: Self.start)
+            do {
+                _ = try await Self.sync(world, into: StoreSink(store: store, device: Self.mac), batchSize: 64)
+                state = await world.state()
+                if await world.deviceState(of: Self.mac)?.band?.pending.isEmpty == true { break }
+            } catch let error as DeviceError {
+                #expect(error.code == .disconnected, "seed \(seed)")
+                drops += 1
+                state = await world.state()
+            }
+        }
+        #expect(drops > 0, "seed \(seed)")
+        #expect(state?.devices[Self.mac.description]?.band?.pending.isEmpty == true, "seed \(seed)")
+        #expect(try Self.storedItems(store) == Self.storedItems(reference), "seed \(seed)")
+        #expect(
+            try store.readings(device: Self.mac).map(\.reading) == reference.readings(device: Self.mac).map(\.reading))
+        #expect(try store.readings(device: Self.mac).count == 11)
+    }
+
+    @Test("a layered sync of a month answers a day per object within the URL budget, the rest counted in remaining")
+    func layeredSync() async throws {
+        let engine = try Engine([Self.band(days: 30)], budget: 8_000)
+        var days: [String] = []
+        let url = "ihealth-layer://?cmd=2&devicemodel=700&mac=\(Self.mac)&unit=9&ver=100&scheme=vitalbridge-demo"
+        for round in 0..<10 {
+            let callback = try await engine.callback(url)
+            #expect(callback.status == .success(.sync), "\(callback.reason?.rawValue ?? "")")
+            guard case .list(let objects)? = callback.result else { break }
+            if round == 0 { #expect(callback.remaining ?? 0 > 0) }
+            for object in objects {
+                days.append(object.string(.time) ?? "?")
+                #expect(object.object(.activeData)?.number(.distance) != nil)
+                #expect(object.list(.sportData) != nil)
+            }
+            guard callback.remaining != nil else { break }
+        }
+        #expect(days.count == 31 && Set(days).count == 31)
+        #expect(days == days.sorted())
+    }
+
+    @Test("following: each hour and each sport is stored as it is pushed; cancelled, nothing acknowledged is lost")
+    func follow() async throws {
+        let world = try SimulatedWorld(fleet: Fleet(devices: [Self.band(days: 1)]), start: Self.start)
+        let store = try VitalStore()
+        let witness = WitnessBandSink(StoreSink(store: store, device: Self.mac))
+        let connection = try await world.connect(to: Self.mac)
+        let driver = SmartbandDriver(
+            entry: DeviceCatalog.entry(for: .fitPro9614N), connection: connection, clock: { world.clock.wallTime })
+        let end = LayeredTimestamp(secondsSince1970: Self.start.secondsSince1970 + 2 * 86_400)
+        let following = Task {
+            try await driver.follow(into: witness) { _ in
+            } stored: { _ in
+                if world.clock.wallTime >= end { withUnsafeCurrentTask { $0?.cancel() } }
+            }
+        }
+        guard case .failure(let error as DeviceError) = await following.result else {
+            Issue.record("following ended without a device error")
+            return
+        }
+        #expect(error.code == .cancelled)
+        #expect(world.clock.wallTime >= end)
+        let state = await world.deviceState(of: Self.mac)?.band
+        #expect(state?.sportData == true && state?.hourlyHeartRate == true)
+        // everything the band forgot is stored; what it still holds, it will send again
+        let acknowledged = witness.pushed.withLock { $0 }
+        #expect(try Self.storedItems(store) == Self.latest(acknowledged))
+        await connection.disconnect()
+        _ = try await Self.sync(world, into: witness)
+        let hours = try Self.storedItems(store).filter { if case .heartRate = $0 { true } else { false } }
+        // a day before the start and two after it, every hour, pushed as it completed
+        #expect(hours.count == 3 * 24)
+        #expect(try store.readings(device: Self.mac).count == 4)
+    }
+}
