@@ -25,7 +25,8 @@ struct BandCommand: ParsableCommand {
               vitalbridge band alarm --mac 004D3208D310 --id 0 --time 06:30 --days mon,tue,wed,thu,fri --repeat
             """,
         subcommands: [
-            Follow.self, Info.self, Today.self, Sports.self, Bind.self, Unbind.self, Targets.self, Alarm.self,
+            Scan.self, Follow.self, Info.self, Today.self, Sports.self, Bind.self, Unbind.self, Targets.self,
+            Alarm.self,
             Sedentary.self, Schedule.self, Personal.self, Options.self, Text.self, Camera.self, Reset.self,
         ])
 }
@@ -193,6 +194,7 @@ extension BandCommand {
                 var driver = first
                 var total = 0
                 var backoff = 0.5
+                var reconnected = false
                 let counted = Counter()
                 while true {
                     let current = driver
@@ -210,31 +212,65 @@ extension BandCommand {
                     stop.onSignal { following.cancel() }
                     let result = await following.result
                     total += counted.take()
+                    // a link made here is closed here (withBand closes the first)
+                    func closeReconnected() async {
+                        if reconnected { await driver.connection.disconnect() }
+                    }
                     switch result {
-                    case .failure(let error as DeviceError) where error.code == .cancelled:
+                    case .failure(let error as DeviceError)
+                    where error.code == .cancelled || (error.code == .disconnected && stop.stopped):
+                        await closeReconnected()
                         return total
-                    case .failure(let error as DeviceError) where error.code == .disconnected && !stop.stopped:
+                    case .failure(let error as DeviceError) where error.code == .disconnected:
                         print("the link dropped (\(error.message)); reconnecting")
                     case .failure(let error):
+                        await closeReconnected()
                         throw error
                     }
                     // reconnect, backing off while it fails, until stopped
                     while !stop.stopped {
-                        try? await Task.sleep(for: .milliseconds(Int(backoff * 1000)))
+                        // waited in steps of 0.1 s, so that a signal is not kept waiting for the backoff
+                        for _ in 0..<Int(backoff * 10) where !stop.stopped {
+                            try? await Task.sleep(for: .milliseconds(100))
+                        }
+                        if stop.stopped { break }
                         do {
                             let connection = try await world.connect(to: mac)
                             driver = SmartbandDriver(
                                 entry: first.entry, connection: connection, clock: { world.clock.wallTime })
                             backoff = 0.5
+                            reconnected = true
                             break
                         } catch {
                             backoff = min(backoff * 2, 30)
                         }
                     }
-                    if stop.stopped { return total }
+                    if stop.stopped {
+                        await closeReconnected()
+                        return total
+                    }
                 }
             }
             print("stopped: \(total) item(s) stored")
+        }
+    }
+
+    struct Scan: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Scan for smartbands (their band service, 0xFFD0) and list those found.",
+            discussion: "Example:\n  vitalbridge band scan")
+        @OptionGroup var homeOptions: HomeOptions
+
+        func run() async throws {
+            let hub = try openHub(homeOptions.home)
+            var rows: [[String]] = []
+            for await found in hub.world.scan(for: [SmartbandGATT.service]) {
+                rows.append([
+                    found.mac.description, found.localName, "\(found.rssi) dBm", found.isPaired ? "yes" : "no",
+                    try hub.store.device(found.mac) == nil ? "no" : "yes",
+                ])
+            }
+            print(table(["MAC", "name", "signal", "paired", "added"], rows))
         }
     }
 

@@ -275,7 +275,8 @@ struct BandSession {
                         .protocolViolation, message: "the band sent item \(sequence) after item \(last)")
                 }
                 last = sequence
-                batch.append(item)
+                // today's totals are dated as they arrive: a batch committed after midnight keeps yesterday's
+                batch.append(item.dated(today: driver.clock().day))
                 if batch.count == size { try await commit() }
             case .caughtUp(let through):
                 if let last, through != last {

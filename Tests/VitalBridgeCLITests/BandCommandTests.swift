@@ -160,6 +160,9 @@ struct BandCommandTests {
             unknown.status == 1 && unknown.stderr.contains("is not a device of this hub: add it first"),
             "\(unknown.stderr)")
         _ = try home.callback(request(.add, .fitPro9614N))
+        let scan = try home.run(["band", "scan", "--home", home.path])
+        #expect(scan.status == 0 && scan.stdout.contains("\(bandMAC)  FitPro9614N D310"), "\(scan.stdout)")
+        #expect(scan.stdout.split(separator: "\n").count == 2 + 3 && !scan.stdout.contains("BP5"))
         let accepted: [([String], String)] = [
             (["info"], "FitPro9614N (devicemodel 700), serial"),
             (["sports"], "0x88  cycling"),
@@ -227,6 +230,26 @@ struct BandCommandTests {
         let days = try home.store().readings(device: MACAddress(bandMAC)!)
         #expect(days.map(\.reading) == (try reference.store().readings(device: MACAddress(bandMAC)!)).map(\.reading))
         #expect(days.count == 31)
+        #expect(try home.store().integrityCheck() == "ok")
+    }
+
+    @Test(
+        "killed at the exact write of a band batch to the store's log, nothing is lost or stored twice",
+        arguments: [1, 2, 5, 20, 60])
+    func killedAtWrite(when: Int) throws {
+        let reference = try TestHome(fleet: bandFleet(days: 30))
+        _ = try reference.callback(request(.addSync, .fitPro9614N))
+        let home = try TestHome(fleet: bandFleet(days: 30))
+        _ = try home.callback(request(.add, .fitPro9614N))
+        let wal = home.path + "/vitalbridge.sqlite-wal"
+        let command =
+            "exec strace -f -o /dev/null -P '\(wal)' -e trace=pwrite64,write -e inject=pwrite64,write:signal=SIGKILL:when=\(when) "
+            + "'\(vitalbridgePath.path)' open --home '\(home.path)' '\(request(.sync, .fitPro9614N))'"
+        let killed = try runProgram("/bin/sh", ["-c", command])
+        #expect(killed.status != 0, "killed at write \(when): \(killed.stderr.suffix(300))")
+        let output = try home.open(request(.sync, .fitPro9614N))
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(try home.bandItems() == reference.bandItems())
         #expect(try home.store().integrityCheck() == "ok")
     }
 }
