@@ -163,8 +163,9 @@ extension BandCommand {
             discussion: """
                 Switches the band's sport-data push and hourly heart rate on, then stores each item as the band
                 pushes it (a finished sport at once, each heart-rate hour at its turn) and acknowledges it only
-                once committed. A dropped link is reconnected (after 0.5 s, doubling to 30 s while it fails).
-                SIGINT or SIGTERM stops it cleanly: nothing acknowledged was uncommitted, and what the band still
+                once committed. A dropped link is reconnected (after 0.5 s, doubling to 30 s while it fails),
+                with batches half as large each time (512 down to 16), so that a link that never holds for a full
+                batch still progresses. SIGINT or SIGTERM stops it cleanly: nothing acknowledged was uncommitted, and what the band still
                 holds it sends again next time. --hours stops it after that many hours of the band's clock (the
                 simulator's runs a day in well under a second).
 
@@ -236,8 +237,11 @@ extension BandCommand {
                         if stop.stopped { break }
                         do {
                             let connection = try await world.connect(to: mac)
+                            let batchSize = driver.batchSize
                             driver = SmartbandDriver(
                                 entry: first.entry, connection: connection, clock: { world.clock.wallTime })
+                            // a link that drops before a batch is full gets smaller batches, so that it progresses
+                            driver.batchSize = max(16, batchSize / 2)
                             backoff = 0.5
                             reconnected = true
                             break
