@@ -11,16 +11,21 @@ let package = Package(
         .library(name: "VitalSimulation", targets: ["VitalSimulation"]),
         .library(name: "VitalStore", targets: ["VitalStore"]),
         .library(name: "VitalBridge", targets: ["VitalBridge"]),
+        .library(name: "ShareVitalSigns", targets: ["ShareVitalSigns"]),
         .executable(name: "vitalbridge", targets: ["vitalbridge"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
     ],
     targets: [
         .target(name: "LayeredProtocol"),
         .target(name: "HealthGATT"),
+        .target(
+            name: "ShareVitalSigns",
+            dependencies: ["LayeredProtocol", .product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "VitalDevices", dependencies: ["LayeredProtocol", "HealthGATT"]),
         .target(name: "VitalSimulation", dependencies: ["VitalDevices", "HealthGATT", "LayeredProtocol"]),
         .target(name: "VitalStore", dependencies: ["LayeredProtocol", .product(name: "GRDB", package: "GRDB.swift")]),
@@ -34,7 +39,7 @@ let package = Package(
             name: "VitalBridgeCLI",
             dependencies: [
                 "LayeredProtocol", "HealthGATT", "VitalDevices", "VitalSimulation", "VitalStore", "VitalBridge",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "ShareVitalSigns", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -42,6 +47,7 @@ let package = Package(
         .target(name: "VitalTestSupport", dependencies: ["VitalSimulation"], path: "Tests/VitalTestSupport"),
         .testTarget(name: "LayeredProtocolTests", dependencies: ["LayeredProtocol", "VitalTestSupport"]),
         .testTarget(name: "HealthGATTTests", dependencies: ["HealthGATT", "VitalTestSupport"]),
+        .testTarget(name: "ShareVitalSignsTests", dependencies: ["ShareVitalSigns", "LayeredProtocol"]),
         .testTarget(
             name: "VitalSimulationTests",
             dependencies: ["VitalSimulation", "VitalDevices", "HealthGATT", "LayeredProtocol", "VitalTestSupport"]

@@ -70,21 +70,12 @@ struct BandOptions: ParsableArguments {
             throw ExitCode(1)
         }
         let world = hub.world
-        let leases = FileLeases(home: hub.home, world: world, timeout: Hub.deviceWait)
         do {
-            return try await leases.withLease(mac) {
-                let connection = try await world.connect(to: mac)
+            return try await hub.withConnection(to: mac) { connection in
                 let driver = SmartbandDriver(
                     entry: DeviceCatalog.entry(for: known.model), connection: connection,
                     clock: { world.clock.wallTime })
-                do {
-                    let result = try await body(hub, driver, StoreSink(store: hub.store, device: mac))
-                    await connection.disconnect()
-                    return result
-                } catch {
-                    await connection.disconnect()
-                    throw error
-                }
+                return try await body(hub, driver, StoreSink(store: hub.store, device: mac))
             }
         } catch let error as DeviceError {
             printError("band \(mac): \(error.message)")

@@ -124,6 +124,25 @@ struct Hub {
         }
     }
 
+    /// Runs `body` on a connection to device `mac` of the world, under the device's lease (its saved state is
+    /// loaded, and saved back when done); the connection is closed after, whatever happened.
+    func withConnection<T: Sendable>(
+        to mac: MACAddress, _ body: @escaping @Sendable (any BluetoothConnection) async throws -> T
+    ) async throws -> T {
+        let world = self.world
+        return try await FileLeases(home: home, world: world, timeout: Self.deviceWait).withLease(mac) {
+            let connection = try await world.connect(to: mac)
+            do {
+                let result = try await body(connection)
+                await connection.disconnect()
+                return result
+            } catch {
+                await connection.disconnect()
+                throw error
+            }
+        }
+    }
+
     /// How long a request waits for a device another process uses: `$VITALBRIDGE_DEVICE_WAIT_SECONDS`, else 10 s.
     static var deviceWait: Duration {
         let text = environment("VITALBRIDGE_DEVICE_WAIT_SECONDS")

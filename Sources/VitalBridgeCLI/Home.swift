@@ -92,10 +92,10 @@ struct Home {
         removeStaleTemporaryFiles(in: directory)
         removeStaleTemporaryFiles(in: worldDirectory)
         if !Self.exists(whitelistPath) {
-            try writeFile(Whitelist.default.plist, to: whitelistPath)
+            try Self.writeFile(Whitelist.default.plist, to: whitelistPath)
         }
         if !Self.exists(fleetPath) {
-            try writeFile(Fleet.default.json, to: fleetPath)
+            try Self.writeFile(Fleet.default.json, to: fleetPath)
         }
     }
 
@@ -108,7 +108,7 @@ struct Home {
     /// Creates the folder `path` (0700) unless something is there already: another process may be creating it at
     /// the same moment, so an existing one is no error (``checkDirectory(_:ownedByUser:)`` then says whether it is
     /// a folder). Its missing parents are created when `intermediates`.
-    private static func makeDirectory(_ path: String, intermediates: Bool) throws(HomeError) {
+    static func makeDirectory(_ path: String, intermediates: Bool) throws(HomeError) {
         if mkdir(path, 0o700) == 0 || errno == EEXIST { return }
         if intermediates && errno == ENOENT {
             do {
@@ -125,7 +125,7 @@ struct Home {
 
     /// Throws unless `path` is a folder (the home itself may be reached through a link the user made; its
     /// subfolders may not), owned by this user when `ownedByUser`; tightens it to 0700.
-    private static func checkDirectory(_ path: String, ownedByUser: Bool) throws(HomeError) {
+    static func checkDirectory(_ path: String, ownedByUser: Bool) throws(HomeError) {
         var status = stat()
         guard (ownedByUser ? stat(path, &status) : lstat(path, &status)) == 0 else {
             throw HomeError("cannot use \(path): \(String(cString: strerror(errno)))")
@@ -183,14 +183,14 @@ struct Home {
 
     /// Saves the state of device `mac` atomically: a reader sees the old file or the new one, never a part.
     func save(_ state: DeviceState, of mac: MACAddress) throws(HomeError) {
-        try writeFile(state.json, to: statePath(mac))
+        try Self.writeFile(state.json, to: statePath(mac))
     }
 
     /// Reads the file at `path` with `parse`; a problem is an error that starts with the path and `what` it is not.
     private func load<T>(_ path: String, _ what: String = "", limit: Int, _ parse: ([UInt8]) throws -> T)
         throws(HomeError) -> T
     {
-        let bytes = try readFile(path, limit: limit)
+        let bytes = try Self.readFile(path, limit: limit)
         do {
             return try parse(bytes)
         } catch {
@@ -200,7 +200,7 @@ struct Home {
 
     /// The bytes of the regular file at `path`, at most `limit` of them; a link, a pipe, a device or a larger file
     /// is refused. The file is tightened to 0600.
-    func readFile(_ path: String, limit: Int) throws(HomeError) -> [UInt8] {
+    static func readFile(_ path: String, limit: Int) throws(HomeError) -> [UInt8] {
         // O_NONBLOCK: opening a pipe must not wait for a writer; O_NOFOLLOW: a link is refused (ELOOP)
         let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else {
@@ -236,7 +236,7 @@ struct Home {
     ///
     /// The folder is not flushed: a power loss may undo the rename, and the old state is safe to come back to (a
     /// device that then sends a record again has it ignored by the store, which never stores a reading twice).
-    func writeFile(_ bytes: [UInt8], to path: String) throws(HomeError) {
+    static func writeFile(_ bytes: [UInt8], to path: String) throws(HomeError) {
         func failure(_ what: String) -> HomeError {
             HomeError("cannot write \(path): \(what): \(String(cString: strerror(errno)))")
         }

@@ -328,7 +328,7 @@ struct WhitelistCommand: ParsableCommand {
                 printError("cannot whitelist \(escapedCallerText(caller)): \(error)")
                 throw ExitCode(1)
             }
-            try hub.home.writeFile(whitelist.plist, to: hub.home.whitelistPath)
+            try Home.writeFile(whitelist.plist, to: hub.home.whitelistPath)
             print("\(caller) → \(callback)")
             if callback == Whitelist.dynamic {
                 print(
@@ -354,7 +354,7 @@ struct WhitelistCommand: ParsableCommand {
                 printError("\(escapedCallerText(caller)) is not whitelisted")
                 throw ExitCode(1)
             }
-            try hub.home.writeFile(whitelist.plist, to: hub.home.whitelistPath)
+            try Home.writeFile(whitelist.plist, to: hub.home.whitelistPath)
             print("removed \(caller)")
         }
     }
