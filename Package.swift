@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "VitalStore", targets: ["VitalStore"]),
         .library(name: "VitalBridge", targets: ["VitalBridge"]),
         .library(name: "ShareVitalSigns", targets: ["ShareVitalSigns"]),
+        .library(name: "WelltoryDDS", targets: ["WelltoryDDS"]),
         .executable(name: "vitalbridge", targets: ["vitalbridge"]),
     ],
     dependencies: [
@@ -26,6 +27,7 @@ let package = Package(
         .target(
             name: "ShareVitalSigns",
             dependencies: ["LayeredProtocol", .product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "WelltoryDDS", dependencies: ["LayeredProtocol"]),
         .target(name: "VitalDevices", dependencies: ["LayeredProtocol", "HealthGATT"]),
         .target(name: "VitalSimulation", dependencies: ["VitalDevices", "HealthGATT", "LayeredProtocol"]),
         .target(name: "VitalStore", dependencies: ["LayeredProtocol", .product(name: "GRDB", package: "GRDB.swift")]),
@@ -39,7 +41,7 @@ let package = Package(
             name: "VitalBridgeCLI",
             dependencies: [
                 "LayeredProtocol", "HealthGATT", "VitalDevices", "VitalSimulation", "VitalStore", "VitalBridge",
-                "ShareVitalSigns", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "ShareVitalSigns", "WelltoryDDS", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -48,6 +50,7 @@ let package = Package(
         .testTarget(name: "LayeredProtocolTests", dependencies: ["LayeredProtocol", "VitalTestSupport"]),
         .testTarget(name: "HealthGATTTests", dependencies: ["HealthGATT", "VitalTestSupport"]),
         .testTarget(name: "ShareVitalSignsTests", dependencies: ["ShareVitalSigns", "LayeredProtocol"]),
+        .testTarget(name: "WelltoryDDSTests", dependencies: ["WelltoryDDS", "VitalTestSupport"]),
         .testTarget(
             name: "VitalSimulationTests",
             dependencies: ["VitalSimulation", "VitalDevices", "HealthGATT", "LayeredProtocol", "VitalTestSupport"]

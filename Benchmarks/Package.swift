@@ -26,6 +26,7 @@ let package = Package(
     targets: [
         benchmark("LayeredProtocolBenchmarks", using: ["LayeredProtocol"]),
         benchmark("HealthGATTBenchmarks", using: ["HealthGATT"]),
+        benchmark("HRVBenchmarks", using: ["WelltoryDDS"]),
         benchmark("DeviceBenchmarks", using: ["VitalDevices", "VitalSimulation", "LayeredProtocol"]),
         .executableTarget(
             name: "StoreBenchmarks",

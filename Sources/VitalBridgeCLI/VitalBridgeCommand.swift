@@ -11,7 +11,7 @@ public struct VitalBridgeCommand: ParsableCommand {
         subcommands: [
             DemoCommand.self, InitCommand.self, OpenCommand.self, DevicesCommand.self, RecordsCommand.self,
             WhitelistCommand.self,
-            FleetCommand.self, BandCommand.self, SVSCommand.self,
+            FleetCommand.self, BandCommand.self, SVSCommand.self, DDSCommand.self, HRVCommand.self,
             RequestCommand.self, CallbackCommand.self, GATTCommand.self,
         ]
     )

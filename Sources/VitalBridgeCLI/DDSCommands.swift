@@ -1,0 +1,303 @@
+import ArgumentParser
+import Foundation
+import LayeredProtocol
+import VitalBridge
+import WelltoryDDS
+
+/// `vitalbridge dds …`: Welltory's Data Delivery Service links, and the sources VitalBridge answers as a provider.
+struct DDSCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "dds",
+        abstract: "Welltory DDS: build a measurement request link, decode a callback, manage the sources answered.",
+        discussion: """
+            Examples:
+              vitalbridge dds request --source DemoApp --callback https://www.demoapp.com/dds/
+              vitalbridge dds callback 'https://demoapp.com/dds/?stress=0.32&rmssd=90.3&stress_c=green'
+              vitalbridge dds sources add DemoApp https://www.demoapp.com/dds/
+            """,
+        subcommands: [Request.self, Callback.self, Sources.self])
+
+    struct Request: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print a measurement request link: Welltory's direct link, its first-launch link, or another.",
+            discussion: """
+                Examples:
+                  vitalbridge dds request --source DemoApp --callback https://www.demoapp.com/dds/
+                  vitalbridge dds request --first --source DemoApp --callback https://www.demoapp.com/dds/ --extra visit=7
+                  vitalbridge dds request --base vitalbridge://dds/measurement --source DemoApp --callback https://www.demoapp.com/dds/
+                """)
+        @Option(help: "The application's registered name.") var source: String
+        @Option(help: "The application's registered callback URL.") var callback: String
+        @Option(help: "NAME=VALUE, echoed back with the results; repeated.") var extra: [String] = []
+        @Flag(help: "The link for a user's first request (it installs Welltory when needed).") var first = false
+        @Option(help: "Another provider's link, e.g. vitalbridge://dds/measurement.") var base: String?
+
+        func run() throws {
+            guard !source.isEmpty, !callback.isEmpty else {
+                throw ValidationError("--source and --callback are required")
+            }
+            var pairs: [(name: String, value: String)] = []
+            for item in extra {
+                let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                guard parts.count == 2, !parts[0].isEmpty, !["source", "callback"].contains(String(parts[0])) else {
+                    throw ValidationError("--extra must be NAME=VALUE with a name other than source and callback")
+                }
+                pairs.append((String(parts[0]), String(parts[1])))
+            }
+            let request = DDSRequest(source: source, callback: callback, extra: pairs)
+            print(request.link(on: base ?? (first ? DDSRequest.firstLaunchLink : DDSRequest.directLink)))
+        }
+    }
+
+    struct Callback: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Decode a DDS callback URL: each score with its colour, RMSSD, SDNN, power, token and extras.",
+            discussion: """
+                A value out of range is refused with one line naming the parameter (exit 1).
+
+                Example:
+                  vitalbridge dds callback --format json 'https://demoapp.com/dds/?stress=0.32&energy=0.75&productivity=0.63&rmssd=90.3&sdnn=45.1&power=100&stress_c=green&productivity_c=red&energy_c=yellow'
+                """)
+        enum Format: String, ExpressibleByArgument, CaseIterable { case table, json }
+        @Option(help: "table or json.") var format: Format = .table
+        @Argument(help: "The callback URL.") var url: String
+
+        func run() throws {
+            let result: DDSResult
+            do {
+                result = try DDSResult(callback: url)
+            } catch {
+                printError("invalid DDS callback: \(error)")
+                throw ExitCode(1)
+            }
+            var rows: [(String, JSON, String)] = []
+            func add(_ name: String, _ value: Double?, _ colour: DDSColour? = nil, _ unit: String = "") {
+                guard let value else { return }
+                rows.append((name, .number(value), colour.map { "\($0) (\($0.meaning))" } ?? unit))
+            }
+            add("stress", result.stress, result.stressColour)
+            add("energy", result.energy, result.energyColour)
+            add("productivity", result.productivity, result.productivityColour)
+            add("rmssd", result.rmssd, nil, "ms")
+            add("sdnn", result.sdnn, nil, "ms")
+            add("power", result.power, nil, "ms²")
+            if let token = result.token {
+                rows.append(("token", .string(token), "https://app.welltory.com/share-measurement?token=\(token)"))
+            }
+            for (name, value) in result.extra { rows.append((name, .string(value), "echoed")) }
+            switch format {
+            case .json:
+                var members: [(key: String, value: JSON)] = rows.map { ($0.0, $0.1) }
+                for (key, colour) in [
+                    ("stress_c", result.stressColour), ("energy_c", result.energyColour),
+                    ("productivity_c", result.productivityColour),
+                ] {
+                    if let colour { members.append((key, .string(colour.description))) }
+                }
+                print(String(decoding: JSON.object(members).serialized(pretty: false), as: UTF8.self))
+            case .table:
+                print(
+                    table(
+                        ["parameter", "value", "meaning"],
+                        rows.map { name, value, meaning in
+                            let text: String
+                            switch value {
+                            case .string(let string): text = string
+                            default: text = String(decoding: value.serialized(pretty: false), as: UTF8.self)
+                            }
+                            return [name, text, meaning]
+                        }))
+            }
+        }
+    }
+
+    struct Sources: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "The DDS sources VitalBridge answers, each with the one callback URL registered for it.",
+            discussion: """
+                A request gets a callback only when its source is here and its callback is exactly the URL
+                registered (the document: source and callback verify the application). The table is
+                dds-sources.json in the home, beside the layered whitelist.
+
+                Examples:
+                  vitalbridge dds sources add DemoApp https://www.demoapp.com/dds/
+                  vitalbridge dds sources list
+                  vitalbridge dds sources remove DemoApp
+                """,
+            subcommands: [Add.self, List.self, Remove.self])
+
+        struct Add: ParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Register a source and its callback URL.")
+            @OptionGroup var homeOptions: HomeOptions
+            @Argument(help: "The source's name.") var source: String
+            @Argument(help: "Its callback URL: https with a host, or a custom app scheme.") var callback: String
+
+            func run() throws {
+                let hub = try openHub(homeOptions.home, create: true)
+                do {
+                    var sources = try DDSSources.load(hub.home)
+                    try sources.set(callback, for: source)
+                    try DDSSources.save(sources, in: hub.home)
+                } catch {
+                    printError("\(error)")
+                    throw ExitCode(1)
+                }
+                print("\(source) → \(callback)")
+            }
+        }
+
+        struct List: ParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "List the sources and their callback URLs.")
+            @OptionGroup var homeOptions: HomeOptions
+
+            func run() throws {
+                let hub = try openHub(homeOptions.home)
+                let sources: DDSSources
+                do {
+                    sources = try DDSSources.load(hub.home)
+                } catch {
+                    printError("\(error)")
+                    throw ExitCode(1)
+                }
+                print(
+                    table(
+                        ["source", "callback"], sources.entries.sorted { $0.key < $1.key }.map { [$0.key, $0.value] }))
+            }
+        }
+
+        struct Remove: ParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Stop answering a source.")
+            @OptionGroup var homeOptions: HomeOptions
+            @Argument(help: "The source's name.") var source: String
+
+            func run() throws {
+                let hub = try openHub(homeOptions.home)
+                do {
+                    var sources = try DDSSources.load(hub.home)
+                    guard sources.entries.removeValue(forKey: source) != nil else {
+                        printError("\(source) is not a DDS source of this hub")
+                        throw ExitCode(1)
+                    }
+                    try DDSSources.save(sources, in: hub.home)
+                } catch let error as ExitCode {
+                    throw error
+                } catch {
+                    printError("\(error)")
+                    throw ExitCode(1)
+                }
+                print("removed \(source)")
+            }
+        }
+    }
+}
+
+/// The DDS sources a hub answers: source → the exact callback URL registered for it (`dds-sources.json`).
+struct DDSSources {
+    var entries: [String: String] = [:]
+
+    static func path(_ home: Home) -> String { home.directory + "/dds-sources.json" }
+
+    static func load(_ home: Home) throws -> DDSSources {
+        let path = path(home)
+        guard Home.exists(path) else { return DDSSources() }
+        let bytes = try Home.readFile(path, limit: 1 << 20)
+        guard case .object(let members)? = try? JSON.parse(bytes) else {
+            throw HomeError("\(path) is not a JSON object of source → callback URL")
+        }
+        var sources = DDSSources()
+        for (source, value) in members {
+            guard case .string(let callback) = value else {
+                throw HomeError("\(path): the callback of \(source) is not a string")
+            }
+            try sources.set(callback, for: source)
+        }
+        return sources
+    }
+
+    static func save(_ sources: DDSSources, in home: Home) throws {
+        let members = sources.entries.sorted { $0.key < $1.key }.map { (key: $0.key, value: JSON.string($0.value)) }
+        try Home.writeFile(JSON.object(members).serialized(pretty: true), to: path(home))
+    }
+
+    /// Registers `callback` for `source`: a name of 1–100 printable characters, and either an https URL with a
+    /// host (a universal link, as the document uses) or a custom app scheme the layered whitelist would accept.
+    mutating func set(_ callback: String, for source: String) throws {
+        guard !source.isEmpty, source.count <= 100,
+            source.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F })
+        else { throw HomeError("the source name must be 1 to 100 printable characters") }
+        if callback.lowercased().hasPrefix("https://") {
+            let host = callback.dropFirst(8).prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+            guard !host.isEmpty, !host.contains("@"), !callback.contains(" ") else {
+                throw HomeError("\(callback) is not an https URL with a host")
+            }
+        } else {
+            do {
+                try Whitelist().check(callback, for: source)
+            } catch {
+                throw HomeError("\(callback) is neither an https URL nor a custom app scheme: \(error)")
+            }
+        }
+        entries[source] = callback
+    }
+}
+
+/// `vitalbridge hrv`: the HRV figures of a series of RR intervals, as the DDS provider computes them.
+struct HRVCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "hrv",
+        abstract: "Print RMSSD, SDNN and total power of RR intervals (ms), after the artefact rule.",
+        discussion: """
+            An interval outside 300–2000 ms, or differing by more than 20% from the previous accepted interval, is
+            rejected; the figures are computed on the accepted ones: RMSSD, SDNN (n − 1) in ms, total power
+            (VLF + LF + HF, 0.003–0.4 Hz, Welch on the series interpolated at 4 Hz) in ms², as hrv-analysis's
+            defaults compute them. A figure the series is too short for is null.
+
+            Examples:
+              vitalbridge hrv --rr 812,790,805,830,799,815
+              vitalbridge hrv --rr-file night.txt
+            """)
+    @Option(help: "Intervals in milliseconds, separated by commas.") var rr: String?
+    @Option(help: "A file with one interval (ms) a line; blank lines are skipped.") var rrFile: String?
+
+    func validate() throws {
+        guard (rr == nil) != (rrFile == nil) else { throw ValidationError("give either --rr or --rr-file") }
+    }
+
+    func run() throws {
+        var intervals: [Double] = []
+        func read(_ text: Substring, _ place: String) throws {
+            guard let value = Double(text.trimmingCharacters(in: .whitespaces)), value.isFinite, value > 0 else {
+                printError("\(place) ('\(text)') is not an interval in milliseconds")
+                throw ExitCode(1)
+            }
+            intervals.append(value)
+        }
+        if let rr {
+            for (index, item) in rr.split(separator: ",", omittingEmptySubsequences: false).enumerated() {
+                try read(item, "--rr item \(index + 1)")
+            }
+        } else if let rrFile {
+            let bytes: [UInt8]
+            do {
+                bytes = try Home.readFile(rrFile, limit: 64 << 20)
+            } catch {
+                printError("\(error)")
+                throw ExitCode(1)
+            }
+            for (index, line) in String(decoding: bytes, as: UTF8.self).split(
+                separator: "\n", omittingEmptySubsequences: false
+            ).enumerated() where !line.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+                try read(line.trimmingCharacters(in: .whitespacesAndNewlines)[...], "\(rrFile) line \(index + 1)")
+            }
+        }
+        let figures = HRVFigures(rr: intervals)
+        func figure(_ value: Double?) -> String {
+            guard let value else { return "null" }
+            return String(
+                decoding: JSON.number((value * 1_000).rounded() / 1_000).serialized(pretty: false), as: UTF8.self)
+        }
+        print(
+            "{\"rmssd\": \(figure(figures.rmssd)), \"sdnn\": \(figure(figures.sdnn)), \"power\": \(figure(figures.power)), "
+                + "\"accepted\": \(figures.accepted), \"rejected\": \(figures.rejected)}")
+    }
+}
