@@ -64,12 +64,13 @@ let package = Package(
             name: "VitalBridgeTests",
             dependencies: [
                 "VitalBridge", "VitalTestSupport", "VitalSimulation", "VitalStore", "VitalDevices", "LayeredProtocol",
+                "WelltoryDDS",
             ]),
         .testTarget(
             name: "VitalBridgeCLITests",
             dependencies: [
                 "vitalbridge", "VitalBridgeCLI", "LayeredProtocol", "VitalBridge", "VitalSimulation", "VitalStore",
-                "VitalDevices",
+                "VitalDevices", "ShareVitalSigns", "WelltoryDDS",
             ]
         ),
     ],

@@ -6,9 +6,12 @@ public enum VitalCategory: String, CaseIterable, Hashable, Sendable {
     case oximeter
     case thermometer
     case activity
+    /// Heart rate and RR intervals (VitalBridge's generic SIG heart-rate sensors).
+    case heartRate
 
     /// The unit results are given in when the request has no `unit`: mmHg, mg/dL, kg, °C, km; `nil` for the
-    /// oximeter, whose SpO2 (%), pulse rate (bpm) and perfusion index (%) have no alternative unit.
+    /// oximeter, whose SpO2 (%), pulse rate (bpm) and perfusion index (%) have no alternative unit, and for heart
+    /// rate (bpm).
     public var defaultUnit: VitalUnit? {
         switch self {
         case .bloodPressure: .mmHg
@@ -17,6 +20,7 @@ public enum VitalCategory: String, CaseIterable, Hashable, Sendable {
         case .oximeter: nil
         case .thermometer: .celsius
         case .activity: .kilometre
+        case .heartRate: nil
         }
     }
 
@@ -34,6 +38,7 @@ extension DeviceModel {
         case .bg5, .bg1: .bloodGlucose
         case .hs4, .hs4s, .hs2: .weight
         case .thv3: .thermometer
+        case .heartRateSensor: .heartRate
         }
     }
 
@@ -52,7 +57,8 @@ extension DeviceModel {
     ///
     /// Those lists are authoritative where the comments of the `cmd` enum disagree: BG1 only measures; BP3L
     /// never syncs; BPTRACK, BP7S and the AM monitors never measure; HS2 measures. The smartbands, VitalBridge's
-    /// extension, are added and synced like the AM monitors and never measure.
+    /// extension, are added and synced like the AM monitors and never measure; its heart-rate sensor (905) only
+    /// measures.
     public func supports(_ action: LayeredAction) -> Bool {
         // one "Support Device" list per cmd; a switch over arrays, not a dictionary of sets, so that asking costs
         // no hashing set-up in a process that asks once
@@ -67,6 +73,7 @@ extension DeviceModel {
             case .syncMeasure: [.bp5, .bp7, .po3, .bg5, .hs4, .hs4s, .hs2, .thv3]
             }
         if isSmartband { return [.add, .sync, .addSync].contains(action) }
+        if self == .heartRateSensor { return action == .measure }
         return models.contains(self)
     }
 }

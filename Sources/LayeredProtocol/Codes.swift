@@ -36,6 +36,9 @@ public enum DeviceModel: Int, CaseIterable, Hashable, Sendable, CustomStringConv
     case fitPulse9615N = 701
     /// Smartband Smartee Training 9616N (`702`): VitalBridge's extension.
     case smarteeTraining9616N = 702
+    /// A Bluetooth SIG Heart Rate Service sensor (`905`): VitalBridge's extension, the first of its generic SIG
+    /// devices (the 900 range).
+    case heartRateSensor = 905
 
     /// The catalog name of the model, as the spec's `HealthDeviceType_<NAME>` writes it (`"BPTRACK"`, `"THV3"`); for
     /// VitalBridge's smartbands, the name their fleet entries and QR codes use (`"FitPro9614N"`).
@@ -58,6 +61,7 @@ public enum DeviceModel: Int, CaseIterable, Hashable, Sendable, CustomStringConv
         case .fitPro9614N: "FitPro9614N"
         case .fitPulse9615N: "FitPulse9615N"
         case .smarteeTraining9616N: "SmarteeTraining9616N"
+        case .heartRateSensor: "HRS"
         }
     }
 

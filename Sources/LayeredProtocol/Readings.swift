@@ -239,6 +239,22 @@ public struct BandDay: Hashable, Sendable {
     }
 }
 
+/// A heart-rate recording: the mean rate and the RR intervals a Heart Rate Service sensor sent.
+public struct HeartRateReading: Hashable, Sendable {
+    /// Beats per minute, the mean of the rates the sensor reported.
+    public var heartRate: Int
+    /// The RR intervals, in milliseconds, in order.
+    public var rrIntervals: [Double]
+    /// When the recording started.
+    public var measuredAt: LayeredTimestamp
+
+    public init(heartRate: Int, rrIntervals: [Double], measuredAt: LayeredTimestamp) {
+        self.heartRate = heartRate
+        self.rrIntervals = rrIntervals
+        self.measuredAt = measuredAt
+    }
+}
+
 /// A reading or daily summary as a callback reports it.
 public enum LayeredReading: Hashable, Sendable {
     case bloodPressure(BloodPressureReading)
@@ -248,9 +264,10 @@ public enum LayeredReading: Hashable, Sendable {
     case temperature(TemperatureReading)
     case activity(ActivityDay)
     case band(BandDay)
+    case heartRate(HeartRateReading)
 
     /// The reading's kind as VitalBridge names it in its store and its exports: `blood_pressure`, `glucose`,
-    /// `weight`, `oximetry`, `temperature`, `activity`, `band_day`.
+    /// `weight`, `oximetry`, `temperature`, `activity`, `band_day`, `heart_rate`.
     public var kind: String {
         switch self {
         case .bloodPressure: "blood_pressure"
@@ -260,6 +277,7 @@ public enum LayeredReading: Hashable, Sendable {
         case .temperature: "temperature"
         case .activity: "activity"
         case .band: "band_day"
+        case .heartRate: "heart_rate"
         }
     }
 
@@ -272,6 +290,7 @@ public enum LayeredReading: Hashable, Sendable {
         case .oximetry: .oximeter
         case .temperature: .thermometer
         case .activity, .band: .activity
+        case .heartRate: .heartRate
         }
     }
 
@@ -285,6 +304,7 @@ public enum LayeredReading: Hashable, Sendable {
         case .temperature(let reading): reading.measuredAt
         case .activity(let day): LayeredTimestamp(secondsSince1970: day.date.daysSince1970 * 86_400)
         case .band(let day): LayeredTimestamp(secondsSince1970: day.date.daysSince1970 * 86_400)
+        case .heartRate(let reading): reading.measuredAt
         }
     }
 
@@ -297,6 +317,7 @@ public enum LayeredReading: Hashable, Sendable {
     ///   temperature: `temperature`, `measured_at`;
     /// - oximeter: `oxygen_saturation`, `heart_rate`, `perfusion_index`, `measured_at`;
     /// - activity: `time`, `activedata`, `sleepdata`, `swimdata`;
+    /// - heart rate: `heart_rate`, `measured_at` (the RR intervals are stored, not sent);
     /// - band day: `time`, `activedata` (with `distance` in km or miles), `sleepdata` (with `deep`, `light`,
     ///   `awake`), `heartratedata` (only when the day has heart-rate minutes), `sportdata` (a list, maybe empty).
     ///
@@ -359,6 +380,8 @@ public enum LayeredReading: Hashable, Sendable {
             return ResultObject(fields)
         case .band(let day):
             return day.resultObject(distanceUnit: unit ?? .kilometre)
+        case .heartRate(let reading):
+            add(.heartRate, reading.heartRate)
         }
         fields.append(.init(.measuredAt, .string(measuredAt.description)))
         return ResultObject(fields)

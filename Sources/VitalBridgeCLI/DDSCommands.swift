@@ -2,6 +2,8 @@ import ArgumentParser
 import Foundation
 import LayeredProtocol
 import VitalBridge
+import VitalDevices
+import VitalStore
 import WelltoryDDS
 
 /// `vitalbridge dds …`: Welltory's Data Delivery Service links, and the sources VitalBridge answers as a provider.
@@ -299,5 +301,106 @@ struct HRVCommand: ParsableCommand {
         print(
             "{\"rmssd\": \(figure(figures.rmssd)), \"sdnn\": \(figure(figures.sdnn)), \"power\": \(figure(figures.power)), "
                 + "\"accepted\": \(figures.accepted), \"rejected\": \(figures.rejected)}")
+    }
+}
+
+/// VitalBridge as a DDS provider: `vitalbridge open 'vitalbridge://dds/measurement?source=…&callback=…'` records
+/// RR intervals from the fleet's heart-rate sensor and calls back with RMSSD, SDNN and total power.
+///
+/// Only a registered source whose `callback` is exactly the URL registered for it gets a callback (exit 3
+/// otherwise). VitalBridge's own parameters are `duration` (seconds of recording, 120 to 86400; 300, the Task
+/// Force's short-term recording, when absent) and `mac` (which sensor, when there are several); every other
+/// parameter is echoed back. The RR series is stored as a heart-rate reading of the sensor. Welltory's stress,
+/// energy and productivity are its own, unpublished: VitalBridge sends none of them.
+enum DDSProvider {
+    static let link = "vitalbridge://dds/measurement"
+
+    /// Whether `url` is for the DDS provider.
+    static func handles(_ url: String) -> Bool { url.lowercased().hasPrefix("vitalbridge://dds/") }
+
+    static func run(url: String, home option: String?) async -> Never {
+        func refuse(_ status: Int32, _ why: String) -> Never {
+            printError(status == 3 ? "no callback: \(why)" : why)
+            exit(status)
+        }
+        let request: DDSRequest
+        do {
+            guard url.split(separator: "?", maxSplits: 1).first.map(String.init)?.lowercased() == link else {
+                refuse(3, "\(url.prefix(200)) is not \(link)")
+            }
+            request = try DDSRequest(link: url)
+        } catch {
+            refuse(3, "the DDS request is not one: \(error)")
+        }
+        let hub: Hub
+        let sources: DDSSources
+        do {
+            hub = try Hub(
+                home: try Home(Home.directory(option: option), create: true),
+                whitelist: try Home(Home.directory(option: option), create: true).whitelist())
+            sources = try DDSSources.load(hub.home)
+        } catch {
+            refuse(1, "cannot use the home folder: \(error)")
+        }
+        guard let registered = sources.entries[request.source] else {
+            refuse(3, "\(request.source.prefix(100)) is not a registered DDS source")
+        }
+        guard registered == request.callback else {
+            refuse(3, "the callback is not the one registered for \(request.source.prefix(100))")
+        }
+        var seconds = 300
+        var chosen: MACAddress?
+        var echoed: [(name: String, value: String)] = []
+        for (name, value) in request.extra {
+            switch name {
+            case "duration":
+                guard let number = Int(value), (120...86_400).contains(number) else {
+                    refuse(1, "duration must be a whole number of seconds from 120 to 86400, not '\(value.prefix(40))'")
+                }
+                seconds = number
+            case "mac":
+                guard let mac = MACAddress(value) else { refuse(1, "mac must be 12 hexadecimal digits") }
+                chosen = mac
+            default:
+                echoed.append((name, value))
+            }
+        }
+        let sensors = hub.world.configurations.filter { $0.entry.family == .heartRateSensor }
+        guard let sensor = chosen.map({ mac in sensors.first { $0.mac == mac } }) ?? sensors.first else {
+            refuse(
+                1,
+                chosen.map { "\($0) is not a heart-rate sensor of the fleet" } ?? "the fleet has no heart-rate sensor")
+        }
+        let world = hub.world
+        let store = hub.store
+        let duration = seconds
+        let reading: HeartRateReading
+        do {
+            if try store.device(sensor.mac) == nil {
+                try store.saveDevice(
+                    StoredDevice(mac: sensor.mac, model: sensor.entry.model, addedAt: world.clock.wallTime))
+            }
+            reading = try await hub.withConnection(to: sensor.mac) { connection in
+                let driver = HeartRateDriver(entry: sensor.entry, connection: connection) { world.clock.wallTime }
+                let reading = try await driver.record(seconds: duration)
+                try await StoreSink(store: store, device: sensor.mac).store([DeviceRecord(reading: .heartRate(reading))]
+                )
+                return reading
+            }
+        } catch {
+            refuse(1, "the recording on \(sensor.mac) failed: \(error)")
+        }
+        let figures = HRVFigures(rr: reading.rrIntervals)
+        guard let rmssd = figures.rmssd, let sdnn = figures.sdnn, let power = figures.power else {
+            refuse(1, "the recording has too few accepted intervals (\(figures.accepted)) for HRV")
+        }
+        func tenth(_ value: Double) -> Double { (value * 10).rounded() / 10 }
+        let result = DDSResult(rmssd: tenth(rmssd), sdnn: tenth(sdnn), power: tenth(power), extra: echoed)
+        do {
+            try await StandardOutputHandOff().handOver(result.callbackURL(on: request.callback))
+        } catch {
+            refuse(5, "the callback was not handed over: \(error)")
+        }
+        exit(0)
     }
 }

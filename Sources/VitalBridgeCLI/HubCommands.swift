@@ -114,6 +114,7 @@ struct OpenInvocation: Equatable {
     /// a crash; closing would only spend time on cleanup (GRDB's observers, a dispatch queue) that matters to a
     /// long-lived process.
     func run() async throws -> Never {
+        if DDSProvider.handles(url) { await DDSProvider.run(url: url, home: home) }
         let handOff = StandardOutputHandOff()
         // the whitelist decides where an answer may go: without it, none may
         let folder: Home

@@ -12,7 +12,7 @@ import VitalStore
 enum ReadingColumn: Int, CaseIterable {
     case systolic, diastolic, heartRate, arrhythmia, glucose, weight, spo2, perfusionIndex, temperature, steps
     case calories, sleep, sleepEfficiency, swim, swimCalories, distance, deepSleep, lightSleep, awake
-    case heartRateMinimum, heartRateAverage, heartRateMaximum, heartRateMinutes, sports
+    case heartRateMinimum, heartRateAverage, heartRateMaximum, heartRateMinutes, sports, rrIntervals
 
     enum Value {
         case number(Double)
@@ -48,6 +48,7 @@ enum ReadingColumn: Int, CaseIterable {
         case .heartRateMaximum: "heart_rate_max"
         case .heartRateMinutes: "heart_rate_minutes"
         case .sports: "sports"
+        case .rrIntervals: "rr_intervals"
         }
     }
 
@@ -56,7 +57,7 @@ enum ReadingColumn: Int, CaseIterable {
         switch self {
         case .systolic, .diastolic: "mmHg"
         case .heartRate, .heartRateMinimum, .heartRateAverage, .heartRateMaximum: "bpm"
-        case .arrhythmia, .steps, .heartRateMinutes, .sports: ""
+        case .arrhythmia, .steps, .heartRateMinutes, .sports, .rrIntervals: ""
         case .distance: "m"
         case .glucose: "mg/dL"
         case .weight: "kg"
@@ -128,6 +129,12 @@ enum ReadingColumn: Int, CaseIterable {
                 values.append((.sports, .text(text.joined(separator: "; "))))
             }
             return values
+        case .heartRate(let reading):
+            // the intervals' count: the series itself is in the store, and `vitalbridge hrv` reads one
+            return [
+                (.heartRate, .number(Double(reading.heartRate))),
+                (.rrIntervals, .number(Double(reading.rrIntervals.count))),
+            ]
         }
     }
 }

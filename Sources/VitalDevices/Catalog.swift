@@ -10,6 +10,8 @@ public enum DeviceFamily: String, Hashable, Sendable, CaseIterable, Codable {
     case activityMonitor
     /// The smartbands Fit Pro 9614N, Fit Pulse 9615N and Smartee Training 9616N (VitalBridge's `700`–`702`).
     case smartband
+    /// Bluetooth SIG Heart Rate Service sensors (VitalBridge's `905`).
+    case heartRateSensor
 }
 
 /// The Bluetooth profile a family speaks: a SIG service, or VitalBridge's documented vendor service for the
@@ -29,6 +31,8 @@ public enum DeviceProfile: String, Hashable, Sendable {
     case vendorActivity
     /// VitalBridge's smartband service (``SmartbandGATT/service``).
     case smartband
+    /// Heart Rate Service (0x180D).
+    case heartRate
 
     /// The primary service UUID a central scans for.
     public var serviceUUID: UInt16 {
@@ -40,6 +44,7 @@ public enum DeviceProfile: String, Hashable, Sendable {
         case .pulseOximeter: 0x1822
         case .vendorActivity: VendorGATT.activityService
         case .smartband: SmartbandGATT.service
+        case .heartRate: 0x180D
         }
     }
 }
@@ -82,6 +87,7 @@ public enum DeviceCatalog {
         case .oximeter: (family, profile) = (.pulseOximeter, .pulseOximeter)
         case .activity where model.isSmartband: (family, profile) = (.smartband, .smartband)
         case .activity: (family, profile) = (.activityMonitor, .vendorActivity)
+        case .heartRate: (family, profile) = (.heartRateSensor, .heartRate)
         }
         return CatalogEntry(
             model: model, family: family, profile: profile, reach: model == .bg1 ? .wired : .bluetooth,

@@ -167,6 +167,7 @@ public func makeDriver(
     case .pulseOximeter: PulseOximeterDriver(entry: entry, connection: connection)
     case .activityMonitor: ActivityMonitorDriver(entry: entry, connection: connection)
     case .smartband: SmartbandDriver(entry: entry, connection: connection, clock: clock)
+    case .heartRateSensor: HeartRateDriver(entry: entry, connection: connection, clock: clock)
     }
 }
 

@@ -92,14 +92,14 @@ public enum DeviceErrorCodes {
     /// Scales (HS4).
     public static let scale: [Int: String] = [1: "low battery", 3: "over the maximum weight", 4: "unsteady"]
 
-    /// The known codes of `family`; thermometers, activity monitors and smartbands report none.
+    /// The known codes of `family`; thermometers, activity monitors, smartbands and heart-rate sensors report none.
     public static func codes(for family: DeviceFamily) -> [Int: String] {
         switch family {
         case .bloodPressure: bloodPressure
         case .glucose: glucose
         case .scale: scale
         case .pulseOximeter: pulseOximeter
-        case .thermometer, .activityMonitor, .smartband: [:]
+        case .thermometer, .activityMonitor, .smartband, .heartRateSensor: [:]
         }
     }
 }

@@ -41,7 +41,7 @@ final class DeviceRuntime {
         case .pulseOximeter: .seconds(20)
         case .glucose: .seconds(5)
         case .scale: .seconds(3)
-        case .thermometer, .activityMonitor, .smartband: .seconds(2)
+        case .thermometer, .activityMonitor, .smartband, .heartRateSensor: .seconds(2)
         }
     }
 
@@ -149,6 +149,8 @@ final class DeviceRuntime {
             return ActivityDayRecord(day: day).encoded
         case .band:
             preconditionFailure("a band day is never in a device's memory: bands hold items (BandState)")
+        case .heartRate:
+            preconditionFailure("a heart-rate sensor keeps no records: it streams beats (HeartRatePeripheral)")
         }
     }
 }
@@ -173,6 +175,8 @@ final class Link {
     var authenticated = false
     /// What a band sent on this link, once the central subscribed to its data.
     var band: LinkBand?
+    /// A heart-rate sensor's beats on this link, once the central subscribed to them.
+    var heartRate: HeartRateStream?
     var packets = 0
     private var nextToken: UInt64 = 1
 

@@ -218,6 +218,8 @@ public struct SimulatedReading: Hashable, Sendable {
             (swimMinutes, swimCalories) = (day.swimMinutes, day.swimCalories)
         case .band:
             preconditionFailure("a band day is never in a device's memory: bands hold items (BandState)")
+        case .heartRate:
+            preconditionFailure("a heart-rate sensor keeps no records: it streams beats")
         }
     }
 
@@ -286,6 +288,8 @@ public struct SimulatedReading: Hashable, Sendable {
                     oxygenSaturation: Int(spo2), heartRate: Int(pulse), perfusionIndex: pi, measuredAt: try time()))
         case .smartband:
             throw FleetError(path: path, message: "is not for a smartband: it records by itself from recordingSince")
+        case .heartRateSensor:
+            throw FleetError(path: path, message: "is not for a heart-rate sensor: it streams beats")
         case .activityMonitor:
             guard let day = LayeredDate(parsing: try need(date, "date")) else {
                 throw FleetError(path: path + ".date", message: "is not yyyy-MM-dd")
@@ -333,7 +337,7 @@ extension Fleet {
             .bp7: "004D3208D304", .am3s: "004D3208D305", .am4: "004D3208D306", .po3: "004D3208D307",
             .bg5: "004D3208D308", .bg1: "004D3208D309", .hs4: "004D3208D30A", .hs4s: "004D3208D30B",
             .hs2: "004D3208D30C", .thv3: "004D3208D30D", .fitPro9614N: "004D3208D310",
-            .fitPulse9615N: "004D3208D311", .smarteeTraining9616N: "004D3208D312",
+            .fitPulse9615N: "004D3208D311", .smarteeTraining9616N: "004D3208D312", .heartRateSensor: "004D3208D313",
         ]
         let devices = DeviceModel.allCases.map { model in
             let entry = DeviceCatalog.entry(for: model)
@@ -367,6 +371,7 @@ extension DeviceFamily {
         case .oximetry: self = .pulseOximeter
         case .activity: self = .activityMonitor
         case .band: self = .smartband
+        case .heartRate: self = .heartRateSensor
         }
     }
 }

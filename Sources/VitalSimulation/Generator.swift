@@ -46,6 +46,8 @@ enum ReadingGenerator {
                     measuredAt: time))
         case .smartband:
             preconditionFailure("a smartband records items by itself (BandLife), never readings")
+        case .heartRateSensor:
+            preconditionFailure("a heart-rate sensor streams beats (HeartRatePeripheral), never readings")
         case .activityMonitor:
             let swimMinutes = swim ? int(0...60) : nil
             return .activity(

@@ -46,6 +46,7 @@ func makePeripheral(_ runtime: DeviceRuntime) -> any SimulatedPeripheral {
     case .pulseOximeter: OximeterPeripheral(runtime: runtime)
     case .activityMonitor: ActivityPeripheral(runtime: runtime)
     case .smartband: BandPeripheral(runtime: runtime)
+    case .heartRateSensor: HeartRatePeripheral(runtime: runtime)
     }
 }
 

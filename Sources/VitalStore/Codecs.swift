@@ -49,6 +49,10 @@ enum ReadingCodec {
                 day.sports.isEmpty
                     ? nil
                     : day.sports.map { "\($0.type)/\($0.start)/\($0.end)/\($0.calories)" }.joined(separator: ","))
+        case .heartRate(let reading):
+            add("hr", reading.heartRate)
+            // the RR intervals in ms, `/`-separated: `812.5/790.0390625/…`
+            add("rr", reading.rrIntervals.isEmpty ? nil : reading.rrIntervals.map { "\($0)" }.joined(separator: "/"))
         }
         return (reading.kind, fields.joined(separator: ";"))
     }
@@ -94,9 +98,19 @@ enum ReadingCodec {
             }
             return sports
         }
+        func intervals() -> [Double] {
+            guard let text = value("rr") else { return [] }
+            let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+            let numbers = parts.compactMap { Double($0) }
+            guard numbers.count == parts.count, numbers.allSatisfy({ $0.isFinite && $0 > 0 }) else {
+                malformed = true
+                return []
+            }
+            return numbers
+        }
         guard
             let reading = reading(
-                kind: kind, measuredAt: measuredAt, double: double, int: int, sports: sports),
+                kind: kind, measuredAt: measuredAt, double: double, int: int, sports: sports, intervals: intervals),
             !malformed, read == values.count
         else { return nil }
         return reading
@@ -104,7 +118,7 @@ enum ReadingCodec {
 
     private static func reading(
         kind: String, measuredAt: LayeredTimestamp, double: (String) -> Double?, int: (String) -> Int?,
-        sports: () -> [BandDay.Sport]
+        sports: () -> [BandDay.Sport], intervals: () -> [Double]
     ) -> LayeredReading? {
         switch kind {
         case "blood_pressure":
@@ -134,6 +148,10 @@ enum ReadingCodec {
                     date: measuredAt.day, steps: steps, calories: calories, sleepMinutes: sleep,
                     sleepEfficiency: efficiency,
                     swimMinutes: int("swim"), swimCalories: int("swimcal")))
+        case "heart_rate":
+            guard let heartRate = int("hr") else { return nil }
+            return .heartRate(
+                HeartRateReading(heartRate: heartRate, rrIntervals: intervals(), measuredAt: measuredAt))
         case "band_day":
             guard let steps = int("steps"), let calories = int("cal"), let distance = int("dist"),
                 let deep = int("deep"), let light = int("light"), let awake = int("awake")

@@ -11,7 +11,7 @@ struct CodesTests {
             (100, "BP5"), (101, "BP3L"), (102, "BPTRACK"), (103, "BP7S"), (104, "BP7"), (200, "AM3S"), (201, "AM4"),
             (300, "PO3"), (400, "BG5"), (402, "BG1"), (500, "HS4"), (501, "HS4S"), (502, "HS2"), (600, "THV3"),
             // VitalBridge's extension: the smartbands
-            (700, "FitPro9614N"), (701, "FitPulse9615N"), (702, "SmarteeTraining9616N"),
+            (700, "FitPro9614N"), (701, "FitPulse9615N"), (702, "SmarteeTraining9616N"), (905, "HRS"),
         ]
         #expect(DeviceModel.allCases.map { ($0.rawValue, $0.name) }.elementsEqual(expected) { $0 == $1 })
         #expect(DeviceModel(rawValue: 401) == nil)
@@ -103,8 +103,8 @@ struct CodesTests {
     @Test("the capability matrix is the spec's Support Device lists", arguments: supportLists)
     func capabilities(action: LayeredAction, list: String) {
         let listed = Set(list.split(separator: " ").map { DeviceModel(modelString: $0)! })
-        // the smartbands are VitalBridge's extension, not in the spec's lists (BandDayTests)
-        for model in DeviceModel.allCases where !model.isSmartband {
+        // the smartbands and the heart-rate sensor are VitalBridge's extensions, not in the spec's lists
+        for model in DeviceModel.allCases where !model.isSmartband && model != .heartRateSensor {
             #expect(model.supports(action) == listed.contains(model), "\(model) cmd \(action.rawValue)")
         }
     }

@@ -51,6 +51,8 @@ struct RecordsTests {
                 columns["heart_rate_minutes"] = Double(rate.minutes)
             }
             return columns
+        case .heartRate(let reading):
+            return ["heart_rate_bpm": Double(reading.heartRate), "rr_intervals": Double(reading.rrIntervals.count)]
         }
     }
 

@@ -7,6 +7,7 @@ import VitalDevices
 import VitalSimulation
 import VitalStore
 import VitalTestSupport
+import WelltoryDDS
 
 /// A sink that keeps what a band pushed, item by item, then stores it: the witness of what the band sent.
 final class WitnessBandSink: RecordSink {
@@ -196,5 +197,64 @@ struct SmartbandTests {
         // a day before the start and two after it, every hour, pushed as it completed
         #expect(hours.count == 3 * 24)
         #expect(try store.readings(device: Self.mac).count == 4)
+    }
+}
+
+/// The heart-rate sensor (905) in process: its simulated beats, and what a recording keeps.
+@Suite("Heart-rate sensor: beats as they come")
+struct HeartRateSensorTests {
+    static let mac = MACAddress("004D3208D313")!
+
+    static func record(seconds: Int, seed: UInt64? = nil, failures: FailureScript? = nil) async throws
+        -> (HeartRateReading, SimulatedWorld)
+    {
+        let device = FleetDevice(model: "HRS", mac: mac.description, seed: seed, failures: failures)
+        let world = try SimulatedWorld(fleet: Fleet(devices: [device]), start: SmartbandTests.start)
+        let connection = try await world.connect(to: mac)
+        let driver = HeartRateDriver(
+            entry: DeviceCatalog.entry(for: .heartRateSensor), connection: connection, clock: { world.clock.wallTime })
+        let reading = try await driver.record(seconds: seconds)
+        await connection.disconnect()
+        return (reading, world)
+    }
+
+    @Test("five minutes of a resting heart: an interval a beat, the time they add up to, RSA and a few ectopics")
+    func fiveMinutes() async throws {
+        let (reading, world) = try await Self.record(seconds: 300, seed: 11)
+        let total = reading.rrIntervals.reduce(0, +) / 1_000
+        #expect(total >= 300 && total < 302)
+        #expect(world.clock.wallTime.secondsSince1970 - SmartbandTests.start.secondsSince1970 == Int64(total))
+        #expect(reading.rrIntervals.allSatisfy { (300...2_000).contains($0) })
+        #expect((50...100).contains(reading.heartRate))
+        let figures = HRVFigures(rr: reading.rrIntervals)
+        // the ectopic beats are what the artefact rule rejects
+        #expect(figures.rejected > 0 && figures.rejected < reading.rrIntervals.count / 20)
+        #expect((15...80).contains(figures.rmssd ?? 0) && (figures.power ?? 0) > 100)
+        // the same seed, the same beats
+        let (again, _) = try await Self.record(seconds: 300, seed: 11)
+        #expect(again == reading)
+        let (other, _) = try await Self.record(seconds: 300, seed: 12)
+        #expect(other.rrIntervals != reading.rrIntervals)
+    }
+
+    @Test("a measurement records 30 s and is stored before it is returned; a dropped link is an error")
+    func measurement() async throws {
+        let engine = try Engine([FleetDevice(model: "HRS", mac: Self.mac.description)])
+        let callback = try await engine.callback(
+            "ihealth-layer://?cmd=0&devicemodel=905&mac=\(Self.mac)&ver=100&scheme=vitalbridge-demo")
+        guard case .list(let objects)? = callback.result, let object = objects.first else {
+            Issue.record("no result: \(callback.reason?.rawValue ?? "")")
+            return
+        }
+        let stored = try engine.store.readings(device: Self.mac)
+        guard case .heartRate(let reading)? = stored.first?.reading else {
+            Issue.record("no heart-rate reading stored")
+            return
+        }
+        #expect(object.number(.heartRate) == FixedDecimal(reading.heartRate))
+        #expect(reading.rrIntervals.reduce(0, +) >= 30_000 && reading.rrIntervals.reduce(0, +) < 32_000)
+        await #expect(throws: DeviceError.self) {
+            _ = try await Self.record(seconds: 300, failures: FailureScript(disconnectAfter: 10))
+        }
     }
 }

@@ -248,7 +248,9 @@ struct FleetJSONTests {
                 records: DeviceMemory(
                     (0..<Int.random(in: 0...6, using: &random)).map { index in
                         var seeded = SeededGenerator(seed: random.next())
-                        let model = DeviceModel.allCases.filter { !$0.isSmartband }.randomElement(using: &random)!
+                        let model = DeviceModel.allCases.filter { !$0.isSmartband && $0 != .heartRateSensor }
+                            .randomElement(
+                                using: &random)!
                         let entry = DeviceCatalog.entry(for: model)
                         let time = LayeredTimestamp(
                             secondsSince1970: Int64.random(in: 0...4_000_000_000, using: &random))

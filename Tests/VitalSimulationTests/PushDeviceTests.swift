@@ -9,7 +9,7 @@ import VitalSimulation
 struct CatalogTests {
     @Test("every model has its family, profile, reach and capabilities")
     func entries() {
-        #expect(DeviceCatalog.all.count == 17)
+        #expect(DeviceCatalog.all.count == 18)
         for entry in DeviceCatalog.all {
             #expect(entry.measuresLive == entry.model.supports(.measure))
             #expect(entry.storesRecords == entry.model.supports(.sync))
@@ -23,6 +23,9 @@ struct CatalogTests {
         #expect(DeviceCatalog.entry(for: .am4).family == .activityMonitor)
         #expect(DeviceCatalog.entry(for: .fitPulse9615N).family == .smartband)
         #expect(DeviceCatalog.entry(for: .smarteeTraining9616N).profile.serviceUUID == 0xFFD0)
+        #expect(DeviceCatalog.entry(for: .heartRateSensor).profile.serviceUUID == 0x180D)
+        #expect(DeviceCatalog.entry(for: .heartRateSensor).measuresLive)
+        #expect(!DeviceCatalog.entry(for: .heartRateSensor).storesRecords)
         #expect(DeviceCatalog.entry(for: .hs4s).measuresBodyComposition)
         #expect(!DeviceCatalog.entry(for: .bp3l).storesRecords)
     }

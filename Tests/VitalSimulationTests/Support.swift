@@ -63,8 +63,8 @@ func listedRecords(_ family: DeviceFamily, count: Int) -> RecordsScript {
                 (reading.steps, reading.calories, reading.sleepMinutes, reading.sleepEfficiency) = (
                     1000 + index, 200, 420, 90
                 )
-            case .smartband:
-                preconditionFailure("a smartband records by itself: no listed records")
+            case .smartband, .heartRateSensor:
+                preconditionFailure("a smartband or heart-rate sensor keeps no listed records")
             }
             return reading
         })

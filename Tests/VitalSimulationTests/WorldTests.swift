@@ -49,7 +49,7 @@ struct WorldTests {
             case .weight(let kg): #expect((30...200).contains(kg.kilograms))
             case .temperature(let t): #expect((35...42).contains(t.celsius))
             case .activity(let day): #expect((0...100).contains(day.sleepEfficiency) && day.steps >= 0)
-            case .band: Issue.record("a band day in a device's memory")
+            case .band, .heartRate: Issue.record("a band day or heart-rate recording in a device's memory")
             }
         }
     }
@@ -149,8 +149,8 @@ struct WorldTests {
 
     @Test("the built-in fleet has one device of each model with fixed MACs")
     func defaultFleet() throws {
-        #expect(Fleet.default.devices.count == 17)
-        #expect(Set(Fleet.default.devices.map(\.mac)).count == 17)
+        #expect(Fleet.default.devices.count == 18)
+        #expect(Set(Fleet.default.devices.map(\.mac)).count == 18)
         #expect(Fleet.default.devices.first?.mac == "004D3208D2F4")
         let json = Fleet.default.json
         #expect(try Fleet(json: json) == Fleet.default)
