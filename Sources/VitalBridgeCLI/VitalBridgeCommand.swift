@@ -19,7 +19,7 @@ public struct VitalBridgeCommand: ParsableCommand {
     public init() {}
 
     /// This release of VitalBridge (`vitalbridge --version`).
-    public static let version = "0.11.0"
+    public static let version = "0.14.0"
 
     /// Runs the command line on the calling thread, without starting the concurrency runtime's thread pool; usage
     /// errors exit 2 (not ArgumentParser's 64), so every VitalBridge command answers 0 done, 1 rejected input, 2 usage,
