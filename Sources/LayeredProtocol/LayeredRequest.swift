@@ -229,8 +229,9 @@ func isReservedCallbackKey(_ key: String) -> Bool {
 /// `callurl` is the spec's other spelling of `callerurl`.
 func canonicalKey(_ key: String) -> String { key == "callurl" ? "callerurl" : key }
 
-/// Whether `text` is a URI scheme alone (`myapp`, `com.example.app`).
-func isValidScheme(_ text: String) -> Bool {
+/// Whether `text` is a URI scheme alone (`myapp`, `com.example.app`): a letter, then letters, digits, `+`, `-`
+/// and `.` (RFC 3986).
+public func isValidScheme(_ text: String) -> Bool {
     uriScheme(of: text + ":")?.utf8.count == text.utf8.count
 }
 

@@ -151,15 +151,5 @@ public struct ProviderURL: Hashable, Sendable {
     }
 }
 
-/// Whether `text` is a URL scheme: a letter, then letters, digits, `+`, `-` and `.` (RFC 3986), at most 64.
-func isURLScheme(_ text: String) -> Bool {
-    guard let first = text.utf8.first, text.utf8.count <= 64,
-        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(first | 0x20)
-    else { return false }
-    return text.utf8.allSatisfy { byte in
-        let lower = byte | 0x20
-        return (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(lower) && byte >= 0x41
-            || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "+")
-            || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
-    }
-}
+/// Whether `text` is a URL scheme (`isValidScheme(_:)` of LayeredProtocol) of at most 64 characters.
+func isURLScheme(_ text: String) -> Bool { text.utf8.count <= 64 && isValidScheme(text) }

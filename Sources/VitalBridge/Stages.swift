@@ -199,12 +199,13 @@ public struct StoreSink: RecordSink {
     }
 
     /// Keeps a smartband's items as they came and revises the summary (a `BandDay`) of each day they change, in one
-    /// transaction.
-    public func storeBandItems(_ items: [BandItem], today: LayeredDate) async throws {
-        let dayItems = items.map { item in
-            let dated = item.dated(today: today)
-            return DayItem(
-                date: dated.date ?? today, kind: dated.kind, key: dated.key, bytes: dated.storedBytes(today: today))
+    /// transaction; an undated item (today's totals the driver did not date) is refused and nothing is stored.
+    public func storeBandItems(_ items: [BandItem]) async throws {
+        let dayItems = try items.map { item in
+            guard let date = item.date else {
+                throw DeviceError(.storeFailed, message: "today's totals must be dated before they are stored")
+            }
+            return DayItem(date: date, kind: item.kind, key: item.key, bytes: item.storedBytes)
         }
         try store.storeDayItems(dayItems, device: device) { date, stored in
             .band(BandDay(date: date, items: try stored.map { try BandItem(storedBytes: $0.bytes) }))

@@ -143,6 +143,13 @@ struct Hub {
         }
     }
 
+    /// Makes the fleet's `device` a device of the store if it is not one yet: the ShareVitalSigns and DDS providers
+    /// measure on devices no layered request added.
+    func remember(_ device: SimulatedDeviceConfiguration) throws(StoreError) {
+        guard try store.device(device.mac) == nil else { return }
+        try store.saveDevice(StoredDevice(mac: device.mac, model: device.entry.model, addedAt: world.clock.wallTime))
+    }
+
     /// How long a request waits for a device another process uses: `$VITALBRIDGE_DEVICE_WAIT_SECONDS`, else 10 s.
     static var deviceWait: Duration {
         let text = environment("VITALBRIDGE_DEVICE_WAIT_SECONDS")

@@ -3,7 +3,6 @@ import Foundation
 import LayeredProtocol
 import VitalBridge
 import VitalDevices
-import VitalStore
 import WelltoryDDS
 
 /// `vitalbridge dds …`: Welltory's Data Delivery Service links, and the sources VitalBridge answers as a provider.
@@ -335,9 +334,8 @@ enum DDSProvider {
         let hub: Hub
         let sources: DDSSources
         do {
-            hub = try Hub(
-                home: try Home(Home.directory(option: option), create: true),
-                whitelist: try Home(Home.directory(option: option), create: true).whitelist())
+            let home = try Home(Home.directory(option: option), create: true)
+            hub = try Hub(home: home, whitelist: try home.whitelist())
             sources = try DDSSources.load(hub.home)
         } catch {
             refuse(1, "cannot use the home folder: \(error)")
@@ -376,10 +374,7 @@ enum DDSProvider {
         let duration = seconds
         let reading: HeartRateReading
         do {
-            if try store.device(sensor.mac) == nil {
-                try store.saveDevice(
-                    StoredDevice(mac: sensor.mac, model: sensor.entry.model, addedAt: world.clock.wallTime))
-            }
+            try hub.remember(sensor)
             reading = try await hub.withConnection(to: sensor.mac) { connection in
                 let driver = HeartRateDriver(entry: sensor.entry, connection: connection) { world.clock.wallTime }
                 let reading = try await driver.record(seconds: duration)

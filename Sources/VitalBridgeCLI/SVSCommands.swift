@@ -352,10 +352,7 @@ struct SVSProvider {
         let store = hub.store
         let caller = requester
         do {
-            if try store.device(mac) == nil {
-                try store.saveDevice(
-                    StoredDevice(mac: mac, model: entry.model, addedAt: world.clock.wallTime))
-            }
+            try hub.remember(device)
             return try await hub.withConnection(to: mac) { connection in
                 let driver = makeDriver(for: entry, connection: connection) { world.clock.wallTime }
                 try await driver.prepare(for: DeviceSession(caller: caller, time: world.clock.wallTime))

@@ -26,14 +26,15 @@ public struct DeviceRecord: Hashable, Sendable {
 /// stored it has returned; when ``store(_:)`` throws, nothing more is confirmed or deleted.
 public protocol RecordSink: Sendable {
     func store(_ records: [DeviceRecord]) async throws
-    /// Keeps items a smartband pushed, today's totals dated `today`, with the summaries of the days they change;
-    /// returns only once they are durable. A band is told it may forget them only after this returns.
-    func storeBandItems(_ items: [BandItem], today: LayeredDate) async throws
+    /// Keeps items a smartband pushed, with the summaries of the days they change; returns only once they are
+    /// durable. A band is told it may forget them only after this returns. Today's totals come dated (the driver
+    /// dates them with the host's day as they arrive, ``BandItem/dated(today:)``); undated ones are refused.
+    func storeBandItems(_ items: [BandItem]) async throws
 }
 
 extension RecordSink {
     /// A sink for devices other than smartbands refuses band items: nothing is acknowledged to the band.
-    public func storeBandItems(_ items: [BandItem], today: LayeredDate) async throws {
+    public func storeBandItems(_ items: [BandItem]) async throws {
         throw DeviceError(.storeFailed, message: "this sink keeps no smartband items")
     }
 }

@@ -32,14 +32,13 @@ extension BandItem {
     }
 
     /// The item's kind as stored: its type byte, today's totals counting as a day's (type 2).
-    public var kind: Int { Int(dated(today: LayeredDate(daysSince1970: 0)).type) }
+    public var kind: Int { type == 0x01 ? 0x02 : Int(type) }
 
-    /// The item's bytes as stored: the notification with sequence number 0, today's totals dated.
-    public func storedBytes(today: LayeredDate) -> [UInt8] {
-        BandMessage.item(sequence: 0, dated(today: today)).encoded()
-    }
+    /// The item's bytes as stored: the notification with sequence number 0 (date today's totals first, with
+    /// ``dated(today:)``: their own date bytes are not kept).
+    public var storedBytes: [UInt8] { BandMessage.item(sequence: 0, self).encoded() }
 
-    /// The item of bytes ``storedBytes(today:)`` wrote.
+    /// The item of bytes ``storedBytes`` wrote.
     ///
     /// - Throws: `GATTError` if they are not an item.
     public init(storedBytes bytes: [UInt8]) throws(GATTError) {
@@ -112,7 +111,7 @@ public enum BandEvent: Hashable, Sendable {
 /// (``SmartbandGATT``).
 ///
 /// A band pushes what it holds as soon as the host subscribes to its data characteristic. The driver keeps the
-/// items in batches of at most ``SmartbandGATT/window``, through the sink's ``RecordSink/storeBandItems(_:today:)``,
+/// items in batches of at most ``SmartbandGATT/window``, through the sink's ``RecordSink/storeBandItems(_:)``,
 /// and writes ``BandCommand/receivedThrough(_:)`` only after each batch is committed: a crash or a drop at any point
 /// loses nothing the band forgot, and an item sent again replaces its stored self. A sync ends when the band
 /// says it caught up; ``follow(into:events:stored:)`` goes on storing what the band pushes while the link holds.
@@ -303,7 +302,7 @@ struct BandSession {
     private mutating func store() async throws(DeviceError) {
         guard !batch.isEmpty else { return }
         do {
-            try await sink.storeBandItems(batch, today: driver.clock().day)
+            try await sink.storeBandItems(batch)
         } catch {
             throw DeviceError(.storeFailed, message: "the store refused \(batch.count) band item(s): \(error)")
         }

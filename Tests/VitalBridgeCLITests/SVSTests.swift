@@ -182,4 +182,28 @@ struct SVSTests {
         let linked = try world.retrieve("BPSYS")
         #expect(linked.status == 1 && linked.stderr.contains("symbolic link"))
     }
+
+    @Test(
+        "killed as it writes the answer, the provider leaves the reading stored and the request open: asked again, it answers"
+    )
+    func killedAtAnswer() throws {
+        let world = try SVSWorld()
+        let url = try world.request("BP")
+        let request = world.board
+        // SIGKILL at the rename that puts the answer in place, the process's second (the first saves the monitor's
+        // state when its lease ends; strace's -P does not match a rename's target): the reading was stored before
+        let command =
+            "printf '%s\\n' '\(url)' | exec strace -f -o /dev/null -e trace=rename "
+            + "-e inject=rename:signal=SIGKILL:when=2 '\(vitalbridgePath.path)' svs open --home '\(world.home.path)' -"
+        let killed = try runProgram("/bin/sh", ["-c", command], environment: ["XDG_RUNTIME_DIR": world.runtime])
+        #expect(killed.status != 0 && killed.stdout.isEmpty)
+        #expect(world.board == request)
+        #expect(try world.retrieve("BPSYS").status == 4)
+        let stored = try world.home.store().readings()
+        #expect(stored.count >= 1)
+        // the requester's URL still works: the answer comes with a new reading, and the first one is not lost
+        #expect(try world.open(url).status == 0)
+        #expect(try world.retrieve("BPSYS").status == 0)
+        #expect(try world.home.store().readings().count > stored.count)
+    }
 }

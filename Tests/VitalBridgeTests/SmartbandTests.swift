@@ -18,9 +18,9 @@ final class WitnessBandSink: RecordSink {
 
     func store(_ records: [DeviceRecord]) async throws { try await sink.store(records) }
 
-    func storeBandItems(_ items: [BandItem], today: LayeredDate) async throws {
-        try await sink.storeBandItems(items, today: today)
-        pushed.withLock { $0 += items.map { $0.dated(today: today) } }
+    func storeBandItems(_ items: [BandItem]) async throws {
+        try await sink.storeBandItems(items)
+        pushed.withLock { $0 += items }
     }
 }
 
@@ -70,6 +70,20 @@ struct SmartbandTests {
         var latest: [String: BandItem] = [:]
         for item in pushed { latest["\(item.date!.daysSince1970)/\(item.kind)/\(item.key)"] = item }
         return latest.values.sorted { ($0.date!, $0.kind, $0.key) < ($1.date!, $1.kind, $1.key) }
+    }
+
+    @Test("today's totals reach the store dated: an undated batch is refused whole, nothing stored")
+    func undatedTotals() async throws {
+        let store = try VitalStore()
+        let sink = StoreSink(store: store, device: Self.mac)
+        let totals = BandTotals(steps: 100, calories: 4, distance: 70)
+        let day = Self.start.day
+        await #expect(throws: DeviceError.self) {
+            try await sink.storeBandItems([.dayTotals(day, totals), .todayTotals(totals)])
+        }
+        #expect(try store.readings().isEmpty)
+        try await sink.storeBandItems([.todayTotals(totals).dated(today: day)])
+        #expect(try Self.storedItems(store) == [.dayTotals(day, totals)])
     }
 
     @Test("a month pushed (30 days × 24 heart-rate hours, sleep, sports) is stored exactly once, then nothing more")
