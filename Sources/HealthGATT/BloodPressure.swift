@@ -99,8 +99,8 @@ struct BloodPressureLayout: Hashable, Sendable {
 /// Blood Pressure Measurement (0x2A35): a final reading, indicated by a blood pressure monitor.
 ///
 /// Flags (bit 0 unit, 1 time stamp, 2 pulse rate, 3 user ID, 4 measurement status) are derived from the
-/// optionals when encoding; reserved flag bits 5–7 are rejected when decoding, since they may announce fields
-/// this version cannot read.
+/// optionals when encoding; reserved flag bits 5–7 are ignored when decoding, with any bytes after the known
+/// fields: a field they announce would follow those (the Core Specification's rule for reserved bits).
 public struct BloodPressureMeasurement: GATTCharacteristic {
     public static let uuid: UInt16 = 0x2A35
     public static let name = "Blood Pressure Measurement"

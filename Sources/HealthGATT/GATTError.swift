@@ -54,6 +54,9 @@ package struct ByteReader {
     package let bytes: [UInt8]
     package let characteristic: String
     package private(set) var offset = 0
+    /// Whether the flags set a bit reserved for future use: a field it announces follows every field this version
+    /// knows, so the value may end with bytes nobody here can read.
+    package private(set) var announcesUnknownFields = false
 
     package init(_ bytes: [UInt8], characteristic: String) {
         self.bytes = bytes
@@ -116,17 +119,25 @@ package struct ByteReader {
         return value
     }
 
-    /// Reads the flags byte and rejects bits outside `known`: reserved flag bits may announce fields this version
-    /// does not know, which would be misread.
+    /// Reads the flags byte, ignoring bits outside `known` as the Core Specification's rule for reserved (RFU)
+    /// bits says; the fields they may announce come after every known field (see ``finish()``).
     package mutating func flags8(known: UInt8) throws(GATTError) -> UInt8 {
         let flags = try uint8("flags")
-        guard flags & ~known == 0 else { throw error(.reservedValue, "flags", at: offset - 1) }
-        return flags
+        announcesUnknownFields = announcesUnknownFields || flags & ~known != 0
+        return flags & known
     }
 
-    /// Checks that nothing follows the last field.
+    /// A 16-bit flags field, read like ``flags8(known:)``.
+    package mutating func flags16(known: UInt16) throws(GATTError) -> UInt16 {
+        let flags = try uint16("flags")
+        announcesUnknownFields = announcesUnknownFields || flags & ~known != 0
+        return flags & known
+    }
+
+    /// Checks that nothing follows the last field, unless a reserved flag bit announced a field this version does
+    /// not know: then what follows is that field, and is skipped.
     package func finish() throws(GATTError) {
-        guard remaining == 0 else { throw error(.tooLong, "end") }
+        guard remaining == 0 || announcesUnknownFields else { throw error(.tooLong, "end") }
     }
 }
 

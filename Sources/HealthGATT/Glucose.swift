@@ -52,7 +52,8 @@ public struct SensorStatusAnnunciation: OptionSet, Hashable, Sendable {
 /// Point.
 ///
 /// Flags: bit 0 time offset, bit 1 concentration with type and sample location, bit 2 unit (mol/L when set),
-/// bit 3 sensor status annunciation, bit 4 context information follows; bits 5–7 are reserved and rejected. The
+/// bit 3 sensor status annunciation, bit 4 context information follows; bits 5–7 are reserved and ignored, with any bytes
+/// after the known fields. The
 /// type and location must be defined values (reserved ones are rejected).
 public struct GlucoseMeasurement: GATTCharacteristic {
     public static let uuid: UInt16 = 0x2A18
@@ -159,8 +160,8 @@ public struct GlucoseMeasurement: GATTCharacteristic {
 
 /// Glucose Measurement Context (0x2A34): what surrounded a glucose measurement with the same sequence number.
 ///
-/// Flags: bit 0 carbohydrate, 1 meal, 2 tester and health, 3 exercise, 4 medication, 5 medication unit (liters
-/// when set), 6 HbA1c, 7 extended flags present. The extended flags byte is all reserved and kept as received.
+/// Flags: bit 0 carbohydrate (grams), 1 meal, 2 tester and health, 3 exercise, 4 medication, 5 medication unit
+/// (millilitres when set, else milligrams), 6 HbA1c, 7 extended flags present. The extended flags byte is all reserved and kept as received.
 /// Enumerated values must be defined ones (reserved ones are rejected).
 public struct GlucoseMeasurementContext: GATTCharacteristic {
     public static let uuid: UInt16 = 0x2A34
@@ -194,16 +195,18 @@ public struct GlucoseMeasurementContext: GATTCharacteristic {
         case shortActingInsulin, intermediateActingInsulin, longActingInsulin, premixedInsulin
     }
 
+    /// The unit of a medication amount: the SIG's unit with its decimal exponent, as the GATT Specification
+    /// Supplement declares the field (`kg × 10⁻⁶` and `L × 10⁻³`).
     public enum MedicationUnit: String, Hashable, Sendable {
-        /// Kilograms (flag bit 5 clear); devices usually mean milligrams × 10⁻⁶.
-        case kilograms = "kg"
-        /// Liters (flag bit 5 set).
-        case liters = "L"
+        /// Milligrams, `kg × 10⁻⁶` (flag bit 5 clear).
+        case milligrams = "mg"
+        /// Millilitres, `L × 10⁻³` (flag bit 5 set).
+        case milliliters = "mL"
     }
 
     public struct Carbohydrate: Hashable, Sendable {
         public var id: CarbohydrateID
-        /// Grams × 10⁻³ (the field is in kilograms).
+        /// Grams: the field is `kg × 10⁻³`.
         public var amount: SFloat
         public init(id: CarbohydrateID, amount: SFloat) {
             self.id = id
@@ -257,7 +260,7 @@ public struct GlucoseMeasurementContext: GATTCharacteristic {
     public init(
         sequenceNumber: UInt16, extendedFlags: UInt8? = nil, carbohydrate: Carbohydrate? = nil, meal: Meal? = nil,
         testerHealth: TesterHealth? = nil, exercise: Exercise? = nil, medication: Medication? = nil,
-        medicationUnit: MedicationUnit = .kilograms, hbA1c: SFloat? = nil
+        medicationUnit: MedicationUnit = .milligrams, hbA1c: SFloat? = nil
     ) {
         self.sequenceNumber = sequenceNumber
         self.extendedFlags = extendedFlags
@@ -311,7 +314,7 @@ public struct GlucoseMeasurementContext: GATTCharacteristic {
             ? Exercise(
                 duration: try reader.uint16("exercise_duration"), intensity: try reader.uint8("exercise_intensity"))
             : nil
-        medicationUnit = flags & 0b10_0000 == 0 ? .kilograms : .liters
+        medicationUnit = flags & 0b10_0000 == 0 ? .milligrams : .milliliters
         if flags & 0b1_0000 != 0 {
             let at = reader.offset
             guard let id = MedicationID(rawValue: try reader.uint8("medication_id")) else {
@@ -334,7 +337,7 @@ public struct GlucoseMeasurementContext: GATTCharacteristic {
         if testerHealth != nil { flags |= 0b100 }
         if exercise != nil { flags |= 0b1000 }
         if medication != nil { flags |= 0b1_0000 }
-        if medicationUnit == .liters { flags |= 0b10_0000 }
+        if medicationUnit == .milliliters { flags |= 0b10_0000 }
         if hbA1c != nil { flags |= 0b100_0000 }
         if extendedFlags != nil { flags |= 0x80 }
         bytes.append(flags)

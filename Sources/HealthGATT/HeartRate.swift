@@ -2,8 +2,9 @@
 ///
 /// Flags: bit 0 the rate is 16 bits (8 when clear), bits 1–2 sensor contact (`00` and `01` both mean "not
 /// supported", `10` supported but not detected, `11` detected), bit 3 energy expended, bit 4 RR intervals; bits
-/// 5–7 are reserved and rejected. RR intervals fill the rest of the value, two bytes each, in 1/1024 s; the RR
-/// flag with no interval, or an odd byte left, is rejected.
+/// 5–7 are reserved and ignored, except with RR intervals: those fill the rest of the value, two bytes each, in
+/// 1/1024 s, so a field a reserved bit announced would be misread as intervals, and is rejected. The RR flag with no
+/// interval, or an odd byte left, is rejected.
 public struct HeartRateMeasurement: GATTCharacteristic {
     public static let uuid: UInt16 = 0x2A37
     public static let name = "Heart Rate Measurement"
@@ -62,6 +63,8 @@ public struct HeartRateMeasurement: GATTCharacteristic {
         energyExpended = flags & 0b1000 != 0 ? try reader.uint16("energy_expended") : nil
         var intervals: [UInt16] = []
         if flags & 0b1_0000 != 0 {
+            // RR intervals fill the rest of the value: a field a reserved bit announced would be read as intervals.
+            guard !reader.announcesUnknownFields else { throw reader.error(.reservedValue, "flags", at: 0) }
             intervals.append(try reader.uint16("rr_interval"))
             while reader.remaining > 0 { intervals.append(try reader.uint16("rr_interval")) }
         }

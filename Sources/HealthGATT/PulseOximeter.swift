@@ -65,7 +65,7 @@ extension [UInt8] {
 /// PLX Spot-Check Measurement (0x2A5E): one SpO2 reading of a pulse oximeter.
 ///
 /// Flags: bit 0 time stamp, 1 measurement status, 2 device and sensor status, 3 pulse amplitude index, 4 device
-/// clock is not set; bits 5–7 are reserved and rejected.
+/// clock is not set; bits 5–7 are reserved and ignored, with any bytes after the known fields.
 public struct PLXSpotCheckMeasurement: GATTCharacteristic {
     public static let uuid: UInt16 = 0x2A5E
     public static let name = "PLX Spot-Check Measurement"
@@ -127,7 +127,7 @@ public struct PLXSpotCheckMeasurement: GATTCharacteristic {
 /// PLX Continuous Measurement (0x2A5F): the running SpO2 of a pulse oximeter.
 ///
 /// Flags: bit 0 SpO2PR-Fast, 1 SpO2PR-Slow, 2 measurement status, 3 device and sensor status, 4 pulse amplitude
-/// index; bits 5–7 are reserved and rejected.
+/// index; bits 5–7 are reserved and ignored, with any bytes after the known fields.
 public struct PLXContinuousMeasurement: GATTCharacteristic {
     public static let uuid: UInt16 = 0x2A5F
     public static let name = "PLX Continuous Measurement"

@@ -1,11 +1,29 @@
-/// A Record Access Control Point op code.
-public enum RACPOpCode: UInt8, Hashable, Sendable, CaseIterable {
-    case reportStoredRecords = 1
-    case deleteStoredRecords = 2
-    case abortOperation = 3
-    case reportNumberOfStoredRecords = 4
-    case numberOfStoredRecordsResponse = 5
-    case responseCode = 6
+/// A Record Access Control Point op code. Open: a response code echoes the request's op code, which may be one
+/// this version does not know (`06 00 0C 02` answers an unsupported op code 12).
+public struct RACPOpCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public var rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+
+    public static let reportStoredRecords = Self(rawValue: 1)
+    public static let deleteStoredRecords = Self(rawValue: 2)
+    public static let abortOperation = Self(rawValue: 3)
+    public static let reportNumberOfStoredRecords = Self(rawValue: 4)
+    public static let numberOfStoredRecordsResponse = Self(rawValue: 5)
+    public static let responseCode = Self(rawValue: 6)
+
+    /// The op code's SIG name in words, e.g. `report stored records`, or `op code 12` for one this version does
+    /// not know.
+    public var description: String {
+        switch self {
+        case .reportStoredRecords: "report stored records"
+        case .deleteStoredRecords: "delete stored records"
+        case .abortOperation: "abort operation"
+        case .reportNumberOfStoredRecords: "report number of stored records"
+        case .numberOfStoredRecordsResponse: "number of stored records response"
+        case .responseCode: "response code"
+        default: "op code \(rawValue)"
+        }
+    }
 }
 
 /// A Record Access Control Point response code value. Open: a collector must accept codes it does not know.
@@ -67,8 +85,8 @@ public enum RecordFilter: Hashable, Sendable {
 ///
 /// Requests carry an operator (1 all, 2 ≤, 3 ≥, 4 within range, 5 first, 6 last) and, for 2–4, a filter type
 /// (1 sequence number, 2 user-facing time) with its values. Abort uses the null operator (0) and no operand. The
-/// number-of-records response carries a 16-bit count, the response code the request op code and a
-/// ``RACPResponseCode``, both with the null operator.
+/// number-of-records response carries a 16-bit count, the response code the request op code (any value: a device
+/// echoes op codes it does not support) and a ``RACPResponseCode``, both with the null operator.
 public enum RecordAccessControlPoint: GATTCharacteristic {
     public static let uuid: UInt16 = 0x2A52
     public static let name = "Record Access Control Point"
@@ -82,10 +100,7 @@ public enum RecordAccessControlPoint: GATTCharacteristic {
 
     public init(bytes: [UInt8]) throws(GATTError) {
         var reader = ByteReader(bytes, characteristic: Self.name)
-        guard let opCode = RACPOpCode(rawValue: try reader.uint8("op_code")) else {
-            throw reader.error(.reservedValue, "op_code", at: 0)
-        }
-        switch opCode {
+        switch RACPOpCode(rawValue: try reader.uint8("op_code")) {
         case .reportStoredRecords: self = .reportStoredRecords(try Self.filter(&reader))
         case .deleteStoredRecords: self = .deleteStoredRecords(try Self.filter(&reader))
         case .reportNumberOfStoredRecords: self = .reportNumberOfStoredRecords(try Self.filter(&reader))
@@ -97,12 +112,11 @@ public enum RecordAccessControlPoint: GATTCharacteristic {
             self = .numberOfStoredRecordsResponse(try reader.uint16("operand.number_of_records"))
         case .responseCode:
             try Self.nullOperator(&reader)
-            let at = reader.offset
-            guard let request = RACPOpCode(rawValue: try reader.uint8("operand.request_op_code")) else {
-                throw reader.error(.reservedValue, "operand.request_op_code", at: at)
-            }
+            let request = RACPOpCode(rawValue: try reader.uint8("operand.request_op_code"))
             self = .responseCode(
                 request: request, response: RACPResponseCode(rawValue: try reader.uint8("operand.response_code_value")))
+        default:
+            throw reader.error(.reservedValue, "op_code", at: 0)
         }
         try reader.finish()
     }

@@ -20,7 +20,7 @@ public enum TemperatureType: UInt8, Hashable, Sendable, CaseIterable {
 /// Temperature Measurement (0x2A1C), indicated by a health thermometer.
 ///
 /// The temperature is an IEEE 11073 FLOAT (32 bits). Flags: bit 0 Fahrenheit, bit 1 time stamp, bit 2
-/// temperature type; bits 3–7 are reserved and rejected, and so are reserved temperature types (0, 10–255).
+/// temperature type; bits 3–7 are reserved and ignored, with any bytes after the known fields; reserved temperature types are rejected (0, 10–255).
 public struct TemperatureMeasurement: GATTCharacteristic {
     public static let uuid: UInt16 = 0x2A1C
     public static let name = "Temperature Measurement"

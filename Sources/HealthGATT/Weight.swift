@@ -33,7 +33,7 @@ public struct MassValue: Hashable, Sendable {
 /// Weight has the fixed resolution 0.005 kg or 0.01 lb, height 0.001 m or 0.1 in, BMI 0.1 kg/m²; the Weight
 /// Scale Feature's resolution fields describe the scale's precision only, never how to read these values.
 /// Flags: bit 0 imperial units, bit 1 time stamp, bit 2 user ID, bit 3 BMI and height; bits 4–7 are reserved
-/// and rejected.
+/// and ignored, with any bytes after the known fields.
 public struct WeightMeasurement: GATTCharacteristic {
     public static let uuid: UInt16 = 0x2A9D
     public static let name = "Weight Measurement"
@@ -152,8 +152,8 @@ public struct WeightScaleFeature: GATTCharacteristic {
 ///
 /// Flags (16 bits): 0 imperial units, 1 time stamp, 2 user ID, 3 basal metabolism, 4 muscle percentage,
 /// 5 muscle mass, 6 fat free mass, 7 soft lean mass, 8 body water mass, 9 impedance, 10 weight, 11 height,
-/// 12 multiple packet measurement; 13–15 are reserved and rejected. Percentages are in 0.1 %, masses in the
-/// ``MassValue`` resolution, basal metabolism in kJ, impedance in 0.1 Ω, height in 0.001 m or 0.1 in.
+/// 12 multiple packet measurement; 13–15 are reserved and ignored, with any bytes after the known fields.
+/// Percentages are in 0.1 %, masses in the ``MassValue`` resolution, basal metabolism in kJ, impedance in 0.1 Ω, height in 0.001 m or 0.1 in.
 public struct BodyCompositionMeasurement: GATTCharacteristic {
     public static let uuid: UInt16 = 0x2A9C
     public static let name = "Body Composition Measurement"
@@ -199,8 +199,7 @@ public struct BodyCompositionMeasurement: GATTCharacteristic {
 
     public init(bytes: [UInt8]) throws(GATTError) {
         var reader = ByteReader(bytes, characteristic: Self.name)
-        let flags = try reader.uint16("flags")
-        guard flags & 0xE000 == 0 else { throw reader.error(.reservedValue, "flags", at: 0) }
+        let flags = try reader.flags16(known: 0x1FFF)
         func has(_ bit: UInt16) -> Bool { flags & 1 << bit != 0 }
         system = has(0) ? .imperial : .si
         bodyFatPercentage = try reader.uint16("body_fat_percentage")

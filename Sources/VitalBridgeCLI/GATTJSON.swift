@@ -152,7 +152,7 @@ extension GlucoseMeasurementContext: JSONRepresentable {
         if let extendedFlags { fields.append(("extended_flags", .number(extendedFlags))) }
         if let carbohydrate {
             fields += [("carbohydrate_id", words(carbohydrate.id)), ("carbohydrate", carbohydrate.amount.json)]
-            fields.append(("carbohydrate_unit", .string("kg")))
+            fields.append(("carbohydrate_unit", .string("g")))
         }
         if let meal { fields.append(("meal", words(meal))) }
         if let testerHealth {
@@ -204,7 +204,7 @@ extension RecordAccessControlPoint: JSONRepresentable {
             }
         }
         func request(_ opCode: RACPOpCode, _ filter: RecordFilter) -> JSON {
-            var fields: [(String, JSON)] = [("op_code", words(opCode))]
+            var fields: [(String, JSON)] = [("op_code", .string(opCode.description))]
             switch filter {
             case .all: fields.append(("operator", .string("all records")))
             case .first: fields.append(("operator", .string("first record")))
@@ -243,16 +243,18 @@ extension RecordAccessControlPoint: JSONRepresentable {
         case .deleteStoredRecords(let filter): return request(.deleteStoredRecords, filter)
         case .reportNumberOfStoredRecords(let filter): return request(.reportNumberOfStoredRecords, filter)
         case .abortOperation:
-            return .object([("op_code", words(RACPOpCode.abortOperation)), ("operator", .string("null"))])
+            return .object([("op_code", .string(RACPOpCode.abortOperation.description)), ("operator", .string("null"))])
         case .numberOfStoredRecordsResponse(let count):
             return .object([
-                ("op_code", words(RACPOpCode.numberOfStoredRecordsResponse)), ("operator", .string("null")),
+                ("op_code", .string(RACPOpCode.numberOfStoredRecordsResponse.description)),
+                ("operator", .string("null")),
                 ("number_of_records", .number(count)),
             ])
         case .responseCode(let request, let response):
             return .object([
-                ("op_code", words(RACPOpCode.responseCode)), ("operator", .string("null")),
-                ("request_op_code", words(request)), ("response_code_value", .string(response.description)),
+                ("op_code", .string(RACPOpCode.responseCode.description)), ("operator", .string("null")),
+                ("request_op_code", .string(request.description)),
+                ("response_code_value", .string(response.description)),
             ])
         }
     }

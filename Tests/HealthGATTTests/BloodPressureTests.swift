@@ -54,17 +54,13 @@ struct BloodPressureTests {
         #expect(try BloodPressureMeasurement(bytes: bytes) == value)
     }
 
-    @Test("every prefix is short; a trailing byte, reserved flags and a bad time are rejected")
+    @Test("every prefix is short; a trailing byte and a bad time are rejected")
     func badBytes() {
         expectEveryPrefixShort(BloodPressureMeasurement.self, Self.nordicFull)
         expectTrailingByteRejected(BloodPressureMeasurement.self, Self.nordicFull)
         // Nordic's onInvalidDataReceived cases
         #expect(throws: GATTError.self) { try BloodPressureMeasurement(bytes: [1, 2, 3, 4, 5, 6]) }
         #expect(throws: GATTError.self) { try BloodPressureMeasurement(bytes: [3, 2, 3, 4, 5, 6, 7]) }
-        let reserved = #expect(throws: GATTError.self) {
-            try BloodPressureMeasurement(bytes: [0x20] + Self.nordicMinimal.dropFirst())
-        }
-        #expect(reserved?.code == .reservedValue && reserved?.field == "flags" && reserved?.offset == 0)
         var badMonth = Self.nordicFull
         badMonth[9] = 13
         let month = #expect(throws: GATTError.self) { try BloodPressureMeasurement(bytes: badMonth) }

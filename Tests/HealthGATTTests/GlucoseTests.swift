@@ -39,12 +39,11 @@ struct GlucoseTests {
         #expect(value.encoded() == bytes)
     }
 
-    @Test("every prefix is short; a trailing byte, reserved flags, types and locations are rejected")
+    @Test("every prefix is short; a trailing byte, reserved types and locations are rejected")
     func badBytes() {
         expectEveryPrefixShort(GlucoseMeasurement.self, Self.nordic)
         expectTrailingByteRejected(GlucoseMeasurement.self, Self.nordic)
         for (bytes, field, offset) in [
-            (hex("20 0100 E307 02 1B 0B 0A 1E"), "flags", 0),
             (hex("02 0100 E307 02 1B 0B 0A 1E 1E00 10"), "type_sample_location.type", 12),
             (hex("02 0100 E307 02 1B 0B 0A 1E 1E00 1B"), "type_sample_location.type", 12),
             (hex("02 0100 E307 02 1B 0B 0A 1E 1E00 51"), "type_sample_location.sample_location", 12),
@@ -86,11 +85,21 @@ struct GlucoseTests {
         #expect(value.meal == .casual)
         #expect(value.testerHealth == .init(tester: .healthCareProfessional, health: .minorHealthIssues))
         #expect(value.exercise == .init(duration: 60, intensity: 50))
-        #expect(value.medication?.id == .longActingInsulin && value.medicationUnit == .liters)
+        #expect(value.medication?.id == .longActingInsulin && value.medicationUnit == .milliliters)
         #expect(value.medication?.amount.description == "123.4")
         #expect(value.hbA1c?.description == "34.5")
         #expect(value.encoded() == Self.context)
         #expect(try GlucoseMeasurementContext(bytes: hex("00 0100")).encoded() == hex("00 0100"))
+    }
+
+    @Test("medication is in milligrams (kg × 10⁻⁶) or millilitres (L × 10⁻³), as the flag says")
+    func medicationUnits() throws {
+        // flags 0x10: medication, bit 5 clear; rapid-acting insulin, 5 (SFLOAT 0x0005).
+        let milligrams = try GlucoseMeasurementContext(bytes: hex("10 0700 01 0500"))
+        #expect(milligrams.medicationUnit == .milligrams && milligrams.medicationUnit.rawValue == "mg")
+        #expect(milligrams.medication?.amount.doubleValue == 5)
+        let milliliters = try GlucoseMeasurementContext(bytes: hex("30 0700 01 0500"))
+        #expect(milliliters.medicationUnit == .milliliters && milliliters.medicationUnit.rawValue == "mL")
     }
 
     @Test("every context prefix is short; reserved values are rejected")
@@ -130,7 +139,7 @@ struct GlucoseTests {
                         id: GlucoseMeasurementContext.MedicationID.allCases.randomElement(using: &$0)!,
                         amount: $0.sfloat())
                 },
-                medicationUnit: Bool.random(using: &random) ? .kilograms : .liters,
+                medicationUnit: Bool.random(using: &random) ? .milligrams : .milliliters,
                 hbA1c: random.maybe { $0.sfloat() })
             expectRoundTrip(value)
         }

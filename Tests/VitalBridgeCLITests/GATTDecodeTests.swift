@@ -56,6 +56,27 @@ struct GATTDecodeTests {
         #expect(!json.isEmpty)
     }
 
+    @Test("a glucose context's carbohydrate is in grams and its medication in milligrams or millilitres")
+    func glucoseContextUnits() throws {
+        let full = try decodeJSON("2A34", "FF 0000 B3 03 6400 04 12 3C00 32 04 D2F4 59F1")
+        #expect(full["carbohydrate_unit"] as? String == "g" && (full["carbohydrate"] as? NSNumber)?.intValue == 100)
+        #expect(full["medication_unit"] as? String == "mL")
+        #expect(try decodeJSON("2A34", "10 0700 01 0500")["medication_unit"] as? String == "mg")
+    }
+
+    @Test("a reserved flag bit is ignored, with the bytes of the field it announces")
+    func reservedFlag() throws {
+        let json = try decodeJSON("2A37", "20 3C ABCD")
+        #expect(json["heart_rate_measurement_value"] as? Int == 60)
+    }
+
+    @Test("an answer to an op code the device does not support decodes, naming the op code")
+    func racpUnsupported() throws {
+        let json = try decodeJSON("2A52", "06 00 0C 02")
+        #expect(json["request_op_code"] as? String == "op code 12")
+        #expect(json["response_code_value"] as? String == "op code not supported")
+    }
+
     @Test("weights are exact in their fixed resolution")
     func weight() throws {
         let json = try decodeJSON("2A9D", "0E B036 E807 03 01 08 00 00 02 E500 D606")
@@ -71,7 +92,7 @@ struct GATTDecodeTests {
         #expect(short.status == 1 && short.stdout.isEmpty)
         #expect(
             short.stderr == "cannot decode: Blood Pressure Measurement: systolic at byte 1: the bytes end before it\n")
-        let reserved = try vitalbridge("gatt", "decode", "2A37", "20 3C")
+        let reserved = try vitalbridge("gatt", "decode", "2A37", "30 3C 0004")
         #expect(reserved.status == 1)
         #expect(reserved.stderr.contains("flags at byte 0: it has a value reserved for future use"))
         let long = try vitalbridge("gatt", "decode", "sfloat", "BDF000")
