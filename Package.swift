@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "VitalBridge", targets: ["VitalBridge"]),
         .library(name: "ShareVitalSigns", targets: ["ShareVitalSigns"]),
         .library(name: "WelltoryDDS", targets: ["WelltoryDDS"]),
+        .library(name: "DBus", targets: ["DBus"]),
         .executable(name: "vitalbridge", targets: ["vitalbridge"]),
     ],
     dependencies: [
@@ -29,6 +30,8 @@ let package = Package(
             dependencies: ["LayeredProtocol", .product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "WelltoryDDS", dependencies: ["LayeredProtocol"]),
         .target(name: "VitalDevices", dependencies: ["LayeredProtocol", "HealthGATT"]),
+        .systemLibrary(name: "CSystemdBus", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        .target(name: "DBus", dependencies: ["CSystemdBus"]),
         .target(name: "VitalSimulation", dependencies: ["VitalDevices", "HealthGATT", "LayeredProtocol"]),
         .target(name: "VitalStore", dependencies: ["LayeredProtocol", .product(name: "GRDB", package: "GRDB.swift")]),
         .target(
@@ -51,6 +54,7 @@ let package = Package(
         .testTarget(name: "HealthGATTTests", dependencies: ["HealthGATT", "VitalTestSupport"]),
         .testTarget(name: "ShareVitalSignsTests", dependencies: ["ShareVitalSigns", "LayeredProtocol"]),
         .testTarget(name: "WelltoryDDSTests", dependencies: ["WelltoryDDS", "VitalTestSupport"]),
+        .testTarget(name: "DBusTests", dependencies: ["DBus", "VitalTestSupport"]),
         .testTarget(
             name: "VitalSimulationTests",
             dependencies: ["VitalSimulation", "VitalDevices", "HealthGATT", "LayeredProtocol", "VitalTestSupport"]
