@@ -14,6 +14,8 @@ let package = Package(
         .library(name: "ShareVitalSigns", targets: ["ShareVitalSigns"]),
         .library(name: "WelltoryDDS", targets: ["WelltoryDDS"]),
         .library(name: "DBus", targets: ["DBus"]),
+        .library(name: "BlueZ", targets: ["BlueZ"]),
+        .library(name: "SimulatedBlueZ", targets: ["SimulatedBlueZ"]),
         .executable(name: "vitalbridge", targets: ["vitalbridge"]),
     ],
     dependencies: [
@@ -32,6 +34,10 @@ let package = Package(
         .target(name: "VitalDevices", dependencies: ["LayeredProtocol", "HealthGATT"]),
         .systemLibrary(name: "CSystemdBus", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .target(name: "DBus", dependencies: ["CSystemdBus"]),
+        .target(
+            name: "BlueZ",
+            dependencies: ["DBus", "VitalDevices", "LayeredProtocol", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "SimulatedBlueZ", dependencies: ["DBus", "VitalSimulation", "VitalDevices", "LayeredProtocol"]),
         .target(name: "VitalSimulation", dependencies: ["VitalDevices", "HealthGATT", "LayeredProtocol"]),
         .target(name: "VitalStore", dependencies: ["LayeredProtocol", .product(name: "GRDB", package: "GRDB.swift")]),
         .target(
@@ -44,7 +50,8 @@ let package = Package(
             name: "VitalBridgeCLI",
             dependencies: [
                 "LayeredProtocol", "HealthGATT", "VitalDevices", "VitalSimulation", "VitalStore", "VitalBridge",
-                "ShareVitalSigns", "WelltoryDDS", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "ShareVitalSigns", "WelltoryDDS", "DBus", "SimulatedBlueZ",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -55,6 +62,12 @@ let package = Package(
         .testTarget(name: "ShareVitalSignsTests", dependencies: ["ShareVitalSigns", "LayeredProtocol"]),
         .testTarget(name: "WelltoryDDSTests", dependencies: ["WelltoryDDS", "VitalTestSupport"]),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "VitalTestSupport"]),
+        .testTarget(
+            name: "BlueZTests",
+            dependencies: [
+                "BlueZ", "SimulatedBlueZ", "DBus", "VitalDevices", "VitalSimulation", "HealthGATT", "LayeredProtocol",
+                "VitalTestSupport",
+            ]),
         .testTarget(
             name: "VitalSimulationTests",
             dependencies: ["VitalSimulation", "VitalDevices", "HealthGATT", "LayeredProtocol", "VitalTestSupport"]

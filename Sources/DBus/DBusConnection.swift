@@ -28,10 +28,51 @@ public final class DBusConnection: @unchecked Sendable {
     /// The unique name the bus gave this connection, e.g. `:1.7`.
     public let uniqueName: String
 
-    /// Connects to `address` and starts the connection's thread.
+    /// Connects to `address`, on a new thread that then runs the connection: connecting and authenticating block
+    /// that thread, never the caller's.
     ///
     /// - Throws: ``DBusError`` when the bus cannot be reached or refuses the connection.
-    public init(_ address: Address) throws(DBusError) {
+    public static func open(_ address: Address) async throws(DBusError) -> DBusConnection {
+        let result: Result<DBusConnection, DBusError> = await withCheckedContinuation { continuation in
+            let start = Unmanaged.passRetained(Start(address, continuation))
+            var handle = pthread_t()
+            let created = pthread_create(
+                &handle, nil,
+                { context in
+                    let start = Unmanaged<Start>.fromOpaque(context!).takeRetainedValue()
+                    let connection: DBusConnection
+                    do throws(DBusError) {
+                        connection = try DBusConnection(start.address)
+                    } catch {
+                        start.continuation.resume(returning: .failure(error))
+                        return nil
+                    }
+                    start.continuation.resume(returning: .success(connection))
+                    connection.run()
+                    return nil
+                }, start.toOpaque())
+            if created == 0 {
+                pthread_detach(handle)
+            } else {
+                start.release()
+                continuation.resume(returning: .failure(DBusError.system(-created, "starting the connection's thread")))
+            }
+        }
+        return try result.get()
+    }
+
+    /// What a new connection's thread starts from.
+    private final class Start: @unchecked Sendable {
+        let address: Address
+        let continuation: CheckedContinuation<Result<DBusConnection, DBusError>, Never>
+        init(_ address: Address, _ continuation: CheckedContinuation<Result<DBusConnection, DBusError>, Never>) {
+            self.address = address
+            self.continuation = continuation
+        }
+    }
+
+    /// Connects to `address` on the calling thread, which then runs ``run()``.
+    private init(_ address: Address) throws(DBusError) {
         var bus: OpaquePointer? = nil
         var result = sd_bus_new(&bus)
         guard result >= 0, let bus else { throw DBusError.system(result, "creating a bus connection") }
@@ -65,22 +106,6 @@ public final class DBusConnection: @unchecked Sendable {
         }
         self.bus = bus
         self.wakeup = wakeup
-        let thread = Unmanaged.passRetained(self)
-        var handle = pthread_t()
-        result = pthread_create(
-            &handle, nil,
-            { context in
-                let connection = Unmanaged<DBusConnection>.fromOpaque(context!).takeRetainedValue()
-                connection.run()
-                return nil
-            }, thread.toOpaque())
-        guard result == 0 else {
-            thread.release()
-            sd_bus_flush_close_unref(bus)
-            Glibc.close(wakeup)
-            throw DBusError.system(-result, "starting the connection's thread")
-        }
-        pthread_detach(handle)
     }
 
     /// Work for the connection's thread, given the bus.

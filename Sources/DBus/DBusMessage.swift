@@ -1,5 +1,9 @@
 import CSystemdBus
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// A message received from the bus: a signal, or a method call for an object this connection serves.
 public struct DBusMessage: Sendable {
     public var path: String
@@ -55,11 +59,16 @@ public final class DBusMethodCall: @unchecked Sendable {
         }
     }
 
-    /// Answers with `values` (their signatures make the reply's).
-    public func reply(_ values: [DBusValue] = []) {
-        guard answered.claim() else { return }
+    /// Answers with `values` (their signatures make the reply's), then closes `descriptors`: the reply carries
+    /// copies of them.
+    public func reply(_ values: [DBusValue] = [], closing descriptors: [Int32] = []) {
+        guard answered.claim() else {
+            for descriptor in descriptors { close(descriptor) }
+            return
+        }
         let call = call
         connection.perform { _ in
+            defer { for descriptor in descriptors { close(descriptor) } }
             var reply: OpaquePointer? = nil
             guard sd_bus_message_new_method_return(call.pointer, &reply) >= 0, let reply else { return }
             defer { sd_bus_message_unref(reply) }

@@ -140,3 +140,37 @@ public enum GATTCharacteristics {
     public static let activityRecords = CharacteristicID(
         service: VendorGATT.activityService, characteristic: VendorGATT.activityRecords)
 }
+
+/// What a characteristic allows, as its declaration says.
+public struct GATTProperties: OptionSet, Hashable, Sendable {
+    public let rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+
+    public static let read = GATTProperties(rawValue: 0x02)
+    public static let writeWithoutResponse = GATTProperties(rawValue: 0x04)
+    public static let write = GATTProperties(rawValue: 0x08)
+    public static let notify = GATTProperties(rawValue: 0x10)
+    public static let indicate = GATTProperties(rawValue: 0x20)
+}
+
+/// One service of a peripheral's GATT table, with its characteristics.
+public struct GATTServiceLayout: Hashable, Sendable {
+    public let uuid: UInt16
+    public let characteristics: [GATTCharacteristicLayout]
+
+    public init(uuid: UInt16, characteristics: [GATTCharacteristicLayout]) {
+        self.uuid = uuid
+        self.characteristics = characteristics
+    }
+}
+
+/// One characteristic of a ``GATTServiceLayout``.
+public struct GATTCharacteristicLayout: Hashable, Sendable {
+    public let uuid: UInt16
+    public let properties: GATTProperties
+
+    public init(uuid: UInt16, properties: GATTProperties) {
+        self.uuid = uuid
+        self.properties = properties
+    }
+}

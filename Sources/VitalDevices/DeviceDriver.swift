@@ -208,13 +208,7 @@ public struct PushDeviceDriver: DeviceDriver {
     var measurementCharacteristic: CharacteristicID { entry.measurementCharacteristic }
 
     func record(from bytes: [UInt8]) throws(DeviceError) -> DeviceRecord {
-        switch entry.family {
-        case .bloodPressure: try DeviceRecord(decode(BloodPressureMeasurement.self, bytes))
-        case .scale where entry.measuresBodyComposition:
-            try DeviceRecord(decode(BodyCompositionMeasurement.self, bytes))
-        case .scale: try DeviceRecord(decode(WeightMeasurement.self, bytes))
-        default: try DeviceRecord(decode(TemperatureMeasurement.self, bytes))
-        }
+        try DeviceRecord(decoding: bytes, of: measurementCharacteristic.characteristic)
     }
 
     /// Subscribes and stores every pushed stored reading until the transfer completes; returns how many.

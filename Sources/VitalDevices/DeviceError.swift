@@ -32,6 +32,8 @@ public struct DeviceError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let storeFailed = Code(rawValue: "storeFailed")
         /// Another request is using the device.
         public static let busy = Code(rawValue: "busy")
+        /// The Bluetooth stack failed in a way no other kind describes (a BlueZ `org.bluez.Error.Failed`).
+        public static let transportFailed = Code(rawValue: "transportFailed")
     }
 
     public var code: Code

@@ -117,6 +117,26 @@ extension DateTime {
 }
 
 extension DeviceRecord {
+    /// The reading a standard measurement characteristic's `value` carries, decoded as the drivers decode it:
+    /// Blood Pressure (0x2A35), Glucose (0x2A18), Weight (0x2A9D), Body Composition (0x2A9C), Temperature (0x2A1C)
+    /// and PLX Spot-Check (0x2A5E) Measurements.
+    ///
+    /// - Throws: ``DeviceError/Code/protocolViolation`` for bytes that do not decode, or a reading without its
+    ///   time; ``DeviceError/Code/unsupported`` for another characteristic.
+    public init(decoding value: [UInt8], of characteristic: UInt16) throws(DeviceError) {
+        switch characteristic {
+        case BloodPressureMeasurement.uuid: try self.init(decode(BloodPressureMeasurement.self, value))
+        case GlucoseMeasurement.uuid: try self.init(decode(GlucoseMeasurement.self, value))
+        case WeightMeasurement.uuid: try self.init(decode(WeightMeasurement.self, value))
+        case BodyCompositionMeasurement.uuid: try self.init(decode(BodyCompositionMeasurement.self, value))
+        case TemperatureMeasurement.uuid: try self.init(decode(TemperatureMeasurement.self, value))
+        case PLXSpotCheckMeasurement.uuid: try self.init(decode(PLXSpotCheckMeasurement.self, value))
+        default:
+            throw DeviceError(
+                .unsupported, message: "0x\(String(characteristic, radix: 16, uppercase: true)) carries no reading")
+        }
+    }
+
     /// A blood pressure measurement in mmHg; kPa readings are converted.
     init(_ measurement: BloodPressureMeasurement) throws(DeviceError) {
         let factor = measurement.unit == .kPa ? 1 / 0.133_322_387_415 : 1

@@ -29,7 +29,7 @@ public struct GlucoseDriver: DeviceDriver {
             try checkCancellation()
             switch try await connection.nextEvent() {
             case .notification(GATTCharacteristics.glucoseMeasurement, let bytes):
-                let record = try DeviceRecord(decode(GlucoseMeasurement.self, bytes))
+                let record = try DeviceRecord(decoding: bytes, of: GlucoseMeasurement.uuid)
                 try await store([record], in: sink)
                 return record
             case .notification(GATTCharacteristics.vendorStatus, let bytes):
@@ -82,7 +82,7 @@ public struct GlucoseDriver: DeviceDriver {
             }
             switch try await connection.nextEvent() {
             case .notification(GATTCharacteristics.glucoseMeasurement, let bytes):
-                let record = try DeviceRecord(decode(GlucoseMeasurement.self, bytes))
+                let record = try DeviceRecord(decoding: bytes, of: GlucoseMeasurement.uuid)
                 highest = max(highest ?? 0, record.sequenceNumber ?? 0)
                 try await batches.add(record)
             case .notification(GATTCharacteristics.glucoseContext, let bytes):

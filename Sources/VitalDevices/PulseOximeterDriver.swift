@@ -121,7 +121,7 @@ public struct PulseOximeterDriver: DeviceDriver {
                 case .notification(GATTCharacteristics.vendorStatus, let bytes):
                     if case .pulseWave(let wave) = try vendorEvent(bytes) { observer(.pulseWave(Int(wave))) }
                 case .indication(GATTCharacteristics.plxSpotCheck, let bytes, let token):
-                    let record = try DeviceRecord(decode(PLXSpotCheckMeasurement.self, bytes))
+                    let record = try DeviceRecord(decoding: bytes, of: PLXSpotCheckMeasurement.uuid)
                     try await store([record], in: sink)
                     try await connection.confirm(token)
                     return record
@@ -155,7 +155,7 @@ public struct PulseOximeterDriver: DeviceDriver {
                 try checkCancellation()
                 switch try await connection.nextEvent() {
                 case .indication(GATTCharacteristics.plxSpotCheck, let bytes, let token):
-                    let record = try DeviceRecord(decode(PLXSpotCheckMeasurement.self, bytes))
+                    let record = try DeviceRecord(decoding: bytes, of: PLXSpotCheckMeasurement.uuid)
                     try await connection.confirm(token)
                     try await batches.add(record)
                 case .indication(GATTCharacteristics.plxRACP, let bytes, let token):

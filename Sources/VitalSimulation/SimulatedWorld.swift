@@ -129,13 +129,7 @@ public actor SimulatedWorld: BluetoothCentral {
                 && (services.isEmpty || services.contains($0.entry.profile.serviceUUID))
         }
         return AsyncStream { continuation in
-            for device in heard {
-                continuation.yield(
-                    Advertisement(
-                        mac: device.mac, localName: "\(device.entry.model.name) \(device.serial.suffix(4))",
-                        services: [device.entry.profile.serviceUUID], isPaired: device.paired,
-                        rssi: -40 - Int(device.mac.value % 40)))
-            }
+            for device in heard { continuation.yield(device.advertisement) }
             continuation.finish()
         }
     }

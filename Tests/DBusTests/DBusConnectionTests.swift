@@ -20,8 +20,8 @@ struct DBusConnectionTests {
     func echo() async throws {
         let bus = try PrivateBus()
         defer { bus.stop() }
-        let server = try DBusConnection(.address(bus.address))
-        let client = try DBusConnection(.address(bus.address))
+        let server = try await DBusConnection.open(.address(bus.address))
+        let client = try await DBusConnection.open(.address(bus.address))
         defer {
             server.close()
             client.close()
@@ -48,8 +48,8 @@ struct DBusConnectionTests {
     func noAnswer() async throws {
         let bus = try PrivateBus()
         defer { bus.stop() }
-        let client = try DBusConnection(.address(bus.address))
-        let server = try DBusConnection(.address(bus.address))
+        let client = try await DBusConnection.open(.address(bus.address))
+        let server = try await DBusConnection.open(.address(bus.address))
         defer {
             client.close()
             server.close()
@@ -72,8 +72,8 @@ struct DBusConnectionTests {
     func signals() async throws {
         let bus = try PrivateBus()
         defer { bus.stop() }
-        let sender = try DBusConnection(.address(bus.address))
-        let receiver = try DBusConnection(.address(bus.address))
+        let sender = try await DBusConnection.open(.address(bus.address))
+        let receiver = try await DBusConnection.open(.address(bus.address))
         defer {
             sender.close()
             receiver.close()
@@ -106,8 +106,8 @@ struct DBusConnectionTests {
     func descriptor() async throws {
         let bus = try PrivateBus()
         defer { bus.stop() }
-        let server = try DBusConnection(.address(bus.address))
-        let client = try DBusConnection(.address(bus.address))
+        let server = try await DBusConnection.open(.address(bus.address))
+        let client = try await DBusConnection.open(.address(bus.address))
         defer {
             server.close()
             client.close()
@@ -139,8 +139,8 @@ struct DBusConnectionTests {
     @Test("a closed connection fails new calls at once; a bus that dies fails the waiting ones")
     func closed() async throws {
         let bus = try PrivateBus()
-        let client = try DBusConnection(.address(bus.address))
-        let server = try DBusConnection(.address(bus.address))
+        let client = try await DBusConnection.open(.address(bus.address))
+        let server = try await DBusConnection.open(.address(bus.address))
         try await server.requestName("org.vitalbridge.Slow")
         let held = Held()
         let served = try await server.serve("/") { held.keep($0) }
@@ -159,8 +159,10 @@ struct DBusConnectionTests {
     }
 
     @Test("an unreachable bus is a clear error")
-    func unreachable() {
-        let error = #expect(throws: DBusError.self) { try DBusConnection(.address("unix:path=/nonexistent/bus")) }
+    func unreachable() async {
+        let error = await #expect(throws: DBusError.self) {
+            try await DBusConnection.open(.address("unix:path=/nonexistent/bus"))
+        }
         #expect(error?.message.contains("connecting to the bus") == true)
     }
 }

@@ -132,29 +132,11 @@ struct HRVTests {
         #expect(two.rmssd == 100 && two.sdnn == (5_000.0).squareRoot() && two.power == nil && two.accepted == 2)
     }
 
-    /// The oracle's Python, set up by `Tests/Oracles/setup.sh` (which CI runs; it runs it here if needed).
-    static func oraclePython() throws -> String {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        let setup = Process()
-        setup.executableURL = URL(fileURLWithPath: "/bin/bash")
-        setup.arguments = [root.appendingPathComponent("Tests/Oracles/setup.sh").path]
-        try setup.run()
-        setup.waitUntilExit()
-        guard setup.terminationStatus == 0 else {
-            throw OracleMissing(message: "Tests/Oracles/setup.sh failed: hrv-analysis is not available")
-        }
-        return root.appendingPathComponent(".oracles/venv/bin/python").path
-    }
-
-    struct OracleMissing: Error { var message: String }
-
     /// hrv-analysis's figures for each series.
     static func oracle(_ series: [[Double]]) throws -> [[String: Double]] {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: try oraclePython())
-        process.arguments = [root.appendingPathComponent("Oracles/hrv.py").path]
+        process.executableURL = URL(fileURLWithPath: try Oracles.python())
+        process.arguments = [Oracles.script("hrv.py")]
         let input = Pipe()
         let output = Pipe()
         process.standardInput = input

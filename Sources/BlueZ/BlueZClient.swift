@@ -1,0 +1,383 @@
+import DBus
+import LayeredProtocol
+import Logging
+import VitalDevices
+
+/// BlueZ's names (`doc/org.bluez.*.rst`).
+enum Names {
+    static let service = "org.bluez"
+    static let adapter = "org.bluez.Adapter1"
+    static let device = "org.bluez.Device1"
+    static let gattService = "org.bluez.GattService1"
+    static let characteristic = "org.bluez.GattCharacteristic1"
+    static let objectManager = "org.freedesktop.DBus.ObjectManager"
+    static let properties = "org.freedesktop.DBus.Properties"
+    /// The Bluetooth base UUID's tail: a 16-bit UUID `xxxx` is `0000xxxx` followed by it.
+    static let baseUUIDTail = "-0000-1000-8000-00805f9b34fb"
+
+    static func uuid(_ short: UInt16) -> String {
+        let hex = String(short, radix: 16)
+        return "0000" + String(repeating: "0", count: 4 - hex.count) + hex + baseUUIDTail
+    }
+
+    /// The 16-bit form of a UUID on the Bluetooth base, if it is one.
+    static func shortUUID(_ text: String) -> UInt16? {
+        let lower = text.lowercased()
+        guard lower.count == 36, lower.hasPrefix("0000"), lower.hasSuffix(baseUUIDTail) else { return nil }
+        return UInt16(lower.dropFirst(4).prefix(4), radix: 16)
+    }
+
+    /// A MAC from BlueZ's `Address`, `00:4D:32:08:D2:F4`.
+    static func mac(_ address: String) -> MACAddress? {
+        MACAddress(String(address.filter { $0 != ":" }))
+    }
+}
+
+/// The state BlueZ reports, kept up to date from its signals, and the open connections it feeds.
+actor BlueZClient {
+    let address: DBusConnection.Address
+    let adapterName: String?
+    let logger: Logger
+    private var bus: DBusConnection?
+    private var subscriptions: [DBusSubscription] = []
+    /// path → interface → property → value, as BlueZ reported them.
+    private(set) var objects: [String: [String: [String: DBusValue]]] = [:]
+    private var connections: [String: BlueZConnection] = [:]
+    private var scans: [Int: ScanListener] = [:]
+    private var nextScan = 0
+
+    init(address: DBusConnection.Address, adapterName: String?, logger: Logger) {
+        self.address = address
+        self.adapterName = adapterName
+        self.logger = logger
+    }
+
+    /// The bus, connected and watching BlueZ's objects on first use.
+    func started() async throws(DeviceError) -> DBusConnection {
+        if let bus { return bus }
+        let bus: DBusConnection
+        do {
+            bus = try await DBusConnection.open(address)
+        } catch {
+            throw DeviceError(.connectionFailed, message: "cannot reach the D-Bus bus of BlueZ: \(error)")
+        }
+        let (signals, continuation) = AsyncStream.makeStream(of: DBusMessage.self, bufferingPolicy: .unbounded)
+        do {
+            for rule in [
+                "type='signal',sender='org.bluez',interface='\(Names.objectManager)',path='/'",
+                "type='signal',sender='org.bluez',interface='\(Names.properties)',member='PropertiesChanged',path_namespace='/org/bluez'",
+            ] {
+                subscriptions.append(try await bus.subscribe(rule) { continuation.yield($0) })
+            }
+            let reply = try await bus.call(Names.service, "/", Names.objectManager, "GetManagedObjects")
+            for (path, interfaces) in reply.first?.dictionary ?? [:] {
+                objects[path] = interfaces.dictionary?.compactMapValues(\.dictionary)
+            }
+        } catch {
+            bus.close()
+            throw Self.deviceError(error, doing: "reading BlueZ's objects")
+        }
+        self.bus = bus
+        Task { for await signal in signals { self.apply(signal) } }
+        return bus
+    }
+
+    func close() {
+        for subscription in subscriptions { subscription.cancel() }
+        subscriptions.removeAll()
+        for connection in connections.values {
+            connection.end(DeviceError(.disconnected, message: "the central closed"))
+        }
+        connections.removeAll()
+        bus?.close()
+        bus = nil
+    }
+
+    // MARK: Signals
+
+    private func apply(_ signal: DBusMessage) {
+        switch signal.member {
+        case "InterfacesAdded":
+            guard signal.arguments.count == 2, let path = signal.arguments[0].string,
+                let interfaces = signal.arguments[1].dictionary
+            else { return }
+            for (interface, properties) in interfaces {
+                objects[path, default: [:]][interface] = properties.dictionary ?? [:]
+            }
+            if let device = interfaces[Names.device]?.dictionary { heard(path, device) }
+        case "InterfacesRemoved":
+            guard signal.arguments.count == 2, let path = signal.arguments[0].string,
+                let interfaces = signal.arguments[1].strings
+            else { return }
+            for interface in interfaces { objects[path]?[interface] = nil }
+            if objects[path]?.isEmpty == true { objects[path] = nil }
+            if interfaces.contains(Names.device), let connection = connections.removeValue(forKey: path) {
+                connection.end(DeviceError(.disconnected, message: "BlueZ no longer knows the device"))
+            }
+        case "PropertiesChanged":
+            guard signal.arguments.count >= 2, let interface = signal.arguments[0].string,
+                let changed = signal.arguments[1].dictionary, objects[signal.path]?[interface] != nil
+            else { return }
+            for (name, value) in changed { objects[signal.path]?[interface]?[name] = value }
+            for name in signal.arguments.count > 2 ? signal.arguments[2].strings ?? [] : [] {
+                objects[signal.path]?[interface]?[name] = nil
+            }
+            switch interface {
+            case Names.characteristic:
+                if let value = changed["Value"]?.byteArray { valueChanged(signal.path, value) }
+            case Names.device:
+                if changed["Connected"] == .boolean(false),
+                    let connection = connections.removeValue(forKey: signal.path)
+                {
+                    connection.end(DeviceError(.disconnected, message: "the link dropped"))
+                }
+                if changed["RSSI"] != nil, let device = objects[signal.path]?[Names.device] {
+                    heard(signal.path, device)
+                }
+                settleWaiters(signal.path)
+            default:
+                break
+            }
+        default:
+            break
+        }
+    }
+
+    /// A characteristic's value changed: a notification or indication for the connection of its device.
+    private func valueChanged(_ path: String, _ value: [UInt8]) {
+        // a characteristic's path is its device's (/org/bluez/hci0/dev_…) followed by /serviceXXXX/charYYYY
+        let components = path.split(separator: "/")
+        guard components.count > 4 else { return }
+        connections["/" + components.prefix(4).joined(separator: "/")]?.received(value, on: path)
+    }
+
+    // MARK: Adapters
+
+    func adapters() async throws(DeviceError) -> [BlueZAdapter] {
+        _ = try await started()
+        return objects.compactMap { path, interfaces -> BlueZAdapter? in
+            guard let adapter = interfaces[Names.adapter] else { return nil }
+            return BlueZAdapter(
+                name: String(path.split(separator: "/").last ?? ""), address: adapter["Address"]?.string ?? "",
+                powered: adapter["Powered"]?.bool ?? false,
+                central: adapter["Roles"]?.strings?.contains("central") ?? true)
+        }.sorted { $0.name < $1.name }
+    }
+
+    /// The path of the adapter to use: the one named, else the first powered one with the central role.
+    func adapterPath() async throws(DeviceError) -> String {
+        let adapters = try await adapters()
+        if let adapterName {
+            guard let adapter = adapters.first(where: { $0.name == adapterName }) else {
+                throw DeviceError(.notFound, message: "BlueZ has no adapter \(adapterName)")
+            }
+            guard adapter.powered else {
+                throw DeviceError(.connectionFailed, message: "the adapter \(adapterName) is off")
+            }
+            return "/org/bluez/" + adapter.name
+        }
+        guard let adapter = adapters.first(where: { $0.powered && $0.central }) else {
+            throw DeviceError(
+                .notFound,
+                message: adapters.isEmpty ? "BlueZ has no Bluetooth adapter" : "no Bluetooth adapter is powered on")
+        }
+        return "/org/bluez/" + adapter.name
+    }
+
+    // MARK: Scanning
+
+    private final class ScanListener: Sendable {
+        let services: [UInt16]
+        let adapter: String
+        let continuation: AsyncStream<Advertisement>.Continuation
+        init(services: [UInt16], adapter: String, continuation: AsyncStream<Advertisement>.Continuation) {
+            self.services = services
+            self.adapter = adapter
+            self.continuation = continuation
+        }
+    }
+
+    /// Reports the devices that advertise one of `services` for `duration`: those BlueZ already knows and heard,
+    /// then each one heard during the scan.
+    func scan(for services: [UInt16], duration: Duration, into continuation: AsyncStream<Advertisement>.Continuation)
+        async
+    {
+        let bus: DBusConnection
+        let adapter: String
+        do {
+            bus = try await started()
+            adapter = try await adapterPath()
+        } catch {
+            logger.warning("cannot scan: \(error)")
+            return
+        }
+        let id = nextScan
+        nextScan += 1
+        let listener = ScanListener(services: services, adapter: adapter, continuation: continuation)
+        scans[id] = listener
+        defer { scans[id] = nil }
+        for (path, interfaces) in objects.sorted(by: { $0.key < $1.key }) {
+            if let device = interfaces[Names.device], device["RSSI"] != nil || device["Paired"]?.bool == true {
+                report(path, device, to: listener)
+            }
+        }
+        do {
+            var filter: [(String, DBusValue)] = [("Transport", .string("le"))]
+            if !services.isEmpty { filter.append(("UUIDs", .strings(services.map(Names.uuid)))) }
+            _ = try await bus.call(Names.service, adapter, Names.adapter, "SetDiscoveryFilter", [.properties(filter)])
+            _ = try await bus.call(Names.service, adapter, Names.adapter, "StartDiscovery")
+        } catch {
+            logger.warning("cannot start discovery: \(error)")
+            return
+        }
+        try? await Task.sleep(for: duration)
+        _ = try? await bus.call(Names.service, adapter, Names.adapter, "StopDiscovery")
+    }
+
+    private func heard(_ path: String, _ device: [String: DBusValue]) {
+        for listener in scans.values { report(path, device, to: listener) }
+    }
+
+    private func report(_ path: String, _ device: [String: DBusValue], to listener: ScanListener) {
+        guard path.hasPrefix(listener.adapter + "/"), let address = device["Address"]?.string,
+            let mac = Names.mac(address)
+        else { return }
+        let services = (device["UUIDs"]?.strings ?? []).compactMap(Names.shortUUID)
+        guard listener.services.isEmpty || !Set(services).isDisjoint(with: listener.services) else { return }
+        listener.continuation.yield(
+            Advertisement(
+                mac: mac, localName: device["Name"]?.string ?? device["Alias"]?.string ?? "", services: services,
+                isPaired: device["Paired"]?.bool ?? false, rssi: device["RSSI"]?.integer ?? -127))
+    }
+
+    // MARK: Connecting
+
+    /// A wait for a device's properties to satisfy a condition; checked each time they change.
+    private final class Waiter: @unchecked Sendable {
+        let condition: @Sendable ([String: DBusValue]?) -> Bool
+        let continuation: CheckedContinuation<Bool, Never>
+        init(
+            condition: @escaping @Sendable ([String: DBusValue]?) -> Bool,
+            continuation: CheckedContinuation<Bool, Never>
+        ) {
+            self.condition = condition
+            self.continuation = continuation
+        }
+    }
+    private var waiters: [String: [Waiter]] = [:]
+
+    func connect(to mac: MACAddress, timeout: Duration, scanDuration: Duration) async throws(DeviceError)
+        -> any BluetoothConnection
+    {
+        let bus = try await started()
+        let adapter = try await adapterPath()
+        let path = adapter + "/dev_" + Self.address(mac, separator: "_")
+        if objects[path]?[Names.device] == nil {
+            // BlueZ knows a device once it has heard it: listen for it first
+            for await heard in scanStream(for: [], duration: scanDuration) where heard.mac == mac { break }
+            guard objects[path]?[Names.device] != nil else {
+                throw DeviceError(.notFound, message: "BlueZ does not hear \(mac)")
+            }
+        }
+        guard connections[path] == nil else { throw DeviceError(.busy, message: "\(mac) is already connected") }
+        if objects[path]?[Names.device]?["Connected"]?.bool != true {
+            do {
+                _ = try await bus.call(Names.service, path, Names.device, "Connect", timeout: timeout)
+            } catch {
+                throw Self.deviceError(error, doing: "connecting to \(mac)", connecting: true)
+            }
+        }
+        guard await wait(for: path, timeout: timeout, until: { $0?["ServicesResolved"]?.bool == true }) else {
+            _ = try? await bus.call(Names.service, path, Names.device, "Disconnect")
+            throw DeviceError(.connectionFailed, message: "the services of \(mac) were not resolved in time")
+        }
+        var characteristics: [String: BlueZConnection.Characteristic] = [:]
+        var mtu = 23
+        for (characteristicPath, interfaces) in objects where characteristicPath.hasPrefix(path + "/") {
+            guard let properties = interfaces[Names.characteristic], let uuid = properties["UUID"]?.string,
+                let short = Names.shortUUID(uuid), let servicePath = properties["Service"]?.string,
+                let serviceUUID = objects[servicePath]?[Names.gattService]?["UUID"]?.string,
+                let service = Names.shortUUID(serviceUUID)
+            else { continue }
+            let flags = Set(properties["Flags"]?.strings ?? [])
+            characteristics[characteristicPath] = BlueZConnection.Characteristic(
+                id: CharacteristicID(service: service, characteristic: short), flags: flags)
+            if let value = properties["MTU"]?.integer { mtu = max(mtu, value) }
+        }
+        let connection = BlueZConnection(
+            peripheral: mac, path: path, bus: bus, characteristics: characteristics, mtu: mtu)
+        connections[path] = connection
+        return connection
+    }
+
+    /// A scan's advertisements, as a stream this actor can consume.
+    private func scanStream(for services: [UInt16], duration: Duration) -> AsyncStream<Advertisement> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Advertisement.self)
+        let task = Task {
+            await self.scan(for: services, duration: duration, into: continuation)
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return stream
+    }
+
+    /// Waits until the `Device1` properties of `path` satisfy `condition`, or `timeout` passes (then `false`).
+    private func wait(
+        for path: String, timeout: Duration, until condition: @escaping @Sendable ([String: DBusValue]?) -> Bool
+    ) async -> Bool {
+        if condition(objects[path]?[Names.device]) { return true }
+        return await withCheckedContinuation { continuation in
+            let waiter = Waiter(condition: condition, continuation: continuation)
+            waiters[path, default: []].append(waiter)
+            Task {
+                try? await Task.sleep(for: timeout)
+                self.expire(waiter, path)
+            }
+        }
+    }
+
+    /// Resumes the waits on `path` whose condition now holds.
+    private func settleWaiters(_ path: String) {
+        guard let list = waiters[path] else { return }
+        let device = objects[path]?[Names.device]
+        var waiting: [Waiter] = []
+        for waiter in list {
+            if waiter.condition(device) { waiter.continuation.resume(returning: true) } else { waiting.append(waiter) }
+        }
+        waiters[path] = waiting.isEmpty ? nil : waiting
+    }
+
+    private func expire(_ waiter: Waiter, _ path: String) {
+        guard let index = waiters[path]?.firstIndex(where: { $0 === waiter }) else { return }
+        waiters[path]?.remove(at: index)
+        waiter.continuation.resume(returning: false)
+    }
+
+    /// A MAC as BlueZ writes it in paths and addresses.
+    static func address(_ mac: MACAddress, separator: String) -> String {
+        let hex = Array(mac.description)
+        return stride(from: 0, to: 12, by: 2).map { String(hex[$0..<$0 + 2]) }.joined(separator: separator)
+    }
+
+    /// The ``DeviceError`` for a D-Bus error BlueZ answered `doing` something.
+    static func deviceError(_ error: DBusError, doing what: String, connecting: Bool = false) -> DeviceError {
+        let code: DeviceError.Code
+        switch error.name {
+        case "org.bluez.Error.DoesNotExist", DBusError.unknownObject, "org.freedesktop.DBus.Error.ServiceUnknown":
+            code = .notFound
+        case "org.bluez.Error.InProgress", "org.bluez.Error.Busy": code = .busy
+        case "org.bluez.Error.NotAuthorized", "org.bluez.Error.AuthenticationFailed",
+            "org.bluez.Error.AuthenticationCanceled", "org.bluez.Error.AuthenticationRejected",
+            "org.bluez.Error.AuthenticationTimeout":
+            code = .authenticationFailed
+        case "org.bluez.Error.NotSupported", "org.bluez.Error.NotPermitted": code = .unsupported
+        case "org.bluez.Error.InvalidArguments", "org.bluez.Error.InvalidValueLength", "org.bluez.Error.InvalidOffset":
+            code = .protocolViolation
+        case "org.bluez.Error.NotConnected", DBusError.disconnected: code = .disconnected
+        case "org.bluez.Error.NotReady": code = .connectionFailed
+        default:
+            code = connecting ? .connectionFailed : error.name == DBusError.noReply ? .disconnected : .transportFailed
+        }
+        return DeviceError(code, message: "\(what): \(error)")
+    }
+}

@@ -1,0 +1,151 @@
+import DBus
+import LayeredProtocol
+import Synchronization
+import VitalDevices
+
+/// A link to one device through BlueZ.
+final class BlueZConnection: BluetoothConnection, @unchecked Sendable {
+    /// A characteristic of the device: its UUIDs and BlueZ's flags (`read`, `write`, `notify`, `indicate`, …).
+    struct Characteristic: Sendable {
+        let id: CharacteristicID
+        let flags: Set<String>
+    }
+
+    let peripheral: MACAddress
+    let path: String
+    private let bus: DBusConnection
+    /// By object path.
+    private let characteristics: [String: Characteristic]
+    private let negotiatedMTU: Int
+    private let state = Mutex(State())
+
+    private struct State {
+        var events: [GATTEvent] = []
+        var head = 0
+        var waiting: CheckedContinuation<Result<GATTEvent, DeviceError>, Never>?
+        var ended: DeviceError?
+        var subscribed: Set<String> = []
+        var nextToken: UInt64 = 1
+    }
+
+    init(peripheral: MACAddress, path: String, bus: DBusConnection, characteristics: [String: Characteristic], mtu: Int)
+    {
+        self.peripheral = peripheral
+        self.path = path
+        self.bus = bus
+        self.characteristics = characteristics
+        negotiatedMTU = mtu
+    }
+
+    var mtu: Int { get async { negotiatedMTU } }
+
+    private func objectPath(_ id: CharacteristicID) throws(DeviceError) -> (String, Characteristic) {
+        guard let (path, characteristic) = characteristics.first(where: { $0.value.id == id }) else {
+            throw DeviceError(.unsupported, message: "\(peripheral) has no characteristic \(id)")
+        }
+        return (path, characteristic)
+    }
+
+    private func call(_ path: String, _ member: String, _ arguments: [DBusValue], doing what: String)
+        async throws(DeviceError) -> [DBusValue]
+    {
+        if let ended = state.withLock({ $0.ended }) { throw ended }
+        do {
+            return try await bus.call(Names.service, path, Names.characteristic, member, arguments)
+        } catch {
+            throw BlueZClient.deviceError(error, doing: what)
+        }
+    }
+
+    func read(_ characteristic: CharacteristicID) async throws(DeviceError) -> [UInt8] {
+        let (path, _) = try objectPath(characteristic)
+        let reply = try await call(path, "ReadValue", [.properties([])], doing: "reading \(characteristic)")
+        guard let value = reply.first?.byteArray else {
+            throw DeviceError(.protocolViolation, message: "BlueZ answered a read of \(characteristic) without bytes")
+        }
+        return value
+    }
+
+    func write(_ characteristic: CharacteristicID, _ value: [UInt8]) async throws(DeviceError) {
+        let (path, found) = try objectPath(characteristic)
+        let type = found.flags.contains("write") ? "request" : "command"
+        _ = try await call(
+            path, "WriteValue", [.bytes(value), .properties(["type": .string(type)])],
+            doing: "writing \(characteristic)")
+    }
+
+    func subscribe(_ characteristic: CharacteristicID) async throws(DeviceError) {
+        let (path, _) = try objectPath(characteristic)
+        guard state.withLock({ $0.subscribed.insert(path).inserted }) else { return }
+        do {
+            _ = try await call(path, "StartNotify", [], doing: "subscribing to \(characteristic)")
+        } catch {
+            state.withLock { _ = $0.subscribed.remove(path) }
+            throw error
+        }
+    }
+
+    /// A value BlueZ reported for the characteristic at `path`: an event, if the driver subscribed to it.
+    func received(_ value: [UInt8], on path: String) {
+        guard let characteristic = characteristics[path] else { return }
+        let waiting: CheckedContinuation<Result<GATTEvent, DeviceError>, Never>?
+        let event: GATTEvent
+        (waiting, event) = state.withLock { state in
+            let event: GATTEvent
+            if characteristic.flags.contains("indicate") && !characteristic.flags.contains("notify") {
+                // BlueZ has already confirmed it: the token only keeps the drivers' flow
+                event = .indication(characteristic.id, value, IndicationToken(id: state.nextToken))
+                state.nextToken += 1
+            } else {
+                event = .notification(characteristic.id, value)
+            }
+            guard state.subscribed.contains(path), state.ended == nil else { return (nil, event) }
+            if let waiting = state.waiting {
+                state.waiting = nil
+                return (waiting, event)
+            }
+            state.events.append(event)
+            return (nil, event)
+        }
+        waiting?.resume(returning: .success(event))
+    }
+
+    /// The link ended: a driver waiting, or waiting next, gets `error`.
+    func end(_ error: DeviceError) {
+        let waiting = state.withLock { state in
+            if state.ended == nil { state.ended = error }
+            defer { state.waiting = nil }
+            return state.waiting
+        }
+        waiting?.resume(returning: .failure(error))
+    }
+
+    func nextEvent() async throws(DeviceError) -> GATTEvent {
+        let result: Result<GATTEvent, DeviceError> = await withCheckedContinuation { continuation in
+            let ready: Result<GATTEvent, DeviceError>? = state.withLock { state in
+                if state.head < state.events.count {
+                    defer {
+                        state.head += 1
+                        if state.head == state.events.count {
+                            state.events.removeAll(keepingCapacity: true)
+                            state.head = 0
+                        }
+                    }
+                    return .success(state.events[state.head])
+                }
+                if let ended = state.ended { return .failure(ended) }
+                state.waiting = continuation
+                return nil
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
+        return try result.get()
+    }
+
+    func confirm(_ token: IndicationToken) async throws(DeviceError) {}
+
+    func disconnect() async {
+        end(DeviceError(.disconnected, message: "the hub disconnected"))
+        _ = try? await bus.call(Names.service, path, Names.device, "Disconnect")
+    }
+}

@@ -1,0 +1,156 @@
+import DBus
+import LayeredProtocol
+import VitalDevices
+import VitalSimulation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A simulated world served as BlueZ serves real devices: an `org.bluez` service on a D-Bus bus with an adapter
+/// (`/org/bluez/hci0`), a `Device1` object per device heard, and `GattService1`, `GattCharacteristic1` and
+/// `GattDescriptor1` objects while a device is connected, with BlueZ's paths, properties, methods, signals and
+/// errors (BlueZ's `doc/org.bluez.*.rst`).
+///
+/// It behaves as BlueZ does where that matters to a client:
+/// - Devices the fleet marks paired exist from the start; the others appear (`InterfacesAdded`) when a discovery
+///   whose filter admits their service hears them, and stay until `RemoveDevice`.
+/// - `Connect` answers once the GATT objects are exported and `ServicesResolved` is true.
+/// - Indications are confirmed by the service itself the moment they arrive, before any client sees the value, as
+///   bluetoothd confirms them: a device that deletes a record on confirmation has deleted it by then.
+/// - A characteristic that notifies has `NotifyAcquired`: `AcquireNotify` hands the client a `SOCK_SEQPACKET`
+///   socket carrying one value per packet, with the link's MTU.
+/// - What a device sends by itself (heartbeats, a band's items) comes in real time: the world's time runs `pace`
+///   real seconds per second (0.01 is a hundred times faster).
+public actor SimulatedBlueZ {
+    /// The adapter's object path.
+    public static let adapterPath = "/org/bluez/hci0"
+
+    let bus: DBusConnection
+    let world: SimulatedWorld
+    let pace: Double
+    /// path → interface → property → value, for every object served.
+    var objects: [String: [String: [String: DBusValue]]] = [:]
+    var devices: [String: ServedDevice] = [:]
+    /// Discovery filters by client: the service UUIDs each one asked for (empty: every device).
+    var filters: [String: [String]] = [:]
+    var discoverers: Set<String> = []
+    /// Whether a task is repeating the advertisements of devices in range.
+    var advertising = false
+
+    /// Takes the name `org.bluez` on `bus` and serves `world` there (start it with ``run()``).
+    ///
+    /// - Throws: ``DBusError`` when the bus cannot be reached or another service owns the name.
+    public init(world: SimulatedWorld, bus address: String, pace: Double = 1) async throws(DBusError) {
+        self.world = world
+        self.pace = pace
+        bus = try await DBusConnection.open(.address(address))
+        objects[Self.adapterPath] = [
+            BlueZ.adapter: [
+                "Address": .string("0A:00:27:00:00:01"), "AddressType": .string("public"),
+                "Name": .string("vitalbridge-simulator"), "Alias": .string("vitalbridge-simulator"),
+                "Class": .uint32(0), "Powered": .boolean(true), "PowerState": .string("on"),
+                "Discoverable": .boolean(false), "DiscoverableTimeout": .uint32(180), "Pairable": .boolean(true),
+                "PairableTimeout": .uint32(0), "Discovering": .boolean(false), "UUIDs": .strings([]),
+                "Modalias": .string("usb:v1D6Bp0246d0548"), "Roles": .strings(["central", "peripheral"]),
+            ]
+        ]
+        for configuration in world.configurations where configuration.paired && configuration.entry.reach == .bluetooth
+        {
+            addDevice(configuration.advertisement, heard: false)
+        }
+        do throws(DBusError) {
+            try await bus.requestName(BlueZ.service)
+        } catch {
+            bus.close()
+            throw error
+        }
+    }
+
+    /// Serves method calls, one at a time in the order they arrive, until the bus connection ends.
+    public func run() async throws(DBusError) {
+        let (calls, continuation) = AsyncStream.makeStream(of: DBusMethodCall.self, bufferingPolicy: .unbounded)
+        let served = try await bus.serve("/") { continuation.yield($0) }
+        defer { served.cancel() }
+        for await call in calls { await handle(call) }
+    }
+
+    /// Stops serving and leaves the bus.
+    public func close() { bus.close() }
+
+    // MARK: Objects
+
+    func emitAdded(_ path: String) {
+        guard let interfaces = objects[path] else { return }
+        bus.emit("/", BlueZ.objectManager, "InterfacesAdded", [.objectPath(path), Self.interfacesValue(interfaces)])
+    }
+
+    func remove(_ path: String) {
+        guard let interfaces = objects.removeValue(forKey: path) else { return }
+        bus.emit(
+            "/", BlueZ.objectManager, "InterfacesRemoved", [.objectPath(path), .strings(interfaces.keys.sorted())])
+    }
+
+    /// Sets properties of `interface` on `path` and signals the change.
+    func set(_ path: String, _ interface: String, _ changes: [(String, DBusValue)]) {
+        guard objects[path]?[interface] != nil else { return }
+        for (name, value) in changes { objects[path]?[interface]?[name] = value }
+        bus.emit(path, BlueZ.properties, "PropertiesChanged", [.string(interface), .properties(changes), .strings([])])
+    }
+
+    static func propertiesValue(_ properties: [String: DBusValue]) -> DBusValue {
+        .properties(properties.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
+    }
+
+    static func interfacesValue(_ interfaces: [String: [String: DBusValue]]) -> DBusValue {
+        .dictionary(
+            keySignature: "s", valueSignature: "a{sv}",
+            interfaces.sorted { $0.key < $1.key }.map {
+                DBusDictionaryEntry(key: .string($0.key), value: propertiesValue($0.value))
+            })
+    }
+
+    /// Adds the `Device1` object of an advertising device, or refreshes its signal strength (plus `wavering` dB)
+    /// when `heard`.
+    func addDevice(_ advertisement: Advertisement, heard: Bool, wavering: Int = 0) {
+        let path = BlueZ.devicePath(advertisement.mac, adapter: Self.adapterPath)
+        if objects[path] != nil {
+            if heard { set(path, BlueZ.device, [("RSSI", .int16(Int16(advertisement.rssi + wavering)))]) }
+            return
+        }
+        var properties: [String: DBusValue] = [
+            "Address": .string(BlueZ.address(advertisement.mac)), "AddressType": .string("public"),
+            "Name": .string(advertisement.localName), "Alias": .string(advertisement.localName),
+            "Paired": .boolean(advertisement.isPaired), "Bonded": .boolean(advertisement.isPaired),
+            "Trusted": .boolean(false), "Blocked": .boolean(false), "LegacyPairing": .boolean(false),
+            "Connected": .boolean(false), "ServicesResolved": .boolean(false),
+            "UUIDs": .strings(advertisement.services.map(BlueZ.uuid)), "Adapter": .objectPath(Self.adapterPath),
+        ]
+        if heard { properties["RSSI"] = .int16(Int16(advertisement.rssi)) }
+        objects[path] = [BlueZ.device: properties]
+        devices[path] = ServedDevice(mac: advertisement.mac, path: path)
+        emitAdded(path)
+    }
+}
+
+/// A device the service has an object for, and its link while connected.
+struct ServedDevice {
+    let mac: MACAddress
+    let path: String
+    var connection: (any BluetoothConnection)?
+    /// The characteristics while connected, by their object path.
+    var characteristics: [String: ServedCharacteristic] = [:]
+    /// Descriptor paths → their characteristic's path (Client Characteristic Configuration descriptors).
+    var descriptors: [String: String] = [:]
+    /// Whether a task is letting the world's time pass to what the device sends by itself.
+    var ticking = false
+}
+
+/// A connected device's characteristic.
+struct ServedCharacteristic {
+    let id: CharacteristicID
+    let properties: GATTProperties
+    var notifying = false
+    /// The socket of an `AcquireNotify`, if one is open.
+    var acquired: Int32?
+}

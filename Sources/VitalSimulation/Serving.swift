@@ -1,0 +1,106 @@
+import HealthGATT
+import LayeredProtocol
+import VitalDevices
+
+/// What the world offers a transport that serves it to other processes (a BlueZ-compatible service on D-Bus):
+/// each device's GATT table, and its link's events without a central waiting in the same process.
+extension SimulatedDeviceConfiguration {
+    /// What the device advertises: its model's name with the end of its serial number, its profile's service,
+    /// and a signal strength drawn from its MAC.
+    public var advertisement: Advertisement {
+        Advertisement(
+            mac: mac, localName: "\(entry.model.name) \(serial.suffix(4))", services: [entry.profile.serviceUUID],
+            isPaired: paired, rssi: -40 - Int(mac.value % 40))
+    }
+}
+
+extension SimulatedWorld {
+    /// The GATT table device `mac` serves: Device Information, Battery, its profile's service (or services) and
+    /// the vendor service its family uses; empty for a MAC the fleet does not have.
+    public nonisolated func services(of mac: MACAddress) -> [GATTServiceLayout] {
+        guard let entry = configurations.first(where: { $0.mac == mac })?.entry else { return [] }
+        typealias C = GATTCharacteristicLayout
+        func service(_ uuid: UInt16, _ characteristics: [(CharacteristicID, GATTProperties)]) -> GATTServiceLayout {
+            GATTServiceLayout(
+                uuid: uuid, characteristics: characteristics.map { C(uuid: $0.0.characteristic, properties: $0.1) })
+        }
+        let g = GATTCharacteristics.self
+        var services = [
+            service(0x180A, [(g.serialNumber, .read), (g.firmwareRevision, .read)]),
+            service(0x180F, [(g.batteryLevel, .read)]),
+        ]
+        let vendor = service(VendorGATT.controlService, [(g.vendorControlPoint, .write), (g.vendorStatus, .notify)])
+        switch entry.family {
+        case .bloodPressure:
+            services += [
+                service(0x1810, [(g.bloodPressureMeasurement, .indicate), (g.intermediateCuffPressure, .notify)]),
+                vendor,
+            ]
+        case .glucose:
+            services += [
+                service(
+                    0x1808,
+                    [
+                        (g.glucoseMeasurement, .notify), (g.glucoseContext, .notify),
+                        (g.glucoseRACP, [.write, .indicate]),
+                    ]
+                ),
+                vendor,
+            ]
+        case .scale:
+            let measurement = entry.measurementCharacteristic
+            services += [service(measurement.service, [(measurement, .indicate)]), vendor]
+        case .thermometer:
+            services += [service(0x1809, [(g.temperatureMeasurement, .indicate)]), vendor]
+        case .pulseOximeter:
+            services += [
+                service(
+                    0x1822,
+                    [(g.plxSpotCheck, .indicate), (g.plxContinuous, .notify), (g.plxRACP, [.write, .indicate])]),
+                vendor,
+            ]
+        case .activityMonitor:
+            services += [vendor, service(VendorGATT.activityService, [(g.activityRecords, .notify)])]
+        case .smartband:
+            services.append(service(SmartbandGATT.service, [(g.bandControlPoint, .write), (g.bandData, .notify)]))
+        case .heartRateSensor:
+            services.append(service(0x180D, [(g.heartRateMeasurement, .notify)]))
+        }
+        return services
+    }
+
+    /// The next event the device has queued on `connection`'s link, without waiting for more: `nil` when it has
+    /// nothing to send now. Unlike ``BluetoothConnection/nextEvent()``, an idle link stays up: the central is in
+    /// another process and may simply not be waiting.
+    ///
+    /// - Throws: ``DeviceError/Code/disconnected`` when the link dropped (the event the device sent last).
+    public func pendingEvent(on connection: any BluetoothConnection) throws(DeviceError) -> GATTEvent? {
+        let link = try servedLink(connection)
+        pump(link)
+        guard let pending = link.dequeue() else { return nil }
+        switch pending {
+        case .drop:
+            drop(link)
+            throw DeviceError(.disconnected, message: "the link to \(connection.peripheral) dropped")
+        case .event(let event):
+            return event
+        }
+    }
+
+    /// Lets the world's time pass to what the device on `connection` sends next by itself (a heartbeat, a band's
+    /// item) and queues it; returns how much of the world's time passed, or `nil` if the device sends nothing by
+    /// itself now.
+    public func advance(on connection: any BluetoothConnection) throws(DeviceError) -> Duration? {
+        let link = try servedLink(connection)
+        let before = clock.elapsedTime
+        guard link.isIdle, link.peripheral.waitForMore(on: link) else { return nil }
+        return clock.elapsedTime - before
+    }
+
+    private func servedLink(_ connection: any BluetoothConnection) throws(DeviceError) -> Link {
+        guard let simulated = connection as? SimulatedConnection else {
+            throw DeviceError(.protocolViolation, message: "not a connection of this world")
+        }
+        return try link(simulated.peripheral, simulated.linkID)
+    }
+}

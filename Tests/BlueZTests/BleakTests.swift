@@ -1,0 +1,94 @@
+import BlueZ
+import Foundation
+import HealthGATT
+import LayeredProtocol
+import SimulatedBlueZ
+import Testing
+import VitalDevices
+import VitalSimulation
+import VitalTestSupport
+
+/// bleak, a BlueZ client nobody here wrote, against the simulated `org.bluez`: if it could not talk to our BlueZ,
+/// neither could a real client.
+@Suite("bleak against the simulated BlueZ")
+struct BleakTests {
+    /// What bleak found, by address.
+    struct Probe: Decodable {
+        let name: String?
+        let services: [String]
+        let reads: [String: String]
+        let values: [String: [String]]
+    }
+
+    static func uuid(_ short: UInt16) -> String {
+        let hex = String(short, radix: 16)
+        return "0000" + String(repeating: "0", count: 4 - hex.count) + hex + "-0000-1000-8000-00805f9b34fb"
+    }
+
+    static func bytes(_ hex: String) -> [UInt8] {
+        var result: [UInt8] = []
+        var index = hex.startIndex
+        while index < hex.endIndex {
+            let next = hex.index(index, offsetBy: 2)
+            result.append(UInt8(hex[index..<next], radix: 16)!)
+            index = next
+        }
+        return result
+    }
+
+    static func address(_ mac: MACAddress) -> String {
+        let hex = Array(mac.description)
+        return stride(from: 0, to: 12, by: 2).map { String(hex[$0..<$0 + 2]) }.joined(separator: ":")
+    }
+
+    @Test("bleak scans, connects, reads and subscribes to every simulated device, and decodes what the hub decodes")
+    func probe() async throws {
+        let bench = try await BlueZBench(pace: 0.01)
+        let reference = try SimulatedWorld(fleet: .default, start: LayeredTimestamp(parsing: "2026-11-20 08:00:00")!)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try Oracles.python())
+        process.arguments = [Oracles.script("bleak_probe.py"), "0.3"]
+        process.environment = ["DBUS_SYSTEM_BUS_ADDRESS": bench.bus.address, "PATH": "/usr/bin:/bin"]
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        await bench.stop()
+        #expect(process.terminationStatus == 0, "\(stderr)")
+        let probes = try JSONDecoder().decode([String: Probe].self, from: data)
+
+        let bluetooth = reference.configurations.filter { $0.entry.reach == .bluetooth }
+        #expect(Set(probes.keys) == Set(bluetooth.map { Self.address($0.mac) }))
+        for device in bluetooth {
+            let found = try #require(probes[Self.address(device.mac)], "\(device.mac)")
+            #expect(found.name == device.advertisement.localName)
+            #expect(found.services == [Self.uuid(device.entry.profile.serviceUUID)])
+            #expect(found.reads[Self.uuid(0x2A25)].map(Self.bytes) == Array(device.serial.utf8))
+            #expect(found.reads[Self.uuid(0x2A26)].map(Self.bytes) == Array(device.firmware.utf8))
+            #expect(found.reads[Self.uuid(0x2A19)] == "5a")
+            // what a push device indicates and what a glucose meter reports are its stored readings, in order
+            let measurement = device.entry.measurementCharacteristic.characteristic
+            switch device.entry.family {
+            case .bloodPressure, .thermometer, .scale, .glucose:
+                let values = found.values[Self.uuid(measurement)] ?? []
+                let readings = try values.map { try DeviceRecord(decoding: Self.bytes($0), of: measurement).reading }
+                #expect(readings == (await reference.storedReadings(of: device.mac)), "\(device.entry.model.name)")
+            case .heartRateSensor:
+                let beats = try (found.values[Self.uuid(0x2A37)] ?? []).map {
+                    try HeartRateMeasurement(bytes: Self.bytes($0))
+                }
+                #expect(beats.count >= 10 && beats.allSatisfy { (40...120).contains($0.heartRate) })
+                #expect(beats.allSatisfy { $0.rrIntervals.count == 1 })
+            default:
+                break
+            }
+        }
+        // a glucose meter answers the report request bleak wrote with a RACP success
+        let meter = try #require(probes[Self.address(MACAddress("004D3208D308")!)])
+        #expect(meter.values[Self.uuid(0x2A52)] == ["06000101"])
+    }
+}

@@ -1,0 +1,152 @@
+import BlueZ
+import DBus
+import Foundation
+import HealthGATT
+import LayeredProtocol
+import SimulatedBlueZ
+import Synchronization
+import Testing
+import VitalDevices
+import VitalSimulation
+import VitalTestSupport
+
+/// A simulated world served as `org.bluez` on a private bus, and a BlueZ central on that bus.
+struct BlueZBench {
+    let bus: PrivateBus
+    let world: SimulatedWorld
+    let server: SimulatedBlueZ
+    let central: BlueZCentral
+    private let serving: Task<Void, Never>
+
+    init(fleet: Fleet = .default, pace: Double = 0.001) async throws {
+        bus = try PrivateBus()
+        world = try SimulatedWorld(fleet: fleet, start: LayeredTimestamp(parsing: "2026-11-20 08:00:00")!)
+        server = try await SimulatedBlueZ(world: world, bus: bus.address, pace: pace)
+        let server = server
+        serving = Task { try? await server.run() }
+        central = BlueZCentral(
+            bus: .address(bus.address), scanDuration: .milliseconds(300), connectTimeout: .seconds(5))
+    }
+
+    func stop() async {
+        await central.close()
+        await server.close()
+        serving.cancel()
+        bus.stop()
+    }
+}
+
+/// Keeps what a driver stores.
+final class MemorySink: RecordSink, @unchecked Sendable {
+    let records = Mutex<[DeviceRecord]>([])
+    func store(_ batch: [DeviceRecord]) async throws { records.withLock { $0 += batch } }
+}
+
+@Suite("BlueZCentral over a simulated BlueZ", .serialized)
+struct BlueZCentralTests {
+    static let bp5 = MACAddress("004D3208D2F4")!
+    static let bg5 = MACAddress("004D3208D308")!
+    static let hrs = MACAddress("004D3208D313")!
+
+    @Test("the adapter is found, and a scan for a service hears exactly the devices that advertise it")
+    func scan() async throws {
+        let bench = try await BlueZBench()
+        let adapters = try await bench.central.adapters()
+        #expect(adapters.map(\.name) == ["hci0"] && adapters[0].powered && adapters[0].central)
+        var heard: [MACAddress: Advertisement] = [:]
+        for await advertisement in bench.central.scan(for: [0x1810]) { heard[advertisement.mac] = advertisement }
+        let expected = bench.world.configurations.filter { $0.entry.profile.serviceUUID == 0x1810 }.map(\.mac)
+        #expect(Set(heard.keys) == Set(expected))
+        #expect(heard[Self.bp5]?.localName == "BP5 D2F4" && heard[Self.bp5]?.isPaired == true)
+        #expect(heard[Self.bp5]?.services == [0x1810])
+        await bench.stop()
+    }
+
+    @Test("a push device's stored readings arrive through BlueZ, each stored before the next, none left behind")
+    func pushSync() async throws {
+        let bench = try await BlueZBench()
+        let stored = await bench.world.storedReadings(of: Self.bp5)
+        #expect(stored.count == 5)
+        let connection = try await bench.central.connect(to: Self.bp5)
+        let driver = makeDriver(
+            for: DeviceCatalog.entry(for: .bp5), connection: connection, clock: { LayeredTimestamp(Date()) })
+        let sink = MemorySink()
+        let count = try await driver.sync(into: sink) { _ in }
+        await connection.disconnect()
+        #expect(count == 5)
+        #expect(sink.records.withLock { $0.map(\.reading) } == stored)
+        #expect(await bench.world.storedReadings(of: Self.bp5).isEmpty)
+        await bench.stop()
+    }
+
+    @Test("a Record Access Control Point device is read, then told to delete, through BlueZ")
+    func racpSync() async throws {
+        let bench = try await BlueZBench()
+        let stored = await bench.world.storedReadings(of: Self.bg5)
+        let connection = try await bench.central.connect(to: Self.bg5)
+        #expect(await connection.mtu >= 23)
+        let driver = makeDriver(
+            for: DeviceCatalog.entry(for: .bg5), connection: connection, clock: { LayeredTimestamp(Date()) })
+        let info = try await driver.deviceInfo()
+        #expect(info.serialNumber == "BG5-D308" && info.batteryLevel == 90)
+        let sink = MemorySink()
+        #expect(try await driver.sync(into: sink) { _ in } == stored.count)
+        await connection.disconnect()
+        #expect(sink.records.withLock { $0.map(\.reading) } == stored)
+        #expect(await bench.world.storedReadings(of: Self.bg5).isEmpty)
+        await bench.stop()
+    }
+
+    @Test("a heart-rate sensor's beats arrive as notifications")
+    func heartRate() async throws {
+        let bench = try await BlueZBench()
+        let connection = try await bench.central.connect(to: Self.hrs)
+        try await connection.subscribe(GATTCharacteristics.heartRateMeasurement)
+        var rates: [UInt16] = []
+        for _ in 0..<20 {
+            guard
+                case .notification(GATTCharacteristics.heartRateMeasurement, let bytes) =
+                    try await connection.nextEvent()
+            else { continue }
+            rates.append(try HeartRateMeasurement(bytes: bytes).heartRate)
+        }
+        await connection.disconnect()
+        #expect(rates.count == 20 && rates.allSatisfy { (40...120).contains($0) })
+        await bench.stop()
+    }
+
+    @Test(
+        "a link that drops mid-sync ends the driver with disconnected; what arrived is kept, the rest stays on the device"
+    )
+    func dropMidSync() async throws {
+        var fleet = Fleet.default
+        let index = fleet.devices.firstIndex { $0.mac == Self.bp5.description }!
+        fleet.devices[index].failures = FailureScript(disconnectAfter: 2)
+        let bench = try await BlueZBench(fleet: fleet)
+        let stored = await bench.world.storedReadings(of: Self.bp5)
+        let connection = try await bench.central.connect(to: Self.bp5)
+        let driver = makeDriver(
+            for: DeviceCatalog.entry(for: .bp5), connection: connection, clock: { LayeredTimestamp(Date()) })
+        let sink = MemorySink()
+        let error = await #expect(throws: DeviceError.self) { try await driver.sync(into: sink) { _ in } }
+        #expect(error?.code == .disconnected)
+        #expect(sink.records.withLock { $0.map(\.reading) } == Array(stored.prefix(2)))
+        #expect(await bench.world.storedReadings(of: Self.bp5) == Array(stored.dropFirst(2)))
+        await bench.stop()
+    }
+
+    @Test("a device out of range is not found; an unreachable bus is a connection failure")
+    func notFound() async throws {
+        var fleet = Fleet.default
+        let index = fleet.devices.firstIndex { $0.mac == Self.bp5.description }!
+        fleet.devices[index].inRange = false
+        fleet.devices[index].paired = false
+        let bench = try await BlueZBench(fleet: fleet)
+        let missing = await #expect(throws: DeviceError.self) { try await bench.central.connect(to: Self.bp5) }
+        #expect(missing?.code == .notFound)
+        await bench.stop()
+        let nowhere = BlueZCentral(bus: .address("unix:path=/nonexistent/bus"))
+        let unreachable = await #expect(throws: DeviceError.self) { try await nowhere.connect(to: Self.bp5) }
+        #expect(unreachable?.code == .connectionFailed)
+    }
+}

@@ -1,0 +1,52 @@
+"""Probes every device of the org.bluez service on DBUS_SYSTEM_BUS_ADDRESS with bleak, an independent BlueZ client.
+
+For each device bleak discovers, it connects, reads every readable characteristic, subscribes to every one that
+notifies or indicates (AcquireNotify where BlueZ offers NotifyAcquired, else StartNotify, as bleak chooses), asks a
+glucose meter's Record Access Control Point for all its records, waits, and disconnects. Prints one JSON object:
+{address: {"name", "services", "reads": {uuid: hex}, "values": {uuid: [hex, ...]}}}.
+Usage: bleak_probe.py SECONDS_TO_LISTEN
+"""
+import asyncio
+import json
+import sys
+
+from bleak import BleakClient, BleakScanner
+
+GLUCOSE_RACP = "00002a52-0000-1000-8000-00805f9b34fb"
+GLUCOSE_SERVICE = "00001808-0000-1000-8000-00805f9b34fb"
+
+
+async def probe(device, listen):
+    found = {"reads": {}, "values": {}}
+    async with BleakClient(device, timeout=10.0) as client:
+        for service in client.services:
+            for characteristic in service.characteristics:
+                if "read" in characteristic.properties:
+                    value = await client.read_gatt_char(characteristic)
+                    found["reads"][characteristic.uuid] = value.hex()
+        for service in client.services:
+            for characteristic in service.characteristics:
+                if {"notify", "indicate"} & set(characteristic.properties):
+                    def received(_, data, uuid=characteristic.uuid):
+                        found["values"].setdefault(uuid, []).append(data.hex())
+                    await client.start_notify(characteristic, received)
+        for service in client.services:
+            if service.uuid == GLUCOSE_SERVICE:
+                racp = service.get_characteristic(GLUCOSE_RACP)
+                await client.write_gatt_char(racp, bytes([0x01, 0x01]), response=True)
+        await asyncio.sleep(listen)
+    return found
+
+
+async def main():
+    listen = float(sys.argv[1])
+    discovered = await BleakScanner.discover(timeout=1.0, return_adv=True)
+    result = {}
+    for address, (device, advertisement) in sorted(discovered.items()):
+        entry = {"name": advertisement.local_name, "services": advertisement.service_uuids}
+        entry.update(await probe(device, listen))
+        result[address] = entry
+    print(json.dumps(result))
+
+
+asyncio.run(main())

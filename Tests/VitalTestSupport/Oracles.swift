@@ -1,0 +1,29 @@
+import Foundation
+
+/// The independent implementations the tests compare with (`Tests/Oracles`), in their virtual environment.
+public enum Oracles {
+    /// The repository's root folder.
+    public static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    /// The oracles' Python, set up by `Tests/Oracles/setup.sh` (which CI runs; it runs here too if needed).
+    public static func python() throws -> String {
+        let setup = Process()
+        setup.executableURL = URL(fileURLWithPath: "/bin/bash")
+        setup.arguments = [root.appendingPathComponent("Tests/Oracles/setup.sh").path]
+        try setup.run()
+        setup.waitUntilExit()
+        guard setup.terminationStatus == 0 else {
+            throw OracleMissing(message: "Tests/Oracles/setup.sh failed: the oracles are not available")
+        }
+        return root.appendingPathComponent(".oracles/venv/bin/python").path
+    }
+
+    /// The path of the script `name` in `Tests/Oracles`.
+    public static func script(_ name: String) -> String { root.appendingPathComponent("Tests/Oracles/" + name).path }
+
+    public struct OracleMissing: Error, CustomStringConvertible {
+        public var message: String
+        public var description: String { message }
+    }
+}
