@@ -3,7 +3,7 @@ import LayeredProtocol
 import Logging
 import VitalDevices
 
-/// The real transport on Linux: a ``BluetoothCentral`` that reaches Bluetooth Low Energy devices through BlueZ's
+/// The real transport on Linux: a `BluetoothCentral` that reaches Bluetooth Low Energy devices through BlueZ's
 /// D-Bus API (`org.bluez`), on the system bus or any other.
 ///
 /// - Scanning sets a discovery filter with the wanted services (`SetDiscoveryFilter`, LE only), starts discovery
@@ -12,13 +12,13 @@ import VitalDevices
 ///   `Device1.Connect` and waits for `ServicesResolved`, each within ``connectTimeout``.
 /// - Reads and writes go to `GattCharacteristic1` (`write` with response where the characteristic allows it,
 ///   else without); subscriptions use `StartNotify`, and values arrive as `Value` changes.
-/// - BlueZ confirms an indication itself, before this process sees the value: ``BluetoothConnection/confirm(_:)``
+/// - BlueZ confirms an indication itself, before this process sees the value: `confirm()`
 ///   has nothing left to do. A device that deletes a record on confirmation has deleted it before the hub stores
 ///   it; the drivers store each value the moment it arrives, which keeps that window to one record.
-/// - BlueZ's errors (`org.bluez.Error.*`) become ``DeviceError`` codes; a link that drops (`Connected` false) or a
-///   device BlueZ removes ends the connection's events with ``DeviceError/Code/disconnected``.
+/// - BlueZ's errors (`org.bluez.Error.*`) become `DeviceError` codes; a link that drops (`Connected` false) or a
+///   device BlueZ removes ends the connection's events with `disconnected`.
 ///
-/// Nothing blocks a caller's executor: D-Bus runs on a thread of its own (``DBusConnection``).
+/// Nothing blocks a caller's executor: D-Bus runs on a thread of its own (`DBusConnection`).
 public final class BlueZCentral: BluetoothCentral {
     /// How long a scan listens.
     public let scanDuration: Duration

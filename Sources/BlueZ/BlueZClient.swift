@@ -359,7 +359,7 @@ actor BlueZClient {
         return stride(from: 0, to: 12, by: 2).map { String(hex[$0..<$0 + 2]) }.joined(separator: separator)
     }
 
-    /// The ``DeviceError`` for a D-Bus error BlueZ answered `doing` something.
+    /// The `DeviceError` for a D-Bus error BlueZ answered `doing` something.
     static func deviceError(_ error: DBusError, doing what: String, connecting: Bool = false) -> DeviceError {
         let code: DeviceError.Code
         switch error.name {

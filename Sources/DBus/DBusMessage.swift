@@ -34,7 +34,7 @@ public struct DBusMessage: Sendable {
 
 /// A method call to an object this connection serves, waiting for its answer.
 ///
-/// Answer it exactly once, with ``reply(_:)`` or ``fail(_:)``, from any thread and at any later time; a call
+/// Answer it exactly once, with ``reply(_:closing:)`` or ``fail(_:)``, from any thread and at any later time; a call
 /// never answered is answered with `org.freedesktop.DBus.Error.NoReply` when the value is released.
 public final class DBusMethodCall: @unchecked Sendable {
     public let message: DBusMessage

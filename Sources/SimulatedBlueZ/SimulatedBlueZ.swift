@@ -40,7 +40,7 @@ public actor SimulatedBlueZ {
 
     /// Takes the name `org.bluez` on `bus` and serves `world` there (start it with ``run()``).
     ///
-    /// - Throws: ``DBusError`` when the bus cannot be reached or another service owns the name.
+    /// - Throws: `DBusError` when the bus cannot be reached or another service owns the name.
     public init(world: SimulatedWorld, bus address: String, pace: Double = 1) async throws(DBusError) {
         self.world = world
         self.pace = pace

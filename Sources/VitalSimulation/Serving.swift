@@ -70,10 +70,10 @@ extension SimulatedWorld {
     }
 
     /// The next event the device has queued on `connection`'s link, without waiting for more: `nil` when it has
-    /// nothing to send now. Unlike ``BluetoothConnection/nextEvent()``, an idle link stays up: the central is in
+    /// nothing to send now. Unlike `BluetoothConnection.nextEvent()`, an idle link stays up: the central is in
     /// another process and may simply not be waiting.
     ///
-    /// - Throws: ``DeviceError/Code/disconnected`` when the link dropped (the event the device sent last).
+    /// - Throws: `DeviceError.Code.disconnected` when the link dropped (the event the device sent last).
     public func pendingEvent(on connection: any BluetoothConnection) throws(DeviceError) -> GATTEvent? {
         let link = try servedLink(connection)
         pump(link)
