@@ -50,7 +50,7 @@ let package = Package(
             name: "VitalBridgeCLI",
             dependencies: [
                 "LayeredProtocol", "HealthGATT", "VitalDevices", "VitalSimulation", "VitalStore", "VitalBridge",
-                "ShareVitalSigns", "WelltoryDDS", "DBus", "SimulatedBlueZ",
+                "ShareVitalSigns", "WelltoryDDS", "DBus", "BlueZ", "SimulatedBlueZ",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -49,6 +49,10 @@ public final class BlueZCentral: BluetoothCentral {
         return stream
     }
 
+    /// Only the generic SIG devices (900–905): the iHealth models and the smartbands speak vendor protocols with no
+    /// public description, and guessing them could send a real device commands it does not expect.
+    public func reaches(_ model: DeviceModel) -> Bool { model.isStandardProfile }
+
     public func connect(to mac: MACAddress) async throws(DeviceError) -> any BluetoothConnection {
         try await client.connect(to: mac, timeout: connectTimeout, scanDuration: scanDuration)
     }

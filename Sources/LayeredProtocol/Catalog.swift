@@ -50,6 +50,10 @@ extension DeviceModel {
     /// Whether the model is one of VitalBridge's smartbands (`700`–`702`), which push what they record once.
     public var isSmartband: Bool { rawValue / 100 == 7 }
 
+    /// Whether the model is one of VitalBridge's generic SIG devices (the 900 range): any maker's device of a
+    /// Bluetooth SIG health profile, found by the service it advertises rather than by its name.
+    public var isStandardProfile: Bool { rawValue / 100 == 9 }
+
     /// Whether a measurement needs a strip code (`codetype` and `code`): BG5.
     public var requiresStripCode: Bool { self == .bg5 }
 
@@ -57,8 +61,8 @@ extension DeviceModel {
     ///
     /// Those lists are authoritative where the comments of the `cmd` enum disagree: BG1 only measures; BP3L
     /// never syncs; BPTRACK, BP7S and the AM monitors never measure; HS2 measures. The smartbands, VitalBridge's
-    /// extension, are added and synced like the AM monitors and never measure; its heart-rate sensor (905) only
-    /// measures.
+    /// extension, are added and synced like the AM monitors and never measure; its heart-rate sensor (905) is
+    /// added and measures.
     public func supports(_ action: LayeredAction) -> Bool {
         // one "Support Device" list per cmd; a switch over arrays, not a dictionary of sets, so that asking costs
         // no hashing set-up in a process that asks once
@@ -73,7 +77,7 @@ extension DeviceModel {
             case .syncMeasure: [.bp5, .bp7, .po3, .bg5, .hs4, .hs4s, .hs2, .thv3]
             }
         if isSmartband { return [.add, .sync, .addSync].contains(action) }
-        if self == .heartRateSensor { return action == .measure }
+        if self == .heartRateSensor { return [.add, .measure, .addMeasure].contains(action) }
         return models.contains(self)
     }
 }

@@ -50,6 +50,10 @@ extension LayeredReason {
     public static let cancel = LayeredReason(rawValue: "ERROR_CANCEL")
     /// `ERROR_UNSUPPORTED_ACTION`: the model cannot run the requested `cmd` (see the capability matrix).
     public static let unsupportedAction = LayeredReason(rawValue: "ERROR_UNSUPPORTED_ACTION")
+    /// `ERROR_UNSUPPORTED_TRANSPORT`: the hub's transport cannot speak to the model (real Bluetooth through BlueZ
+    /// reaches only the generic SIG devices, 900–905: the iHealth models and the smartbands speak vendor
+    /// protocols); nothing was touched.
+    public static let unsupportedTransport = LayeredReason(rawValue: "ERROR_UNSUPPORTED_TRANSPORT")
     /// `ERROR_MISSING_PARAMETER:<name>`: a parameter the request needs is absent or has no value.
     public static let missingParameter = LayeredReason(rawValue: "ERROR_MISSING_PARAMETER")
     /// `ERROR_INVALID_PARAMETER:<name>`: a parameter's value is not one the protocol allows.

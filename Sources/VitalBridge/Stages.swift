@@ -28,6 +28,11 @@ struct StageRunner: Sendable {
 
     func run(_ request: LayeredRequest, caller: String, owner: ReservationOwner, scannedQR: String?) async -> Run {
         var run = Run()
+        guard central.reaches(request.deviceModel) else {
+            run.outcomes = [.fail]
+            run.reason = .unsupportedTransport
+            return run
+        }
         let entry = DeviceCatalog.entry(for: request.deviceModel)
         do {
             let mac = try await request.action.addsDevice ? findDevice(request, scannedQR: scannedQR) : request.mac!
@@ -164,8 +169,12 @@ struct StageRunner: Sendable {
         } else {
             let entry = DeviceCatalog.entry(for: request.deviceModel)
             var found: MACAddress?
+            // a generic SIG device may be of any maker: its service says what it is, not its name
             for await advertisement in central.scan(for: [entry.profile.serviceUUID])
-            where advertisement.isPaired && advertisement.localName.hasPrefix(request.deviceModel.name + " ") {
+            where advertisement.isPaired
+                && (request.deviceModel.isStandardProfile
+                    || advertisement.localName.hasPrefix(request.deviceModel.name + " "))
+            {
                 found = advertisement.mac
                 break
             }

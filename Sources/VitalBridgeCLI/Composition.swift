@@ -157,18 +157,25 @@ struct Hub {
         return .milliseconds(Int64(seconds * 1000))
     }
 
-    func bridge(scannedQR: String?, handOff: any CallbackHandOff, showProgress: Bool = false) -> Bridge {
+    /// The engine of this hub, reaching devices through `central` (the simulated world by default).
+    func bridge(
+        scannedQR: String?, handOff: any CallbackHandOff, showProgress: Bool = false,
+        central: (any BluetoothCentral)? = nil
+    ) -> Bridge {
         let world = self.world
         var progress: @Sendable (SyncProgress) -> Void = { _ in }
         if showProgress, isatty(2) == 1 {
             progress = { update in drawProgress(update) }
         }
         let clock = world.clock
+        // the simulated world's time, or the real one for a real transport
+        var now: @Sendable () -> LayeredTimestamp = { clock.wallTime }
+        if let central, !(central is SimulatedWorld) { now = { LayeredTimestamp(Date()) } }
         return Bridge(
-            store: store, central: world, user: SimulatedUser(script: fleet.user, scannedQR: scannedQR),
+            store: store, central: central ?? world, user: SimulatedUser(script: fleet.user, scannedQR: scannedQR),
             leases: FileLeases(home: home, world: world, timeout: Self.deviceWait), whitelist: whitelist,
             handOff: handOff, reservation: ProcessIdentity.reservationOwner(), logger: hubLogger(),
-            now: { clock.wallTime }, progress: progress)
+            now: now, progress: progress)
     }
 }
 

@@ -47,6 +47,19 @@ struct Home {
     var storePath: String { directory + "/vitalbridge.sqlite" }
     var whitelistPath: String { directory + "/AppWhiteList.plist" }
     var fleetPath: String { directory + "/fleet.json" }
+    /// One line naming the Bluetooth adapter the hub uses (`hci0`): its transport is then BlueZ.
+    var adapterPath: String { directory + "/adapter" }
+
+    /// The adapter the home names, if any.
+    func adapter() throws(HomeError) -> String? {
+        guard Self.exists(adapterPath) else { return nil }
+        let bytes = try Self.readFile(adapterPath, limit: 64)
+        let name = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard (try? TransportOptions.check(adapter: name)) != nil else {
+            throw HomeError("\(adapterPath) does not name an adapter such as hci0")
+        }
+        return name
+    }
     var worldDirectory: String { directory + "/world" }
     var locksDirectory: String { directory + "/locks" }
 

@@ -26,8 +26,13 @@ struct OpenCommand: AsyncParsableCommand {
             full, so after a crash it may come again. De-duplicate readings by device, measurement time and values \
             (two readings in one second are distinct when their values differ).
 
+            --transport bluez reaches real devices through BlueZ (the system bus, or DBUS_SYSTEM_BUS_ADDRESS); it \
+            speaks to the generic SIG devices (devicemodel 900-905) only, and answers any other model with \
+            ERROR_UNSUPPORTED_TRANSPORT.
+
             Examples:
               vitalbridge open 'ihealth-layer://?cmd=0&devicemodel=100&mac=004D3208D2F4&unit=2&scheme=vitalbridge-demo'
+              vitalbridge open --transport bluez 'ihealth-layer://?cmd=1&addtype=0&devicemodel=905&scheme=vitalbridge-demo'
               vitalbridge open --platform android 'ihealth-layer://?appid=org.vitalbridge.demo&cmd=2&devicemodel=400&mac=004D3208D308'
               vitalbridge open --scan-qr 'BP5:004D3208D2F4' 'ihealth-layer://?cmd=1&addtype=1&devicemodel=100&scheme=vitalbridge-demo'
             """
@@ -35,6 +40,7 @@ struct OpenCommand: AsyncParsableCommand {
 
     @OptionGroup var homeOptions: HomeOptions
     @OptionGroup var platformOptions: PlatformOptions
+    @OptionGroup var transportOptions: TransportOptions
 
     @Option(help: "Who opened the URL, as the platform says (bundle or package id); at most once.")
     var caller: [String] = []
@@ -55,7 +61,7 @@ struct OpenCommand: AsyncParsableCommand {
     var invocation: OpenInvocation {
         OpenInvocation(
             home: homeOptions.home, platform: platformOptions.platform, caller: caller.first, scanQR: scanQR.first,
-            url: url)
+            transport: transportOptions.choice, url: url)
     }
 
     func run() async throws {
@@ -73,25 +79,30 @@ struct OpenInvocation: Equatable {
     var platform: Platform = .ios
     var caller: String?
     var scanQR: String?
+    var transport = TransportChoice()
     var url: String
 
-    init(home: String?, platform: Platform, caller: String?, scanQR: String?, url: String) {
+    init(
+        home: String?, platform: Platform, caller: String?, scanQR: String?, transport: TransportChoice = .init(),
+        url: String
+    ) {
         self.home = home
         self.platform = platform
         self.caller = caller
         self.scanQR = scanQR
+        self.transport = transport
         self.url = url
     }
 
-    /// `open [--home DIR] [--platform ios|android] [--caller ID] [--scan-qr TEXT] URL`, each option at most once
-    /// and with a value, the URL last; `nil` for anything else.
+    /// `open [--home DIR] [--platform ios|android] [--caller ID] [--scan-qr TEXT] [--transport T] [--adapter A]
+    /// URL`, each option at most once and with a valid value, the URL last; `nil` for anything else.
     init?(fastParsing arguments: [String]) {
         guard arguments.first == "open", arguments.count >= 2, let url = arguments.last, !url.hasPrefix("-") else {
             return nil
         }
         self.url = url
         var options = arguments[1..<(arguments.count - 1)]
-        var seen = (home: false, platform: false, caller: false, scanQR: false)
+        var seen = (home: false, platform: false, caller: false, scanQR: false, transport: false, adapter: false)
         while let name = options.popFirst() {
             guard let value = options.popFirst(), !value.hasPrefix("-") else { return nil }
             switch name {
@@ -101,9 +112,16 @@ struct OpenInvocation: Equatable {
             case "--platform" where !seen.platform:
                 guard let parsed = Platform(rawValue: value) else { return nil }
                 (platform, seen.platform) = (parsed, true)
+            case "--transport" where !seen.transport:
+                guard let parsed = Transport(rawValue: value) else { return nil }
+                (transport.transport, seen.transport) = (parsed, true)
+            case "--adapter" where !seen.adapter:
+                guard (try? TransportOptions.check(adapter: value)) != nil else { return nil }
+                (transport.adapter, seen.adapter) = (value, true)
             default: return nil
             }
         }
+        if transport.transport == .simulated, transport.adapter != nil { return nil }
     }
 
     /// Handles the request: prints the callback URL and exits 0; exits 3 when no callback may be sent, 5 when
@@ -130,8 +148,10 @@ struct OpenInvocation: Equatable {
         let outcome: HubOutcome
         do {
             hub = try Hub(home: folder, whitelist: whitelist)
-            outcome = await hub!.bridge(scannedQR: scanQR, handOff: handOff, showProgress: true).handle(
-                url: url, platform: platform, caller: caller, scannedQR: scanQR)
+            let central = try hub!.central(transport)
+            outcome = await hub!.bridge(scannedQR: scanQR, handOff: handOff, showProgress: true, central: central)
+                .handle(
+                    url: url, platform: platform, caller: caller, scannedQR: scanQR)
         } catch {
             outcome = await Bridge.answerUnusableHome(
                 url: url, platform: platform, caller: caller, whitelist: whitelist, error: error, handOff: handOff,
@@ -169,13 +189,38 @@ struct InitCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "init",
         abstract: "Create a VitalBridge home (private folder, store, whitelist, fleet), or check an existing one.",
-        discussion: "Example:\n  vitalbridge init --home ~/vitalbridge-home")
+        discussion: """
+            With --adapter, the home reaches real devices through that BlueZ adapter from then on (its commands \
+            default to --transport bluez); --adapter none goes back to the simulator.
+
+            Examples:
+              vitalbridge init --home ~/vitalbridge-home
+              vitalbridge init --adapter hci0
+            """)
 
     @OptionGroup var homeOptions: HomeOptions
 
+    @Option(help: ArgumentHelp("The BlueZ adapter the home uses (hci0), or none.", valueName: "name"))
+    var adapter: String?
+
+    func validate() throws {
+        if let adapter, adapter != "none" { try TransportOptions.check(adapter: adapter) }
+    }
+
     func run() throws {
         let hub = try openHub(homeOptions.home, create: true)
+        do {
+            if adapter == "none" {
+                if Home.exists(hub.home.adapterPath) { unlink(hub.home.adapterPath) }
+            } else if let adapter {
+                try Home.writeFile(Array((adapter + "\n").utf8), to: hub.home.adapterPath)
+            }
+        } catch {
+            printError("cannot use the home folder: \(error)")
+            throw ExitCode(1)
+        }
         print("VitalBridge home at \(hub.home.directory)")
+        if let adapter = try? hub.home.adapter() { print("devices are reached through BlueZ, adapter \(adapter)") }
     }
 }
 

@@ -12,7 +12,7 @@ public struct VitalBridgeCommand: ParsableCommand {
             DemoCommand.self, InitCommand.self, OpenCommand.self, DevicesCommand.self, RecordsCommand.self,
             WhitelistCommand.self,
             FleetCommand.self, BandCommand.self, SVSCommand.self, DDSCommand.self, HRVCommand.self,
-            RequestCommand.self, CallbackCommand.self, GATTCommand.self, SimulateCommand.self,
+            RequestCommand.self, CallbackCommand.self, GATTCommand.self, ScanCommand.self, SimulateCommand.self,
         ]
     )
 

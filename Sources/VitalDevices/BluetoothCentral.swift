@@ -57,6 +57,14 @@ public protocol BluetoothCentral: Sendable {
     func scan(for services: [UInt16]) -> AsyncStream<Advertisement>
     /// Connects to the peripheral `mac`.
     func connect(to mac: MACAddress) async throws(DeviceError) -> any BluetoothConnection
+    /// Whether the central can speak to devices of `model` at all (a real radio reaches only devices whose
+    /// protocol is public); the hub refuses a request for any other before touching a device.
+    func reaches(_ model: DeviceModel) -> Bool
+}
+
+extension BluetoothCentral {
+    /// Every model: the simulator speaks every protocol.
+    public func reaches(_ model: DeviceModel) -> Bool { true }
 }
 
 /// An open link to one peripheral.

@@ -4,8 +4,10 @@ import LayeredProtocol
 /// A Bluetooth SIG Heart Rate Service sensor (VitalBridge's devicemodel 905): it notifies Heart Rate Measurement
 /// (0x2A37) with each beat's rate and RR intervals while the central is subscribed, and stores nothing.
 ///
-/// A measurement records for ``measurementSeconds`` of the host's clock; ``record(seconds:)`` records for as long
-/// as asked (a DDS measurement takes 300 s). The reading is the mean reported rate and every RR interval, in ms.
+/// A measurement records for ``measurementSeconds``; ``record(seconds:)`` records for as long as asked (a DDS
+/// measurement takes 300 s). The time is the heart's own, the sum of the RR intervals, or the host's clock for a
+/// sensor that reports none, whichever reaches it first. The reading is the mean reported rate and every RR
+/// interval, in ms.
 public struct HeartRateDriver: DeviceDriver {
     public let entry: CatalogEntry
     public let connection: any BluetoothConnection
@@ -37,7 +39,8 @@ public struct HeartRateDriver: DeviceDriver {
         throw DeviceError(.unsupported, message: "\(entry.model.name) keeps no records to sync")
     }
 
-    /// Collects the sensor's notifications for `seconds` of the host's clock.
+    /// Collects the sensor's notifications until its RR intervals add up to `seconds`, or the host's clock has
+    /// moved on by as much.
     ///
     /// - Throws: ``DeviceError/Code/protocolViolation`` for a value that does not decode;
     ///   ``DeviceError/Code/deviceReported`` when the sensor reported no rate at all; a dropped link as
@@ -47,7 +50,8 @@ public struct HeartRateDriver: DeviceDriver {
         let start = clock()
         var rates: [Int] = []
         var intervals: [Double] = []
-        while clock().secondsSince1970 - start.secondsSince1970 < Int64(seconds) {
+        var beats = 0.0
+        while beats < Double(seconds) * 1_000, clock().secondsSince1970 - start.secondsSince1970 < Int64(seconds) {
             try checkCancellation()
             guard
                 case .notification(GATTCharacteristics.heartRateMeasurement, let bytes) =
@@ -57,7 +61,11 @@ public struct HeartRateDriver: DeviceDriver {
             if measurement.sensorContact != .notDetected, measurement.heartRate > 0 {
                 rates.append(Int(measurement.heartRate))
             }
-            intervals += measurement.rrIntervals.map { Double($0) * 1_000 / 1_024 }
+            for interval in measurement.rrIntervals {
+                let milliseconds = Double(interval) * 1_000 / 1_024
+                intervals.append(milliseconds)
+                beats += milliseconds
+            }
         }
         guard !rates.isEmpty else {
             throw DeviceError(.deviceReported, message: "the sensor reported no heart rate in \(seconds) s")

@@ -143,7 +143,8 @@ struct CodesTests {
 struct ReasonDocumentationTests {
     /// Every named reason declared on `LayeredReason`.
     static let declared: [LayeredReason] = [
-        .cancel, .unsupportedAction, .missingParameter, .invalidParameter, .repeatedParameter, .reservedParameter,
+        .cancel, .unsupportedAction, .unsupportedTransport, .missingParameter, .invalidParameter, .repeatedParameter,
+        .reservedParameter,
         .parameterNotApplicable, .unsupportedVersion, .unitMismatch, .malformedURL, .requestTooLong, .notLayeredURL,
         .qrModelMismatch, .qrInvalidMAC, .deviceNotFound, .deviceBusy, .urlBudget, .callbackNotAllowed, .unknownCaller,
         .dynamicCallbackNotAllowed, .deviceModelMismatch, .store, .internal, .deviceConnectionFailed,
