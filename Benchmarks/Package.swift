@@ -29,7 +29,8 @@ let package = Package(
         benchmark("HRVBenchmarks", using: ["WelltoryDDS"]),
         benchmark("DeviceBenchmarks", using: ["VitalDevices", "VitalSimulation", "LayeredProtocol"]),
         // the D-Bus path of a notification against the in-process seam; starts a private dbus-daemon
-        benchmark("BlueZBenchmarks", using: ["BlueZ", "SimulatedBlueZ", "VitalDevices", "VitalSimulation", "LayeredProtocol"]),
+        benchmark(
+            "BlueZBenchmarks", using: ["BlueZ", "SimulatedBlueZ", "VitalDevices", "VitalSimulation", "LayeredProtocol"]),
         .executableTarget(
             name: "StoreBenchmarks",
             dependencies: [
