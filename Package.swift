@@ -37,7 +37,9 @@ let package = Package(
         .target(
             name: "BlueZ",
             dependencies: ["DBus", "VitalDevices", "LayeredProtocol", .product(name: "Logging", package: "swift-log")]),
-        .target(name: "SimulatedBlueZ", dependencies: ["DBus", "VitalSimulation", "VitalDevices", "LayeredProtocol"]),
+        .target(
+            name: "SimulatedBlueZ",
+            dependencies: ["BlueZ", "DBus", "VitalSimulation", "VitalDevices", "LayeredProtocol"]),
         .target(name: "VitalSimulation", dependencies: ["VitalDevices", "HealthGATT", "LayeredProtocol"]),
         .target(name: "VitalStore", dependencies: ["LayeredProtocol", .product(name: "GRDB", package: "GRDB.swift")]),
         .target(

@@ -3,36 +3,6 @@ import LayeredProtocol
 import Logging
 import VitalDevices
 
-/// BlueZ's names (`doc/org.bluez.*.rst`).
-enum Names {
-    static let service = "org.bluez"
-    static let adapter = "org.bluez.Adapter1"
-    static let device = "org.bluez.Device1"
-    static let gattService = "org.bluez.GattService1"
-    static let characteristic = "org.bluez.GattCharacteristic1"
-    static let objectManager = "org.freedesktop.DBus.ObjectManager"
-    static let properties = "org.freedesktop.DBus.Properties"
-    /// The Bluetooth base UUID's tail: a 16-bit UUID `xxxx` is `0000xxxx` followed by it.
-    static let baseUUIDTail = "-0000-1000-8000-00805f9b34fb"
-
-    static func uuid(_ short: UInt16) -> String {
-        let hex = String(short, radix: 16)
-        return "0000" + String(repeating: "0", count: 4 - hex.count) + hex + baseUUIDTail
-    }
-
-    /// The 16-bit form of a UUID on the Bluetooth base, if it is one.
-    static func shortUUID(_ text: String) -> UInt16? {
-        let lower = text.lowercased()
-        guard lower.count == 36, lower.hasPrefix("0000"), lower.hasSuffix(baseUUIDTail) else { return nil }
-        return UInt16(lower.dropFirst(4).prefix(4), radix: 16)
-    }
-
-    /// A MAC from BlueZ's `Address`, `00:4D:32:08:D2:F4`.
-    static func mac(_ address: String) -> MACAddress? {
-        MACAddress(String(address.filter { $0 != ":" }))
-    }
-}
-
 /// The state BlueZ reports, kept up to date from its signals, and the open connections it feeds.
 actor BlueZClient {
     let address: DBusConnection.Address
@@ -64,12 +34,12 @@ actor BlueZClient {
         let (signals, continuation) = AsyncStream.makeStream(of: DBusMessage.self, bufferingPolicy: .unbounded)
         do {
             for rule in [
-                "type='signal',sender='org.bluez',interface='\(Names.objectManager)',path='/'",
-                "type='signal',sender='org.bluez',interface='\(Names.properties)',member='PropertiesChanged',path_namespace='/org/bluez'",
+                "type='signal',sender='org.bluez',interface='\(BlueZNames.objectManager)',path='/'",
+                "type='signal',sender='org.bluez',interface='\(BlueZNames.properties)',member='PropertiesChanged',path_namespace='/org/bluez'",
             ] {
                 subscriptions.append(try await bus.subscribe(rule) { continuation.yield($0) })
             }
-            let reply = try await bus.call(Names.service, "/", Names.objectManager, "GetManagedObjects")
+            let reply = try await bus.call(BlueZNames.service, "/", BlueZNames.objectManager, "GetManagedObjects")
             for (path, interfaces) in reply.first?.dictionary ?? [:] {
                 objects[path] = interfaces.dictionary?.compactMapValues(\.dictionary)
             }
@@ -104,14 +74,14 @@ actor BlueZClient {
             for (interface, properties) in interfaces {
                 objects[path, default: [:]][interface] = properties.dictionary ?? [:]
             }
-            if let device = interfaces[Names.device]?.dictionary { heard(path, device) }
+            if let device = interfaces[BlueZNames.device]?.dictionary { heard(path, device) }
         case "InterfacesRemoved":
             guard signal.arguments.count == 2, let path = signal.arguments[0].string,
                 let interfaces = signal.arguments[1].strings
             else { return }
             for interface in interfaces { objects[path]?[interface] = nil }
             if objects[path]?.isEmpty == true { objects[path] = nil }
-            if interfaces.contains(Names.device), let connection = connections.removeValue(forKey: path) {
+            if interfaces.contains(BlueZNames.device), let connection = connections.removeValue(forKey: path) {
                 connection.end(DeviceError(.disconnected, message: "BlueZ no longer knows the device"))
             }
         case "PropertiesChanged":
@@ -123,15 +93,15 @@ actor BlueZClient {
                 objects[signal.path]?[interface]?[name] = nil
             }
             switch interface {
-            case Names.characteristic:
+            case BlueZNames.characteristic:
                 if let value = changed["Value"]?.byteArray { valueChanged(signal.path, value) }
-            case Names.device:
+            case BlueZNames.device:
                 if changed["Connected"] == .boolean(false),
                     let connection = connections.removeValue(forKey: signal.path)
                 {
                     connection.end(DeviceError(.disconnected, message: "the link dropped"))
                 }
-                if changed["RSSI"] != nil, let device = objects[signal.path]?[Names.device] {
+                if changed["RSSI"] != nil, let device = objects[signal.path]?[BlueZNames.device] {
                     heard(signal.path, device)
                 }
                 settleWaiters(signal.path)
@@ -156,7 +126,7 @@ actor BlueZClient {
     func adapters() async throws(DeviceError) -> [BlueZAdapter] {
         _ = try await started()
         return objects.compactMap { path, interfaces -> BlueZAdapter? in
-            guard let adapter = interfaces[Names.adapter] else { return nil }
+            guard let adapter = interfaces[BlueZNames.adapter] else { return nil }
             return BlueZAdapter(
                 name: String(path.split(separator: "/").last ?? ""), address: adapter["Address"]?.string ?? "",
                 powered: adapter["Powered"]?.bool ?? false,
@@ -217,21 +187,22 @@ actor BlueZClient {
         scans[id] = listener
         defer { scans[id] = nil }
         for (path, interfaces) in objects.sorted(by: { $0.key < $1.key }) {
-            if let device = interfaces[Names.device], device["RSSI"] != nil || device["Paired"]?.bool == true {
+            if let device = interfaces[BlueZNames.device], device["RSSI"] != nil || device["Paired"]?.bool == true {
                 report(path, device, to: listener)
             }
         }
         do {
             var filter: [(String, DBusValue)] = [("Transport", .string("le"))]
-            if !services.isEmpty { filter.append(("UUIDs", .strings(services.map(Names.uuid)))) }
-            _ = try await bus.call(Names.service, adapter, Names.adapter, "SetDiscoveryFilter", [.properties(filter)])
-            _ = try await bus.call(Names.service, adapter, Names.adapter, "StartDiscovery")
+            if !services.isEmpty { filter.append(("UUIDs", .strings(services.map(BlueZNames.uuid)))) }
+            _ = try await bus.call(
+                BlueZNames.service, adapter, BlueZNames.adapter, "SetDiscoveryFilter", [.properties(filter)])
+            _ = try await bus.call(BlueZNames.service, adapter, BlueZNames.adapter, "StartDiscovery")
         } catch {
             logger.warning("cannot start discovery: \(error)")
             return
         }
         try? await Task.sleep(for: duration)
-        _ = try? await bus.call(Names.service, adapter, Names.adapter, "StopDiscovery")
+        _ = try? await bus.call(BlueZNames.service, adapter, BlueZNames.adapter, "StopDiscovery")
     }
 
     private func heard(_ path: String, _ device: [String: DBusValue]) {
@@ -240,9 +211,9 @@ actor BlueZClient {
 
     private func report(_ path: String, _ device: [String: DBusValue], to listener: ScanListener) {
         guard path.hasPrefix(listener.adapter + "/"), let address = device["Address"]?.string,
-            let mac = Names.mac(address)
+            let mac = BlueZNames.mac(address)
         else { return }
-        let services = (device["UUIDs"]?.strings ?? []).compactMap(Names.shortUUID)
+        let services = (device["UUIDs"]?.strings ?? []).compactMap(BlueZNames.shortUUID)
         guard listener.services.isEmpty || !Set(services).isDisjoint(with: listener.services) else { return }
         listener.continuation.yield(
             Advertisement(
@@ -271,33 +242,33 @@ actor BlueZClient {
     {
         let bus = try await started()
         let adapter = try await adapterPath()
-        let path = adapter + "/dev_" + Self.address(mac, separator: "_")
-        if objects[path]?[Names.device] == nil {
+        let path = BlueZNames.devicePath(mac, adapter: adapter)
+        if objects[path]?[BlueZNames.device] == nil {
             // BlueZ knows a device once it has heard it: listen for it first
             for await heard in scanStream(for: [], duration: scanDuration) where heard.mac == mac { break }
-            guard objects[path]?[Names.device] != nil else {
+            guard objects[path]?[BlueZNames.device] != nil else {
                 throw DeviceError(.notFound, message: "BlueZ does not hear \(mac)")
             }
         }
         guard connections[path] == nil else { throw DeviceError(.busy, message: "\(mac) is already connected") }
-        if objects[path]?[Names.device]?["Connected"]?.bool != true {
+        if objects[path]?[BlueZNames.device]?["Connected"]?.bool != true {
             do {
-                _ = try await bus.call(Names.service, path, Names.device, "Connect", timeout: timeout)
+                _ = try await bus.call(BlueZNames.service, path, BlueZNames.device, "Connect", timeout: timeout)
             } catch {
                 throw Self.deviceError(error, doing: "connecting to \(mac)", connecting: true)
             }
         }
         guard await wait(for: path, timeout: timeout, until: { $0?["ServicesResolved"]?.bool == true }) else {
-            _ = try? await bus.call(Names.service, path, Names.device, "Disconnect")
+            _ = try? await bus.call(BlueZNames.service, path, BlueZNames.device, "Disconnect")
             throw DeviceError(.connectionFailed, message: "the services of \(mac) were not resolved in time")
         }
         var characteristics: [String: BlueZConnection.Characteristic] = [:]
         var mtu = 23
         for (characteristicPath, interfaces) in objects where characteristicPath.hasPrefix(path + "/") {
-            guard let properties = interfaces[Names.characteristic], let uuid = properties["UUID"]?.string,
-                let short = Names.shortUUID(uuid), let servicePath = properties["Service"]?.string,
-                let serviceUUID = objects[servicePath]?[Names.gattService]?["UUID"]?.string,
-                let service = Names.shortUUID(serviceUUID)
+            guard let properties = interfaces[BlueZNames.characteristic], let uuid = properties["UUID"]?.string,
+                let short = BlueZNames.shortUUID(uuid), let servicePath = properties["Service"]?.string,
+                let serviceUUID = objects[servicePath]?[BlueZNames.gattService]?["UUID"]?.string,
+                let service = BlueZNames.shortUUID(serviceUUID)
             else { continue }
             let flags = Set(properties["Flags"]?.strings ?? [])
             characteristics[characteristicPath] = BlueZConnection.Characteristic(
@@ -325,7 +296,7 @@ actor BlueZClient {
     private func wait(
         for path: String, timeout: Duration, until condition: @escaping @Sendable ([String: DBusValue]?) -> Bool
     ) async -> Bool {
-        if condition(objects[path]?[Names.device]) { return true }
+        if condition(objects[path]?[BlueZNames.device]) { return true }
         return await withCheckedContinuation { continuation in
             let waiter = Waiter(condition: condition, continuation: continuation)
             waiters[path, default: []].append(waiter)
@@ -339,7 +310,7 @@ actor BlueZClient {
     /// Resumes the waits on `path` whose condition now holds.
     private func settleWaiters(_ path: String) {
         guard let list = waiters[path] else { return }
-        let device = objects[path]?[Names.device]
+        let device = objects[path]?[BlueZNames.device]
         var waiting: [Waiter] = []
         for waiter in list {
             if waiter.condition(device) { waiter.continuation.resume(returning: true) } else { waiting.append(waiter) }
@@ -351,12 +322,6 @@ actor BlueZClient {
         guard let index = waiters[path]?.firstIndex(where: { $0 === waiter }) else { return }
         waiters[path]?.remove(at: index)
         waiter.continuation.resume(returning: false)
-    }
-
-    /// A MAC as BlueZ writes it in paths and addresses.
-    static func address(_ mac: MACAddress, separator: String) -> String {
-        let hex = Array(mac.description)
-        return stride(from: 0, to: 12, by: 2).map { String(hex[$0..<$0 + 2]) }.joined(separator: separator)
     }
 
     /// The `DeviceError` for a D-Bus error BlueZ answered `doing` something.

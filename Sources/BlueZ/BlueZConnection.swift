@@ -51,7 +51,7 @@ final class BlueZConnection: BluetoothConnection, @unchecked Sendable {
     {
         if let ended = state.withLock({ $0.ended }) { throw ended }
         do {
-            return try await bus.call(Names.service, path, Names.characteristic, member, arguments)
+            return try await bus.call(BlueZNames.service, path, BlueZNames.characteristic, member, arguments)
         } catch {
             throw BlueZClient.deviceError(error, doing: what)
         }
@@ -146,6 +146,6 @@ final class BlueZConnection: BluetoothConnection, @unchecked Sendable {
 
     func disconnect() async {
         end(DeviceError(.disconnected, message: "the hub disconnected"))
-        _ = try? await bus.call(Names.service, path, Names.device, "Disconnect")
+        _ = try? await bus.call(BlueZNames.service, path, BlueZNames.device, "Disconnect")
     }
 }

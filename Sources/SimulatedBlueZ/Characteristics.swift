@@ -1,3 +1,4 @@
+import BlueZ
 import DBus
 import LayeredProtocol
 import VitalDevices
@@ -19,15 +20,15 @@ extension SimulatedBlueZ {
         let properties = characteristic.properties
         switch message.member {
         case "ReadValue":
-            guard properties.contains(.read) else { throw BlueZ.error("NotPermitted", "Read not permitted") }
+            guard properties.contains(.read) else { throw bluezError("NotPermitted", "Read not permitted") }
             let value = try await perform(devicePath) { () throws(DeviceError) in
                 try await connection.read(characteristic.id)
             }
-            set(path, BlueZ.characteristic, [("Value", .bytes(value))])
+            set(path, BlueZNames.characteristic, [("Value", .bytes(value))])
             call.reply([.bytes(value)])
         case "WriteValue":
             guard let value = message.arguments.first?.byteArray else {
-                throw BlueZ.error("InvalidArguments", "Invalid arguments in method call")
+                throw bluezError("InvalidArguments", "Invalid arguments in method call")
             }
             let type = message.arguments.count > 1 ? message.arguments[1].dictionary?["type"]?.string : nil
             let allowed: Bool =
@@ -37,43 +38,43 @@ extension SimulatedBlueZ {
                 case nil: !properties.isDisjoint(with: [.write, .writeWithoutResponse])
                 default: false
                 }
-            guard allowed else { throw BlueZ.error("NotPermitted", "Write not permitted") }
+            guard allowed else { throw bluezError("NotPermitted", "Write not permitted") }
             try await perform(devicePath) { () throws(DeviceError) in
                 try await connection.write(characteristic.id, value)
             }
             call.reply()
         case "StartNotify":
             guard !properties.isDisjoint(with: [.notify, .indicate]) else {
-                throw BlueZ.error("NotSupported", "Operation is not supported")
+                throw bluezError("NotSupported", "Operation is not supported")
             }
-            guard characteristic.acquired == nil else { throw BlueZ.error("NotPermitted", "Notify acquired") }
+            guard characteristic.acquired == nil else { throw bluezError("NotPermitted", "Notify acquired") }
             if !characteristic.notifying {
                 try await perform(devicePath) { () throws(DeviceError) in
                     try await connection.subscribe(characteristic.id)
                 }
                 devices[devicePath]?.characteristics[path]?.notifying = true
-                set(path, BlueZ.characteristic, [("Notifying", .boolean(true))])
+                set(path, BlueZNames.characteristic, [("Notifying", .boolean(true))])
             }
             call.reply()
         case "StopNotify":
             guard characteristic.notifying, characteristic.acquired == nil else {
-                throw BlueZ.error("Failed", "No notify session started")
+                throw bluezError("Failed", "No notify session started")
             }
             devices[devicePath]?.characteristics[path]?.notifying = false
-            set(path, BlueZ.characteristic, [("Notifying", .boolean(false))])
+            set(path, BlueZNames.characteristic, [("Notifying", .boolean(false))])
             call.reply()
         case "AcquireNotify":
-            guard properties.contains(.notify) else { throw BlueZ.error("NotSupported", "Operation is not supported") }
-            guard !characteristic.notifying else { throw BlueZ.error("InProgress", "Notify already started") }
+            guard properties.contains(.notify) else { throw bluezError("NotSupported", "Operation is not supported") }
+            guard !characteristic.notifying else { throw bluezError("InProgress", "Notify already started") }
             var ends: [Int32] = [0, 0]
             guard socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0
-            else { throw BlueZ.error("Failed", "Failed to create sockets") }
+            else { throw bluezError("Failed", "Failed to create sockets") }
             try await perform(devicePath) { () throws(DeviceError) in try await connection.subscribe(characteristic.id)
             }
             characteristic.notifying = true
             characteristic.acquired = ends[0]
             devices[devicePath]?.characteristics[path] = characteristic
-            set(path, BlueZ.characteristic, [("NotifyAcquired", .boolean(true)), ("Notifying", .boolean(true))])
+            set(path, BlueZNames.characteristic, [("NotifyAcquired", .boolean(true)), ("Notifying", .boolean(true))])
             let mtu = await connection.mtu
             call.reply([.unixFD(ends[1]), .uint16(UInt16(clamping: mtu))], closing: [ends[1]])
         default:
@@ -89,9 +90,9 @@ extension SimulatedBlueZ {
         } catch {
             if error.code == .disconnected {
                 disconnected(path)
-                throw BlueZ.error("Failed", "Not connected")
+                throw bluezError("Failed", "Not connected")
             }
-            throw BlueZ.error("Failed", "Operation failed with ATT error: 0x0e")
+            throw bluezError("Failed", "Operation failed with ATT error: 0x0e")
         }
     }
 
@@ -136,10 +137,12 @@ extension SimulatedBlueZ {
                 Glibc.close(socket)
                 devices[devicePath]?.characteristics[path]?.acquired = nil
                 devices[devicePath]?.characteristics[path]?.notifying = false
-                set(path, BlueZ.characteristic, [("NotifyAcquired", .boolean(false)), ("Notifying", .boolean(false))])
+                set(
+                    path, BlueZNames.characteristic,
+                    [("NotifyAcquired", .boolean(false)), ("Notifying", .boolean(false))])
             }
         } else if characteristic.notifying {
-            set(path, BlueZ.characteristic, [("Value", .bytes(value))])
+            set(path, BlueZNames.characteristic, [("Value", .bytes(value))])
         }
     }
 

@@ -1,3 +1,4 @@
+import BlueZ
 import DBus
 import LayeredProtocol
 import VitalDevices
@@ -13,14 +14,14 @@ extension SimulatedBlueZ {
         let message = call.message
         do throws(DBusError) {
             switch (message.interface, message.member) {
-            case (BlueZ.objectManager, "GetManagedObjects") where message.path == "/":
+            case (BlueZNames.objectManager, "GetManagedObjects") where message.path == "/":
                 call.reply([managedObjects()])
-            case (BlueZ.properties, _): try properties(call)
-            case (BlueZ.introspectable, "Introspect"): call.reply([.string(introspection(of: message.path))])
-            case (BlueZ.adapter, _) where message.path == Self.adapterPath: try await adapter(call)
-            case (BlueZ.device, _): try await device(call)
-            case (BlueZ.characteristic, _): try await characteristic(call)
-            case (BlueZ.descriptor, "ReadValue"):
+            case (BlueZNames.properties, _): try properties(call)
+            case (BlueZNames.introspectable, "Introspect"): call.reply([.string(introspection(of: message.path))])
+            case (BlueZNames.adapter, _) where message.path == Self.adapterPath: try await adapter(call)
+            case (BlueZNames.device, _): try await device(call)
+            case (BlueZNames.characteristic, _): try await characteristic(call)
+            case (BlueZNames.descriptor, "ReadValue"):
                 guard let (device, path) = owner(ofDescriptor: message.path),
                     let characteristic = devices[device]?.characteristics[path]
                 else { throw unknownObject(message.path) }
@@ -89,15 +90,15 @@ extension SimulatedBlueZ {
             }
             let writable: Set<String> =
                 switch interface {
-                case BlueZ.adapter: ["Alias", "Powered", "Discoverable", "Pairable", "DiscoverableTimeout"]
-                case BlueZ.device: ["Alias", "Trusted", "Blocked"]
+                case BlueZNames.adapter: ["Alias", "Powered", "Discoverable", "Pairable", "DiscoverableTimeout"]
+                case BlueZNames.device: ["Alias", "Trusted", "Blocked"]
                 default: []
                 }
             guard writable.contains(name), let current = properties[name] else {
                 throw DBusError(name: "org.freedesktop.DBus.Error.PropertyReadOnly", message: "\(name) is read-only")
             }
             guard current.signature == value.signature else {
-                throw BlueZ.error("InvalidArguments", "Invalid arguments in method call")
+                throw bluezError("InvalidArguments", "Invalid arguments in method call")
             }
             set(message.path, interface, [(name, value)])
             call.reply()
@@ -113,10 +114,10 @@ extension SimulatedBlueZ {
         switch message.member {
         case "SetDiscoveryFilter":
             guard message.arguments.count == 1, let filter = message.arguments[0].dictionary else {
-                throw BlueZ.error("InvalidArguments", "Invalid arguments in method call")
+                throw bluezError("InvalidArguments", "Invalid arguments in method call")
             }
             if let uuids = filter["UUIDs"] {
-                guard let list = uuids.strings else { throw BlueZ.error("InvalidArguments", "UUIDs is not a list") }
+                guard let list = uuids.strings else { throw bluezError("InvalidArguments", "UUIDs is not a list") }
                 filters[message.sender] = list.map { $0.lowercased() }
             } else {
                 filters[message.sender] = nil
@@ -128,8 +129,8 @@ extension SimulatedBlueZ {
             ])
         case "StartDiscovery":
             discoverers.insert(message.sender)
-            if objects[Self.adapterPath]?[BlueZ.adapter]?["Discovering"] != .boolean(true) {
-                set(Self.adapterPath, BlueZ.adapter, [("Discovering", .boolean(true))])
+            if objects[Self.adapterPath]?[BlueZNames.adapter]?["Discovering"] != .boolean(true) {
+                set(Self.adapterPath, BlueZNames.adapter, [("Discovering", .boolean(true))])
             }
             call.reply()
             await discover(for: message.sender, round: 0)
@@ -138,12 +139,12 @@ extension SimulatedBlueZ {
                 Task { await self.keepAdvertising() }
             }
         case "StopDiscovery":
-            guard discoverers.remove(message.sender) != nil else { throw BlueZ.error("Failed", "No discovery started") }
-            if discoverers.isEmpty { set(Self.adapterPath, BlueZ.adapter, [("Discovering", .boolean(false))]) }
+            guard discoverers.remove(message.sender) != nil else { throw bluezError("Failed", "No discovery started") }
+            if discoverers.isEmpty { set(Self.adapterPath, BlueZNames.adapter, [("Discovering", .boolean(false))]) }
             call.reply()
         case "RemoveDevice":
             guard let path = message.arguments.first?.string, let device = devices[path] else {
-                throw BlueZ.error("DoesNotExist", "Does Not Exist")
+                throw bluezError("DoesNotExist", "Does Not Exist")
             }
             if let connection = device.connection {
                 await connection.disconnect()
@@ -162,7 +163,8 @@ extension SimulatedBlueZ {
     func discover(for client: String, round: Int) async {
         let wanted = filters[client] ?? []
         for await advertisement in world.scan(for: []) {
-            guard wanted.isEmpty || advertisement.services.contains(where: { wanted.contains(BlueZ.uuid($0)) }) else {
+            guard wanted.isEmpty || advertisement.services.contains(where: { wanted.contains(BlueZNames.uuid($0)) })
+            else {
                 continue
             }
             addDevice(advertisement, heard: true, wavering: round % 3 - 1)
@@ -188,33 +190,33 @@ extension SimulatedBlueZ {
         guard var device = devices[message.path] else { throw unknownObject(message.path) }
         switch message.member {
         case "Connect":
-            guard device.connection == nil else { throw BlueZ.error("AlreadyConnected", "Already Connected") }
+            guard device.connection == nil else { throw bluezError("AlreadyConnected", "Already Connected") }
             let connection: any BluetoothConnection
             do {
                 connection = try await world.connect(to: device.mac)
             } catch {
-                throw BlueZ.error(
+                throw bluezError(
                     "Failed", error.code == .notFound ? "Page Timeout" : "Software caused connection abort")
             }
             device.connection = connection
             devices[device.path] = device
-            set(device.path, BlueZ.device, [("Connected", .boolean(true))])
+            set(device.path, BlueZNames.device, [("Connected", .boolean(true))])
             await export(device.path, connection)
-            set(device.path, BlueZ.device, [("ServicesResolved", .boolean(true))])
+            set(device.path, BlueZNames.device, [("ServicesResolved", .boolean(true))])
             call.reply()
         case "Disconnect":
-            guard let connection = device.connection else { throw BlueZ.error("NotConnected", "Not Connected") }
+            guard let connection = device.connection else { throw bluezError("NotConnected", "Not Connected") }
             await connection.disconnect()
             disconnected(device.path)
             call.reply()
         case "Pair":
-            guard objects[device.path]?[BlueZ.device]?["Paired"] != .boolean(true) else {
-                throw BlueZ.error("AlreadyExists", "Already Exists")
+            guard objects[device.path]?[BlueZNames.device]?["Paired"] != .boolean(true) else {
+                throw bluezError("AlreadyExists", "Already Exists")
             }
-            set(device.path, BlueZ.device, [("Paired", .boolean(true)), ("Bonded", .boolean(true))])
+            set(device.path, BlueZNames.device, [("Paired", .boolean(true)), ("Bonded", .boolean(true))])
             call.reply()
         case "CancelPairing":
-            throw BlueZ.error("DoesNotExist", "Does Not Exist")
+            throw bluezError("DoesNotExist", "Does Not Exist")
         default:
             throw DBusError(name: DBusError.unknownMethod, message: "Unknown method \(message.member)")
         }
@@ -231,8 +233,9 @@ extension SimulatedBlueZ {
         for service in world.services(of: connection.peripheral) {
             let servicePath = path + "/service" + hex(handle)
             objects[servicePath] = [
-                BlueZ.gattService: [
-                    "UUID": .string(BlueZ.uuid(service.uuid)), "Device": .objectPath(path), "Primary": .boolean(true),
+                BlueZNames.gattService: [
+                    "UUID": .string(BlueZNames.uuid(service.uuid)), "Device": .objectPath(path),
+                    "Primary": .boolean(true),
                     "Handle": .uint16(handle),
                 ]
             ]
@@ -241,14 +244,14 @@ extension SimulatedBlueZ {
             for characteristic in service.characteristics {
                 let characteristicPath = servicePath + "/char" + hex(handle)
                 var properties: [String: DBusValue] = [
-                    "UUID": .string(BlueZ.uuid(characteristic.uuid)), "Service": .objectPath(servicePath),
-                    "Value": .bytes([]), "Flags": .strings(BlueZ.flags(characteristic.properties)),
+                    "UUID": .string(BlueZNames.uuid(characteristic.uuid)), "Service": .objectPath(servicePath),
+                    "Value": .bytes([]), "Flags": .strings(BlueZNames.flags(characteristic.properties)),
                     "MTU": .uint16(UInt16(clamping: mtu)), "Handle": .uint16(handle),
                 ]
                 let subscribable = !characteristic.properties.isDisjoint(with: [.notify, .indicate])
                 if subscribable { properties["Notifying"] = .boolean(false) }
                 if characteristic.properties.contains(.notify) { properties["NotifyAcquired"] = .boolean(false) }
-                objects[characteristicPath] = [BlueZ.characteristic: properties]
+                objects[characteristicPath] = [BlueZNames.characteristic: properties]
                 devices[path]?.characteristics[characteristicPath] = ServedCharacteristic(
                     id: CharacteristicID(service: service.uuid, characteristic: characteristic.uuid),
                     properties: characteristic.properties)
@@ -257,8 +260,8 @@ extension SimulatedBlueZ {
                 if subscribable {
                     let descriptorPath = characteristicPath + "/desc" + hex(handle)
                     objects[descriptorPath] = [
-                        BlueZ.descriptor: [
-                            "UUID": .string(BlueZ.uuid(0x2902)), "Characteristic": .objectPath(characteristicPath),
+                        BlueZNames.descriptor: [
+                            "UUID": .string(BlueZNames.uuid(0x2902)), "Characteristic": .objectPath(characteristicPath),
                             "Value": .bytes([]), "Handle": .uint16(handle),
                         ]
                     ]
@@ -281,9 +284,9 @@ extension SimulatedBlueZ {
         device.characteristics = [:]
         device.descriptors = [:]
         devices[path] = device
-        set(path, BlueZ.device, [("ServicesResolved", .boolean(false))])
+        set(path, BlueZNames.device, [("ServicesResolved", .boolean(false))])
         for gattPath in gattPaths { remove(gattPath) }
-        set(path, BlueZ.device, [("Connected", .boolean(false))])
+        set(path, BlueZNames.device, [("Connected", .boolean(false))])
     }
 
     func owner(ofDescriptor path: String) -> (device: String, characteristic: String)? {

@@ -1,3 +1,4 @@
+import BlueZ
 import DBus
 import LayeredProtocol
 import VitalDevices
@@ -46,7 +47,7 @@ public actor SimulatedBlueZ {
         self.pace = pace
         bus = try await DBusConnection.open(.address(address))
         objects[Self.adapterPath] = [
-            BlueZ.adapter: [
+            BlueZNames.adapter: [
                 "Address": .string("0A:00:27:00:00:01"), "AddressType": .string("public"),
                 "Name": .string("vitalbridge-simulator"), "Alias": .string("vitalbridge-simulator"),
                 "Class": .uint32(0), "Powered": .boolean(true), "PowerState": .string("on"),
@@ -60,7 +61,7 @@ public actor SimulatedBlueZ {
             addDevice(configuration.advertisement, heard: false)
         }
         do throws(DBusError) {
-            try await bus.requestName(BlueZ.service)
+            try await bus.requestName(BlueZNames.service)
         } catch {
             bus.close()
             throw error
@@ -82,20 +83,22 @@ public actor SimulatedBlueZ {
 
     func emitAdded(_ path: String) {
         guard let interfaces = objects[path] else { return }
-        bus.emit("/", BlueZ.objectManager, "InterfacesAdded", [.objectPath(path), Self.interfacesValue(interfaces)])
+        bus.emit(
+            "/", BlueZNames.objectManager, "InterfacesAdded", [.objectPath(path), Self.interfacesValue(interfaces)])
     }
 
     func remove(_ path: String) {
         guard let interfaces = objects.removeValue(forKey: path) else { return }
         bus.emit(
-            "/", BlueZ.objectManager, "InterfacesRemoved", [.objectPath(path), .strings(interfaces.keys.sorted())])
+            "/", BlueZNames.objectManager, "InterfacesRemoved", [.objectPath(path), .strings(interfaces.keys.sorted())])
     }
 
     /// Sets properties of `interface` on `path` and signals the change.
     func set(_ path: String, _ interface: String, _ changes: [(String, DBusValue)]) {
         guard objects[path]?[interface] != nil else { return }
         for (name, value) in changes { objects[path]?[interface]?[name] = value }
-        bus.emit(path, BlueZ.properties, "PropertiesChanged", [.string(interface), .properties(changes), .strings([])])
+        bus.emit(
+            path, BlueZNames.properties, "PropertiesChanged", [.string(interface), .properties(changes), .strings([])])
     }
 
     static func propertiesValue(_ properties: [String: DBusValue]) -> DBusValue {
@@ -113,24 +116,29 @@ public actor SimulatedBlueZ {
     /// Adds the `Device1` object of an advertising device, or refreshes its signal strength (plus `wavering` dB)
     /// when `heard`.
     func addDevice(_ advertisement: Advertisement, heard: Bool, wavering: Int = 0) {
-        let path = BlueZ.devicePath(advertisement.mac, adapter: Self.adapterPath)
+        let path = BlueZNames.devicePath(advertisement.mac, adapter: Self.adapterPath)
         if objects[path] != nil {
-            if heard { set(path, BlueZ.device, [("RSSI", .int16(Int16(advertisement.rssi + wavering)))]) }
+            if heard { set(path, BlueZNames.device, [("RSSI", .int16(Int16(advertisement.rssi + wavering)))]) }
             return
         }
         var properties: [String: DBusValue] = [
-            "Address": .string(BlueZ.address(advertisement.mac)), "AddressType": .string("public"),
+            "Address": .string(BlueZNames.address(advertisement.mac)), "AddressType": .string("public"),
             "Name": .string(advertisement.localName), "Alias": .string(advertisement.localName),
             "Paired": .boolean(advertisement.isPaired), "Bonded": .boolean(advertisement.isPaired),
             "Trusted": .boolean(false), "Blocked": .boolean(false), "LegacyPairing": .boolean(false),
             "Connected": .boolean(false), "ServicesResolved": .boolean(false),
-            "UUIDs": .strings(advertisement.services.map(BlueZ.uuid)), "Adapter": .objectPath(Self.adapterPath),
+            "UUIDs": .strings(advertisement.services.map(BlueZNames.uuid)), "Adapter": .objectPath(Self.adapterPath),
         ]
         if heard { properties["RSSI"] = .int16(Int16(advertisement.rssi)) }
-        objects[path] = [BlueZ.device: properties]
+        objects[path] = [BlueZNames.device: properties]
         devices[path] = ServedDevice(mac: advertisement.mac, path: path)
         emitAdded(path)
     }
+}
+
+/// An `org.bluez.Error.<name>`.
+func bluezError(_ name: String, _ message: String) -> DBusError {
+    DBusError(name: "org.bluez.Error." + name, message: message)
 }
 
 /// A device the service has an object for, and its link while connected.

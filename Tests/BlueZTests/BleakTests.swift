@@ -20,11 +20,6 @@ struct BleakTests {
         let values: [String: [String]]
     }
 
-    static func uuid(_ short: UInt16) -> String {
-        let hex = String(short, radix: 16)
-        return "0000" + String(repeating: "0", count: 4 - hex.count) + hex + "-0000-1000-8000-00805f9b34fb"
-    }
-
     static func bytes(_ hex: String) -> [UInt8] {
         var result: [UInt8] = []
         var index = hex.startIndex
@@ -34,11 +29,6 @@ struct BleakTests {
             index = next
         }
         return result
-    }
-
-    static func address(_ mac: MACAddress) -> String {
-        let hex = Array(mac.description)
-        return stride(from: 0, to: 12, by: 2).map { String(hex[$0..<$0 + 2]) }.joined(separator: ":")
     }
 
     @Test("bleak scans, connects, reads and subscribes to every simulated device, and decodes what the hub decodes")
@@ -62,23 +52,23 @@ struct BleakTests {
         let probes = try JSONDecoder().decode([String: Probe].self, from: data)
 
         let bluetooth = reference.configurations.filter { $0.entry.reach == .bluetooth }
-        #expect(Set(probes.keys) == Set(bluetooth.map { Self.address($0.mac) }))
+        #expect(Set(probes.keys) == Set(bluetooth.map { BlueZNames.address($0.mac) }))
         for device in bluetooth {
-            let found = try #require(probes[Self.address(device.mac)], "\(device.mac)")
+            let found = try #require(probes[BlueZNames.address(device.mac)], "\(device.mac)")
             #expect(found.name == device.advertisement.localName)
-            #expect(found.services == [Self.uuid(device.entry.profile.serviceUUID)])
-            #expect(found.reads[Self.uuid(0x2A25)].map(Self.bytes) == Array(device.serial.utf8))
-            #expect(found.reads[Self.uuid(0x2A26)].map(Self.bytes) == Array(device.firmware.utf8))
-            #expect(found.reads[Self.uuid(0x2A19)] == "5a")
+            #expect(found.services == [BlueZNames.uuid(device.entry.profile.serviceUUID)])
+            #expect(found.reads[BlueZNames.uuid(0x2A25)].map(Self.bytes) == Array(device.serial.utf8))
+            #expect(found.reads[BlueZNames.uuid(0x2A26)].map(Self.bytes) == Array(device.firmware.utf8))
+            #expect(found.reads[BlueZNames.uuid(0x2A19)] == "5a")
             // what a push device indicates and what a glucose meter reports are its stored readings, in order
             let measurement = device.entry.measurementCharacteristic.characteristic
             switch device.entry.family {
             case .bloodPressure, .thermometer, .scale, .glucose:
-                let values = found.values[Self.uuid(measurement)] ?? []
+                let values = found.values[BlueZNames.uuid(measurement)] ?? []
                 let readings = try values.map { try DeviceRecord(decoding: Self.bytes($0), of: measurement).reading }
                 #expect(readings == (await reference.storedReadings(of: device.mac)), "\(device.entry.model.name)")
             case .heartRateSensor:
-                let beats = try (found.values[Self.uuid(0x2A37)] ?? []).map {
+                let beats = try (found.values[BlueZNames.uuid(0x2A37)] ?? []).map {
                     try HeartRateMeasurement(bytes: Self.bytes($0))
                 }
                 #expect(beats.count >= 10 && beats.allSatisfy { (40...120).contains($0.heartRate) })
@@ -88,7 +78,7 @@ struct BleakTests {
             }
         }
         // a glucose meter answers the report request bleak wrote with a RACP success
-        let meter = try #require(probes[Self.address(MACAddress("004D3208D308")!)])
-        #expect(meter.values[Self.uuid(0x2A52)] == ["06000101"])
+        let meter = try #require(probes[BlueZNames.address(MACAddress("004D3208D308")!)])
+        #expect(meter.values[BlueZNames.uuid(0x2A52)] == ["06000101"])
     }
 }

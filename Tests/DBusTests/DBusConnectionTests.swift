@@ -18,14 +18,9 @@ struct DBusConnectionTests {
 
     @Test("a call carries every kind of value there and back over a real bus")
     func echo() async throws {
-        let bus = try PrivateBus()
-        defer { bus.stop() }
-        let server = try await DBusConnection.open(.address(bus.address))
-        let client = try await DBusConnection.open(.address(bus.address))
-        defer {
-            server.close()
-            client.close()
-        }
+        let pair = try await Pair()
+        defer { pair.stop() }
+        let (server, client) = (pair.first, pair.second)
         try await server.requestName("org.vitalbridge.Echo")
         let served = try await server.serve("/echo") { call in
             if call.message.member == "Echo" {
@@ -46,14 +41,9 @@ struct DBusConnectionTests {
 
     @Test("a call to nobody, or one never answered, fails with the bus's error, not a hang")
     func noAnswer() async throws {
-        let bus = try PrivateBus()
-        defer { bus.stop() }
-        let client = try await DBusConnection.open(.address(bus.address))
-        let server = try await DBusConnection.open(.address(bus.address))
-        defer {
-            client.close()
-            server.close()
-        }
+        let pair = try await Pair()
+        defer { pair.stop() }
+        let (client, server) = (pair.first, pair.second)
         let missing = await #expect(throws: DBusError.self) {
             try await client.call("org.vitalbridge.Nobody", "/", "org.vitalbridge.X", "Y")
         }
@@ -70,14 +60,9 @@ struct DBusConnectionTests {
 
     @Test("signals reach a matching subscriber, in order, until it cancels")
     func signals() async throws {
-        let bus = try PrivateBus()
-        defer { bus.stop() }
-        let sender = try await DBusConnection.open(.address(bus.address))
-        let receiver = try await DBusConnection.open(.address(bus.address))
-        defer {
-            sender.close()
-            receiver.close()
-        }
+        let pair = try await Pair()
+        defer { pair.stop() }
+        let (sender, receiver) = (pair.first, pair.second)
         let (stream, continuation) = AsyncStream.makeStream(of: DBusMessage.self)
         let subscription = try await receiver.subscribe(
             "type='signal',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged'"
@@ -104,14 +89,9 @@ struct DBusConnectionTests {
 
     @Test("a file descriptor passes through the bus")
     func descriptor() async throws {
-        let bus = try PrivateBus()
-        defer { bus.stop() }
-        let server = try await DBusConnection.open(.address(bus.address))
-        let client = try await DBusConnection.open(.address(bus.address))
-        defer {
-            server.close()
-            client.close()
-        }
+        let pair = try await Pair()
+        defer { pair.stop() }
+        let (server, client) = (pair.first, pair.second)
         try await server.requestName("org.vitalbridge.Pipe")
         var ends: [Int32] = [0, 0]
         #expect(socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue), 0, &ends) == 0)
@@ -164,6 +144,25 @@ struct DBusConnectionTests {
             try await DBusConnection.open(.address("unix:path=/nonexistent/bus"))
         }
         #expect(error?.message.contains("connecting to the bus") == true)
+    }
+}
+
+/// Two connections on a private bus of their own; ``stop()`` closes them and ends the bus.
+struct Pair {
+    let bus: PrivateBus
+    let first: DBusConnection
+    let second: DBusConnection
+
+    init() async throws {
+        bus = try PrivateBus()
+        first = try await DBusConnection.open(.address(bus.address))
+        second = try await DBusConnection.open(.address(bus.address))
+    }
+
+    func stop() {
+        first.close()
+        second.close()
+        bus.stop()
     }
 }
 
