@@ -112,7 +112,10 @@ public final class DBusConnection: @unchecked Sendable {
     typealias Command = @Sendable (OpaquePointer) -> Void
 
     /// Runs `command` on the connection's thread with the bus; dropped once the connection is closed.
-    func perform(_ command: @escaping Command) {
+    func perform(_ command: @escaping Command) { _ = enqueue(command) }
+
+    /// Hands `command` to the connection's thread and wakes it; `false` once the connection is closed.
+    private func enqueue(_ command: @escaping Command) -> Bool {
         let accepted = queue.withLock { state in
             guard !state.closed else { return false }
             state.commands.append(command)
@@ -122,6 +125,7 @@ public final class DBusConnection: @unchecked Sendable {
             var one: UInt64 = 1
             _ = write(wakeup, &one, 8)
         }
+        return accepted
     }
 
     /// Runs `body` on the connection's thread and returns its result; throws when the connection is closed.
@@ -131,17 +135,10 @@ public final class DBusConnection: @unchecked Sendable {
     {
         let result: Result<T, DBusError> = await withCheckedContinuation { continuation in
             let box = Once()
-            let accepted = queue.withLock { state in
-                guard !state.closed else { return false }
-                state.commands.append { bus in
-                    if box.claim() { continuation.resume(returning: body(bus)) }
-                }
-                return true
+            let accepted = enqueue { bus in
+                if box.claim() { continuation.resume(returning: body(bus)) }
             }
-            if accepted {
-                var one: UInt64 = 1
-                _ = write(wakeup, &one, 8)
-            } else {
+            if !accepted {
                 continuation.resume(returning: .failure(Self.closedError))
             }
         }
@@ -170,17 +167,10 @@ public final class DBusConnection: @unchecked Sendable {
             max(1, timeout.components.seconds * 1_000_000 + timeout.components.attoseconds / 1_000_000_000_000))
         let result: Result<[DBusValue], DBusError> = await withCheckedContinuation { continuation in
             let box = ReplyBox(continuation)
-            let accepted = queue.withLock { state in
-                guard !state.closed else { return false }
-                state.commands.append { bus in
-                    self.send(destination, path, interface, member, arguments, microseconds, box, bus)
-                }
-                return true
+            let accepted = enqueue { bus in
+                self.send(destination, path, interface, member, arguments, microseconds, box, bus)
             }
-            if accepted {
-                var one: UInt64 = 1
-                _ = write(wakeup, &one, 8)
-            } else {
+            if !accepted {
                 box.resume(.failure(Self.closedError))
             }
         }
