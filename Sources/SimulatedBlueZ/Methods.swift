@@ -207,8 +207,11 @@ extension SimulatedBlueZ {
         case "Disconnect":
             guard let connection = device.connection else { throw bluezError("NotConnected", "Not Connected") }
             await connection.disconnect()
-            disconnected(device.path)
+            // bluetoothd answers the pending Disconnect before it signals the changes (its property changes wait
+            // for an idle moment); bleak closes its connection's bus when it sees Connected turn false, so a reply
+            // sent after that signal could find the bus gone
             call.reply()
+            disconnected(device.path)
         case "Pair":
             guard objects[device.path]?[BlueZNames.device]?["Paired"] != .boolean(true) else {
                 throw bluezError("AlreadyExists", "Already Exists")
