@@ -28,15 +28,22 @@ public final class PrivateBus: Sendable {
         try configuration.write(toFile: folder.file("bus.conf"), atomically: true, encoding: .utf8)
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
-        process.arguments = ["--config-file=" + folder.file("bus.conf"), "--nofork", "--nopidfile"]
-        process.standardOutput = FileHandle.nullDevice
+        // the daemon prints its address once it accepts connections (its socket file exists a moment earlier)
+        process.arguments = [
+            "--config-file=" + folder.file("bus.conf"), "--nofork", "--nopidfile", "--print-address=1",
+        ]
+        let output = Pipe()
+        process.standardOutput = output
         try process.run()
         address = "unix:path=" + socket
-        // the daemon listens once its socket exists
-        for _ in 0..<500 where !FileManager.default.fileExists(atPath: socket) { usleep(2000) }
-        guard FileManager.default.fileExists(atPath: socket) else {
-            kill(process.processIdentifier, SIGKILL)
-            throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: socket])
+        var printed = Data()
+        while !printed.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            guard !chunk.isEmpty else {
+                kill(process.processIdentifier, SIGKILL)
+                throw CocoaError(.fileReadUnknown, userInfo: [NSFilePathErrorKey: socket])
+            }
+            printed += chunk
         }
     }
 

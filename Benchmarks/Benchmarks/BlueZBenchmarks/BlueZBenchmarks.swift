@@ -31,10 +31,18 @@ final class Daemon {
         let file = folder.appendingPathComponent("bus.conf")
         try configuration.write(to: file, atomically: true, encoding: .utf8)
         process.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
-        process.arguments = ["--config-file=" + file.path, "--nofork", "--nopidfile"]
+        // it prints its address once it accepts connections
+        process.arguments = ["--config-file=" + file.path, "--nofork", "--nopidfile", "--print-address=1"]
+        let output = Pipe()
+        process.standardOutput = output
         try process.run()
         address = "unix:path=" + socket
-        for _ in 0..<500 where !FileManager.default.fileExists(atPath: socket) { usleep(2000) }
+        var printed = Data()
+        while !printed.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            precondition(!chunk.isEmpty, "dbus-daemon ended before it listened")
+            printed += chunk
+        }
     }
 
     func stop() {
