@@ -22,7 +22,9 @@ final class BlueZConnection: BluetoothConnection, @unchecked Sendable {
     private struct State {
         var events: [GATTEvent] = []
         var head = 0
-        var waiting: CheckedContinuation<Result<GATTEvent, DeviceError>, Never>?
+        var waiting: CheckedContinuation<Result<GATTEvent?, DeviceError>, Never>?
+        /// Which wait ``waiting`` is, so that a timer resumes only its own.
+        var wait: UInt64 = 0
         var ended: DeviceError?
         var subscribed: Set<String> = []
         var nextToken: UInt64 = 1
@@ -88,7 +90,7 @@ final class BlueZConnection: BluetoothConnection, @unchecked Sendable {
     /// A value BlueZ reported for the characteristic at `path`: an event, if the driver subscribed to it.
     func received(_ value: [UInt8], on path: String) {
         guard let characteristic = characteristics[path] else { return }
-        let waiting: CheckedContinuation<Result<GATTEvent, DeviceError>, Never>?
+        let waiting: CheckedContinuation<Result<GATTEvent?, DeviceError>, Never>?
         let event: GATTEvent
         (waiting, event) = state.withLock { state in
             let event: GATTEvent
@@ -121,8 +123,19 @@ final class BlueZConnection: BluetoothConnection, @unchecked Sendable {
     }
 
     func nextEvent() async throws(DeviceError) -> GATTEvent {
-        let result: Result<GATTEvent, DeviceError> = await withCheckedContinuation { continuation in
-            let ready: Result<GATTEvent, DeviceError>? = state.withLock { state in
+        while true {
+            if let event = try await next(within: nil) { return event }
+        }
+    }
+
+    func nextEvent(within timeout: Duration) async throws(DeviceError) -> GATTEvent? {
+        try await next(within: timeout)
+    }
+
+    /// The next event; `nil` when `timeout` passes first.
+    private func next(within timeout: Duration?) async throws(DeviceError) -> GATTEvent? {
+        let result: Result<GATTEvent?, DeviceError> = await withCheckedContinuation { continuation in
+            let ready: Result<GATTEvent?, DeviceError>? = state.withLock { state in
                 if state.head < state.events.count {
                     defer {
                         state.head += 1
@@ -135,11 +148,31 @@ final class BlueZConnection: BluetoothConnection, @unchecked Sendable {
                 }
                 if let ended = state.ended { return .failure(ended) }
                 state.waiting = continuation
+                state.wait += 1
+                if let timeout {
+                    let wait = state.wait
+                    Task { await self.expire(wait, after: timeout) }
+                }
                 return nil
             }
             if let ready { continuation.resume(returning: ready) }
         }
         return try result.get()
+    }
+
+    /// Ends wait number `wait` with `nil` after `timeout`, if no event or end came first.
+    private func expire(_ wait: UInt64, after timeout: Duration) async {
+        try? await Task.sleep(for: timeout)
+        let expired = state.withLock { state -> CheckedContinuation<Result<GATTEvent?, DeviceError>, Never>? in
+            guard state.wait == wait, let waiting = state.waiting else { return nil }
+            state.waiting = nil
+            return waiting
+        }
+        expired?.resume(returning: .success(nil))
+    }
+
+    func offers(_ characteristic: CharacteristicID) async -> Bool {
+        characteristics.values.contains { $0.id == characteristic }
     }
 
     func confirm(_ token: IndicationToken) async throws(DeviceError) {}

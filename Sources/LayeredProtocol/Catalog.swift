@@ -32,12 +32,12 @@ extension DeviceModel {
     /// What the model measures.
     public var category: VitalCategory {
         switch self {
-        case .bp5, .bp3l, .bpTrack, .bp7s, .bp7: .bloodPressure
+        case .bp5, .bp3l, .bpTrack, .bp7s, .bp7, .bloodPressureMonitor: .bloodPressure
         case .am3s, .am4, .fitPro9614N, .fitPulse9615N, .smarteeTraining9616N: .activity
-        case .po3: .oximeter
-        case .bg5, .bg1: .bloodGlucose
-        case .hs4, .hs4s, .hs2: .weight
-        case .thv3: .thermometer
+        case .po3, .pulseOximeter: .oximeter
+        case .bg5, .bg1, .glucoseMeter: .bloodGlucose
+        case .hs4, .hs4s, .hs2, .weightScale: .weight
+        case .thv3, .healthThermometer: .thermometer
         case .heartRateSensor: .heartRate
         }
     }
@@ -61,7 +61,8 @@ extension DeviceModel {
     ///
     /// Those lists are authoritative where the comments of the `cmd` enum disagree: BG1 only measures; BP3L
     /// never syncs; BPTRACK, BP7S and the AM monitors never measure; HS2 measures. The smartbands, VitalBridge's
-    /// extension, are added and synced like the AM monitors and never measure; its heart-rate sensor (905) is
+    /// extension, are added and synced like the AM monitors and never measure; its generic SIG devices 900–904 do
+    /// everything (each profile has a way to send a new reading and stored ones); its heart-rate sensor (905) is
     /// added and measures.
     public func supports(_ action: LayeredAction) -> Bool {
         // one "Support Device" list per cmd; a switch over arrays, not a dictionary of sets, so that asking costs
@@ -78,6 +79,7 @@ extension DeviceModel {
             }
         if isSmartband { return [.add, .sync, .addSync].contains(action) }
         if self == .heartRateSensor { return [.add, .measure, .addMeasure].contains(action) }
+        if isStandardProfile { return true }
         return models.contains(self)
     }
 }

@@ -36,8 +36,19 @@ public enum DeviceModel: Int, CaseIterable, Hashable, Sendable, CustomStringConv
     case fitPulse9615N = 701
     /// Smartband Smartee Training 9616N (`702`): VitalBridge's extension.
     case smarteeTraining9616N = 702
-    /// A Bluetooth SIG Heart Rate Service sensor (`905`): VitalBridge's extension, the first of its generic SIG
-    /// devices (the 900 range).
+    /// A Bluetooth SIG Blood Pressure Service monitor of any maker (`900`): VitalBridge's extension, one of its
+    /// generic SIG devices (the 900 range).
+    case bloodPressureMonitor = 900
+    /// A Bluetooth SIG Glucose Service meter of any maker (`901`): VitalBridge's extension.
+    case glucoseMeter = 901
+    /// A Bluetooth SIG Weight Scale Service scale of any maker, with Body Composition when it has it (`902`):
+    /// VitalBridge's extension.
+    case weightScale = 902
+    /// A Bluetooth SIG Health Thermometer Service thermometer of any maker (`903`): VitalBridge's extension.
+    case healthThermometer = 903
+    /// A Bluetooth SIG Pulse Oximeter Service oximeter of any maker (`904`): VitalBridge's extension.
+    case pulseOximeter = 904
+    /// A Bluetooth SIG Heart Rate Service sensor of any maker (`905`): VitalBridge's extension.
     case heartRateSensor = 905
 
     /// The catalog name of the model, as the spec's `HealthDeviceType_<NAME>` writes it (`"BPTRACK"`, `"THV3"`); for
@@ -61,6 +72,11 @@ public enum DeviceModel: Int, CaseIterable, Hashable, Sendable, CustomStringConv
         case .fitPro9614N: "FitPro9614N"
         case .fitPulse9615N: "FitPulse9615N"
         case .smarteeTraining9616N: "SmarteeTraining9616N"
+        case .bloodPressureMonitor: "BPS"
+        case .glucoseMeter: "GLS"
+        case .weightScale: "WSS"
+        case .healthThermometer: "HTS"
+        case .pulseOximeter: "PLXS"
         case .heartRateSensor: "HRS"
         }
     }

@@ -103,6 +103,9 @@ extension LayeredReason {
     /// `ERROR_DEVICE_STORE_FAILED`: the hub could not store what the device sent; the device was not told to
     /// forget it.
     public static let deviceStoreFailed = LayeredReason(rawValue: "ERROR_DEVICE_STORE_FAILED")
+    /// `ERROR_DEVICE_TIMEOUT`: the device sent nothing within the time the hub waits for it (a generic SIG
+    /// device's measurement: 2 minutes for the user to measure).
+    public static let deviceTimeout = LayeredReason(rawValue: "ERROR_DEVICE_TIMEOUT")
     /// `ERROR_DEVICE_FAILED`: the device reported a failure without a code of its own, or failed in a way that has
     /// no name above.
     public static let deviceFailed = LayeredReason(rawValue: "ERROR_DEVICE_FAILED")

@@ -169,12 +169,8 @@ struct StageRunner: Sendable {
         } else {
             let entry = DeviceCatalog.entry(for: request.deviceModel)
             var found: MACAddress?
-            // a generic SIG device may be of any maker: its service says what it is, not its name
             for await advertisement in central.scan(for: [entry.profile.serviceUUID])
-            where advertisement.isPaired
-                && (request.deviceModel.isStandardProfile
-                    || advertisement.localName.hasPrefix(request.deviceModel.name + " "))
-            {
+            where advertisement.isPaired && advertisement.isDevice(of: request.deviceModel) {
                 found = advertisement.mac
                 break
             }

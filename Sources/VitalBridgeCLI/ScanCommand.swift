@@ -49,11 +49,7 @@ struct ScanCommand: AsyncParsableCommand {
         for await advertisement in central.scan(for: Self.profiles.map(\.0))
         where seen.insert(advertisement.mac).inserted {
             let profiles = Self.profiles.filter { advertisement.services.contains($0.0) }
-            let model = DeviceModel.allCases.first { model in
-                central.reaches(model)
-                    && advertisement.services.contains(DeviceCatalog.entry(for: model).profile.serviceUUID)
-                    && (model.isStandardProfile || advertisement.localName.hasPrefix(model.name + " "))
-            }
+            let model = DeviceModel.allCases.first { central.reaches($0) && advertisement.isDevice(of: $0) }
             rows.append([
                 advertisement.mac.description, advertisement.localName,
                 profiles.map { "\($0.1) (0x\(String($0.0, radix: 16, uppercase: true)))" }.joined(separator: ", "),

@@ -36,6 +36,18 @@ public struct Advertisement: Hashable, Sendable {
     }
 }
 
+extension Advertisement {
+    /// Whether the advertiser is a device of `model`: it advertises the model's profile service and, for a model
+    /// with a vendor protocol, names itself as the model (`BP5 11070`). A generic SIG device (900–905) may be of
+    /// any maker and have any name, except one of a catalog model with a vendor protocol, which is that model.
+    public func isDevice(of model: DeviceModel) -> Bool {
+        guard services.contains(DeviceCatalog.entry(for: model).profile.serviceUUID) else { return false }
+        func named(_ model: DeviceModel) -> Bool { localName.hasPrefix(model.name + " ") }
+        guard model.isStandardProfile else { return named(model) }
+        return !DeviceModel.allCases.contains { !$0.isStandardProfile && named($0) }
+    }
+}
+
 /// Confirms one indication; the central sends the ATT confirmation only when the driver calls it.
 public struct IndicationToken: Hashable, Sendable {
     public let id: UInt64
@@ -81,6 +93,11 @@ public protocol BluetoothConnection: Sendable {
     func subscribe(_ characteristic: CharacteristicID) async throws(DeviceError)
     /// The next notification or indication; throws ``DeviceError/Code/disconnected`` when the link drops.
     func nextEvent() async throws(DeviceError) -> GATTEvent
+    /// The next notification or indication, or `nil` when none arrives within `timeout` (the link stays up): how a
+    /// driver learns that a device which announces no end of its transfer has nothing more to send.
+    func nextEvent(within timeout: Duration) async throws(DeviceError) -> GATTEvent?
+    /// Whether the peripheral's GATT table has `characteristic` (a scale's optional Body Composition).
+    func offers(_ characteristic: CharacteristicID) async -> Bool
     /// Sends the ATT confirmation of an indication.
     func confirm(_ token: IndicationToken) async throws(DeviceError)
     func disconnect() async

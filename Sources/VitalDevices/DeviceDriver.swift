@@ -110,6 +110,16 @@ extension DeviceDriver {
         }
     }
 
+    /// The next event; with a `wait`, ``DeviceError/Code/timedOut`` when none comes within it (a generic SIG
+    /// device whose user does not measure).
+    func nextEvent(waiting wait: Duration?) async throws(DeviceError) -> GATTEvent {
+        guard let wait else { return try await connection.nextEvent() }
+        guard let event = try await connection.nextEvent(within: wait) else {
+            throw DeviceError(.timedOut, message: "the device sent nothing within \(wait.components.seconds) s")
+        }
+        return event
+    }
+
     /// Throws ``DeviceError/Code/cancelled`` when the task running the operation was cancelled.
     func checkCancellation() throws(DeviceError) {
         if Task.isCancelled { throw DeviceError(.cancelled, message: "the operation was cancelled") }
@@ -162,12 +172,16 @@ public func makeDriver(
     clock: @escaping @Sendable () -> LayeredTimestamp
 ) -> any DeviceDriver {
     switch entry.family {
-    case .bloodPressure, .scale, .thermometer: PushDeviceDriver(entry: entry, connection: connection)
-    case .glucose: GlucoseDriver(entry: entry, connection: connection)
-    case .pulseOximeter: PulseOximeterDriver(entry: entry, connection: connection)
-    case .activityMonitor: ActivityMonitorDriver(entry: entry, connection: connection)
-    case .smartband: SmartbandDriver(entry: entry, connection: connection, clock: clock)
-    case .heartRateSensor: HeartRateDriver(entry: entry, connection: connection, clock: clock)
+    case .bloodPressure, .scale, .thermometer:
+        if entry.model.isStandardProfile {
+            return StandardPushDriver(entry: entry, connection: connection, clock: clock)
+        }
+        return PushDeviceDriver(entry: entry, connection: connection)
+    case .glucose: return GlucoseDriver(entry: entry, connection: connection)
+    case .pulseOximeter: return PulseOximeterDriver(entry: entry, connection: connection)
+    case .activityMonitor: return ActivityMonitorDriver(entry: entry, connection: connection)
+    case .smartband: return SmartbandDriver(entry: entry, connection: connection, clock: clock)
+    case .heartRateSensor: return HeartRateDriver(entry: entry, connection: connection, clock: clock)
     }
 }
 

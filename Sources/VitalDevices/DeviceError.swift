@@ -32,6 +32,8 @@ public struct DeviceError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let storeFailed = Code(rawValue: "storeFailed")
         /// Another request is using the device.
         public static let busy = Code(rawValue: "busy")
+        /// The device sent nothing within the time the hub waits for it.
+        public static let timedOut = Code(rawValue: "timedOut")
         /// The Bluetooth stack failed in a way no other kind describes (a BlueZ `org.bluez.Error.Failed`).
         public static let transportFailed = Code(rawValue: "transportFailed")
     }
@@ -66,6 +68,7 @@ public struct DeviceError: Error, Hashable, Sendable, CustomStringConvertible {
         case .authenticationFailed: return .deviceAuthenticationFailed
         case .unsupported: return .deviceUnsupported
         case .storeFailed: return .deviceStoreFailed
+        case .timedOut: return .deviceTimeout
         default: return .deviceFailed
         }
     }

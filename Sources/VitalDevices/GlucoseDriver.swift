@@ -8,6 +8,10 @@ import LayeredProtocol
 /// device's success response and the last batch's commit writes "delete stored records ≤ the highest sequence
 /// number stored". Any failure on the way leaves the device's memory untouched. A live measurement is started
 /// with the strip code and notified as a new record.
+///
+/// A glucose meter of any maker (VitalBridge's 901) has no vendor service: its sync is the same, and a
+/// measurement is the next record it notifies, the one the user takes on it, waited for up to
+/// ``StandardWaits/measurement`` (``DeviceError/Code/timedOut`` after that).
 public struct GlucoseDriver: DeviceDriver {
     public let entry: CatalogEntry
     public let connection: any BluetoothConnection
@@ -22,12 +26,14 @@ public struct GlucoseDriver: DeviceDriver {
     public func measure(
         _ options: MeasureOptions, into sink: any RecordSink, observer: @escaping @Sendable (LiveSample) -> Void
     ) async throws(DeviceError) -> DeviceRecord {
-        try await connection.subscribe(GATTCharacteristics.vendorStatus)
+        if speaksVendor { try await connection.subscribe(GATTCharacteristics.vendorStatus) }
         try await connection.subscribe(GATTCharacteristics.glucoseMeasurement)
-        try await send(options.stripCode.map { .startGlucoseMeasurement($0) } ?? .startMeasurement)
+        if speaksVendor {
+            try await send(options.stripCode.map { .startGlucoseMeasurement($0) } ?? .startMeasurement)
+        }
         while true {
             try checkCancellation()
-            switch try await connection.nextEvent() {
+            switch try await nextEvent(waiting: speaksVendor ? nil : StandardWaits.measurement) {
             case .notification(GATTCharacteristics.glucoseMeasurement, let bytes):
                 let record = try DeviceRecord(decoding: bytes, of: GlucoseMeasurement.uuid)
                 try await store([record], in: sink)
@@ -51,7 +57,7 @@ public struct GlucoseDriver: DeviceDriver {
     public func sync(
         after lastStored: UInt16?, into sink: any RecordSink, progress: @escaping @Sendable (SyncProgress) -> Void
     ) async throws(DeviceError) -> Int {
-        try await connection.subscribe(GATTCharacteristics.vendorStatus)
+        if speaksVendor { try await connection.subscribe(GATTCharacteristics.vendorStatus) }
         try await connection.subscribe(GATTCharacteristics.glucoseMeasurement)
         try await connection.subscribe(GATTCharacteristics.glucoseContext)
         try await connection.subscribe(GATTCharacteristics.glucoseRACP)
@@ -104,6 +110,9 @@ public struct GlucoseDriver: DeviceDriver {
             }
         }
     }
+
+    /// Whether the meter has VitalBridge's vendor service (the iHealth meters), unlike a generic one.
+    var speaksVendor: Bool { !entry.model.isStandardProfile }
 
     func request(_ command: RecordAccessControlPoint) async throws(DeviceError) -> RecordAccessControlPoint {
         try await recordAccess(command, on: GATTCharacteristics.glucoseRACP)

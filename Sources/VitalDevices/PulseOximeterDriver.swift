@@ -23,6 +23,12 @@ public enum PO3Authentication: UInt8, Hashable, Sendable, CaseIterable {
 ///
 /// ``authenticate(userID:)`` must succeed (results 1–4) before anything else; results 5–8 stop the operation with
 /// the PO3's error 111. Device errors carry the PO3 error IDs 0–7; a link that drops is error 6.
+///
+/// A pulse oximeter of any maker (VitalBridge's 904) has the same service without the vendor one: no
+/// authentication, no error IDs, and a measurement is the next spot-check it indicates, the one the user takes on
+/// it, waited for up to ``StandardWaits/measurement`` (its continuous measurements stream to the observer
+/// meanwhile). An oximeter without the spot-check characteristic is measured only continuously, which the hub does
+/// not take: ``DeviceError/Code/unsupported``.
 public struct PulseOximeterDriver: DeviceDriver {
     public let entry: CatalogEntry
     public let connection: any BluetoothConnection
@@ -34,9 +40,12 @@ public struct PulseOximeterDriver: DeviceDriver {
         self.connection = connection
     }
 
-    /// The PO3 error for a dropped link: 6, device disconnected.
-    static func mapped(_ error: DeviceError) -> DeviceError {
-        guard error.code == .disconnected, error.deviceCode == nil else { return error }
+    /// Whether the oximeter is the PO3, with its vendor service, unlike a generic one.
+    var isPO3: Bool { !entry.model.isStandardProfile }
+
+    /// The PO3 error for a dropped link: 6, device disconnected (a generic oximeter has no error IDs).
+    func mapped(_ error: DeviceError) -> DeviceError {
+        guard isPO3, error.code == .disconnected, error.deviceCode == nil else { return error }
         return DeviceError(.disconnected, deviceCode: 6, message: error.message)
     }
 
@@ -62,12 +71,13 @@ public struct PulseOximeterDriver: DeviceDriver {
                 return result
             }
         } catch {
-            throw Self.mapped(error)
+            throw mapped(error)
         }
     }
 
     /// Authenticates the caller as the PO3's user, then sets the PO3's clock: the PO3 does nothing else first.
     public func prepare(for session: DeviceSession) async throws(DeviceError) {
+        guard isPO3 else { return }
         try await authenticate(userID: session.caller)
         try await setTime(session.time)
     }
@@ -97,7 +107,7 @@ public struct PulseOximeterDriver: DeviceDriver {
         do throws(DeviceError) {
             try await vendorCommand(command, refusalCode: 5)
         } catch {
-            throw Self.mapped(error)
+            throw mapped(error)
         }
     }
 
@@ -105,13 +115,19 @@ public struct PulseOximeterDriver: DeviceDriver {
         _ options: MeasureOptions, into sink: any RecordSink, observer: @escaping @Sendable (LiveSample) -> Void
     ) async throws(DeviceError) -> DeviceRecord {
         do throws(DeviceError) {
-            try await connection.subscribe(GATTCharacteristics.vendorStatus)
-            try await connection.subscribe(GATTCharacteristics.plxContinuous)
+            if isPO3 {
+                try await connection.subscribe(GATTCharacteristics.vendorStatus)
+            } else if await !connection.offers(GATTCharacteristics.plxSpotCheck) {
+                throw DeviceError(.unsupported, message: "the oximeter measures only continuously, without spot-checks")
+            }
+            // continuous measurements are optional in the Pulse Oximeter Service
+            let continuous = await connection.offers(GATTCharacteristics.plxContinuous)
+            if isPO3 || continuous { try await connection.subscribe(GATTCharacteristics.plxContinuous) }
             try await connection.subscribe(GATTCharacteristics.plxSpotCheck)
-            try await send(.startMeasurement)
+            if isPO3 { try await send(.startMeasurement) }
             while true {
                 try checkCancellation()
-                switch try await connection.nextEvent() {
+                switch try await nextEvent(waiting: isPO3 ? nil : StandardWaits.measurement) {
                 case .notification(GATTCharacteristics.plxContinuous, let bytes):
                     let value = try decode(PLXContinuousMeasurement.self, bytes)
                     observer(
@@ -130,7 +146,7 @@ public struct PulseOximeterDriver: DeviceDriver {
                 }
             }
         } catch {
-            throw Self.mapped(error)
+            throw mapped(error)
         }
     }
 
@@ -141,7 +157,7 @@ public struct PulseOximeterDriver: DeviceDriver {
         async throws(DeviceError) -> Int
     {
         do throws(DeviceError) {
-            try await connection.subscribe(GATTCharacteristics.vendorStatus)
+            if isPO3 { try await connection.subscribe(GATTCharacteristics.vendorStatus) }
             try await connection.subscribe(GATTCharacteristics.plxSpotCheck)
             try await connection.subscribe(GATTCharacteristics.plxRACP)
             guard case .numberOfStoredRecordsResponse(let count) = try await request(.reportNumberOfStoredRecords(.all))
@@ -164,14 +180,16 @@ public struct PulseOximeterDriver: DeviceDriver {
                         case .responseCode(.reportStoredRecords, let code) = try decode(
                             RecordAccessControlPoint.self, bytes),
                         code == .success || code == .noRecordsFound
-                    else { throw DeviceError(.protocolViolation, message: "the PO3 did not finish its report") }
+                    else { throw DeviceError(.protocolViolation, message: "the oximeter did not finish its report") }
                     try await batches.flush()
                     if batches.stored > 0 {
                         // every record is committed; now the PO3 may forget them all
                         guard
                             case .responseCode(.deleteStoredRecords, .success) = try await request(
                                 .deleteStoredRecords(.all))
-                        else { throw DeviceError(.protocolViolation, message: "the PO3 did not delete its history") }
+                        else {
+                            throw DeviceError(.protocolViolation, message: "the oximeter did not delete its history")
+                        }
                     }
                     return batches.stored
                 case .notification(GATTCharacteristics.vendorStatus, let bytes):
@@ -181,7 +199,7 @@ public struct PulseOximeterDriver: DeviceDriver {
                 }
             }
         } catch {
-            throw Self.mapped(error)
+            throw mapped(error)
         }
     }
 

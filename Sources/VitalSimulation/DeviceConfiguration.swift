@@ -63,13 +63,13 @@ public struct SimulatedDeviceConfiguration: Hashable, Sendable {
         self.mtu = mtu
         authenticationResult = UInt8(result)
         seed = device.seed ?? mac.value
-        if model.isSmartband || model == .heartRateSensor, let failures = device.failures,
+        if model.isSmartband || model.isStandardProfile, let failures = device.failures,
             failures.duringSync != nil || failures.duringMeasurement != nil
         {
+            let kind = model.isSmartband ? "smartband" : "standard SIG device (\(model.rawValue))"
             throw FleetError(
                 path: path + ".failures",
-                message: "of a \(model.isSmartband ? "smartband" : "heart-rate sensor") are atConnect and "
-                    + "disconnectAfter: it reports no device errors")
+                message: "of a \(kind) are atConnect and disconnectAfter: it reports no device errors")
         }
         if let text = device.recordingSince {
             guard model.isSmartband else {

@@ -177,6 +177,8 @@ final class Link {
     var band: LinkBand?
     /// A heart-rate sensor's beats on this link, once the central subscribed to them.
     var heartRate: HeartRateStream?
+    /// Whether the user of a standard device took the measurement this link waited for.
+    var userMeasured = false
     var packets = 0
     private var nextToken: UInt64 = 1
 
@@ -257,6 +259,9 @@ struct Transfer {
     }
 
     enum Completion {
+        /// Nothing: a standard push device announces no end, it goes quiet (and disconnects when the hub stops
+        /// waiting for more).
+        case quiet
         /// ``VendorEvent/transferComplete(count:)`` on the status characteristic.
         case transferComplete
         /// A Record Access Control Point success response on that characteristic.
@@ -310,6 +315,14 @@ final class SimulatedConnection: BluetoothConnection {
 
     func nextEvent() async throws(DeviceError) -> GATTEvent {
         try await world.nextEvent(peripheral, linkID)
+    }
+
+    func nextEvent(within timeout: Duration) async throws(DeviceError) -> GATTEvent? {
+        try await world.nextEvent(peripheral, linkID, within: timeout)
+    }
+
+    func offers(_ characteristic: CharacteristicID) async -> Bool {
+        world.offers(characteristic, on: peripheral)
     }
 
     func confirm(_ token: IndicationToken) async throws(DeviceError) {

@@ -338,6 +338,8 @@ extension Fleet {
             .bg5: "004D3208D308", .bg1: "004D3208D309", .hs4: "004D3208D30A", .hs4s: "004D3208D30B",
             .hs2: "004D3208D30C", .thv3: "004D3208D30D", .fitPro9614N: "004D3208D310",
             .fitPulse9615N: "004D3208D311", .smarteeTraining9616N: "004D3208D312", .heartRateSensor: "004D3208D313",
+            .bloodPressureMonitor: "004D3208D314", .glucoseMeter: "004D3208D315", .weightScale: "004D3208D316",
+            .healthThermometer: "004D3208D317", .pulseOximeter: "004D3208D318",
         ]
         let devices = DeviceModel.allCases.map { model in
             let entry = DeviceCatalog.entry(for: model)

@@ -60,7 +60,10 @@ struct PushPeripheral: SimulatedPeripheral {
         guard characteristic == runtime.pushCharacteristic, link.transfer == nil, link.outstanding == nil else {
             return
         }
-        link.transfer = Transfer(characteristic, sending: .indicationsDeletingOnConfirm, completion: .transferComplete)
+        // a standard device announces no end: it has no vendor status to say it on
+        link.transfer = Transfer(
+            characteristic, sending: .indicationsDeletingOnConfirm,
+            completion: runtime.entry.model.isStandardProfile ? .quiet : .transferComplete)
     }
 
     func sendLiveSamples(on link: Link) {
@@ -71,8 +74,18 @@ struct PushPeripheral: SimulatedPeripheral {
         }
     }
 
+    /// Indicates a live reading; a standard device keeps it in memory until the indication is confirmed (it
+    /// measured on its own, and must not lose the reading if the link drops first).
     func sendMeasurement(_ record: StoredRecord, on link: Link) {
-        link.indicate(runtime.pushCharacteristic, runtime.encode(record))
+        guard runtime.entry.model.isStandardProfile else {
+            link.indicate(runtime.pushCharacteristic, runtime.encode(record))
+            return
+        }
+        var record = record
+        record.sequenceNumber = runtime.state.nextSequenceNumber
+        runtime.state.nextSequenceNumber &+= 1
+        runtime.state.records.append(record)
+        link.indicate(runtime.pushCharacteristic, runtime.encode(record), deleting: record.sequenceNumber)
     }
 }
 
@@ -166,7 +179,7 @@ struct GlucosePeripheral: SimulatedPeripheral {
 
 /// The PO3: the Pulse Oximeter Service (spot-checks stored behind its Record Access Control Point, indicated one at
 /// a time), gated by the vendor user authentication: until it succeeds, everything but `authenticate` is answered
-/// with error 111.
+/// with error 111. A standard oximeter (904) is the same service without the vendor gate.
 struct OximeterPeripheral: SimulatedPeripheral {
     let runtime: DeviceRuntime
     var records: RecordAccessServer {
@@ -183,7 +196,9 @@ struct OximeterPeripheral: SimulatedPeripheral {
         guard characteristic == GATTCharacteristics.plxRACP else {
             throw DeviceError(.protocolViolation, message: "\(characteristic) cannot be written")
         }
-        try records.write(characteristic, value, on: link, admitted: link.authenticated)
+        // a standard oximeter has no user authentication
+        try records.write(
+            characteristic, value, on: link, admitted: link.authenticated || runtime.entry.model.isStandardProfile)
     }
 
     func handle(_ command: VendorCommand, on link: Link) -> Bool {

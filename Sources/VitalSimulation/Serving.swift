@@ -25,11 +25,14 @@ extension SimulatedWorld {
                 uuid: uuid, characteristics: characteristics.map { C(uuid: $0.0.characteristic, properties: $0.1) })
         }
         let g = GATTCharacteristics.self
-        var services = [
+        var services: [GATTServiceLayout?] = [
             service(0x180A, [(g.serialNumber, .read), (g.firmwareRevision, .read)]),
             service(0x180F, [(g.batteryLevel, .read)]),
         ]
-        let vendor = service(VendorGATT.controlService, [(g.vendorControlPoint, .write), (g.vendorStatus, .notify)])
+        // a standard device (900–904) is any maker's: the SIG profile only
+        let vendor =
+            entry.model.isStandardProfile
+            ? nil : service(VendorGATT.controlService, [(g.vendorControlPoint, .write), (g.vendorStatus, .notify)])
         switch entry.family {
         case .bloodPressure:
             services += [
@@ -66,7 +69,15 @@ extension SimulatedWorld {
         case .heartRateSensor:
             services.append(service(0x180D, [(g.heartRateMeasurement, .notify)]))
         }
-        return services
+        return services.compactMap { $0 }
+    }
+
+    /// Whether device `mac`'s GATT table has `characteristic`.
+    nonisolated func offers(_ characteristic: CharacteristicID, on mac: MACAddress) -> Bool {
+        services(of: mac).contains { service in
+            service.uuid == characteristic.service
+                && service.characteristics.contains { $0.uuid == characteristic.characteristic }
+        }
     }
 
     /// The next event the device has queued on `connection`'s link, without waiting for more: `nil` when it has
@@ -93,7 +104,7 @@ extension SimulatedWorld {
     public func advance(on connection: any BluetoothConnection) throws(DeviceError) -> Duration? {
         let link = try servedLink(connection)
         let before = clock.elapsedTime
-        guard link.isIdle, link.peripheral.waitForMore(on: link) else { return nil }
+        guard link.isIdle, waitForMore(on: link, until: nil) else { return nil }
         return clock.elapsedTime - before
     }
 

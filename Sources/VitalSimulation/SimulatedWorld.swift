@@ -175,6 +175,9 @@ public actor SimulatedWorld: BluetoothCentral {
     func subscribe(_ mac: MACAddress, _ id: UInt64, _ characteristic: CharacteristicID) throws(DeviceError) {
         let link = try link(mac, id)
         advanceRadio(link)
+        guard offers(characteristic, on: mac) else {
+            throw DeviceError(.unsupported, message: "\(mac) has no characteristic \(characteristic)")
+        }
         if !link.subscribed.contains(characteristic) { link.subscribed.append(characteristic) }
         link.peripheral.subscribed(characteristic, on: link)
         pump(link)
@@ -197,10 +200,24 @@ public actor SimulatedWorld: BluetoothCentral {
     }
 
     func nextEvent(_ mac: MACAddress, _ id: UInt64) throws(DeviceError) -> GATTEvent {
+        guard let event = try nextEvent(mac, id, within: nil) else {
+            preconditionFailure("a wait without a deadline ends with an event or a drop")
+        }
+        return event
+    }
+
+    /// The next event; with a `timeout`, `nil` once the world's time has passed it with nothing to send (the link
+    /// stays up), without one a device with nothing more to send stops answering and the link drops.
+    func nextEvent(_ mac: MACAddress, _ id: UInt64, within timeout: Duration?) throws(DeviceError) -> GATTEvent? {
         let link = try link(mac, id)
         pump(link)
-        while link.isIdle, link.peripheral.waitForMore(on: link) { pump(link) }
+        let deadline = timeout.map { clock.elapsedTime + $0 }
+        while link.isIdle, waitForMore(on: link, until: deadline) { pump(link) }
         guard let pending = link.dequeue() else {
+            if let deadline {
+                if clock.elapsedTime < deadline { clock.advance(by: deadline - clock.elapsedTime) }
+                return nil
+            }
             drop(link)
             throw DeviceError(.disconnected, message: "the device stopped answering (supervision timeout)")
         }
@@ -264,6 +281,7 @@ public actor SimulatedWorld: BluetoothCentral {
             guard position < runtime.state.records.count else {
                 link.transfer = nil
                 switch transfer.completion {
+                case .quiet: break
                 case .transferComplete: link.status(.transferComplete(count: UInt16(clamping: transfer.sent)))
                 case .racpSuccess(let characteristic):
                     link.indicate(

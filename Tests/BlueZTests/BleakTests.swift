@@ -66,7 +66,12 @@ struct BleakTests {
             case .bloodPressure, .thermometer, .scale, .glucose:
                 let values = found.values[BlueZNames.uuid(measurement)] ?? []
                 let readings = try values.map { try DeviceRecord(decoding: Self.bytes($0), of: measurement).reading }
-                #expect(readings == (await reference.storedReadings(of: device.mac)), "\(device.entry.model.name)")
+                let stored = await reference.storedReadings(of: device.mac)
+                #expect(readings.filter(stored.contains) == stored, "\(device.entry.model.name)")
+                // a generic device's simulated user measures while bleak listens: one new reading (a meter notifies
+                // it, and reports it again from its memory)
+                let new = Set(readings.filter { !stored.contains($0) })
+                #expect(new.count <= (device.entry.model.isStandardProfile ? 1 : 0), "\(device.entry.model.name)")
             case .heartRateSensor:
                 let beats = try (found.values[BlueZNames.uuid(0x2A37)] ?? []).map {
                     try HeartRateMeasurement(bytes: Self.bytes($0))

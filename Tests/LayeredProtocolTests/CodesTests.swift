@@ -11,7 +11,9 @@ struct CodesTests {
             (100, "BP5"), (101, "BP3L"), (102, "BPTRACK"), (103, "BP7S"), (104, "BP7"), (200, "AM3S"), (201, "AM4"),
             (300, "PO3"), (400, "BG5"), (402, "BG1"), (500, "HS4"), (501, "HS4S"), (502, "HS2"), (600, "THV3"),
             // VitalBridge's extension: the smartbands
-            (700, "FitPro9614N"), (701, "FitPulse9615N"), (702, "SmarteeTraining9616N"), (905, "HRS"),
+            (700, "FitPro9614N"), (701, "FitPulse9615N"), (702, "SmarteeTraining9616N"),
+            // and its generic SIG devices
+            (900, "BPS"), (901, "GLS"), (902, "WSS"), (903, "HTS"), (904, "PLXS"), (905, "HRS"),
         ]
         #expect(DeviceModel.allCases.map { ($0.rawValue, $0.name) }.elementsEqual(expected) { $0 == $1 })
         #expect(DeviceModel(rawValue: 401) == nil)
@@ -103,10 +105,24 @@ struct CodesTests {
     @Test("the capability matrix is the spec's Support Device lists", arguments: supportLists)
     func capabilities(action: LayeredAction, list: String) {
         let listed = Set(list.split(separator: " ").map { DeviceModel(modelString: $0)! })
-        // the smartbands and the heart-rate sensor are VitalBridge's extensions, not in the spec's lists
-        for model in DeviceModel.allCases where !model.isSmartband && model != .heartRateSensor {
+        // the smartbands and the generic SIG devices are VitalBridge's extensions, not in the spec's lists
+        for model in DeviceModel.allCases where !model.isSmartband && !model.isStandardProfile {
             #expect(model.supports(action) == listed.contains(model), "\(model) cmd \(action.rawValue)")
         }
+    }
+
+    @Test("the generic SIG devices: 900–904 run every cmd in their category, 905 adds and measures")
+    func standardDevices() {
+        let models: [(DeviceModel, VitalCategory)] = [
+            (.bloodPressureMonitor, .bloodPressure), (.glucoseMeter, .bloodGlucose), (.weightScale, .weight),
+            (.healthThermometer, .thermometer), (.pulseOximeter, .oximeter),
+        ]
+        for (model, category) in models {
+            #expect(model.isStandardProfile && model.category == category)
+            #expect(LayeredAction.allCases.allSatisfy(model.supports), "\(model)")
+        }
+        #expect(LayeredAction.allCases.filter(DeviceModel.heartRateSensor.supports) == [.measure, .add, .addMeasure])
+        #expect(DeviceModel.allCases.filter(\.isStandardProfile).map(\.rawValue) == Array(900...905))
     }
 
     @Test("BG1 only measures")
@@ -149,7 +165,7 @@ struct ReasonDocumentationTests {
         .qrModelMismatch, .qrInvalidMAC, .deviceNotFound, .deviceBusy, .urlBudget, .callbackNotAllowed, .unknownCaller,
         .dynamicCallbackNotAllowed, .deviceModelMismatch, .store, .internal, .deviceConnectionFailed,
         .deviceDisconnected, .deviceProtocolViolation, .deviceAuthenticationFailed, .deviceUnsupported,
-        .deviceStoreFailed, .deviceFailed, .storeBusy,
+        .deviceStoreFailed, .deviceTimeout, .deviceFailed, .storeBusy,
     ]
 
     @Test("every declared reason appears in the URL scheme article", arguments: declared)

@@ -63,9 +63,9 @@ struct Engine {
 
     init(
         _ devices: [FleetDevice], user: ScriptedUser = ScriptedUser(), leases: any DeviceLeases = LocalLeases(),
-        store: VitalStore? = nil, budget: Int? = nil
+        store: VitalStore? = nil, budget: Int? = nil, deviceUser: UserScript = UserScript()
     ) throws {
-        world = try SimulatedWorld(fleet: Fleet(devices: devices), start: Self.start)
+        world = try SimulatedWorld(fleet: Fleet(user: deviceUser, devices: devices), start: Self.start)
         self.store = try store ?? VitalStore()
         let clock = world.clock
         bridge = Bridge(

@@ -9,7 +9,7 @@ import VitalSimulation
 struct CatalogTests {
     @Test("every model has its family, profile, reach and capabilities")
     func entries() {
-        #expect(DeviceCatalog.all.count == 18)
+        #expect(DeviceCatalog.all.count == 23)
         for entry in DeviceCatalog.all {
             #expect(entry.measuresLive == entry.model.supports(.measure))
             #expect(entry.storesRecords == entry.model.supports(.sync))

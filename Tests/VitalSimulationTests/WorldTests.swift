@@ -40,7 +40,7 @@ struct WorldTests {
         let world = try SimulatedWorld(fleet: .default, start: start)
         var generated: [LayeredReading] = []
         for configuration in world.configurations { generated += await world.storedReadings(of: configuration.mac) }
-        #expect(generated.count == 5 * 12)
+        #expect(generated.count == 5 * 17)
         for reading in generated {
             switch reading {
             case .bloodPressure(let bp): #expect(bp.systolic > bp.diastolic && (40...200).contains(bp.heartRate ?? 0))
@@ -149,8 +149,8 @@ struct WorldTests {
 
     @Test("the built-in fleet has one device of each model with fixed MACs")
     func defaultFleet() throws {
-        #expect(Fleet.default.devices.count == 18)
-        #expect(Set(Fleet.default.devices.map(\.mac)).count == 18)
+        #expect(Fleet.default.devices.count == 23)
+        #expect(Set(Fleet.default.devices.map(\.mac)).count == 23)
         #expect(Fleet.default.devices.first?.mac == "004D3208D2F4")
         let json = Fleet.default.json
         #expect(try Fleet(json: json) == Fleet.default)

@@ -1,0 +1,160 @@
+import Foundation
+import HealthGATT
+import LayeredProtocol
+import Testing
+import VitalBridge
+import VitalDevices
+import VitalSimulation
+import VitalStore
+
+/// VitalBridge's generic SIG devices (900–904) in process: only their Bluetooth SIG profile, the user measuring on
+/// the device, and the ends of sessions a profile without an end-of-transfer has.
+@Suite("Generic SIG devices: any maker's, through their profile alone")
+struct StandardDeviceTests {
+    static let bps = "004D3208D314"
+    static let gls = "004D3208D315"
+    static let plxs = "004D3208D318"
+
+    static func device(_ model: String, _ mac: String, failures: FailureScript? = nil, records: Int = 5)
+        -> FleetDevice
+    {
+        FleetDevice(
+            model: model, mac: mac,
+            records: RecordsScript(
+                generate: GeneratedRecords(count: records, from: "2026-11-19 07:00:00", to: "2026-11-19 21:00:00")),
+            failures: failures)
+    }
+
+    static func times(_ callback: LayeredCallback) -> [String] {
+        guard case .list(let objects)? = callback.result else { return [] }
+        return objects.compactMap { $0.string(.measuredAt) }
+    }
+
+    @Test("a measurement is the user's new reading, after the backlog: everything is stored, the device is emptied")
+    func pushMeasurement() async throws {
+        let engine = try Engine([Self.device("BPS", Self.bps)])
+        let callback = try await engine.callback(request(.measure, .bloodPressureMonitor, Self.bps))
+        #expect(callback.status == ActionStatus(action: .measure, ran: [.success]))
+        // the live reading first, measured while the hub waited (30 s and the cuff's 40 s), then the backlog
+        let times = Self.times(callback)
+        #expect(times.count == 6 && times.first?.hasPrefix("2026-11-20 08:01") == true, "\(times)")
+        #expect(times.dropFirst().allSatisfy { $0.hasPrefix("2026-11-19") })
+        #expect(try engine.store.readings(device: MACAddress(Self.bps)!).count == 6)
+        #expect(await engine.world.storedReadings(of: MACAddress(Self.bps)!).isEmpty)
+    }
+
+    @Test("a sync ends when the device goes quiet; a hang-up ends it with what arrived, the rest comes next time")
+    func pushSync() async throws {
+        let mac = MACAddress(Self.bps)!
+        let engine = try Engine([Self.device("BPS", Self.bps, failures: FailureScript(disconnectAfter: 2))])
+        let first = try await engine.callback(request(.sync, .bloodPressureMonitor, Self.bps))
+        #expect(first.status == ActionStatus(action: .sync, ran: [.success]))
+        #expect(Self.times(first).count == 2)
+        #expect(await engine.world.storedReadings(of: mac).count == 3)
+        let second = try await engine.callback(request(.sync, .bloodPressureMonitor, Self.bps))
+        #expect(Self.times(second).count == 3)
+        #expect(await engine.world.storedReadings(of: mac).isEmpty)
+        #expect(try engine.store.readings(device: mac).count == 5)
+        // quiet for 5 s of the world's time, not the minutes a user would take to measure
+        #expect(engine.world.clock.elapsedTime < .seconds(30))
+    }
+
+    @Test("stored readings are never passed off as a measurement: nobody measures, or the reading is old")
+    func noNewReading() async throws {
+        let mac = MACAddress(Self.bps)!
+        let walkedAway = try Engine([Self.device("BPS", Self.bps)], deviceUser: UserScript(cancelAt: .measure))
+        let callback = try await walkedAway.callback(request(.measure, .bloodPressureMonitor, Self.bps))
+        #expect(callback.status == ActionStatus(action: .measure, ran: [.fail]))
+        #expect(callback.reason == .deviceDisconnected && callback.result == nil)
+        // the backlog that came is kept, and the next sync delivers it
+        #expect(try walkedAway.store.readings(device: mac).count == 5)
+        let sync = try await walkedAway.callback(request(.sync, .bloodPressureMonitor, Self.bps))
+        #expect(Self.times(sync).count == 5)
+
+        // a reading dated by a clock far from the host's is not the one the request waits for
+        var device = Self.device("BPS", Self.bps, records: 0)
+        var old = SimulatedReading()
+        (old.systolic, old.diastolic, old.measuredAt) = (120, 80, "2026-01-01 08:00:00")
+        device.nextMeasurements = [old]
+        let stale = try Engine([device])
+        let answer = try await stale.callback(request(.measure, .bloodPressureMonitor, Self.bps))
+        #expect(answer.reason == .deviceDisconnected)
+        #expect(try stale.store.readings(device: mac).map(\.reading.measuredAt.description) == ["2026-01-01 08:00:00"])
+    }
+
+    @Test("a meter's measurement is the next record it notifies; nobody measuring is a timeout after 2 minutes")
+    func glucose() async throws {
+        let mac = MACAddress(Self.gls)!
+        let engine = try Engine([Self.device("GLS", Self.gls)])
+        let callback = try await engine.callback(request(.measure, .glucoseMeter, Self.gls))
+        #expect(callback.status == ActionStatus(action: .measure, ran: [.success]))
+        // the meter keeps the new record too: a sync brings it with the others, stored once
+        #expect(await engine.world.storedReadings(of: mac).count == 6)
+        let sync = try await engine.callback(request(.sync, .glucoseMeter, Self.gls))
+        #expect(Self.times(sync).count == 5)
+        #expect(try engine.store.readings(device: mac).count == 6)
+        #expect(await engine.world.storedReadings(of: mac).isEmpty)
+
+        let idle = try Engine([Self.device("GLS", Self.gls)], deviceUser: UserScript(cancelAt: .measure))
+        let timedOut = try await idle.callback(request(.measure, .glucoseMeter, Self.gls))
+        #expect(timedOut.reason == .deviceTimeout)
+        #expect(idle.world.clock.elapsedTime >= StandardWaits.measurement)
+        #expect(await idle.world.storedReadings(of: mac).count == 5)
+    }
+
+    @Test("an oximeter without the PO3's vendor service: no authentication, RACP sync, spot-check, no PO3 codes")
+    func oximeter() async throws {
+        let mac = MACAddress(Self.plxs)!
+        let engine = try Engine([Self.device("PLXS", Self.plxs)])
+        let measured = try await engine.callback(request(.addSyncMeasure, .pulseOximeter, Self.plxs))
+        #expect(measured.status == ActionStatus(action: .addSyncMeasure, ran: [.success, .success, .success]))
+        #expect(try engine.store.readings(device: mac).count == 6)
+        #expect(await engine.world.storedReadings(of: mac).isEmpty)
+
+        let dropping = try Engine([Self.device("PLXS", Self.plxs, failures: FailureScript(disconnectAfter: 2))])
+        let failed = try await dropping.callback(request(.sync, .pulseOximeter, Self.plxs))
+        // a dropped RACP transfer deletes nothing: the oximeter keeps all five
+        #expect(failed.reason == .deviceDisconnected)
+        #expect(await dropping.world.storedReadings(of: mac).count == 5)
+    }
+
+    @Test("an advertiser is a generic device by its service, whatever its name, unless it names a vendor model")
+    func advertisements() {
+        func ad(_ name: String, _ service: UInt16) -> Advertisement {
+            Advertisement(
+                mac: MACAddress("004D3208D399")!, localName: name, services: [service], isPaired: true, rssi: -50)
+        }
+        #expect(ad("Omron M7 1234", 0x1810).isDevice(of: .bloodPressureMonitor))
+        #expect(ad("BPS 1234", 0x1810).isDevice(of: .bloodPressureMonitor))
+        #expect(!ad("BPS 1234", 0x1810).isDevice(of: .bp5))
+        #expect(!ad("BP5 1234", 0x1810).isDevice(of: .bloodPressureMonitor))
+        #expect(ad("BP5 1234", 0x1810).isDevice(of: .bp5))
+        #expect(!ad("Omron M7 1234", 0x1808).isDevice(of: .bloodPressureMonitor))
+        #expect(ad("Contour 7", 0x1808).isDevice(of: .glucoseMeter))
+    }
+
+    @Test("a generic device reports no device errors: a fleet that scripts one is refused, naming the path")
+    func fleetFailures() {
+        for failures in [
+            FailureScript(duringMeasurement: 3), FailureScript(duringSync: SyncFailure(afterRecords: 1, code: 4)),
+        ] {
+            #expect(throws: FleetError.self) {
+                _ = try SimulatedWorld(
+                    fleet: Fleet(devices: [Self.device("WSS", "004D3208D316", failures: failures)]), start: Engine.start
+                )
+            }
+        }
+        do {
+            _ = try SimulatedWorld(
+                fleet: Fleet(devices: [
+                    Self.device("HTS", "004D3208D317", failures: FailureScript(duringMeasurement: 1))
+                ]),
+                start: Engine.start)
+        } catch {
+            #expect(
+                error.description
+                    == "devices[0].failures of a standard SIG device (903) are atConnect and disconnectAfter: it reports no device errors"
+            )
+        }
+    }
+}
