@@ -36,6 +36,8 @@ actor BlueZClient {
             for rule in [
                 "type='signal',sender='org.bluez',interface='\(BlueZNames.objectManager)',path='/'",
                 "type='signal',sender='org.bluez',interface='\(BlueZNames.properties)',member='PropertiesChanged',path_namespace='/org/bluez'",
+                // bluetoothd stopping (a crash, a restart) ends every link it carried
+                "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(BlueZNames.service)'",
             ] {
                 subscriptions.append(try await bus.subscribe(rule) { continuation.yield($0) })
             }
@@ -108,6 +110,15 @@ actor BlueZClient {
             default:
                 break
             }
+        case "NameOwnerChanged":
+            guard signal.arguments.count == 3, signal.arguments[0].string == BlueZNames.service,
+                signal.arguments[2].string == ""
+            else { return }
+            objects.removeAll()
+            for connection in connections.values {
+                connection.end(DeviceError(.disconnected, message: "BlueZ stopped"))
+            }
+            connections.removeAll()
         default:
             break
         }

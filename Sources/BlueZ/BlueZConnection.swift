@@ -55,7 +55,10 @@ final class BlueZConnection: BluetoothConnection, @unchecked Sendable {
         do {
             return try await bus.call(BlueZNames.service, path, BlueZNames.characteristic, member, arguments)
         } catch {
-            throw BlueZClient.deviceError(error, doing: what)
+            let mapped = BlueZClient.deviceError(error, doing: what)
+            // an object of a connected device vanishes when the device does: the link dropped
+            guard mapped.code == .notFound else { throw mapped }
+            throw DeviceError(.disconnected, message: "\(peripheral) is gone (\(mapped.message))")
         }
     }
 

@@ -90,6 +90,7 @@ struct StageRunner: Sendable {
         do {
             connection = try await central.connect(to: mac)
         } catch {
+            logger.notice("cannot connect", metadata: ["device": "\(mac)", "error": "\(error)"])
             throw stop(.fail, error.reason(for: request.deviceModel))
         }
         let driver = makeDriver(for: entry, connection: connection, clock: now)

@@ -171,14 +171,14 @@ public func makeDriver(
     for entry: CatalogEntry, connection: any BluetoothConnection,
     clock: @escaping @Sendable () -> LayeredTimestamp
 ) -> any DeviceDriver {
+    // a generic SIG device's new reading may come in any stage of the request
+    let session = entry.model.isStandardProfile ? StandardSession(start: clock()) : nil
     switch entry.family {
     case .bloodPressure, .scale, .thermometer:
-        if entry.model.isStandardProfile {
-            return StandardPushDriver(entry: entry, connection: connection, clock: clock)
-        }
+        if let session { return StandardPushDriver(entry: entry, connection: connection, session: session) }
         return PushDeviceDriver(entry: entry, connection: connection)
-    case .glucose: return GlucoseDriver(entry: entry, connection: connection)
-    case .pulseOximeter: return PulseOximeterDriver(entry: entry, connection: connection)
+    case .glucose: return GlucoseDriver(entry: entry, connection: connection, session: session)
+    case .pulseOximeter: return PulseOximeterDriver(entry: entry, connection: connection, session: session)
     case .activityMonitor: return ActivityMonitorDriver(entry: entry, connection: connection)
     case .smartband: return SmartbandDriver(entry: entry, connection: connection, clock: clock)
     case .heartRateSensor: return HeartRateDriver(entry: entry, connection: connection, clock: clock)

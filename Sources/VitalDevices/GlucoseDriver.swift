@@ -11,21 +11,28 @@ import LayeredProtocol
 ///
 /// A glucose meter of any maker (VitalBridge's 901) has no vendor service: its sync is the same, and a
 /// measurement is the next record it notifies, the one the user takes on it, waited for up to
-/// ``StandardWaits/measurement`` (``DeviceError/Code/timedOut`` after that).
+/// ``StandardWaits/measurement`` (``DeviceError/Code/timedOut`` after that), unless a new record (dated within
+/// ``StandardWaits/freshness`` of the request's start) came with the sync of the same request.
 public struct GlucoseDriver: DeviceDriver {
     public let entry: CatalogEntry
     public let connection: any BluetoothConnection
     /// Records stored per sink call during a sync.
     public var batchSize = 512
 
-    public init(entry: CatalogEntry, connection: any BluetoothConnection) {
+    /// A generic device's session (its new reading may come during a sync); `nil` for the vendor models.
+    public let session: StandardSession?
+
+    public init(entry: CatalogEntry, connection: any BluetoothConnection, session: StandardSession? = nil) {
         self.entry = entry
         self.connection = connection
+        self.session = session
     }
 
     public func measure(
         _ options: MeasureOptions, into sink: any RecordSink, observer: @escaping @Sendable (LiveSample) -> Void
     ) async throws(DeviceError) -> DeviceRecord {
+        // the user's new record may have come with the sync of the same request
+        if let new = session?.takeNew() { return new }
         if speaksVendor { try await connection.subscribe(GATTCharacteristics.vendorStatus) }
         try await connection.subscribe(GATTCharacteristics.glucoseMeasurement)
         if speaksVendor {
@@ -91,6 +98,7 @@ public struct GlucoseDriver: DeviceDriver {
                 let record = try DeviceRecord(decoding: bytes, of: GlucoseMeasurement.uuid)
                 highest = max(highest ?? 0, record.sequenceNumber ?? 0)
                 try await batches.add(record)
+                session?.received(record)
             case .notification(GATTCharacteristics.glucoseContext, let bytes):
                 _ = try decode(GlucoseMeasurementContext.self, bytes)
             case .indication(GATTCharacteristics.glucoseRACP, let bytes, let token):

@@ -27,7 +27,7 @@ public enum PO3Authentication: UInt8, Hashable, Sendable, CaseIterable {
 /// A pulse oximeter of any maker (VitalBridge's 904) has the same service without the vendor one: no
 /// authentication, no error IDs, and a measurement is the next spot-check it indicates, the one the user takes on
 /// it, waited for up to ``StandardWaits/measurement`` (its continuous measurements stream to the observer
-/// meanwhile). An oximeter without the spot-check characteristic is measured only continuously, which the hub does
+/// meanwhile), unless a new one came with the sync of the same request. An oximeter without the spot-check characteristic is measured only continuously, which the hub does
 /// not take: ``DeviceError/Code/unsupported``.
 public struct PulseOximeterDriver: DeviceDriver {
     public let entry: CatalogEntry
@@ -35,9 +35,13 @@ public struct PulseOximeterDriver: DeviceDriver {
     /// Records stored per sink call during a sync.
     public var batchSize = 512
 
-    public init(entry: CatalogEntry, connection: any BluetoothConnection) {
+    /// A generic device's session (its new reading may come during a sync); `nil` for the vendor models.
+    public let session: StandardSession?
+
+    public init(entry: CatalogEntry, connection: any BluetoothConnection, session: StandardSession? = nil) {
         self.entry = entry
         self.connection = connection
+        self.session = session
     }
 
     /// Whether the oximeter is the PO3, with its vendor service, unlike a generic one.
@@ -114,6 +118,8 @@ public struct PulseOximeterDriver: DeviceDriver {
     public func measure(
         _ options: MeasureOptions, into sink: any RecordSink, observer: @escaping @Sendable (LiveSample) -> Void
     ) async throws(DeviceError) -> DeviceRecord {
+        // the user's new spot-check may have come with the sync of the same request
+        if let new = session?.takeNew() { return new }
         do throws(DeviceError) {
             if isPO3 {
                 try await connection.subscribe(GATTCharacteristics.vendorStatus)
@@ -174,6 +180,7 @@ public struct PulseOximeterDriver: DeviceDriver {
                     let record = try DeviceRecord(decoding: bytes, of: PLXSpotCheckMeasurement.uuid)
                     try await connection.confirm(token)
                     try await batches.add(record)
+                    session?.received(record)
                 case .indication(GATTCharacteristics.plxRACP, let bytes, let token):
                     try await connection.confirm(token)
                     guard

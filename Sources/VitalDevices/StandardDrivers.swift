@@ -1,5 +1,6 @@
 import HealthGATT
 import LayeredProtocol
+import Synchronization
 
 /// How long the drivers of VitalBridge's generic SIG devices (900–904) wait: those devices speak only their
 /// Bluetooth SIG profile, which has no command to start a measurement and no end-of-transfer for pushed readings.
@@ -14,6 +15,34 @@ public enum StandardWaits {
     /// measurement a request waits for, not a stored one: 15 minutes (the user measures, then the device connects;
     /// and a device's clock is set by hand).
     public static let freshness: Int64 = 15 * 60
+}
+
+/// One connection to a generic SIG device, across a request's stages: the first new reading it sent.
+///
+/// A device sends its backlog with the user's new reading whenever it connects, so the reading a measurement
+/// waits for may already have come during the sync stage of the same request (cmds 5 and 6): the measurement is
+/// then that one, not another the user would have to take.
+public final class StandardSession: Sendable {
+    /// The host's time when the request began, in seconds since 1970.
+    let start: Int64
+    private let new = Mutex<DeviceRecord?>(nil)
+
+    /// A session of a request that began at `start` (the host's time).
+    public init(start: LayeredTimestamp) { self.start = start.secondsSince1970 }
+
+    /// Whether `record` is new: dated within ``StandardWaits/freshness`` of the request's start.
+    func isNew(_ record: DeviceRecord) -> Bool {
+        abs(record.reading.measuredAt.secondsSince1970 - start) <= StandardWaits.freshness
+    }
+
+    /// Notes `record`, a reading the device sent, if it is the first new one.
+    func received(_ record: DeviceRecord) {
+        guard isNew(record) else { return }
+        new.withLock { if $0 == nil { $0 = record } }
+    }
+
+    /// The first new reading received and not yet taken.
+    func takeNew() -> DeviceRecord? { new.withLock { $0.take() } }
 }
 
 /// A blood pressure monitor, scale or thermometer of any maker (VitalBridge's 900, 902, 903): it indicates its
@@ -35,15 +64,13 @@ public enum StandardWaits {
 public struct StandardPushDriver: DeviceDriver {
     public let entry: CatalogEntry
     public let connection: any BluetoothConnection
-    /// The host's clock: what a new reading's time stamp is compared with.
-    public let clock: @Sendable () -> LayeredTimestamp
+    /// What this connection brought so far: its new reading is what a measurement returns.
+    public let session: StandardSession
 
-    public init(
-        entry: CatalogEntry, connection: any BluetoothConnection, clock: @escaping @Sendable () -> LayeredTimestamp
-    ) {
+    public init(entry: CatalogEntry, connection: any BluetoothConnection, session: StandardSession) {
         self.entry = entry
         self.connection = connection
-        self.clock = clock
+        self.session = session
     }
 
     public func sync(into sink: any RecordSink, progress: @escaping @Sendable (SyncProgress) -> Void)
@@ -55,13 +82,16 @@ public struct StandardPushDriver: DeviceDriver {
     public func measure(
         _ options: MeasureOptions, into sink: any RecordSink, observer: @escaping @Sendable (LiveSample) -> Void
     ) async throws(DeviceError) -> DeviceRecord {
-        let start = clock().secondsSince1970
-        let session = try await receive(
+        if let measurement = session.takeNew() { return measurement }
+        let received = try await receive(
             waiting: StandardWaits.measurement, into: sink, observer: observer, progress: { _ in },
-            until: { abs($0.reading.measuredAt.secondsSince1970 - start) <= StandardWaits.freshness })
-        if let measurement = session.stoppedAt { return measurement }
-        let stored = session.count == 0 ? "" : " (\(session.count) stored reading(s) were kept)"
-        if session.hungUp {
+            until: session.isNew)
+        if let measurement = received.stoppedAt {
+            _ = session.takeNew()
+            return measurement
+        }
+        let stored = received.count == 0 ? "" : " (\(received.count) stored reading(s) were kept)"
+        if received.hungUp {
             throw DeviceError(.disconnected, message: "the device disconnected without a new reading\(stored)")
         }
         throw DeviceError(
@@ -69,8 +99,8 @@ public struct StandardPushDriver: DeviceDriver {
             message: "no new reading within \(StandardWaits.measurement.components.seconds) s\(stored)")
     }
 
-    /// What one session brought: how many readings, the one it stopped at, and whether the device hung up.
-    struct Session {
+    /// What one wait brought: how many readings, the one it stopped at, and whether the device hung up.
+    struct Received {
         var count = 0
         var stoppedAt: DeviceRecord?
         var hungUp = false
@@ -81,13 +111,13 @@ public struct StandardPushDriver: DeviceDriver {
     func receive(
         waiting wait: Duration, into sink: any RecordSink, observer: @Sendable (LiveSample) -> Void,
         progress: @Sendable (SyncProgress) -> Void, until stop: (DeviceRecord) -> Bool = { _ in false }
-    ) async throws(DeviceError) -> Session {
+    ) async throws(DeviceError) -> Received {
         let measurement = entry.measurementCharacteristic
         let cuff = GATTCharacteristics.intermediateCuffPressure
         // the cuff pressure is optional in the Blood Pressure Service
         if entry.family == .bloodPressure, await connection.offers(cuff) { try await connection.subscribe(cuff) }
         try await connection.subscribe(measurement)
-        var session = Session()
+        var received = Received()
         do {
             while let event = try await connection.nextEvent(within: wait) {
                 try checkCancellation()
@@ -95,12 +125,13 @@ public struct StandardPushDriver: DeviceDriver {
                 case .indication(measurement, let bytes, let token):
                     let record = try DeviceRecord(decoding: bytes, of: measurement.characteristic)
                     try await store([record], in: sink)
-                    session.count += 1
-                    progress(SyncProgress(stored: session.count, expected: nil))
+                    session.received(record)
+                    received.count += 1
+                    progress(SyncProgress(stored: received.count, expected: nil))
                     try await connection.confirm(token)
                     if stop(record) {
-                        session.stoppedAt = record
-                        return session
+                        received.stoppedAt = record
+                        return received
                     }
                 case .notification(cuff, let bytes):
                     let value = try decode(IntermediateCuffPressure.self, bytes)
@@ -113,8 +144,8 @@ public struct StandardPushDriver: DeviceDriver {
             }
         } catch  where error.code == .disconnected {
             // the device ends its session by disconnecting; everything that arrived is stored
-            session.hungUp = true
+            received.hungUp = true
         }
-        return session
+        return received
     }
 }

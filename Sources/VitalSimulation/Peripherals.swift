@@ -219,7 +219,15 @@ struct OximeterPeripheral: SimulatedPeripheral {
         }
     }
 
+    /// Indicates a spot-check; a standard oximeter keeps it in memory as well, for its Record Access Control
+    /// Point (the PO3 keeps only what it measured offline).
     func sendMeasurement(_ record: StoredRecord, on link: Link) {
+        if runtime.entry.model.isStandardProfile {
+            var record = record
+            record.sequenceNumber = runtime.state.nextSequenceNumber
+            runtime.state.nextSequenceNumber &+= 1
+            runtime.state.records.append(record)
+        }
         link.indicate(GATTCharacteristics.plxSpotCheck, runtime.encode(record))
     }
 }

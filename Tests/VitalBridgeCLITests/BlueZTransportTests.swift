@@ -1,6 +1,8 @@
 import Foundation
 import LayeredProtocol
 import Testing
+import VitalDevices
+import VitalSimulation
 import VitalTestSupport
 
 /// `vitalbridge simulate --bus` serving the fleet as org.bluez on a private bus, and the hub reaching it with
@@ -11,13 +13,20 @@ final class SimulatedBus: @unchecked Sendable {
     let home: TemporaryDirectory
     var environment: [String: String] { ["DBUS_SYSTEM_BUS_ADDRESS": bus.address, "VITALBRIDGE_HOME": home.path] }
 
-    init(fleet: String? = nil) throws {
+    /// Serves the built-in fleet, or `fleet`, with the world's time running `1 / pace` times as fast as the
+    /// real one.
+    init(fleet: Fleet? = nil, pace: Double = 0.001) throws {
         bus = try PrivateBus()
         home = try TemporaryDirectory("vitalbridge-bluez-home")
+        var arguments = ["simulate", "--bus", bus.address, "--pace", String(pace)]
+        if let fleet {
+            let file = home.path + "/served-fleet.json"
+            try Data(fleet.json).write(to: URL(fileURLWithPath: file))
+            arguments += ["--fleet", file]
+        }
         server = Process()
         server.executableURL = vitalbridgePath
-        server.arguments =
-            ["simulate", "--bus", bus.address, "--pace", "0.001"] + (fleet.map { ["--fleet", $0] } ?? [])
+        server.arguments = arguments
         let output = Pipe()
         server.standardOutput = output
         server.standardError = FileHandle.nullDevice
@@ -81,6 +90,92 @@ struct BlueZTransportTests {
         #expect(scan.status == 0, "\(scan.stderr)")
         #expect(scan.stdout.contains("004D3208D313") && scan.stdout.contains("Heart Rate (0x180D)"))
         #expect(scan.stdout.contains("Blood Pressure (0x1810)"))
+    }
+
+    /// Every cmd each generic SIG model supports.
+    static let standardMatrix: [(LayeredAction, DeviceModel)] = DeviceModel.allCases.filter(\.isStandardProfile)
+        .flatMap { model in LayeredAction.allCases.filter(model.supports).map { ($0, model) } }
+
+    /// The callback `open --transport bluez` printed for `url`, parsed.
+    static func callback(_ bench: SimulatedBus, _ url: String) throws -> LayeredCallback {
+        let output = try bench.open(url)
+        #expect(output.status == 0, "\(url): \(output.stderr)")
+        return try LayeredCallback(parsing: output.stdout.trimmingCharacters(in: .newlines))
+    }
+
+    @Test("every cmd of every generic SIG model succeeds over BlueZ, as in process", arguments: standardMatrix)
+    func everyCommand(action: LayeredAction, model: DeviceModel) throws {
+        let bench = try SimulatedBus()
+        defer { bench.stop() }
+        let callback = try Self.callback(bench, request(action, model))
+        #expect(callback.status == .success(action), "\(callback.reason?.rawValue ?? "")")
+        #expect(callback.mac?.description == macOf(model))
+        let pushes = [.bloodPressure, .scale, .thermometer].contains(DeviceCatalog.entry(for: model).family)
+        switch (action.includes(.measure), action.includes(.sync), callback.result) {
+        case (true, true, .combined(let measure, _)?): #expect(measure.count == 1)
+        // the live reading first, then the stored ones the device sent before it
+        case (true, false, .list(let objects)?): #expect(objects.count == (pushes ? 6 : 1))
+        // the five stored records; over real time the simulated user may measure while a sync listens, and the
+        // device then sends that reading too
+        case (false, true, .list(let objects)?): #expect((5...6).contains(objects.count), "\(objects.count)")
+        case (false, false, nil): break
+        default: Issue.record("unexpected result shape for cmd \(action.rawValue)")
+        }
+        let records = try vitalbridge(["records"], environment: bench.environment)
+        #expect(action == .add || records.stdout.contains(macOf(model)))
+    }
+
+    @Test("over BlueZ: a drop mid-sync, a drop instead of the measurement, a device out of range")
+    func failures() throws {
+        // a meter's transfer that drops deletes nothing; a push device that hangs up has ended its session
+        for (model, reason, count) in [
+            (DeviceModel.glucoseMeter, LayeredReason.deviceDisconnected, 0), (.pulseOximeter, .deviceDisconnected, 0),
+            (.bloodPressureMonitor, nil, 2), (.weightScale, nil, 2), (.healthThermometer, nil, 2),
+        ] {
+            let bench = try SimulatedBus(fleet: fleet(model) { $0.failures = FailureScript(disconnectAfter: 2) })
+            defer { bench.stop() }
+            let callback = try Self.callback(bench, request(.sync, model))
+            #expect(callback.reason == reason, "\(model)")
+            if case .list(let objects)? = callback.result { #expect(objects.count == count, "\(model)") }
+            #expect((callback.result == nil) == (count == 0), "\(model)")
+        }
+        for model in DeviceModel.allCases where model.isStandardProfile && model != .heartRateSensor {
+            let bench = try SimulatedBus(fleet: fleet(model) { $0.failures = FailureScript(disconnectAfter: 1_000) })
+            defer { bench.stop() }
+            let callback = try Self.callback(bench, request(.measure, model))
+            #expect(callback.status == ActionStatus(action: .measure, ran: [.fail]))
+            #expect(callback.reason == .deviceDisconnected, "\(model)")
+        }
+        let bench = try SimulatedBus(fleet: fleet(.glucoseMeter) { $0.inRange = false })
+        defer { bench.stop() }
+        let callback = try Self.callback(bench, request(.measure, .glucoseMeter))
+        #expect(callback.reason == .deviceNotFound || callback.reason == .deviceConnectionFailed)
+    }
+
+    @Test("bluetoothd going away mid-measurement ends it at once, and what arrived is kept")
+    func serviceGone() throws {
+        // the world's time at a tenth of the real one: the user's measurement would take 7 s
+        let bench = try SimulatedBus(pace: 0.1)
+        defer { bench.stop() }
+        let hub = Process()
+        hub.executableURL = vitalbridgePath
+        hub.arguments = ["open", "--transport", "bluez", request(.measure, .bloodPressureMonitor)]
+        hub.environment = ProcessInfo.processInfo.environment.merging(bench.environment) { $1 }
+        let output = Pipe()
+        hub.standardOutput = output
+        hub.standardError = FileHandle.nullDevice
+        try hub.run()
+        Thread.sleep(forTimeInterval: 2)
+        kill(bench.server.processIdentifier, SIGKILL)
+        let started = Date()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        hub.waitUntilExit()
+        #expect(Date().timeIntervalSince(started) < 5)
+        let callback = try LayeredCallback(parsing: text.trimmingCharacters(in: .newlines))
+        #expect(callback.reason == .deviceDisconnected, "\(text)")
+        // the five stored readings the monitor sent before the user measured are in the store
+        let records = try vitalbridge(["records"], environment: bench.environment)
+        #expect(records.stdout.split(separator: "\n").filter { $0.contains(macOf(.bloodPressureMonitor)) }.count == 5)
     }
 
     @Test("without a bus, or with a bad adapter, the answer says why")

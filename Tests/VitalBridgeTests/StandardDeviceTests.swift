@@ -109,7 +109,11 @@ struct StandardDeviceTests {
         let measured = try await engine.callback(request(.addSyncMeasure, .pulseOximeter, Self.plxs))
         #expect(measured.status == ActionStatus(action: .addSyncMeasure, ran: [.success, .success, .success]))
         #expect(try engine.store.readings(device: mac).count == 6)
+        // it keeps the new spot-check until a sync has stored it, which stores it once
+        #expect(await engine.world.storedReadings(of: mac).count == 1)
+        _ = try await engine.callback(request(.sync, .pulseOximeter, Self.plxs))
         #expect(await engine.world.storedReadings(of: mac).isEmpty)
+        #expect(try engine.store.readings(device: mac).count == 6)
 
         let dropping = try Engine([Self.device("PLXS", Self.plxs, failures: FailureScript(disconnectAfter: 2))])
         let failed = try await dropping.callback(request(.sync, .pulseOximeter, Self.plxs))
