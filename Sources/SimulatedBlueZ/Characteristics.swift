@@ -105,10 +105,16 @@ extension SimulatedBlueZ {
         startTicking(path)
     }
 
-    /// Sends on everything the device at `path` has queued now.
+    /// Sends on everything the device at `path` has queued now, each value once its air time (the fleet's radio
+    /// timing, at the service's pace) has passed.
     func drain(_ path: String) async {
+        // one drain at a time sends a device's values, in order; it sends what is queued meanwhile too
+        guard devices[path]?.draining == false else { return }
+        devices[path]?.draining = true
+        defer { devices[path]?.draining = false }
         while let connection = devices[path]?.connection {
             let event: GATTEvent?
+            let before = world.clock.elapsedTime
             do {
                 event = try await world.pendingEvent(on: connection)
             } catch {
@@ -116,6 +122,8 @@ extension SimulatedBlueZ {
                 return
             }
             guard let event else { return }
+            let airTime = world.clock.elapsedTime - before
+            if pace > 0, airTime > .zero { try? await Task.sleep(for: airTime * pace) }
             switch event {
             case .notification(let id, let value):
                 send(value, on: id, of: path)

@@ -199,6 +199,7 @@ extension SimulatedBlueZ {
                     "Failed", error.code == .notFound ? "Page Timeout" : "Software caused connection abort")
             }
             device.connection = connection
+            device.client = message.sender
             devices[device.path] = device
             set(device.path, BlueZNames.device, [("Connected", .boolean(true))])
             await export(device.path, connection)

@@ -73,7 +73,33 @@ public actor SimulatedBlueZ {
         let (calls, continuation) = AsyncStream.makeStream(of: DBusMethodCall.self, bufferingPolicy: .unbounded)
         let served = try await bus.serve("/") { continuation.yield($0) }
         defer { served.cancel() }
+        let (departures, departed) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .unbounded)
+        let watch = try await bus.subscribe(
+            "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged'"
+        ) { signal in
+            // a unique name whose owner is now none: a client left the bus
+            if signal.arguments.count == 3, signal.arguments[2].string == "", let name = signal.arguments[0].string,
+                name.hasPrefix(":")
+            {
+                departed.yield(name)
+            }
+        }
+        defer { watch.cancel() }
+        let watching = Task { for await name in departures { await self.left(name) } }
+        defer { watching.cancel() }
         for await call in calls { await handle(call) }
+    }
+
+    /// Client `name` left the bus: as bluetoothd does, its discovery stops, its notify sessions end (the device's
+    /// indications are disabled, so it sends and forgets nothing more) and the links it connected go down.
+    func left(_ name: String) async {
+        discoverers.remove(name)
+        filters[name] = nil
+        for (path, device) in devices where device.client == name {
+            guard let connection = device.connection else { continue }
+            await connection.disconnect()
+            disconnected(path)
+        }
     }
 
     /// Stops serving and leaves the bus.
@@ -152,6 +178,11 @@ struct ServedDevice {
     var descriptors: [String: String] = [:]
     /// Whether a task is letting the world's time pass to what the device sends by itself.
     var ticking = false
+    /// The bus name of the client that connected the device: bluetoothd ends what a client set up when it leaves
+    /// the bus.
+    var client: String?
+    /// Whether a drain is sending the device's queue (it waits out air time, so another would overtake it).
+    var draining = false
 }
 
 /// A connected device's characteristic.

@@ -81,7 +81,7 @@ extension SimulatedWorld {
     }
 
     /// The next event the device has queued on `connection`'s link, without waiting for more: `nil` when it has
-    /// nothing to send now. Unlike `BluetoothConnection.nextEvent()`, an idle link stays up: the central is in
+    /// nothing to send now. The fleet's radio timing moves the world's time on as the device sends. Unlike `BluetoothConnection.nextEvent()`, an idle link stays up: the central is in
     /// another process and may simply not be waiting.
     ///
     /// - Throws: `DeviceError.Code.disconnected` when the link dropped (the event the device sent last).
@@ -94,6 +94,7 @@ extension SimulatedWorld {
             drop(link)
             throw DeviceError(.disconnected, message: "the link to \(connection.peripheral) dropped")
         case .event(let event):
+            radioSent(link)
             return event
         }
     }

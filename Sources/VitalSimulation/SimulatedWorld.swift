@@ -226,10 +226,7 @@ public actor SimulatedWorld: BluetoothCentral {
             drop(link)
             throw DeviceError(.disconnected, message: "the link to \(mac) dropped")
         case .event(let event):
-            link.packets += 1
-            if let timing = link.runtime.configuration.radio, link.packets % timing.notificationsPerEvent == 0 {
-                clock.advance(by: timing.interval)
-            }
+            radioSent(link)
             return event
         }
     }
@@ -260,6 +257,15 @@ public actor SimulatedWorld: BluetoothCentral {
     func drop(_ link: Link) {
         link.dropped = true
         links[link.runtime.configuration.mac] = nil
+    }
+
+    /// Counts a packet the device sent: the radio's timing moves the world's time on by a connection interval
+    /// each `notificationsPerEvent` packets.
+    func radioSent(_ link: Link) {
+        link.packets += 1
+        if let timing = link.runtime.configuration.radio, link.packets % timing.notificationsPerEvent == 0 {
+            clock.advance(by: timing.interval)
+        }
     }
 
     func advanceRadio(_ link: Link) {

@@ -3,6 +3,7 @@ import LayeredProtocol
 import Testing
 import VitalDevices
 import VitalSimulation
+import VitalStore
 import VitalTestSupport
 
 /// `vitalbridge simulate --bus` serving the fleet as org.bluez on a private bus, and the hub reaching it with
@@ -176,6 +177,39 @@ struct BlueZTransportTests {
         // the five stored readings the monitor sent before the user measured are in the store
         let records = try vitalbridge(["records"], environment: bench.environment)
         #expect(records.stdout.split(separator: "\n").filter { $0.contains(macOf(.bloodPressureMonitor)) }.count == 5)
+    }
+
+    @Test("a SIGKILL at a commit during a sync over BlueZ loses at most the one reading BlueZ confirmed in flight")
+    func killWindow() throws {
+        // 20 readings, one indication per 30 ms connection interval in real time, as a monitor's radio sends them
+        var monitor = FleetDevice(
+            model: "BPS", mac: macOf(.bloodPressureMonitor),
+            records: RecordsScript(
+                generate: GeneratedRecords(count: 20, from: "2026-11-19 07:00:00", to: "2026-11-19 21:00:00")))
+        monitor.radio = RadioTiming(connectionIntervalMilliseconds: 30, notificationsPerEvent: 1)
+        let bench = try SimulatedBus(fleet: Fleet(devices: [monitor]), pace: 1)
+        defer { bench.stop() }
+        _ = try vitalbridge(["init", "--home", bench.home.path])
+        let sync = request(.sync, .bloodPressureMonitor)
+        // the hub dies at its 60th write to the store's log: a few readings into the sync
+        let killed = try runProgram(
+            "/usr/bin/strace",
+            [
+                "-f", "-qq", "-o", "/dev/null", "-P", bench.home.path + "/vitalbridge.sqlite-wal", "-e",
+                "trace=pwrite64", "-e", "inject=pwrite64:signal=SIGKILL:when=60", vitalbridgePath.path, "open",
+                "--transport", "bluez", sync,
+            ], environment: bench.environment)
+        #expect(killed.stdout.isEmpty, "the hub was not killed: \(killed.stdout)")
+        let store = try VitalStore(path: bench.home.path + "/vitalbridge.sqlite")
+        let mac = MACAddress(macOf(.bloodPressureMonitor))!
+        let before = try store.readings(device: mac).count
+        #expect(before > 0 && before < 20, "\(before)")
+        #expect(try store.integrityCheck() == "ok")
+        // the next sync takes what the monitor still holds: together, every reading but at most the one in flight
+        let callback = try Self.callback(bench, sync)
+        #expect(callback.status == .success(.sync))
+        let after = try store.readings(device: mac).count
+        #expect((19...20).contains(after), "\(before) before the kill, \(after) after the next sync")
     }
 
     @Test("without a bus, or with a bad adapter, the answer says why")
