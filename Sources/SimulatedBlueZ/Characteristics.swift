@@ -90,7 +90,8 @@ extension SimulatedBlueZ {
         } catch {
             if error.code == .disconnected {
                 disconnected(path)
-                throw bluezError("Failed", "Not connected")
+                // bluetoothd's answer to a GATT operation on a device whose link is down
+                throw bluezError("NotConnected", "Not Connected")
             }
             throw bluezError("Failed", "Operation failed with ATT error: 0x0e")
         }

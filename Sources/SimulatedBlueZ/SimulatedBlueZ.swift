@@ -38,6 +38,12 @@ public actor SimulatedBlueZ {
     var discoverers: Set<String> = []
     /// Whether a task is repeating the advertisements of devices in range.
     var advertising = false
+    /// The method calls to the objects served, in the order they arrive.
+    private let calls: AsyncStream<DBusMethodCall>
+    /// The unique names of clients that left the bus.
+    private let departures: AsyncStream<String>
+    /// The object tree's registration and the watch on clients leaving; cancelled by ``close()``.
+    private var registrations: [DBusSubscription] = []
 
     /// Takes the name `org.bluez` on `bus` and serves `world` there (start it with ``run()``).
     ///
@@ -45,6 +51,10 @@ public actor SimulatedBlueZ {
     public init(world: SimulatedWorld, bus address: String, pace: Double = 1) async throws(DBusError) {
         self.world = world
         self.pace = pace
+        let (calls, arrived) = AsyncStream.makeStream(of: DBusMethodCall.self, bufferingPolicy: .unbounded)
+        let (departures, departed) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .unbounded)
+        self.calls = calls
+        self.departures = departures
         bus = try await DBusConnection.open(.address(address))
         objects[Self.adapterPath] = [
             BlueZNames.adapter: [
@@ -61,6 +71,19 @@ public actor SimulatedBlueZ {
             addDevice(configuration.advertisement, heard: false)
         }
         do throws(DBusError) {
+            // the objects are served before the name is taken: a client that sees org.bluez finds them
+            let served = try await bus.serve("/") { arrived.yield($0) }
+            let watch = try await bus.subscribe(
+                "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged'"
+            ) { signal in
+                // a unique name whose owner is now none: a client left the bus
+                if signal.arguments.count == 3, signal.arguments[2].string == "",
+                    let name = signal.arguments[0].string, name.hasPrefix(":")
+                {
+                    departed.yield(name)
+                }
+            }
+            registrations = [served, watch]
             try await bus.requestName(BlueZNames.service)
         } catch {
             bus.close()
@@ -70,21 +93,6 @@ public actor SimulatedBlueZ {
 
     /// Serves method calls, one at a time in the order they arrive, until the bus connection ends.
     public func run() async throws(DBusError) {
-        let (calls, continuation) = AsyncStream.makeStream(of: DBusMethodCall.self, bufferingPolicy: .unbounded)
-        let served = try await bus.serve("/") { continuation.yield($0) }
-        defer { served.cancel() }
-        let (departures, departed) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .unbounded)
-        let watch = try await bus.subscribe(
-            "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged'"
-        ) { signal in
-            // a unique name whose owner is now none: a client left the bus
-            if signal.arguments.count == 3, signal.arguments[2].string == "", let name = signal.arguments[0].string,
-                name.hasPrefix(":")
-            {
-                departed.yield(name)
-            }
-        }
-        defer { watch.cancel() }
         let watching = Task { for await name in departures { await self.left(name) } }
         defer { watching.cancel() }
         for await call in calls { await handle(call) }
@@ -103,7 +111,10 @@ public actor SimulatedBlueZ {
     }
 
     /// Stops serving and leaves the bus.
-    public func close() { bus.close() }
+    public func close() {
+        for registration in registrations { registration.cancel() }
+        bus.close()
+    }
 
     // MARK: Objects
 
