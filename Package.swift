@@ -16,6 +16,8 @@ let package = Package(
         .library(name: "DBus", targets: ["DBus"]),
         .library(name: "BlueZ", targets: ["BlueZ"]),
         .library(name: "SimulatedBlueZ", targets: ["SimulatedBlueZ"]),
+        // what the tests and the benchmarks share: a private dbus-daemon, temporary folders, the Python oracles
+        .library(name: "VitalTestSupport", targets: ["VitalTestSupport"]),
         .executable(name: "vitalbridge", targets: ["vitalbridge"]),
     ],
     dependencies: [

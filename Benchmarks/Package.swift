@@ -30,7 +30,11 @@ let package = Package(
         benchmark("DeviceBenchmarks", using: ["VitalDevices", "VitalSimulation", "LayeredProtocol"]),
         // the D-Bus path of a notification against the in-process seam; starts a private dbus-daemon
         benchmark(
-            "BlueZBenchmarks", using: ["BlueZ", "SimulatedBlueZ", "VitalDevices", "VitalSimulation", "LayeredProtocol"]),
+            "BlueZBenchmarks",
+            using: [
+                "BlueZ", "SimulatedBlueZ", "VitalDevices", "VitalSimulation", "LayeredProtocol", "VitalTestSupport",
+            ]
+        ),
         .executableTarget(
             name: "StoreBenchmarks",
             dependencies: [

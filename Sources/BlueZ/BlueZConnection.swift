@@ -19,15 +19,27 @@ final class BlueZConnection: BluetoothConnection, @unchecked Sendable {
     private let negotiatedMTU: Int
     private let state = Mutex(State())
 
+    private typealias Waiting = CheckedContinuation<Result<GATTEvent?, DeviceError>, Never>
+
     private struct State {
         var events: [GATTEvent] = []
         var head = 0
-        var waiting: CheckedContinuation<Result<GATTEvent?, DeviceError>, Never>?
+        var waiting: Waiting?
         /// Which wait ``waiting`` is, so that a timer resumes only its own.
         var wait: UInt64 = 0
+        /// The timer of a wait with a timeout: cancelled as soon as the wait ends otherwise.
+        var timer: Task<Void, Never>?
         var ended: DeviceError?
         var subscribed: Set<String> = []
         var nextToken: UInt64 = 1
+
+        /// The driver's wait, ended here: its timer is not needed any more.
+        mutating func takeWaiting() -> Waiting? {
+            timer?.cancel()
+            timer = nil
+            defer { waiting = nil }
+            return waiting
+        }
     }
 
     init(peripheral: MACAddress, path: String, bus: DBusConnection, characteristics: [String: Characteristic], mtu: Int)
@@ -93,7 +105,7 @@ final class BlueZConnection: BluetoothConnection, @unchecked Sendable {
     /// A value BlueZ reported for the characteristic at `path`: an event, if the driver subscribed to it.
     func received(_ value: [UInt8], on path: String) {
         guard let characteristic = characteristics[path] else { return }
-        let waiting: CheckedContinuation<Result<GATTEvent?, DeviceError>, Never>?
+        let waiting: Waiting?
         let event: GATTEvent
         (waiting, event) = state.withLock { state in
             let event: GATTEvent
@@ -105,10 +117,7 @@ final class BlueZConnection: BluetoothConnection, @unchecked Sendable {
                 event = .notification(characteristic.id, value)
             }
             guard state.subscribed.contains(path), state.ended == nil else { return (nil, event) }
-            if let waiting = state.waiting {
-                state.waiting = nil
-                return (waiting, event)
-            }
+            if let waiting = state.takeWaiting() { return (waiting, event) }
             state.events.append(event)
             return (nil, event)
         }
@@ -119,8 +128,7 @@ final class BlueZConnection: BluetoothConnection, @unchecked Sendable {
     func end(_ error: DeviceError) {
         let waiting = state.withLock { state in
             if state.ended == nil { state.ended = error }
-            defer { state.waiting = nil }
-            return state.waiting
+            return state.takeWaiting()
         }
         waiting?.resume(returning: .failure(error))
     }
@@ -154,7 +162,7 @@ final class BlueZConnection: BluetoothConnection, @unchecked Sendable {
                 state.wait += 1
                 if let timeout {
                     let wait = state.wait
-                    Task { await self.expire(wait, after: timeout) }
+                    state.timer = Task { await self.expire(wait, after: timeout) }
                 }
                 return nil
             }
@@ -165,11 +173,10 @@ final class BlueZConnection: BluetoothConnection, @unchecked Sendable {
 
     /// Ends wait number `wait` with `nil` after `timeout`, if no event or end came first.
     private func expire(_ wait: UInt64, after timeout: Duration) async {
-        try? await Task.sleep(for: timeout)
-        let expired = state.withLock { state -> CheckedContinuation<Result<GATTEvent?, DeviceError>, Never>? in
-            guard state.wait == wait, let waiting = state.waiting else { return nil }
-            state.waiting = nil
-            return waiting
+        guard (try? await Task.sleep(for: timeout)) != nil else { return }
+        let expired = state.withLock { state -> Waiting? in
+            guard state.wait == wait else { return nil }
+            return state.takeWaiting()
         }
         expired?.resume(returning: .success(nil))
     }

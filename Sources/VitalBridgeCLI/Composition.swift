@@ -28,14 +28,16 @@ struct SimulatedUser: HubUser {
 }
 
 /// Device leases across processes: an exclusive `flock` on `locks/<MAC>.lock` in the home folder, waited for up to
-/// `timeout`. While holding it, the device's saved state is loaded into the world, and saved back (atomically)
-/// when done, so two processes never interleave on one device and never lose each other's changes.
+/// `timeout`. While holding it, a simulated device's saved state is loaded into the world, and saved back
+/// (atomically) when done, so two processes never interleave on one device and never lose each other's changes. A
+/// real device (`world` is `nil`) keeps its own memory: only the lock is taken.
 ///
 /// A saved state that cannot be read or written is the hub's own storage failing: one line on stderr names the
 /// file, and the request fails with `ERROR_STORE`.
 struct FileLeases: DeviceLeases {
     let home: Home
-    let world: SimulatedWorld
+    /// The simulated world whose devices' state the lease loads and saves; `nil` for a real transport.
+    let world: SimulatedWorld?
     var timeout: Duration = .seconds(10)
 
     func withLease<T: Sendable>(_ mac: MACAddress, _ body: @Sendable () async throws -> T) async throws -> T {
@@ -63,6 +65,7 @@ struct FileLeases: DeviceLeases {
             try await Task.sleep(for: .milliseconds(20))
         }
         defer { flock(descriptor, LOCK_UN) }
+        guard let world else { return try await body() }
         do {
             if let saved = try home.deviceState(mac) {
                 try await world.restore(saved, for: mac)
@@ -168,12 +171,14 @@ struct Hub {
             progress = { update in drawProgress(update) }
         }
         let clock = world.clock
-        // the simulated world's time, or the real one for a real transport
+        // the simulated world's time and its devices' saved state, or the real time and nothing for a real transport
+        let simulated = central.map { $0 is SimulatedWorld } ?? true
         var now: @Sendable () -> LayeredTimestamp = { clock.wallTime }
-        if let central, !(central is SimulatedWorld) { now = { LayeredTimestamp(Date()) } }
+        if !simulated { now = { LayeredTimestamp(Date()) } }
         return Bridge(
             store: store, central: central ?? world, user: SimulatedUser(script: fleet.user, scannedQR: scannedQR),
-            leases: FileLeases(home: home, world: world, timeout: Self.deviceWait), whitelist: whitelist,
+            leases: FileLeases(home: home, world: simulated ? world : nil, timeout: Self.deviceWait),
+            whitelist: whitelist,
             handOff: handOff, reservation: ProcessIdentity.reservationOwner(), logger: hubLogger(),
             now: now, progress: progress)
     }

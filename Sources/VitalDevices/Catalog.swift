@@ -14,6 +14,12 @@ public enum DeviceFamily: String, Hashable, Sendable, CaseIterable, Codable {
     case heartRateSensor
 }
 
+extension DeviceFamily {
+    /// Whether the family's devices indicate their stored readings unasked, each deleted when confirmed: blood
+    /// pressure monitors, scales and thermometers (the others delete only on a command).
+    public var pushesStoredRecords: Bool { self == .bloodPressure || self == .scale || self == .thermometer }
+}
+
 /// The Bluetooth profile a family speaks: a SIG service, or VitalBridge's documented vendor service for the
 /// activity monitors, which no SIG profile fits.
 public enum DeviceProfile: String, Hashable, Sendable {

@@ -119,8 +119,11 @@ public struct StandardPushDriver: DeviceDriver {
         try await connection.subscribe(measurement)
         var received = Received()
         do {
-            while let event = try await connection.nextEvent(within: wait) {
+            // cancellation is checked before waiting, never between a value's arrival and its commit: over BlueZ
+            // the device has already forgotten a value that arrived
+            while true {
                 try checkCancellation()
+                guard let event = try await connection.nextEvent(within: wait) else { break }
                 switch event {
                 case .indication(measurement, let bytes, let token):
                     let record = try DeviceRecord(decoding: bytes, of: measurement.characteristic)

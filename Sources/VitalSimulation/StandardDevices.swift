@@ -48,9 +48,3 @@ extension SimulatedWorld {
         return true
     }
 }
-
-extension DeviceFamily {
-    /// Whether the family's devices indicate their stored readings unasked, each deleted when confirmed: blood
-    /// pressure monitors, scales and thermometers.
-    var pushesStoredRecords: Bool { self == .bloodPressure || self == .scale || self == .thermometer }
-}

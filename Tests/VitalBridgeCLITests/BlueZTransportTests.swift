@@ -111,7 +111,7 @@ struct BlueZTransportTests {
         let callback = try Self.callback(bench, request(action, model))
         #expect(callback.status == .success(action), "\(callback.reason?.rawValue ?? "")")
         #expect(callback.mac?.description == macOf(model))
-        let pushes = [.bloodPressure, .scale, .thermometer].contains(DeviceCatalog.entry(for: model).family)
+        let pushes = DeviceCatalog.entry(for: model).family.pushesStoredRecords
         switch (action.includes(.measure), action.includes(.sync), callback.result) {
         case (true, true, .combined(let measure, _)?): #expect(measure.count == 1)
         // the live reading first, then the stored ones the device sent before it
@@ -124,6 +124,41 @@ struct BlueZTransportTests {
         }
         let records = try vitalbridge(["records"], environment: bench.environment)
         #expect(action == .add || records.stdout.contains(macOf(model)))
+        // a real device keeps its own memory: the hub saves no simulated state for it
+        #expect(!FileManager.default.fileExists(atPath: bench.home.path + "/world/\(macOf(model)).json"))
+    }
+
+    @Test("two hubs syncing one device over BlueZ at once: each reading is stored once and delivered once")
+    func concurrentSyncs() throws {
+        let bench = try SimulatedBus()
+        defer { bench.stop() }
+        _ = try vitalbridge(["init", "--home", bench.home.path])
+        let hubs = (0..<2).map { _ in
+            let hub = Process()
+            hub.executableURL = vitalbridgePath
+            hub.arguments = ["open", "--transport", "bluez", request(.sync, .bloodPressureMonitor)]
+            hub.environment = ProcessInfo.processInfo.environment.merging(bench.environment) { $1 }
+            hub.standardOutput = Pipe()
+            hub.standardError = FileHandle.nullDevice
+            return hub
+        }
+        for hub in hubs { try hub.run() }
+        var delivered: [String] = []
+        for hub in hubs {
+            let pipe = hub.standardOutput as! Pipe
+            let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            hub.waitUntilExit()
+            let callback = try LayeredCallback(parsing: text.trimmingCharacters(in: .newlines))
+            // the second waits for the first one's lease, then finds nothing new
+            #expect(callback.status == .success(.sync), "\(callback.reason?.rawValue ?? "")")
+            if case .list(let objects)? = callback.result { delivered += objects.compactMap { $0.string(.measuredAt) } }
+        }
+        let store = try VitalStore(path: bench.home.path + "/vitalbridge.sqlite")
+        let stored = try store.readings(device: MACAddress(macOf(.bloodPressureMonitor))!)
+        // the five stored, and the simulated user's reading of each session if it came while the hub listened
+        #expect((5...7).contains(stored.count))
+        #expect(Set(delivered).count == delivered.count)
+        #expect(delivered.sorted() == stored.map(\.reading.measuredAt.description).sorted())
     }
 
     @Test("over BlueZ: a drop mid-sync, a drop instead of the measurement, a device out of range")

@@ -5,51 +5,12 @@ import LayeredProtocol
 import SimulatedBlueZ
 import VitalDevices
 import VitalSimulation
+import VitalTestSupport
 
 /// A sink that only counts: the transport is what is measured.
 final class CountingSink: RecordSink, @unchecked Sendable {
     var count = 0
     func store(_ records: [DeviceRecord]) async throws { count += records.count }
-}
-
-/// A private dbus-daemon in a temporary folder.
-final class Daemon {
-    let address: String
-    let folder: URL
-    let process = Process()
-
-    init() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("vitalbridge-bench-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let socket = folder.appendingPathComponent("bus").path
-        let configuration = """
-            <busconfig><listen>unix:path=\(socket)</listen><auth>EXTERNAL</auth>
-            <policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/>
-            <allow own="*"/></policy>
-            </busconfig>
-            """
-        let file = folder.appendingPathComponent("bus.conf")
-        try configuration.write(to: file, atomically: true, encoding: .utf8)
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
-        // it prints its address once it accepts connections
-        process.arguments = ["--config-file=" + file.path, "--nofork", "--nopidfile", "--print-address=1"]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        address = "unix:path=" + socket
-        var printed = Data()
-        while !printed.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            precondition(!chunk.isEmpty, "dbus-daemon ended before it listened")
-            printed += chunk
-        }
-    }
-
-    func stop() {
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        try? FileManager.default.removeItem(at: folder)
-    }
 }
 
 let records = 10_000
@@ -104,7 +65,7 @@ let benchmarks: @Sendable () -> Void = {
         "Sync 10,000 glucose records over D-Bus (simulated org.bluez → dbus-daemon → BlueZCentral → driver)",
         configuration: configuration
     ) { benchmark in
-        let daemon = try Daemon()
+        let daemon = try PrivateBus()
         defer { daemon.stop() }
         let server = try await SimulatedBlueZ(world: try world(), bus: daemon.address, pace: 0)
         let serving = Task { try await server.run() }
