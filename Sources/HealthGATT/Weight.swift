@@ -19,6 +19,11 @@ public struct MassValue: Hashable, Sendable {
         isUnsuccessful ? nil : system == .si ? Double(Int(raw) * 5) / 1000 : Double(raw) / 100
     }
 
+    /// The mass in kilograms, whatever the system it was sent in, or `nil` if unsuccessful.
+    public func kilograms(in system: MeasurementSystem) -> Double? {
+        value(in: system).map { system == .si ? $0 : $0 * 0.453_592_37 }
+    }
+
     /// The raw value for `value` kilograms (SI) or pounds (imperial), rounded to the resolution; `nil` if out of
     /// range or not finite.
     public init?(_ value: Double, in system: MeasurementSystem) {
@@ -98,7 +103,7 @@ public struct WeightMeasurement: GATTCharacteristic {
 
     /// The weight in kilograms, whatever the system; `nil` if unsuccessful.
     public var kilograms: Double? {
-        weight.value(in: system).map { system == .si ? $0 : $0 * 0.453_592_37 }
+        weight.kilograms(in: system)
     }
 
     /// The height in metres, whatever the system.

@@ -83,14 +83,53 @@ public struct GlucoseReading: Hashable, Sendable {
     }
 }
 
-/// A body weight reading in kilograms.
+/// A body weight reading in kilograms, with the body composition a body composition analyzer measured with it.
 public struct WeightReading: Hashable, Sendable {
     public var kilograms: Double
     public var measuredAt: LayeredTimestamp
+    /// What a body composition scale measured with the weight (HS4S; a 902 with the Body Composition Service).
+    public var bodyComposition: BodyComposition?
 
-    public init(kilograms: Double, measuredAt: LayeredTimestamp) {
+    public init(kilograms: Double, measuredAt: LayeredTimestamp, bodyComposition: BodyComposition? = nil) {
         self.kilograms = kilograms
         self.measuredAt = measuredAt
+        self.bodyComposition = bodyComposition
+    }
+}
+
+/// A body composition, as the Bluetooth SIG Body Composition Measurement carries it, in canonical units:
+/// percentages in %, masses in kg, basal metabolism in kJ, impedance in Ω.
+public struct BodyComposition: Hashable, Sendable {
+    /// Body fat, in % of the body's mass.
+    public var bodyFatPercentage: Double
+    /// Basal metabolism, in kJ.
+    public var basalMetabolism: Int?
+    /// Muscle, in % of the body's mass.
+    public var musclePercentage: Double?
+    /// Muscle mass, in kg.
+    public var muscleMass: Double?
+    /// Fat-free mass, in kg.
+    public var fatFreeMass: Double?
+    /// Soft lean mass, in kg.
+    public var softLeanMass: Double?
+    /// Body water mass, in kg.
+    public var bodyWaterMass: Double?
+    /// The body's impedance, in Ω.
+    public var impedance: Double?
+
+    public init(
+        bodyFatPercentage: Double, basalMetabolism: Int? = nil, musclePercentage: Double? = nil,
+        muscleMass: Double? = nil, fatFreeMass: Double? = nil, softLeanMass: Double? = nil,
+        bodyWaterMass: Double? = nil, impedance: Double? = nil
+    ) {
+        self.bodyFatPercentage = bodyFatPercentage
+        self.basalMetabolism = basalMetabolism
+        self.musclePercentage = musclePercentage
+        self.muscleMass = muscleMass
+        self.fatFreeMass = fatFreeMass
+        self.softLeanMass = softLeanMass
+        self.bodyWaterMass = bodyWaterMass
+        self.impedance = impedance
     }
 }
 
@@ -313,7 +352,10 @@ public enum LayeredReading: Hashable, Sendable {
     /// A `unit` that is `nil` or of another category gives the category's default unit (request validation
     /// rejects a mismatched `unit` before any result is written). Keys, in order:
     /// - blood pressure: `systolic`, `diastolic`, `heart_rate`, `arrhythmia`, `measured_at`;
-    /// - glucose: `blood_glucose`, `measured_at`; weight: `weight`, `measured_at`;
+    /// - glucose: `blood_glucose`, `measured_at`;
+    /// - weight: `weight`, then, from a body composition scale, `body_fat`, `muscle_percentage`, `muscle_mass`,
+    ///   `fat_free_mass`, `soft_lean_mass`, `body_water_mass`, `basal_metabolism`, `impedance` (those it measured),
+    ///   and `measured_at`;
     ///   temperature: `temperature`, `measured_at`;
     /// - oximeter: `oxygen_saturation`, `heart_rate`, `perfusion_index`, `measured_at`;
     /// - activity: `time`, `activedata`, `sleepdata`, `swimdata`;
@@ -342,6 +384,23 @@ public enum LayeredReading: Hashable, Sendable {
             add(.bloodGlucose, canonical: reading.mgPerDeciliter)
         case .weight(let reading):
             add(.weight, canonical: reading.kilograms)
+            if let composition = reading.bodyComposition {
+                func tenths(_ key: ResultKey, _ value: Double?) {
+                    if let value, let number = FixedDecimal(rounding: value, scale: 1) {
+                        fields.append(.init(key, .number(number)))
+                    }
+                }
+                tenths(.bodyFat, composition.bodyFatPercentage)
+                tenths(.musclePercentage, composition.musclePercentage)
+                for (key, mass) in [
+                    (ResultKey.muscleMass, composition.muscleMass), (.fatFreeMass, composition.fatFreeMass),
+                    (.softLeanMass, composition.softLeanMass), (.bodyWaterMass, composition.bodyWaterMass),
+                ] {
+                    if let mass { add(key, canonical: mass) }
+                }
+                add(.basalMetabolism, composition.basalMetabolism)
+                tenths(.impedance, composition.impedance)
+            }
         case .temperature(let reading):
             add(.temperature, canonical: reading.celsius)
         case .oximetry(let reading):

@@ -141,6 +141,22 @@ public struct ResultKey: RawRepresentable, Hashable, Sendable, ExpressibleByStri
     public static let bloodGlucose: ResultKey = "blood_glucose"
     /// `weight`: two decimals in kg and st, one in lb.
     public static let weight: ResultKey = "weight"
+    /// `body_fat`: a VitalBridge extension, body fat with a weight from a body composition scale; one decimal, %.
+    public static let bodyFat: ResultKey = "body_fat"
+    /// `muscle_percentage`: a VitalBridge extension, as ``bodyFat``; one decimal, %.
+    public static let musclePercentage: ResultKey = "muscle_percentage"
+    /// `muscle_mass`: a VitalBridge extension, as ``bodyFat``; in the unit and with the decimals of ``weight``.
+    public static let muscleMass: ResultKey = "muscle_mass"
+    /// `fat_free_mass`: a VitalBridge extension, as ``muscleMass``.
+    public static let fatFreeMass: ResultKey = "fat_free_mass"
+    /// `soft_lean_mass`: a VitalBridge extension, as ``muscleMass``.
+    public static let softLeanMass: ResultKey = "soft_lean_mass"
+    /// `body_water_mass`: a VitalBridge extension, as ``muscleMass``.
+    public static let bodyWaterMass: ResultKey = "body_water_mass"
+    /// `basal_metabolism`: a VitalBridge extension, as ``bodyFat``; integer, kJ.
+    public static let basalMetabolism: ResultKey = "basal_metabolism"
+    /// `impedance`: a VitalBridge extension, as ``bodyFat``; one decimal, Ω.
+    public static let impedance: ResultKey = "impedance"
     /// `oxygen_saturation`: integer, %.
     public static let oxygenSaturation: ResultKey = "oxygen_saturation"
     /// `perfusion_index`: one decimal, %.

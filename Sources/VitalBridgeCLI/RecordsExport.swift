@@ -13,6 +13,7 @@ enum ReadingColumn: Int, CaseIterable {
     case systolic, diastolic, heartRate, arrhythmia, glucose, weight, spo2, perfusionIndex, temperature, steps
     case calories, sleep, sleepEfficiency, swim, swimCalories, distance, deepSleep, lightSleep, awake
     case heartRateMinimum, heartRateAverage, heartRateMaximum, heartRateMinutes, sports, rrIntervals
+    case bodyFat, musclePercentage, muscleMass, fatFreeMass, softLeanMass, bodyWaterMass, basalMetabolism, impedance
 
     enum Value {
         case number(Double)
@@ -49,6 +50,14 @@ enum ReadingColumn: Int, CaseIterable {
         case .heartRateMinutes: "heart_rate_minutes"
         case .sports: "sports"
         case .rrIntervals: "rr_intervals"
+        case .bodyFat: "body_fat"
+        case .musclePercentage: "muscle"
+        case .muscleMass: "muscle_mass"
+        case .fatFreeMass: "fat_free_mass"
+        case .softLeanMass: "soft_lean_mass"
+        case .bodyWaterMass: "body_water_mass"
+        case .basalMetabolism: "basal_metabolism"
+        case .impedance: "impedance"
         }
     }
 
@@ -60,8 +69,10 @@ enum ReadingColumn: Int, CaseIterable {
         case .arrhythmia, .steps, .heartRateMinutes, .sports, .rrIntervals: ""
         case .distance: "m"
         case .glucose: "mg/dL"
-        case .weight: "kg"
-        case .spo2, .perfusionIndex, .sleepEfficiency: "%"
+        case .weight, .muscleMass, .fatFreeMass, .softLeanMass, .bodyWaterMass: "kg"
+        case .spo2, .perfusionIndex, .sleepEfficiency, .bodyFat, .musclePercentage: "%"
+        case .basalMetabolism: "kJ"
+        case .impedance: "ohm"
         case .temperature: "°C"
         case .calories, .swimCalories: "kcal"
         case .sleep, .swim, .deepSleep, .lightSleep, .awake: "min"
@@ -90,7 +101,19 @@ enum ReadingColumn: Int, CaseIterable {
             if let flag = bp.arrhythmia { values.append((.arrhythmia, .flag(flag))) }
             return values
         case .glucose(let glucose): return [(.glucose, .number(glucose.mgPerDeciliter))]
-        case .weight(let weight): return [(.weight, .number(weight.kilograms))]
+        case .weight(let weight):
+            var values: [(ReadingColumn, Value)] = [(.weight, .number(weight.kilograms))]
+            if let composition = weight.bodyComposition {
+                let quantities: [(ReadingColumn, Double?)] = [
+                    (.bodyFat, composition.bodyFatPercentage), (.musclePercentage, composition.musclePercentage),
+                    (.muscleMass, composition.muscleMass), (.fatFreeMass, composition.fatFreeMass),
+                    (.softLeanMass, composition.softLeanMass), (.bodyWaterMass, composition.bodyWaterMass),
+                    (.basalMetabolism, composition.basalMetabolism.map(Double.init)),
+                    (.impedance, composition.impedance),
+                ]
+                for case (let column, let value?) in quantities { values.append((column, .number(value))) }
+            }
+            return values
         case .oximetry(let oximetry):
             var values: [(ReadingColumn, Value)] = [
                 (.heartRate, .number(Double(oximetry.heartRate))), (.spo2, .number(Double(oximetry.oxygenSaturation))),

@@ -7,15 +7,10 @@ public struct DeviceRecord: Hashable, Sendable {
     public var reading: LayeredReading
     /// The record's sequence number on devices that number them (Record Access Control Point devices).
     public var sequenceNumber: UInt16?
-    /// The body composition that came with a weight (HS4S).
-    public var bodyComposition: BodyCompositionMeasurement?
 
-    public init(
-        reading: LayeredReading, sequenceNumber: UInt16? = nil, bodyComposition: BodyCompositionMeasurement? = nil
-    ) {
+    public init(reading: LayeredReading, sequenceNumber: UInt16? = nil) {
         self.reading = reading
         self.sequenceNumber = sequenceNumber
-        self.bodyComposition = bodyComposition
     }
 }
 
@@ -184,16 +179,14 @@ extension DeviceRecord {
 
     /// A body composition with its weight in kg.
     init(_ measurement: BodyCompositionMeasurement) throws(DeviceError) {
-        guard let weight = measurement.weight, var kilograms = weight.value(in: measurement.system) else {
+        guard let kilograms = measurement.weight.flatMap({ $0.kilograms(in: measurement.system) }) else {
             throw DeviceError(.protocolViolation, message: "a body composition has no weight")
         }
-        if measurement.system == .imperial { kilograms *= 0.453_592_37 }
-        guard let time = measurement.timeStamp else {
-            throw DeviceError(.protocolViolation, message: "a body composition has no time stamp")
-        }
         self.init(
-            reading: .weight(WeightReading(kilograms: kilograms, measuredAt: try time.timestamp("time_stamp"))),
-            bodyComposition: measurement)
+            reading: .weight(
+                WeightReading(
+                    kilograms: kilograms, measuredAt: try measurement.measuredAt(),
+                    bodyComposition: BodyComposition(measurement))))
     }
 
     /// A temperature in °C.
@@ -221,5 +214,33 @@ extension DeviceRecord {
                     heartRate: Int(try measurement.spO2PulseRate.pulseRate.required("pr").rounded()),
                     perfusionIndex: measurement.pulseAmplitudeIndex?.doubleValue,
                     measuredAt: try time.timestamp("time_stamp"))))
+    }
+}
+
+extension BodyCompositionMeasurement {
+    /// When the body composition was measured.
+    ///
+    /// - Throws: ``DeviceError/Code/protocolViolation`` when it has no time stamp, or an incomplete one.
+    func measuredAt() throws(DeviceError) -> LayeredTimestamp {
+        guard let time = timeStamp else {
+            throw DeviceError(.protocolViolation, message: "a body composition has no time stamp")
+        }
+        return try time.timestamp("time_stamp")
+    }
+}
+
+extension BodyComposition {
+    /// The body composition `measurement` carries, in %, kg, kJ and Ω; `nil` when the scale reports its body fat
+    /// unsuccessful (65535), or a mass field unsuccessful is left out.
+    init?(_ measurement: BodyCompositionMeasurement) {
+        guard measurement.bodyFatPercentage != 0xFFFF else { return nil }
+        func kilograms(_ mass: MassValue?) -> Double? { mass?.kilograms(in: measurement.system) }
+        self.init(
+            bodyFatPercentage: Double(measurement.bodyFatPercentage) / 10,
+            basalMetabolism: measurement.basalMetabolism.map(Int.init),
+            musclePercentage: measurement.musclePercentage.map { Double($0) / 10 },
+            muscleMass: kilograms(measurement.muscleMass), fatFreeMass: kilograms(measurement.fatFreeMass),
+            softLeanMass: kilograms(measurement.softLeanMass), bodyWaterMass: kilograms(measurement.bodyWaterMass),
+            impedance: measurement.impedance.map { Double($0) / 10 })
     }
 }

@@ -35,10 +35,11 @@ public final class StandardSession: Sendable {
         abs(record.reading.measuredAt.secondsSince1970 - start) <= StandardWaits.freshness
     }
 
-    /// Notes `record`, a reading the device sent, if it is the first new one.
+    /// Notes `record`, a reading the device sent, if it is the first new one, or that one completed (a weight
+    /// with the body composition that followed it).
     func received(_ record: DeviceRecord) {
         guard isNew(record) else { return }
-        new.withLock { if $0 == nil { $0 = record } }
+        new.withLock { if $0 == nil || $0?.reading.measuredAt == record.reading.measuredAt { $0 = record } }
     }
 
     /// The first new reading received and not yet taken.
@@ -107,35 +108,63 @@ public struct StandardPushDriver: DeviceDriver {
     }
 
     /// Stores and confirms every reading the device indicates until it disconnects, sends nothing for `wait`, or
-    /// sends a reading `stop` accepts.
+    /// sends a reading `stop` accepts. A scale with the Body Composition Service sends a weight's composition on
+    /// its own characteristic, just before or after the weight: the two are stored as one reading, and a weight
+    /// `stop` accepts waits up to ``StandardWaits/quiet`` for its composition.
     func receive(
         waiting wait: Duration, into sink: any RecordSink, observer: @Sendable (LiveSample) -> Void,
         progress: @Sendable (SyncProgress) -> Void, until stop: (DeviceRecord) -> Bool = { _ in false }
     ) async throws(DeviceError) -> Received {
         let measurement = entry.measurementCharacteristic
         let cuff = GATTCharacteristics.intermediateCuffPressure
-        // the cuff pressure is optional in the Blood Pressure Service
+        let composition = GATTCharacteristics.bodyComposition
+        // the cuff pressure is optional in the Blood Pressure Service, the Body Composition Service in a scale
         if entry.family == .bloodPressure, await connection.offers(cuff) { try await connection.subscribe(cuff) }
+        var pairs = false
+        if entry.family == .scale, measurement != composition { pairs = await connection.offers(composition) }
+        if pairs { try await connection.subscribe(composition) }
         try await connection.subscribe(measurement)
         var received = Received()
+        var pairing = CompositionPairing()
+        // the reading `stop` accepted, while its body composition may still come
+        var accepted: DeviceRecord?
+        func keep(_ record: DeviceRecord, new: Bool) async throws(DeviceError) {
+            try await store([record], in: sink)
+            session.received(record)
+            guard new else { return }
+            received.count += 1
+            progress(SyncProgress(stored: received.count, expected: nil))
+        }
         do {
             // cancellation is checked before waiting, never between a value's arrival and its commit: over BlueZ
             // the device has already forgotten a value that arrived
-            while true {
+            events: while true {
                 try checkCancellation()
-                guard let event = try await connection.nextEvent(within: wait) else { break }
+                guard let event = try await connection.nextEvent(within: accepted == nil ? wait : StandardWaits.quiet)
+                else { break }
                 switch event {
                 case .indication(measurement, let bytes, let token):
-                    let record = try DeviceRecord(decoding: bytes, of: measurement.characteristic)
-                    try await store([record], in: sink)
-                    session.received(record)
-                    received.count += 1
-                    progress(SyncProgress(stored: received.count, expected: nil))
+                    var record = try DeviceRecord(decoding: bytes, of: measurement.characteristic)
+                    if pairs { record = pairing.received(weight: record) }
+                    try await keep(record, new: true)
                     try await connection.confirm(token)
+                    // a reading accepted earlier had no composition after it
+                    if accepted != nil { break events }
                     if stop(record) {
-                        received.stoppedAt = record
-                        return received
+                        accepted = record
+                        guard pairs, pairing.awaitsComposition(of: record) else { break events }
                     }
+                case .indication(composition, let bytes, let token) where pairs:
+                    let value = try decode(BodyCompositionMeasurement.self, bytes)
+                    let completed = try pairing.received(composition: value)
+                    if let completed { try await keep(completed.record, new: !completed.completes) }
+                    try await connection.confirm(token)
+                    if let record = completed?.record {
+                        if accepted?.reading.measuredAt == record.reading.measuredAt || stop(record) {
+                            accepted = record
+                        }
+                    }
+                    if accepted != nil { break events }
                 case .notification(cuff, let bytes):
                     let value = try decode(IntermediateCuffPressure.self, bytes)
                     if let pressure = value.cuffPressure.doubleValue {
@@ -149,6 +178,54 @@ public struct StandardPushDriver: DeviceDriver {
             // the device ends its session by disconnecting; everything that arrived is stored
             received.hungUp = true
         }
+        received.stoppedAt = accepted
         return received
+    }
+}
+
+/// A scale's weights and body compositions, which come on two characteristics, one just before or after the
+/// other, paired by their time stamps.
+struct CompositionPairing {
+    /// The last weight without a composition: its composition may still follow.
+    private var weight: DeviceRecord?
+    /// A composition that came before its weight.
+    private var composition: (time: LayeredTimestamp, value: BodyComposition)?
+
+    /// What to store for a weight that arrived: with its composition, if that came first.
+    mutating func received(weight record: DeviceRecord) -> DeviceRecord {
+        guard case .weight(var reading) = record.reading else { return record }
+        if let held = composition.take(), held.time == reading.measuredAt {
+            weight = nil
+            reading.bodyComposition = held.value
+            return DeviceRecord(reading: .weight(reading), sequenceNumber: record.sequenceNumber)
+        }
+        weight = reading.bodyComposition == nil ? record : nil
+        return record
+    }
+
+    /// Whether `record` is the weight whose composition may still follow.
+    func awaitsComposition(of record: DeviceRecord) -> Bool { weight == record }
+
+    /// What to store for a body composition that arrived: the weight it completes, a weight of its own, or
+    /// nothing until its weight comes (or nothing at all, for an unsuccessful one).
+    ///
+    /// - Throws: ``DeviceError/Code/protocolViolation`` for a composition without a time stamp.
+    mutating func received(composition measurement: BodyCompositionMeasurement) throws(DeviceError) -> (
+        record: DeviceRecord, completes: Bool
+    )? {
+        let time = try measurement.measuredAt()
+        let previous = weight.take()
+        let completes = previous?.reading.measuredAt == time
+        if measurement.weight != nil {
+            // a whole reading: its weight is the scale's
+            return (try DeviceRecord(measurement), completes)
+        }
+        guard let value = BodyComposition(measurement) else { return nil }
+        guard let previous, completes, case .weight(var reading) = previous.reading else {
+            composition = (time, value)
+            return nil
+        }
+        reading.bodyComposition = value
+        return (DeviceRecord(reading: .weight(reading), sequenceNumber: previous.sequenceNumber), true)
     }
 }

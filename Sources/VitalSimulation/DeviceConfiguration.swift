@@ -16,6 +16,8 @@ public struct SimulatedDeviceConfiguration: Hashable, Sendable {
     public let seed: UInt64
     /// A smartband's first recorded moment; `nil` for a week before the world starts (and for other devices).
     public let recordingSince: LayeredTimestamp?
+    /// A generic weight scale's Body Composition Service, and when it indicates a reading's composition.
+    public let bodyComposition: BodyCompositionOrder?
     let device: FleetDevice
 
     init(_ device: FleetDevice, path: String) throws(FleetError) {
@@ -81,6 +83,19 @@ public struct SimulatedDeviceConfiguration: Hashable, Sendable {
             recordingSince = time
         } else {
             recordingSince = nil
+        }
+        if let text = device.bodyComposition {
+            guard model == .weightScale else {
+                throw FleetError(
+                    path: path + ".bodyComposition",
+                    message: "is for the generic weight scale (WSS) only: the HS4S sends its weight within it")
+            }
+            guard let order = BodyCompositionOrder(rawValue: text) else {
+                throw FleetError(path: path + ".bodyComposition", message: "must be afterWeight or beforeWeight")
+            }
+            bodyComposition = order
+        } else {
+            bodyComposition = nil
         }
         self.device = device
         for (index, reading) in (device.nextMeasurements ?? []).enumerated() {
@@ -159,7 +174,10 @@ public struct SimulatedDeviceConfiguration: Hashable, Sendable {
         if let generate = device.records?.generate, let times = generatedTimes(generate) {
             var random = SeededGenerator(seed: generate.seed ?? seed)
             for time in times {
-                keep(ReadingGenerator.reading(for: entry, at: time, swim: entry.model == .am4, using: &random))
+                keep(
+                    ReadingGenerator.reading(
+                        for: entry, at: time, swim: entry.model == .am4, composition: measuresBodyComposition,
+                        using: &random))
             }
         }
         _ = generator.next()
@@ -173,6 +191,21 @@ public struct SimulatedDeviceConfiguration: Hashable, Sendable {
                     recordedThrough: recordingSince
                         ?? LayeredTimestamp(secondsSince1970: start.secondsSince1970 - 7 * 86_400)))
     }
+}
+
+extension SimulatedDeviceConfiguration {
+    /// Whether the device measures a body composition with each weight (HS4S; a 902 with the Body Composition
+    /// Service).
+    var measuresBodyComposition: Bool { entry.measuresBodyComposition || bodyComposition != nil }
+}
+
+/// When a generic weight scale with the Body Composition Service indicates a reading's body composition.
+public enum BodyCompositionOrder: String, Hashable, Sendable {
+    /// The weight first, then the composition (without the weight), as a scale whose Weight Scale Service
+    /// includes the Body Composition Service does.
+    case afterWeight
+    /// The composition (without the weight) first, then the weight.
+    case beforeWeight
 }
 
 /// Radio timing in durations.

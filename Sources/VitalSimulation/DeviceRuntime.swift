@@ -34,6 +34,26 @@ final class DeviceRuntime {
     /// The characteristic a push device indicates its readings on.
     var pushCharacteristic: CharacteristicID { entry.measurementCharacteristic }
 
+    /// The values a push device indicates for `record`, in order, on the characteristics `link` subscribed to: a
+    /// generic scale with the Body Composition Service sends a weight and its composition apart.
+    func indications(of record: StoredRecord, on link: Link) -> [(CharacteristicID, [UInt8])] {
+        let whole = [(pushCharacteristic, encode(record))]
+        guard let order = configuration.bodyComposition, case .weight(let weight) = record.reading,
+            link.subscribed.contains(GATTCharacteristics.bodyComposition)
+        else { return whole }
+        let composition = (GATTCharacteristics.bodyComposition, Self.composition(of: weight, with: nil).encoded())
+        return order == .afterWeight ? whole + [composition] : [composition] + whole
+    }
+
+    /// The Body Composition Measurement of `weight`, with the weight field `mass` when given; its body fat is
+    /// reported unsuccessful when the reading has no composition.
+    static func composition(of weight: WeightReading, with mass: MassValue?) -> BodyCompositionMeasurement {
+        BodyCompositionMeasurement(
+            system: .si,
+            bodyFatPercentage: weight.bodyComposition.map { UInt16(($0.bodyFatPercentage * 10).rounded()) } ?? 0xFFFF,
+            timeStamp: DateTime(weight.measuredAt), weight: mass)
+    }
+
     /// How long a live measurement takes, in virtual time.
     var measurementDuration: Duration {
         switch entry.family {
@@ -61,7 +81,9 @@ final class DeviceRuntime {
                 preconditionFailure("a measurement validated at load no longer reads: \(error)")
             }
         }
-        return ReadingGenerator.reading(for: entry, at: time, swim: state.swim, using: &state.generator)
+        return ReadingGenerator.reading(
+            for: entry, at: time, swim: state.swim, composition: configuration.measuresBodyComposition,
+            using: &state.generator)
     }
 
     /// Whether `record` is one of those a Record Access Control Point `filter` selects; `first` and `last` are
@@ -122,13 +144,7 @@ final class DeviceRuntime {
             ).encoded()
         case .weight(let weight):
             let mass = MassValue(weight.kilograms, in: .si)!
-            if entry.measuresBodyComposition {
-                return BodyCompositionMeasurement(
-                    system: .si, bodyFatPercentage: UInt16(150 + mass.raw % 150),
-                    timeStamp: DateTime(weight.measuredAt),
-                    weight: mass
-                ).encoded()
-            }
+            if entry.measuresBodyComposition { return Self.composition(of: weight, with: mass).encoded() }
             return WeightMeasurement(system: .si, weight: mass, timeStamp: DateTime(weight.measuredAt)).encoded()
         case .temperature(let temperature):
             return TemperatureMeasurement(
@@ -275,6 +291,8 @@ struct Transfer {
     let filter: RecordFilter
     /// The memory position to look at next (records before it were sent, or forgotten).
     var position = 0
+    /// Which of the record's values goes next, for a record sent as several (a weight and its composition).
+    var part = 0
     var sent = 0
 
     init(_ characteristic: CharacteristicID, sending: Sending, completion: Completion, filter: RecordFilter = .all) {

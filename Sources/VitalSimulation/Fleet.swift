@@ -63,12 +63,17 @@ public struct FleetDevice: Hashable, Sendable {
     /// starts when absent. The band records as the world's time passes and holds what it recorded until a host
     /// acknowledges it.
     public var recordingSince: String?
+    /// The generic weight scale (902) only: whether it has the Body Composition Service, and whether it indicates
+    /// a reading's body composition `afterWeight` or `beforeWeight`; no such service when absent. (The HS4S sends
+    /// its weight within its body composition.)
+    public var bodyComposition: String?
 
     public init(
         model: String, mac: String, serial: String? = nil, firmware: String? = nil, battery: Int? = nil,
         paired: Bool? = nil, inRange: Bool? = nil, records: RecordsScript? = nil,
         nextMeasurements: [SimulatedReading]? = nil, seed: UInt64? = nil, failures: FailureScript? = nil,
-        radio: RadioTiming? = nil, authenticationResult: Int? = nil, recordingSince: String? = nil
+        radio: RadioTiming? = nil, authenticationResult: Int? = nil, recordingSince: String? = nil,
+        bodyComposition: String? = nil
     ) {
         self.model = model
         self.mac = mac
@@ -84,6 +89,7 @@ public struct FleetDevice: Hashable, Sendable {
         self.radio = radio
         self.authenticationResult = authenticationResult
         self.recordingSince = recordingSince
+        self.bodyComposition = bodyComposition
     }
 }
 
@@ -165,13 +171,14 @@ public struct RadioTiming: Hashable, Sendable {
 /// A reading as a fleet file (and the world's saved state) writes it; which fields apply depends on the family:
 ///
 /// - blood pressure: `systolic`, `diastolic` (mmHg), `pulse` (bpm), `arrhythmia`;
-/// - glucose: `glucose` (mg/dL); scale: `weight` (kg); thermometer: `temperature` (°C);
+/// - glucose: `glucose` (mg/dL); scale: `weight` (kg), and `bodyFat` (%) from a body composition scale (which
+///   reports its body fat unsuccessful without it); thermometer: `temperature` (°C);
 /// - pulse oximeter: `spo2` (%), `pulse` (bpm), `pi` (%);
 /// - activity monitor: `date` (`yyyy-MM-dd`), `steps`, `calories`, `sleepMinutes`, `sleepEfficiency`,
 ///   `swimMinutes`, `swimCalories`;
 ///
 /// and `measuredAt` (`yyyy-MM-dd HH:mm:ss`, UTC) for all but the activity days. Values are rounded to what the
-/// device can send: whole mmHg, mg/dL, bpm and %; 0.005 kg; 0.1 °C; 0.1 % for the perfusion index.
+/// device can send: whole mmHg, mg/dL, bpm and %; 0.005 kg; 0.1 °C; 0.1 % for the perfusion index and body fat.
 public struct SimulatedReading: Hashable, Sendable {
     public var measuredAt: String?
     public var systolic: Double?
@@ -180,6 +187,7 @@ public struct SimulatedReading: Hashable, Sendable {
     public var arrhythmia: Bool?
     public var glucose: Double?
     public var weight: Double?
+    public var bodyFat: Double?
     public var temperature: Double?
     public var spo2: Double?
     public var pi: Double?
@@ -205,6 +213,7 @@ public struct SimulatedReading: Hashable, Sendable {
             (measuredAt, glucose) = (value.measuredAt.description, value.mgPerDeciliter)
         case .weight(let value):
             (measuredAt, weight) = (value.measuredAt.description, value.kilograms)
+            bodyFat = value.bodyComposition?.bodyFatPercentage
         case .temperature(let value):
             (measuredAt, temperature) = (value.measuredAt.description, value.celsius)
         case .oximetry(let value):
@@ -275,7 +284,12 @@ public struct SimulatedReading: Hashable, Sendable {
             return .glucose(GlucoseReading(mgPerDeciliter: value, measuredAt: try time()))
         case .scale:
             let raw = (try check(try need(weight, "weight"), "weight", 1...300) * 200).rounded()
-            return .weight(WeightReading(kilograms: Double(Int(raw) * 5) / 1000, measuredAt: try time()))
+            let composition = try bodyFat.map { value throws(FleetError) in
+                BodyComposition(bodyFatPercentage: (try check(value, "bodyFat", 3...75) * 10).rounded() / 10)
+            }
+            return .weight(
+                WeightReading(
+                    kilograms: Double(Int(raw) * 5) / 1000, measuredAt: try time(), bodyComposition: composition))
         case .thermometer:
             let tenths = (try check(try need(temperature, "temperature"), "temperature", 30...45) * 10).rounded()
             return .temperature(TemperatureReading(celsius: tenths / 10, measuredAt: try time()))
@@ -330,7 +344,7 @@ public struct FleetError: Error, Hashable, Sendable, CustomStringConvertible {
 extension Fleet {
     /// The built-in fleet: one device of each model, paired and in range, with fixed MACs and a few stored records
     /// each (for the models that keep records), spread over the day before 2026-11-20; the smartbands hold the
-    /// week before the world starts.
+    /// week before the world starts. The generic weight scale has the Body Composition Service.
     public static let `default`: Fleet = {
         let macs: [DeviceModel: String] = [
             .bp5: "004D3208D2F4", .bp3l: "004D3208D301", .bpTrack: "004D3208D302", .bp7s: "004D3208D303",
@@ -356,7 +370,8 @@ extension Fleet {
                         )
                         : RecordsScript(
                             generate: GeneratedRecords(count: 5, from: "2026-11-19 07:00:00", to: "2026-11-19 21:00:00")
-                        ))
+                        ),
+                bodyComposition: model == .weightScale ? BodyCompositionOrder.afterWeight.rawValue : nil)
         }
         return Fleet(devices: devices)
     }()

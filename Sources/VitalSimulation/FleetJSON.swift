@@ -66,7 +66,8 @@ extension FleetDevice {
             seed: try fields.uint64("seed"), failures: try fields.object("failures", FailureScript.init(fields:)),
             radio: try fields.object("radio", RadioTiming.init(fields:)),
             authenticationResult: try fields.int("authenticationResult"),
-            recordingSince: try fields.string("recordingSince"))
+            recordingSince: try fields.string("recordingSince"),
+            bodyComposition: try fields.string("bodyComposition"))
         try fields.finish()
     }
 
@@ -86,6 +87,7 @@ extension FleetDevice {
         members["radio"] = radio?.jsonValue
         members["authenticationResult"] = authenticationResult.map(JSON.number)
         members["recordingSince"] = recordingSince.map(JSON.string)
+        members["bodyComposition"] = bodyComposition.map(JSON.string)
         return members.object
     }
 }
@@ -197,6 +199,7 @@ extension SimulatedReading {
         arrhythmia = try fields.bool("arrhythmia")
         glucose = try fields.double("glucose")
         weight = try fields.double("weight")
+        bodyFat = try fields.double("bodyFat")
         temperature = try fields.double("temperature")
         spo2 = try fields.double("spo2")
         pi = try fields.double("pi")
@@ -219,6 +222,7 @@ extension SimulatedReading {
         members["arrhythmia"] = arrhythmia.map(JSON.bool)
         members["glucose"] = glucose.map(JSON.number)
         members["weight"] = weight.map(JSON.number)
+        members["bodyFat"] = bodyFat.map(JSON.number)
         members["temperature"] = temperature.map(JSON.number)
         members["spo2"] = spo2.map(JSON.number)
         members["pi"] = pi.map(JSON.number)

@@ -20,7 +20,8 @@ public struct SeededGenerator: RandomNumberGenerator, Hashable, Sendable {
 /// Physiologically plausible readings, already at the resolution the device sends.
 enum ReadingGenerator {
     static func reading(
-        for entry: CatalogEntry, at time: LayeredTimestamp, swim: Bool, using random: inout SeededGenerator
+        for entry: CatalogEntry, at time: LayeredTimestamp, swim: Bool, composition: Bool,
+        using random: inout SeededGenerator
     ) -> LayeredReading {
         func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &random) }
         switch entry.family {
@@ -34,8 +35,13 @@ enum ReadingGenerator {
         case .glucose:
             return .glucose(GlucoseReading(mgPerDeciliter: Double(int(72...190)), measuredAt: time))
         case .scale:
-            // 50.000 to 110.000 kg in 0.005 kg steps
-            return .weight(WeightReading(kilograms: Double(int(10_000...22_000) * 5) / 1000, measuredAt: time))
+            // 50.000 to 110.000 kg in 0.005 kg steps; body fat 8.0 to 40.0 % in 0.1 % steps
+            let kilograms = Double(int(10_000...22_000) * 5) / 1000
+            return .weight(
+                WeightReading(
+                    kilograms: kilograms, measuredAt: time,
+                    bodyComposition: composition ? BodyComposition(bodyFatPercentage: Double(int(80...400)) / 10) : nil
+                ))
         case .thermometer:
             return .temperature(TemperatureReading(celsius: Double(int(360...378)) / 10, measuredAt: time))
         case .pulseOximeter:

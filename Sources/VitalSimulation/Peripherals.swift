@@ -74,8 +74,9 @@ struct PushPeripheral: SimulatedPeripheral {
         }
     }
 
-    /// Indicates a live reading; a standard device keeps it in memory until the indication is confirmed (it
-    /// measured on its own, and must not lose the reading if the link drops first).
+    /// Indicates a live reading; a standard device keeps it in memory, and sends it as it sends its stored ones,
+    /// until its indications are confirmed (it measured on its own, and must not lose the reading if the link
+    /// drops first).
     func sendMeasurement(_ record: StoredRecord, on link: Link) {
         guard runtime.entry.model.isStandardProfile else {
             link.indicate(runtime.pushCharacteristic, runtime.encode(record))
@@ -85,7 +86,7 @@ struct PushPeripheral: SimulatedPeripheral {
         record.sequenceNumber = runtime.state.nextSequenceNumber
         runtime.state.nextSequenceNumber &+= 1
         runtime.state.records.append(record)
-        link.indicate(runtime.pushCharacteristic, runtime.encode(record), deleting: record.sequenceNumber)
+        link.transfer = Transfer(runtime.pushCharacteristic, sending: .indicationsDeletingOnConfirm, completion: .quiet)
     }
 }
 

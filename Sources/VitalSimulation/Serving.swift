@@ -5,11 +5,12 @@ import VitalDevices
 /// What the world offers a transport that serves it to other processes (a BlueZ-compatible service on D-Bus):
 /// each device's GATT table, and its link's events without a central waiting in the same process.
 extension SimulatedDeviceConfiguration {
-    /// What the device advertises: its model's name with the end of its serial number, its profile's service,
-    /// and a signal strength drawn from its MAC.
+    /// What the device advertises: its model's name with the end of its serial number, its profile's service
+    /// (and the Body Composition Service, on a scale that has it), and a signal strength drawn from its MAC.
     public var advertisement: Advertisement {
         Advertisement(
-            mac: mac, localName: "\(entry.model.name) \(serial.suffix(4))", services: [entry.profile.serviceUUID],
+            mac: mac, localName: "\(entry.model.name) \(serial.suffix(4))",
+            services: [entry.profile.serviceUUID] + (bodyComposition == nil ? [] : [0x181B]),
             isPaired: paired, rssi: -40 - Int(mac.value % 40))
     }
 }
@@ -18,7 +19,8 @@ extension SimulatedWorld {
     /// The GATT table device `mac` serves: Device Information, Battery, its profile's service (or services) and
     /// the vendor service its family uses; empty for a MAC the fleet does not have.
     public nonisolated func services(of mac: MACAddress) -> [GATTServiceLayout] {
-        guard let entry = configurations.first(where: { $0.mac == mac })?.entry else { return [] }
+        guard let configuration = configurations.first(where: { $0.mac == mac }) else { return [] }
+        let entry = configuration.entry
         typealias C = GATTCharacteristicLayout
         func service(_ uuid: UInt16, _ characteristics: [(CharacteristicID, GATTProperties)]) -> GATTServiceLayout {
             GATTServiceLayout(
@@ -53,6 +55,9 @@ extension SimulatedWorld {
         case .scale:
             let measurement = entry.measurementCharacteristic
             services += [service(measurement.service, [(measurement, .indicate)]), vendor]
+            if configuration.bodyComposition != nil {
+                services.append(service(0x181B, [(g.bodyComposition, .indicate)]))
+            }
         case .thermometer:
             services += [service(0x1809, [(g.temperatureMeasurement, .indicate)]), vendor]
         case .pulseOximeter:

@@ -297,7 +297,7 @@ public actor SimulatedWorld: BluetoothCentral {
                 }
                 return
             }
-            if let failure = runtime.transferFailure(after: transfer.sent) {
+            if transfer.part == 0, let failure = runtime.transferFailure(after: transfer.sent) {
                 link.transfer = nil
                 switch failure {
                 case .drop: link.enqueue(.drop)
@@ -306,20 +306,23 @@ public actor SimulatedWorld: BluetoothCentral {
                 return
             }
             let record = runtime.state.records[position]
-            let value = runtime.encode(record)
+            if transfer.part == 0 { transfer.sent += 1 }
             switch transfer.sending {
             case .indicationsDeletingOnConfirm:
-                // the record leaves the memory when confirmed; the next one then takes its position
-                link.indicate(transfer.characteristic, value, deleting: record.sequenceNumber)
+                // the record leaves the memory when its last value is confirmed; the next one then takes its position
+                let values = runtime.indications(of: record, on: link)
+                let part = min(transfer.part, values.count - 1)
+                let last = part == values.count - 1
+                link.indicate(values[part].0, values[part].1, deleting: last ? record.sequenceNumber : nil)
+                transfer.part = last ? 0 : part + 1
             case .indications:
-                link.indicate(transfer.characteristic, value)
+                link.indicate(transfer.characteristic, runtime.encode(record))
                 position += 1
             case .notifications:
-                link.notify(transfer.characteristic, value)
+                link.notify(transfer.characteristic, runtime.encode(record))
                 position += 1
             }
             transfer.position = position
-            transfer.sent += 1
             link.transfer = transfer
         }
     }

@@ -19,6 +19,16 @@ enum ReadingCodec {
             add("mgdl", value.mgPerDeciliter)
         case .weight(let value):
             add("kg", value.kilograms)
+            if let composition = value.bodyComposition {
+                add("fat", composition.bodyFatPercentage)
+                add("bmr", composition.basalMetabolism)
+                add("musclepct", composition.musclePercentage)
+                add("muscle", composition.muscleMass)
+                add("ffm", composition.fatFreeMass)
+                add("slm", composition.softLeanMass)
+                add("water", composition.bodyWaterMass)
+                add("imp", composition.impedance)
+            }
         case .temperature(let value):
             add("c", value.celsius)
         case .oximetry(let value):
@@ -131,7 +141,15 @@ enum ReadingCodec {
         case "glucose":
             return double("mgdl").map { .glucose(GlucoseReading(mgPerDeciliter: $0, measuredAt: measuredAt)) }
         case "weight":
-            return double("kg").map { .weight(WeightReading(kilograms: $0, measuredAt: measuredAt)) }
+            guard let kilograms = double("kg") else { return nil }
+            // the other quantities of a body composition come only with its body fat: alone, they are left unread
+            let composition = double("fat").map { fat in
+                BodyComposition(
+                    bodyFatPercentage: fat, basalMetabolism: int("bmr"), musclePercentage: double("musclepct"),
+                    muscleMass: double("muscle"), fatFreeMass: double("ffm"), softLeanMass: double("slm"),
+                    bodyWaterMass: double("water"), impedance: double("imp"))
+            }
+            return .weight(WeightReading(kilograms: kilograms, measuredAt: measuredAt, bodyComposition: composition))
         case "temperature":
             return double("c").map { .temperature(TemperatureReading(celsius: $0, measuredAt: measuredAt)) }
         case "oximetry":

@@ -424,6 +424,11 @@ public final class VitalStore: Sendable {
 
     /// Stores `readings` of device `mac` in one transaction; readings the store already has are skipped. Returns
     /// the identifiers of all of them (new or already stored), one per reading, in order.
+    ///
+    /// A scale sends a weight and its body composition on two characteristics, one after the other, so a weight
+    /// may come twice: a weight with a body composition completes a stored one of the same device, time and mass
+    /// that has none (revised in place, and pending again for every caller that asked for the device), and a weight
+    /// without one is the stored one that has it.
     @discardableResult
     public func storeReadings(_ readings: [LayeredReading], device mac: MACAddress) throws(StoreError) -> [Int64] {
         try write("store readings") { db in
@@ -443,6 +448,13 @@ public final class VitalStore: Sendable {
             for reading in readings {
                 let (kind, payload) = ReadingCodec.encode(reading)
                 let time = reading.measuredAt.secondsSince1970
+                if case .weight(let weight) = reading,
+                    let (id, revised) = try Self.completeWeight(weight, payload: payload, device: macText, in: db)
+                {
+                    ids.append(id)
+                    if revised { for caller in callers { try queue.execute(arguments: [caller, macText, time, id]) } }
+                    continue
+                }
                 let arguments: StatementArguments = [macText, kind, time, payload]
                 try insert.execute(arguments: arguments)
                 if db.changesCount > 0 {
@@ -457,6 +469,33 @@ public final class VitalStore: Sendable {
             }
             return ids
         }
+    }
+
+    /// The stored weight of device `mac` that `weight` completes (revised to `payload`) or is already part of:
+    /// same time and mass, one with a body composition and the other without.
+    private static func completeWeight(_ weight: WeightReading, payload: String, device mac: String, in db: Database)
+        throws -> (id: Int64, revised: Bool)?
+    {
+        let find = try db.cachedStatement(
+            sql: "SELECT id, payload FROM reading WHERE device_mac = ? AND kind = 'weight' AND measured_at = ?")
+        for row in try Row.fetchAll(find, arguments: [mac, weight.measuredAt.secondsSince1970]) {
+            guard
+                case .weight(let stored)? = ReadingCodec.decode(
+                    kind: "weight", measuredAt: weight.measuredAt, payload: row[1]),
+                stored.kilograms == weight.kilograms
+            else { continue }
+            switch (stored.bodyComposition, weight.bodyComposition) {
+            case (nil, .some):
+                try db.cachedStatement(sql: "UPDATE reading SET payload = ?, revision = revision + 1 WHERE id = ?")
+                    .execute(arguments: [payload, row[0]])
+                return (row[0], true)
+            case (.some, nil):
+                return (row[0], false)
+            default:
+                continue
+            }
+        }
+        return nil
     }
 
     /// Keeps `items` of device `mac` as they came and revises the summary of each day they change, in one

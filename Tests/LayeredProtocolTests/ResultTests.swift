@@ -84,6 +84,28 @@ struct ResultTests {
         )
     }
 
+    @Test("a weight carries its body composition as extension keys: percentages and Ω to 0.1, masses as the weight")
+    func bodyComposition() {
+        let composition = BodyComposition(
+            bodyFatPercentage: 21.45, basalMetabolism: 7_120, musclePercentage: 41.3, muscleMass: 33.245,
+            fatFreeMass: 63.27, softLeanMass: 58.1, bodyWaterMass: 46.005, impedance: 512.34)
+        let reading = LayeredReading.weight(.init(kilograms: 80.5, measuredAt: Self.at, bodyComposition: composition))
+        #expect(
+            reading.resultObject(unit: .kilogram).json
+                == #"{"weight":80.50,"body_fat":21.5,"muscle_percentage":41.3,"muscle_mass":33.25,"fat_free_mass":63.27,"soft_lean_mass":58.10,"body_water_mass":46.01,"basal_metabolism":7120,"impedance":512.3,"measured_at":"2017-10-10 10:10:10"}"#
+        )
+        #expect(
+            reading.resultObject(unit: .pound).json
+                == #"{"weight":177.5,"body_fat":21.5,"muscle_percentage":41.3,"muscle_mass":73.3,"fat_free_mass":139.5,"soft_lean_mass":128.1,"body_water_mass":101.4,"basal_metabolism":7120,"impedance":512.3,"measured_at":"2017-10-10 10:10:10"}"#
+        )
+        // only the quantities the scale measured
+        let fatOnly = LayeredReading.weight(
+            .init(kilograms: 70, measuredAt: Self.at, bodyComposition: BodyComposition(bodyFatPercentage: 30)))
+        #expect(
+            fatOnly.resultObject(unit: .stone).json
+                == #"{"weight":11.02,"body_fat":30.0,"measured_at":"2017-10-10 10:10:10"}"#)
+    }
+
     @Test("an activity day has the AM objects")
     func activity() {
         let day = LayeredReading.activity(

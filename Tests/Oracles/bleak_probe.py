@@ -14,6 +14,7 @@ from bleak import BleakClient, BleakScanner
 
 GLUCOSE_RACP = "00002a52-0000-1000-8000-00805f9b34fb"
 GLUCOSE_SERVICE = "00001808-0000-1000-8000-00805f9b34fb"
+BODY_COMPOSITION = "00002a9c-0000-1000-8000-00805f9b34fb"
 
 
 async def probe(device, listen):
@@ -24,12 +25,19 @@ async def probe(device, listen):
                 if "read" in characteristic.properties:
                     value = await client.read_gatt_char(characteristic)
                     found["reads"][characteristic.uuid] = value.hex()
-        for service in client.services:
-            for characteristic in service.characteristics:
-                if {"notify", "indicate"} & set(characteristic.properties):
-                    def received(_, data, uuid=characteristic.uuid):
-                        found["values"].setdefault(uuid, []).append(data.hex())
-                    await client.start_notify(characteristic, received)
+        subscribed = [
+            characteristic
+            for service in client.services
+            for characteristic in service.characteristics
+            if {"notify", "indicate"} & set(characteristic.properties)
+        ]
+        # a body composition collector subscribes to the compositions before the weights, whose subscription starts
+        # a scale's transfer
+        subscribed.sort(key=lambda characteristic: characteristic.uuid != BODY_COMPOSITION)
+        for characteristic in subscribed:
+            def received(_, data, uuid=characteristic.uuid):
+                found["values"].setdefault(uuid, []).append(data.hex())
+            await client.start_notify(characteristic, received)
         for service in client.services:
             if service.uuid == GLUCOSE_SERVICE:
                 racp = service.get_characteristic(GLUCOSE_RACP)

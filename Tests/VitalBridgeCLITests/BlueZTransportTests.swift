@@ -124,6 +124,15 @@ struct BlueZTransportTests {
         }
         let records = try vitalbridge(["records"], environment: bench.environment)
         #expect(action == .add || records.stdout.contains(macOf(model)))
+        if model == .weightScale, let result = callback.result {
+            // the default scale has the Body Composition Service: every weight comes with its body fat
+            let objects: [ResultObject] =
+                switch result {
+                case .list(let objects): objects
+                case .combined(let measure, let sync): measure + sync
+                }
+            #expect(!objects.isEmpty && objects.allSatisfy { $0.number(.bodyFat) != nil }, "\(objects)")
+        }
         // a real device keeps its own memory: the hub saves no simulated state for it
         #expect(!FileManager.default.fileExists(atPath: bench.home.path + "/world/\(macOf(model)).json"))
     }

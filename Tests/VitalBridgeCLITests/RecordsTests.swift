@@ -23,7 +23,11 @@ struct RecordsTests {
             if let rate = bp.heartRate { columns["heart_rate_bpm"] = Double(rate) }
             return columns
         case .glucose(let glucose): return ["glucose_mg_dL": glucose.mgPerDeciliter]
-        case .weight(let weight): return ["weight_kg": weight.kilograms]
+        case .weight(let weight):
+            // the HS4S measures the body fat with every weight
+            return [
+                "weight_kg": weight.kilograms, "body_fat_percent": weight.bodyComposition?.bodyFatPercentage ?? .nan,
+            ]
         case .temperature(let temperature): return ["temperature_C": temperature.celsius]
         case .oximetry(let oximetry):
             var columns = [

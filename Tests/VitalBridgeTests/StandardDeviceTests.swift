@@ -13,6 +13,7 @@ import VitalStore
 struct StandardDeviceTests {
     static let bps = "004D3208D314"
     static let gls = "004D3208D315"
+    static let wss = "004D3208D316"
     static let plxs = "004D3208D318"
 
     static func device(_ model: String, _ mac: String, failures: FailureScript? = nil, records: Int = 5)
@@ -80,6 +81,49 @@ struct StandardDeviceTests {
         let answer = try await stale.callback(request(.measure, .bloodPressureMonitor, Self.bps))
         #expect(answer.reason == .deviceDisconnected)
         #expect(try stale.store.readings(device: mac).map(\.reading.measuredAt.description) == ["2026-01-01 08:00:00"])
+    }
+
+    @Test(
+        "a scale's body composition, indicated after or before its weight, is one reading with it, in the callback too",
+        arguments: [BodyCompositionOrder.afterWeight, .beforeWeight])
+    func bodyComposition(order: BodyCompositionOrder) async throws {
+        let mac = MACAddress(Self.wss)!
+        var device = Self.device("WSS", Self.wss)
+        device.bodyComposition = order.rawValue
+        // a reading whose body fat the scale could not measure: the weight alone
+        var failed = SimulatedReading()
+        (failed.weight, failed.measuredAt) = (81.5, "2026-11-19 06:00:00")
+        device.records?.list = [failed]
+        let engine = try Engine([device])
+        let expected = await engine.world.storedReadings(of: mac)
+        let callback = try await engine.callback(request(.measure, .weightScale, Self.wss, unit: 5))
+        #expect(callback.status == ActionStatus(action: .measure, ran: [.success]))
+        let stored = try engine.store.readings(device: mac).map(\.reading)
+        #expect(stored.count == 7 && expected.allSatisfy(stored.contains))
+        let compositions = stored.map { reading -> BodyComposition?? in
+            guard case .weight(let weight) = reading else { return .none }
+            return .some(weight.bodyComposition)
+        }
+        #expect(compositions.filter { $0 == .some(nil) }.count == 1)
+        #expect(compositions.allSatisfy { $0 != .none })
+        // each weight in pounds with its body fat; the measurement first
+        guard case .list(let objects)? = callback.result else {
+            Issue.record("no result")
+            return
+        }
+        #expect(objects.count == 7)
+        let measured = try #require(objects.first)
+        guard case .weight(let new) = try #require(stored.first(where: { $0.measuredAt == measured.measuredAt })) else {
+            Issue.record("the measurement is not a stored weight")
+            return
+        }
+        #expect(measured == LayeredReading.weight(new).resultObject(unit: .pound))
+        #expect(measured.number(.bodyFat) != nil && new.bodyComposition != nil)
+        #expect(
+            objects.filter { $0.number(.bodyFat) == nil }.map(\.measuredAt) == [
+                failed.measuredAt.flatMap(LayeredTimestamp.init(parsing:))
+            ])
+        #expect(await engine.world.storedReadings(of: mac).isEmpty)
     }
 
     @Test("a meter's measurement is the next record it notifies; nobody measuring is a timeout after 2 minutes")

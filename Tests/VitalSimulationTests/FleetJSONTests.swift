@@ -257,7 +257,8 @@ struct FleetJSONTests {
                         return StoredRecord(
                             sequenceNumber: UInt16(index * 1000),
                             reading: ReadingGenerator.reading(
-                                for: entry, at: time, swim: Bool.random(using: &random), using: &seeded))
+                                for: entry, at: time, swim: Bool.random(using: &random),
+                                composition: Bool.random(using: &random), using: &seeded))
                     }),
                 nextSequenceNumber: UInt16.random(in: 0...UInt16.max, using: &random),
                 battery: Int.random(in: 0...100, using: &random),

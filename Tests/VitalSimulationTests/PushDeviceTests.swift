@@ -218,15 +218,22 @@ struct PushDeviceTests {
         #expect(await world.storedReadings(of: MACAddress(Self.mac)!).count == 4)
     }
 
-    @Test("HS4S sends body composition with the weight")
+    @Test("HS4S sends body composition with the weight, and its body fat unsuccessful where it has none")
     func bodyComposition() async throws {
-        let world = try world(FleetDevice(model: "HS4S", mac: Self.mac, records: listedRecords(.scale, count: 2)))
+        var records = listedRecords(.scale, count: 3)
+        records.list![0].bodyFat = 21.44
+        records.list![1].bodyFat = 30
+        let world = try world(FleetDevice(model: "HS4S", mac: Self.mac, records: records))
         let expected = await world.storedReadings(of: MACAddress(Self.mac)!)
         let driver = try await driver(world, Self.mac)
         let sink = MemorySink()
         _ = try await driver.sync(into: sink) { _ in }
         #expect(sink.readings == expected)
-        #expect(sink.stored.allSatisfy { $0.bodyComposition != nil })
+        let fat = sink.readings.map { reading -> Double? in
+            guard case .weight(let weight) = reading else { return -1 }
+            return weight.bodyComposition?.bodyFatPercentage
+        }
+        #expect(fat == [21.4, 30, nil])
     }
 
     @Test("device information comes from the Device Information and Battery services")

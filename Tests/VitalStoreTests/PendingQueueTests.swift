@@ -187,9 +187,22 @@ struct PendingQueueTests {
         } catch {
             #expect(error.code == .corrupt && error.message.contains("reading \(ids[0]) of 004D3208D2F4"))
         }
+        // a body composition's quantity without its body fat is unreadable, not a weight without a composition
+        try raw.write { db in
+            try db.execute(
+                sql: "UPDATE reading SET kind = 'weight', payload = 'kg=70.0;water=40.5' WHERE id = ?",
+                arguments: [ids[0]])
+        }
+        do {
+            _ = try store.readings()
+            Issue.record("a composition without its body fat was read")
+        } catch {
+            #expect(error.code == .corrupt && error.message.contains("reading \(ids[0])"))
+        }
         // a field that is there but not a number is an unreadable row too, not a missing value
         try raw.write { db in
-            try db.execute(sql: "UPDATE reading SET payload = 'mgdl=90' WHERE id = ?", arguments: [ids[0]])
+            try db.execute(
+                sql: "UPDATE reading SET kind = 'glucose', payload = 'mgdl=90' WHERE id = ?", arguments: [ids[0]])
             try db.execute(
                 sql: "UPDATE reading SET kind = 'blood_pressure', payload = 'sys=120.0;dia=80.0;hr=abc' WHERE id = ?",
                 arguments: [ids[1]])

@@ -18,6 +18,12 @@ struct VitalStoreTests {
                 systolic: 121, diastolic: 79, measuredAt: LayeredTimestamp(secondsSince1970: at.secondsSince1970 + 60))),
         .glucose(GlucoseReading(mgPerDeciliter: 104, measuredAt: at)),
         .weight(WeightReading(kilograms: 70.005, measuredAt: at)),
+        .weight(
+            WeightReading(
+                kilograms: 80.5, measuredAt: LayeredTimestamp(secondsSince1970: at.secondsSince1970 + 120),
+                bodyComposition: BodyComposition(
+                    bodyFatPercentage: 21.4, basalMetabolism: 7_120, musclePercentage: 41.3, muscleMass: 33.245,
+                    fatFreeMass: 63.27, softLeanMass: 58.1, bodyWaterMass: 46.005, impedance: 512.3))),
         .temperature(TemperatureReading(celsius: 36.6, measuredAt: at)),
         .oximetry(OximetryReading(oxygenSaturation: 98, heartRate: 64, perfusionIndex: 3.1, measuredAt: at)),
         .activity(
@@ -99,6 +105,50 @@ struct VitalStoreTests {
         // the same values on another device are another reading
         try store.storeReadings([Self.readings[0]], device: MACAddress("AABBCCDDEEFF")!)
         #expect(try store.readings().count == Self.readings.count + 1)
+    }
+
+    @Test("a weight and its body composition, stored in either order, are one reading, pending again when completed")
+    func bodyComposition() throws {
+        let store = try VitalStore()
+        let caller = "com.example.a"
+        func weight(_ kilograms: Double, fat: Double?, at offset: Int64 = 0) -> LayeredReading {
+            .weight(
+                WeightReading(
+                    kilograms: kilograms,
+                    measuredAt: LayeredTimestamp(secondsSince1970: Self.at.secondsSince1970 + offset),
+                    bodyComposition: fat.map { BodyComposition(bodyFatPercentage: $0, bodyWaterMass: 40.5) }))
+        }
+        /// Delivers what is pending for the caller, as a callback does; returns the readings delivered.
+        func deliver(_ owner: String) throws -> [StoredReading] {
+            let reservation = ReservationOwner(owner: owner)
+            let readings = try store.reservePending(device: Self.mac, caller: caller, for: reservation) { pending in
+                var readings: [StoredReading] = []
+                while let reading = try pending.next() { readings.append(reading) }
+                return (readings, readingIDs: readings.map(\.id))
+            }
+            try store.recordDelivery(
+                caller: caller, device: Self.mac, action: 2, status: 0, at: Self.at, readingIDs: readings.map(\.id),
+                remaining: 0, owner: owner)
+            return readings
+        }
+        let plain = try store.storeReadings([weight(70, fat: nil)], device: Self.mac)
+        #expect(try deliver("a").map(\.reading) == [weight(70, fat: nil)])
+        #expect(try store.undeliveredReadings(device: Self.mac, caller: caller).isEmpty)
+        // the composition completes the weight delivered without it: the same reading, revised, pending again
+        #expect(try store.storeReadings([weight(70, fat: 21.4)], device: Self.mac) == plain)
+        #expect(try store.readings().map(\.reading) == [weight(70, fat: 21.4)])
+        #expect(try store.undeliveredReadings(device: Self.mac, caller: caller).map(\.id) == plain)
+        #expect(try deliver("b").map(\.reading) == [weight(70, fat: 21.4)])
+        #expect(try deliver("c").isEmpty)
+        // the weight again, alone, is the reading it is part of
+        #expect(try store.storeReadings([weight(70, fat: nil)], device: Self.mac) == plain)
+        // the composition first, then its weight: one reading too
+        let first = try store.storeReadings([weight(71, fat: 30, at: 60)], device: Self.mac)
+        #expect(try store.storeReadings([weight(71, fat: nil, at: 60)], device: Self.mac) == first)
+        // another mass or another composition at the same time is another reading
+        let other = try store.storeReadings([weight(70.5, fat: nil), weight(70, fat: 22)], device: Self.mac)
+        #expect(Set(other + plain + first).count == 4)
+        #expect(try store.readings().count == 4)
     }
 
     @Test("pending readings are those not yet delivered to that caller; the journal keeps every delivery")
