@@ -126,6 +126,36 @@ struct StandardDeviceTests {
         #expect(await engine.world.storedReadings(of: mac).isEmpty)
     }
 
+    @Test("a weight stored before the link dropped, its composition unsent, is completed by the next sync: one reading")
+    func compositionAfterDrop() async throws {
+        let mac = MACAddress(Self.wss)!
+        var device = Self.device("WSS", Self.wss)
+        device.bodyComposition = BodyCompositionOrder.afterWeight.rawValue
+        let engine = try Engine([device])
+        let expected = await engine.world.storedReadings(of: mac)
+        // a hub gets the first weight and stores it; BlueZ confirmed it; the link drops before the composition
+        let link = try await engine.world.connect(to: mac)
+        try await link.subscribe(GATTCharacteristics.bodyComposition)
+        try await link.subscribe(GATTCharacteristics.weightMeasurement)
+        guard case .indication(GATTCharacteristics.weightMeasurement, let bytes, let token) = try await link.nextEvent()
+        else {
+            Issue.record("the scale did not indicate a weight first")
+            return
+        }
+        let weight = try DeviceRecord(decoding: bytes, of: WeightMeasurement.uuid).reading
+        let id = try #require(try engine.store.storeReadings([weight], device: mac).first)
+        try await link.confirm(token)
+        await link.disconnect()
+        let first = try await engine.callback(request(.sync, .weightScale, Self.wss))
+        // the device kept the whole record: it comes again, and completes the stored weight
+        #expect(Self.times(first).count == 5)
+        #expect(try engine.store.readings(device: mac).map(\.reading) == expected)
+        #expect(try engine.store.readings(device: mac).first?.id == id)
+        guard case .list(let objects)? = first.result else { return }
+        #expect(objects.allSatisfy { $0.number(.bodyFat) != nil })
+        #expect(await engine.world.storedReadings(of: mac).isEmpty)
+    }
+
     @Test("a meter's measurement is the next record it notifies; nobody measuring is a timeout after 2 minutes")
     func glucose() async throws {
         let mac = MACAddress(Self.gls)!
@@ -203,6 +233,32 @@ struct StandardDeviceTests {
                 error.description
                     == "devices[0].failures of a standard SIG device (903) are atConnect and disconnectAfter: it reports no device errors"
             )
+        }
+        // a body composition service on a scale that has none, or in an order nobody sends, or an impossible body fat
+        var hs4s = Self.device("HS4S", "004D3208D30B")
+        hs4s.bodyComposition = "afterWeight"
+        var sideways = Self.device("WSS", Self.wss)
+        sideways.bodyComposition = "during"
+        var fat = SimulatedReading()
+        (fat.weight, fat.bodyFat, fat.measuredAt) = (70, 80, "2026-11-19 07:00:00")
+        var obese = Self.device("WSS", Self.wss, records: 0)
+        obese.records?.list = [fat]
+        for (device, expected) in [
+            (
+                hs4s,
+                "devices[0].bodyComposition is for the generic weight scale (WSS) only: the HS4S sends its weight within it"
+            ),
+            (sideways, "devices[0].bodyComposition must be afterWeight or beforeWeight"),
+            (obese, "devices[0].records.list[0].bodyFat must be from 3.0 to 75.0"),
+        ] {
+            #expect(throws: FleetError.self) {
+                try SimulatedWorld(fleet: Fleet(devices: [device]), start: Engine.start)
+            }
+            do {
+                _ = try SimulatedWorld(fleet: Fleet(devices: [device]), start: Engine.start)
+            } catch {
+                #expect(error.description == expected)
+            }
         }
     }
 }
