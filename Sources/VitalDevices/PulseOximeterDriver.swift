@@ -27,8 +27,10 @@ public enum PO3Authentication: UInt8, Hashable, Sendable, CaseIterable {
 /// A pulse oximeter of any maker (VitalBridge's 904) has the same service without the vendor one: no
 /// authentication, no error IDs, and a measurement is the next spot-check it indicates, the one the user takes on
 /// it, waited for up to ``StandardWaits/measurement`` (its continuous measurements stream to the observer
-/// meanwhile), unless a new one came with the sync of the same request. An oximeter without the spot-check characteristic is measured only continuously, which the hub does
-/// not take: ``DeviceError/Code/unsupported``.
+/// meanwhile), unless a new one came with the sync of the same request. An oximeter without the spot-check
+/// characteristic is measured from its continuous measurements: the medians of the first
+/// ``settledSamples`` settled ones in a row (see ``measureContinuously(into:observer:)``). One without a Record
+/// Access Control Point keeps no records: its sync is ``DeviceError/Code/unsupported``.
 public struct PulseOximeterDriver: DeviceDriver {
     public let entry: CatalogEntry
     public let connection: any BluetoothConnection
@@ -124,7 +126,7 @@ public struct PulseOximeterDriver: DeviceDriver {
             if isPO3 {
                 try await connection.subscribe(GATTCharacteristics.vendorStatus)
             } else if await !connection.offers(GATTCharacteristics.plxSpotCheck) {
-                throw DeviceError(.unsupported, message: "the oximeter measures only continuously, without spot-checks")
+                return try await measureContinuously(into: sink, observer: observer)
             }
             // continuous measurements are optional in the Pulse Oximeter Service
             let continuous = await connection.offers(GATTCharacteristics.plxContinuous)
@@ -156,6 +158,65 @@ public struct PulseOximeterDriver: DeviceDriver {
         }
     }
 
+    /// How many settled continuous measurements in a row make a measurement of an oximeter without spot-checks.
+    public static let settledSamples = 5
+    /// How many continuous measurements an oximeter without spot-checks may send before settling (about 2 minutes
+    /// at one a second) before the measurement fails with ``DeviceError/Code/timedOut``.
+    public static let samplesBeforeTimeout = 120
+
+    /// The measurement of a generic oximeter without spot-checks, from its continuous measurements: the median
+    /// SpO2, pulse rate and (when all have one) pulse amplitude index of the first ``settledSamples`` settled
+    /// measurements in a row, dated at the request's start (a continuous measurement carries no time). A
+    /// measurement is settled when its normal SpO2 (0–100 %) and pulse rate are numbers, its measurement status
+    /// says nothing is ongoing, early, unavailable, questionable, invalid, stored, for demonstration or for testing,
+    /// and its device and sensor status reports no problem.
+    ///
+    /// - Throws: ``DeviceError/Code/unsupported`` when it has no continuous measurements either;
+    ///   ``DeviceError/Code/timedOut`` when none settles within ``samplesBeforeTimeout`` measurements, or nothing
+    ///   comes for ``StandardWaits/measurement``.
+    func measureContinuously(into sink: any RecordSink, observer: @Sendable (LiveSample) -> Void)
+        async throws(DeviceError) -> DeviceRecord
+    {
+        guard let session, await connection.offers(GATTCharacteristics.plxContinuous) else {
+            throw DeviceError(
+                .unsupported, message: "the oximeter sends neither spot-checks nor continuous measurements")
+        }
+        try await connection.subscribe(GATTCharacteristics.plxContinuous)
+        var settled: [PLXContinuousMeasurement] = []
+        for _ in 0..<Self.samplesBeforeTimeout {
+            try checkCancellation()
+            guard
+                case .notification(GATTCharacteristics.plxContinuous, let bytes) = try await nextEvent(
+                    waiting: StandardWaits.measurement)
+            else { continue }
+            let value = try decode(PLXContinuousMeasurement.self, bytes)
+            observer(
+                .oximetry(
+                    spO2: value.normal.spO2.doubleValue, pulseRate: value.normal.pulseRate.doubleValue,
+                    perfusionIndex: value.pulseAmplitudeIndex?.doubleValue))
+            guard value.isSettled else {
+                settled.removeAll()
+                continue
+            }
+            settled.append(value)
+            guard settled.count == Self.settledSamples else { continue }
+            func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+            let indexes = settled.compactMap { $0.pulseAmplitudeIndex?.doubleValue }
+            let record = DeviceRecord(
+                reading: .oximetry(
+                    OximetryReading(
+                        oxygenSaturation: Int(median(settled.compactMap { $0.normal.spO2.doubleValue }).rounded()),
+                        heartRate: Int(median(settled.compactMap { $0.normal.pulseRate.doubleValue }).rounded()),
+                        perfusionIndex: indexes.count == settled.count ? (median(indexes) * 10).rounded() / 10 : nil,
+                        measuredAt: LayeredTimestamp(secondsSince1970: session.start))))
+            try await store([record], in: sink)
+            return record
+        }
+        throw DeviceError(
+            .timedOut,
+            message: "no \(Self.settledSamples) settled measurements in a row among \(Self.samplesBeforeTimeout)")
+    }
+
     /// Reads the stored spot-checks: their count, then each one, stored in batches of ``batchSize`` with progress
     /// from 0 to 1; only when the last batch is committed does it delete them on the device. (A confirmed
     /// indication deletes nothing on the PO3: its records go only with the Record Access Control Point delete.)
@@ -164,6 +225,10 @@ public struct PulseOximeterDriver: DeviceDriver {
     {
         do throws(DeviceError) {
             if isPO3 { try await connection.subscribe(GATTCharacteristics.vendorStatus) }
+            guard await connection.offers(GATTCharacteristics.plxRACP) else {
+                throw DeviceError(
+                    .unsupported, message: "the oximeter keeps no records: it has no Record Access Control Point")
+            }
             try await connection.subscribe(GATTCharacteristics.plxSpotCheck)
             try await connection.subscribe(GATTCharacteristics.plxRACP)
             guard case .numberOfStoredRecordsResponse(let count) = try await request(.reportNumberOfStoredRecords(.all))
@@ -212,5 +277,27 @@ public struct PulseOximeterDriver: DeviceDriver {
 
     func request(_ command: RecordAccessControlPoint) async throws(DeviceError) -> RecordAccessControlPoint {
         try await recordAccess(command, on: GATTCharacteristics.plxRACP)
+    }
+}
+
+extension PLXContinuousMeasurement {
+    /// The statuses that make a continuous measurement not yet, or not, a patient's settled value.
+    static let unsettled: PLXMeasurementStatus = [
+        .measurementOngoing, .earlyEstimatedData, .measurementUnavailable, .questionableMeasurementDetected,
+        .invalidMeasurementDetected, .calibrationOngoing, .dataFromMeasurementStorage, .dataForDemonstration,
+        .dataForTesting,
+    ]
+
+    /// Whether the measurement is a settled value (see ``PulseOximeterDriver/measureContinuously(into:observer:)``).
+    var isSettled: Bool {
+        guard let spO2 = normal.spO2.doubleValue, (0...100).contains(spO2),
+            let pulseRate = normal.pulseRate.doubleValue, pulseRate > 0
+        else { return false }
+        if let status = measurementStatus, !status.isDisjoint(with: Self.unsettled) { return false }
+        // every device and sensor status but an extended display update is a problem or an analysis in progress
+        if let sensor = deviceAndSensorStatus, !sensor.subtracting(.extendedDisplayUpdateOngoing).isEmpty {
+            return false
+        }
+        return true
     }
 }

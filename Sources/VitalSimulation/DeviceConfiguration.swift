@@ -18,6 +18,8 @@ public struct SimulatedDeviceConfiguration: Hashable, Sendable {
     public let recordingSince: LayeredTimestamp?
     /// A generic weight scale's Body Composition Service, and when it indicates a reading's composition.
     public let bodyComposition: BodyCompositionOrder?
+    /// Whether a pulse oximeter has spot-checks and a memory of them; a generic one may measure only continuously.
+    public let spotCheck: Bool
     let device: FleetDevice
 
     init(_ device: FleetDevice, path: String) throws(FleetError) {
@@ -97,6 +99,10 @@ public struct SimulatedDeviceConfiguration: Hashable, Sendable {
         } else {
             bodyComposition = nil
         }
+        if device.spotCheck != nil, model != .pulseOximeter {
+            throw FleetError(path: path + ".spotCheck", message: "is for the generic pulse oximeter (PLXS) only")
+        }
+        spotCheck = device.spotCheck ?? true
         self.device = device
         for (index, reading) in (device.nextMeasurements ?? []).enumerated() {
             // the time of a live measurement defaults to when it is taken
@@ -133,7 +139,7 @@ public struct SimulatedDeviceConfiguration: Hashable, Sendable {
         if entry.family == .activityMonitor, zip(sortedDays, sortedDays.dropFirst()).contains(where: { $0 == $1 }) {
             throw FleetError(path: path + ".records", message: "has two activity days on the same date")
         }
-        if count > 0, !entry.storesRecords {
+        if count > 0, !entry.storesRecords || !spotCheck {
             throw FleetError(path: path + ".records", message: "\(entry.model.name) keeps no records")
         }
         if device.records != nil, entry.family == .smartband {

@@ -34,6 +34,12 @@ final class DeviceRuntime {
     /// The characteristic a push device indicates its readings on.
     var pushCharacteristic: CharacteristicID { entry.measurementCharacteristic }
 
+    /// The characteristic the device sends a live reading on: a pulse oximeter without spot-checks sends its
+    /// continuous measurements.
+    var liveCharacteristic: CharacteristicID {
+        configuration.spotCheck ? entry.measurementCharacteristic : GATTCharacteristics.plxContinuous
+    }
+
     /// The values a push device indicates for `record`, in order, on the characteristics `link` subscribed to: a
     /// generic scale with the Body Composition Service sends a weight and its composition apart.
     func indications(of record: StoredRecord, on link: Link) -> [(CharacteristicID, [UInt8])] {

@@ -67,13 +67,16 @@ public struct FleetDevice: Hashable, Sendable {
     /// a reading's body composition `afterWeight` or `beforeWeight`; no such service when absent. (The HS4S sends
     /// its weight within its body composition.)
     public var bodyComposition: String?
+    /// The generic pulse oximeter (904) only: `false` for one that measures only continuously, with neither
+    /// spot-checks nor a memory (no Record Access Control Point); `true` when absent.
+    public var spotCheck: Bool?
 
     public init(
         model: String, mac: String, serial: String? = nil, firmware: String? = nil, battery: Int? = nil,
         paired: Bool? = nil, inRange: Bool? = nil, records: RecordsScript? = nil,
         nextMeasurements: [SimulatedReading]? = nil, seed: UInt64? = nil, failures: FailureScript? = nil,
         radio: RadioTiming? = nil, authenticationResult: Int? = nil, recordingSince: String? = nil,
-        bodyComposition: String? = nil
+        bodyComposition: String? = nil, spotCheck: Bool? = nil
     ) {
         self.model = model
         self.mac = mac
@@ -90,6 +93,7 @@ public struct FleetDevice: Hashable, Sendable {
         self.authenticationResult = authenticationResult
         self.recordingSince = recordingSince
         self.bodyComposition = bodyComposition
+        self.spotCheck = spotCheck
     }
 }
 

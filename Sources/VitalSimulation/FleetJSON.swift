@@ -67,7 +67,7 @@ extension FleetDevice {
             radio: try fields.object("radio", RadioTiming.init(fields:)),
             authenticationResult: try fields.int("authenticationResult"),
             recordingSince: try fields.string("recordingSince"),
-            bodyComposition: try fields.string("bodyComposition"))
+            bodyComposition: try fields.string("bodyComposition"), spotCheck: try fields.bool("spotCheck"))
         try fields.finish()
     }
 
@@ -88,6 +88,7 @@ extension FleetDevice {
         members["authenticationResult"] = authenticationResult.map(JSON.number)
         members["recordingSince"] = recordingSince.map(JSON.string)
         members["bodyComposition"] = bodyComposition.map(JSON.string)
+        members["spotCheck"] = spotCheck.map(JSON.bool)
         return members.object
     }
 }

@@ -215,14 +215,37 @@ struct OximeterPeripheral: SimulatedPeripheral {
             link.status(.pulseWave(UInt8(wave)))
             let sample = PLXContinuousMeasurement(
                 normal: SpO2PulseRate(
-                    spO2: SFloat(mantissa: 97, exponent: 0)!, pulseRate: SFloat(mantissa: 70, exponent: 0)!))
+                    spO2: SFloat(mantissa: 97, exponent: 0)!, pulseRate: SFloat(mantissa: 70, exponent: 0)!),
+                measurementStatus: .measurementOngoing)
             link.notify(GATTCharacteristics.plxContinuous, sample.encoded())
         }
     }
 
     /// Indicates a spot-check; a standard oximeter keeps it in memory as well, for its Record Access Control
-    /// Point (the PO3 keeps only what it measured offline).
+    /// Point (the PO3 keeps only what it measured offline). One without spot-checks notifies the reading as
+    /// continuous measurements: two early estimates, then the settled value, a few times.
     func sendMeasurement(_ record: StoredRecord, on link: Link) {
+        guard runtime.configuration.spotCheck else {
+            guard case .oximetry(let reading) = record.reading else { return }
+            func sample(_ spO2: Int, _ status: PLXMeasurementStatus) -> [UInt8] {
+                PLXContinuousMeasurement(
+                    normal: SpO2PulseRate(
+                        spO2: SFloat(mantissa: spO2, exponent: 0)!,
+                        pulseRate: SFloat(mantissa: reading.heartRate, exponent: 0)!),
+                    measurementStatus: status,
+                    pulseAmplitudeIndex: reading.perfusionIndex.map {
+                        SFloat(mantissa: Int(($0 * 10).rounded()), exponent: -1)!
+                    }
+                ).encoded()
+            }
+            for spO2 in [reading.oxygenSaturation - 4, reading.oxygenSaturation - 1] {
+                link.notify(GATTCharacteristics.plxContinuous, sample(spO2, .earlyEstimatedData))
+            }
+            for _ in 0..<PulseOximeterDriver.settledSamples + 3 {
+                link.notify(GATTCharacteristics.plxContinuous, sample(reading.oxygenSaturation, .validatedData))
+            }
+            return
+        }
         if runtime.entry.model.isStandardProfile {
             var record = record
             record.sequenceNumber = runtime.state.nextSequenceNumber

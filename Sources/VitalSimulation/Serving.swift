@@ -60,6 +60,8 @@ extension SimulatedWorld {
             }
         case .thermometer:
             services += [service(0x1809, [(g.temperatureMeasurement, .indicate)]), vendor]
+        case .pulseOximeter where !configuration.spotCheck:
+            services.append(service(0x1822, [(g.plxContinuous, .notify)]))
         case .pulseOximeter:
             services += [
                 service(

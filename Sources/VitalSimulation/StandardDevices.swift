@@ -25,7 +25,7 @@ extension SimulatedWorld {
             return link.peripheral.waitForMore(on: link)
         }
         guard link.transfer == nil, link.outstanding == nil,
-            link.subscribed.contains(runtime.entry.measurementCharacteristic)
+            link.subscribed.contains(runtime.liveCharacteristic)
         else { return false }
         let pushes = runtime.entry.family.pushesStoredRecords
         if link.userMeasured || user.cancelAt == .measure {

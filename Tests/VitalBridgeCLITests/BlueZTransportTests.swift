@@ -197,6 +197,33 @@ struct BlueZTransportTests {
         #expect(callback.reason == .deviceNotFound || callback.reason == .deviceConnectionFailed)
     }
 
+    @Test("over BlueZ: a body composition indicated before its weight, an oximeter measured only continuously")
+    func profileOptions() throws {
+        let scale = try SimulatedBus(fleet: fleet(.weightScale) { $0.bodyComposition = "beforeWeight" })
+        defer { scale.stop() }
+        let both = try Self.callback(scale, request(.syncMeasure, .weightScale))
+        guard case .combined(let measure, let sync)? = both.result else {
+            Issue.record("no combined result: \(both.reason?.rawValue ?? "")")
+            return
+        }
+        #expect(measure.count == 1 && (5...6).contains(sync.count))
+        #expect((measure + sync).allSatisfy { $0.number(.bodyFat) != nil })
+
+        let oximeter = try SimulatedBus(
+            fleet: fleet(.pulseOximeter) {
+                $0.spotCheck = false
+                $0.records = nil
+            })
+        defer { oximeter.stop() }
+        let measured = try Self.callback(oximeter, request(.measure, .pulseOximeter))
+        guard case .list(let objects)? = measured.result else {
+            Issue.record("no result: \(measured.reason?.rawValue ?? "")")
+            return
+        }
+        #expect(objects.count == 1 && objects[0].number(.oxygenSaturation) != nil)
+        #expect(try Self.callback(oximeter, request(.sync, .pulseOximeter)).reason == .deviceUnsupported)
+    }
+
     @Test("bluetoothd going away mid-measurement ends it at once, and what arrived is kept")
     func serviceGone() throws {
         // the world's time at a tenth of the real one: the user's measurement would take 7 s

@@ -156,6 +156,38 @@ struct StandardDeviceTests {
         #expect(await engine.world.storedReadings(of: mac).isEmpty)
     }
 
+    @Test("an oximeter without spot-checks measures from its settled continuous values; it has nothing to sync")
+    func continuousOximeter() async throws {
+        let mac = MACAddress(Self.plxs)!
+        var device = Self.device("PLXS", Self.plxs, records: 0)
+        device.spotCheck = false
+        var scripted = SimulatedReading()
+        (scripted.spo2, scripted.pulse, scripted.pi) = (96, 71, 2.3)
+        device.nextMeasurements = [scripted]
+        let engine = try Engine([device])
+        let callback = try await engine.callback(request(.measure, .pulseOximeter, Self.plxs))
+        #expect(callback.status == ActionStatus(action: .measure, ran: [.success]))
+        // the settled value, never the early estimates (92, 95) or the live samples marked ongoing (97)
+        guard case .list(let objects)? = callback.result, objects.count == 1 else {
+            Issue.record("not one reading: \(String(describing: callback.result))")
+            return
+        }
+        #expect(objects[0].json.hasPrefix(#"{"oxygen_saturation":96,"heart_rate":71,"perfusion_index":2.3,"#))
+        #expect(objects[0].measuredAt == Engine.start)
+        #expect(try engine.store.readings(device: mac).count == 1)
+        // no Record Access Control Point: a sync is not something it can do; nor a memory in the fleet
+        let sync = try await engine.callback(request(.sync, .pulseOximeter, Self.plxs))
+        #expect(sync.reason == .deviceUnsupported)
+        device.records = RecordsScript(
+            generate: GeneratedRecords(count: 1, from: "2026-11-19 07:00:00", to: "2026-11-19 07:00:00"))
+        #expect(throws: FleetError.self) { try SimulatedWorld(fleet: Fleet(devices: [device]), start: Engine.start) }
+        // nobody measures: a timeout, after 2 minutes of the world's time
+        device.records = nil
+        let idle = try Engine([device], deviceUser: UserScript(cancelAt: .measure))
+        #expect(try await idle.callback(request(.measure, .pulseOximeter, Self.plxs)).reason == .deviceTimeout)
+        #expect(idle.world.clock.elapsedTime >= StandardWaits.measurement)
+    }
+
     @Test("a meter's measurement is the next record it notifies; nobody measuring is a timeout after 2 minutes")
     func glucose() async throws {
         let mac = MACAddress(Self.gls)!
