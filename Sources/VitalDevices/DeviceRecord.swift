@@ -116,16 +116,22 @@ extension DeviceRecord {
     /// Blood Pressure (0x2A35), Glucose (0x2A18), Weight (0x2A9D), Body Composition (0x2A9C), Temperature (0x2A1C)
     /// and PLX Spot-Check (0x2A5E) Measurements.
     ///
+    /// A reading whose time stamp is optional in its profile and absent (a device without a clock) is dated
+    /// `undatedAt` when given: a generic SIG device's readings are dated at the request's start. Without it, the
+    /// reading is refused: the iHealth models always send their time.
+    ///
     /// - Throws: ``DeviceError/Code/protocolViolation`` for bytes that do not decode, or a reading without its
-    ///   time; ``DeviceError/Code/unsupported`` for another characteristic.
-    public init(decoding value: [UInt8], of characteristic: UInt16) throws(DeviceError) {
+    ///   time and no `undatedAt`; ``DeviceError/Code/unsupported`` for another characteristic.
+    public init(decoding value: [UInt8], of characteristic: UInt16, undatedAt: LayeredTimestamp? = nil)
+        throws(DeviceError)
+    {
         switch characteristic {
-        case BloodPressureMeasurement.uuid: try self.init(decode(BloodPressureMeasurement.self, value))
+        case BloodPressureMeasurement.uuid: try self.init(decode(BloodPressureMeasurement.self, value), undatedAt)
         case GlucoseMeasurement.uuid: try self.init(decode(GlucoseMeasurement.self, value))
-        case WeightMeasurement.uuid: try self.init(decode(WeightMeasurement.self, value))
-        case BodyCompositionMeasurement.uuid: try self.init(decode(BodyCompositionMeasurement.self, value))
-        case TemperatureMeasurement.uuid: try self.init(decode(TemperatureMeasurement.self, value))
-        case PLXSpotCheckMeasurement.uuid: try self.init(decode(PLXSpotCheckMeasurement.self, value))
+        case WeightMeasurement.uuid: try self.init(decode(WeightMeasurement.self, value), undatedAt)
+        case BodyCompositionMeasurement.uuid: try self.init(decode(BodyCompositionMeasurement.self, value), undatedAt)
+        case TemperatureMeasurement.uuid: try self.init(decode(TemperatureMeasurement.self, value), undatedAt)
+        case PLXSpotCheckMeasurement.uuid: try self.init(decode(PLXSpotCheckMeasurement.self, value), undatedAt)
         default:
             throw DeviceError(
                 .unsupported, message: "0x\(String(characteristic, radix: 16, uppercase: true)) carries no reading")
@@ -133,11 +139,9 @@ extension DeviceRecord {
     }
 
     /// A blood pressure measurement in mmHg; kPa readings are converted.
-    init(_ measurement: BloodPressureMeasurement) throws(DeviceError) {
+    init(_ measurement: BloodPressureMeasurement, _ undatedAt: LayeredTimestamp?) throws(DeviceError) {
         let factor = measurement.unit == .kPa ? 1 / 0.133_322_387_415 : 1
-        guard let time = measurement.timeStamp else {
-            throw DeviceError(.protocolViolation, message: "a blood pressure reading has no time stamp")
-        }
+        let time = try measurement.timeStamp.measuredAt("a blood pressure reading", undatedAt)
         let status = measurement.status
         self.init(
             reading: .bloodPressure(
@@ -147,8 +151,7 @@ extension DeviceRecord {
                     heartRate: try measurement.pulseRate.map { value throws(DeviceError) in
                         Int(try value.required("pulse_rate").rounded())
                     },
-                    arrhythmia: status.map { $0.contains(.irregularPulseDetected) },
-                    measuredAt: try time.timestamp("time_stamp"))))
+                    arrhythmia: status.map { $0.contains(.irregularPulseDetected) }, measuredAt: time)))
     }
 
     /// A glucose measurement in mg/dL.
@@ -167,63 +170,57 @@ extension DeviceRecord {
     }
 
     /// A weight in kg.
-    init(_ measurement: WeightMeasurement) throws(DeviceError) {
+    init(_ measurement: WeightMeasurement, _ undatedAt: LayeredTimestamp?) throws(DeviceError) {
         guard let kilograms = measurement.kilograms else {
             throw DeviceError(.protocolViolation, message: "the scale reported an unsuccessful measurement")
         }
-        guard let time = measurement.timeStamp else {
-            throw DeviceError(.protocolViolation, message: "a weight has no time stamp")
-        }
-        self.init(reading: .weight(WeightReading(kilograms: kilograms, measuredAt: try time.timestamp("time_stamp"))))
+        let time = try measurement.timeStamp.measuredAt("a weight", undatedAt)
+        self.init(reading: .weight(WeightReading(kilograms: kilograms, measuredAt: time)))
     }
 
     /// A body composition with its weight in kg.
-    init(_ measurement: BodyCompositionMeasurement) throws(DeviceError) {
+    init(_ measurement: BodyCompositionMeasurement, _ undatedAt: LayeredTimestamp?) throws(DeviceError) {
         guard let kilograms = measurement.weight.flatMap({ $0.kilograms(in: measurement.system) }) else {
             throw DeviceError(.protocolViolation, message: "a body composition has no weight")
         }
         self.init(
             reading: .weight(
                 WeightReading(
-                    kilograms: kilograms, measuredAt: try measurement.measuredAt(),
+                    kilograms: kilograms,
+                    measuredAt: try measurement.timeStamp.measuredAt("a body composition", undatedAt),
                     bodyComposition: BodyComposition(measurement))))
     }
 
     /// A temperature in °C.
-    init(_ measurement: TemperatureMeasurement) throws(DeviceError) {
+    init(_ measurement: TemperatureMeasurement, _ undatedAt: LayeredTimestamp?) throws(DeviceError) {
         guard let value = measurement.temperature.doubleValue else {
             throw DeviceError(.protocolViolation, message: "temperature is \(measurement.temperature)")
         }
-        guard let time = measurement.timeStamp else {
-            throw DeviceError(.protocolViolation, message: "a temperature has no time stamp")
-        }
+        let time = try measurement.timeStamp.measuredAt("a temperature", undatedAt)
         let celsius = measurement.unit == .celsius ? value : (value - 32) * 5 / 9
-        self.init(
-            reading: .temperature(TemperatureReading(celsius: celsius, measuredAt: try time.timestamp("time_stamp"))))
+        self.init(reading: .temperature(TemperatureReading(celsius: celsius, measuredAt: time)))
     }
 
     /// An SpO2 spot-check.
-    init(_ measurement: PLXSpotCheckMeasurement) throws(DeviceError) {
-        guard let time = measurement.timeStamp else {
-            throw DeviceError(.protocolViolation, message: "a spot-check has no time stamp")
-        }
+    init(_ measurement: PLXSpotCheckMeasurement, _ undatedAt: LayeredTimestamp?) throws(DeviceError) {
+        let time = try measurement.timeStamp.measuredAt("a spot-check", undatedAt)
         self.init(
             reading: .oximetry(
                 OximetryReading(
                     oxygenSaturation: Int(try measurement.spO2PulseRate.spO2.required("spo2").rounded()),
                     heartRate: Int(try measurement.spO2PulseRate.pulseRate.required("pr").rounded()),
-                    perfusionIndex: measurement.pulseAmplitudeIndex?.doubleValue,
-                    measuredAt: try time.timestamp("time_stamp"))))
+                    perfusionIndex: measurement.pulseAmplitudeIndex?.doubleValue, measuredAt: time)))
     }
 }
 
-extension BodyCompositionMeasurement {
-    /// When the body composition was measured.
+extension Optional where Wrapped == DateTime {
+    /// When `what` was measured: its time stamp, else `undatedAt`.
     ///
-    /// - Throws: ``DeviceError/Code/protocolViolation`` when it has no time stamp, or an incomplete one.
-    func measuredAt() throws(DeviceError) -> LayeredTimestamp {
-        guard let time = timeStamp else {
-            throw DeviceError(.protocolViolation, message: "a body composition has no time stamp")
+    /// - Throws: ``DeviceError/Code/protocolViolation`` for an incomplete time stamp, or none and no `undatedAt`.
+    func measuredAt(_ what: String, _ undatedAt: LayeredTimestamp?) throws(DeviceError) -> LayeredTimestamp {
+        guard let time = self else {
+            guard let undatedAt else { throw DeviceError(.protocolViolation, message: "\(what) has no time stamp") }
+            return undatedAt
         }
         return try time.timestamp("time_stamp")
     }

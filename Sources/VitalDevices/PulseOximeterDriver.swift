@@ -145,7 +145,8 @@ public struct PulseOximeterDriver: DeviceDriver {
                 case .notification(GATTCharacteristics.vendorStatus, let bytes):
                     if case .pulseWave(let wave) = try vendorEvent(bytes) { observer(.pulseWave(Int(wave))) }
                 case .indication(GATTCharacteristics.plxSpotCheck, let bytes, let token):
-                    let record = try DeviceRecord(decoding: bytes, of: PLXSpotCheckMeasurement.uuid)
+                    let record = try DeviceRecord(
+                        decoding: bytes, of: PLXSpotCheckMeasurement.uuid, undatedAt: session?.undatedAt)
                     try await store([record], in: sink)
                     try await connection.confirm(token)
                     return record
@@ -208,7 +209,7 @@ public struct PulseOximeterDriver: DeviceDriver {
                         oxygenSaturation: Int(median(settled.compactMap { $0.normal.spO2.doubleValue }).rounded()),
                         heartRate: Int(median(settled.compactMap { $0.normal.pulseRate.doubleValue }).rounded()),
                         perfusionIndex: indexes.count == settled.count ? (median(indexes) * 10).rounded() / 10 : nil,
-                        measuredAt: LayeredTimestamp(secondsSince1970: session.start))))
+                        measuredAt: session.undatedAt)))
             try await store([record], in: sink)
             return record
         }
@@ -242,7 +243,8 @@ public struct PulseOximeterDriver: DeviceDriver {
                 try checkCancellation()
                 switch try await connection.nextEvent() {
                 case .indication(GATTCharacteristics.plxSpotCheck, let bytes, let token):
-                    let record = try DeviceRecord(decoding: bytes, of: PLXSpotCheckMeasurement.uuid)
+                    let record = try DeviceRecord(
+                        decoding: bytes, of: PLXSpotCheckMeasurement.uuid, undatedAt: session?.undatedAt)
                     try await connection.confirm(token)
                     try await batches.add(record)
                     session?.received(record)

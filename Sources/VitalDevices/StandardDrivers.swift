@@ -25,6 +25,8 @@ public enum StandardWaits {
 public final class StandardSession: Sendable {
     /// The host's time when the request began, in seconds since 1970.
     let start: Int64
+    /// The time of a reading the device sends without one (a device without a clock): the request's start.
+    var undatedAt: LayeredTimestamp { LayeredTimestamp(secondsSince1970: start) }
     private let new = Mutex<DeviceRecord?>(nil)
 
     /// A session of a request that began at `start` (the host's time).
@@ -57,6 +59,8 @@ public final class StandardSession: Sendable {
 /// - A sync takes what the device sends until it disconnects or is quiet for ``StandardWaits/quiet``: the profile
 ///   has no count of stored readings, so the link's end is the transfer's end. A drop during a sync therefore ends
 ///   it successfully with what arrived; what did not arrive stays on the device.
+/// - A reading without a time stamp (a device without a clock, which keeps no backlog) is dated at the request's
+///   start: it is new.
 /// - A measurement waits up to ``StandardWaits/measurement`` for each next reading: the user measures on the
 ///   device, which then sends its backlog, oldest first, and the new reading last. The measurement is the first
 ///   reading within ``StandardWaits/freshness`` of the host's time when the request began; the ones before it are
@@ -144,7 +148,8 @@ public struct StandardPushDriver: DeviceDriver {
                 else { break }
                 switch event {
                 case .indication(measurement, let bytes, let token):
-                    var record = try DeviceRecord(decoding: bytes, of: measurement.characteristic)
+                    var record = try DeviceRecord(
+                        decoding: bytes, of: measurement.characteristic, undatedAt: session.undatedAt)
                     if pairs { record = pairing.received(weight: record) }
                     try await keep(record, new: true)
                     try await connection.confirm(token)
@@ -156,7 +161,7 @@ public struct StandardPushDriver: DeviceDriver {
                     }
                 case .indication(composition, let bytes, let token) where pairs:
                     let value = try decode(BodyCompositionMeasurement.self, bytes)
-                    let completed = try pairing.received(composition: value)
+                    let completed = try pairing.received(composition: value, undatedAt: session.undatedAt)
                     if let completed { try await keep(completed.record, new: !completed.completes) }
                     try await connection.confirm(token)
                     if let record = completed?.record {
@@ -209,16 +214,16 @@ struct CompositionPairing {
     /// What to store for a body composition that arrived: the weight it completes, a weight of its own, or
     /// nothing until its weight comes (or nothing at all, for an unsuccessful one).
     ///
-    /// - Throws: ``DeviceError/Code/protocolViolation`` for a composition without a time stamp.
-    mutating func received(composition measurement: BodyCompositionMeasurement) throws(DeviceError) -> (
-        record: DeviceRecord, completes: Bool
-    )? {
-        let time = try measurement.measuredAt()
+    /// - Throws: ``DeviceError/Code/protocolViolation`` for an incomplete time stamp.
+    mutating func received(composition measurement: BodyCompositionMeasurement, undatedAt: LayeredTimestamp)
+        throws(DeviceError) -> (record: DeviceRecord, completes: Bool)?
+    {
+        let time = try measurement.timeStamp.measuredAt("a body composition", undatedAt)
         let previous = weight.take()
         let completes = previous?.reading.measuredAt == time
         if measurement.weight != nil {
             // a whole reading: its weight is the scale's
-            return (try DeviceRecord(measurement), completes)
+            return (try DeviceRecord(measurement, undatedAt), completes)
         }
         guard let value = BodyComposition(measurement) else { return nil }
         guard let previous, completes, case .weight(var reading) = previous.reading else {

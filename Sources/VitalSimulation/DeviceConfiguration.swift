@@ -20,6 +20,8 @@ public struct SimulatedDeviceConfiguration: Hashable, Sendable {
     public let bodyComposition: BodyCompositionOrder?
     /// Whether a pulse oximeter has spot-checks and a memory of them; a generic one may measure only continuously.
     public let spotCheck: Bool
+    /// Whether the device's readings carry a time stamp; a generic device may have no clock.
+    public let clock: Bool
     let device: FleetDevice
 
     init(_ device: FleetDevice, path: String) throws(FleetError) {
@@ -103,6 +105,12 @@ public struct SimulatedDeviceConfiguration: Hashable, Sendable {
             throw FleetError(path: path + ".spotCheck", message: "is for the generic pulse oximeter (PLXS) only")
         }
         spotCheck = device.spotCheck ?? true
+        if device.clock != nil, !model.isStandardProfile || [.glucoseMeter, .heartRateSensor].contains(model) {
+            throw FleetError(
+                path: path + ".clock",
+                message: "is for the generic BPS, WSS, HTS and PLXS only (a glucose record is dated)")
+        }
+        clock = device.clock ?? true
         self.device = device
         for (index, reading) in (device.nextMeasurements ?? []).enumerated() {
             // the time of a live measurement defaults to when it is taken
@@ -139,7 +147,8 @@ public struct SimulatedDeviceConfiguration: Hashable, Sendable {
         if entry.family == .activityMonitor, zip(sortedDays, sortedDays.dropFirst()).contains(where: { $0 == $1 }) {
             throw FleetError(path: path + ".records", message: "has two activity days on the same date")
         }
-        if count > 0, !entry.storesRecords || !spotCheck {
+        // a device that stores readings dates them (the SIG profiles require it): one without a clock keeps none
+        if count > 0, !entry.storesRecords || !spotCheck || !clock {
             throw FleetError(path: path + ".records", message: "\(entry.model.name) keeps no records")
         }
         if device.records != nil, entry.family == .smartband {

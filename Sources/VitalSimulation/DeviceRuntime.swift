@@ -47,17 +47,20 @@ final class DeviceRuntime {
         guard let order = configuration.bodyComposition, case .weight(let weight) = record.reading,
             link.subscribed.contains(GATTCharacteristics.bodyComposition)
         else { return whole }
-        let composition = (GATTCharacteristics.bodyComposition, Self.composition(of: weight, with: nil).encoded())
+        let composition = (GATTCharacteristics.bodyComposition, composition(of: weight, with: nil).encoded())
         return order == .afterWeight ? whole + [composition] : [composition] + whole
     }
 
+    /// The time stamp of a reading taken at `time`: none from a device without a clock.
+    func stamp(_ time: LayeredTimestamp) -> DateTime? { configuration.clock ? DateTime(time) : nil }
+
     /// The Body Composition Measurement of `weight`, with the weight field `mass` when given; its body fat is
     /// reported unsuccessful when the reading has no composition.
-    static func composition(of weight: WeightReading, with mass: MassValue?) -> BodyCompositionMeasurement {
+    func composition(of weight: WeightReading, with mass: MassValue?) -> BodyCompositionMeasurement {
         BodyCompositionMeasurement(
             system: .si,
             bodyFatPercentage: weight.bodyComposition.map { UInt16(($0.bodyFatPercentage * 10).rounded()) } ?? 0xFFFF,
-            timeStamp: DateTime(weight.measuredAt), weight: mass)
+            timeStamp: stamp(weight.measuredAt), weight: mass)
     }
 
     /// How long a live measurement takes, in virtual time.
@@ -135,7 +138,7 @@ final class DeviceRuntime {
             let mean = ((bp.systolic + 2 * bp.diastolic) / 3).rounded()
             return BloodPressureMeasurement(
                 unit: .mmHg, systolic: sfloat(bp.systolic), diastolic: sfloat(bp.diastolic),
-                meanArterialPressure: sfloat(mean), timeStamp: DateTime(bp.measuredAt),
+                meanArterialPressure: sfloat(mean), timeStamp: stamp(bp.measuredAt),
                 pulseRate: bp.heartRate.map { sfloat(Double($0)) },
                 status: bp.arrhythmia.map { $0 ? .irregularPulseDetected : [] }
             ).encoded()
@@ -150,19 +153,19 @@ final class DeviceRuntime {
             ).encoded()
         case .weight(let weight):
             let mass = MassValue(weight.kilograms, in: .si)!
-            if entry.measuresBodyComposition { return Self.composition(of: weight, with: mass).encoded() }
-            return WeightMeasurement(system: .si, weight: mass, timeStamp: DateTime(weight.measuredAt)).encoded()
+            if entry.measuresBodyComposition { return composition(of: weight, with: mass).encoded() }
+            return WeightMeasurement(system: .si, weight: mass, timeStamp: stamp(weight.measuredAt)).encoded()
         case .temperature(let temperature):
             return TemperatureMeasurement(
                 unit: .celsius,
                 temperature: MedicalFloat(mantissa: Int((temperature.celsius * 10).rounded()), exponent: -1)!,
-                timeStamp: DateTime(temperature.measuredAt), type: .body
+                timeStamp: stamp(temperature.measuredAt), type: .body
             ).encoded()
         case .oximetry(let oximetry):
             return PLXSpotCheckMeasurement(
                 spO2PulseRate: SpO2PulseRate(
                     spO2: sfloat(Double(oximetry.oxygenSaturation)), pulseRate: sfloat(Double(oximetry.heartRate))),
-                timeStamp: DateTime(oximetry.measuredAt),
+                timeStamp: stamp(oximetry.measuredAt),
                 pulseAmplitudeIndex: oximetry.perfusionIndex.map {
                     SFloat(mantissa: Int(($0 * 10).rounded()), exponent: -1)!
                 }

@@ -70,13 +70,16 @@ public struct FleetDevice: Hashable, Sendable {
     /// The generic pulse oximeter (904) only: `false` for one that measures only continuously, with neither
     /// spot-checks nor a memory (no Record Access Control Point); `true` when absent.
     public var spotCheck: Bool?
+    /// A generic device other than the glucose meter (900, 902–904) only: `false` for one without a clock, whose
+    /// readings carry no time stamp and which keeps no records; `true` when absent.
+    public var clock: Bool?
 
     public init(
         model: String, mac: String, serial: String? = nil, firmware: String? = nil, battery: Int? = nil,
         paired: Bool? = nil, inRange: Bool? = nil, records: RecordsScript? = nil,
         nextMeasurements: [SimulatedReading]? = nil, seed: UInt64? = nil, failures: FailureScript? = nil,
         radio: RadioTiming? = nil, authenticationResult: Int? = nil, recordingSince: String? = nil,
-        bodyComposition: String? = nil, spotCheck: Bool? = nil
+        bodyComposition: String? = nil, spotCheck: Bool? = nil, clock: Bool? = nil
     ) {
         self.model = model
         self.mac = mac
@@ -94,6 +97,7 @@ public struct FleetDevice: Hashable, Sendable {
         self.recordingSince = recordingSince
         self.bodyComposition = bodyComposition
         self.spotCheck = spotCheck
+        self.clock = clock
     }
 }
 

@@ -67,7 +67,8 @@ extension FleetDevice {
             radio: try fields.object("radio", RadioTiming.init(fields:)),
             authenticationResult: try fields.int("authenticationResult"),
             recordingSince: try fields.string("recordingSince"),
-            bodyComposition: try fields.string("bodyComposition"), spotCheck: try fields.bool("spotCheck"))
+            bodyComposition: try fields.string("bodyComposition"), spotCheck: try fields.bool("spotCheck"),
+            clock: try fields.bool("clock"))
         try fields.finish()
     }
 
@@ -89,6 +90,7 @@ extension FleetDevice {
         members["recordingSince"] = recordingSince.map(JSON.string)
         members["bodyComposition"] = bodyComposition.map(JSON.string)
         members["spotCheck"] = spotCheck.map(JSON.bool)
+        members["clock"] = clock.map(JSON.bool)
         return members.object
     }
 }

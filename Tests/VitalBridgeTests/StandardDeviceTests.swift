@@ -188,6 +188,31 @@ struct StandardDeviceTests {
         #expect(idle.world.clock.elapsedTime >= StandardWaits.measurement)
     }
 
+    @Test("a device without a clock: its undated reading is dated at the request's start, and is the measurement")
+    func undated() async throws {
+        let mac = MACAddress("004D3208D317")!
+        var device = Self.device("HTS", mac.description, records: 0)
+        device.clock = false
+        var scripted = SimulatedReading()
+        scripted.temperature = 37.2
+        device.nextMeasurements = [scripted]
+        let engine = try Engine([device])
+        let callback = try await engine.callback(request(.measure, .healthThermometer, mac.description))
+        #expect(callback.status == ActionStatus(action: .measure, ran: [.success]))
+        guard case .list(let objects)? = callback.result else {
+            Issue.record("no result: \(callback.reason?.rawValue ?? "")")
+            return
+        }
+        #expect(objects.map(\.json) == [#"{"temperature":37.2,"measured_at":"2026-11-20 08:00:00"}"#])
+        // without a clock it keeps no records: a fleet that gives it some is refused
+        device.records = RecordsScript(list: [scripted])
+        device.records?.list?[0].measuredAt = "2026-11-19 07:00:00"
+        #expect(throws: FleetError.self) { try SimulatedWorld(fleet: Fleet(devices: [device]), start: Engine.start) }
+        var meter = Self.device("GLS", Self.gls)
+        meter.clock = false
+        #expect(throws: FleetError.self) { try SimulatedWorld(fleet: Fleet(devices: [meter]), start: Engine.start) }
+    }
+
     @Test("a meter's measurement is the next record it notifies; nobody measuring is a timeout after 2 minutes")
     func glucose() async throws {
         let mac = MACAddress(Self.gls)!
