@@ -244,7 +244,8 @@ public final class VitalStore: Sendable {
     static let applicationID: Int32 = 0x5642_5247
 
     /// Throws unless the connection's file is a VitalBridge store, a store of a VitalBridge from before the
-    /// application id (its tables and migrations table), or an empty database; reads only.
+    /// application id, one whose creation a crash interrupted (some of its tables only), or an empty database;
+    /// reads only.
     static func checkOwnership(_ db: Database) throws {
         let id = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
         if id == applicationID { return }
@@ -252,9 +253,17 @@ public final class VitalStore: Sendable {
             throw StoreError(
                 .foreignFile, "the file is not a VitalBridge store (an SQLite file of another application)")
         }
-        let tables = Set(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'"))
-        let ours: Set = ["grdb_migrations", "device", "reading", "delivery", "delivery_reading"]
-        guard tables.isEmpty || ours.isSubset(of: tables) else {
+        // the migrations table is made before the first migration's transaction: a process killed in between
+        // leaves it alone
+        let tables = Set(
+            try String.fetchAll(
+                db,
+                sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"))
+        let ours: Set = [
+            "grdb_migrations", "device", "reading", "delivery", "delivery_reading", "reservation", "pending_caller",
+            "pending", "day_item",
+        ]
+        guard tables.isSubset(of: ours) else {
             throw StoreError(.foreignFile, "the file is not a VitalBridge store (an SQLite file with other tables)")
         }
     }

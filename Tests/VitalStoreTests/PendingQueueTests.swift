@@ -228,6 +228,15 @@ struct PendingQueueTests {
         let foreign = directory.file("foreign.sqlite")
         try DatabaseQueue(path: foreign).write { db in try db.execute(sql: "CREATE TABLE notes (text TEXT)") }
         #expect { try VitalStore(path: foreign) } throws: { ($0 as? StoreError)?.code == .foreignFile }
+        // a first open killed between the migrations table and the first migration's commit left that table alone
+        // (a kill trial found it): the file is ours, and the next open finishes it
+        let interrupted = directory.file("interrupted.sqlite")
+        try DatabaseQueue(path: interrupted).write { db in
+            try db.execute(sql: "CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY)")
+        }
+        let finished = try VitalStore(path: interrupted)
+        try finished.storeReadings([Self.glucose(90, at: 1)], device: Self.devices[0])
+        #expect(try finished.readings().count == 1)
 
         let newer = directory.file("newer.sqlite")
         _ = try VitalStore(path: newer)
