@@ -219,7 +219,8 @@ public struct PulseOximeterDriver: DeviceDriver {
     }
 
     /// Reads the stored spot-checks: their count, then each one, stored in batches of ``batchSize`` with progress
-    /// from 0 to 1; only when the last batch is committed does it delete them on the device. (A confirmed
+    /// from 0 to 1; only when the last batch is committed, and the device still holds as many records as it sent
+    /// (the Pulse Oximeter Service deletes all records or none), does it delete them on the device. (A confirmed
     /// indication deletes nothing on the PO3: its records go only with the Record Access Control Point delete.)
     public func sync(into sink: any RecordSink, progress: @escaping @Sendable (SyncProgress) -> Void)
         async throws(DeviceError) -> Int
@@ -256,15 +257,19 @@ public struct PulseOximeterDriver: DeviceDriver {
                         code == .success || code == .noRecordsFound
                     else { throw DeviceError(.protocolViolation, message: "the oximeter did not finish its report") }
                     try await batches.flush()
-                    if batches.stored > 0 {
-                        // every record is committed; now the PO3 may forget them all
-                        guard
-                            case .responseCode(.deleteStoredRecords, .success) = try await request(
-                                .deleteStoredRecords(.all))
-                        else {
-                            throw DeviceError(.protocolViolation, message: "the oximeter did not delete its history")
-                        }
-                    }
+                    // every record is committed; now the oximeter may forget them all, unless it holds another one
+                    // (a spot-check the user took meanwhile), which a delete of all would take unreported: the
+                    // records then stay, and the next sync reports them all again (stored once) and deletes them
+                    guard
+                        batches.stored > 0,
+                        case .numberOfStoredRecordsResponse(let now) = try await request(
+                            .reportNumberOfStoredRecords(.all)),
+                        Int(now) == batches.stored
+                    else { return batches.stored }
+                    guard
+                        case .responseCode(.deleteStoredRecords, .success) = try await request(
+                            .deleteStoredRecords(.all))
+                    else { throw DeviceError(.protocolViolation, message: "the oximeter did not delete its history") }
                     return batches.stored
                 case .notification(GATTCharacteristics.vendorStatus, let bytes):
                     _ = try vendorEvent(bytes)
