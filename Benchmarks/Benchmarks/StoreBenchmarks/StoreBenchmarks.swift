@@ -30,16 +30,17 @@ let recordsPerSecond = BenchmarkMetric.custom("records per second", polarity: .p
 let microsecondsPerCommit = BenchmarkMetric.custom("µs per commit", polarity: .prefersSmaller, useScalingFactor: false)
 let microsecondsPerRecord = BenchmarkMetric.custom("µs per record", polarity: .prefersSmaller, useScalingFactor: false)
 
-/// A push device (BP5) holding `count` records, synced through its driver into a store file in process: the
-/// microseconds each record costs (one durable commit each, as the device forgets a record when it is confirmed).
-func pushSync(_ benchmark: Benchmark, count: Int) async throws {
+/// A push device (BP5, or the HS4S with its body compositions) holding `count` records, synced through its driver
+/// into a store file in process: the microseconds each record costs (one durable commit each, as the device forgets
+/// a record when it is confirmed).
+func pushSync(_ benchmark: Benchmark, count: Int, model: DeviceModel = .bp5) async throws {
     let (store, directory) = try temporaryStore()
     defer { try? FileManager.default.removeItem(at: directory) }
     let mac = MACAddress("004D3208D2F4")!
     let world = try SimulatedWorld(
         fleet: Fleet(devices: [
             FleetDevice(
-                model: "BP5", mac: mac.description,
+                model: model.name, mac: mac.description,
                 records: RecordsScript(
                     generate: GeneratedRecords(count: count, from: "2016-01-01 00:00:00", to: "2026-01-01 00:00:00")))
         ]),
@@ -49,7 +50,7 @@ func pushSync(_ benchmark: Benchmark, count: Int) async throws {
     benchmark.startMeasurement()
     let start = clock.now
     let connection = try await world.connect(to: mac)
-    let driver = makeDriver(for: DeviceCatalog.entry(for: .bp5), connection: connection) { world.clock.wallTime }
+    let driver = makeDriver(for: DeviceCatalog.entry(for: model), connection: connection) { world.clock.wallTime }
     let synced = try await driver.sync(into: StoreSink(store: store, device: mac)) { _ in }
     let elapsed = clock.now - start
     benchmark.stopMeasurement()
@@ -125,6 +126,15 @@ let benchmarks: @Sendable () -> Void = {
             maxIterations: 5)
     ) { benchmark in
         try await pushSync(benchmark, count: 4_000)
+    }
+
+    Benchmark(
+        "Push sync (HS4S) of 4,000 weights with their body composition into a store file, in process: one record",
+        configuration: .init(
+            metrics: [.wallClock, .peakMemoryResident, microsecondsPerRecord], maxDuration: .seconds(20),
+            maxIterations: 5)
+    ) { benchmark in
+        try await pushSync(benchmark, count: 4_000, model: .hs4s)
     }
 
     Benchmark(
