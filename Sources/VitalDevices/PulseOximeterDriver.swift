@@ -29,7 +29,10 @@ public enum PO3Authentication: UInt8, Hashable, Sendable, CaseIterable {
 /// it, waited for up to ``StandardWaits/measurement`` (its continuous measurements stream to the observer
 /// meanwhile), unless a new one came with the sync of the same request. An oximeter without the spot-check
 /// characteristic is measured from its continuous measurements: the medians of the first
-/// ``settledSamples`` settled ones in a row (see ``measureContinuously(into:observer:)``). One without a Record
+/// ``settledSamples`` settled ones in a row, dated at the request's start (a continuous measurement carries no
+/// time). A measurement is settled when its normal SpO2 (0–100 %) and pulse rate are numbers, its measurement
+/// status says nothing is ongoing, early, unavailable, questionable, invalid, stored, for demonstration or for
+/// testing, and its device and sensor status reports no problem. One without a Record
 /// Access Control Point keeps no records: its sync is ``DeviceError/Code/unsupported``.
 public struct PulseOximeterDriver: DeviceDriver {
     public let entry: CatalogEntry
@@ -167,10 +170,7 @@ public struct PulseOximeterDriver: DeviceDriver {
 
     /// The measurement of a generic oximeter without spot-checks, from its continuous measurements: the median
     /// SpO2, pulse rate and (when all have one) pulse amplitude index of the first ``settledSamples`` settled
-    /// measurements in a row, dated at the request's start (a continuous measurement carries no time). A
-    /// measurement is settled when its normal SpO2 (0–100 %) and pulse rate are numbers, its measurement status
-    /// says nothing is ongoing, early, unavailable, questionable, invalid, stored, for demonstration or for testing,
-    /// and its device and sensor status reports no problem.
+    /// measurements in a row (settled as the type's documentation says).
     ///
     /// - Throws: ``DeviceError/Code/unsupported`` when it has no continuous measurements either;
     ///   ``DeviceError/Code/timedOut`` when none settles within ``samplesBeforeTimeout`` measurements, or nothing
@@ -295,7 +295,7 @@ extension PLXContinuousMeasurement {
         .dataForTesting,
     ]
 
-    /// Whether the measurement is a settled value (see ``PulseOximeterDriver/measureContinuously(into:observer:)``).
+    /// Whether the measurement is a settled value, as ``PulseOximeterDriver`` says.
     var isSettled: Bool {
         guard let spO2 = normal.spO2.doubleValue, (0...100).contains(spO2),
             let pulseRate = normal.pulseRate.doubleValue, pulseRate > 0
