@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .library(name: "LayeredProtocol", targets: ["LayeredProtocol"]),
+        .library(name: "LayeredClient", targets: ["LayeredClient"]),
         .library(name: "HealthGATT", targets: ["HealthGATT"]),
         .library(name: "VitalDevices", targets: ["VitalDevices"]),
         .library(name: "VitalSimulation", targets: ["VitalSimulation"]),
@@ -28,6 +29,8 @@ let package = Package(
     ],
     targets: [
         .target(name: "LayeredProtocol"),
+        // a caller's side, with no Linux-only API: an iOS app could use it
+        .target(name: "LayeredClient", dependencies: ["LayeredProtocol"]),
         .target(name: "HealthGATT"),
         .target(
             name: "ShareVitalSigns",
@@ -53,7 +56,8 @@ let package = Package(
         .target(
             name: "VitalBridgeCLI",
             dependencies: [
-                "LayeredProtocol", "HealthGATT", "VitalDevices", "VitalSimulation", "VitalStore", "VitalBridge",
+                "LayeredProtocol", "LayeredClient", "HealthGATT", "VitalDevices", "VitalSimulation", "VitalStore",
+                "VitalBridge",
                 "ShareVitalSigns", "WelltoryDDS", "DBus", "BlueZ", "SimulatedBlueZ",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -62,6 +66,7 @@ let package = Package(
         .executableTarget(name: "vitalbridge", dependencies: ["VitalBridgeCLI"]),
         .target(name: "VitalTestSupport", dependencies: ["VitalSimulation"], path: "Tests/VitalTestSupport"),
         .testTarget(name: "LayeredProtocolTests", dependencies: ["LayeredProtocol", "VitalTestSupport"]),
+        .testTarget(name: "LayeredClientTests", dependencies: ["LayeredClient", "LayeredProtocol"]),
         .testTarget(name: "HealthGATTTests", dependencies: ["HealthGATT", "VitalTestSupport"]),
         .testTarget(name: "ShareVitalSignsTests", dependencies: ["ShareVitalSigns", "LayeredProtocol"]),
         .testTarget(name: "WelltoryDDSTests", dependencies: ["WelltoryDDS", "VitalTestSupport"]),

@@ -12,7 +12,8 @@ public struct VitalBridgeCommand: ParsableCommand {
             DemoCommand.self, InitCommand.self, OpenCommand.self, DevicesCommand.self, RecordsCommand.self,
             WhitelistCommand.self,
             FleetCommand.self, BandCommand.self, SVSCommand.self, DDSCommand.self, HRVCommand.self,
-            RequestCommand.self, CallbackCommand.self, GATTCommand.self, ScanCommand.self, SimulateCommand.self,
+            RequestCommand.self, ComposeCommand.self, CallbackCommand.self, GATTCommand.self, ScanCommand.self,
+            SimulateCommand.self,
         ]
     )
 

@@ -1,0 +1,111 @@
+import ArgumentParser
+import LayeredClient
+import LayeredProtocol
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+struct ComposeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "compose",
+        abstract: "Print a request URL, built and checked by the caller's client (LayeredClient).",
+        discussion: """
+            The request carries a correlation id, requestid, which the hub's callback repeats (a random one unless \
+            --requestid gives it). A request the hub would refuse is not printed: one line on stderr names the \
+            parameter at fault and the reason the hub would answer, and the command exits 1.
+
+            Examples:
+              vitalbridge compose --cmd 0 --model BP5 --mac 004D3208D2F4 --unit 2 --scheme myapp
+              vitalbridge compose --cmd 1 --model 400 --addtype 1 --callerurl 'myapp://readings' --requestid r-7
+              vitalbridge compose --cmd 2 --model AM4 --mac 004D3208D306 --unit 10 --profile 1111,30,1,180,80,1 \\
+                --scheme myapp
+            """)
+
+    @OptionGroup var options: PlatformOptions
+    @Option(help: "The action, 0–6.") var cmd: Int
+    @Option(help: "The device model: its number (100) or its name (BP5).") var model: String
+    @Option(help: "The device's MAC, for the actions that measure or sync a known device.") var mac: String?
+    @Option(help: "How an action that adds a device finds it: 0 scan (the default), 1 QR code.") var addtype: Int?
+    @Option(help: "0 to connect without a prompt, 1 to prompt first.") var popflag: Int?
+    @Option(help: "The unit of the results (the scheme article lists them).") var unit: Int?
+    @Option(help: "An activity monitor's profile: USERID,AGE,SEX,HEIGHT,WEIGHT,SWIM.") var profile: String?
+    @Option(help: "A BG5 measurement's strip code.") var code: String?
+    @Option(help: "The strip code's type: 0 the vial's QR code (the default), 1 another.") var codetype: Int?
+    @Option(help: "A sync returns readings from this time on, yyyy-MM-dd HH:mm:ss (UTC).") var since: String?
+    @Option(help: "The caller's URL scheme, for the callback.") var scheme: String?
+    @Option(help: "A whole callback URL instead of --scheme (whitelisted callers only).") var callerurl: String?
+    @Option(help: "The caller's application id (required on Android).") var appid: String?
+    @Option(help: "The correlation id; random when absent.") var requestid: String?
+
+    func validate() throws {
+        guard (scheme == nil) != (callerurl == nil) else {
+            throw ValidationError("give exactly one of --scheme and --callerurl")
+        }
+    }
+
+    func run() throws {
+        func refuse(_ message: String) -> ExitCode {
+            printError("cannot compose: \(message)")
+            return ExitCode(1)
+        }
+        func wire<T: RawRepresentable<Int>>(_ value: Int?, _ name: String) throws -> T? {
+            guard let value else { return nil }
+            guard let code = T(rawValue: value) else { throw refuse("--\(name) \(value) is not one of the protocol's") }
+            return code
+        }
+        guard let action: LayeredAction = try wire(cmd, "cmd") else { return }
+        guard let model = Int(model).flatMap(DeviceModel.init(rawValue:)) ?? DeviceModel(modelString: model) else {
+            throw refuse("--model \(self.model) is neither a devicemodel number nor a model name")
+        }
+        var intent = LayeredIntent(
+            action, model, addType: try wire(addtype, "addtype"), popFlag: try wire(popflag, "popflag"),
+            unit: try wire(unit, "unit"))
+        if let mac {
+            guard let address = MACAddress(mac) else { throw refuse("--mac \(mac) is not 12 hexadecimal digits") }
+            intent.mac = address
+        }
+        if let profile {
+            let numbers = profile.split(separator: ",", omittingEmptySubsequences: false).map { Int($0) }
+            guard numbers.count == 6, let userID = numbers[0].flatMap(Int32.init(exactly:)),
+                let age = numbers[1].flatMap(UInt8.init(exactly:)), let sex = numbers[2].flatMap(UserSex.init),
+                let height = numbers[3].flatMap(UInt8.init(exactly:)),
+                let weight = numbers[4].flatMap(UInt8.init(exactly:)), let swim = numbers[5].flatMap(SwimSwitch.init),
+                let distanceUnit = intent.unit
+            else { throw refuse("--profile is USERID,AGE,SEX,HEIGHT,WEIGHT,SWIM, numbers, with --unit 9 or 10") }
+            intent.profile = ActivityProfile(
+                userID: userID, age: age, sex: sex, height: height, weight: weight, swim: swim,
+                distanceUnit: distanceUnit)
+        }
+        if let code {
+            intent.stripCode = StripCode(type: try wire(codetype ?? 0, "codetype") ?? .qrCode, code: code)
+        }
+        if let since {
+            guard let time = LayeredTimestamp(parsing: since) else {
+                throw refuse("--since is not yyyy-MM-dd HH:mm:ss")
+            }
+            intent.since = time
+        }
+        let client = LayeredClient(
+            callback: scheme.map(CallbackDestination.scheme) ?? .callerURL(callerurl ?? ""),
+            platform: options.platform, appID: appid)
+        do {
+            print(try client.url(for: intent, requestID: requestid ?? Self.randomRequestID()))
+        } catch {
+            throw refuse("\(error); the hub would answer \(error.reason)")
+        }
+    }
+
+    /// `r-` and 16 random hexadecimal digits.
+    static func randomRequestID() -> String {
+        "r-" + String(UInt64.random(in: 0...UInt64.max), radix: 16).leftPadded(to: 16)
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to length: Int) -> String {
+        count >= length ? self : String(repeating: "0", count: length - count) + self
+    }
+}
