@@ -53,9 +53,7 @@ public struct LayeredIntent: Hashable, Sendable {
         add("mac", mac?.description)
         add("addtype", action.addsDevice ? String((addType ?? .scan).rawValue) : nil)
         add("popflag", popFlag.map { String($0.rawValue) })
-        if let profile {
-            for parameter in profile.parameters { add(parameter.name, parameter.decodedValue) }
-        }
+        parameters += profile?.parameters ?? []
         add("unit", unit.map { String($0.rawValue) })
         add("codetype", stripCode.map { String($0.type.rawValue) })
         add("code", stripCode?.code)

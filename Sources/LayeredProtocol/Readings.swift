@@ -374,6 +374,11 @@ public enum LayeredReading: Hashable, Sendable {
         func add(_ key: ResultKey, _ integer: Int?) {
             if let integer { fields.append(.init(key, .number(FixedDecimal(integer)))) }
         }
+        func add(_ key: ResultKey, tenths value: Double?) {
+            if let value, let number = FixedDecimal(rounding: value, scale: 1) {
+                fields.append(.init(key, .number(number)))
+            }
+        }
         switch self {
         case .bloodPressure(let reading):
             add(.systolic, canonical: reading.systolic)
@@ -385,13 +390,8 @@ public enum LayeredReading: Hashable, Sendable {
         case .weight(let reading):
             add(.weight, canonical: reading.kilograms)
             if let composition = reading.bodyComposition {
-                func tenths(_ key: ResultKey, _ value: Double?) {
-                    if let value, let number = FixedDecimal(rounding: value, scale: 1) {
-                        fields.append(.init(key, .number(number)))
-                    }
-                }
-                tenths(.bodyFat, composition.bodyFatPercentage)
-                tenths(.musclePercentage, composition.musclePercentage)
+                add(.bodyFat, tenths: composition.bodyFatPercentage)
+                add(.musclePercentage, tenths: composition.musclePercentage)
                 for (key, mass) in [
                     (ResultKey.muscleMass, composition.muscleMass), (.fatFreeMass, composition.fatFreeMass),
                     (.softLeanMass, composition.softLeanMass), (.bodyWaterMass, composition.bodyWaterMass),
@@ -399,16 +399,14 @@ public enum LayeredReading: Hashable, Sendable {
                     if let mass { add(key, canonical: mass) }
                 }
                 add(.basalMetabolism, composition.basalMetabolism)
-                tenths(.impedance, composition.impedance)
+                add(.impedance, tenths: composition.impedance)
             }
         case .temperature(let reading):
             add(.temperature, canonical: reading.celsius)
         case .oximetry(let reading):
             add(.oxygenSaturation, reading.oxygenSaturation)
             add(.heartRate, reading.heartRate)
-            if let index = reading.perfusionIndex, let number = FixedDecimal(rounding: index, scale: 1) {
-                fields.append(.init(.perfusionIndex, .number(number)))
-            }
+            add(.perfusionIndex, tenths: reading.perfusionIndex)
         case .activity(let day):
             fields.append(.init(.time, .string(day.date.description)))
             fields.append(

@@ -1,3 +1,4 @@
+import BlueZ
 import Foundation
 import LayeredProtocol
 import Logging
@@ -160,10 +161,9 @@ struct Hub {
         return .milliseconds(Int64(seconds * 1000))
     }
 
-    /// The engine of this hub, reaching devices through `central` (the simulated world by default).
+    /// The engine of this hub, reaching devices through `bluez` when given, else the simulated world.
     func bridge(
-        scannedQR: String?, handOff: any CallbackHandOff, showProgress: Bool = false,
-        central: (any BluetoothCentral)? = nil
+        scannedQR: String?, handOff: any CallbackHandOff, showProgress: Bool = false, bluez: BlueZCentral? = nil
     ) -> Bridge {
         let world = self.world
         var progress: @Sendable (SyncProgress) -> Void = { _ in }
@@ -172,12 +172,11 @@ struct Hub {
         }
         let clock = world.clock
         // the simulated world's time and its devices' saved state, or the real time and nothing for a real transport
-        let simulated = central.map { $0 is SimulatedWorld } ?? true
         var now: @Sendable () -> LayeredTimestamp = { clock.wallTime }
-        if !simulated { now = { LayeredTimestamp(Date()) } }
+        if bluez != nil { now = { LayeredTimestamp(Date()) } }
         return Bridge(
-            store: store, central: central ?? world, user: SimulatedUser(script: fleet.user, scannedQR: scannedQR),
-            leases: FileLeases(home: home, world: simulated ? world : nil, timeout: Self.deviceWait),
+            store: store, central: bluez ?? world, user: SimulatedUser(script: fleet.user, scannedQR: scannedQR),
+            leases: FileLeases(home: home, world: bluez == nil ? world : nil, timeout: Self.deviceWait),
             whitelist: whitelist,
             handOff: handOff, reservation: ProcessIdentity.reservationOwner(), logger: hubLogger(),
             now: now, progress: progress)

@@ -148,10 +148,9 @@ struct OpenInvocation: Equatable {
         let outcome: HubOutcome
         do {
             hub = try Hub(home: folder, whitelist: whitelist)
-            let central = try hub!.central(transport)
-            outcome = await hub!.bridge(scannedQR: scanQR, handOff: handOff, showProgress: true, central: central)
-                .handle(
-                    url: url, platform: platform, caller: caller, scannedQR: scanQR)
+            let bluez = try hub!.bluez(transport)
+            outcome = await hub!.bridge(scannedQR: scanQR, handOff: handOff, showProgress: true, bluez: bluez)
+                .handle(url: url, platform: platform, caller: caller, scannedQR: scanQR)
         } catch {
             outcome = await Bridge.answerUnusableHome(
                 url: url, platform: platform, caller: caller, whitelist: whitelist, error: error, handOff: handOff,

@@ -39,7 +39,7 @@ struct ScanCommand: AsyncParsableCommand {
         let hub = try openHub(homeOptions.home)
         let central: any BluetoothCentral
         do {
-            central = try hub.central(transportOptions.choice, scanDuration: .seconds(seconds))
+            central = try hub.bluez(transportOptions.choice, scanDuration: .seconds(seconds)) ?? hub.world
         } catch {
             printError("cannot use the home folder: \(error)")
             throw ExitCode(1)

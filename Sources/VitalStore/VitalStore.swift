@@ -480,6 +480,9 @@ public final class VitalStore: Sendable {
         }
     }
 
+    /// Revises reading `?2` to payload `?1`: pending again for the callers it was delivered to.
+    static let reviseReading = "UPDATE reading SET payload = ?, revision = revision + 1 WHERE id = ?"
+
     /// The stored weight of device `mac` that `weight` completes (revised to `payload`) or is already part of:
     /// same time and mass, one with a body composition and the other without.
     private static func completeWeight(_ weight: WeightReading, payload: String, device mac: String, in db: Database)
@@ -495,8 +498,7 @@ public final class VitalStore: Sendable {
             else { continue }
             switch (stored.bodyComposition, weight.bodyComposition) {
             case (nil, .some):
-                try db.cachedStatement(sql: "UPDATE reading SET payload = ?, revision = revision + 1 WHERE id = ?")
-                    .execute(arguments: [payload, row[0]])
+                try db.cachedStatement(sql: reviseReading).execute(arguments: [payload, row[0]])
                 return (row[0], true)
             case (.some, nil):
                 return (row[0], false)
@@ -541,8 +543,7 @@ public final class VitalStore: Sendable {
                 sql: "SELECT id, payload FROM reading WHERE device_mac = ? AND kind = ? AND measured_at = ?")
             let insert = try db.cachedStatement(
                 sql: "INSERT INTO reading (device_mac, kind, measured_at, payload) VALUES (?, ?, ?, ?)")
-            let revise = try db.cachedStatement(
-                sql: "UPDATE reading SET payload = ?, revision = revision + 1 WHERE id = ?")
+            let revise = try db.cachedStatement(sql: Self.reviseReading)
             let callers = try String.fetchAll(
                 db.cachedStatement(sql: "SELECT caller FROM pending_caller WHERE device_mac = ?"),
                 arguments: [macText])

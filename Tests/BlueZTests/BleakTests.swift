@@ -77,6 +77,7 @@ struct BleakTests {
                     // a scale's compositions come apart from its weights: each is the stored reading's of its time
                     let compositions = found.values[BlueZNames.uuid(0x2A9C)] ?? []
                     #expect(compositions.count >= stored.count)
+                    var matched = 0
                     for value in compositions {
                         let composition = try BodyCompositionMeasurement(bytes: Self.bytes(value))
                         let time = try #require(composition.timeStamp)
@@ -84,7 +85,10 @@ struct BleakTests {
                         guard case .weight(let weight)? = reading else { continue }
                         #expect(
                             Double(composition.bodyFatPercentage) / 10 == weight.bodyComposition?.bodyFatPercentage)
+                        matched += 1
                     }
+                    // every stored reading's composition came, besides the user's new one
+                    #expect(matched == stored.count)
                     readings = readings.map(Self.withoutComposition)
                     stored = stored.map(Self.withoutComposition)
                 }

@@ -404,4 +404,45 @@ struct CrashTests {
         let undelivered = try store.undeliveredReadings(device: mac, caller: "org.vitalbridge.demo")
         #expect(queued == 0 && undelivered.isEmpty)
     }
+
+    @Test(
+        "SIGKILLs at random points of a scale's syncs, each weight and its composition committed apart: each reading stored once and whole, and delivered whole"
+    )
+    func compositionKills() throws {
+        let model = DeviceModel.weightScale
+        // the built-in scale has the Body Composition Service: 400 readings, a weight and a composition each
+        let home = try TestHome(fleet: generatedFleet(model, 400))
+        let clock = ContinuousClock()
+        let probe = try TestHome(fleet: generatedFleet(model, 400))
+        let span = max(try clock.measure { _ = try probe.open(request(.sync, model)) }, .milliseconds(50)) * 1.2
+        var random = SystemRandomNumberGenerator()
+        var delivered: [String] = []
+        for _ in 0..<30 {
+            let delay = span * Double.random(in: 0...1, using: &random)
+            delivered += deliveredReadings(try Self.openKilled(home, request(.sync, model), after: delay))
+        }
+        for _ in 0..<20 {
+            let output = try home.open(request(.sync, model))
+            #expect(output.status == 0, "\(output.stderr)")
+            delivered += deliveredReadings(output.stdout)
+            if !output.stdout.contains("remaining=") { break }
+        }
+        let store = try home.store()
+        let stored = try store.readings()
+        #expect(stored.count == 400)
+        #expect(Set(stored.map(\.reading.measuredAt)).count == 400)
+        #expect(try store.integrityCheck() == "ok")
+        // every reading is whole in the store, and reached the caller whole at least once
+        for reading in stored {
+            guard case .weight(let weight) = reading.reading else {
+                Issue.record("not a weight: \(reading.reading)")
+                continue
+            }
+            #expect(weight.bodyComposition != nil, "\(reading.reading)")
+            #expect(delivered.contains("\(reading.device) \(reading.reading.resultObject(unit: nil).json)"))
+        }
+        let undelivered = try store.undeliveredReadings(
+            device: MACAddress(macOf(model))!, caller: "org.vitalbridge.demo")
+        #expect(undelivered.isEmpty)
+    }
 }
