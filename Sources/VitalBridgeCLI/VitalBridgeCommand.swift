@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LayeredClient
 import LayeredProtocol
 
 /// The `vitalbridge` command: the root of the command tree.
@@ -159,10 +160,12 @@ struct RequestCommand: ParsableCommand {
 struct CallbackCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "callback",
-        abstract: "Decode a callback URL: status by stage, device, reason and each result as JSON.",
+        abstract: "Read a callback URL as a caller's client does: status by stage, device, reason and each reading.",
         discussion: """
-            Prints 'name: value' lines, then each result object as one line of compact JSON. A URL that is not a \
-            valid callback prints one line on stderr and exits 1.
+            Reads the URL with LayeredClient's LayeredResponse and prints 'name: value' lines, then one line per \
+            reading, 'measured:' for the request's own measurement and 'stored:' for a synced or held one, in the \
+            requested unit. A URL that is not a valid callback (its status cannot answer its cmd, a reading lacks \
+            a value its kind always has) prints one line on stderr and exits 1.
 
             Example:
               vitalbridge callback 'myapp://?cmd=6&devicemodel=100&status=12799&mac=004D3208D2F4&reason=ERROR-100-4'
@@ -173,37 +176,23 @@ struct CallbackCommand: ParsableCommand {
     var url: String
 
     func run() throws {
-        let callback: LayeredCallback
+        let response: LayeredResponse
         do {
-            callback = try LayeredCallback(parsing: url)
+            response = try LayeredResponse(parsing: url)
         } catch {
             printError("invalid callback: \(error)")
             throw ExitCode(1)
         }
-        print("destination: \(callback.destination)")
-        let action = callback.echo.first { $0.key == "cmd" }?.decodedValue.flatMap { Int($0) }
-            .flatMap(LayeredAction.init(rawValue:))
-        if let action, let outcomes = callback.status.outcomes(for: action) {
-            let stages = zip(action.stages, outcomes).map { "\($0) \($1)" }.joined(separator: ", ")
-            print("status: \(callback.status.rawValue) (\(stages))")
-        } else {
-            print("status: \(callback.status.rawValue)")
+        print("destination: \(response.callback.destination)")
+        if let id = response.requestID { print("requestid: \(id)") }
+        let stages = response.stages.map { "\($0.stage) \($0.outcome)" }.joined(separator: ", ")
+        print("status: \(response.callback.status.rawValue)" + (stages.isEmpty ? "" : " (\(stages))"))
+        if let mac = response.mac { print("mac: \(mac)") }
+        if let reason = response.reason {
+            print("reason: \(reason)" + (response.deviceFailure.map { " (\($0))" } ?? ""))
         }
-        if let mac = callback.mac { print("mac: \(mac)") }
-        if let reason = callback.reason { print("reason: \(reason)") }
-        if let remaining = callback.remaining { print("remaining: \(remaining)") }
-        switch callback.result {
-        case .list(let objects)?:
-            print("result: \(objects.count) object(s)")
-            for object in objects { print(object.json) }
-        case .combined(let measure, let sync)?:
-            print("measureresult: \(measure.count) object(s)")
-            for object in measure { print(object.json) }
-            print("syncresult: \(sync.count) object(s)")
-            for object in sync { print(object.json) }
-        case nil:
-            break
-        }
+        if response.remaining > 0 { print("remaining: \(response.remaining)") }
+        for reading in response.readings { print("\(reading.origin): \(reading)") }
     }
 }
 

@@ -81,28 +81,31 @@ struct VitalBridgeCLITests {
         #expect(output.stderr.contains("platform"))
     }
 
-    @Test("callback decodes a composite status by stage and prints each result")
+    @Test("callback decodes a composite status by stage and prints each reading, typed in its unit")
     func callback() throws {
-        let object = #"{"systolic":120,"diastolic":80,"measured_at":"2017-10-10 10:10:10"}"#
+        let measured = #"{"systolic":16.0,"diastolic":10.7,"heart_rate":70,"measured_at":"2017-10-10 10:10:10"}"#
+        let stored = #"{"systolic":14.7,"diastolic":9.3,"arrhythmia":1,"measured_at":"2017-10-09 08:00:00"}"#
         let url =
-            "myapp://?cmd=6&devicemodel=100&status=255&mac=004D3208D2F4&result="
-            + PercentEncoding.encode(#"{"measureresult":[\#(object)],"syncresult":[\#(object),\#(object)]}"#)
+            "myapp://?cmd=6&devicemodel=100&unit=3&requestid=r-7&status=255&mac=004D3208D2F4&result="
+            + PercentEncoding.encode(#"{"measureresult":[\#(measured)],"syncresult":[\#(stored)]}"#)
             + "&remaining=3"
         let output = try vitalbridge("callback", url)
         #expect(output.status == 0)
         #expect(
             output.stdout == """
                 destination: myapp://
+                requestid: r-7
                 status: 255 (sync success, measure success)
                 mac: 004D3208D2F4
                 remaining: 3
-                measureresult: 1 object(s)
-                \(object)
-                syncresult: 2 object(s)
-                \(object)
-                \(object)
+                measured: blood pressure 16.0/10.7 kPa, pulse 70/min at 2017-10-10 10:10:10
+                stored: blood pressure 14.7/9.3 kPa, irregular heartbeat at 2017-10-09 08:00:00
 
                 """)
+        let failed = try vitalbridge(
+            "callback", "myapp://?cmd=6&devicemodel=100&status=12799&mac=004D3208D2F4&reason=ERROR-100-4")
+        #expect(failed.stdout.contains("status: 12799 (sync fail, measure notPerformed)"))
+        #expect(failed.stdout.contains("reason: ERROR-100-4 (BP5 error 4)"))
     }
 
     @Test("callback rejects a URL without status")

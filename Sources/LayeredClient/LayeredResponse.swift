@@ -1,0 +1,278 @@
+import LayeredProtocol
+
+/// A value with its unit, exactly as a callback writes it (`120` mmHg, `5.6` mmol/L, `154.3` lb).
+public struct Quantity: Hashable, Sendable, CustomStringConvertible {
+    public var value: FixedDecimal
+    public var unit: VitalUnit
+
+    public init(_ value: FixedDecimal, _ unit: VitalUnit) {
+        self.value = value
+        self.unit = unit
+    }
+
+    public var description: String { "\(value) \(unit)" }
+}
+
+/// One reading of a callback, typed, with its values in the unit the request asked for.
+public struct ReceivedReading: Hashable, Sendable, CustomStringConvertible {
+    /// Whether the request took the reading, or it was stored before (in the device's memory, or by the hub for
+    /// this caller).
+    public enum Origin: String, Hashable, Sendable {
+        /// The live measurement of this request.
+        case measured
+        /// A reading stored before: a synced record, or one the hub still had for the caller.
+        case stored
+    }
+
+    /// What the reading measured.
+    public enum Value: Hashable, Sendable {
+        /// Blood pressure; the pulse and the arrhythmia flag when the monitor reports them.
+        case bloodPressure(systolic: Quantity, diastolic: Quantity, heartRate: Int?, arrhythmia: Bool?)
+        /// Blood glucose.
+        case glucose(Quantity)
+        /// Body weight, with the body composition a composition scale adds.
+        case weight(Quantity, composition: ReceivedComposition?)
+        /// SpO2 in percent and the pulse rate; the perfusion index when the oximeter reports it.
+        case oximetry(oxygenSaturation: Int, heartRate: Int, perfusionIndex: FixedDecimal?)
+        /// Body temperature.
+        case temperature(Quantity)
+        /// A day of activity (`yyyy-MM-dd`): steps, calories, and the distance when the device reports one. The
+        /// rest of the day (sleep, swimming, heart rate, sports) is in ``ReceivedReading/object``.
+        case activity(day: String, steps: Int, calories: Int, distance: Quantity?)
+        /// A heart rate in beats per minute.
+        case heartRate(Int)
+    }
+
+    public var origin: Origin
+    public var value: Value
+    /// When it was measured; `nil` for an activity day, which is dated by ``Value/activity(day:steps:calories:distance:)``.
+    public var measuredAt: LayeredTimestamp?
+    /// The result object as the callback sent it.
+    public var object: ResultObject
+
+    public var description: String {
+        let time = measuredAt.map { " at \($0)" } ?? ""
+        switch value {
+        case .bloodPressure(let systolic, let diastolic, let heartRate, let arrhythmia):
+            let pulse = heartRate.map { ", pulse \($0)/min" } ?? ""
+            let flag = arrhythmia.map { $0 ? ", irregular heartbeat" : "" } ?? ""
+            return "blood pressure \(systolic.value)/\(diastolic.value) \(systolic.unit)\(pulse)\(flag)\(time)"
+        case .glucose(let glucose): return "glucose \(glucose)\(time)"
+        case .weight(let weight, let composition):
+            return "weight \(weight)\(composition?.bodyFat.map { ", body fat \($0) %" } ?? "")\(time)"
+        case .oximetry(let saturation, let heartRate, let perfusion):
+            return "SpO2 \(saturation) %, pulse \(heartRate)/min\(perfusion.map { ", PI \($0) %" } ?? "")\(time)"
+        case .temperature(let temperature): return "temperature \(temperature)\(time)"
+        case .activity(let day, let steps, let calories, let distance):
+            return "activity \(day): \(steps) steps, \(calories) kcal\(distance.map { ", \($0)" } ?? "")"
+        case .heartRate(let rate): return "heart rate \(rate)/min\(time)"
+        }
+    }
+}
+
+/// The body composition a scale sent with a weight; masses in the weight's unit.
+public struct ReceivedComposition: Hashable, Sendable {
+    public var bodyFat: FixedDecimal?
+    public var musclePercentage: FixedDecimal?
+    public var muscleMass: Quantity?
+    public var fatFreeMass: Quantity?
+    public var softLeanMass: Quantity?
+    public var bodyWaterMass: Quantity?
+    /// Basal metabolism in kJ.
+    public var basalMetabolism: Int?
+    /// Impedance in ohms.
+    public var impedance: FixedDecimal?
+}
+
+/// A device error decoded from an `ERROR-<devicemodel>-<code>` reason.
+public struct DeviceFailure: Hashable, Sendable, CustomStringConvertible {
+    public var model: DeviceModel
+    /// The device family's numeric error code.
+    public var code: Int
+
+    public init(model: DeviceModel, code: Int) {
+        self.model = model
+        self.code = code
+    }
+
+    public var description: String { "\(model) error \(code)" }
+}
+
+/// A callback as the caller reads it: each stage's outcome, the device, the readings typed in the requested unit,
+/// how many readings the hub still holds, and why it failed.
+///
+/// ```swift
+/// let response = try LayeredResponse(parsing: url)
+/// if response.succeeded {
+///     for reading in response.readings { print(reading) }   // blood pressure 120/80 mmHg at …
+/// } else if let failure = response.deviceFailure {
+///     print("the device reported \(failure)")                // PO3 error 3
+/// }
+/// ```
+public struct LayeredResponse: Hashable, Sendable {
+    /// The callback as parsed.
+    public var callback: LayeredCallback
+    /// The correlation id the request carried, echoed by the hub.
+    public var requestID: String?
+    /// The request's `cmd`, when the callback echoes one the protocol defines.
+    public var action: LayeredAction?
+    /// The request's `devicemodel`, when the callback echoes a known one.
+    public var model: DeviceModel?
+    /// How each stage of the action ended, in stage order; empty when the action is unknown.
+    public var stages: [(stage: Stage, outcome: StageOutcome)] {
+        guard let action, let outcomes = callback.status.outcomes(for: action) else { return [] }
+        return Array(zip(action.stages, outcomes))
+    }
+    /// The readings, the measured one first, each in the unit the request asked for.
+    public var readings: [ReceivedReading]
+    /// How many readings the hub still holds for the caller (ask again to get them); `0` when it says none.
+    public var remaining: Int { callback.remaining ?? 0 }
+    /// Why the action failed or was cancelled.
+    public var reason: LayeredReason? { callback.reason }
+    /// The device error the reason names, when it is one (`ERROR-300-3` → PO3 error 3).
+    public var deviceFailure: DeviceFailure? {
+        callback.reason?.deviceError.map { DeviceFailure(model: $0.model, code: $0.code) }
+    }
+    /// The device, when the hub knows which.
+    public var mac: MACAddress? { callback.mac }
+    /// Whether every stage succeeded.
+    public var succeeded: Bool { !stages.isEmpty && stages.allSatisfy { $0.outcome == .success } }
+    /// Whether the user cancelled a stage.
+    public var cancelled: Bool { stages.contains { $0.outcome == .cancel } }
+
+    /// The outcome of `stage`, or `nil` if the action has no such stage.
+    public func outcome(of stage: Stage) -> StageOutcome? {
+        stages.first { $0.stage == stage }?.outcome
+    }
+
+    /// Parses the callback `url` a caller received.
+    ///
+    /// - Throws: a ``LayeredError`` naming the parameter at fault: whatever `LayeredCallback(parsing:)` refuses,
+    ///   a `status` the echoed `cmd` cannot answer, or a `result` object without the values its device's kind
+    ///   always has (`systolic`, `weight`, `measured_at`, …).
+    public init(parsing url: String) throws(LayeredError) {
+        let callback = try LayeredCallback(parsing: url)
+        self.callback = callback
+        readings = []
+        func echoed(_ key: String) -> String? { callback.echo.first { $0.key == key }?.decodedValue }
+        requestID = echoed("requestid")
+        action = echoed("cmd").flatMap { Int($0) }.flatMap(LayeredAction.init(rawValue:))
+        model = echoed("devicemodel").flatMap { Int($0) }.flatMap(DeviceModel.init(rawValue:))
+        if let action, callback.status.outcomes(for: action) == nil {
+            throw LayeredError(
+                .invalidValue, parameter: "status",
+                message: "status \(callback.status.rawValue) cannot answer cmd \(action.rawValue)")
+        }
+        let requestedUnit = echoed("unit").flatMap { Int($0) }.flatMap(VitalUnit.init(rawValue:))
+        guard let result = callback.result else { return }
+        guard let model else {
+            throw LayeredError(
+                .missingParameter, parameter: "devicemodel", message: "a result cannot be read without the devicemodel")
+        }
+        let category = model.category
+        let unit = requestedUnit.flatMap { $0.category == category ? $0 : nil } ?? category.defaultUnit
+        let decoder = ReadingDecoder(category: category, unit: unit)
+        switch result {
+        case .list(let objects):
+            // a measurement's callback carries the live reading first, then any the hub still held for the caller
+            let measuredFirst = action.map { $0.includes(.measure) } ?? false
+            for (index, object) in objects.enumerated() {
+                readings.append(try decoder.reading(object, index, index == 0 && measuredFirst ? .measured : .stored))
+            }
+        case .combined(let measured, let synced):
+            for (index, object) in measured.enumerated() {
+                readings.append(try decoder.reading(object, index, .measured))
+            }
+            for (index, object) in synced.enumerated() {
+                readings.append(try decoder.reading(object, measured.count + index, .stored))
+            }
+        }
+    }
+
+    public static func == (left: LayeredResponse, right: LayeredResponse) -> Bool {
+        left.callback == right.callback
+    }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(callback) }
+}
+
+/// Reads result objects of one category back into typed readings.
+struct ReadingDecoder {
+    let category: VitalCategory
+    let unit: VitalUnit?
+
+    func reading(_ object: ResultObject, _ index: Int, _ origin: ReceivedReading.Origin) throws(LayeredError)
+        -> ReceivedReading
+    {
+        func fail(_ what: String) -> LayeredError {
+            LayeredError(.invalidValue, parameter: "result", message: "result object \(index + 1) \(what)")
+        }
+        func number(_ key: ResultKey) throws(LayeredError) -> FixedDecimal {
+            guard let value = object.number(key) else { throw fail("has no number \(key)") }
+            return value
+        }
+        func integer(_ value: FixedDecimal?, _ key: ResultKey) throws(LayeredError) -> Int? {
+            guard let value else { return nil }
+            guard value.scale == 0, let integer = Int(exactly: value.significand) else {
+                throw fail("has \(key) \(value), not a whole number")
+            }
+            return integer
+        }
+        func quantity(_ key: ResultKey) throws(LayeredError) -> Quantity {
+            guard let unit else { throw fail("has a \(key) without a unit") }
+            return Quantity(try number(key), unit)
+        }
+        func optionalQuantity(_ key: ResultKey) -> Quantity? {
+            guard let unit, let value = object.number(key) else { return nil }
+            return Quantity(value, unit)
+        }
+        var measuredAt: LayeredTimestamp?
+        if category != .activity {
+            guard let time = object.measuredAt else { throw fail("has no measured_at") }
+            measuredAt = time
+        }
+        let value: ReceivedReading.Value
+        switch category {
+        case .bloodPressure:
+            let arrhythmia = try integer(object.number(.arrhythmia), .arrhythmia)
+            value = .bloodPressure(
+                systolic: try quantity(.systolic), diastolic: try quantity(.diastolic),
+                heartRate: try integer(object.number(.heartRate), .heartRate), arrhythmia: arrhythmia.map { $0 != 0 })
+        case .bloodGlucose:
+            value = .glucose(try quantity(.bloodGlucose))
+        case .weight:
+            let keys: [ResultKey] = [
+                .bodyFat, .musclePercentage, .muscleMass, .fatFreeMass, .softLeanMass, .bodyWaterMass,
+                .basalMetabolism, .impedance,
+            ]
+            var composition: ReceivedComposition?
+            if keys.contains(where: { object[$0] != nil }) {
+                composition = ReceivedComposition(
+                    bodyFat: object.number(.bodyFat), musclePercentage: object.number(.musclePercentage),
+                    muscleMass: optionalQuantity(.muscleMass), fatFreeMass: optionalQuantity(.fatFreeMass),
+                    softLeanMass: optionalQuantity(.softLeanMass), bodyWaterMass: optionalQuantity(.bodyWaterMass),
+                    basalMetabolism: try integer(object.number(.basalMetabolism), .basalMetabolism),
+                    impedance: object.number(.impedance))
+            }
+            value = .weight(try quantity(.weight), composition: composition)
+        case .oximeter:
+            value = .oximetry(
+                oxygenSaturation: try integer(try number(.oxygenSaturation), .oxygenSaturation)!,
+                heartRate: try integer(try number(.heartRate), .heartRate)!,
+                perfusionIndex: object.number(.perfusionIndex))
+        case .thermometer:
+            value = .temperature(try quantity(.temperature))
+        case .heartRate:
+            value = .heartRate(try integer(try number(.heartRate), .heartRate)!)
+        case .activity:
+            guard let day = object.string(.time) else { throw fail("has no time") }
+            guard let active = object.object(.activeData) else { throw fail("has no activedata") }
+            guard let steps = try integer(active.number(.steps), .steps),
+                let calories = try integer(active.number(.calories), .calories)
+            else { throw fail("has no steps or calories in activedata") }
+            let distance = active.number(.distance).map { Quantity($0, unit ?? .kilometre) }
+            value = .activity(day: day, steps: steps, calories: calories, distance: distance)
+        }
+        return ReceivedReading(origin: origin, value: value, measuredAt: measuredAt, object: object)
+    }
+}
