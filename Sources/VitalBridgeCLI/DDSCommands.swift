@@ -317,7 +317,7 @@ enum DDSProvider {
     /// Whether `url` is for the DDS provider.
     static func handles(_ url: String) -> Bool { url.lowercased().hasPrefix("vitalbridge://dds/") }
 
-    static func run(url: String, home option: String?) async -> Never {
+    static func run(url: String, home option: String?, handOff: any CallbackHandOff) async -> Never {
         func refuse(_ status: Int32, _ why: String) -> Never {
             printError(status == 3 ? "no callback: \(why)" : why)
             exit(status)
@@ -392,7 +392,7 @@ enum DDSProvider {
         func tenth(_ value: Double) -> Double { (value * 10).rounded() / 10 }
         let result = DDSResult(rmssd: tenth(rmssd), sdnn: tenth(sdnn), power: tenth(power), extra: echoed)
         do {
-            try await StandardOutputHandOff().handOver(result.callbackURL(on: request.callback))
+            try await handOff.handOver(result.callbackURL(on: request.callback))
         } catch {
             refuse(5, "the callback was not handed over: \(error)")
         }

@@ -19,6 +19,12 @@ struct OpenCommand: AsyncParsableCommand {
             names the destination, else exits 1. If the callback cannot be written out, it exits 5 and its \
             readings stay pending. Usage errors exit 2.
 
+            With --deliver the callback is not printed but opened, as an app opens another app's URL: through \
+            --opener, else $VITALBRIDGE_OPENER, else xdg-open (a program, then any arguments before the URL). It \
+            counts as delivered only when the opener exits 0; otherwise the command says why on stderr and exits \
+            5, and the next request delivers its readings. This is the form a desktop's URL handler runs (see \
+            install-handler). It also answers ShareVitalSigns requests (svs-…://), opening <requester>://.
+
             The caller is --caller if given, else the request's appid, else the whitelisted caller whose callback \
             scheme is the request's scheme.
 
@@ -35,6 +41,7 @@ struct OpenCommand: AsyncParsableCommand {
               vitalbridge open --transport bluez 'ihealth-layer://?cmd=1&addtype=0&devicemodel=905&scheme=vitalbridge-demo'
               vitalbridge open --platform android 'ihealth-layer://?appid=org.vitalbridge.demo&cmd=2&devicemodel=400&mac=004D3208D308'
               vitalbridge open --scan-qr 'BP5:004D3208D2F4' 'ihealth-layer://?cmd=1&addtype=1&devicemodel=100&scheme=vitalbridge-demo'
+              vitalbridge open --deliver 'ihealth-layer://?cmd=2&devicemodel=100&mac=004D3208D2F4&scheme=vitalbridge-demo'
             """
     )
 
@@ -49,19 +56,30 @@ struct OpenCommand: AsyncParsableCommand {
         name: .customLong("scan-qr"), help: "The text of the QR code the camera reads, for addtype=1; at most once.")
     var scanQR: [String] = []
 
+    @Flag(help: "Open the callback with the desktop's opener instead of printing it.")
+    var deliver = false
+
+    @Option(help: "The opener for --deliver: a program and its leading arguments (default xdg-open); at most once.")
+    var opener: [String] = []
+
     @Argument(help: "The request URL, quoted for the shell.")
     var url: String
 
     func validate() throws {
         guard caller.count <= 1 else { throw ValidationError("--caller may be given once") }
         guard scanQR.count <= 1 else { throw ValidationError("--scan-qr may be given once") }
+        guard opener.count <= 1 else { throw ValidationError("--opener may be given once") }
+        guard opener.isEmpty || deliver else { throw ValidationError("--opener is for --deliver") }
+        if let text = opener.first, Opener(text) == nil {
+            throw ValidationError("--opener must name a program, not '\(text.prefix(80))'")
+        }
     }
 
     /// What the command line asked for.
     var invocation: OpenInvocation {
         OpenInvocation(
             home: homeOptions.home, platform: platformOptions.platform, caller: caller.first, scanQR: scanQR.first,
-            transport: transportOptions.choice, url: url)
+            transport: transportOptions.choice, delivery: deliver ? .opener(opener.first) : .standardOutput, url: url)
     }
 
     func run() async throws {
@@ -80,22 +98,31 @@ struct OpenInvocation: Equatable {
     var caller: String?
     var scanQR: String?
     var transport = TransportChoice()
+    var delivery = Delivery.standardOutput
     var url: String
+
+    /// Where the callback goes: printed, or opened by the opener (the one named, else the configured one).
+    enum Delivery: Equatable {
+        case standardOutput
+        case opener(String?)
+    }
 
     init(
         home: String?, platform: Platform, caller: String?, scanQR: String?, transport: TransportChoice = .init(),
-        url: String
+        delivery: Delivery = .standardOutput, url: String
     ) {
         self.home = home
         self.platform = platform
         self.caller = caller
         self.scanQR = scanQR
         self.transport = transport
+        self.delivery = delivery
         self.url = url
     }
 
     /// `open [--home DIR] [--platform ios|android] [--caller ID] [--scan-qr TEXT] [--transport T] [--adapter A]
-    /// URL`, each option at most once and with a valid value, the URL last; `nil` for anything else.
+    /// [--deliver [--opener O]] URL`, each option at most once and with a valid value, the URL last; `nil` for
+    /// anything else.
     init?(fastParsing arguments: [String]) {
         guard arguments.first == "open", arguments.count >= 2, let url = arguments.last, !url.hasPrefix("-") else {
             return nil
@@ -103,7 +130,13 @@ struct OpenInvocation: Equatable {
         self.url = url
         var options = arguments[1..<(arguments.count - 1)]
         var seen = (home: false, platform: false, caller: false, scanQR: false, transport: false, adapter: false)
+        var opener: String?
         while let name = options.popFirst() {
+            if name == "--deliver" {
+                guard delivery == .standardOutput else { return nil }
+                delivery = .opener(nil)
+                continue
+            }
             guard let value = options.popFirst(), !value.hasPrefix("-") else { return nil }
             switch name {
             case "--home" where !seen.home && !value.isEmpty: (home, seen.home) = (value, true)
@@ -118,22 +151,47 @@ struct OpenInvocation: Equatable {
             case "--adapter" where !seen.adapter:
                 guard (try? TransportOptions.check(adapter: value)) != nil else { return nil }
                 (transport.adapter, seen.adapter) = (value, true)
+            case "--opener" where opener == nil:
+                guard Opener(value) != nil else { return nil }
+                opener = value
             default: return nil
             }
         }
         if transport.transport == .simulated, transport.adapter != nil { return nil }
+        if let opener {
+            guard delivery == .opener(nil) else { return nil }
+            delivery = .opener(opener)
+        }
     }
 
-    /// Handles the request: prints the callback URL and exits 0; exits 3 when no callback may be sent, 5 when
-    /// it could not be written out, 1 when the home cannot be used and the whitelist cannot name a destination.
+    /// How the callback is handed over; exits 1 when the configured opener is not a command.
+    func handOff() -> any CallbackHandOff {
+        guard case .opener(let option) = delivery else { return StandardOutputHandOff() }
+        guard let opener = Opener.chosen(option: option) else {
+            printError("VITALBRIDGE_OPENER must name a program (and its leading arguments)")
+            exit(1)
+        }
+        return OpenerHandOff(opener: opener)
+    }
+
+    /// Handles the request: prints (or opens) the callback URL and exits 0; exits 3 when no callback may be sent, 5
+    /// when it could not be handed over, 1 when the home cannot be used and the whitelist cannot name a destination.
     ///
     /// The process ends with the store still open. Every reading and delivery is already committed to SQLite's
     /// write-ahead log with a full sync, and the next process to open the store reads the log back, as it would after
     /// a crash; closing would only spend time on cleanup (GRDB's observers, a dispatch queue) that matters to a
     /// long-lived process.
     func run() async throws -> Never {
-        if DDSProvider.handles(url) { await DDSProvider.run(url: url, home: home) }
-        let handOff = StandardOutputHandOff()
+        let handOff = handOff()
+        if DDSProvider.handles(url) { await DDSProvider.run(url: url, home: home, handOff: handOff) }
+        if SVSProvider.handles(url) {
+            do {
+                try await SVSProvider.answer(url, caller: caller, home: home, handOff: handOff)
+                exit(0)
+            } catch {
+                VitalBridgeCommand.exit(withError: error)
+            }
+        }
         // the whitelist decides where an answer may go: without it, none may
         let folder: Home
         let whitelist: Whitelist

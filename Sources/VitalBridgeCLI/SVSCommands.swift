@@ -107,65 +107,7 @@ struct SVSCommand: ParsableCommand {
 
         func run() async throws {
             let text = url == "-" ? (readLine(strippingNewline: true) ?? "") : url
-            let request: ProviderURL
-            do {
-                request = try ProviderURL(parsing: text.trimmingCharacters(in: .whitespaces))
-            } catch {
-                printError("not a ShareVitalSigns request: \(error)")
-                throw ExitCode(1)
-            }
-            if let caller, let named = request.requester, caller != named {
-                printError("no answer: the URL names the requester \(named), but \(caller) opened it")
-                throw ExitCode(3)
-            }
-            let hub = try openHub(homeOptions.home, create: true)
-            guard let requester = caller ?? request.requester, hub.whitelist.entries[requester] != nil else {
-                printError(
-                    "no answer: \(caller ?? request.requester ?? "an unnamed requester") is not a whitelisted caller")
-                throw ExitCode(3)
-            }
-            var board: Board
-            do {
-                guard let current = try SVSFiles.readBoard() else {
-                    printError("no request on the shared board \(SVSFiles.boardPath)")
-                    throw ExitCode(1)
-                }
-                board = current
-            } catch let error as ExitCode {
-                throw error
-            } catch {
-                printError("\(error)")
-                throw ExitCode(1)
-            }
-            guard board.sign == request.sign else {
-                printError("the board asks for \(board.sign), the URL for \(request.sign)")
-                throw ExitCode(1)
-            }
-            guard board.isSealed == (request.key != nil) else {
-                printError(
-                    board.isSealed
-                        ? "a sealed request needs its svskey" : "the request on the board is plain: no svskey")
-                throw ExitCode(1)
-            }
-            let answer: Answer
-            if SVSCommand.supplied.provides(board.sign) {
-                answer = await SVSProvider(hub: hub, requester: requester).measure(board.sign)
-            } else {
-                printError("VitalBridge cannot supply \(board.sign): a failure answer")
-                answer = .failure
-            }
-            do {
-                if let key = request.key {
-                    board.sealed = try SealedAnswer.seal(answer, key: key, for: board)
-                } else {
-                    board.answer = answer
-                }
-                try SVSFiles.writeBoard(board)
-            } catch {
-                printError("\(error)")
-                throw ExitCode(1)
-            }
-            print("\(requester)://")
+            try await SVSProvider.answer(text, caller: caller, home: homeOptions.home, handOff: StandardOutputHandOff())
         }
     }
 
@@ -309,6 +251,81 @@ enum SVSFiles {
 struct SVSProvider {
     let hub: Hub
     let requester: String
+
+    /// Whether `url` is a ShareVitalSigns request (`svs-bp://…`).
+    static func handles(_ url: String) -> Bool {
+        guard let colon = url.firstIndex(of: ":") else { return false }
+        return VitalSign(scheme: String(url[..<colon])) != nil
+    }
+
+    /// Answers the request URL `text` (from `caller`, if the platform names it) as provider in the home `home`: the
+    /// answer goes on the shared board, then `handOff` opens `<requester>://`. Throws the exit code.
+    static func answer(_ text: String, caller: String?, home: String?, handOff: any CallbackHandOff) async throws {
+        let request: ProviderURL
+        do {
+            request = try ProviderURL(parsing: text.trimmingCharacters(in: .whitespaces))
+        } catch {
+            printError("not a ShareVitalSigns request: \(error)")
+            throw ExitCode(1)
+        }
+        if let caller, let named = request.requester, caller != named {
+            printError("no answer: the URL names the requester \(named), but \(caller) opened it")
+            throw ExitCode(3)
+        }
+        let hub = try openHub(home, create: true)
+        guard let requester = caller ?? request.requester, hub.whitelist.entries[requester] != nil else {
+            printError(
+                "no answer: \(caller ?? request.requester ?? "an unnamed requester") is not a whitelisted caller")
+            throw ExitCode(3)
+        }
+        var board: Board
+        do {
+            guard let current = try SVSFiles.readBoard() else {
+                printError("no request on the shared board \(SVSFiles.boardPath)")
+                throw ExitCode(1)
+            }
+            board = current
+        } catch let error as ExitCode {
+            throw error
+        } catch {
+            printError("\(error)")
+            throw ExitCode(1)
+        }
+        guard board.sign == request.sign else {
+            printError("the board asks for \(board.sign), the URL for \(request.sign)")
+            throw ExitCode(1)
+        }
+        guard board.isSealed == (request.key != nil) else {
+            printError(
+                board.isSealed
+                    ? "a sealed request needs its svskey" : "the request on the board is plain: no svskey")
+            throw ExitCode(1)
+        }
+        let answer: Answer
+        if SVSCommand.supplied.provides(board.sign) {
+            answer = await SVSProvider(hub: hub, requester: requester).measure(board.sign)
+        } else {
+            printError("VitalBridge cannot supply \(board.sign): a failure answer")
+            answer = .failure
+        }
+        do {
+            if let key = request.key {
+                board.sealed = try SealedAnswer.seal(answer, key: key, for: board)
+            } else {
+                board.answer = answer
+            }
+            try SVSFiles.writeBoard(board)
+        } catch {
+            printError("\(error)")
+            throw ExitCode(1)
+        }
+        do {
+            try await handOff.handOver("\(requester)://")
+        } catch {
+            printError("the answer is on the board, but the requester was not opened: \(error)")
+            throw ExitCode(5)
+        }
+    }
 
     /// The answer for `signs`: a value with quality 100 for each sign measured (a device's reading), or a failure
     /// answer if a device cannot be reached or its measurement fails.

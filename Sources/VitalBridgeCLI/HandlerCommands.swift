@@ -1,0 +1,387 @@
+import ArgumentParser
+import Foundation
+import LayeredProtocol
+import ShareVitalSigns
+
+/// `vitalbridge install-handler`: makes this binary the desktop's handler of the hub's URL schemes.
+struct InstallHandlerCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "install-handler",
+        abstract: "Make VitalBridge the desktop's handler of ihealth-layer://, vitalbridge:// and svs-…:// URLs.",
+        discussion: """
+            Writes $XDG_DATA_HOME/applications/vitalbridge.desktop (~/.local/share/applications without \
+            XDG_DATA_HOME), which runs this binary as 'open --deliver %u' (with --home when given), checks it with \
+            desktop-file-validate (Debian: desktop-file-utils) and makes it the default handler of each scheme with \
+            'xdg-mime default'. The handlers it replaces are kept in the file, and uninstall-handler puts them back. \
+            It creates the home if it does not exist. Running it again replaces the file.
+
+            xdg-open without a desktop environment splits the command at spaces and ignores quotes: a binary or \
+            home whose path needs quoting gets a warning.
+
+            Examples:
+              vitalbridge install-handler
+              vitalbridge install-handler --home ~/vitalbridge-home
+            """)
+
+    @Option(
+        help: ArgumentHelp("The home the handler uses (default: the usual home of each request).", valueName: "dir"))
+    var home: String?
+
+    func run() throws {
+        do {
+            let binary = try DesktopHandler.runningBinary()
+            var arguments = [binary, "open"]
+            if let home {
+                let directory = DesktopHandler.absolute(home)
+                _ = try Home(directory, create: true)
+                arguments += ["--home", directory]
+            }
+            arguments += ["--deliver", "%u"]
+            let handler = DesktopHandler.current
+            let installed = try handler.install(exec: arguments)
+            print("installed \(installed.path) for \(DesktopHandler.schemes.joined(separator: ", "))")
+            if installed.needsQuoting {
+                printError(
+                    "warning: a path of the command needs quoting, which xdg-open without a desktop environment "
+                        + "ignores; install VitalBridge and its home at paths without spaces or shell characters to use it there"
+                )
+            }
+        } catch {
+            printError("cannot install the handler: \(error)")
+            throw ExitCode(1)
+        }
+    }
+}
+
+/// `vitalbridge uninstall-handler`: undoes `install-handler`.
+struct UninstallHandlerCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "uninstall-handler",
+        abstract: "Undo install-handler: put back the schemes' previous handlers and remove vitalbridge.desktop.",
+        discussion: """
+            A scheme whose default handler is no longer VitalBridge's (the user chose another since) is left as it \
+            is. Without an installed handler it says so and exits 0.
+
+            Example:
+              vitalbridge uninstall-handler
+            """)
+
+    func run() throws {
+        do {
+            let handler = DesktopHandler.current
+            if try handler.uninstall() {
+                print("removed \(handler.desktopPath) and its scheme defaults")
+            } else {
+                print("no VitalBridge handler is installed in \(handler.applications)")
+            }
+        } catch {
+            printError("cannot uninstall the handler: \(error)")
+            throw ExitCode(1)
+        }
+    }
+}
+
+/// The desktop's handler registration: a desktop entry in the user's applications folder and its scheme defaults
+/// in the user's `mimeapps.list` (the freedesktop.org Desktop Entry and MIME Applications Associations
+/// specifications).
+struct DesktopHandler {
+    /// `$XDG_DATA_HOME/applications`.
+    let applications: String
+    /// `$XDG_CONFIG_HOME/mimeapps.list`.
+    let mimeApps: String
+
+    static let fileName = "vitalbridge.desktop"
+    /// The key in which the desktop entry keeps the defaults it replaced (`mime=entry;…`).
+    static let previousKey = "X-VitalBridge-Previous-Defaults"
+
+    /// The schemes the hub handles: the layered app's, its own, and those of the ShareVitalSigns signs it supplies.
+    static let schemes: [String] =
+        [layeredAppScheme, "vitalbridge"]
+        + VitalSign.named.compactMap { $0.scheme != nil && SVSCommand.supplied.provides($0.sign) ? $0.scheme : nil }
+
+    static var mimeTypes: [String] { schemes.map { "x-scheme-handler/" + $0 } }
+
+    /// The folders of the user's environment (`XDG_DATA_HOME`, `XDG_CONFIG_HOME`, else under `HOME`).
+    static var current: DesktopHandler {
+        let user = environment("HOME") ?? FileManager.default.homeDirectoryForCurrentUser.path
+        return DesktopHandler(
+            applications: (environment("XDG_DATA_HOME") ?? user + "/.local/share") + "/applications",
+            mimeApps: (environment("XDG_CONFIG_HOME") ?? user + "/.config") + "/mimeapps.list")
+    }
+
+    var desktopPath: String { applications + "/" + Self.fileName }
+
+    /// The absolute path of this process's binary.
+    static func runningBinary() throws(HomeError) -> String {
+        guard let path = realpath("/proc/self/exe", nil) else {
+            throw HomeError("cannot find this binary's path: \(String(cString: strerror(errno)))")
+        }
+        defer { free(path) }
+        return String(cString: path)
+    }
+
+    /// `path` made absolute against the working directory, without `.` or `..` parts.
+    static func absolute(_ path: String) -> String {
+        let full = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        return URL(fileURLWithPath: full).standardizedFileURL.path
+    }
+
+    /// Writes the desktop entry running `exec`, validates it, and makes it every scheme's default; the path
+    /// written and whether the command needed quoting.
+    func install(exec: [String]) throws(HomeError) -> (path: String, needsQuoting: Bool) {
+        let current = try MimeApps(readingAt: mimeApps)
+        // the defaults this replaces: those kept by an earlier install, else the ones in effect now
+        let earlier = try installedEntry().map { Self.previousDefaults(in: $0) } ?? [:]
+        var previous: [String: String] = [:]
+        for mime in Self.mimeTypes {
+            if let value = earlier[mime] ?? current.defaults(for: mime), value != Self.fileName {
+                previous[mime] = value
+            }
+        }
+        let (command, quoted) = try Self.execValue(exec)
+        let entry = Self.desktopEntry(exec: command, previous: previous)
+        try Home.makeDirectory(applications, intermediates: true)
+        let candidate = applications + "/.vitalbridge-\(getpid()).desktop"
+        try Home.writeFile(Array(entry.utf8), to: candidate)
+        defer { unlink(candidate) }
+        try validate(candidate)
+        guard rename(candidate, desktopPath) == 0 else {
+            throw HomeError("cannot write \(desktopPath): \(String(cString: strerror(errno)))")
+        }
+        try runTool(["xdg-mime", "default", Self.fileName] + Self.mimeTypes, "(Debian: xdg-utils)")
+        return (desktopPath, quoted)
+    }
+
+    /// Puts back the defaults the installed entry replaced (for schemes whose default is still VitalBridge's) and
+    /// removes the entry; `false` when none is installed.
+    func uninstall() throws(HomeError) -> Bool {
+        guard let entry = try installedEntry() else { return false }
+        guard entry.contains("\n\(Self.previousKey)=") else {
+            throw HomeError("\(desktopPath) was not written by install-handler; it is left as it is")
+        }
+        let previous = Self.previousDefaults(in: entry)
+        var apps = try MimeApps(readingAt: mimeApps)
+        for mime in Self.mimeTypes where apps.defaults(for: mime) == Self.fileName {
+            apps.setDefault(previous[mime], for: mime)
+        }
+        try apps.write(to: mimeApps)
+        guard unlink(desktopPath) == 0 else {
+            throw HomeError("cannot remove \(desktopPath): \(String(cString: strerror(errno)))")
+        }
+        return true
+    }
+
+    /// The installed desktop entry's text, `nil` when there is none.
+    func installedEntry() throws(HomeError) -> String? {
+        guard Home.exists(desktopPath) else { return nil }
+        return String(decoding: try readUserFile(desktopPath), as: UTF8.self)
+    }
+
+    /// The desktop entry of the handler.
+    static func desktopEntry(exec: String, previous: [String: String]) -> String {
+        let kept = previous.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+        return """
+            [Desktop Entry]
+            Type=Application
+            Name=VitalBridge
+            Comment=Shares vital signs between health apps and measuring devices
+            Exec=\(exec)
+            Terminal=false
+            NoDisplay=true
+            MimeType=\(mimeTypes.map { $0 + ";" }.joined())
+            \(previousKey)=\(kept.map { escapeListItem($0) + ";" }.joined())
+
+            """
+    }
+
+    /// The defaults an installed entry keeps, by MIME type.
+    static func previousDefaults(in entry: String) -> [String: String] {
+        guard
+            let line = entry.split(separator: "\n").first(where: { $0.hasPrefix(previousKey + "=") })
+        else { return [:] }
+        var result: [String: String] = [:]
+        for item in splitList(line.dropFirst(previousKey.count + 1)) {
+            guard let equals = item.firstIndex(of: "=") else { continue }
+            result[String(item[..<equals])] = String(item[item.index(after: equals)...])
+        }
+        return result
+    }
+
+    /// `item` as one element of a desktop entry's list value: `;` and `\` escaped.
+    static func escapeListItem(_ item: String) -> String {
+        item.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: ";", with: "\\;")
+    }
+
+    /// The elements of a desktop entry's list value (`a;b\;c;` → `a`, `b;c`).
+    static func splitList(_ value: Substring) -> [String] {
+        var items: [String] = []
+        var current = ""
+        var escaped = false
+        for character in value {
+            if escaped {
+                current.append(character == "s" ? " " : character)
+                escaped = false
+            } else if character == "\\" {
+                escaped = true
+            } else if character == ";" {
+                items.append(current)
+                current = ""
+            } else {
+                current.append(character)
+            }
+        }
+        if !current.isEmpty { items.append(current) }
+        return items
+    }
+
+    /// The `Exec` value running `arguments` (the last may be a field code such as `%u`), quoted as the Desktop
+    /// Entry specification says, and whether any argument needed quoting. A control character cannot be written.
+    static func execValue(_ arguments: [String]) throws(HomeError) -> (String, Bool) {
+        let reserved = Set(" \t\n\"'\\><~|&;$*?#()`")
+        var quoted = false
+        var words: [String] = []
+        for (index, argument) in arguments.enumerated() {
+            if argument.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+                throw HomeError(
+                    "a path with a control character cannot be a desktop command: \(argument.debugDescription)")
+            }
+            let fieldCode = index == arguments.count - 1 && argument.hasPrefix("%")
+            var word = fieldCode ? argument : argument.replacingOccurrences(of: "%", with: "%%")
+            if argument.isEmpty || argument.contains(where: reserved.contains) {
+                quoted = true
+                var inner = ""
+                for character in word {
+                    if "\"`$\\".contains(character) { inner.append("\\") }
+                    inner.append(character)
+                }
+                word = "\"" + inner + "\""
+            }
+            words.append(word)
+        }
+        // a string value escapes its backslashes once more
+        return (words.joined(separator: " ").replacingOccurrences(of: "\\", with: "\\\\"), quoted)
+    }
+
+    /// Checks the desktop entry at `path` with `desktop-file-validate`.
+    func validate(_ path: String) throws(HomeError) {
+        try runTool(["desktop-file-validate", path], "(Debian: desktop-file-utils)")
+    }
+
+    /// Runs a desktop tool; an error naming its package when it is missing, its output when it fails.
+    func runTool(_ arguments: [String], _ package: String) throws(HomeError) {
+        let output: (status: Int32, text: String)
+        do {
+            output = try runCapturing(arguments)
+        } catch {
+            throw HomeError("cannot run \(arguments[0]) \(package): \(error)")
+        }
+        guard output.status == 0, output.text.isEmpty || arguments[0] != "desktop-file-validate" else {
+            let text = output.text.trimmingCharacters(in: .whitespacesAndNewlines)
+            throw HomeError(
+                "\(arguments[0]) \(OpenerHandOff.describe(output.status)): \(text.isEmpty ? "no output" : text)")
+        }
+    }
+}
+
+/// The `[Default Applications]` group of a user's `mimeapps.list`, edited in place: every other line stays as it
+/// was.
+struct MimeApps {
+    var lines: [String]
+    let existed: Bool
+    /// The file's permission bits, kept when it is written back.
+    let mode: mode_t
+
+    static let group = "[Default Applications]"
+
+    init(readingAt path: String) throws(HomeError) {
+        var status = stat()
+        guard stat(path, &status) == 0 else {
+            (lines, existed, mode) = ([], false, 0o600)
+            return
+        }
+        let text = String(decoding: try readUserFile(path), as: UTF8.self)
+        lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        if lines.last == "" { lines.removeLast() }
+        existed = true
+        mode = status.st_mode & 0o777
+    }
+
+    /// The index of each line of the default group, with its key.
+    private var defaultLines: [(index: Int, key: String)] {
+        var inGroup = false
+        var found: [(Int, String)] = []
+        for (index, line) in lines.enumerated() {
+            if line.hasPrefix("[") {
+                inGroup = line == Self.group
+            } else if inGroup, let equals = line.firstIndex(of: "=") {
+                found.append((index, line[..<equals].trimmingCharacters(in: .whitespaces)))
+            }
+        }
+        return found
+    }
+
+    /// The first desktop entry `mime` defaults to, `nil` when none is set.
+    func defaults(for mime: String) -> String? {
+        guard let line = defaultLines.first(where: { $0.key == mime }) else { return nil }
+        let value = lines[line.index].drop { $0 != "=" }.dropFirst()
+        return DesktopHandler.splitList(value).first?.trimmingCharacters(in: .whitespaces)
+    }
+
+    /// Sets `mime`'s default to `entry` (as written, a list value), or removes it when `entry` is `nil`.
+    mutating func setDefault(_ entry: String?, for mime: String) {
+        if let line = defaultLines.first(where: { $0.key == mime }) {
+            if let entry { lines[line.index] = "\(mime)=\(entry)" } else { lines.remove(at: line.index) }
+        } else if let entry {
+            if let last = defaultLines.last?.index {
+                lines.insert("\(mime)=\(entry)", at: last + 1)
+            } else if let header = lines.firstIndex(of: Self.group) {
+                lines.insert("\(mime)=\(entry)", at: header + 1)
+            } else {
+                lines += [Self.group, "\(mime)=\(entry)"]
+            }
+        }
+    }
+
+    /// Writes the lines back to `path` (keeping the file's mode); a file that is left with nothing but an empty
+    /// default group is removed.
+    func write(to path: String) throws(HomeError) {
+        let meaningful = lines.filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty && $0 != Self.group }
+        if meaningful.isEmpty {
+            if existed, unlink(path) != 0 {
+                throw HomeError("cannot remove \(path): \(String(cString: strerror(errno)))")
+            }
+            return
+        }
+        try Home.writeFile(Array((lines.joined(separator: "\n") + "\n").utf8), to: path)
+        chmod(path, mode)
+    }
+}
+
+/// The bytes of one of the user's own desktop files (at most 1 MiB), which, unlike the hub's, keep their mode.
+func readUserFile(_ path: String) throws(HomeError) -> [UInt8] {
+    guard let handle = FileHandle(forReadingAtPath: path) else {
+        throw HomeError("cannot read \(path): \(String(cString: strerror(errno)))")
+    }
+    defer { try? handle.close() }
+    let data = (try? handle.read(upToCount: 1 << 20 + 1)) ?? Data()
+    guard data.count <= 1 << 20 else { throw HomeError("\(path) is larger than 1 MiB") }
+    return Array(data)
+}
+
+/// Runs `arguments` (the program found on `PATH`), standard input from `/dev/null`, and waits; its `waitpid`
+/// status and what it wrote to standard output and standard error.
+func runCapturing(_ arguments: [String]) throws -> (status: Int32, text: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = arguments
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = pipe
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    let status: Int32 =
+        process.terminationReason == .exit ? process.terminationStatus << 8 : process.terminationStatus & 0x7F
+    return (status, String(decoding: data, as: UTF8.self))
+}

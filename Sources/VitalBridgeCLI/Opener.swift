@@ -1,0 +1,85 @@
+import Foundation
+import VitalBridge
+
+/// The desktop's URL opener (`xdg-open` unless configured): the program `open --deliver` hands each callback to.
+struct Opener: Equatable {
+    /// The program and the arguments that come before the URL (`["gio", "open"]`).
+    let command: [String]
+
+    static let standard = Opener(command: ["xdg-open"])
+
+    /// The opener `text` names: a program, then any arguments it needs before the URL, separated by spaces
+    /// (`xdg-open`, `gio open`, `/usr/local/bin/my-opener --quiet`).
+    init?(_ text: String) {
+        let words = text.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+        guard let program = words.first, !program.hasPrefix("-"),
+            !text.unicodeScalars.contains(where: { $0.value < 0x20 && $0 != "\t" || $0.value == 0x7F })
+        else { return nil }
+        command = [program] + words.dropFirst()
+    }
+
+    private init(command: [String]) { self.command = command }
+
+    /// The opener `option` names, else `$VITALBRIDGE_OPENER`, else `xdg-open`; `nil` when the one named is not a
+    /// command.
+    static func chosen(option: String?) -> Opener? {
+        guard let text = option ?? environment("VITALBRIDGE_OPENER") else { return .standard }
+        return Opener(text)
+    }
+
+    var description: String { command.joined(separator: " ") }
+}
+
+/// Hands a callback over by running the desktop's opener with it, the way an app opens another app's URL.
+///
+/// The hand-off succeeded only when the opener ran and exited 0; anything else (it cannot be started, it exits
+/// with another status, a signal ends it) is a failed hand-off, and the readings stay pending. The opener may run
+/// the caller's handler before it returns (xdg-open does without a desktop environment), and that handler may open
+/// the hub again: nothing of the hub is locked while the opener runs. The opener reads nothing (standard input is
+/// `/dev/null`) and writes its output to standard error, so standard output stays empty.
+struct OpenerHandOff: CallbackHandOff {
+    let opener: Opener
+
+    func handOver(_ url: String) async throws {
+        let status = try run(opener.command + [url])
+        guard status == 0 else {
+            throw HomeError(
+                "the opener '\(opener.description)' \(Self.describe(status)) opening a \(Self.scheme(of: url)) URL")
+        }
+    }
+
+    /// `url`'s scheme (`myapp://`), named in a failure instead of the URL, which may carry health values.
+    static func scheme(of url: String) -> String {
+        "\(url.prefix { $0 != ":" }.prefix(40))://"
+    }
+
+    /// What a `waitpid` status says: `exited with status 4`, `was ended by signal 9`.
+    static func describe(_ status: Int32) -> String {
+        let signal = status & 0x7F
+        return signal == 0 ? "exited with status \((status >> 8) & 0xFF)" : "was ended by signal \(signal)"
+    }
+
+    /// Runs `arguments` (the program found on `PATH`) with standard input from `/dev/null` and standard output on
+    /// standard error, and waits for it; its `waitpid` status.
+    func run(_ arguments: [String]) throws -> Int32 {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, 2, 1)
+        let argv = arguments.map { strdup($0) } + [nil]
+        defer { for argument in argv { free(argument) } }
+        var pid: pid_t = 0
+        let started = posix_spawnp(&pid, arguments[0], &actions, nil, argv, environ)
+        guard started == 0 else {
+            throw HomeError("cannot run the opener '\(opener.description)': \(String(cString: strerror(started)))")
+        }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 {
+            guard errno == EINTR else {
+                throw HomeError("lost the opener '\(opener.description)': \(String(cString: strerror(errno)))")
+            }
+        }
+        return status
+    }
+}
