@@ -109,7 +109,7 @@ public struct LayeredInbox: Hashable, Sendable, Codable {
 
     /// Reads the callback `url` and files it.
     ///
-    /// - Throws: a ``LayeredError`` when `url` is not a valid callback (``LayeredResponse/init(parsing:)``); the
+    /// - Throws: a `LayeredError` when `url` is not a valid callback (``LayeredResponse/init(parsing:)``); the
     ///   inbox is unchanged then.
     public mutating func receive(_ url: String) throws(LayeredError) -> Delivery {
         receive(try LayeredResponse(parsing: url))

@@ -147,7 +147,7 @@ public struct LayeredResponse: Hashable, Sendable {
 
     /// Parses the callback `url` a caller received.
     ///
-    /// - Throws: a ``LayeredError`` naming the parameter at fault: whatever `LayeredCallback(parsing:)` refuses,
+    /// - Throws: a `LayeredError` naming the parameter at fault: whatever `LayeredCallback(parsing:)` refuses,
     ///   a `status` the echoed `cmd` cannot answer, or a `result` object without the values its device's kind
     ///   always has (`systolic`, `weight`, `measured_at`, …).
     public init(parsing url: String) throws(LayeredError) {

@@ -21,11 +21,13 @@ final class CallingThreadExecutor: TaskExecutor, @unchecked Sendable {
         pthread_cond_init(ready, nil)
     }
 
+    /// The process's executor: tasks that must run on the main thread too are started on it.
+    static let shared = CallingThreadExecutor()
+
     /// Runs `operation` on the calling thread; it must end the process (every command ends with `exit`).
     static func run(_ operation: @escaping @Sendable () async -> Never) -> Never {
-        let executor = CallingThreadExecutor()
-        Task(executorPreference: executor) { await operation() }
-        executor.runJobs()
+        Task(executorPreference: shared) { await operation() }
+        shared.runJobs()
     }
 
     func enqueue(_ job: consuming ExecutorJob) {

@@ -161,9 +161,11 @@ struct Hub {
         return .milliseconds(Int64(seconds * 1000))
     }
 
-    /// The engine of this hub, reaching devices through `bluez` when given, else the simulated world.
+    /// The engine of this hub, reaching devices through `bluez` when given, else the simulated world; `user` answers
+    /// its prompts (the fleet's scripted user when absent).
     func bridge(
-        scannedQR: String?, handOff: any CallbackHandOff, showProgress: Bool = false, bluez: BlueZCentral? = nil
+        scannedQR: String?, handOff: any CallbackHandOff, showProgress: Bool = false, bluez: BlueZCentral? = nil,
+        user: (any HubUser)? = nil
     ) -> Bridge {
         let world = self.world
         var progress: @Sendable (SyncProgress) -> Void = { _ in }
@@ -175,7 +177,8 @@ struct Hub {
         var now: @Sendable () -> LayeredTimestamp = { clock.wallTime }
         if bluez != nil { now = { LayeredTimestamp(Date()) } }
         return Bridge(
-            store: store, central: bluez ?? world, user: SimulatedUser(script: fleet.user, scannedQR: scannedQR),
+            store: store, central: bluez ?? world,
+            user: user ?? SimulatedUser(script: fleet.user, scannedQR: scannedQR),
             leases: FileLeases(home: home, world: bluez == nil ? world : nil, timeout: Self.deviceWait),
             whitelist: whitelist,
             handOff: handOff, reservation: ProcessIdentity.reservationOwner(), logger: hubLogger(),

@@ -357,14 +357,15 @@ struct MimeApps {
     }
 }
 
-/// The bytes of one of the user's own desktop files (at most 1 MiB), which, unlike the hub's, keep their mode.
-func readUserFile(_ path: String) throws(HomeError) -> [UInt8] {
+/// The bytes of one of the user's own files (at most `limit`, 1 MiB unless told), which, unlike the hub's, keep
+/// their mode.
+func readUserFile(_ path: String, limit: Int = 1 << 20) throws(HomeError) -> [UInt8] {
     guard let handle = FileHandle(forReadingAtPath: path) else {
         throw HomeError("cannot read \(path): \(String(cString: strerror(errno)))")
     }
     defer { try? handle.close() }
-    let data = (try? handle.read(upToCount: 1 << 20 + 1)) ?? Data()
-    guard data.count <= 1 << 20 else { throw HomeError("\(path) is larger than 1 MiB") }
+    let data = (try? handle.read(upToCount: limit + 1)) ?? Data()
+    guard data.count <= limit else { throw HomeError("\(path) is larger than \(limit) bytes") }
     return Array(data)
 }
 

@@ -25,6 +25,10 @@ struct OpenCommand: AsyncParsableCommand {
             5, and the next request delivers its readings. This is the form a desktop's URL handler runs (see \
             install-handler). It also answers ShareVitalSigns requests (svs-…://), opening <requester>://.
 
+            When standard input and standard error are a terminal, a person answers the phone's dialogs there: \
+            the connect prompt of popflag=1, the QR code of addtype=1 without --scan-qr (typed, or @FILE), and \
+            Ctrl-C cancels the stage that runs (ERROR_CANCEL). Without a terminal nothing is asked.
+
             The caller is --caller if given, else the request's appid, else the whitelisted caller whose callback \
             scheme is the request's scheme.
 
@@ -207,8 +211,20 @@ struct OpenInvocation: Equatable {
         do {
             hub = try Hub(home: folder, whitelist: whitelist)
             let bluez = try hub!.bluez(transport)
-            outcome = await hub!.bridge(scannedQR: scanQR, handOff: handOff, showProgress: true, bluez: bluez)
-                .handle(url: url, platform: platform, caller: caller, scannedQR: scanQR)
+            if TerminalUser.isAttached {
+                // a person is there: the prompts are theirs, and Ctrl-C cancels the stage that runs
+                let interrupt = Interrupt.watch()
+                let bridge = hub!.bridge(
+                    scannedQR: scanQR, handOff: handOff, showProgress: true, bluez: bluez,
+                    user: TerminalUser(scannedQR: scanQR, interrupt: interrupt))
+                let (url, platform, caller, scanQR) = (url, platform, caller, scanQR)
+                outcome = await interrupt.run {
+                    await bridge.handle(url: url, platform: platform, caller: caller, scannedQR: scanQR)
+                }
+            } else {
+                outcome = await hub!.bridge(scannedQR: scanQR, handOff: handOff, showProgress: true, bluez: bluez)
+                    .handle(url: url, platform: platform, caller: caller, scannedQR: scanQR)
+            }
         } catch {
             outcome = await Bridge.answerUnusableHome(
                 url: url, platform: platform, caller: caller, whitelist: whitelist, error: error, handOff: handOff,

@@ -69,8 +69,21 @@ struct OpenerHandOff: CallbackHandOff {
         posix_spawn_file_actions_adddup2(&actions, 2, 1)
         let argv = arguments.map { strdup($0) } + [nil]
         defer { for argument in argv { free(argument) } }
+        // the opener and the caller's handler it starts get a clean signal state, not the hub's (SIGPIPE ignored,
+        // or signals blocked by whatever started the hub)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGPIPE, SIGINT, SIGTERM] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid: pid_t = 0
-        let started = posix_spawnp(&pid, arguments[0], &actions, nil, argv, environ)
+        let started = posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, environ)
         guard started == 0 else {
             throw HomeError("cannot run the opener '\(opener.description)': \(String(cString: strerror(started)))")
         }

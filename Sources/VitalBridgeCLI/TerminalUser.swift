@@ -1,0 +1,110 @@
+import Foundation
+import LayeredProtocol
+import Synchronization
+import VitalBridge
+
+/// A person at a terminal, standing in for the phone's dialogs: the connect prompt (`popflag=1`), the camera that
+/// reads a device's QR code (its text typed, or read from a file with `@FILE`), and the cancel button (Ctrl-C).
+///
+/// It is used only when standard input and standard error are both terminals; a request from a program or a
+/// desktop handler without one never waits for an answer nobody can give.
+struct TerminalUser: HubUser {
+    let scannedQR: String?
+    let interrupt: Interrupt
+
+    /// Whether a person can answer: standard input and standard error are terminals.
+    static var isAttached: Bool { isatty(0) == 1 && isatty(2) == 1 }
+
+    func cancels(_ stage: Stage) async -> Bool { interrupt.pressed }
+
+    func acceptsConnect(to device: MACAddress) async -> Bool {
+        guard let answer = ask("Connect to the device \(device)? [y/N] ") else { return false }
+        return ["y", "yes"].contains(answer.lowercased())
+    }
+
+    func scanQRCode() async -> String? {
+        if let scannedQR { return scannedQR }
+        while let text = ask("The device's QR code: type its text, or @FILE to read it from a file (empty: cancel): ") {
+            guard text.hasPrefix("@") else { return text.isEmpty ? nil : text }
+            do {
+                let bytes = try readUserFile(String(text.dropFirst()), limit: 4096)
+                return String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            } catch {
+                printError("\(error)")
+            }
+        }
+        return nil
+    }
+
+    /// Asks `question` on standard error and reads one line from standard input; `nil` at the end of input or when
+    /// Ctrl-C is pressed.
+    func ask(_ question: String) -> String? {
+        FileHandle.standardError.write(Data(question.utf8))
+        var line: [UInt8] = []
+        var byte: UInt8 = 0
+        while !interrupt.pressed {
+            var ready = pollfd(fd: 0, events: Int16(POLLIN), revents: 0)
+            // nothing yet, or a signal (Ctrl-C) interrupted the wait: look at the flag again
+            guard poll(&ready, 1, 100) > 0 else { continue }
+            let count = read(0, &byte, 1)
+            if count < 0 && errno == EINTR { continue }
+            guard count == 1 else { return nil }
+            if byte == UInt8(ascii: "\n") {
+                return String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespaces)
+            }
+            guard line.count < 4096 else { return nil }
+            line.append(byte)
+        }
+        FileHandle.standardError.write(Data("\n".utf8))
+        return nil
+    }
+}
+
+/// Ctrl-C while a request runs: the first press cancels it (the request's task, so its device stage stops with
+/// `ERROR_CANCEL`, and any prompt), a second one ends the process as usual.
+///
+/// The signal handler only writes a byte to a pipe; a thread of its own reads it and cancels the task.
+final class Interrupt: Sendable {
+    private let state = Atomic<Bool>(false)
+    private let task = Mutex<Task<HubOutcome, Never>?>(nil)
+
+    /// Whether Ctrl-C was pressed.
+    var pressed: Bool { state.load(ordering: .acquiring) }
+
+    /// Starts watching for Ctrl-C.
+    static func watch() -> Interrupt {
+        let interrupt = Interrupt()
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { return interrupt }
+        interruptPipe = ends[1]
+        // the program that started this one may have blocked SIGINT (a test runner does), and it is inherited
+        var mask = sigset_t()
+        sigemptyset(&mask)
+        sigaddset(&mask, SIGINT)
+        pthread_sigmask(SIG_UNBLOCK, &mask, nil)
+        signal(SIGINT) { _ in
+            var byte: UInt8 = 1
+            _ = write(interruptPipe, &byte, 1)
+        }
+        let reader = ends[0]
+        Thread.detachNewThread {
+            var byte: UInt8 = 0
+            while read(reader, &byte, 1) < 0 && errno == EINTR {}
+            signal(SIGINT, SIG_DFL)
+            interrupt.state.store(true, ordering: .releasing)
+            interrupt.task.withLock { $0?.cancel() }
+        }
+        return interrupt
+    }
+
+    /// Runs `operation` as a task that Ctrl-C cancels.
+    func run(_ operation: @escaping @Sendable () async -> HubOutcome) async -> HubOutcome {
+        let work = Task(executorPreference: CallingThreadExecutor.shared) { await operation() }
+        task.withLock { $0 = work }
+        if pressed { work.cancel() }
+        return await work.value
+    }
+}
+
+/// The pipe the SIGINT handler writes to (set once, before the handler is installed).
+nonisolated(unsafe) private var interruptPipe: Int32 = -1
