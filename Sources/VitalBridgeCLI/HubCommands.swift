@@ -211,19 +211,14 @@ struct OpenInvocation: Equatable {
         do {
             hub = try Hub(home: folder, whitelist: whitelist)
             let bluez = try hub!.bluez(transport)
-            if TerminalUser.isAttached {
-                // a person is there: the prompts are theirs, and Ctrl-C cancels the stage that runs
-                let interrupt = Interrupt.watch()
-                let bridge = hub!.bridge(
-                    scannedQR: scanQR, handOff: handOff, showProgress: true, bluez: bluez,
-                    user: TerminalUser(scannedQR: scanQR, interrupt: interrupt))
-                let (url, platform, caller, scanQR) = (url, platform, caller, scanQR)
-                outcome = await interrupt.run {
-                    await bridge.handle(url: url, platform: platform, caller: caller, scannedQR: scanQR)
-                }
-            } else {
-                outcome = await hub!.bridge(scannedQR: scanQR, handOff: handOff, showProgress: true, bluez: bluez)
-                    .handle(url: url, platform: platform, caller: caller, scannedQR: scanQR)
+            // a person at a terminal answers the prompts, and Ctrl-C cancels the stage that runs
+            let interrupt = TerminalUser.isAttached ? Interrupt.watch() : nil
+            let (url, platform, caller, scanQR) = (url, platform, caller, scanQR)
+            let bridge = hub!.bridge(
+                scannedQR: scanQR, handOff: handOff, showProgress: true, bluez: bluez,
+                user: interrupt.map { TerminalUser(scannedQR: scanQR, interrupt: $0) })
+            outcome = await Interrupt.run(cancelledBy: interrupt) {
+                await bridge.handle(url: url, platform: platform, caller: caller, scannedQR: scanQR)
             }
         } catch {
             outcome = await Bridge.answerUnusableHome(

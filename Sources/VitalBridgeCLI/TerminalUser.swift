@@ -97,11 +97,14 @@ final class Interrupt: Sendable {
         return interrupt
     }
 
-    /// Runs `operation` as a task that Ctrl-C cancels.
-    func run(_ operation: @escaping @Sendable () async -> HubOutcome) async -> HubOutcome {
+    /// Runs `operation`, as a task that Ctrl-C cancels when `interrupt` watches for it.
+    static func run(
+        cancelledBy interrupt: Interrupt?, _ operation: @escaping @Sendable () async -> HubOutcome
+    ) async -> HubOutcome {
+        guard let interrupt else { return await operation() }
         let work = Task(executorPreference: CallingThreadExecutor.shared) { await operation() }
-        task.withLock { $0 = work }
-        if pressed { work.cancel() }
+        interrupt.task.withLock { $0 = work }
+        if interrupt.pressed { work.cancel() }
         return await work.value
     }
 }
