@@ -52,6 +52,10 @@ struct StageRunner: Sendable {
         } catch let error as DeviceError {
             run.outcomes.append(error.code == .cancelled ? .cancel : .fail)
             run.reason = error.reason(for: request.deviceModel)
+        } catch is CancellationError {
+            // the user cancelled while the request waited (for a device another request holds)
+            run.outcomes.append(.cancel)
+            run.reason = .cancel
         } catch {
             run.outcomes.append(.fail)
             run.reason = .answering(error, logger)

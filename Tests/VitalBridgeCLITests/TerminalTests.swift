@@ -5,8 +5,8 @@ import Testing
 
 /// Runs `vitalbridge` on a pseudo-terminal as a person would: Python's `pty` module starts it as the terminal's
 /// session leader, answers each prompt when its text appears (`\u{3}` is Ctrl-C, which the terminal turns into
-/// SIGINT), and reports the program's standard output and exit status.
-func onTerminal(_ arguments: [String], answers: [(prompt: String, typed: String)]) throws -> (
+/// SIGINT) `after` seconds, and reports the program's standard output and exit status.
+func onTerminal(_ arguments: [String], answers: [(prompt: String, typed: String)], after: Double = 0) throws -> (
     status: Int, stdout: String, unanswered: [String]
 ) {
     let driver = FileManager.default.temporaryDirectory.appendingPathComponent("terminal-\(UUID().uuidString).py")
@@ -34,14 +34,17 @@ func onTerminal(_ arguments: [String], answers: [(prompt: String, typed: String)
             else:
                 stdout += data
         while steps and steps[0][0].encode() in seen:
-            prompt, typed = steps.pop(0)
-            seen = seen.split(prompt.encode(), 1)[1]
+            prompt, typed, after = steps.pop(0)
+            if prompt:
+                seen = seen.split(prompt.encode(), 1)[1]
+            time.sleep(after)
             os.write(terminal, typed.encode())
     status = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
     print(json.dumps({"status": status, "stdout": stdout.decode(), "unanswered": [s[0] for s in steps]}))
     """.write(to: driver, atomically: true, encoding: .utf8)
     let script = String(
-        decoding: try JSONSerialization.data(withJSONObject: answers.map { [$0.prompt, $0.typed] }), as: UTF8.self)
+        decoding: try JSONSerialization.data(withJSONObject: answers.map { [$0.prompt, $0.typed, after] as [Any] }),
+        as: UTF8.self)
     let output = try runProgram("/usr/bin/env", ["python3", driver.path, script, vitalbridgePath.path] + arguments)
     let object = try #require(
         JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) as? [String: Any], "\(output.stderr)")
@@ -109,5 +112,21 @@ struct TerminalTests {
             if delivery.response.remaining == 0 { break }
         }
         #expect(received == 5_000)
+    }
+
+    @Test("Ctrl-C while the request waits for a device another process holds cancels it")
+    func interruptWait() throws {
+        let home = try TestHome()
+        #expect(try home.open(request(.measure, .bp5)).status == 0)
+        // another process holds the device for longer than the test
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
+        holder.arguments = [home.path + "/locks/\(macOf(.bp5)).lock", "sleep", "60"]
+        try holder.run()
+        defer { holder.terminate() }
+        Thread.sleep(forTimeInterval: 0.3)
+        let waited = try response(
+            onTerminal(["open", "--home", home.path, request(.measure, .bp5)], answers: [("", "\u{3}")], after: 1))
+        #expect(waited.outcome(of: .measure) == .cancel && waited.reason == .cancel, "\(waited)")
     }
 }
