@@ -76,11 +76,8 @@ public struct LayeredInbox: Hashable, Sendable, Codable {
     ///
     /// - Throws: the `LayeredError` the hub would answer, as ``LayeredClient/url(for:requestID:)`` does.
     public mutating func send(_ intent: LayeredIntent, with client: LayeredClient) throws(LayeredError) -> String {
-        var generator = SystemRandomNumberGenerator()
-        var id = ""
-        repeat {
-            id = "r-" + String(generator.next() as UInt64, radix: 16)
-        } while sent[id] != nil
+        var id = LayeredClient.newRequestID()
+        while sent[id] != nil { id = LayeredClient.newRequestID() }
         let request = try client.request(for: intent, requestID: id)
         remember(request, id: id)
         return request.query.url

@@ -118,6 +118,12 @@ public struct LayeredClient: Hashable, Sendable {
             }
     }
 
+    /// A new correlation id: `r-` and 16 random hexadecimal digits.
+    public static func newRequestID() -> String {
+        let digits = String(UInt64.random(in: 0...UInt64.max), radix: 16)
+        return "r-" + String(repeating: "0", count: 16 - digits.count) + digits
+    }
+
     /// The request URL for `intent`, carrying `requestID` (echoed by the hub in its callback).
     ///
     /// - Throws: `LayeredError` naming the parameter the hub would refuse, or `requestid` when `requestID` is

@@ -101,6 +101,8 @@ public struct DeviceFailure: Hashable, Sendable, CustomStringConvertible {
 /// A callback as the caller reads it: each stage's outcome, the device, the readings typed in the requested unit,
 /// how many readings the hub still holds, and why it failed.
 ///
+/// Everything it holds is read from ``callback`` once, when it is parsed, and cannot change after.
+///
 /// ```swift
 /// let response = try LayeredResponse(parsing: url)
 /// if response.succeeded {
@@ -111,20 +113,20 @@ public struct DeviceFailure: Hashable, Sendable, CustomStringConvertible {
 /// ```
 public struct LayeredResponse: Hashable, Sendable {
     /// The callback as parsed.
-    public var callback: LayeredCallback
+    public let callback: LayeredCallback
     /// The correlation id the request carried, echoed by the hub.
-    public var requestID: String?
+    public let requestID: String?
     /// The request's `cmd`, when the callback echoes one the protocol defines.
-    public var action: LayeredAction?
+    public let action: LayeredAction?
     /// The request's `devicemodel`, when the callback echoes a known one.
-    public var model: DeviceModel?
+    public let model: DeviceModel?
     /// How each stage of the action ended, in stage order; empty when the action is unknown.
     public var stages: [(stage: Stage, outcome: StageOutcome)] {
         guard let action, let outcomes = callback.status.outcomes(for: action) else { return [] }
         return Array(zip(action.stages, outcomes))
     }
     /// The readings, the measured one first, each in the unit the request asked for.
-    public var readings: [ReceivedReading]
+    public let readings: [ReceivedReading]
     /// How many readings the hub still holds for the caller (ask again to get them); `0` when it says none.
     public var remaining: Int { callback.remaining ?? 0 }
     /// Why the action failed or was cancelled.
@@ -153,7 +155,6 @@ public struct LayeredResponse: Hashable, Sendable {
     public init(parsing url: String) throws(LayeredError) {
         let callback = try LayeredCallback(parsing: url)
         self.callback = callback
-        readings = []
         func echoed(_ key: String) -> String? { callback.echo.first { $0.key == key }?.decodedValue }
         requestID = echoed("requestid")
         action = echoed("cmd").flatMap { Int($0) }.flatMap(LayeredAction.init(rawValue:))
@@ -164,7 +165,10 @@ public struct LayeredResponse: Hashable, Sendable {
                 message: "status \(callback.status.rawValue) cannot answer cmd \(action.rawValue)")
         }
         let requestedUnit = echoed("unit").flatMap { Int($0) }.flatMap(VitalUnit.init(rawValue:))
-        guard let result = callback.result else { return }
+        guard let result = callback.result else {
+            readings = []
+            return
+        }
         guard let model else {
             throw LayeredError(
                 .missingParameter, parameter: "devicemodel", message: "a result cannot be read without the devicemodel")
@@ -172,6 +176,7 @@ public struct LayeredResponse: Hashable, Sendable {
         let category = model.category
         let unit = requestedUnit.flatMap { $0.category == category ? $0 : nil } ?? category.defaultUnit
         let decoder = ReadingDecoder(category: category, unit: unit)
+        var readings: [ReceivedReading] = []
         switch result {
         case .list(let objects):
             // a measurement's callback carries the live reading first, then any the hub still held for the caller
@@ -187,6 +192,7 @@ public struct LayeredResponse: Hashable, Sendable {
                 readings.append(try decoder.reading(object, measured.count + index, .stored))
             }
         }
+        self.readings = readings
     }
 
     public static func == (left: LayeredResponse, right: LayeredResponse) -> Bool {

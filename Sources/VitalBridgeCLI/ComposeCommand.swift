@@ -92,20 +92,9 @@ struct ComposeCommand: ParsableCommand {
             callback: scheme.map(CallbackDestination.scheme) ?? .callerURL(callerurl ?? ""),
             platform: options.platform, appID: appid)
         do {
-            print(try client.url(for: intent, requestID: requestid ?? Self.randomRequestID()))
+            print(try client.url(for: intent, requestID: requestid ?? LayeredClient.newRequestID()))
         } catch {
             throw refuse("\(error); the hub would answer \(error.reason)")
         }
-    }
-
-    /// `r-` and 16 random hexadecimal digits.
-    static func randomRequestID() -> String {
-        "r-" + String(UInt64.random(in: 0...UInt64.max), radix: 16).leftPadded(to: 16)
-    }
-}
-
-extension String {
-    fileprivate func leftPadded(to length: Int) -> String {
-        count >= length ? self : String(repeating: "0", count: length - count) + self
     }
 }

@@ -13,7 +13,8 @@ struct LayeredResponseTests {
     static func callbackURL(
         _ intent: LayeredIntent, requestID: String = "r-1", status: ActionStatus? = nil,
         readings: [LayeredReading] = [],
-        measured: [LayeredReading]? = nil, reason: LayeredReason? = nil, remaining: Int? = nil
+        measured: [LayeredReading]? = nil, reason: LayeredReason? = nil, remaining: Int? = nil,
+        device: MACAddress = mac
     ) throws -> String {
         let request = try client.request(for: intent, requestID: requestID)
         let unit = request.unit
@@ -23,7 +24,7 @@ struct LayeredResponseTests {
             result = .combined(measure: measured.map { $0.resultObject(unit: unit) }, sync: objects)
         }
         return try LayeredCallback(
-            destination: "myapp://", echo: request.echo, status: status ?? .success(intent.action), mac: mac,
+            destination: "myapp://", echo: request.echo, status: status ?? .success(intent.action), mac: device,
             result: result, reason: reason, remaining: remaining
         ).url
     }
@@ -140,6 +141,18 @@ struct LayeredResponseTests {
         #expect(cancelled.cancelled && cancelled.reason == .cancel && cancelled.deviceFailure == nil)
     }
 
+    @Test("an Android callback, its names in their original case, is read the same")
+    func androidEcho() throws {
+        let object = #"[{"blood_glucose":5.8,"measured_at":"2026-11-20 07:30:00"}]"#
+        let response = try LayeredResponse(
+            parsing: "myapp://?appid=com.example&cmd=2&deviceModel=400&Unit=0&requestId=r-9"
+                + "&status=0&mac=004D3208D308&result=" + PercentEncoding.encode(object))
+        #expect(response.requestID == "r-9" && response.action == .sync && response.model == .bg5)
+        #expect(
+            response.readings.first?.value == .glucose(Quantity(FixedDecimal(significand: 58, scale: 1), .mmolPerLiter))
+        )
+    }
+
     @Test(
         "a callback a caller cannot trust is refused, naming what is wrong",
         arguments: [
@@ -204,9 +217,9 @@ struct LayeredResponseTests {
             Self.callbackURL(LayeredIntent(.sync, .bp5, mac: Self.mac), requestID: "r-unknown", readings: [other, old]))
         #expect(unasked.match == .unasked && unasked.intent == nil && unasked.newReadings.count == 1)
         // the same values on another device are another reading
-        var elsewhere = try LayeredResponse(
-            parsing: Self.callbackURL(LayeredIntent(.sync, .bp5, mac: Self.mac), readings: [old]))
-        elsewhere.callback.mac = MACAddress("004D3208D2F5")
+        let elsewhere = try LayeredResponse(
+            parsing: Self.callbackURL(
+                LayeredIntent(.sync, .bp5, mac: Self.mac), readings: [old], device: MACAddress("004D3208D2F5")!))
         #expect(inbox.receive(elsewhere).newReadings.count == 1)
         // a bad callback changes nothing
         let before = inbox
