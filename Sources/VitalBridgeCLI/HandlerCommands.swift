@@ -144,7 +144,7 @@ struct DesktopHandler {
         let candidate = applications + "/.vitalbridge-\(getpid()).desktop"
         try Home.writeFile(Array(entry.utf8), to: candidate)
         defer { unlink(candidate) }
-        try validate(candidate)
+        try runTool(["desktop-file-validate", candidate], "(Debian: desktop-file-utils)")
         guard rename(candidate, desktopPath) == 0 else {
             throw HomeError("cannot write \(desktopPath): \(String(cString: strerror(errno)))")
         }
@@ -161,10 +161,9 @@ struct DesktopHandler {
         }
         let previous = Self.previousDefaults(in: entry)
         var apps = try MimeApps(readingAt: mimeApps)
-        for mime in Self.mimeTypes where apps.defaults(for: mime) == Self.fileName {
-            apps.setDefault(previous[mime], for: mime)
-        }
-        try apps.write(to: mimeApps)
+        let ours = Self.mimeTypes.filter { apps.defaults(for: $0) == Self.fileName }
+        for mime in ours { apps.setDefault(previous[mime], for: mime) }
+        if !ours.isEmpty { try apps.write(to: mimeApps) }
         guard unlink(desktopPath) == 0 else {
             throw HomeError("cannot remove \(desktopPath): \(String(cString: strerror(errno)))")
         }
@@ -174,7 +173,7 @@ struct DesktopHandler {
     /// The installed desktop entry's text, `nil` when there is none.
     func installedEntry() throws(HomeError) -> String? {
         guard Home.exists(desktopPath) else { return nil }
-        return String(decoding: try readUserFile(desktopPath), as: UTF8.self)
+        return String(decoding: try Home.readUserFile(desktopPath), as: UTF8.self)
     }
 
     /// The desktop entry of the handler.
@@ -262,23 +261,19 @@ struct DesktopHandler {
         return (words.joined(separator: " ").replacingOccurrences(of: "\\", with: "\\\\"), quoted)
     }
 
-    /// Checks the desktop entry at `path` with `desktop-file-validate`.
-    func validate(_ path: String) throws(HomeError) {
-        try runTool(["desktop-file-validate", path], "(Debian: desktop-file-utils)")
-    }
-
-    /// Runs a desktop tool; an error naming its package when it is missing, its output when it fails.
+    /// Runs a desktop tool; an error naming its package when it is missing, its output when it fails (or, for
+    /// `desktop-file-validate`, when it warns).
     func runTool(_ arguments: [String], _ package: String) throws(HomeError) {
-        let output: (status: Int32, text: String)
+        let output: (status: Int32, output: String)
         do {
-            output = try runCapturing(arguments)
+            output = try ChildProcess(arguments).run(capture: true)
         } catch {
-            throw HomeError("cannot run \(arguments[0]) \(package): \(error)")
+            throw HomeError("\(error) \(package)")
         }
-        guard output.status == 0, output.text.isEmpty || arguments[0] != "desktop-file-validate" else {
-            let text = output.text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = output.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard output.status == 0, text.isEmpty || arguments[0] != "desktop-file-validate" else {
             throw HomeError(
-                "\(arguments[0]) \(OpenerHandOff.describe(output.status)): \(text.isEmpty ? "no output" : text)")
+                "\(arguments[0]) \(ChildProcess.describe(output.status)): \(text.isEmpty ? "no output" : text)")
         }
     }
 }
@@ -299,7 +294,7 @@ struct MimeApps {
             (lines, existed, mode) = ([], false, 0o600)
             return
         }
-        let text = String(decoding: try readUserFile(path), as: UTF8.self)
+        let text = String(decoding: try Home.readUserFile(path), as: UTF8.self)
         lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         if lines.last == "" { lines.removeLast() }
         existed = true
@@ -355,34 +350,4 @@ struct MimeApps {
         try Home.writeFile(Array((lines.joined(separator: "\n") + "\n").utf8), to: path)
         chmod(path, mode)
     }
-}
-
-/// The bytes of one of the user's own files (at most `limit`, 1 MiB unless told), which, unlike the hub's, keep
-/// their mode.
-func readUserFile(_ path: String, limit: Int = 1 << 20) throws(HomeError) -> [UInt8] {
-    guard let handle = FileHandle(forReadingAtPath: path) else {
-        throw HomeError("cannot read \(path): \(String(cString: strerror(errno)))")
-    }
-    defer { try? handle.close() }
-    let data = (try? handle.read(upToCount: limit + 1)) ?? Data()
-    guard data.count <= limit else { throw HomeError("\(path) is larger than \(limit) bytes") }
-    return Array(data)
-}
-
-/// Runs `arguments` (the program found on `PATH`), standard input from `/dev/null`, and waits; its `waitpid`
-/// status and what it wrote to standard output and standard error.
-func runCapturing(_ arguments: [String]) throws -> (status: Int32, text: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = arguments
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = pipe
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    let status: Int32 =
-        process.terminationReason == .exit ? process.terminationStatus << 8 : process.terminationStatus & 0x7F
-    return (status, String(decoding: data, as: UTF8.self))
 }

@@ -211,6 +211,18 @@ struct Home {
         }
     }
 
+    /// The bytes of one of the user's own files outside the home (a desktop file, a QR code's text), at most
+    /// `limit`: unlike the home's files, their mode is theirs and left as it is.
+    static func readUserFile(_ path: String, limit: Int = 1 << 20) throws(HomeError) -> [UInt8] {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw HomeError("cannot read \(path): \(String(cString: strerror(errno)))")
+        }
+        defer { try? handle.close() }
+        let data = (try? handle.read(upToCount: limit + 1)) ?? Data()
+        guard data.count <= limit else { throw HomeError("\(path) is larger than \(limit) bytes") }
+        return Array(data)
+    }
+
     /// The bytes of the regular file at `path`, at most `limit` of them; a link, a pipe, a device or a larger file
     /// is refused. The file is tightened to 0600.
     static func readFile(_ path: String, limit: Int) throws(HomeError) -> [UInt8] {

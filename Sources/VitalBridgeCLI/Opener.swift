@@ -37,14 +37,19 @@ struct Opener: Equatable {
 /// the caller's handler before it returns (xdg-open does without a desktop environment), and that handler may open
 /// the hub again: nothing of the hub is locked while the opener runs. The opener reads nothing (standard input is
 /// `/dev/null`) and writes its output to standard error, so standard output stays empty.
+///
+/// The callback, with its readings, is in the opener's arguments while it runs (and in the caller's handler's):
+/// other local users can read a process's arguments in `/proc` unless it is mounted with `hidepid=2`. Desktop URL
+/// dispatch has no other way to pass a URL.
 struct OpenerHandOff: CallbackHandOff {
     let opener: Opener
 
     func handOver(_ url: String) async throws {
-        let status = try run(opener.command + [url])
+        let status = try ChildProcess(opener.command + [url], name: "the opener '\(opener.description)'").run().status
         guard status == 0 else {
             throw HomeError(
-                "the opener '\(opener.description)' \(Self.describe(status)) opening a \(Self.scheme(of: url)) URL")
+                "the opener '\(opener.description)' \(ChildProcess.describe(status)) opening a "
+                    + "\(Self.scheme(of: url)) URL")
         }
     }
 
@@ -53,24 +58,48 @@ struct OpenerHandOff: CallbackHandOff {
         "\(url.prefix { $0 != ":" }.prefix(40))://"
     }
 
+}
+
+/// A program the hub runs and waits for (the opener, the desktop's tools).
+struct ChildProcess {
+    /// The program, found on `PATH`, and its arguments.
+    let arguments: [String]
+    /// What errors call it (`the opener 'xdg-open'`).
+    var name: String
+
+    init(_ arguments: [String], name: String? = nil) {
+        self.arguments = arguments
+        self.name = name ?? arguments[0]
+    }
+
     /// What a `waitpid` status says: `exited with status 4`, `was ended by signal 9`.
     static func describe(_ status: Int32) -> String {
         let signal = status & 0x7F
         return signal == 0 ? "exited with status \((status >> 8) & 0xFF)" : "was ended by signal \(signal)"
     }
 
-    /// Runs `arguments` (the program found on `PATH`) with standard input from `/dev/null` and standard output on
-    /// standard error, and waits for it; its `waitpid` status.
-    func run(_ arguments: [String]) throws -> Int32 {
+    /// Runs the program with standard input from `/dev/null` and a clean signal state (not the hub's SIGPIPE
+    /// ignored, nor signals blocked by whatever started the hub), and waits for it. Its standard output goes to
+    /// standard error, or, when `capture`, both its outputs are returned. Its `waitpid` status, and what it wrote.
+    ///
+    /// - Throws: a `HomeError` when it cannot be started.
+    func run(capture: Bool = false) throws(HomeError) -> (status: Int32, output: String) {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, 2, 1)
-        let argv = arguments.map { strdup($0) } + [nil]
-        defer { for argument in argv { free(argument) } }
-        // the opener and the caller's handler it starts get a clean signal state, not the hub's (SIGPIPE ignored,
-        // or signals blocked by whatever started the hub)
+        var pipe: [Int32] = [-1, -1]
+        if capture {
+            guard Glibc.pipe(&pipe) == 0 else {
+                throw HomeError("cannot run \(name): \(String(cString: strerror(errno)))")
+            }
+            // the child's copies are its outputs (dup2 clears the flag); the pipe's own ends stay here
+            for end in pipe { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+            posix_spawn_file_actions_adddup2(&actions, pipe[1], 1)
+            posix_spawn_file_actions_adddup2(&actions, pipe[1], 2)
+        } else {
+            posix_spawn_file_actions_adddup2(&actions, 2, 1)
+        }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -82,17 +111,31 @@ struct OpenerHandOff: CallbackHandOff {
         posix_spawnattr_setsigmask(&attributes, &none)
         posix_spawnattr_setsigdefault(&attributes, &defaults)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        let argv = arguments.map { strdup($0) } + [nil]
+        defer { for argument in argv { free(argument) } }
         var pid: pid_t = 0
         let started = posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, environ)
+        var output: [UInt8] = []
+        if capture {
+            close(pipe[1])
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while started == 0 {
+                let count = buffer.withUnsafeMutableBytes { read(pipe[0], $0.baseAddress, $0.count) }
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { break }
+                output += buffer[..<count]
+            }
+            close(pipe[0])
+        }
         guard started == 0 else {
-            throw HomeError("cannot run the opener '\(opener.description)': \(String(cString: strerror(started)))")
+            throw HomeError("cannot run \(name): \(String(cString: strerror(started)))")
         }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 {
             guard errno == EINTR else {
-                throw HomeError("lost the opener '\(opener.description)': \(String(cString: strerror(errno)))")
+                throw HomeError("lost \(name): \(String(cString: strerror(errno)))")
             }
         }
-        return status
+        return (status, String(decoding: output, as: UTF8.self))
     }
 }

@@ -27,7 +27,7 @@ struct TerminalUser: HubUser {
         while let text = ask("The device's QR code: type its text, or @FILE to read it from a file (empty: cancel): ") {
             guard text.hasPrefix("@") else { return text.isEmpty ? nil : text }
             do {
-                let bytes = try readUserFile(String(text.dropFirst()), limit: 4096)
+                let bytes = try Home.readUserFile(String(text.dropFirst()), limit: 4096)
                 return String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
             } catch {
                 printError("\(error)")

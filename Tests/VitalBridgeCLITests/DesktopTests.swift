@@ -135,6 +135,17 @@ struct DesktopTests {
         #expect(FileManager.default.fileExists(atPath: desktop.desktopFile))
     }
 
+    @Test("without desktop-file-utils nothing is installed, and the error names the package")
+    func missingTools() throws {
+        let desktop = try TestDesktop()
+        let output = try runProgram(
+            vitalbridgePath.path, ["install-handler"],
+            environment: desktop.environment.merging(["PATH": desktop.root + "/system"]) { $1 })
+        #expect(output.status == 1 && output.stderr.contains("desktop-file-validate"), "\(output.stderr)")
+        #expect(output.stderr.contains("(Debian: desktop-file-utils)"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: desktop.root + "/data/applications").isEmpty)
+    }
+
     @Test("a home whose path needs quoting is quoted as the Desktop Entry spec says: GLib's launcher reaches it")
     func quotedHome() throws {
         let desktop = try TestDesktop()
