@@ -23,7 +23,9 @@ struct OpenCommand: AsyncParsableCommand {
             --opener, else $VITALBRIDGE_OPENER, else xdg-open (a program, then any arguments before the URL). It \
             counts as delivered only when the opener exits 0; otherwise the command says why on stderr and exits \
             5, and the next request delivers its readings. This is the form a desktop's URL handler runs (see \
-            install-handler). It also answers ShareVitalSigns requests (svs-…://), opening <requester>://.
+            install-handler). It also answers ShareVitalSigns requests (svs-…://), opening <requester>://. The \
+            callback is then in the opener's arguments, which other local users can read in /proc unless it is \
+            mounted with hidepid=2.
 
             When standard input and standard error are a terminal, a person answers the phone's dialogs there: \
             the connect prompt of popflag=1, the QR code of addtype=1 without --scan-qr (typed, or @FILE), and \

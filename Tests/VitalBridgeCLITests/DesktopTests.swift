@@ -68,6 +68,27 @@ final class TestDesktop: Sendable {
         #expect(output.status == 0, "\(output.stderr)")
     }
 
+    /// An opener for `open --deliver` that runs `body` (a shell script; `$1` is the callback) after keeping the
+    /// callback it is given in `callbacks`.
+    func opener(_ name: String, then body: String = "") throws -> String {
+        let path = root + "/" + name
+        try "#!/bin/sh\nprintf '%s\\n' \"$1\" >> \(root)/callbacks\n\(body)\n".write(
+            toFile: path, atomically: true, encoding: .utf8)
+        chmod(path, 0o700)
+        return path
+    }
+
+    /// `open --home … --deliver --opener OPENER URL`, as a process not yet started.
+    func deliverer(_ url: String, opener: String) -> Process {
+        let process = Process()
+        process.executableURL = vitalbridgePath
+        process.arguments = ["open", "--home", hub.path, "--deliver", "--opener", opener, url]
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        return process
+    }
+
     /// The caller app sends `url` through `xdg-open`.
     func send(_ url: String) throws -> ProcessOutput { try run(caller, ["request", url]) }
 
@@ -171,10 +192,7 @@ struct DesktopTests {
     )
     func deliver() throws {
         let desktop = try TestDesktop(fleet: generatedFleet(.bp5, 30))
-        let recorder = desktop.root + "/record.sh"
-        try "#!/bin/sh\nprintf '%s\\n' \"$1\" >> \(desktop.root)/callbacks\n".write(
-            toFile: recorder, atomically: true, encoding: .utf8)
-        chmod(recorder, 0o700)
+        let recorder = try desktop.opener("record.sh")
         let sync = request(.sync, .bp5)
         func open(_ options: [String], environment: [String: String] = [:]) throws -> ProcessOutput {
             try runProgram(
@@ -204,6 +222,53 @@ struct DesktopTests {
         #expect(try open(["--opener", " "]).status == 2)
         let badVariable = try open([], environment: ["VITALBRIDGE_OPENER": "--help"])
         #expect(badVariable.status == 1 && badVariable.stderr.contains("VITALBRIDGE_OPENER"))
+    }
+
+    @Test(
+        "a hub killed after its opener took the callback, before the journal: the readings come again, none lost"
+    )
+    func killedAfterHandOff() throws {
+        let desktop = try TestDesktop(fleet: generatedFleet(.bp5, 30))
+        let sync = request(.sync, .bp5)
+        // the opener takes the callback, then the hub (its parent) is killed before it can journal it
+        let killed = desktop.deliverer(sync, opener: try desktop.opener("kill.sh", then: "kill -KILL $PPID"))
+        try killed.run()
+        killed.waitUntilExit()
+        #expect(killed.terminationReason == .uncaughtSignal && killed.terminationStatus == SIGKILL)
+        let first = try desktop.received().map { try LayeredResponse(parsing: $0) }
+        #expect(first.count == 1 && first.first?.readings.count == 30)
+        let again = desktop.deliverer(sync, opener: try desktop.opener("record.sh"))
+        try again.run()
+        again.waitUntilExit()
+        #expect(again.terminationStatus == 0)
+        let second = try desktop.received().map { try LayeredResponse(parsing: $0) }
+        #expect(second.first?.readings == first.first?.readings)
+        let store = try desktop.hub.store()
+        #expect(try store.integrityCheck() == "ok" && store.readings().count == 30)
+    }
+
+    @Test("two hubs delivering at once through slow openers: every reading once, none twice, none lost")
+    func concurrentDeliveries() throws {
+        let desktop = try TestDesktop(fleet: generatedFleet(.bp5, 900))
+        let sync = request(.sync, .bp5)
+        let slow = try desktop.opener("slow.sh", then: "sleep 1")
+        // both hand over while the other holds its readings: nothing is locked, and nothing is taken twice
+        let hubs = [desktop.deliverer(sync, opener: slow), desktop.deliverer(sync, opener: slow)]
+        for hub in hubs { try hub.run() }
+        for hub in hubs { hub.waitUntilExit() }
+        #expect(hubs.allSatisfy { $0.terminationStatus == 0 })
+        var callbacks = desktop.received()
+        #expect(callbacks.count == 2)
+        for _ in 0..<20 {
+            let drain = desktop.deliverer(sync, opener: try desktop.opener("record.sh"))
+            try drain.run()
+            drain.waitUntilExit()
+            let received = desktop.received()
+            callbacks += received
+            if received.allSatisfy({ !$0.contains("&remaining=") }) { break }
+        }
+        let readings = try callbacks.flatMap { try LayeredResponse(parsing: $0).readings.map(\.object.json) }
+        #expect(readings.count == 900 && Set(readings).count == 900, "\(readings.count) readings")
     }
 
     @Test(

@@ -366,21 +366,20 @@ struct CrashTests {
         return String(decoding: try Data(contentsOf: URL(fileURLWithPath: out)), as: UTF8.self)
     }
 
-    @Test(
-        "100 SIGKILLs at random points of syncs of 5,000 records (BG5, and the PO3's batches): each reading stored once, delivered at least once, the pending queue what the journal says",
-        arguments: [DeviceModel.bg5, .po3])
-    func randomKills(model: DeviceModel) throws {
-        let home = try TestHome(fleet: generatedFleet(model, 5_000))
-        var random = SystemRandomNumberGenerator()
-        // how long one whole sync of the 5,000 records takes here, to kill anywhere within it
-        let clock = ContinuousClock()
-        let probe = try TestHome(fleet: generatedFleet(model, 5_000))
-        let elapsed = try clock.measure { _ = try probe.open(request(.sync, model)) }
+    /// A home whose `model` device holds `records` generated records, synced `kills` times with a SIGKILL at a
+    /// random point of the sync, then synced until nothing remains; the home and every reading a callback written
+    /// in full carried.
+    static func killTrial(_ model: DeviceModel, records: Int, kills: Int) throws -> (TestHome, [String]) {
+        let home = try TestHome(fleet: generatedFleet(model, records))
+        // how long one whole sync takes here, to kill anywhere within it
+        let probe = try TestHome(fleet: generatedFleet(model, records))
+        let elapsed = try ContinuousClock().measure { _ = try probe.open(request(.sync, model)) }
         let span = max(elapsed, .milliseconds(50)) * 1.2
+        var random = SystemRandomNumberGenerator()
         var delivered: [String] = []
-        for _ in 0..<100 {
+        for _ in 0..<kills {
             let delay = span * Double.random(in: 0...1, using: &random)
-            delivered += deliveredReadings(try Self.openKilled(home, request(.sync, model), after: delay))
+            delivered += deliveredReadings(try openKilled(home, request(.sync, model), after: delay))
         }
         // recovery: syncs until nothing remains
         for _ in 0..<100 {
@@ -389,6 +388,14 @@ struct CrashTests {
             delivered += deliveredReadings(output.stdout)
             if !output.stdout.contains("remaining=") { break }
         }
+        return (home, delivered)
+    }
+
+    @Test(
+        "100 SIGKILLs at random points of syncs of 5,000 records (BG5, and the PO3's batches): each reading stored once, delivered at least once, the pending queue what the journal says",
+        arguments: [DeviceModel.bg5, .po3])
+    func randomKills(model: DeviceModel) throws {
+        let (home, delivered) = try Self.killTrial(model, records: 5_000, kills: 100)
         let store = try home.store()
         let stored = try store.readings()
         #expect(stored.count == 5_000)
@@ -409,24 +416,8 @@ struct CrashTests {
         "SIGKILLs at random points of a scale's syncs, each weight and its composition committed apart: each reading stored once and whole, and delivered whole"
     )
     func compositionKills() throws {
-        let model = DeviceModel.weightScale
         // the built-in scale has the Body Composition Service: 400 readings, a weight and a composition each
-        let home = try TestHome(fleet: generatedFleet(model, 400))
-        let clock = ContinuousClock()
-        let probe = try TestHome(fleet: generatedFleet(model, 400))
-        let span = max(try clock.measure { _ = try probe.open(request(.sync, model)) }, .milliseconds(50)) * 1.2
-        var random = SystemRandomNumberGenerator()
-        var delivered: [String] = []
-        for _ in 0..<30 {
-            let delay = span * Double.random(in: 0...1, using: &random)
-            delivered += deliveredReadings(try Self.openKilled(home, request(.sync, model), after: delay))
-        }
-        for _ in 0..<20 {
-            let output = try home.open(request(.sync, model))
-            #expect(output.status == 0, "\(output.stderr)")
-            delivered += deliveredReadings(output.stdout)
-            if !output.stdout.contains("remaining=") { break }
-        }
+        let (home, delivered) = try Self.killTrial(.weightScale, records: 400, kills: 30)
         let store = try home.store()
         let stored = try store.readings()
         #expect(stored.count == 400)
@@ -442,7 +433,7 @@ struct CrashTests {
             #expect(delivered.contains("\(reading.device) \(reading.reading.resultObject(unit: nil).json)"))
         }
         let undelivered = try store.undeliveredReadings(
-            device: MACAddress(macOf(model))!, caller: "org.vitalbridge.demo")
+            device: MACAddress(macOf(.weightScale))!, caller: "org.vitalbridge.demo")
         #expect(undelivered.isEmpty)
     }
 }
