@@ -227,6 +227,22 @@ struct LayeredResponseTests {
         #expect(inbox == before)
     }
 
+    @Test("a request built elsewhere (vitalbridge compose) is expected by its requestid; one without is refused")
+    func expected() throws {
+        var inbox = LayeredInbox()
+        let url = try Self.client.url(for: LayeredIntent(.sync, .bp5, mac: Self.mac), requestID: "r-compose")
+        try inbox.expect(requestURL: url)
+        #expect(inbox.outstanding == ["r-compose"])
+        let delivery = try inbox.receive(
+            Self.callbackURL(LayeredIntent(.sync, .bp5, mac: Self.mac), requestID: "r-compose"))
+        #expect(delivery.match == .answer && delivery.intent?.mac == Self.mac)
+        #expect {
+            try inbox.expect(requestURL: "ihealth-layer://?cmd=2&devicemodel=100&mac=004D3208D2F4&scheme=myapp")
+        } throws: { error in
+            (error as? LayeredError)?.parameter == "requestid"
+        }
+    }
+
     @Test("an inbox kept between processes (Codable) goes on where it stopped")
     func inboxKept() throws {
         var inbox = LayeredInbox()
