@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "VitalBridge", targets: ["VitalBridge"]),
         .library(name: "ShareVitalSigns", targets: ["ShareVitalSigns"]),
         .library(name: "WelltoryDDS", targets: ["WelltoryDDS"]),
+        .library(name: "VitalExports", targets: ["VitalExports"]),
         .library(name: "DBus", targets: ["DBus"]),
         .library(name: "BlueZ", targets: ["BlueZ"]),
         .library(name: "SimulatedBlueZ", targets: ["SimulatedBlueZ"]),
@@ -37,6 +38,11 @@ let package = Package(
             dependencies: ["LayeredProtocol", .product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "WelltoryDDS", dependencies: ["LayeredProtocol"]),
         .target(name: "VitalDevices", dependencies: ["LayeredProtocol", "HealthGATT"]),
+        // FHIR R4 bundles and the HTML report: pure functions from readings to bytes (SHA-1 for name-based UUIDs,
+        // SDNN from WelltoryDDS's HRV)
+        .target(
+            name: "VitalExports",
+            dependencies: ["LayeredProtocol", "WelltoryDDS", .product(name: "Crypto", package: "swift-crypto")]),
         .systemLibrary(name: "CSystemdBus", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .target(name: "DBus", dependencies: ["CSystemdBus"]),
         .target(
@@ -58,7 +64,7 @@ let package = Package(
             dependencies: [
                 "LayeredProtocol", "LayeredClient", "HealthGATT", "VitalDevices", "VitalSimulation", "VitalStore",
                 "VitalBridge",
-                "ShareVitalSigns", "WelltoryDDS", "DBus", "BlueZ", "SimulatedBlueZ",
+                "ShareVitalSigns", "WelltoryDDS", "VitalExports", "DBus", "BlueZ", "SimulatedBlueZ",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -70,6 +76,10 @@ let package = Package(
         .testTarget(name: "HealthGATTTests", dependencies: ["HealthGATT", "VitalTestSupport"]),
         .testTarget(name: "ShareVitalSignsTests", dependencies: ["ShareVitalSigns", "LayeredProtocol"]),
         .testTarget(name: "WelltoryDDSTests", dependencies: ["WelltoryDDS", "VitalTestSupport"]),
+        .testTarget(
+            name: "VitalExportsTests",
+            dependencies: ["VitalExports", "LayeredProtocol", "WelltoryDDS", "VitalTestSupport"]
+        ),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "VitalTestSupport"]),
         .testTarget(
             name: "BlueZTests",
@@ -96,7 +106,7 @@ let package = Package(
             name: "VitalBridgeCLITests",
             dependencies: [
                 "vitalbridge", "VitalBridgeCLI", "LayeredProtocol", "VitalBridge", "VitalSimulation", "VitalStore",
-                "VitalDevices", "ShareVitalSigns", "WelltoryDDS",
+                "VitalDevices", "ShareVitalSigns", "WelltoryDDS", "VitalTestSupport",
             ]
         ),
     ],

@@ -327,7 +327,7 @@ struct DevicesCommand: ParsableCommand {
 /// `vitalbridge records`: the readings in the store.
 struct RecordsCommand: ParsableCommand {
     enum Format: String, ExpressibleByArgument, CaseIterable {
-        case table, json, csv
+        case table, json, csv, fhir
     }
 
     static let configuration = CommandConfiguration(
@@ -341,10 +341,20 @@ struct RecordsCommand: ParsableCommand {
             A smartband's day (band_day) shows its totals, sleep, heart-rate summary and sports; its heart-rate
             minutes, one row each, are listed with --heart-rate-minutes.
 
+            --format fhir writes a FHIR R4 Bundle for one person (--patient or --patient-id): a vital-signs
+            Observation per quantity with its LOINC code and UCUM unit, a Device per device (its Bluetooth address
+            as identifier), effectiveDateTime with the offset of --time-zone. The ids are stable: exporting again
+            gives the same ids. With --transaction, a server ingests the bundle in one POST, each entry a
+            conditional create, so posting it twice stores nothing twice. Glucose is in mg/dL (LOINC 2339-0), or
+            mmol/L (15074-8) with --unit mmol/L. Not exported: heart-rate minutes, sleep, arrhythmia flags,
+            perfusion index and body composition other than body fat.
+
             Examples:
               vitalbridge records
               vitalbridge records --device 004D3208D2F4 --since '2026-11-19 00:00:00' --format csv
               vitalbridge records --heart-rate-minutes --device 004D3208D310 --format csv
+              vitalbridge records --format fhir --patient 'Jane Doe' --time-zone Europe/Berlin > bundle.json
+              vitalbridge records --format fhir --transaction --patient-id 8f2c1 --unit mmol/L > transaction.json
             """)
 
     @OptionGroup var homeOptions: HomeOptions
@@ -355,33 +365,49 @@ struct RecordsCommand: ParsableCommand {
     @Option(help: "Only readings taken at or after this UTC time (yyyy-MM-dd HH:mm:ss).")
     var since: String?
 
-    @Option(help: "table, json or csv.")
+    @Option(help: "table, json, csv or fhir.")
     var format: Format = .table
 
     @Flag(help: "List the smartbands' heart-rate minutes (one row a minute) instead of the readings.")
     var heartRateMinutes = false
+
+    @OptionGroup var fhir: FHIROptions
 
     func validate() throws {
         if let device, MACAddress(device) == nil { throw ValidationError("--device must be 12 hexadecimal digits") }
         if let since, LayeredTimestamp(parsing: since) == nil {
             throw ValidationError("--since must be yyyy-MM-dd HH:mm:ss")
         }
+        if format == .fhir {
+            if heartRateMinutes { throw ValidationError("--heart-rate-minutes has no FHIR form") }
+            try fhir.check()
+        } else if let option = fhir.given {
+            throw ValidationError("\(option) applies to --format fhir only")
+        }
     }
 
     func run() throws {
         let hub = try openHub(homeOptions.home)
+        if format == .fhir {
+            try fhir.export(
+                hub.store, device: device.flatMap { MACAddress($0) },
+                since: since.flatMap { LayeredTimestamp(parsing: $0) })
+            return
+        }
         var output = StreamingOutput()
         var first = true
         switch format {
         case .table: output.write(RecordsFormatter.tableHeader)
         case .csv: output.write(RecordsFormatter.csvHeader)
         case .json: output.write("[")
+        case .fhir: return  // written above, as a bundle
         }
         func write(_ row: RecordRow) {
             switch format {
             case .table: output.write(RecordsFormatter.tableRow(row))
             case .csv: output.append { RecordsFormatter.appendCSVRow(row, to: &$0) }
             case .json: output.write((first ? "\n" : ",\n") + RecordsFormatter.jsonObject(row))
+            case .fhir: break
             }
             first = false
         }

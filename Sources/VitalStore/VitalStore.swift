@@ -261,7 +261,7 @@ public final class VitalStore: Sendable {
                 sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"))
         let ours: Set = [
             "grdb_migrations", "device", "reading", "delivery", "delivery_reading", "reservation", "pending_caller",
-            "pending", "day_item",
+            "pending", "day_item", "hub",
         ]
         guard tables.isSubset(of: ours) else {
             throw StoreError(.foreignFile, "the file is not a VitalBridge store (an SQLite file with other tables)")
@@ -375,7 +375,25 @@ public final class VitalStore: Sendable {
                     ) WITHOUT ROWID;
                     """)
         }
+        migrator.registerMigration("v5: the hub's identity") { db in
+            // A random UUID made once per store: exports name the hub by it (FHIR `meta.source`) and scope their
+            // identifiers to it, so that two hubs never claim each other's patients or readings.
+            try db.execute(
+                sql: "CREATE TABLE hub (id TEXT NOT NULL); INSERT INTO hub (id) VALUES (?)",
+                arguments: [UUID().uuidString.lowercased()])
+        }
         return migrator
+    }
+
+    /// The hub's identity: a random UUID (lowercase, `8-4-4-4-12` hex digits) made when the store was created or
+    /// first opened by a VitalBridge that knows it, and never changed.
+    public func hubID() throws(StoreError) -> String {
+        try query("read the hub's identity") { db in
+            guard let id = try String.fetchOne(db, sql: "SELECT id FROM hub") else {
+                throw StoreError(.corrupt, "the store has no hub identity")
+            }
+            return id
+        }
     }
 
     // MARK: Devices

@@ -6,12 +6,19 @@ public enum Oracles {
     public static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
-    /// The oracles' Python, set up by `Tests/Oracles/setup.sh` (which CI runs; it runs here too if needed).
-    public static func python() throws -> String {
+    /// The oracles' Python, set up by `Tests/Oracles/setup.sh` (which CI runs; it runs here too if needed, once a
+    /// test process).
+    public static func python() throws -> String { try ready.get() }
+
+    private static let ready = Result { () throws(OracleMissing) -> String in
         let setup = Process()
         setup.executableURL = URL(fileURLWithPath: "/bin/bash")
         setup.arguments = [root.appendingPathComponent("Tests/Oracles/setup.sh").path]
-        try setup.run()
+        do {
+            try setup.run()
+        } catch {
+            throw OracleMissing(message: "cannot run Tests/Oracles/setup.sh: \(error)")
+        }
         setup.waitUntilExit()
         guard setup.terminationStatus == 0 else {
             throw OracleMissing(message: "Tests/Oracles/setup.sh failed: the oracles are not available")

@@ -1,0 +1,377 @@
+import LayeredProtocol
+import WelltoryDDS
+
+/// The person every Observation of an export is about: the `subject` the vital-signs profile requires.
+public enum FHIRSubject: Hashable, Sendable {
+    /// A `Patient` the bundle holds, named `name`. Its id is the same at every export of this hub for this name,
+    /// and differs from every other hub's, so that two homes exporting "Jane Doe" never merge two people.
+    case named(String)
+    /// A `Patient` that already exists on the server, by its resource id: Observations reference
+    /// `Patient/<id>`, and the bundle holds no Patient.
+    case existing(id: String)
+}
+
+extension FHIRSubject {
+    /// Throws unless FHIR can hold the subject: a name that is not empty and has no control characters, or a
+    /// resource id of 1 to 64 letters, digits, `-` and `.`.
+    public func check() throws(FHIRExportError) {
+        switch self {
+        case .named(let name):
+            guard !name.allSatisfy(\.isWhitespace) else {
+                throw FHIRExportError(message: "the patient's name is empty")
+            }
+            guard !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+                throw FHIRExportError(message: "the patient's name has control characters")
+            }
+        case .existing(let id):
+            guard FHIRBundleWriter.isResourceID(id) else {
+                throw FHIRExportError(
+                    message: "the patient id \(id.debugDescription) is not a FHIR id (1 to 64 of A-Z a-z 0-9 - .)")
+            }
+        }
+    }
+}
+
+/// A device as the FHIR export describes it: its Bluetooth address, and what the hub knows of it.
+public struct FHIRDevice: Hashable, Sendable {
+    public var mac: MACAddress
+    public var model: DeviceModel?
+    public var serialNumber: String?
+    public var firmwareRevision: String?
+
+    public init(mac: MACAddress, model: DeviceModel?, serialNumber: String? = nil, firmwareRevision: String? = nil) {
+        self.mac = mac
+        self.model = model
+        self.serialNumber = serialNumber
+        self.firmwareRevision = firmwareRevision
+    }
+}
+
+/// Why an export cannot be written, naming the option that is wrong.
+public struct FHIRExportError: Error, Hashable, Sendable, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
+}
+
+/// Writes the readings of one person as a FHIR R4 `Bundle`, one entry at a time, so that any number of readings
+/// takes the same memory.
+///
+/// The bundle is a `collection`, or a `transaction` a server ingests in one POST: every entry is then a
+/// conditional create (`ifNoneExist` on the entry's identifier), so that posting the same export twice, or two
+/// overlapping ones, stores each resource once. In both, each entry's `fullUrl` is a `urn:uuid:` and
+/// Observations reference their Patient and Device by it.
+///
+/// - Each reading gives one vital-signs `Observation` per quantity (``FHIRObservationKind``): category
+///   `vital-signs`, its LOINC code, a UCUM quantity, `status` `final`, `effectiveDateTime` with the offset
+///   `utcOffset` gives (a day's steps: the date alone), the `subject`, and the `Device` that measured it.
+/// - Each device is a `Device` resource, written before its first Observation: its model, serial number, firmware
+///   and its Bluetooth address as a `BTMAC` identifier (`http://hl7.org/fhir/sid/eui-48/bluetooth`,
+///   `00-4D-32-08-D2-F4`).
+/// - Ids are stable: exporting the same readings again gives the same bytes. An Observation's identifier is the
+///   device, the reading's kind and time and the quantity (`004D3208D2F4-blood_pressure-1763540000-bp`; a second
+///   reading of the same device, kind and second adds `-2`), in the system `urn:uuid:<hub>`; its id is the version-5
+///   UUID of that identifier in the hub's namespace. Every resource's `meta.source` is `urn:uuid:<hub>`.
+public struct FHIRBundleWriter {
+    public enum BundleType: String, Sendable {
+        case collection, transaction
+    }
+
+    private let type: BundleType
+    private let subject: FHIRSubject
+    private let hubSystem: String
+    private let hubNamespace: [UInt8]
+    private let glucose: FHIRObservationKind
+    private let devices: [MACAddress: FHIRDevice]
+    private let utcOffset: (LayeredTimestamp) -> Int
+    private let subjectReference: String
+    private var written: Set<MACAddress> = []
+    private var entries = 0
+    /// The readings already written at the current time, by device, kind and time: a second one gets `-2`.
+    private var atTime: (time: LayeredTimestamp, seen: [String: Int])?
+
+    /// How many Observations were written.
+    public private(set) var observations = 0
+
+    /// A writer of a bundle of `type` about `subject`, for the hub `hub` (its UUID), with glucose in `glucoseUnit`
+    /// (mg/dL or mmol/L), the devices the hub knows, and the offset from UTC, in seconds, at each time.
+    ///
+    /// - Throws: ``FHIRExportError`` for a hub that is not a UUID, a glucose unit other than mg/dL or mmol/L, or a
+    ///   subject FHIR cannot hold (``FHIRSubject/check()``).
+    public init(
+        type: BundleType, subject: FHIRSubject, hub: String, glucoseUnit: VitalUnit = .mgPerDeciliter,
+        devices: [FHIRDevice], utcOffset: @escaping (LayeredTimestamp) -> Int
+    ) throws(FHIRExportError) {
+        guard let namespace = NameBasedUUID.bytes(of: hub) else {
+            throw FHIRExportError(message: "the hub's identity \(hub) is not a UUID")
+        }
+        switch glucoseUnit {
+        case .mgPerDeciliter: glucose = .glucoseMass
+        case .mmolPerLiter: glucose = .glucoseMolar
+        default: throw FHIRExportError(message: "FHIR glucose is in mg/dL or mmol/L, not \(glucoseUnit)")
+        }
+        let hubText = NameBasedUUID.text(of: namespace)
+        try subject.check()
+        switch subject {
+        case .named(let name):
+            subjectReference = "urn:uuid:" + NameBasedUUID.v5(namespace: namespace, name: "Patient/" + name)
+        case .existing(let id): subjectReference = "Patient/" + id
+        }
+        self.type = type
+        self.subject = subject
+        self.hubSystem = "urn:uuid:" + hubText
+        self.hubNamespace = namespace
+        self.devices = Dictionary(devices.map { ($0.mac, $0) }, uniquingKeysWith: { first, _ in first })
+        self.utcOffset = utcOffset
+    }
+
+    /// Whether `id` is a FHIR resource id: 1 to 64 letters, digits, `-` and `.`.
+    static func isResourceID(_ id: String) -> Bool {
+        (1...64).contains(id.utf8.count)
+            && id.utf8.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."):
+                    true
+                default: false
+                }
+            }
+    }
+
+    // MARK: Writing
+
+    /// Appends the bundle's opening, and the Patient when the subject is named.
+    public mutating func begin(into output: inout [UInt8]) {
+        output += Array("{\"resourceType\":\"Bundle\",\"type\":\"\(type.rawValue)\"".utf8)
+        guard case .named(let name) = subject else { return }
+        let uuid = String(subjectReference.dropFirst("urn:uuid:".count))
+        let identifier = identifier(system: hubSystem, value: uuid)
+        append(
+            resource: "Patient", uuid: uuid, identifier: (hubSystem, uuid),
+            members: [("identifier", .array([identifier])), ("name", .array([.object([("text", .string(name))])]))],
+            to: &output)
+    }
+
+    /// Appends the Observations of `reading`, measured by `device`, after the device's `Device` if it is the
+    /// device's first. Readings come oldest first, as the store gives them.
+    public mutating func append(_ reading: LayeredReading, device mac: MACAddress, to output: inout [UInt8]) {
+        let key = readingKey(reading, device: mac)
+        let deviceReference = deviceEntry(mac, to: &output)
+        let effective: JSON
+        switch reading {
+        case .activity(let day): effective = .string(day.date.description)
+        case .band(let day): effective = .string(day.date.description)
+        default: effective = .string(dateTime(reading.measuredAt))
+        }
+        for (kind, value) in Self.quantities(of: reading, glucose: glucose) {
+            let identifierValue = key + "-" + (kind == .glucoseMolar ? FHIRObservationKind.glucoseMass : kind).rawValue
+            let uuid = NameBasedUUID.v5(namespace: hubNamespace, name: "Observation/" + identifierValue)
+            var members: [(key: String, value: JSON)] = [
+                ("identifier", .array([identifier(system: hubSystem, value: identifierValue)])),
+                ("status", .string("final")), ("category", Self.vitalSigns), ("code", Self.concept(kind)),
+                ("subject", .object([("reference", .string(subjectReference))])), ("effectiveDateTime", effective),
+            ]
+            members += value
+            members.append(("device", .object([("reference", .string(deviceReference))])))
+            append(
+                resource: "Observation", uuid: uuid, identifier: (hubSystem, identifierValue), profile: kind.profile,
+                members: members, to: &output)
+            observations += 1
+        }
+    }
+
+    /// Appends the bundle's end. A bundle without entries has no `entry` (FHIR JSON has no empty arrays).
+    public func finish(into output: inout [UInt8]) {
+        output += Array((entries == 0 ? "}\n" : "\n]}\n").utf8)
+    }
+
+    // MARK: Resources
+
+    /// Appends one entry: `resource` of type `type`, with its id (in a collection), `meta`, and in a transaction
+    /// its conditional create.
+    private mutating func append(
+        resource type: String, uuid: String, identifier: (system: String, value: String), profile: String? = nil,
+        members: [(key: String, value: JSON)], to output: inout [UInt8]
+    ) {
+        var meta: [(key: String, value: JSON)] = [("source", .string(hubSystem))]
+        if let profile { meta.append(("profile", .array([.string(profile)]))) }
+        var resource: [(key: String, value: JSON)] = [("resourceType", .string(type))]
+        if self.type == .collection { resource.append(("id", .string(uuid))) }
+        resource.append(("meta", .object(meta)))
+        resource += members
+        var entry: [(key: String, value: JSON)] = [
+            ("fullUrl", .string("urn:uuid:" + uuid)), ("resource", .object(resource)),
+        ]
+        if self.type == .transaction {
+            entry.append(
+                (
+                    "request",
+                    .object([
+                        ("method", .string("POST")), ("url", .string(type)),
+                        ("ifNoneExist", .string("identifier=\(identifier.system)|\(identifier.value)")),
+                    ])
+                ))
+        }
+        output += Array((entries == 0 ? ",\"entry\":[\n" : ",\n").utf8)
+        output += JSON.object(entry).serialized(pretty: false)
+        entries += 1
+    }
+
+    /// The `urn:uuid:` of device `mac`'s `Device`, appending the resource first if it is not written yet.
+    private mutating func deviceEntry(_ mac: MACAddress, to output: inout [UInt8]) -> String {
+        let uuid = NameBasedUUID.v5(namespace: NameBasedUUID.vitalBridge, name: "Device/\(mac)")
+        guard written.insert(mac).inserted else { return "urn:uuid:" + uuid }
+        let digits = Array(mac.description)
+        let address = stride(from: 0, to: 12, by: 2).map { String(digits[$0..<$0 + 2]) }.joined(separator: "-")
+        var identifier = identifier(system: Self.bluetoothSystem, value: address)
+        if case .object(var members) = identifier {
+            members.insert(("type", Self.bluetoothType), at: 0)
+            identifier = .object(members)
+        }
+        var members: [(key: String, value: JSON)] = [("identifier", .array([identifier]))]
+        let device = devices[mac]
+        if let serial = device?.serialNumber.flatMap(Self.text) { members.append(("serialNumber", .string(serial))) }
+        if let model = device?.model {
+            members.append(
+                ("deviceName", .array([.object([("name", .string(model.name)), ("type", .string("model-name"))])])))
+            members.append(("modelNumber", .string(model.name)))
+        }
+        if let firmware = device?.firmwareRevision.flatMap(Self.text) {
+            members.append(("version", .array([.object([("value", .string(firmware))])])))
+        }
+        append(
+            resource: "Device", uuid: uuid, identifier: (Self.bluetoothSystem, address), members: members, to: &output)
+        return "urn:uuid:" + uuid
+    }
+
+    /// The identifier of `reading` without its quantity: device, kind, time, and `-2`, `-3`… for a second and third
+    /// reading of the same device, kind and second.
+    private mutating func readingKey(_ reading: LayeredReading, device mac: MACAddress) -> String {
+        let time = reading.measuredAt
+        let key = "\(mac)-\(reading.kind)-\(time.secondsSince1970)"
+        if atTime?.time != time { atTime = (time, [:]) }
+        let count = (atTime!.seen[key] ?? 0) + 1
+        atTime!.seen[key] = count
+        return count == 1 ? key : key + "-\(count)"
+    }
+
+    /// `time` as a FHIR `dateTime` with its offset from UTC, whole minutes: `2026-11-19T08:30:00+01:00`.
+    private func dateTime(_ time: LayeredTimestamp) -> String {
+        let offset = utcOffset(time) / 60 * 60
+        let local = LayeredTimestamp(secondsSince1970: time.secondsSince1970 + Int64(offset)).description
+        let minutes = abs(offset) / 60
+        func twoDigits(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return local.prefix(10) + "T" + local.suffix(8) + (offset < 0 ? "-" : "+")
+            + twoDigits(minutes / 60) + ":" + twoDigits(minutes % 60)
+    }
+
+    // MARK: Values
+
+    /// The Observations `reading` gives: each kind with its value members (`valueQuantity`, or the panel's
+    /// `component`s).
+    static func quantities(of reading: LayeredReading, glucose: FHIRObservationKind)
+        -> [(FHIRObservationKind, [(key: String, value: JSON)])]
+    {
+        func value(_ kind: FHIRObservationKind, _ number: JSON) -> (FHIRObservationKind, [(key: String, value: JSON)]) {
+            (kind, [("valueQuantity", quantity(kind, number))])
+        }
+        switch reading {
+        case .bloodPressure(let bp):
+            let components = zip(FHIRObservationKind.bloodPressureComponents, [bp.systolic, bp.diastolic]).map {
+                code, pressure in
+                JSON.object([
+                    ("code", .object([("coding", .array([loinc(code.code, code.display)]))])),
+                    ("valueQuantity", quantity(.bloodPressure, .number(pressure))),
+                ])
+            }
+            var observations = [
+                (FHIRObservationKind.bloodPressure, [(key: "component", value: JSON.array(components))])
+            ]
+            if let rate = bp.heartRate { observations.append(value(.heartRate, .number(rate))) }
+            return observations
+        case .glucose(let reading):
+            let number: JSON =
+                glucose == .glucoseMolar
+                ? VitalUnit.mmolPerLiter.resultValue(canonical: reading.mgPerDeciliter).map { .number($0.description) }
+                    ?? .null
+                : .number(reading.mgPerDeciliter)
+            return [value(glucose, number)]
+        case .weight(let weight):
+            var observations = [value(.bodyWeight, .number(weight.kilograms))]
+            if let fat = weight.bodyComposition?.bodyFatPercentage {
+                observations.append(value(.bodyFat, .number(fat)))
+            }
+            return observations
+        case .oximetry(let oximetry):
+            return [
+                value(.oxygenSaturation, .number(oximetry.oxygenSaturation)),
+                value(.heartRate, .number(oximetry.heartRate)),
+            ]
+        case .temperature(let temperature): return [value(.bodyTemperature, .number(temperature.celsius))]
+        case .activity(let day): return [value(.steps, .number(day.steps))]
+        case .band(let day): return [value(.steps, .number(day.steps))]
+        case .heartRate(let recording):
+            var observations = [value(.heartRate, .number(recording.heartRate))]
+            if let sdnn = HRVFigures(rr: recording.rrIntervals).sdnn,
+                let rounded = FixedDecimal(rounding: sdnn, scale: 1)
+            {
+                observations.append(value(.heartRateVariability, .number(rounded.description)))
+            }
+            return observations
+        }
+    }
+
+    static func quantity(_ kind: FHIRObservationKind, _ number: JSON) -> JSON {
+        .object([
+            ("value", number), ("unit", .string(kind.unit.display)), ("system", .string("http://unitsofmeasure.org")),
+            ("code", .string(kind.unit.ucum)),
+        ])
+    }
+
+    static func loinc(_ code: String, _ display: String) -> JSON {
+        .object([("system", .string("http://loinc.org")), ("code", .string(code)), ("display", .string(display))])
+    }
+
+    static func concept(_ kind: FHIRObservationKind) -> JSON {
+        .object([("coding", .array(kind.loinc.map { loinc($0.code, $0.display) })), ("text", .string(kind.text))])
+    }
+
+    private func identifier(system: String, value: String) -> JSON {
+        .object([("system", .string(system)), ("value", .string(value))])
+    }
+
+    static let vitalSigns = JSON.array([
+        .object([
+            (
+                "coding",
+                .array([
+                    .object([
+                        ("system", .string("http://terminology.hl7.org/CodeSystem/observation-category")),
+                        ("code", .string("vital-signs")), ("display", .string("Vital Signs")),
+                    ])
+                ])
+            ),
+            ("text", .string("Vital Signs")),
+        ])
+    ])
+
+    static let bluetoothSystem = "http://hl7.org/fhir/sid/eui-48/bluetooth"
+
+    static let bluetoothType = JSON.object([
+        (
+            "coding",
+            .array([
+                .object([
+                    ("system", .string("http://terminology.hl7.org/CodeSystem/ContinuaDeviceIdentifiers")),
+                    ("code", .string("BTMAC")), ("display", .string("Bluetooth MAC address")),
+                ])
+            ])
+        )
+    ])
+
+    /// A device's text as a FHIR string: control characters dropped, `nil` if nothing but white space is left.
+    static func text(_ text: String) -> String? {
+        let kept = String(
+            String.UnicodeScalarView(text.unicodeScalars.filter { $0.properties.generalCategory != .control }))
+        return kept.allSatisfy(\.isWhitespace) ? nil : kept
+    }
+}
