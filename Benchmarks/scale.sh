@@ -4,7 +4,9 @@
 #      (targets: bulk families 65,000 in <= 2 s; push families a constant time per record; peak <= 40 MiB);
 #   2. a measurement `open` on a home holding 500,000 readings against the same on an empty home, medians of runs
 #      alternated in one session (target: ratio <= 1.1);
-#   3. `records --format csv` of those 500,000 readings: wall time and peak memory (targets: < 1.5 s, flat).
+#   3. `records --format csv` of those 500,000 readings: wall time and peak memory (targets: < 1.5 s, flat);
+#   4. `records --format fhir --transaction` of the same: wall time, peak memory against the one-reading home's (flat:
+#      the bundle streams), and the bundle's size.
 # Needs hyperfine and GNU time (apt-get install hyperfine time). Run from the repository root:
 #   bash Benchmarks/scale.sh            # everything (about 3 minutes)
 #   bash Benchmarks/scale.sh quick      # 4,000 and 16,000 only, 100,000 readings in part 2
@@ -104,4 +106,15 @@ for _ in 1 2 3; do
     /usr/bin/time -o "$work/time" -f "%e %M" "$tool" records --home "$work/large" --format csv >/dev/null
     read -r seconds kib <"$work/time"
     echo "records csv: $seconds s, peak $((kib / 1024)) MiB (target < 1.5 s, flat memory)"
+done
+
+echo
+echo "== records --format fhir --transaction of the large home, and of the empty home (one reading)"
+for home in large empty; do
+    /usr/bin/time -o "$work/time" -f "%e %M" "$tool" records --home "$work/$home" --format fhir --transaction \
+        --patient "Jane Doe" --time-zone Europe/Berlin >"$work/bundle.json"
+    read -r seconds kib <"$work/time"
+    observations=$(grep -c '"resourceType":"Observation"' "$work/bundle.json")
+    echo "fhir $home: $observations Observations in $seconds s, peak $((kib / 1024)) MiB," \
+        "$(($(stat -c %s "$work/bundle.json") / 1048576)) MiB of JSON"
 done

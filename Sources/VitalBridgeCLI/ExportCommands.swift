@@ -113,3 +113,108 @@ struct FHIROptions: ParsableArguments {
         output.flush()
     }
 }
+
+/// `vitalbridge report`: the HTML report.
+struct ReportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "report",
+        abstract: "Write a report a person reads: one HTML page with a chart per quantity and the latest readings.",
+        discussion: """
+            The page is self-contained: inline SVG charts and style, no script, no network (its Content-Security-Policy
+            forbids loading anything), readable offline in any browser. It has the latest reading of each quantity,
+            then charts over time: blood pressure as diastolic-to-systolic lines over the 130/80 and 140/90
+            thresholds, glucose over the 70–180 mg/dL range, weight with its trend, SpO2, temperature, daily steps
+            and sleep. Under each chart is its data as CSV, also as a download link. A chart of more than 1,500
+            readings shows one line a day, from the day's lowest to its highest value.
+
+            Values are in the units of --unit (any of mmHg, kPa, mg/dL, mmol/L, kg, lb, st, C, F; one per quantity),
+            rounded as callbacks round them; times are local, in --time-zone or the system's. The file is written
+            with mode 0600 (it holds health data), replacing --out atomically; --out - writes to standard output.
+
+            Examples:
+              vitalbridge report --out report.html
+              vitalbridge report --since '2026-01-01 00:00:00' --unit mmol/L --unit lb --out report.html
+              vitalbridge report --device 004D3208D2F4 --time-zone Europe/Berlin --out bp.html
+            """)
+
+    @OptionGroup var homeOptions: HomeOptions
+
+    @Option(help: "Only this device's readings (12 hex digits).")
+    var device: String?
+
+    @Option(help: "Only readings taken at or after this UTC time (yyyy-MM-dd HH:mm:ss).")
+    var since: String?
+
+    @Option(help: "The file to write, or - for standard output.")
+    var out: String
+
+    @Option(help: "A unit to show its quantity in (mmol/L, kPa, lb, st, F…); repeat for several.")
+    var unit: [String] = []
+
+    @Option(help: "The time zone of the times shown (Europe/Berlin, UTC); the system's if not set.")
+    var timeZone: String?
+
+    @Option(help: "The page's title.")
+    var title = "Health report"
+
+    func validate() throws {
+        if let device, MACAddress(device) == nil { throw ValidationError("--device must be 12 hexadecimal digits") }
+        if let since, LayeredTimestamp(parsing: since) == nil {
+            throw ValidationError("--since must be yyyy-MM-dd HH:mm:ss")
+        }
+        guard !out.isEmpty else { throw ValidationError("--out must name a file, or - for standard output") }
+        _ = try units()
+        _ = try VitalBridgeCLI.timeZone(named: timeZone)
+    }
+
+    func units() throws -> ReportUnits {
+        var units = ReportUnits()
+        var seen: [VitalCategory: String] = [:]
+        for text in unit {
+            guard let parsed = VitalUnit(userText: text) else {
+                throw ValidationError("--unit \(text.debugDescription) is not a unit (\(VitalUnit.userTexts))")
+            }
+            if let earlier = seen[parsed.category] {
+                throw ValidationError("--unit \(earlier) and --unit \(text) are units of the same quantity")
+            }
+            seen[parsed.category] = text
+            do {
+                try units.set(parsed)
+            } catch {
+                throw ValidationError("--unit \(text.debugDescription): \(error)")
+            }
+        }
+        return units
+    }
+
+    func run() throws {
+        let hub = try openHub(homeOptions.home)
+        let zone = try VitalBridgeCLI.timeZone(named: timeZone)
+        let mac = device.flatMap { MACAddress($0) }
+        let from = since.flatMap { LayeredTimestamp(parsing: $0) }
+        let names = Dictionary(
+            try hub.store.devices().map { ($0.mac, "\($0.model.name) \($0.mac)") }, uniquingKeysWith: { $1 })
+        var report = HealthReport(units: try units(), utcOffset: { zone.secondsFromGMT(for: $0.date) })
+        try hub.store.forEachReading(device: mac, since: from) { stored in
+            report.add(stored.reading, device: names[stored.device] ?? stored.device.description)
+        }
+        var scope = mac.map { "Readings of \(names[$0] ?? $0.description)" } ?? "Readings of every device"
+        if let from { scope += " since \(from) UTC" }
+        let now = LayeredTimestamp(Date())
+        let local = LayeredTimestamp(secondsSince1970: now.secondsSince1970 + Int64(zone.secondsFromGMT(for: now.date)))
+        let page = report.html(
+            title: title,
+            subtitle: "\(scope); times in \(zone.identifier); made \(String(local.description.prefix(16))).")
+        if out == "-" {
+            guard writeAll(page, to: 1) else { throw ExitCode(1) }
+            return
+        }
+        do {
+            try Home.writeFile(page, to: out)
+        } catch {
+            printError("cannot write the report: \(error)")
+            throw ExitCode(1)
+        }
+        printError("wrote \(out): \(report.readings) readings")
+    }
+}

@@ -1,0 +1,164 @@
+import LayeredProtocol
+
+/// The units a report shows each quantity in: blood pressure, glucose, weight and temperature. Stored readings are
+/// canonical (mmHg, mg/dL, kg, °C) and converted, then rounded as a callback rounds them.
+public struct ReportUnits: Hashable, Sendable {
+    public var bloodPressure: VitalUnit = .mmHg
+    public var glucose: VitalUnit = .mgPerDeciliter
+    public var weight: VitalUnit = .kilogram
+    public var temperature: VitalUnit = .celsius
+
+    public init() {}
+
+    /// Shows the quantity of `unit`'s category in `unit`.
+    ///
+    /// - Throws: ``ReportError`` for a unit of a category the report does not convert (km, miles).
+    public mutating func set(_ unit: VitalUnit) throws(ReportError) {
+        switch unit.category {
+        case .bloodPressure: bloodPressure = unit
+        case .bloodGlucose: glucose = unit
+        case .weight: weight = unit
+        case .thermometer: temperature = unit
+        default: throw ReportError(message: "the report has no quantity in \(unit)")
+        }
+    }
+}
+
+/// Why a report cannot be made.
+public struct ReportError: Error, Hashable, Sendable, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
+}
+
+/// A report a person reads: one self-contained HTML page with a chart per quantity over time and the latest
+/// readings, made from readings given one at a time.
+///
+/// The page needs no network and no script: its charts are inline SVG, its style is inline, and a
+/// Content-Security-Policy forbids loading anything. Each chart has the data behind it as CSV, shown under the chart
+/// and as a download link.
+///
+/// - Blood pressure: a line from diastolic to systolic per reading, over the 130/80 (dashed) and 140/90 (solid)
+///   guideline thresholds, with the stage-1 bands between them shaded.
+/// - Glucose: points over the 70–180 mg/dL target range.
+/// - Weight: points and their least-squares trend line.
+/// - SpO2: points, with 95 % marked. Temperature: points, with 38 °C marked.
+/// - Steps and sleep: a bar per day (sleep stacked deep, light and awake for a smartband); a day two devices report
+///   shows the larger total.
+///
+/// A chart draws one mark per reading (`class="point"`) until it holds more than `pointLimit` readings, then one per
+/// day spanning the day's lowest to highest value, so that memory and the page stay bounded for any history.
+public struct HealthReport {
+    enum Chart: String, CaseIterable {
+        case bloodPressure = "blood-pressure"
+        case glucose
+        case weight
+        case oxygen = "spo2"
+        case temperature
+        case steps
+        case sleep
+    }
+
+    /// The latest reading of one quantity, for the table.
+    struct Latest {
+        var time: Int64
+        var value: String
+        var device: String
+    }
+
+    let units: ReportUnits
+    private let utcOffset: (LayeredTimestamp) -> Int
+    private(set) var series: [Chart: TimeSeries] = [:]
+    private(set) var days: [Chart: DaySeries] = [:]
+    private(set) var latest: [String: Latest] = [:]
+    private(set) var first: Int64?
+    private(set) var last: Int64?
+    /// How many readings the report was given.
+    public private(set) var readings = 0
+
+    /// An empty report showing quantities in `units`, its times in the local time of `utcOffset` (seconds east of
+    /// UTC at each time), a chart drawing one mark per reading up to `pointLimit` readings.
+    public init(
+        units: ReportUnits = ReportUnits(), pointLimit: Int = 1_500, utcOffset: @escaping (LayeredTimestamp) -> Int
+    ) {
+        self.units = units
+        self.utcOffset = utcOffset
+        for chart in [Chart.bloodPressure, .glucose, .weight, .oxygen, .temperature] {
+            series[chart] = TimeSeries(limit: max(1, pointLimit))
+        }
+        days = [.steps: DaySeries(), .sleep: DaySeries()]
+    }
+
+    /// Adds `reading`, measured by `device` (shown in the table as `device`'s text).
+    public mutating func add(_ reading: LayeredReading, device: String) {
+        readings += 1
+        let time = reading.measuredAt.secondsSince1970 + Int64(utcOffset(reading.measuredAt))
+        first = min(first ?? time, time)
+        last = max(last ?? time, time)
+        func note(_ quantity: String, _ value: String) {
+            latest[quantity] = Latest(time: time, value: value, device: device)
+        }
+        func plot(_ chart: Chart, _ low: Double, _ high: Double? = nil) {
+            series[chart]!.add(time: time, low: low, high: high ?? low)
+        }
+        switch reading {
+        case .bloodPressure(let bp):
+            let systolic = show(bp.systolic, units.bloodPressure)
+            let diastolic = show(bp.diastolic, units.bloodPressure)
+            plot(.bloodPressure, diastolic.value, systolic.value)
+            note(
+                "Blood pressure",
+                "\(systolic.text)/\(diastolic.text) \(units.bloodPressure)"
+                    + (bp.heartRate.map { ", pulse \($0) bpm" } ?? ""))
+        case .glucose(let glucose):
+            let value = show(glucose.mgPerDeciliter, units.glucose)
+            plot(.glucose, value.value)
+            note("Glucose", "\(value.text) \(units.glucose)")
+        case .weight(let weight):
+            let value = show(weight.kilograms, units.weight)
+            plot(.weight, value.value)
+            note(
+                "Weight",
+                "\(value.text) \(units.weight)"
+                    + (weight.bodyComposition.map { ", body fat \(Self.number($0.bodyFatPercentage)) %" } ?? ""))
+        case .oximetry(let oximetry):
+            plot(.oxygen, Double(oximetry.oxygenSaturation))
+            note("SpO2", "\(oximetry.oxygenSaturation) %, pulse \(oximetry.heartRate) bpm")
+        case .temperature(let temperature):
+            let value = show(temperature.celsius, units.temperature)
+            plot(.temperature, value.value)
+            note("Temperature", "\(value.text) \(units.temperature)")
+        case .activity(let day):
+            days[.steps]!.add(day: day.date.daysSince1970, parts: [("steps", Double(day.steps))])
+            days[.sleep]!.add(day: day.date.daysSince1970, parts: [("asleep", Double(day.sleepMinutes))])
+            note("Steps", "\(day.steps) on \(day.date)")
+            note("Sleep", "\(Self.hours(day.sleepMinutes)) on \(day.date)")
+        case .band(let day):
+            days[.steps]!.add(day: day.date.daysSince1970, parts: [("steps", Double(day.steps))])
+            days[.sleep]!.add(
+                day: day.date.daysSince1970,
+                parts: [
+                    ("deep", Double(day.sleep.deep)), ("light", Double(day.sleep.light)),
+                    ("awake", Double(day.sleep.awake)),
+                ])
+            note("Steps", "\(day.steps) on \(day.date)")
+            note("Sleep", "\(Self.hours(day.sleep.deep + day.sleep.light)) on \(day.date)")
+        case .heartRate(let recording):
+            note("Heart rate", "\(recording.heartRate) bpm, \(recording.rrIntervals.count) RR intervals")
+        }
+    }
+
+    /// A canonical value in `unit`: rounded as a callback rounds it, as a number and as text.
+    private func show(_ canonical: Double, _ unit: VitalUnit) -> (value: Double, text: String) {
+        guard let rounded = unit.resultValue(canonical: canonical) else { return (canonical, Self.number(canonical)) }
+        return (rounded.doubleValue, rounded.description)
+    }
+
+    static func hours(_ minutes: Int) -> String { "\(minutes / 60) h \(minutes % 60) min" }
+
+    /// `value` with at most one fraction digit: `36.6`, `120`.
+    static func number(_ value: Double) -> String {
+        let tenths = Int64((value * 10).rounded())
+        let sign = tenths < 0 ? "-" : ""
+        return tenths % 10 == 0 ? "\(tenths / 10)" : "\(sign)\(abs(tenths) / 10).\(abs(tenths) % 10)"
+    }
+}

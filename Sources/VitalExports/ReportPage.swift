@@ -1,0 +1,447 @@
+import LayeredProtocol
+
+extension HealthReport {
+    /// The report as one HTML document: `title`, the line `subtitle` under it (what the report covers), the latest
+    /// readings, then a chart per quantity that has readings, each with its CSV.
+    public func html(title: String, subtitle: String) -> [UInt8] {
+        var page = """
+            <!DOCTYPE html>
+            <html lang="en">
+            <head>
+            <meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
+            <title>\(escape(title))</title>
+            <style>\(Self.style)</style>
+            </head>
+            <body>
+            <header><h1>\(escape(title))</h1><p>\(escape(subtitle))</p>\(summary)</header>
+
+            """
+        if readings == 0 {
+            page += "<p class=\"empty\">No readings to show.</p>\n"
+        } else {
+            page += latestTable
+            for chart in Chart.allCases { page += section(chart) ?? "" }
+        }
+        page += "</body>\n</html>\n"
+        return Array(page.utf8)
+    }
+
+    private var summary: String {
+        guard let first, let last else { return "" }
+        return
+            "<p>\(readings) readings, \(Self.time(first, withClock: false)) to \(Self.time(last, withClock: false)); "
+            + "times are local.</p>"
+    }
+
+    private var latestTable: String {
+        let order = ["Blood pressure", "Glucose", "Weight", "SpO2", "Temperature", "Heart rate", "Steps", "Sleep"]
+        let rows = order.compactMap { quantity in
+            latest[quantity].map {
+                "<tr><th scope=\"row\">\(quantity)</th><td>\(escape($0.value))</td>"
+                    + "<td>\(Self.time($0.time, withClock: true))</td><td>\(escape($0.device))</td></tr>\n"
+            }
+        }
+        return """
+            <section id="latest"><h2>Latest readings</h2>
+            <table><thead><tr><th>Quantity</th><th>Value</th><th>Taken</th><th>Device</th></tr></thead><tbody>
+            \(rows.joined())</tbody></table></section>
+
+            """
+    }
+
+    // MARK: Charts
+
+    /// The section of `chart`: title, note, SVG and CSV; `nil` if the chart has no readings.
+    private func section(_ chart: Chart) -> String? {
+        let drawn: (svg: [String], csv: [String], count: Int, note: String)
+        switch chart {
+        case .bloodPressure, .glucose, .weight, .oxygen, .temperature:
+            guard let series = series[chart], series.readings > 0 else { return nil }
+            drawn = timeChart(chart, series)
+        case .steps, .sleep:
+            guard let days = days[chart], !days.days.isEmpty else { return nil }
+            drawn = dayChart(chart, days.sorted)
+        }
+        let csv = drawn.csv.joined(separator: "\r\n") + "\r\n"
+        let title = title(chart)
+        return """
+            <section class="chart" id="\(chart.rawValue)"><h2>\(escape(title))</h2>
+            <p class="note">\(escape(drawn.note))</p>
+            <svg data-chart="\(chart.rawValue)" role="img" aria-label="\(escape(title))" viewBox="0 0 \(Int(Plot.width)) \(Int(Plot.height))" xmlns="http://www.w3.org/2000/svg">
+            \(drawn.svg.joined(separator: "\n"))
+            </svg>
+            <p><a download="\(chart.rawValue).csv" href="data:text/csv;charset=utf-8,\(PercentEncoding.encode(csv))">Download the data (CSV)</a></p>
+            <details><summary>The data behind this chart (\(drawn.count) rows)</summary><pre>\(escape(csv))</pre></details>
+            </section>
+
+            """
+    }
+
+    private func title(_ chart: Chart) -> String {
+        switch chart {
+        case .bloodPressure: "Blood pressure (\(units.bloodPressure))"
+        case .glucose: "Glucose (\(units.glucose))"
+        case .weight: "Weight (\(units.weight))"
+        case .oxygen: "SpO2 (%)"
+        case .temperature: "Temperature (\(units.temperature))"
+        case .steps: "Daily steps"
+        case .sleep: "Sleep (hours)"
+        }
+    }
+
+    /// A reference line or band of a chart, in the chart's unit.
+    private struct Reference {
+        var low: Double
+        var high: Double?
+        var label: String
+        var style: String
+    }
+
+    private func references(_ chart: Chart) -> [Reference] {
+        func pressure(_ mmHg: Double) -> Double { units.bloodPressure.fromCanonical(mmHg) }
+        switch chart {
+        case .bloodPressure:
+            return [
+                Reference(low: pressure(130), high: pressure(140), label: "", style: "band stage1"),
+                Reference(low: pressure(80), high: pressure(90), label: "", style: "band stage1"),
+                Reference(low: pressure(130), label: "130/80", style: "line stage1"),
+                Reference(low: pressure(80), label: "130/80", style: "line stage1"),
+                Reference(low: pressure(140), label: "140/90", style: "line stage2"),
+                Reference(low: pressure(90), label: "140/90", style: "line stage2"),
+            ]
+        case .glucose:
+            let unit = units.glucose
+            return [
+                Reference(low: unit.fromCanonical(70), high: unit.fromCanonical(180), label: "", style: "band target"),
+                Reference(
+                    low: unit.fromCanonical(70),
+                    label: "\(Self.number(unit.fromCanonical(70)))–\(Self.number(unit.fromCanonical(180)))",
+                    style: "line target"),
+            ]
+        case .oxygen: return [Reference(low: 95, label: "95 %", style: "line stage1")]
+        case .temperature:
+            let fever = units.temperature.fromCanonical(38)
+            return [Reference(low: fever, label: "\(Self.number(fever)) \(units.temperature)", style: "line stage2")]
+        case .weight, .steps, .sleep: return []
+        }
+    }
+
+    private func note(_ chart: Chart, daily: Bool) -> String {
+        let each = daily ? "Each line spans a day's readings, lowest to highest." : "Each point is a reading."
+        return switch chart {
+        case .bloodPressure:
+            (daily
+                ? "Each line spans a day's readings, from the lowest diastolic to the highest systolic."
+                : "Each line runs from diastolic to systolic.")
+                + " Dashed: 130/80, solid: 140/90 (the ACC/AHA 2017 stage 1 and stage 2 thresholds); the stage 1 "
+                + "bands are shaded."
+        case .glucose: each + " Shaded: the 70–180 mg/dL target range."
+        case .weight: each + " The line is the least-squares trend."
+        case .oxygen: each + " The line marks 95 %."
+        case .temperature: each + " The line marks 38 °C."
+        case .steps: "Steps a day; a day two devices report shows the larger count."
+        case .sleep: "Hours asleep a day; a smartband's nights are split into deep, light and awake."
+        }
+    }
+
+    private func csvUnit(_ unit: VitalUnit) -> String {
+        unit.symbol.replacingSlashes.filter { $0 != "°" }
+    }
+
+    private func timeChart(_ chart: Chart, _ series: TimeSeries) -> (
+        svg: [String], csv: [String], count: Int, note: String
+    ) {
+        let marks = series.marks
+        let references = references(chart)
+        let values =
+            marks.flatMap { [$0.low, $0.high] } + references.flatMap { [$0.low] + ($0.high.map { [$0] } ?? []) }
+        let span = series.daily ? 86_400.0 : 0
+        // a margin of 2 % each side, so that the first and last marks are not cut by the plot's edges
+        let start = Double(marks.first!.time)
+        let end = Double(marks.last!.time) + span
+        let margin = (end - start) * 0.02
+        let plot = Plot(
+            x: (start - margin)...(end + margin), values: values, ceiling: chart == .oxygen ? 100 : nil)
+        var svg = plot.grid(values: values) + plot.timeAxis()
+        svg += references.map { plot.reference($0.low, $0.high, label: $0.label, style: $0.style) }
+        let unit: String =
+            switch chart {
+            case .bloodPressure: units.bloodPressure.symbol
+            case .glucose: units.glucose.symbol
+            case .weight: units.weight.symbol
+            case .temperature: units.temperature.symbol
+            default: "%"
+            }
+        let column: String =
+            switch chart {
+            case .bloodPressure: ""
+            case .glucose: "glucose_" + csvUnit(units.glucose)
+            case .weight: "weight_" + csvUnit(units.weight)
+            case .temperature: "temperature_" + csvUnit(units.temperature)
+            default: "spo2_percent"
+            }
+        var csv: [String]
+        if series.daily {
+            let name = chart == .bloodPressure ? "pressure_" + csvUnit(units.bloodPressure) : column
+            csv = ["day,lowest_\(name),highest_\(name),readings"]
+        } else if chart == .bloodPressure {
+            let suffix = csvUnit(units.bloodPressure)
+            csv = ["time,systolic_\(suffix),diastolic_\(suffix)"]
+        } else {
+            csv = ["time,\(column)"]
+        }
+        if chart == .weight, marks.count >= 2, let trend = Self.trend(marks) {
+            svg.append(
+                "<line class=\"trend\" x1=\"\(Plot.f(plot.px(start)))\" y1=\"\(Plot.f(plot.py(trend(start))))\" "
+                    + "x2=\"\(Plot.f(plot.px(end)))\" y2=\"\(Plot.f(plot.py(trend(end))))\"/>")
+        }
+        for mark in marks {
+            let x = plot.px(Double(mark.time) + span / 2)
+            if series.daily {
+                let day = Self.time(mark.time, withClock: false)
+                let title =
+                    "\(day): \(mark.count) readings, \(Self.number(mark.low)) to \(Self.number(mark.high)) \(unit)"
+                svg.append(
+                    "<line class=\"point day\" x1=\"\(Plot.f(x))\" y1=\"\(Plot.f(plot.py(mark.low)))\" x2=\"\(Plot.f(x))\" "
+                        + "y2=\"\(Plot.f(plot.py(mark.high)))\"><title>\(escape(title))</title></line>")
+                csv.append("\(day),\(Self.number(mark.low)),\(Self.number(mark.high)),\(mark.count)")
+            } else if chart == .bloodPressure {
+                let time = Self.time(mark.time, withClock: true)
+                let pressure = "\(Self.number(mark.high))/\(Self.number(mark.low))"
+                svg.append(
+                    "<g class=\"point\"><title>\(time): \(pressure) \(escape(unit))</title>"
+                        + "<line x1=\"\(Plot.f(x))\" y1=\"\(Plot.f(plot.py(mark.low)))\" x2=\"\(Plot.f(x))\" "
+                        + "y2=\"\(Plot.f(plot.py(mark.high)))\"/>"
+                        + "<circle class=\"systolic\" cx=\"\(Plot.f(x))\" cy=\"\(Plot.f(plot.py(mark.high)))\" r=\"3\"/>"
+                        + "<circle class=\"diastolic\" cx=\"\(Plot.f(x))\" cy=\"\(Plot.f(plot.py(mark.low)))\" r=\"3\"/></g>"
+                )
+                csv.append("\(time),\(Self.number(mark.high)),\(Self.number(mark.low))")
+            } else {
+                let time = Self.time(mark.time, withClock: true)
+                svg.append(
+                    "<circle class=\"point\" cx=\"\(Plot.f(x))\" cy=\"\(Plot.f(plot.py(mark.low)))\" r=\"3\">"
+                        + "<title>\(time): \(Self.number(mark.low)) \(escape(unit))</title></circle>")
+                csv.append("\(time),\(Self.number(mark.low))")
+            }
+        }
+        return (svg, csv, marks.count, note(chart, daily: series.daily))
+    }
+
+    private func dayChart(_ chart: Chart, _ days: [DaySeries.Day]) -> (
+        svg: [String], csv: [String], count: Int, note: String
+    ) {
+        let scale = chart == .sleep ? 1.0 / 60 : 1
+        let first = Double(days.first!.day * 86_400)
+        let plot = Plot(
+            x: first...Double((days.last!.day + 1) * 86_400), values: [0] + days.map { $0.total * scale }, ceiling: nil)
+        var svg = plot.grid(values: [0] + days.map { $0.total * scale }) + plot.timeAxis(days: true)
+        var csv = [chart == .steps ? "day,steps" : "day,asleep_min,deep_min,light_min,awake_min"]
+        let width = max(1, plot.px(86_400 + first) - plot.px(first) - 2)
+        for day in days {
+            let date = LayeredDate(daysSince1970: day.day).description
+            let x = plot.px(Double(day.day * 86_400)) + 1
+            var base = 0.0
+            var bars = ""
+            for part in day.parts {
+                let top = base + part.value * scale
+                bars +=
+                    "<rect class=\"\(part.name)\" x=\"\(Plot.f(x))\" y=\"\(Plot.f(plot.py(top)))\" width=\"\(Plot.f(width))\" "
+                    + "height=\"\(Plot.f(plot.py(base) - plot.py(top)))\"/>"
+                base = top
+            }
+            let parts = Dictionary(day.parts.map { ($0.name, Int($0.value)) }, uniquingKeysWith: +)
+            let title: String
+            if chart == .steps {
+                title = "\(date): \(Int(day.total)) steps"
+                csv.append("\(date),\(Int(day.total))")
+            } else {
+                let asleep = parts["asleep"] ?? ((parts["deep"] ?? 0) + (parts["light"] ?? 0))
+                title =
+                    "\(date): \(Self.hours(asleep)) asleep"
+                    + (parts["deep"] != nil
+                        ? " (deep \(parts["deep"]!) min, light \(parts["light"]!) min, awake \(parts["awake"]!) min)"
+                        : "")
+                csv.append(
+                    "\(date),\(asleep),\(parts["deep"].map(String.init) ?? ""),\(parts["light"].map(String.init) ?? ""),"
+                        + "\(parts["awake"].map(String.init) ?? "")")
+            }
+            svg.append("<g class=\"point\"><title>\(escape(title))</title>\(bars)</g>")
+        }
+        return (svg, csv, days.count, note(chart, daily: true))
+    }
+
+    /// The least-squares line through the marks (their middles), as value at a time; `nil` if all share one time.
+    static func trend(_ marks: [TimeSeries.Mark]) -> ((Double) -> Double)? {
+        let origin = Double(marks[0].time)
+        let points = marks.map { (Double($0.time) - origin, ($0.low + $0.high) / 2) }
+        let count = Double(points.count)
+        let meanX = points.reduce(0) { $0 + $1.0 } / count
+        let meanY = points.reduce(0) { $0 + $1.1 } / count
+        let sxx = points.reduce(0) { $0 + ($1.0 - meanX) * ($1.0 - meanX) }
+        guard sxx > 0 else { return nil }
+        let slope = points.reduce(0) { $0 + ($1.0 - meanX) * ($1.1 - meanY) } / sxx
+        return { time in meanY + slope * (time - origin - meanX) }
+    }
+
+    /// A local time (seconds since 1970, already shifted) as `yyyy-MM-dd HH:mm`, or the date alone.
+    static func time(_ time: Int64, withClock: Bool) -> String {
+        let text = LayeredTimestamp(secondsSince1970: time).description
+        return withClock ? String(text.prefix(16)) : String(text.prefix(10))
+    }
+
+    static let style = """
+        body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1d2733;margin:2rem auto;\
+        max-width:60rem;padding:0 1rem}h1{margin-bottom:.2rem}h2{margin:2rem 0 .3rem;font-size:1.15rem}\
+        header p{margin:.2rem 0;color:#4a5866}.note{margin:.2rem 0 .5rem;color:#4a5866;font-size:.9rem}\
+        table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.35rem .6rem;border-bottom:1px solid #dde3ea}\
+        thead th{font-size:.85rem;color:#4a5866}svg{width:100%;height:auto;background:#fbfcfd;border:1px solid #e3e8ee}\
+        .grid line{stroke:#e3e8ee}.grid text,.axis text{font-size:11px;fill:#5e6b78}.axis line{stroke:#b8c2cc}\
+        .band.stage1{fill:#f6c343;opacity:.18}.band.target{fill:#2fb380;opacity:.14}\
+        .line{stroke-width:1.2}.line.stage1{stroke:#d99a00;stroke-dasharray:5 4}.line.stage2{stroke:#c8453b}\
+        .line.target{stroke:#2fb380;stroke-dasharray:5 4}.reference text{font-size:11px;fill:#5e6b78}\
+        g.point line{stroke:#3a6ea5;stroke-width:2}circle.systolic{fill:#c8453b}circle.diastolic{fill:#3a6ea5}\
+        circle.point{fill:#3a6ea5}line.point.day{stroke:#3a6ea5;stroke-width:4;stroke-linecap:round}\
+        .trend{stroke:#7a4fb5;stroke-width:2;stroke-dasharray:8 4}rect.steps{fill:#3a6ea5}rect.asleep{fill:#5a7fc0}\
+        rect.deep{fill:#2d4e8a}rect.light{fill:#7da1dc}rect.awake{fill:#f0b45a}details{margin:.3rem 0 1rem}\
+        pre{max-height:16rem;overflow:auto;background:#f3f5f8;padding:.5rem;font-size:12px}.empty{color:#4a5866}
+        """
+}
+
+/// The drawing area of a chart: time across, values up, with its grid and axis.
+struct Plot {
+    static let width = 880.0
+    static let height = 260.0
+    static let left = 56.0
+    static let right = 64.0
+    static let top = 14.0
+    static let bottom = 28.0
+
+    let x: ClosedRange<Double>
+    let y: ClosedRange<Double>
+    let step: Double
+
+    /// A plot over times `x` (a single time widened by half a day each way), with values from the lowest to the
+    /// highest of `values` (at most `ceiling`), widened to round ticks.
+    init(x: ClosedRange<Double>, values: [Double], ceiling: Double?) {
+        self.x = x.lowerBound == x.upperBound ? (x.lowerBound - 43_200)...(x.upperBound + 43_200) : x
+        var low = values.min() ?? 0
+        var high = values.max() ?? 1
+        if high - low < 1e-9 {
+            low -= 1
+            high += 1
+        }
+        let step = Self.niceStep((high - low) / 5)
+        low = (low / step).rounded(.down) * step
+        high = (high / step).rounded(.up) * step
+        if let ceiling, high > ceiling { high = max(ceiling, low + step) }
+        self.y = low...high
+        self.step = step
+    }
+
+    /// 1, 2 or 5 times a power of ten, at least `raw`.
+    static func niceStep(_ raw: Double) -> Double {
+        var power = 1.0
+        while power * 10 <= raw { power *= 10 }
+        while power > raw { power /= 10 }
+        for factor in [1.0, 2, 5, 10] where power * factor >= raw { return power * factor }
+        return power * 10
+    }
+
+    func px(_ time: Double) -> Double {
+        Self.left + (time - x.lowerBound) / (x.upperBound - x.lowerBound) * (Self.width - Self.left - Self.right)
+    }
+
+    func py(_ value: Double) -> Double {
+        Self.top + (y.upperBound - value) / (y.upperBound - y.lowerBound) * (Self.height - Self.top - Self.bottom)
+    }
+
+    /// Horizontal grid lines with their values on the left.
+    func grid(values: [Double]) -> [String] {
+        var lines = ["<g class=\"grid\">"]
+        var value = y.lowerBound
+        while value <= y.upperBound + step / 1_000 {
+            let at = Self.f(py(value))
+            lines.append(
+                "<line x1=\"\(Self.f(Self.left))\" y1=\"\(at)\" x2=\"\(Self.f(Self.width - Self.right))\" y2=\"\(at)\"/>"
+                    + "<text x=\"\(Self.f(Self.left - 6))\" y=\"\(at)\" dy=\"4\" text-anchor=\"end\">"
+                    + "\(HealthReport.number(value))</text>")
+            value += step
+        }
+        lines.append("</g>")
+        return lines
+    }
+
+    /// The time axis: its line and about six labels, at times evenly spread (their date, or month, day and time of
+    /// day when the plot spans under three days), or with `days`, under every few days' bars.
+    func timeAxis(days: Bool = false) -> [String] {
+        let bottom = Self.f(Self.height - Self.bottom)
+        var lines = [
+            "<g class=\"axis\"><line x1=\"\(Self.f(Self.left))\" y1=\"\(bottom)\" x2=\"\(Self.f(Self.width - Self.right))\" "
+                + "y2=\"\(bottom)\"/>"
+        ]
+        func label(_ time: Double, _ text: String, anchor: String = "middle") {
+            lines.append(
+                "<text x=\"\(Self.f(px(time)))\" y=\"\(Self.f(Self.height - 8))\" text-anchor=\"\(anchor)\">\(text)</text>"
+            )
+        }
+        if days {
+            let count = Int(((x.upperBound - x.lowerBound) / 86_400).rounded())
+            for day in stride(from: 0, to: count, by: max(1, (count + 5) / 6)) {
+                let start = x.lowerBound + Double(day) * 86_400
+                label(start + 43_200, HealthReport.time(Int64(start), withClock: false))
+            }
+        } else {
+            let withClock = x.upperBound - x.lowerBound < 3 * 86_400
+            for index in 0...5 {
+                let time = x.lowerBound + (x.upperBound - x.lowerBound) * Double(index) / 5
+                let text = HealthReport.time(Int64(time.rounded(.down)), withClock: withClock)
+                label(
+                    time, withClock ? String(text.dropFirst(5)) : text,
+                    anchor: index == 0 ? "start" : index == 5 ? "end" : "middle")
+            }
+        }
+        lines.append("</g>")
+        return lines
+    }
+
+    /// A reference line at `low` labelled on the right, or a band from `low` to `high`.
+    func reference(_ low: Double, _ high: Double?, label: String, style: String) -> String {
+        let left = Self.f(Self.left)
+        let right = Self.width - Self.right
+        if let high {
+            return
+                "<rect class=\"\(style)\" x=\"\(left)\" y=\"\(Self.f(py(high)))\" width=\"\(Self.f(right - Self.left))\" "
+                + "height=\"\(Self.f(py(low) - py(high)))\"/>"
+        }
+        let at = Self.f(py(low))
+        return
+            "<g class=\"reference\"><line class=\"\(style)\" x1=\"\(left)\" y1=\"\(at)\" x2=\"\(Self.f(right))\" y2=\"\(at)\"/>"
+            + "<text x=\"\(Self.f(right + 4))\" y=\"\(at)\" dy=\"4\">\(escape(label))</text></g>"
+    }
+
+    /// A coordinate with one decimal.
+    static func f(_ value: Double) -> String { HealthReport.number(value) }
+}
+
+/// `text` with `&`, `<`, `>`, `"` and `'` escaped for HTML text and attribute values.
+func escape(_ text: String) -> String {
+    var escaped = ""
+    escaped.reserveCapacity(text.utf8.count)
+    for character in text.unicodeScalars {
+        switch character {
+        case "&": escaped += "&amp;"
+        case "<": escaped += "&lt;"
+        case ">": escaped += "&gt;"
+        case "\"": escaped += "&quot;"
+        case "'": escaped += "&#39;"
+        default: escaped.unicodeScalars.append(character)
+        }
+    }
+    return escaped
+}
+
+extension String {
+    fileprivate var replacingSlashes: String { String(map { $0 == "/" ? "_" : $0 }) }
+}
