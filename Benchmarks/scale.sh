@@ -5,8 +5,9 @@
 #   2. a measurement `open` on a home holding 500,000 readings against the same on an empty home, medians of runs
 #      alternated in one session (target: ratio <= 1.1);
 #   3. `records --format csv` of those 500,000 readings: wall time and peak memory (targets: < 1.5 s, flat);
-#   4. `records --format fhir --transaction` of the same: wall time, peak memory against the one-reading home's (flat:
-#      the bundle streams), and the bundle's size.
+#   4. `records --format fhir --transaction` of the same: wall time, peak memory against the small home's (flat: the
+#      bundle streams), and the bundle's size; then `report` of both (its charts turn to a mark a day past 1,500
+#      readings, so memory stays flat too).
 # Needs hyperfine and GNU time (apt-get install hyperfine time). Run from the repository root:
 #   bash Benchmarks/scale.sh            # everything (about 3 minutes)
 #   bash Benchmarks/scale.sh quick      # 4,000 and 16,000 only, 100,000 readings in part 2
@@ -109,7 +110,7 @@ for _ in 1 2 3; do
 done
 
 echo
-echo "== records --format fhir --transaction of the large home, and of the empty home (one reading)"
+echo "== records --format fhir --transaction and report, of the large home and of the small home"
 for home in large empty; do
     /usr/bin/time -o "$work/time" -f "%e %M" "$tool" records --home "$work/$home" --format fhir --transaction \
         --patient "Jane Doe" --time-zone Europe/Berlin >"$work/bundle.json"
@@ -117,4 +118,9 @@ for home in large empty; do
     observations=$(grep -c '"resourceType":"Observation"' "$work/bundle.json")
     echo "fhir $home: $observations Observations in $seconds s, peak $((kib / 1024)) MiB," \
         "$(($(stat -c %s "$work/bundle.json") / 1048576)) MiB of JSON"
+done
+for home in large empty; do
+    /usr/bin/time -o "$work/time" -f "%e %M" "$tool" report --home "$work/$home" --out "$work/report.html" 2>/dev/null
+    read -r seconds kib <"$work/time"
+    echo "report $home: $seconds s, peak $((kib / 1024)) MiB, $(($(stat -c %s "$work/report.html") / 1024)) KiB of HTML"
 done

@@ -61,6 +61,8 @@ public struct HealthReport {
     /// The latest reading of one quantity, for the table.
     struct Latest {
         var time: Int64
+        /// Whether the value is a day's (steps, sleep), shown with its date alone.
+        var wholeDay: Bool
         var value: String
         var device: String
     }
@@ -94,8 +96,9 @@ public struct HealthReport {
         let time = reading.measuredAt.secondsSince1970 + Int64(utcOffset(reading.measuredAt))
         first = min(first ?? time, time)
         last = max(last ?? time, time)
-        func note(_ quantity: String, _ value: String) {
-            latest[quantity] = Latest(time: time, value: value, device: device)
+        func note(_ quantity: String, _ value: String, day: LayeredDate? = nil) {
+            latest[quantity] = Latest(
+                time: day.map { $0.daysSince1970 * 86_400 } ?? time, wholeDay: day != nil, value: value, device: device)
         }
         func plot(_ chart: Chart, _ low: Double, _ high: Double? = nil) {
             series[chart]!.add(time: time, low: low, high: high ?? low)
@@ -130,8 +133,8 @@ public struct HealthReport {
         case .activity(let day):
             days[.steps]!.add(day: day.date.daysSince1970, parts: [("steps", Double(day.steps))])
             days[.sleep]!.add(day: day.date.daysSince1970, parts: [("asleep", Double(day.sleepMinutes))])
-            note("Steps", "\(day.steps) on \(day.date)")
-            note("Sleep", "\(Self.hours(day.sleepMinutes)) on \(day.date)")
+            note("Steps", "\(day.steps)", day: day.date)
+            note("Sleep", Self.hours(day.sleepMinutes), day: day.date)
         case .band(let day):
             days[.steps]!.add(day: day.date.daysSince1970, parts: [("steps", Double(day.steps))])
             days[.sleep]!.add(
@@ -140,8 +143,8 @@ public struct HealthReport {
                     ("deep", Double(day.sleep.deep)), ("light", Double(day.sleep.light)),
                     ("awake", Double(day.sleep.awake)),
                 ])
-            note("Steps", "\(day.steps) on \(day.date)")
-            note("Sleep", "\(Self.hours(day.sleep.deep + day.sleep.light)) on \(day.date)")
+            note("Steps", "\(day.steps)", day: day.date)
+            note("Sleep", Self.hours(day.sleep.deep + day.sleep.light), day: day.date)
         case .heartRate(let recording):
             note("Heart rate", "\(recording.heartRate) bpm, \(recording.rrIntervals.count) RR intervals")
         }

@@ -40,7 +40,7 @@ extension HealthReport {
         let rows = order.compactMap { quantity in
             latest[quantity].map {
                 "<tr><th scope=\"row\">\(quantity)</th><td>\(escape($0.value))</td>"
-                    + "<td>\(Self.time($0.time, withClock: true))</td><td>\(escape($0.device))</td></tr>\n"
+                    + "<td>\(Self.time($0.time, withClock: !$0.wholeDay))</td><td>\(escape($0.device))</td></tr>\n"
             }
         }
         return """
@@ -182,6 +182,18 @@ extension HealthReport {
             case .temperature: "temperature_" + csvUnit(units.temperature)
             default: "spo2_percent"
             }
+        let digits =
+            switch chart {
+            case .bloodPressure: units.bloodPressure.fractionDigits
+            case .glucose: units.glucose.fractionDigits
+            case .weight: units.weight.fractionDigits
+            case .temperature: units.temperature.fractionDigits
+            default: 0
+            }
+        /// A value as a callback writes it in the chart's unit: `18.0` kPa, `78.10` kg.
+        func value(_ number: Double) -> String {
+            FixedDecimal(rounding: number, scale: digits)?.description ?? Self.number(number)
+        }
         var csv: [String]
         if series.daily {
             let name = chart == .bloodPressure ? "pressure_" + csvUnit(units.bloodPressure) : column
@@ -202,14 +214,14 @@ extension HealthReport {
             if series.daily {
                 let day = Self.time(mark.time, withClock: false)
                 let title =
-                    "\(day): \(mark.count) readings, \(Self.number(mark.low)) to \(Self.number(mark.high)) \(unit)"
+                    "\(day): \(mark.count) readings, \(value(mark.low)) to \(value(mark.high)) \(unit)"
                 svg.append(
                     "<line class=\"point day\" x1=\"\(Plot.f(x))\" y1=\"\(Plot.f(plot.py(mark.low)))\" x2=\"\(Plot.f(x))\" "
                         + "y2=\"\(Plot.f(plot.py(mark.high)))\"><title>\(escape(title))</title></line>")
-                csv.append("\(day),\(Self.number(mark.low)),\(Self.number(mark.high)),\(mark.count)")
+                csv.append("\(day),\(value(mark.low)),\(value(mark.high)),\(mark.count)")
             } else if chart == .bloodPressure {
                 let time = Self.time(mark.time, withClock: true)
-                let pressure = "\(Self.number(mark.high))/\(Self.number(mark.low))"
+                let pressure = "\(value(mark.high))/\(value(mark.low))"
                 svg.append(
                     "<g class=\"point\"><title>\(time): \(pressure) \(escape(unit))</title>"
                         + "<line x1=\"\(Plot.f(x))\" y1=\"\(Plot.f(plot.py(mark.low)))\" x2=\"\(Plot.f(x))\" "
@@ -217,13 +229,13 @@ extension HealthReport {
                         + "<circle class=\"systolic\" cx=\"\(Plot.f(x))\" cy=\"\(Plot.f(plot.py(mark.high)))\" r=\"3\"/>"
                         + "<circle class=\"diastolic\" cx=\"\(Plot.f(x))\" cy=\"\(Plot.f(plot.py(mark.low)))\" r=\"3\"/></g>"
                 )
-                csv.append("\(time),\(Self.number(mark.high)),\(Self.number(mark.low))")
+                csv.append("\(time),\(value(mark.high)),\(value(mark.low))")
             } else {
                 let time = Self.time(mark.time, withClock: true)
                 svg.append(
                     "<circle class=\"point\" cx=\"\(Plot.f(x))\" cy=\"\(Plot.f(plot.py(mark.low)))\" r=\"3\">"
-                        + "<title>\(time): \(Self.number(mark.low)) \(escape(unit))</title></circle>")
-                csv.append("\(time),\(Self.number(mark.low))")
+                        + "<title>\(time): \(value(mark.low)) \(escape(unit))</title></circle>")
+                csv.append("\(time),\(value(mark.low))")
             }
         }
         return (svg, csv, marks.count, note(chart, daily: series.daily))
