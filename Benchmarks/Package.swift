@@ -27,6 +27,7 @@ let package = Package(
         benchmark("LayeredProtocolBenchmarks", using: ["LayeredProtocol"]),
         benchmark("HealthGATTBenchmarks", using: ["HealthGATT"]),
         benchmark("HRVBenchmarks", using: ["WelltoryDDS"]),
+        benchmark("ExportBenchmarks", using: ["VitalExports", "LayeredProtocol"]),
         benchmark("DeviceBenchmarks", using: ["VitalDevices", "VitalSimulation", "LayeredProtocol"]),
         // the D-Bus path of a notification against the in-process seam; starts a private dbus-daemon
         benchmark(

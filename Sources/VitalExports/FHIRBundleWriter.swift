@@ -222,11 +222,9 @@ public struct FHIRBundleWriter {
         guard written.insert(mac).inserted else { return "urn:uuid:" + uuid }
         let digits = Array(mac.description)
         let address = stride(from: 0, to: 12, by: 2).map { String(digits[$0..<$0 + 2]) }.joined(separator: "-")
-        var identifier = identifier(system: Self.bluetoothSystem, value: address)
-        if case .object(var members) = identifier {
-            members.insert(("type", Self.bluetoothType), at: 0)
-            identifier = .object(members)
-        }
+        let identifier = JSON.object([
+            ("type", Self.bluetoothType), ("system", .string(Self.bluetoothSystem)), ("value", .string(address)),
+        ])
         var members: [(key: String, value: JSON)] = [("identifier", .array([identifier]))]
         let device = devices[mac]
         if let serial = device?.serialNumber.flatMap(Self.text) { members.append(("serialNumber", .string(serial))) }

@@ -91,6 +91,17 @@ extension HealthReport {
         }
     }
 
+    /// The unit of a time chart's values; `nil` for SpO2 (%) and the day charts.
+    private func unit(of chart: Chart) -> VitalUnit? {
+        switch chart {
+        case .bloodPressure: units.bloodPressure
+        case .glucose: units.glucose
+        case .weight: units.weight
+        case .temperature: units.temperature
+        case .oxygen, .steps, .sleep: nil
+        }
+    }
+
     /// A reference line or band of a chart, in the chart's unit.
     private struct Reference {
         var low: Double
@@ -146,8 +157,9 @@ extension HealthReport {
         }
     }
 
+    /// A unit as CSV headers write it (as `records` does): `mg_dL`, `C`.
     private func csvUnit(_ unit: VitalUnit) -> String {
-        unit.symbol.replacingSlashes.filter { $0 != "°" }
+        String(unit.symbol.compactMap { $0 == "/" ? "_" : $0 == "°" ? nil : $0 })
     }
 
     private func timeChart(_ chart: Chart, _ series: TimeSeries) -> (
@@ -164,42 +176,21 @@ extension HealthReport {
         let margin = (end - start) * 0.02
         let plot = Plot(
             x: (start - margin)...(end + margin), values: values, ceiling: chart == .oxygen ? 100 : nil)
-        var svg = plot.grid(values: values) + plot.timeAxis()
+        var svg = plot.grid() + plot.timeAxis()
         svg += references.map { plot.reference($0.low, $0.high, label: $0.label, style: $0.style) }
-        let unit: String =
-            switch chart {
-            case .bloodPressure: units.bloodPressure.symbol
-            case .glucose: units.glucose.symbol
-            case .weight: units.weight.symbol
-            case .temperature: units.temperature.symbol
-            default: "%"
-            }
-        let column: String =
-            switch chart {
-            case .bloodPressure: ""
-            case .glucose: "glucose_" + csvUnit(units.glucose)
-            case .weight: "weight_" + csvUnit(units.weight)
-            case .temperature: "temperature_" + csvUnit(units.temperature)
-            default: "spo2_percent"
-            }
-        let digits =
-            switch chart {
-            case .bloodPressure: units.bloodPressure.fractionDigits
-            case .glucose: units.glucose.fractionDigits
-            case .weight: units.weight.fractionDigits
-            case .temperature: units.temperature.fractionDigits
-            default: 0
-            }
+        let unit = unit(of: chart)
+        let unitText = unit?.symbol ?? "%"
+        let digits = unit?.fractionDigits ?? 0
+        let suffix = unit.map(csvUnit) ?? "percent"
         /// A value as a callback writes it in the chart's unit: `18.0` kPa, `78.10` kg.
         func value(_ number: Double) -> String {
             FixedDecimal(rounding: number, scale: digits)?.description ?? Self.number(number)
         }
+        let column = (chart == .bloodPressure ? "pressure" : chart == .oxygen ? "spo2" : chart.rawValue) + "_" + suffix
         var csv: [String]
         if series.daily {
-            let name = chart == .bloodPressure ? "pressure_" + csvUnit(units.bloodPressure) : column
-            csv = ["day,lowest_\(name),highest_\(name),readings"]
+            csv = ["day,lowest_\(column),highest_\(column),readings"]
         } else if chart == .bloodPressure {
-            let suffix = csvUnit(units.bloodPressure)
             csv = ["time,systolic_\(suffix),diastolic_\(suffix)"]
         } else {
             csv = ["time,\(column)"]
@@ -214,7 +205,7 @@ extension HealthReport {
             if series.daily {
                 let day = Self.time(mark.time, withClock: false)
                 let title =
-                    "\(day): \(mark.count) readings, \(value(mark.low)) to \(value(mark.high)) \(unit)"
+                    "\(day): \(mark.count) readings, \(value(mark.low)) to \(value(mark.high)) \(unitText)"
                 svg.append(
                     "<line class=\"point day\" x1=\"\(Plot.f(x))\" y1=\"\(Plot.f(plot.py(mark.low)))\" x2=\"\(Plot.f(x))\" "
                         + "y2=\"\(Plot.f(plot.py(mark.high)))\"><title>\(escape(title))</title></line>")
@@ -223,7 +214,7 @@ extension HealthReport {
                 let time = Self.time(mark.time, withClock: true)
                 let pressure = "\(value(mark.high))/\(value(mark.low))"
                 svg.append(
-                    "<g class=\"point\"><title>\(time): \(pressure) \(escape(unit))</title>"
+                    "<g class=\"point\"><title>\(time): \(pressure) \(escape(unitText))</title>"
                         + "<line x1=\"\(Plot.f(x))\" y1=\"\(Plot.f(plot.py(mark.low)))\" x2=\"\(Plot.f(x))\" "
                         + "y2=\"\(Plot.f(plot.py(mark.high)))\"/>"
                         + "<circle class=\"systolic\" cx=\"\(Plot.f(x))\" cy=\"\(Plot.f(plot.py(mark.high)))\" r=\"3\"/>"
@@ -234,7 +225,7 @@ extension HealthReport {
                 let time = Self.time(mark.time, withClock: true)
                 svg.append(
                     "<circle class=\"point\" cx=\"\(Plot.f(x))\" cy=\"\(Plot.f(plot.py(mark.low)))\" r=\"3\">"
-                        + "<title>\(time): \(value(mark.low)) \(escape(unit))</title></circle>")
+                        + "<title>\(time): \(value(mark.low)) \(escape(unitText))</title></circle>")
                 csv.append("\(time),\(value(mark.low))")
             }
         }
@@ -248,7 +239,7 @@ extension HealthReport {
         let first = Double(days.first!.day * 86_400)
         let plot = Plot(
             x: first...Double((days.last!.day + 1) * 86_400), values: [0] + days.map { $0.total * scale }, ceiling: nil)
-        var svg = plot.grid(values: [0] + days.map { $0.total * scale }) + plot.timeAxis(days: true)
+        var svg = plot.grid() + plot.timeAxis(days: true)
         var csv = [chart == .steps ? "day,steps" : "day,asleep_min,deep_min,light_min,awake_min"]
         let width = max(1, plot.px(86_400 + first) - plot.px(first) - 2)
         for day in days {
@@ -370,7 +361,7 @@ struct Plot {
     }
 
     /// Horizontal grid lines with their values on the left.
-    func grid(values: [Double]) -> [String] {
+    func grid() -> [String] {
         var lines = ["<g class=\"grid\">"]
         var value = y.lowerBound
         while value <= y.upperBound + step / 1_000 {
@@ -452,8 +443,4 @@ func escape(_ text: String) -> String {
         }
     }
     return escaped
-}
-
-extension String {
-    fileprivate var replacingSlashes: String { String(map { $0 == "/" ? "_" : $0 }) }
 }

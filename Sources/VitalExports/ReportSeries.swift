@@ -2,7 +2,7 @@
 /// show apart; memory stays bounded by the larger of the limit and the number of days.
 struct TimeSeries {
     /// One mark: a reading (`count` 1, `low` and `high` its values), or a day's readings (their lowest and highest).
-    struct Mark: Equatable {
+    struct Mark {
         /// Local time, seconds since 1970 (a day's start for a day).
         var time: Int64
         var low: Double
@@ -59,15 +59,10 @@ struct TimeSeries {
 /// devices worn the same day are not added up.
 struct DaySeries {
     /// One day's value, split into named parts that stack (deep, light and awake sleep), in minutes or counts.
-    struct Day: Equatable {
+    struct Day {
         var day: Int64
         var parts: [(name: String, value: Double)]
         var total: Double { parts.reduce(0) { $0 + $1.value } }
-
-        static func == (lhs: Day, rhs: Day) -> Bool {
-            lhs.day == rhs.day && lhs.parts.map(\.name) == rhs.parts.map(\.name)
-                && lhs.parts.map(\.value) == rhs.parts.map(\.value)
-        }
     }
 
     private(set) var days: [Day] = []
