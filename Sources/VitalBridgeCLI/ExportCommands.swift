@@ -139,11 +139,7 @@ struct ReportCommand: ParsableCommand {
 
     @OptionGroup var homeOptions: HomeOptions
 
-    @Option(help: "Only this device's readings (12 hex digits).")
-    var device: String?
-
-    @Option(help: "Only readings taken at or after this UTC time (yyyy-MM-dd HH:mm:ss).")
-    var since: String?
+    @OptionGroup var filter: ReadingFilter
 
     @Option(help: "The file to write, or - for standard output.")
     var out: String
@@ -158,10 +154,6 @@ struct ReportCommand: ParsableCommand {
     var title = "Health report"
 
     func validate() throws {
-        if let device, MACAddress(device) == nil { throw ValidationError("--device must be 12 hexadecimal digits") }
-        if let since, LayeredTimestamp(parsing: since) == nil {
-            throw ValidationError("--since must be yyyy-MM-dd HH:mm:ss")
-        }
         guard !out.isEmpty else { throw ValidationError("--out must name a file, or - for standard output") }
         _ = try units()
         _ = try VitalBridgeCLI.timeZone(named: timeZone)
@@ -190,8 +182,7 @@ struct ReportCommand: ParsableCommand {
     func run() throws {
         let hub = try openHub(homeOptions.home)
         let zone = try VitalBridgeCLI.timeZone(named: timeZone)
-        let mac = device.flatMap { MACAddress($0) }
-        let from = since.flatMap { LayeredTimestamp(parsing: $0) }
+        let (mac, from) = (filter.mac, filter.from)
         let names = Dictionary(
             try hub.store.devices().map { ($0.mac, "\($0.model.name) \($0.mac)") }, uniquingKeysWith: { $1 })
         var report = HealthReport(units: try units(), utcOffset: { zone.secondsFromGMT(for: $0.date) })

@@ -324,6 +324,25 @@ struct DevicesCommand: ParsableCommand {
     }
 }
 
+/// `--device` and `--since`: which stored readings a command reads.
+struct ReadingFilter: ParsableArguments {
+    @Option(help: "Only this device's readings (12 hex digits).")
+    var device: String?
+
+    @Option(help: "Only readings taken at or after this UTC time (yyyy-MM-dd HH:mm:ss).")
+    var since: String?
+
+    var mac: MACAddress? { device.flatMap { MACAddress($0) } }
+    var from: LayeredTimestamp? { since.flatMap { LayeredTimestamp(parsing: $0) } }
+
+    func validate() throws {
+        if let device, MACAddress(device) == nil { throw ValidationError("--device must be 12 hexadecimal digits") }
+        if let since, LayeredTimestamp(parsing: since) == nil {
+            throw ValidationError("--since must be yyyy-MM-dd HH:mm:ss")
+        }
+    }
+}
+
 /// `vitalbridge records`: the readings in the store.
 struct RecordsCommand: ParsableCommand {
     enum Format: String, ExpressibleByArgument, CaseIterable {
@@ -359,11 +378,7 @@ struct RecordsCommand: ParsableCommand {
 
     @OptionGroup var homeOptions: HomeOptions
 
-    @Option(help: "Only this device's readings (12 hex digits).")
-    var device: String?
-
-    @Option(help: "Only readings taken at or after this UTC time (yyyy-MM-dd HH:mm:ss).")
-    var since: String?
+    @OptionGroup var filter: ReadingFilter
 
     @Option(help: "table, json, csv or fhir.")
     var format: Format = .table
@@ -374,10 +389,6 @@ struct RecordsCommand: ParsableCommand {
     @OptionGroup var fhir: FHIROptions
 
     func validate() throws {
-        if let device, MACAddress(device) == nil { throw ValidationError("--device must be 12 hexadecimal digits") }
-        if let since, LayeredTimestamp(parsing: since) == nil {
-            throw ValidationError("--since must be yyyy-MM-dd HH:mm:ss")
-        }
         if format == .fhir {
             if heartRateMinutes { throw ValidationError("--heart-rate-minutes has no FHIR form") }
             try fhir.check()
@@ -390,8 +401,7 @@ struct RecordsCommand: ParsableCommand {
         let hub = try openHub(homeOptions.home)
         if format == .fhir {
             try fhir.export(
-                hub.store, device: device.flatMap { MACAddress($0) },
-                since: since.flatMap { LayeredTimestamp(parsing: $0) })
+                hub.store, device: filter.mac, since: filter.from)
             return
         }
         var output = StreamingOutput()
@@ -411,8 +421,7 @@ struct RecordsCommand: ParsableCommand {
             }
             first = false
         }
-        let mac = device.flatMap { MACAddress($0) }
-        let from = since.flatMap { LayeredTimestamp(parsing: $0) }
+        let (mac, from) = (filter.mac, filter.from)
         if heartRateMinutes {
             for band in try hub.store.devices() where band.model.isSmartband && (mac == nil || band.mac == mac) {
                 try hub.store.forEachDayItem(device: band.mac, since: from?.day) { item in

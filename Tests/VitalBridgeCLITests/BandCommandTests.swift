@@ -4,6 +4,7 @@ import Testing
 import VitalDevices
 import VitalSimulation
 import VitalStore
+import VitalTestSupport
 
 /// The built-in fleet starting at 2026-11-20 12:00, its Fit Pro 9614N having recorded for `days` days.
 func bandFleet(days: Int, failures: FailureScript? = nil) -> Fleet {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VitalTestSupport
 import WelltoryDDS
 
 @Suite("vitalbridge dds and hrv")

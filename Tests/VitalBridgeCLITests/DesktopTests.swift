@@ -3,6 +3,7 @@ import LayeredClient
 import LayeredProtocol
 import Testing
 import VitalSimulation
+import VitalTestSupport
 
 /// A private desktop: XDG data and config folders, a hub home, and a caller app registered for its own scheme with
 /// Debian's xdg-utils, in generic mode (no desktop environment, `DISPLAY` set).

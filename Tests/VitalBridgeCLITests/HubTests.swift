@@ -5,6 +5,7 @@ import VitalBridge
 import VitalDevices
 import VitalSimulation
 import VitalStore
+import VitalTestSupport
 
 #if canImport(Glibc)
     import Glibc

@@ -2,6 +2,7 @@ import Foundation
 import LayeredProtocol
 import ShareVitalSigns
 import Testing
+import VitalTestSupport
 
 /// A hub home and a private runtime folder for the shared board: VitalBridge as requester and as provider, in
 /// separate processes, as two apps would be.

@@ -2,6 +2,7 @@ import Foundation
 import LayeredClient
 import LayeredProtocol
 import Testing
+import VitalTestSupport
 
 /// Runs `vitalbridge` on a pseudo-terminal as a person would: Python's `pty` module starts it as the terminal's
 /// session leader, answers each prompt when its text appears (`\u{3}` is Ctrl-C, which the terminal turns into

@@ -4,6 +4,7 @@ import Testing
 import VitalBridge
 import VitalSimulation
 import VitalStore
+import VitalTestSupport
 
 @testable import VitalBridgeCLI
 

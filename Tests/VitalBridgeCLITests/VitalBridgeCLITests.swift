@@ -1,13 +1,7 @@
 import Foundation
 import LayeredProtocol
 import Testing
-
-/// What a run of the real `vitalbridge` process printed.
-struct ProcessOutput {
-    var status: Int32
-    var stdout: String
-    var stderr: String
-}
+import VitalTestSupport
 
 /// Runs the `vitalbridge` binary built next to this test bundle.
 func vitalbridge(_ arguments: String...) throws -> ProcessOutput {
@@ -26,25 +20,6 @@ var vitalbridgePath: URL {
 /// Runs the `vitalbridge` binary with `arguments`, adding `environment` to this process's environment.
 func vitalbridge(_ arguments: [String], environment: [String: String] = [:]) throws -> ProcessOutput {
     try runProgram(vitalbridgePath.path, arguments, environment: environment)
-}
-
-/// Runs the program at `path` with `arguments` and collects what it printed.
-func runProgram(_ path: String, _ arguments: [String], environment: [String: String] = [:]) throws -> ProcessOutput {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: path)
-    process.arguments = arguments
-    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-    let out = Pipe()
-    let err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    try process.run()
-    let stdout = out.fileHandleForReading.readDataToEndOfFile()
-    let stderr = err.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return ProcessOutput(
-        status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-        stderr: String(decoding: stderr, as: UTF8.self))
 }
 
 @Suite("vitalbridge request and callback")

@@ -86,7 +86,7 @@ struct FHIRTests {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("bundle-\(UUID()).json")
         try Data(bundle).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let result = try run(Oracles.python(), [Oracles.script("fhir_bundle.py"), file.path])
+        let result = try runProgram(Oracles.python(), [Oracles.script("fhir_bundle.py"), file.path])
         guard result.status == 0 else {
             throw OracleRefused(description: "fhir.resources refused it: \(result.stderr)")
         }
@@ -96,24 +96,6 @@ struct FHIRTests {
 
     struct OracleRefused: Error, CustomStringConvertible {
         var description: String
-    }
-
-    static func run(_ program: String, _ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String)
-    {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = arguments
-        let output = Pipe()
-        let error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        try process.run()
-        let stdout = output.fileHandleForReading.readDataToEndOfFile()
-        let stderr = error.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (
-            process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self)
-        )
     }
 
     static func json(_ bundle: [UInt8]) throws -> [String: Any] {
@@ -256,7 +238,7 @@ struct FHIRTests {
         let entries = try Self.json(bundle)["entry"] as! [[String: Any]]
         let observation = entries[2]["resource"] as! [String: Any]
         let identifier = (observation["identifier"] as! [[String: String]])[0]["value"]!
-        let python = try Self.run(
+        let python = try runProgram(
             "/usr/bin/env",
             [
                 "python3", "-c",
