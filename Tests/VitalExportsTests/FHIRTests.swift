@@ -136,21 +136,21 @@ struct FHIRTests {
                 switch (reading, code) {
                 case (.bloodPressure(let bp), "85354-9"):
                     #expect(quantities.map(\.code) == ["8480-6", "8462-4"] && values == [bp.systolic, bp.diastolic])
-                case (.bloodPressure(let bp), _): #expect(values == [Double(bp.heartRate!)])
-                case (.glucose(let glucose), _): #expect(values == [glucose.mgPerDeciliter])
+                case (.bloodPressure(let bp), "8867-4"): #expect(values == [Double(bp.heartRate!)])
+                case (.glucose(let glucose), "2339-0"): #expect(values == [glucose.mgPerDeciliter])
                 case (.weight(let weight), "29463-7"): #expect(values == [weight.kilograms])
-                case (.weight(let weight), _): #expect(values == [weight.bodyComposition!.bodyFatPercentage])
+                case (.weight(let weight), "41982-0"): #expect(values == [weight.bodyComposition!.bodyFatPercentage])
                 case (.oximetry(let oximetry), "2708-6"):
                     #expect(values == [Double(oximetry.oxygenSaturation)])
                     #expect(observation["codes"] as? [String] == ["2708-6", "59408-5"])
-                case (.oximetry(let oximetry), _): #expect(values == [Double(oximetry.heartRate)])
-                case (.temperature(let temperature), _): #expect(values == [temperature.celsius])
-                case (.activity(let day), _):
+                case (.oximetry(let oximetry), "8867-4"): #expect(values == [Double(oximetry.heartRate)])
+                case (.temperature(let temperature), "8310-5"): #expect(values == [temperature.celsius])
+                case (.activity(let day), "55423-8"):
                     #expect(values == [Double(day.steps)] && observation["effective"] as? String == "2026-11-18")
-                case (.band(let day), _):
+                case (.band(let day), "55423-8"):
                     #expect(values == [Double(day.steps)] && observation["effective"] as? String == "2026-11-17")
                 case (.heartRate(let recording), "8867-4"): #expect(values == [Double(recording.heartRate)])
-                case (.heartRate(let recording), _):
+                case (.heartRate(let recording), "80404-7"):
                     let sdnn = try #require(HRVFigures(rr: recording.rrIntervals).sdnn)
                     #expect(
                         abs(values[0] - sdnn) <= 0.05
