@@ -129,7 +129,8 @@ struct ReportCommand: ParsableCommand {
 
             Values are in the units of --unit (any of mmHg, kPa, mg/dL, mmol/L, kg, lb, st, C, F; one per quantity),
             rounded as callbacks round them; times are local, in --time-zone or the system's. The file is written
-            with mode 0600 (it holds health data), replacing --out atomically; --out - writes to standard output.
+            with mode 0600 (it holds health data), replacing --out atomically (a run killed before the rename leaves the
+            previous report whole, and the next run removes its temporary file); --out - writes to standard output.
 
             Examples:
               vitalbridge report --out report.html
@@ -200,6 +201,9 @@ struct ReportCommand: ParsableCommand {
             guard writeAll(page, to: 1) else { throw ExitCode(1) }
             return
         }
+        // what an earlier report killed as it wrote left beside this one
+        let (folder, name) = Home.folderAndName(of: out)
+        Home.removeStaleTemporaryFiles(in: folder, of: name)
         do {
             try Home.writeFile(page, to: out)
         } catch {

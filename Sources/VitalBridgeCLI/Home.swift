@@ -102,8 +102,8 @@ struct Home {
             try Self.checkFile(file)
         }
         guard create else { return }
-        removeStaleTemporaryFiles(in: directory)
-        removeStaleTemporaryFiles(in: worldDirectory)
+        Self.removeStaleTemporaryFiles(in: directory)
+        Self.removeStaleTemporaryFiles(in: worldDirectory)
         if !Self.exists(whitelistPath) {
             try Self.writeFile(Whitelist.default.plist, to: whitelistPath)
         }
@@ -255,6 +255,12 @@ struct Home {
         }
     }
 
+    /// The folder of `path` (`.` if it names none) and the file's name.
+    static func folderAndName(of path: String) -> (folder: String, name: String) {
+        guard let slash = path.lastIndex(of: "/") else { return (".", path) }
+        return (String(path[..<slash]), String(path[path.index(after: slash)...]))
+    }
+
     /// Writes `bytes` to a new file with a unique name beside `path` (created with `O_EXCL | O_NOFOLLOW`, mode
     /// 0600), flushes it to disk and renames it over `path`, so that after a crash `path` holds either the old bytes
     /// or the new ones, never a part, and no link planted in the home is ever followed.
@@ -265,9 +271,7 @@ struct Home {
         func failure(_ what: String) -> HomeError {
             HomeError("cannot write \(path): \(what): \(String(cString: strerror(errno)))")
         }
-        let slash = path.lastIndex(of: "/")
-        let folder = slash.map { String(path[..<$0]) } ?? "."
-        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        let (folder, name) = folderAndName(of: path)
         var temporary = ""
         var descriptor: Int32 = -1
         while descriptor < 0 {
@@ -299,17 +303,18 @@ struct Home {
     }
 
     /// Removes the temporary files (`….<pid>-<random>.tmp`, or `….<pid>.tmp` from earlier versions) in `folder`
-    /// whose process has ended.
+    /// whose process has ended: all of them, or in a folder of the user's only those ``writeFile(_:to:)`` made for
+    /// the file `name` (`.<name>.<pid>-<random>.tmp`).
     ///
     /// Read with `opendir`, not `FileManager`, whose first use costs more than the request `open` runs.
-    private func removeStaleTemporaryFiles(in folder: String) {
+    static func removeStaleTemporaryFiles(in folder: String, of name: String? = nil) {
         guard let directory = opendir(folder) else { return }
         var entries: [String] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+        while let record = readdir(directory) {
+            let entry = withUnsafeBytes(of: record.pointee.d_name) {
                 String(cString: $0.bindMemory(to: CChar.self).baseAddress!)
             }
-            if name.hasSuffix(".tmp") { entries.append(name) }
+            if entry.hasSuffix(".tmp"), name.map({ entry.hasPrefix(".\($0).") }) ?? true { entries.append(entry) }
         }
         closedir(directory)
         for entry in entries {

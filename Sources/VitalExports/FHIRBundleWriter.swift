@@ -77,20 +77,19 @@ public struct FHIRBundleWriter {
     }
 
     private let type: BundleType
-    private let subject: FHIRSubject
+    /// The Patient the bundle holds (its UUID and name), for a named subject.
+    private let patient: (uuid: String, name: String)?
     private let hubSystem: String
     private let hubNamespace: [UInt8]
     private let glucose: FHIRObservationKind
     private let devices: [MACAddress: FHIRDevice]
     private let utcOffset: (LayeredTimestamp) -> Int
     private let subjectReference: String
-    private var written: Set<MACAddress> = []
+    /// The `urn:uuid:` of each device whose `Device` is written.
+    private var deviceReferences: [MACAddress: String] = [:]
     private var entries = 0
     /// The readings already written at the current time, by device, kind and time: a second one gets `-2`.
     private var atTime: (time: LayeredTimestamp, seen: [String: Int])?
-
-    /// How many Observations were written.
-    public private(set) var observations = 0
 
     /// A writer of a bundle of `type` about `subject`, for the hub `hub` (its UUID), with glucose in `glucoseUnit`
     /// (mg/dL or mmol/L), the devices the hub knows, and the offset from UTC, in seconds, at each time.
@@ -113,11 +112,14 @@ public struct FHIRBundleWriter {
         try subject.check()
         switch subject {
         case .named(let name):
-            subjectReference = "urn:uuid:" + NameBasedUUID.v5(namespace: namespace, name: "Patient/" + name)
-        case .existing(let id): subjectReference = "Patient/" + id
+            let uuid = NameBasedUUID.v5(namespace: namespace, name: "Patient/" + name)
+            patient = (uuid, name)
+            subjectReference = "urn:uuid:" + uuid
+        case .existing(let id):
+            patient = nil
+            subjectReference = "Patient/" + id
         }
         self.type = type
-        self.subject = subject
         self.hubSystem = "urn:uuid:" + hubText
         self.hubNamespace = namespace
         self.devices = Dictionary(devices.map { ($0.mac, $0) }, uniquingKeysWith: { first, _ in first })
@@ -142,12 +144,13 @@ public struct FHIRBundleWriter {
     /// Appends the bundle's opening, and the Patient when the subject is named.
     public mutating func begin(into output: inout [UInt8]) {
         output += Array("{\"resourceType\":\"Bundle\",\"type\":\"\(type.rawValue)\"".utf8)
-        guard case .named(let name) = subject else { return }
-        let uuid = String(subjectReference.dropFirst("urn:uuid:".count))
-        let identifier = identifier(system: hubSystem, value: uuid)
+        guard let patient else { return }
+        let identifier = identifier(system: hubSystem, value: patient.uuid)
         append(
-            resource: "Patient", uuid: uuid, identifier: (hubSystem, uuid),
-            members: [("identifier", .array([identifier])), ("name", .array([.object([("text", .string(name))])]))],
+            resource: "Patient", uuid: patient.uuid, identifier: (hubSystem, patient.uuid),
+            members: [
+                ("identifier", .array([identifier])), ("name", .array([.object([("text", .string(patient.name))])])),
+            ],
             to: &output)
     }
 
@@ -175,7 +178,6 @@ public struct FHIRBundleWriter {
             append(
                 resource: "Observation", uuid: uuid, identifier: (hubSystem, identifierValue), profile: kind.profile,
                 members: members, to: &output)
-            observations += 1
         }
     }
 
@@ -216,10 +218,12 @@ public struct FHIRBundleWriter {
         entries += 1
     }
 
-    /// The `urn:uuid:` of device `mac`'s `Device`, appending the resource first if it is not written yet.
+    /// The `urn:uuid:` of device `mac`'s `Device`, appending the resource first if it is not written yet (its
+    /// reference is then kept, so that a reading costs no hash for its device).
     private mutating func deviceEntry(_ mac: MACAddress, to output: inout [UInt8]) -> String {
+        if let reference = deviceReferences[mac] { return reference }
         let uuid = NameBasedUUID.v5(namespace: NameBasedUUID.vitalBridge, name: "Device/\(mac)")
-        guard written.insert(mac).inserted else { return "urn:uuid:" + uuid }
+        deviceReferences[mac] = "urn:uuid:" + uuid
         let digits = Array(mac.description)
         let address = stride(from: 0, to: 12, by: 2).map { String(digits[$0..<$0 + 2]) }.joined(separator: "-")
         let identifier = JSON.object([

@@ -155,6 +155,17 @@ struct FHIRExportTests {
         let expectedOffset = zone.secondsFromGMT(for: reading.reading.measuredAt.date) / 3_600
         #expect(newYork.hasSuffix(String(format: "-%02d:00", -expectedOffset)))
         #expect(ISO8601DateFormatter().date(from: newYork) == reading.reading.measuredAt.date)
+        try #require(reading.reading.measuredAt.description.hasPrefix("2026-11-"))
+        #expect(newYork.hasSuffix("-05:00"))
+        let july = LayeredTimestamp(year: 2026, month: 7, day: 19, hour: 12, minute: 0, second: 0)!
+        _ = try home.store().storeReadings(
+            [.bloodPressure(.init(systolic: 118, diastolic: 76, measuredAt: july))], device: MACAddress(macOf(.bp5))!)
+        let summer = try Self.oracle(Self.export(home, options, environment: ["TZ": "America/New_York"]))
+        let observation = try #require(
+            summer.first { entry in
+                (entry["identifiers"] as? [[String]])?.first?[1].contains("-\(july.secondsSince1970)-") == true
+            })
+        #expect(observation["effective"] as? String == "2026-07-19T08:00:00-04:00")
     }
 
     @Test("bad options are refused with exit 2 and a line naming the option; the store is untouched")

@@ -116,6 +116,64 @@ struct ReportCommandTests {
         #expect(lines.count == 2 && lines.contains { $0.contains("attribute cx") }, "\(lines)")
     }
 
+    @Test("--device and --since choose the readings a report shows")
+    func filters() throws {
+        let home = try TestHome()
+        _ = try home.callback(request(.addSync, .bp5))
+        _ = try home.callback(request(.addSync, .bg5))
+        func points(_ arguments: [String]) throws -> [String: Int] {
+            let output = try home.run(["report", "--home", home.path, "--out", "-"] + arguments)
+            try #require(output.status == 0, "\(output.stderr)")
+            var points: [String: Int] = [:]
+            for id in ["blood-pressure", "glucose"] {
+                points[id] = Self.chart(id, in: output.stdout).map {
+                    $0.components(separatedBy: "class=\"point").count - 1
+                }
+            }
+            return points
+        }
+        let pressures = try home.store().readings(device: MACAddress(macOf(.bp5))!)
+        let glucose = try home.store().readings(device: MACAddress(macOf(.bg5))!)
+        try #require(pressures.count >= 3 && glucose.count >= 1)
+        #expect(try points([]) == ["blood-pressure": pressures.count, "glucose": glucose.count])
+        #expect(try points(["--device", macOf(.bg5)]) == ["glucose": glucose.count])
+        let since = pressures[2].reading.measuredAt
+        let later = pressures.filter { $0.reading.measuredAt >= since }.count
+        #expect(try points(["--device", macOf(.bp5), "--since", since.description]) == ["blood-pressure": later])
+    }
+
+    @Test("a report killed as it writes or renames its file leaves the previous report whole; the next run replaces it")
+    func killedWrite() throws {
+        let home = try TestHome()
+        _ = try home.callback(request(.addSync, .bp5))
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("killed-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let page = folder.appendingPathComponent("report.html")
+        try Data("previous report".utf8).write(to: page)
+        // the report command writes nothing before its file: its first write() is the report's bytes
+        for syscalls in ["write", "rename,renameat,renameat2"] {
+            let command =
+                "exec strace -f -o /dev/null -e inject=\(syscalls):signal=SIGKILL:when=1 '\(vitalbridgePath.path)' "
+                + "report --home '\(home.path)' --out '\(page.path)'"
+            let killed = try runProgram("/bin/sh", ["-c", command])
+            #expect(killed.status != 0, "\(syscalls)")
+            #expect(try String(contentsOf: page, encoding: .utf8) == "previous report", "\(syscalls)")
+        }
+        // the killed runs' temporary files are removed by the next run, and nothing else of the folder
+        let other = folder.appendingPathComponent(".notes.123-abc.tmp")
+        try Data().write(to: other)
+        // (each run removes the temporary files of the runs before it whose process is gone: one is left here)
+        let left = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+        #expect(left.filter { $0.hasPrefix(".report.html.") && $0.hasSuffix(".tmp") }.count == 1 && left.count == 3)
+        #expect(try home.run(["report", "--home", home.path, "--out", page.path]).status == 0)
+        #expect(try String(contentsOf: page, encoding: .utf8).hasPrefix("<!DOCTYPE html>"))
+        #expect(
+            Set(try FileManager.default.contentsOfDirectory(atPath: folder.path)) == [
+                "report.html", ".notes.123-abc.tmp",
+            ])
+    }
+
     @Test("--out - writes to standard output; bad options exit 2 naming the option; a folder that is not there exits 1")
     func options() throws {
         let home = try TestHome()

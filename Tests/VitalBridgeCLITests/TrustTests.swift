@@ -353,7 +353,7 @@ struct CrashTests {
     /// (unless it ended before), and returns what it wrote.
     static func openKilled(_ home: TestHome, _ url: String, after delay: Duration) throws -> String {
         let out = home.path + "/out-\(UUID().uuidString)"
-        FileManager.default.createFile(atPath: out, contents: nil)
+        _ = FileManager.default.createFile(atPath: out, contents: nil)
         defer { unlink(out) }
         let process = Process()
         process.executableURL = vitalbridgePath

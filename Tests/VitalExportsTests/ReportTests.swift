@@ -68,6 +68,12 @@ struct ReportTests {
             let svg = try #require(Self.chart(id, in: page), "\(id)")
             #expect(Self.count("class=\"point", in: svg) == count, "\(id)")
             #expect(Self.csv(id, in: page).count == count + 1, "\(id)")
+            // the download link holds the same CSV as the text under the chart
+            let section = page.components(separatedBy: "id=\"\(id)\"")[1]
+            let link = section.components(separatedBy: "href=\"data:text/csv;charset=utf-8,")[1]
+                .components(separatedBy: "\"")[0]
+            let decoded = try #require(link.removingPercentEncoding)
+            #expect(decoded.components(separatedBy: "\r\n").filter { !$0.isEmpty } == Self.csv(id, in: page), "\(id)")
         }
         #expect(page.contains("3 rows") && page.contains("6 rows"))
         // the blood-pressure CSV, in local time (UTC+1), systolic first
