@@ -120,16 +120,16 @@ struct ReportCommand: ParsableCommand {
         commandName: "report",
         abstract: "Write a report a person reads: one HTML page with a chart per quantity and the latest readings.",
         discussion: """
-            The page is self-contained: inline SVG charts and style, no script, no network (its Content-Security-Policy
-            forbids loading anything), readable offline in any browser. It has the latest reading of each quantity,
-            then charts over time: blood pressure as diastolic-to-systolic lines over the 130/80 and 140/90
-            thresholds, glucose over the 70–180 mg/dL range, weight with its trend, SpO2, temperature, daily steps
-            and sleep. Under each chart is its data as CSV, also as a download link. A chart of more than 1,500
+            The page is self-contained: inline SVG charts and style, no script, no network (its Content-Security-Policy \
+            forbids loading anything), readable offline in any browser. It has the latest reading of each quantity, \
+            then charts over time: blood pressure as diastolic-to-systolic lines over the 130/80 and 140/90 \
+            thresholds, glucose over the 70–180 mg/dL range, weight with its trend, SpO2, temperature, daily steps \
+            and sleep. Under each chart is its data as CSV, also as a download link. A chart of more than 1,500 \
             readings shows one line a day, from the day's lowest to its highest value.
 
-            Values are in the units of --unit (any of mmHg, kPa, mg/dL, mmol/L, kg, lb, st, C, F; one per quantity),
-            rounded as callbacks round them; times are local, in --time-zone or the system's. The file is written
-            with mode 0600 (it holds health data), replacing --out atomically (a run killed before the rename leaves the
+            Values are in the units of --unit (any of mmHg, kPa, mg/dL, mmol/L, kg, lb, st, C, F; one per quantity), \
+            rounded as callbacks round them; times are local, in --time-zone or the system's. The file is written \
+            with mode 0600 (it holds health data), replacing --out atomically (a run killed before the rename leaves the \
             previous report whole, and the next run removes its temporary file); --out - writes to standard output.
 
             Examples:

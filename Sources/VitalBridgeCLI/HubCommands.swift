@@ -353,19 +353,19 @@ struct RecordsCommand: ParsableCommand {
         commandName: "records",
         abstract: "List the readings in the store, oldest first, in canonical units.",
         discussion: """
-            Every value carries its unit: in the table after the value (systolic=120 mmHg), in CSV and JSON in the
-            column name (systolic_mmHg, glucose_mg_dL, weight_kg, temperature_C, spo2_percent, …). CSV is RFC 4180
-            (CRLF line ends, one column per field, empty where a reading has no such field); JSON is an array of
-            objects with numbers as numbers. Readings are read and written one at a time, so any history streams.
-            A smartband's day (band_day) shows its totals, sleep, heart-rate summary and sports; its heart-rate
+            Every value carries its unit: in the table after the value (systolic=120 mmHg), in CSV and JSON in the \
+            column name (systolic_mmHg, glucose_mg_dL, weight_kg, temperature_C, spo2_percent, …). CSV is RFC 4180 \
+            (CRLF line ends, one column per field, empty where a reading has no such field); JSON is an array of \
+            objects with numbers as numbers. Readings are read and written one at a time, so any history streams. \
+            A smartband's day (band_day) shows its totals, sleep, heart-rate summary and sports; its heart-rate \
             minutes, one row each, are listed with --heart-rate-minutes.
 
-            --format fhir writes a FHIR R4 Bundle for one person (--patient or --patient-id): a vital-signs
-            Observation per quantity with its LOINC code and UCUM unit, a Device per device (its Bluetooth address
-            as identifier), effectiveDateTime with the offset of --time-zone. The ids are stable: exporting again
-            gives the same ids. With --transaction, a server ingests the bundle in one POST, each entry a
-            conditional create, so posting it twice stores nothing twice. Glucose is in mg/dL (LOINC 2339-0), or
-            mmol/L (15074-8) with --unit mmol/L. Not exported: heart-rate minutes, sleep, arrhythmia flags,
+            --format fhir writes a FHIR R4 Bundle for one person (--patient or --patient-id): a vital-signs \
+            Observation per quantity with its LOINC code and UCUM unit, a Device per device (its Bluetooth address \
+            as identifier), effectiveDateTime with the offset of --time-zone. The ids are stable: exporting again \
+            gives the same ids. With --transaction, a server ingests the bundle in one POST, each entry a \
+            conditional create, so posting it twice stores nothing twice. Glucose is in mg/dL (LOINC 2339-0), or \
+            mmol/L (15074-8) with --unit mmol/L. Not exported: heart-rate minutes, sleep, arrhythmia flags, \
             perfusion index and body composition other than body fat.
 
             Examples:
