@@ -243,8 +243,15 @@ enum DDSEncoding {
     /// The decoded parameters of `url`'s query (after its first `?`, up to a `#`), in order; a name without `=`
     /// has an empty value.
     ///
-    /// - Throws: ``DDSError`` for a name given twice or a name or value that does not decode.
+    /// - Throws: ``DDSError`` for a byte outside printable ASCII (a raw space, a control character, non-ASCII text:
+    ///   a URL carries them percent-encoded, and a raw one would not survive writing the URL back), a name given
+    ///   twice, or a name or value that does not decode.
     static func query(of url: String) throws(DDSError) -> [(name: String, value: String)] {
+        if let offset = url.utf8.firstIndex(where: { $0 <= 0x20 || $0 >= 0x7F }) {
+            throw DDSError(
+                "the URL has a byte that is not printable ASCII at offset \(url.utf8.distance(from: url.utf8.startIndex, to: offset)); percent-encode it"
+            )
+        }
         guard let question = url.firstIndex(of: "?") else { return [] }
         var query = url[url.index(after: question)...]
         if let hash = query.firstIndex(of: "#") { query = query[..<hash] }

@@ -205,16 +205,18 @@ struct LayeredCallbackTests {
         }
     }
 
-    @Test("every spec example request gets a callback that parses back")
-    func specExamples() throws {
-        let examples: [(String, Platform)] = [
-            (SpecURL.introMeasure, .ios), (SpecURL.addAndroid, .android), (SpecURL.addIOS, .ios),
-            (SpecURL.addAM3S, .ios), (SpecURL.addAM4QR, .ios), (SpecURL.syncAndroid, .android),
-            (SpecURL.syncIOS, .ios), (SpecURL.syncAM, .ios), (SpecURL.addMeasureAndroid, .android),
-            (SpecURL.addSyncIOS, .ios), (SpecURL.addSyncMeasureIOS, .ios), (SpecURL.syncMeasureAndroid, .android),
-            (SpecURL.dynamic, .ios),
-        ]
-        for (url, platform) in examples {
+    /// The spec's example requests, each with the platform it is written for.
+    static let specRequests: [(String, Platform)] = [
+        (SpecURL.introMeasure, .ios), (SpecURL.addAndroid, .android), (SpecURL.addIOS, .ios),
+        (SpecURL.addAM3S, .ios), (SpecURL.addAM4QR, .ios), (SpecURL.syncAndroid, .android),
+        (SpecURL.syncIOS, .ios), (SpecURL.syncAM, .ios), (SpecURL.addMeasureAndroid, .android),
+        (SpecURL.addSyncIOS, .ios), (SpecURL.addSyncMeasureIOS, .ios), (SpecURL.syncMeasureAndroid, .android),
+        (SpecURL.dynamic, .ios),
+    ]
+
+    /// The successful callback answering each of ``specRequests``, a reading of the request's kind in its result.
+    static func specCallbacks() throws -> [LayeredCallback] {
+        try specRequests.map { url, platform in
             let request = try LayeredRequest(parsing: url, platform: platform)
             let destination = request.callerURL ?? LayeredCallback.destination(scheme: request.callerScheme!)
             let reading: LayeredReading =
@@ -224,11 +226,18 @@ struct LayeredCallbackTests {
             let object = reading.resultObject(unit: request.unit)
             let result: LayeredResult =
                 request.action.hasCombinedResult ? .combined(measure: [object], sync: [object]) : .list([object])
-            let callback = try LayeredCallback(
+            return try LayeredCallback(
                 answering: request, destination: destination, status: .success(request.action), mac: Self.mac,
                 result: request.action == .add ? nil : result)
+        }
+    }
+
+    @Test("every spec example request gets a callback that parses back")
+    func specExamples() throws {
+        for (callback, (url, platform)) in zip(try Self.specCallbacks(), Self.specRequests) {
+            let request = try LayeredRequest(parsing: url, platform: platform)
             #expect(try LayeredCallback(parsing: callback.url) == callback)
-            #expect(callback.url.hasPrefix(destination + "?"))
+            #expect(callback.url.hasPrefix(callback.destination + "?"))
             #expect(callback.echo.first { $0.key == "cmd" }?.value == String(request.action.rawValue))
         }
     }

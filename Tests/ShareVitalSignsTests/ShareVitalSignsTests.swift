@@ -83,20 +83,21 @@ struct BoardTests {
         #expect(!String(decoding: sealed.json, as: UTF8.self).contains("120"))
     }
 
-    @Test(
-        "a board that is not one is refused with a message naming the key",
-        arguments: [
-            ("[]", "not a JSON object"), (#"{"state":1}"#, "sign is missing"), (#"{"sign":256,"state":1}"#, "sign"),
-            (#"{"sign":48,"state":3}"#, "state"), (#"{"sign":48,"state":1,"success":2}"#, "success must be 0 or 1"),
-            (#"{"sign":48,"state":1,"success":1,"5":80}"#, "5-qual is missing"),
-            (#"{"sign":48,"state":1,"success":1,"5":80,"5-qual":101}"#, "5-qual must be a quality"),
-            (#"{"sign":48,"state":1,"success":1,"5":1.5,"5-qual":1}"#, "5 must be a whole number"),
-            (#"{"sign":48,"state":1,"request":"AAAA"}"#, "request is not 16 bytes"),
-            (#"{"sign":48,"state":1,"request":"not base64!"}"#, "request is not base64url"),
-            (#"{"sign":48,"state":1,"sealed":"AQID"}"#, "sealed has no request"),
-            (#"{"sign":48,"state":1,"request":"AAAAAAAAAAAAAAAAAAAAAA","success":1}"#, "sealed board has plain"),
-            ("{", "not JSON"),
-        ])
+    /// Boards that are not one, with what the error must name.
+    static let refusedBoards: [(String, String)] = [
+        ("[]", "not a JSON object"), (#"{"state":1}"#, "sign is missing"), (#"{"sign":256,"state":1}"#, "sign"),
+        (#"{"sign":48,"state":3}"#, "state"), (#"{"sign":48,"state":1,"success":2}"#, "success must be 0 or 1"),
+        (#"{"sign":48,"state":1,"success":1,"5":80}"#, "5-qual is missing"),
+        (#"{"sign":48,"state":1,"success":1,"5":80,"5-qual":101}"#, "5-qual must be a quality"),
+        (#"{"sign":48,"state":1,"success":1,"5":1.5,"5-qual":1}"#, "5 must be a whole number"),
+        (#"{"sign":48,"state":1,"request":"AAAA"}"#, "request is not 16 bytes"),
+        (#"{"sign":48,"state":1,"request":"not base64!"}"#, "request is not base64url"),
+        (#"{"sign":48,"state":1,"sealed":"AQID"}"#, "sealed has no request"),
+        (#"{"sign":48,"state":1,"request":"AAAAAAAAAAAAAAAAAAAAAA","success":1}"#, "sealed board has plain"),
+        ("{", "not JSON"),
+    ]
+
+    @Test("a board that is not one is refused with a message naming the key", arguments: refusedBoards)
     func refused(text: String, message: String) {
         #expect {
             try Board(json: Array(text.utf8))

@@ -46,23 +46,26 @@ struct WhitelistTests {
         }
     }
 
+    /// A whitelist as a person might write it.
+    static let handWrittenDocument = """
+        \u{FEFF}<?xml version="1.0" encoding="UTF-8"?>\r
+        <!-- callers -->\r
+        <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+        <plist version='1.0'>
+          <dict >
+            <key>com.example.&#x41;pp</key> <!-- a comment between key and value -->
+            <string><![CDATA[myapp://<x>&]]></string>
+            <key>org.example.web</key><string>&#42;</string>
+            <key>a &amp; b</key>
+            <string>xy://&quot;q&quot;&apos;</string>
+          </dict>
+        </plist>
+
+        """
+
     @Test("hand-written forms: comments, CDATA, character references, no <plist> wrapper, CRLF, a byte-order mark")
     func handWritten() throws {
-        let document = """
-            \u{FEFF}<?xml version="1.0" encoding="UTF-8"?>\r
-            <!-- callers -->\r
-            <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
-            <plist version='1.0'>
-              <dict >
-                <key>com.example.&#x41;pp</key> <!-- a comment between key and value -->
-                <string><![CDATA[myapp://<x>&]]></string>
-                <key>org.example.web</key><string>&#42;</string>
-                <key>a &amp; b</key>
-                <string>xy://&quot;q&quot;&apos;</string>
-              </dict>
-            </plist>
-
-            """
+        let document = Self.handWrittenDocument
         let expected = ["com.example.App": "myapp://<x>&", "org.example.web": "*", "a & b": "xy://\"q\"'"]
         #expect(try Whitelist(plist: Array(document.utf8)).entries == expected)
         #expect(try Self.foundationRead(Array(document.utf8)) == expected)
@@ -71,49 +74,50 @@ struct WhitelistTests {
         #expect(try Whitelist(plist: Array("<plist><dict/></plist>".utf8)).entries == [:])
     }
 
-    @Test(
-        "a file that is not a whitelist is rejected with what is wrong",
-        arguments: [
-            ("", "not an XML property list: an element is expected (byte 0)"),
-            ("hello", "not an XML property list: an element is expected (byte 0)"),
-            (
-                "<plist><array><string>a://</string></array></plist>",
-                "not an XML property list: the root is not a dictionary"
-            ),
-            ("<dict><key>a</key><integer>1</integer></dict>", "the entry of a is not a string"),
-            (
-                "<dict><key>a</key><dict><key>b</key><string>b://</string></dict></dict>",
-                "the entry of a is not a string"
-            ),
-            ("<dict><key>a</key><true/></dict>", "the entry of a is not a string"),
-            (
-                "<dict><key>a</key><string>a://</string><key>a</key><string>b://</string></dict>",
-                "a has more than one entry"
-            ),
-            ("<dict><key></key><string>a://</string></dict>", "an entry has an empty key"),
-            (
-                "<dict><key>a</key><string>not a url</string></dict>",
-                "the entry of a: 'not a url' cannot be a callback URL"
-            ),
-            ("<dict><key>a</key><string>a://x?y</string></dict>", "the entry of a: 'a://x?y' cannot be a callback URL"),
-            ("<dict><key>a</key><string>a://</string>", "not an XML property list: an element is expected (byte 39)"),
-            ("<dict><key>a</key><string>a://</dict>", "not an XML property list: </string> is expected (byte 30)"),
-            ("<dict><string>a://</string></dict>", "not an XML property list: <key> is expected, not <string>"),
-            (
-                "<dict><key>a</key><string>&foo;</string></dict>",
-                "not an XML property list: &foo; is not a character (byte 26)"
-            ),
-            (
-                "<dict><key>a</key><string>a & b</string></dict>",
-                "not an XML property list: a lone & (write &amp;) (byte 28)"
-            ),
-            ("<dict><key>a</key><string>&#0;</string></dict>", "&#0; is not a character"),
-            ("<dict><key>a</key><string>a://</string></dict>trailing", "there is more after the root element"),
-            ("<dict><!-- unterminated", "a comment does not end"),
-            ("<dict><key>a</key><string><![CDATA[a://</string></dict>", "a CDATA section does not end"),
-            ("<dict><key>a</key><array><string>x</dict>", "</string> is expected"),
-            ("<plist><dict/>", "</plist> is expected"),
-        ])
+    /// Files that are not whitelists, with what the error must say.
+    static let rejectedDocuments: [(String, String)] = [
+        ("", "not an XML property list: an element is expected (byte 0)"),
+        ("hello", "not an XML property list: an element is expected (byte 0)"),
+        (
+            "<plist><array><string>a://</string></array></plist>",
+            "not an XML property list: the root is not a dictionary"
+        ),
+        ("<dict><key>a</key><integer>1</integer></dict>", "the entry of a is not a string"),
+        (
+            "<dict><key>a</key><dict><key>b</key><string>b://</string></dict></dict>",
+            "the entry of a is not a string"
+        ),
+        ("<dict><key>a</key><true/></dict>", "the entry of a is not a string"),
+        (
+            "<dict><key>a</key><string>a://</string><key>a</key><string>b://</string></dict>",
+            "a has more than one entry"
+        ),
+        ("<dict><key></key><string>a://</string></dict>", "an entry has an empty key"),
+        (
+            "<dict><key>a</key><string>not a url</string></dict>",
+            "the entry of a: 'not a url' cannot be a callback URL"
+        ),
+        ("<dict><key>a</key><string>a://x?y</string></dict>", "the entry of a: 'a://x?y' cannot be a callback URL"),
+        ("<dict><key>a</key><string>a://</string>", "not an XML property list: an element is expected (byte 39)"),
+        ("<dict><key>a</key><string>a://</dict>", "not an XML property list: </string> is expected (byte 30)"),
+        ("<dict><string>a://</string></dict>", "not an XML property list: <key> is expected, not <string>"),
+        (
+            "<dict><key>a</key><string>&foo;</string></dict>",
+            "not an XML property list: &foo; is not a character (byte 26)"
+        ),
+        (
+            "<dict><key>a</key><string>a & b</string></dict>",
+            "not an XML property list: a lone & (write &amp;) (byte 28)"
+        ),
+        ("<dict><key>a</key><string>&#0;</string></dict>", "&#0; is not a character"),
+        ("<dict><key>a</key><string>a://</string></dict>trailing", "there is more after the root element"),
+        ("<dict><!-- unterminated", "a comment does not end"),
+        ("<dict><key>a</key><string><![CDATA[a://</string></dict>", "a CDATA section does not end"),
+        ("<dict><key>a</key><array><string>x</dict>", "</string> is expected"),
+        ("<plist><dict/>", "</plist> is expected"),
+    ]
+
+    @Test("a file that is not a whitelist is rejected with what is wrong", arguments: rejectedDocuments)
     func rejected(document: String, message: String) {
         #expect {
             try Whitelist(plist: Array(document.utf8))

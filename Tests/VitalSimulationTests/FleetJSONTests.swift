@@ -240,33 +240,38 @@ struct FleetJSONTests {
         #expect(try Fleet(json: Fleet.default.json) == Fleet.default)
     }
 
+    /// A device's state with a few records of any kind, and a band's items half the time.
+    static func randomState(_ random: inout Random) -> DeviceState {
+        DeviceState(
+            records: DeviceMemory(
+                (0..<Int.random(in: 0...6, using: &random)).map { index in
+                    var seeded = SeededGenerator(seed: random.next())
+                    let model = DeviceModel.allCases.filter { !$0.isSmartband && $0 != .heartRateSensor }
+                        .randomElement(
+                            using: &random)!
+                    let entry = DeviceCatalog.entry(for: model)
+                    let time = LayeredTimestamp(
+                        secondsSince1970: Int64.random(in: 0...4_000_000_000, using: &random))
+                    return StoredRecord(
+                        sequenceNumber: UInt16(index * 1000),
+                        reading: ReadingGenerator.reading(
+                            for: entry, at: time, swim: Bool.random(using: &random),
+                            composition: Bool.random(using: &random), using: &seeded))
+                }),
+            nextSequenceNumber: UInt16.random(in: 0...UInt16.max, using: &random),
+            battery: Int.random(in: 0...100, using: &random),
+            generator: SeededGenerator(seed: random.next()),
+            measurementsTaken: Int.random(in: 0...9, using: &random),
+            spentFailures: Bool.random(using: &random) ? ["atConnect", "duringSync"] : [],
+            boundUserID: Bool.random(using: &random) ? Int32.min : nil, swim: Bool.random(using: &random),
+            band: Bool.random(using: &random) ? nil : Self.randomBand(using: &random))
+    }
+
     @Test("any device state is read back exactly from the JSON it writes")
     func stateRoundTrip() throws {
         var random = Random(seed: 0x57A7E)
         for _ in 0..<300 {
-            let state = DeviceState(
-                records: DeviceMemory(
-                    (0..<Int.random(in: 0...6, using: &random)).map { index in
-                        var seeded = SeededGenerator(seed: random.next())
-                        let model = DeviceModel.allCases.filter { !$0.isSmartband && $0 != .heartRateSensor }
-                            .randomElement(
-                                using: &random)!
-                        let entry = DeviceCatalog.entry(for: model)
-                        let time = LayeredTimestamp(
-                            secondsSince1970: Int64.random(in: 0...4_000_000_000, using: &random))
-                        return StoredRecord(
-                            sequenceNumber: UInt16(index * 1000),
-                            reading: ReadingGenerator.reading(
-                                for: entry, at: time, swim: Bool.random(using: &random),
-                                composition: Bool.random(using: &random), using: &seeded))
-                    }),
-                nextSequenceNumber: UInt16.random(in: 0...UInt16.max, using: &random),
-                battery: Int.random(in: 0...100, using: &random),
-                generator: SeededGenerator(seed: random.next()),
-                measurementsTaken: Int.random(in: 0...9, using: &random),
-                spentFailures: Bool.random(using: &random) ? ["atConnect", "duringSync"] : [],
-                boundUserID: Bool.random(using: &random) ? Int32.min : nil, swim: Bool.random(using: &random),
-                band: Bool.random(using: &random) ? nil : Self.randomBand(using: &random))
+            let state = Self.randomState(&random)
             #expect(try DeviceState(json: state.json) == state)
         }
     }

@@ -288,27 +288,29 @@ struct ActivityMonitorTests {
         #expect(await world.storedReadings(of: MACAddress(mac)!).count == 5)
     }
 
+    static let profile = ActivityProfile(
+        userID: 2_147_483_647, age: 255, sex: .male, height: 1, weight: 255, swim: .off, distanceUnit: .mile)
+    /// One vendor command of each kind.
+    static let vendorCommands: [VendorCommand] = [
+        .startMeasurement, .startGlucoseMeasurement(StripCode(type: .other, code: "X1")), .setTime(DateTime(start)),
+        .authenticate(userID: "a@b"), .factoryReset, .bindProfile(profile), .reportActivity,
+        .deleteActivity(count: 300),
+    ]
+    /// One vendor event of each kind.
+    static let vendorEvents: [VendorEvent] = [
+        .deviceError(code: 111), .transferComplete(count: 513), .authenticationResult(4), .pulseWave(99),
+        .commandResult(opCode: 5, success: false),
+    ]
+    static let activityDay = ActivityDay(
+        date: LayeredDate(year: 2026, month: 11, day: 19)!, steps: 12_345, calories: 400, sleepMinutes: 420,
+        sleepEfficiency: 91, swimMinutes: 30, swimCalories: 240)
+
     @Test("the vendor codecs round-trip")
     func codecs() throws {
-        let profile = ActivityProfile(
-            userID: 2_147_483_647, age: 255, sex: .male, height: 1, weight: 255, swim: .off, distanceUnit: .mile)
-        for command: VendorCommand in [
-            .startMeasurement, .startGlucoseMeasurement(StripCode(type: .other, code: "X1")), .setTime(DateTime(start)),
-            .authenticate(userID: "a@b"), .factoryReset, .bindProfile(profile), .reportActivity,
-            .deleteActivity(count: 300),
-        ] {
-            #expect(VendorCommand(bytes: command.encoded) == command)
-        }
-        for event: VendorEvent in [
-            .deviceError(code: 111), .transferComplete(count: 513), .authenticationResult(4), .pulseWave(99),
-            .commandResult(opCode: 5, success: false),
-        ] {
-            #expect(VendorEvent(bytes: event.encoded) == event)
-        }
+        for command in Self.vendorCommands { #expect(VendorCommand(bytes: command.encoded) == command) }
+        for event in Self.vendorEvents { #expect(VendorEvent(bytes: event.encoded) == event) }
         #expect(VendorCommand(bytes: [0x09]) == nil && VendorEvent(bytes: [0x02, 1]) == nil)
-        let day = ActivityDay(
-            date: LayeredDate(year: 2026, month: 11, day: 19)!, steps: 12_345, calories: 400, sleepMinutes: 420,
-            sleepEfficiency: 91, swimMinutes: 30, swimCalories: 240)
+        let day = Self.activityDay
         #expect(ActivityDayRecord(bytes: ActivityDayRecord(day: day).encoded)?.day == day)
         var bad = ActivityDayRecord(day: day).encoded
         bad[12] = 101

@@ -43,6 +43,16 @@ struct SmartbandCodecTests {
         }
     }
 
+    /// One message of each kind but items.
+    static let otherMessages: [BandMessage] = [
+        .caughtUp(last: 0), .caughtUp(last: 4_000_000_000), .commandResult(opCode: 0x07, success: false),
+        .commandResult(opCode: 0x14, success: true), .scheduleExists(true), .scheduleExists(false), .findPhone,
+        .takePicture,
+        .supportedSports(
+            BandSupportedSports(
+                sports: [.walk, BandSport(rawValue: 0x83), BandSport(rawValue: 0x99)], maximumActive: 5)),
+    ]
+
     @Test("every kind of message reads back as it was written")
     func messagesRoundTrip() throws {
         var random = SeededGenerator(seed: 0xBA_4D01)
@@ -51,15 +61,7 @@ struct SmartbandCodecTests {
                 sequence: UInt32.random(in: 1...UInt32.max, using: &random), Self.randomItem(&random))
             #expect(try BandMessage(bytes: message.encoded(today: Self.day)) == message)
         }
-        let others: [BandMessage] = [
-            .caughtUp(last: 0), .caughtUp(last: 4_000_000_000), .commandResult(opCode: 0x07, success: false),
-            .commandResult(opCode: 0x14, success: true), .scheduleExists(true), .scheduleExists(false), .findPhone,
-            .takePicture,
-            .supportedSports(
-                BandSupportedSports(
-                    sports: [.walk, BandSport(rawValue: 0x83), BandSport(rawValue: 0x99)], maximumActive: 5)),
-        ]
-        for message in others { #expect(try BandMessage(bytes: message.encoded()) == message) }
+        for message in Self.otherMessages { #expect(try BandMessage(bytes: message.encoded()) == message) }
     }
 
     @Test("today's totals ignore the band's date bytes, even impossible ones (the document's rule)")
@@ -131,9 +133,9 @@ struct SmartbandCodecTests {
         }
     }
 
-    @Test("every command reads back as it was written, settings checked on the way in too")
-    func commandsRoundTrip() throws {
-        let commands: [BandCommand] = [
+    /// One command of each kind, with settings at the edges the rules allow.
+    static func exampleCommands() throws -> [BandCommand] {
+        [
             .bind(userID: 1111), .unbind, .getToday, .getSupportedSports, .sportDataSwitch(true),
             .heartRateHourly(false),
             .setSportTargets(try BandSportTargets([(.walk, 300), (BandSport(rawValue: 0x88), 500)])),
@@ -149,6 +151,11 @@ struct SmartbandCodecTests {
             .setHardwareOptions(try BandHardwareOptions()), try .pushing("Time to move 🚶"), .cameraMode(true), .reset,
             .receivedThrough(123_456),
         ]
+    }
+
+    @Test("every command reads back as it was written, settings checked on the way in too")
+    func commandsRoundTrip() throws {
+        let commands = try Self.exampleCommands()
         for command in commands {
             #expect(try BandCommand(bytes: command.encoded) == command, "\(command)")
             #expect(command.encoded.first == command.opCode)

@@ -25,15 +25,18 @@ struct DDSLinkTests {
         #expect(try DDSRequest(link: link) == extended)
     }
 
+    /// Request links that are refused, with the error.
+    static let badRequestLinks: [(String, String)] = [
+        ("https://welltory.com/action/dds/measurement?callback=x", "source is required"),
+        ("https://welltory.com/action/dds/measurement?source=A", "callback is required"),
+        ("https://welltory.com/action/dds/measurement?source=&callback=x", "source is required"),
+        ("https://welltory.com/action/dds/measurement?source=A&source=B&callback=x", "source is given twice"),
+        ("https://welltory.com/action/dds/measurement?source=A&callback=%ZZ", "callback is not percent-encoded"),
+    ]
+
     @Test(
         "a request link without source or callback, or with a name twice, is refused naming the parameter",
-        arguments: [
-            ("https://welltory.com/action/dds/measurement?callback=x", "source is required"),
-            ("https://welltory.com/action/dds/measurement?source=A", "callback is required"),
-            ("https://welltory.com/action/dds/measurement?source=&callback=x", "source is required"),
-            ("https://welltory.com/action/dds/measurement?source=A&source=B&callback=x", "source is given twice"),
-            ("https://welltory.com/action/dds/measurement?source=A&callback=%ZZ", "callback is not percent-encoded"),
-        ])
+        arguments: badRequestLinks)
     func badRequests(link: String, message: String) {
         #expect(throws: DDSError.self) { try DDSRequest(link: link) }
         #expect((try? DDSRequest(link: link)) == nil)
@@ -44,12 +47,15 @@ struct DDSLinkTests {
         }
     }
 
+    /// The document's callback example.
+    static let callback =
+        "https://demoapp.com/dds/?stress=0.32&energy=0.75&productivity=0.63&rmssd=90.3&sdnn=45.1&power=100&stress_c=green&productivity_c=red&energy_c=yellow"
+    /// The callback URL the refused queries follow.
+    static let base = "https://demoapp.com/dds/?"
+
     @Test("the document's callback example decodes to its values and colours")
     func callbackExample() throws {
-        let result = try DDSResult(
-            callback:
-                "https://demoapp.com/dds/?stress=0.32&energy=0.75&productivity=0.63&rmssd=90.3&sdnn=45.1&power=100&stress_c=green&productivity_c=red&energy_c=yellow"
-        )
+        let result = try DDSResult(callback: Self.callback)
         #expect(result.stress == 0.32 && result.energy == 0.75 && result.productivity == 0.63)
         #expect(result.rmssd == 90.3 && result.sdnn == 45.1 && result.power == 100)
         #expect(result.stressColour == .green && result.productivityColour == .red && result.energyColour == .yellow)
@@ -67,20 +73,26 @@ struct DDSLinkTests {
         #expect(try DDSResult(callback: written) == expected)
     }
 
-    @Test(
-        "an out-of-range or non-numeric value is an error naming the parameter",
-        arguments: [
-            ("stress=1.5", "stress must be a number from 0 to 1, not '1.5'"),
-            ("energy=-0.1", "energy must be a number from 0 to 1, not '-0.1'"),
-            ("productivity=abc", "productivity must be a number from 0 to 1, not 'abc'"),
-            ("rmssd=-3", "rmssd must be a number of at least 0, not '-3'"),
-            ("sdnn=nan", "sdnn must be a number of at least 0, not 'nan'"),
-            ("power=inf", "power must be a number of at least 0, not 'inf'"),
-            ("stress=0.1&stress=0.2", "stress is given twice"),
-        ])
+    /// Callback queries that are refused, with the error.
+    static let badCallbackQueries: [(String, String)] = [
+        ("stress=1.5", "stress must be a number from 0 to 1, not '1.5'"),
+        ("energy=-0.1", "energy must be a number from 0 to 1, not '-0.1'"),
+        ("productivity=abc", "productivity must be a number from 0 to 1, not 'abc'"),
+        ("rmssd=-3", "rmssd must be a number of at least 0, not '-3'"),
+        ("sdnn=nan", "sdnn must be a number of at least 0, not 'nan'"),
+        ("power=inf", "power must be a number of at least 0, not 'inf'"),
+        ("stress=0.1&stress=0.2", "stress is given twice"),
+        // FuzzDDS found these: a raw byte was read, then written back escaped as one the reader refuses (%00)
+        ("\0?", "the URL has a byte that is not printable ASCII at offset 25; percent-encode it"),
+        ("token=a b", "the URL has a byte that is not printable ASCII at offset 32; percent-encode it"),
+        ("token=\u{1B}[2J", "the URL has a byte that is not printable ASCII at offset 31; percent-encode it"),
+        ("token=é", "the URL has a byte that is not printable ASCII at offset 31; percent-encode it"),
+    ]
+
+    @Test("an out-of-range or non-numeric value is an error naming the parameter", arguments: badCallbackQueries)
     func badCallbacks(query: String, message: String) {
         do {
-            _ = try DDSResult(callback: "https://demoapp.com/dds/?" + query)
+            _ = try DDSResult(callback: Self.base + query)
             Issue.record("accepted \(query)")
         } catch {
             #expect(error.description == message)
