@@ -16,8 +16,8 @@ public struct Addressee: Hashable, Sendable {
 /// The order of the checks is the protocol's trust boundary: the URL must be addressed to the hub; the caller is
 /// the platform's `caller`, else the request's `appid`, else the one whitelisted caller whose fixed callback URL has
 /// the request's `scheme`; it must be whitelisted; a fixed entry's scheme must match the request's `scheme`, and a
-/// `*` entry's `callerurl` (or `scheme://`) must be a custom app scheme. Only then is the request itself read, and
-/// a problem with it becomes a fail callback to that destination.
+/// `*` entry's `callerurl` (or `scheme://`) must be a custom app scheme that no fixed entry has. Only then is the
+/// request itself read, and a problem with it becomes a fail callback to that destination.
 public enum Addressing: Hashable, Sendable {
     /// No callback may be sent; the reason is for logs, the text says why (caller text escaped).
     case refused(LayeredReason, String)
@@ -80,6 +80,17 @@ public enum Addressing: Hashable, Sendable {
                 return .refused(
                     .callbackNotAllowed,
                     "the callback of \(escapedCallerText(callerID)) is not allowed: \(escapedCallerText(refusal))")
+            }
+            // a scheme another caller owns is that caller's app: readings asked for by one app never go to another
+            if let scheme = Whitelist.scheme(of: target),
+                whitelist.entries.contains(where: {
+                    $0.value != Whitelist.dynamic && Whitelist.scheme(of: $0.value) == scheme
+                })
+            {
+                return .refused(
+                    .callbackNotAllowed,
+                    "the callback of \(escapedCallerText(callerID)) is not allowed: \(escapedCallerText(scheme)): is the "
+                        + "scheme of another whitelisted caller")
             }
             destination = target
         } else {

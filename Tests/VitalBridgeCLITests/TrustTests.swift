@@ -47,27 +47,6 @@ struct IdentityTests {
         #expect(!(try home.run(["whitelist", "list", "--home", home.path]).stdout.contains("*")))
     }
 
-    @Test(
-        "a * caller's callerurl must be a custom app scheme: web, network, system and the hub's own are refused",
-        arguments: [
-            "https://evil.example/c", "http://x", "javascript:alert(1)//", "file:///etc/passwd", "data:text/html,x",
-            "about:blank", "blob:x", "ftp://x", "mailto:a@b", "tel:1", "sms:1", "content://x", "intent://x",
-            "ws://x", "wss://x", "web+health://x", "vbscript:x", "ihealth-layer://", "IHEALTH-LAYER://",
-            "vitalbridge://", "svs-hr://", "1app://", "a b://",
-        ])
-    func dynamicDestinations(callerURL: String) throws {
-        let home = try TestHome(whitelist: ["org.example.web": "*"])
-        let url =
-            "ihealth-layer://?cmd=0&devicemodel=100&mac=004D3208D2F4&callerurl=" + PercentEncoding.encode(callerURL)
-        let output = try home.open(url, "--caller", "org.example.web")
-        #expect(output.status == 3 && output.stdout.isEmpty, "\(callerURL)")
-        #expect(output.stderr.hasPrefix("no callback: ") && output.stderr.filter { $0 == "\n" }.count == 1)
-        // nothing ran: no reading was taken from the device
-        #expect(try home.store().readings().isEmpty)
-        // and the same destinations are refused as fixed entries
-        #expect(try home.run(["whitelist", "add", "--home", home.path, "com.x", callerURL]).status == 1)
-    }
-
     @Test("whitelist add: two callers cannot share a scheme, and * says what it allows")
     func whitelistAdd() throws {
         let home = try TestHome()

@@ -6,7 +6,8 @@ import VitalBridge
 // - the parser never traps; what it accepts rebuilds to the same query and the same request;
 // - the callback answering an accepted request parses back to itself;
 // - the addressing decision sends a callback only where the whitelist allows: a fixed caller's own URL, or for a
-//   `*` caller a custom app scheme that is not refused (never http, file, javascript, … or the hub's own scheme).
+//   `*` caller a custom app scheme that is not refused (never http, file, javascript, … or the hub's own scheme)
+//   and that no fixed caller has.
 
 private let whitelist = Whitelist(entries: [
     "org.example.fixed": "fixedapp://readings", "org.example.other": "otherapp://", "org.example.dynamic": "*",
@@ -62,7 +63,16 @@ private func checkAddressing(url: String, platform: Platform, caller: String?) {
         require(
             LayeredCallback.refusal(ofDestination: addressee.destination) == nil,
             "a dynamic callback to a refused destination: \(addressee.destination)")
+        let fixedSchemes = whitelist.entries.values.filter { $0 != Whitelist.dynamic }.map(scheme(of:))
+        require(
+            !fixedSchemes.contains(scheme(of: addressee.destination)),
+            "a dynamic callback to another caller's scheme: \(addressee.destination)")
     } else {
         require(addressee.destination == entry, "a fixed caller's callback went to \(addressee.destination)")
     }
+}
+
+/// The scheme of a callback URL, lower-cased.
+private func scheme(of destination: String) -> String {
+    String(destination.prefix { $0 != ":" }).lowercased()
 }
