@@ -210,28 +210,22 @@ struct BandCommandTests {
         #expect(bp.status == 1 && bp.stderr == "\(macOf(.bp5)) is a BP5, not a smartband\n")
     }
 
-    @Test("50 SIGKILLs at random points of a band's month sync: every item stored once, as a clean sync stores it")
+    @Test(
+        "100 SIGKILLs at random points of a band's month sync, each followed by recovery: every item stored once, as a clean sync stores it, and every day delivered in its last form"
+    )
     func randomKills() throws {
         let reference = try TestHome(fleet: bandFleet(days: 30))
         _ = try reference.callback(request(.addSync, .fitPro9614N))
-        let home = try TestHome(fleet: bandFleet(days: 30))
-        _ = try home.callback(request(.add, .fitPro9614N))
-        let clock = ContinuousClock()
-        let probe = try TestHome(fleet: bandFleet(days: 30))
-        let elapsed = try clock.measure { _ = try probe.open(request(.addSync, .fitPro9614N)) }
-        let span = max(elapsed, .milliseconds(50)) * 1.2
-        var random = SystemRandomNumberGenerator()
-        for _ in 0..<50 {
-            _ = try CrashTests.openKilled(
-                home, request(.sync, .fitPro9614N), after: span * Double.random(in: 0...1, using: &random))
-        }
-        let output = try home.open(request(.sync, .fitPro9614N))
-        #expect(output.status == 0, "\(output.stderr)")
-        #expect(try home.bandItems() == reference.bandItems())
-        let days = try home.store().readings(device: MACAddress(bandMAC)!)
-        #expect(days.map(\.reading) == (try reference.store().readings(device: MACAddress(bandMAC)!)).map(\.reading))
+        let items = try reference.bandItems()
+        let days = try reference.store().readings(device: MACAddress(bandMAC)!).map(\.reading)
         #expect(days.count == 31)
-        #expect(try home.store().integrityCheck() == "ok")
+        try CrashTests.killTrials(
+            fleet: bandFleet(days: 30), sync: request(.sync, .fitPro9614N), prepare: request(.add, .fitPro9614N),
+            trials: 100
+        ) { home, _ throws in
+            #expect(try home.bandItems() == items)
+            #expect(try home.store().readings(device: MACAddress(bandMAC)!).map(\.reading) == days)
+        }
     }
 
     @Test(

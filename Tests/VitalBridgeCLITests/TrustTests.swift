@@ -162,6 +162,67 @@ struct DeliveryGuaranteeTests {
         #expect(try home.store().reservations().isEmpty)
     }
 
+    @Test(
+        "20 processes at once on a new home: two callers syncing two devices from scratch while others read; each reading stored once, delivered to each caller once, and none left pending"
+    )
+    func concurrentMixed() async throws {
+        let home = try TestHome(
+            fleet: {
+                var fleet = glucoseFleet(1_500)
+                let index = fleet.devices.firstIndex { $0.model == "BP5" }!
+                fleet.devices[index].records = RecordsScript(
+                    generate: GeneratedRecords(
+                        count: 600, seed: 9, from: "2026-01-01 00:00:00", to: "2026-11-01 00:00:00"))
+                return fleet
+            }(), whitelist: ["com.example.second": "second-app://"])
+        let callers = ["org.vitalbridge.demo", "com.example.second"]
+        func sync(_ index: Int) -> String {
+            request(.sync, index % 2 == 0 ? .bg5 : .bp5, extra: "&appid=\(callers[index / 2 % 2])")
+                .replacingOccurrences(of: "&scheme=vitalbridge-demo", with: "")
+        }
+        // 16 syncs (4 per caller and device) race on storing and delivering; 4 readers list and export meanwhile
+        let outputs = try await withThrowingTaskGroup(of: (Int, ProcessOutput).self) { group in
+            for index in 0..<20 {
+                group.addTask {
+                    switch index {
+                    case 16: (index, try home.run(["records", "--home", home.path, "--format", "csv"]))
+                    case 17: (index, try home.run(["devices", "--home", home.path]))
+                    case 18: (index, try home.run(["report", "--home", home.path, "--out", "-"]))
+                    case 19: (index, try home.run(["records", "--home", home.path, "--format", "json"]))
+                    default: (index, try home.open(sync(index)))
+                    }
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        for (index, output) in outputs { #expect(output.status == 0, "process \(index): \(output.stderr)") }
+        var delivered: [String: [String]] = [:]
+        for (index, output) in outputs where index < 16 {
+            delivered[callers[index / 2 % 2], default: []] += deliveredReadings(output.stdout)
+        }
+        // then each caller syncs each device until nothing remains
+        for (number, caller) in callers.enumerated() {
+            for device in 0..<2 {
+                for _ in 0..<20 {
+                    let output = try home.open(sync(number * 2 + device))
+                    delivered[caller, default: []] += deliveredReadings(output.stdout)
+                    if !output.stdout.contains("remaining=") { break }
+                }
+            }
+        }
+        let store = try home.store()
+        let stored = try store.readings()
+        #expect(stored.count == 2_100 && Set(stored.map { "\($0.device) \($0.reading)" }).count == 2_100)
+        #expect(try store.integrityCheck() == "ok")
+        let everything = Set(stored.map { "\($0.device) \($0.reading.resultObject(unit: nil).json)" })
+        for caller in callers {
+            let got = delivered[caller] ?? []
+            #expect(got.count == Set(got).count, "\(caller) got a reading twice")
+            #expect(Set(got) == everything, "\(caller) got \(Set(got).count) of \(everything.count)")
+        }
+        #expect(try store.reservations().isEmpty)
+    }
+
     @Test("a request whose answer cannot fit the budget fails before the device is touched")
     func answerMustFit() throws {
         let home = try TestHome()
@@ -346,50 +407,74 @@ struct CrashTests {
         return String(decoding: try Data(contentsOf: URL(fileURLWithPath: out)), as: UTF8.self)
     }
 
-    /// A home whose `model` device holds `records` generated records, synced `kills` times with a SIGKILL at a
-    /// random point of the sync, then synced until nothing remains; the home and every reading a callback written
-    /// in full carried.
-    static func killTrial(_ model: DeviceModel, records: Int, kills: Int) throws -> (TestHome, [String]) {
-        let home = try TestHome(fleet: generatedFleet(model, records))
+    /// `trials` kill trials of the sync `sync` on a home of `fleet` (after `prepare`, when given, is answered): each on
+    /// a fresh copy of that home, killed with SIGKILL at a random point of the sync, then recovered.
+    ///
+    /// After the kill, the store is checked as the next process finds it: SQLite's integrity check passes and no
+    /// reading is stored twice. Recovery syncs until nothing remains; then every stored reading must have reached
+    /// the caller at least once (in a callback written in full, by the killed process or a later one) and none is
+    /// pending for it. `check` then gets the recovered home and the readings delivered, for what the test knows
+    /// of the device (how many readings, which).
+    static func killTrials(
+        fleet: Fleet, sync: String, prepare: String? = nil, trials: Int,
+        check: (TestHome, _ delivered: Set<String>) throws -> Void
+    ) throws {
+        let template = try TestHome(fleet: fleet)
+        if let prepare { _ = try template.callback(prepare) }
         // how long one whole sync takes here, to kill anywhere within it
-        let probe = try TestHome(fleet: generatedFleet(model, records))
-        let elapsed = try ContinuousClock().measure { _ = try probe.open(request(.sync, model)) }
+        let elapsed = try ContinuousClock().measure { _ = try copy(of: template).open(sync) }
         let span = max(elapsed, .milliseconds(50)) * 1.2
         var random = SystemRandomNumberGenerator()
-        var delivered: [String] = []
-        for _ in 0..<kills {
-            let delay = span * Double.random(in: 0...1, using: &random)
-            delivered += deliveredReadings(try openKilled(home, request(.sync, model), after: delay))
+        var unanswered = 0
+        for trial in 0..<trials {
+            let home = try copy(of: template)
+            let output = try openKilled(home, sync, after: span * Double.random(in: 0...1, using: &random))
+            if output.isEmpty { unanswered += 1 }
+            var delivered = deliveredReadings(output)
+            let store = try home.store()
+            #expect(try store.integrityCheck() == "ok", "trial \(trial), after the kill")
+            let afterKill = try store.readings()
+            #expect(Set(afterKill.map { "\($0.device) \($0.reading)" }).count == afterKill.count, "trial \(trial)")
+            for _ in 0..<100 {
+                let output = try home.open(sync)
+                #expect(output.status == 0, "trial \(trial): \(output.stderr)")
+                delivered += deliveredReadings(output.stdout)
+                if !output.stdout.contains("remaining=") { break }
+            }
+            #expect(try store.integrityCheck() == "ok", "trial \(trial), recovered")
+            let stored = try store.readings()
+            let missing = stored.filter {
+                !delivered.contains("\($0.device) \($0.reading.resultObject(unit: nil).json)")
+            }
+            #expect(missing.isEmpty, "trial \(trial): \(missing.count) readings never delivered")
+            for device in Set(stored.map(\.device)) {
+                #expect(try store.undeliveredReadings(device: device, caller: "org.vitalbridge.demo").isEmpty)
+            }
+            try check(home, Set(delivered))
         }
-        // recovery: syncs until nothing remains
-        for _ in 0..<100 {
-            let output = try home.open(request(.sync, model))
-            #expect(output.status == 0, "\(output.stderr)")
-            delivered += deliveredReadings(output.stdout)
-            if !output.stdout.contains("remaining=") { break }
+        // the kills landed inside syncs: at least half of them before the callback was written
+        #expect(unanswered >= trials / 2, "\(unanswered) of \(trials) kills came before the callback")
+    }
+
+    /// A new home holding a copy of every file of `home`.
+    static func copy(of home: TestHome) throws -> TestHome {
+        let copy = try TestHome()
+        let files = FileManager.default
+        for name in try files.contentsOfDirectory(atPath: home.path) {
+            try files.copyItem(atPath: home.path + "/" + name, toPath: copy.path + "/" + name)
         }
-        return (home, delivered)
+        return copy
     }
 
     @Test(
-        "100 SIGKILLs at random points of syncs of 5,000 records (BG5, and the PO3's batches): each reading stored once, delivered at least once, the pending queue what the journal says",
+        "100 SIGKILLs at random points of syncs of 2,000 records (BG5, and the PO3's batches), each followed by recovery: each reading stored once, delivered at least once, none pending",
         arguments: [DeviceModel.bg5, .po3])
     func randomKills(model: DeviceModel) throws {
-        let (home, delivered) = try Self.killTrial(model, records: 5_000, kills: 100)
-        let store = try home.store()
-        let stored = try store.readings()
-        #expect(stored.count == 5_000)
-        #expect(Set(stored.map(\.reading)).count == 5_000)
-        #expect(try store.integrityCheck() == "ok")
-        // every reading reached the caller at least once across the callbacks written in full
-        #expect(Set(delivered).count == 5_000, "\(Set(delivered).count) of 5,000 delivered")
-        // and the caller's pending queue agrees with the journal: nothing left in either
-        let mac = MACAddress(macOf(model))!
-        let queued = try store.reservePending(
-            device: mac, caller: "org.vitalbridge.demo", for: ReservationOwner(owner: "probe")
-        ) { pending in (pending.count, readingIDs: []) }
-        let undelivered = try store.undeliveredReadings(device: mac, caller: "org.vitalbridge.demo")
-        #expect(queued == 0 && undelivered.isEmpty)
+        try Self.killTrials(fleet: generatedFleet(model, 2_000), sync: request(.sync, model), trials: 100) {
+            home, _ throws in
+            let stored = try home.store().readings()
+            #expect(stored.count == 2_000 && Set(stored.map(\.reading)).count == 2_000)
+        }
     }
 
     @Test(
@@ -397,23 +482,18 @@ struct CrashTests {
     )
     func compositionKills() throws {
         // the built-in scale has the Body Composition Service: 400 readings, a weight and a composition each
-        let (home, delivered) = try Self.killTrial(.weightScale, records: 400, kills: 30)
-        let store = try home.store()
-        let stored = try store.readings()
-        #expect(stored.count == 400)
-        #expect(Set(stored.map(\.reading.measuredAt)).count == 400)
-        #expect(try store.integrityCheck() == "ok")
-        // every reading is whole in the store, and reached the caller whole at least once
-        for reading in stored {
-            guard case .weight(let weight) = reading.reading else {
-                Issue.record("not a weight: \(reading.reading)")
-                continue
+        try Self.killTrials(fleet: generatedFleet(.weightScale, 400), sync: request(.sync, .weightScale), trials: 30) {
+            home, _ throws in
+            let stored = try home.store().readings()
+            #expect(stored.count == 400 && Set(stored.map(\.reading.measuredAt)).count == 400)
+            // every reading is whole in the store (and, checked by the trial, reached the caller as it is stored)
+            for reading in stored {
+                guard case .weight(let weight) = reading.reading else {
+                    Issue.record("not a weight: \(reading.reading)")
+                    continue
+                }
+                #expect(weight.bodyComposition != nil, "\(reading.reading)")
             }
-            #expect(weight.bodyComposition != nil, "\(reading.reading)")
-            #expect(delivered.contains("\(reading.device) \(reading.reading.resultObject(unit: nil).json)"))
         }
-        let undelivered = try store.undeliveredReadings(
-            device: MACAddress(macOf(.weightScale))!, caller: "org.vitalbridge.demo")
-        #expect(undelivered.isEmpty)
     }
 }
