@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Runs every test with ThreadSanitizer: the package, its tests and the vitalbridge binary the CLI tests start are
+# built with --sanitize=thread into .build-tsan, so the normal build is kept. Exits 1 if any test fails or TSan
+# reports anything (a child vitalbridge with a report exits 66, which fails its test too).
+#
+# Too slow for CI's budget (about 13 minutes here against 1.5 for `swift test`), so it runs on demand:
+#   bash Tests/tsan.sh            # the whole suite; the log is .build-tsan/tsan.log
+#   bash Tests/tsan.sh 'BlueZ'    # the suites matching a filter
+#
+# Last run, 2026-11-24 (commit 8a0b1f6-era, 432 tests): every test passed but four cases of the BlueZ transport
+# tests, whose vitalbridge exited 66; 8 reports in all. Each reported pair of accesses is made inside the same
+# Synchronization.Mutex's withLock: this toolchain's Mutex locks with a futex in a library TSan does not
+# instrument, so TSan sees no ordering. Ten lines reproduce it (two threads appending under one Mutex report a
+# race); the fix planned is a lock TSan sees (pthread_mutex) in place of Mutex.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mkdir -p .build-tsan
+swift build --build-tests --sanitize=thread --scratch-path .build-tsan
+filter=()
+[ $# -gt 0 ] && filter=(--filter "$1")
+set +e
+TSAN_OPTIONS="halt_on_error=0 ${TSAN_OPTIONS:-}" .build-tsan/debug/VitalBridgePackageTests.xctest \
+    --testing-library swift-testing "${filter[@]}" >.build-tsan/tsan.log 2>&1
+status=$?
+set -e
+reports=$(grep -c 'WARNING: ThreadSanitizer' .build-tsan/tsan.log || true)
+grep -E 'Test run with' .build-tsan/tsan.log | tail -1
+echo "ThreadSanitizer reports: $reports (log: .build-tsan/tsan.log)"
+[ "$status" -eq 0 ] && [ "$reports" -eq 0 ]
