@@ -7,7 +7,7 @@
 #   bash Tests/tsan.sh            # the whole suite; the log is .build-tsan/tsan.log
 #   bash Tests/tsan.sh 'BlueZ'    # the suites matching a filter
 #
-# Last run, 2026-11-24 (commit 8a0b1f6-era, 432 tests): every test passed but four cases of the BlueZ transport
+# Last run, 2026-11-24 (at commit 029064d, 432 tests): every test passed but four cases of the BlueZ transport
 # tests, whose vitalbridge exited 66; 8 reports in all. Each reported pair of accesses is made inside the same
 # Synchronization.Mutex's withLock: this toolchain's Mutex locks with a futex in a library TSan does not
 # instrument, so TSan sees no ordering. Ten lines reproduce it (two threads appending under one Mutex report a
