@@ -8,10 +8,11 @@
 #   bash Tests/tsan.sh 'BlueZ'    # the suites matching a filter
 #
 # Last run, 2026-11-24 (at commit 029064d, 432 tests): every test passed but four cases of the BlueZ transport
-# tests, whose vitalbridge exited 66; 8 reports in all. Each reported pair of accesses is made inside the same
-# Synchronization.Mutex's withLock: this toolchain's Mutex locks with a futex in a library TSan does not
-# instrument, so TSan sees no ordering. Ten lines reproduce it (two threads appending under one Mutex report a
-# race); the fix planned is a lock TSan sees (pthread_mutex) in place of Mutex.
+# tests, whose vitalbridge exited 66; 8 reports in all. Seven are pairs of accesses inside the same
+# Synchronization.Mutex's withLock (BlueZConnection's state): this toolchain's Mutex locks with a futex in a library
+# TSan does not instrument, so TSan sees no ordering. Ten lines reproduce that (two threads appending under one Mutex
+# report a race); the fix planned is a lock TSan sees (pthread_mutex) in place of Mutex. The eighth (DBusTests'
+# descriptor test) is a reply handed from the D-Bus thread to a task through a CheckedContinuation, not yet explained.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p .build-tsan
