@@ -136,17 +136,18 @@ struct DeliveryGuaranteeTests {
         #expect(deliveredReadings(try home.open(request(.sync, .bg5)).stdout).count == 5)
     }
 
+    /// The built-in fleet with 1,500 records on the BG5 and 600 on the BP5.
+    static var twoDevices: Fleet {
+        var fleet = glucoseFleet(1_500)
+        let index = fleet.devices.firstIndex { $0.model == "BP5" }!
+        fleet.devices[index].records = RecordsScript(
+            generate: GeneratedRecords(count: 600, seed: 9, from: "2026-01-01 00:00:00", to: "2026-11-01 00:00:00"))
+        return fleet
+    }
+
     @Test("20 concurrent open processes on one home, several devices, one caller: no reading delivered twice")
     func concurrentSyncs() async throws {
-        let home = try TestHome(
-            fleet: {
-                var fleet = glucoseFleet(1_500)
-                let index = fleet.devices.firstIndex { $0.model == "BP5" }!
-                fleet.devices[index].records = RecordsScript(
-                    generate: GeneratedRecords(
-                        count: 600, seed: 9, from: "2026-01-01 00:00:00", to: "2026-11-01 00:00:00"))
-                return fleet
-            }())
+        let home = try TestHome(fleet: Self.twoDevices)
         // store everything first, so that the 20 processes race on delivery alone
         _ = try home.open(request(.sync, .bg5))
         _ = try home.open(request(.sync, .bp5))
@@ -167,14 +168,7 @@ struct DeliveryGuaranteeTests {
     )
     func concurrentMixed() async throws {
         let home = try TestHome(
-            fleet: {
-                var fleet = glucoseFleet(1_500)
-                let index = fleet.devices.firstIndex { $0.model == "BP5" }!
-                fleet.devices[index].records = RecordsScript(
-                    generate: GeneratedRecords(
-                        count: 600, seed: 9, from: "2026-01-01 00:00:00", to: "2026-11-01 00:00:00"))
-                return fleet
-            }(), whitelist: ["com.example.second": "second-app://"])
+            fleet: Self.twoDevices, whitelist: ["com.example.second": "second-app://"])
         let callers = ["org.vitalbridge.demo", "com.example.second"]
         func sync(_ index: Int) -> String {
             request(.sync, index % 2 == 0 ? .bg5 : .bp5, extra: "&appid=\(callers[index / 2 % 2])")

@@ -32,5 +32,12 @@ public func requireRoundTrip<Value: Equatable, Encoded: Equatable, Failure: Erro
     require(encode(again) == encoded, "\(what) encodes the same value twice differently", file: file, line: line)
 }
 
+/// Passes the input but its first byte to the handler that byte picks (modulo their number): one target fuzzes
+/// several decoders, and a seed names its decoder in its first byte.
+public func dispatch(_ input: [UInt8], to handlers: [@Sendable ([UInt8]) -> Void]) {
+    guard let selector = input.first else { return }
+    handlers[Int(selector) % handlers.count](Array(input.dropFirst()))
+}
+
 /// The input as a string when it is UTF-8, else with each invalid sequence replaced, as a URL opener would pass it.
 public func fuzzText(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }

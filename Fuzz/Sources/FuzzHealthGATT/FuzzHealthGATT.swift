@@ -24,8 +24,6 @@ private func check<C: GATTCharacteristic>(_ type: C.Type) -> @Sendable ([UInt8])
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzHealthGATT(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
-    let input = fuzzInput(data, size)
-    guard let selector = input.first else { return 0 }
-    decoders[Int(selector) % decoders.count](Array(input.dropFirst()))
+    dispatch(fuzzInput(data, size), to: decoders)
     return 0
 }

@@ -52,8 +52,6 @@ private struct Refused: Error {}
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzSmartband(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
-    let input = fuzzInput(data, size)
-    guard let selector = input.first else { return 0 }
-    codecs[Int(selector) % codecs.count](Array(input.dropFirst()))
+    dispatch(fuzzInput(data, size), to: codecs)
     return 0
 }
