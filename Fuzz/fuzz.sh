@@ -73,14 +73,14 @@ long)
             read -r name executions seconds < <(run "$target" -runs="$runs" -fork=0)
             echo "| $name | $executions | $seconds | $((executions / (seconds > 0 ? seconds : 1))) |"
         done
-    } | tee long-run.partial
+    } | tee .build/long-run.partial
     {
-        echo "Last long run: \`bash Fuzz/fuzz.sh long $runs\`, $(date -u +%Y-%m-%d), $(nproc) cores, release build with"
-        echo "AddressSanitizer, no crash."
+        echo "Last long run: \`bash Fuzz/fuzz.sh long $runs\` at commit $(git rev-parse --short HEAD), $(date -u +%Y-%m-%d),"
+        echo "$(nproc) cores, release build with AddressSanitizer: no crash, no broken property."
         echo
-        cat long-run.partial
+        cat .build/long-run.partial
     } >long-run.md
-    rm -f long-run.partial
+    rm -f .build/long-run.partial
     ;;
 run)
     target=${2:?usage: fuzz.sh run TARGET [libFuzzer arguments]}
