@@ -5,11 +5,13 @@
 #   bash Fuzz/fuzz.sh long [RUNS]        every target for RUNS executions (default 10,000,000), a release build;
 #                                        writes the figures to Fuzz/long-run.md
 #   bash Fuzz/fuzz.sh run TARGET [ARGS]  one target, with libFuzzer's own arguments (e.g. -max_total_time=60)
+#   bash Fuzz/fuzz.sh replay TARGET FILE… the target on these inputs alone (a crash it saved, to check a fix)
 #
 # New inputs go to .build/fuzz-corpus/<target>, never into the committed Fuzz/Corpus. A crash stops the run with
 # exit 1 and leaves the input as .build/fuzz-crashes/<target>/crash-<sha1>; turn it into a regression test in the
 # main package (DEVELOPERS.md, "Fuzzing").
 set -euo pipefail
+origin=$PWD
 cd "$(dirname "$0")"
 export SWIFT_BACKTRACE=enable=no
 
@@ -88,8 +90,19 @@ run)
     build
     run "$target" "$@"
     ;;
+replay)
+    target=${2:?usage: fuzz.sh replay TARGET FILE...}
+    shift 2
+    [ $# -gt 0 ] || { echo "usage: fuzz.sh replay TARGET FILE..." >&2; exit 2; }
+    inputs=()
+    for input in "$@"; do
+        case "$input" in /*) inputs+=("$input") ;; *) inputs+=("$origin/$input") ;; esac
+    done
+    build
+    "$binaries/$target" "${inputs[@]}"
+    ;;
 *)
-    echo "usage: fuzz.sh ci | long [RUNS] | run TARGET [ARGS]" >&2
+    echo "usage: fuzz.sh ci | long [RUNS] | run TARGET [ARGS] | replay TARGET FILE..." >&2
     exit 2
     ;;
 esac

@@ -82,11 +82,7 @@ public enum Addressing: Hashable, Sendable {
                     "the callback of \(escapedCallerText(callerID)) is not allowed: \(escapedCallerText(refusal))")
             }
             // a scheme another caller owns is that caller's app: readings asked for by one app never go to another
-            if let scheme = Whitelist.scheme(of: target),
-                whitelist.entries.contains(where: {
-                    $0.value != Whitelist.dynamic && Whitelist.scheme(of: $0.value) == scheme
-                })
-            {
+            if let scheme = Whitelist.scheme(of: target), !whitelist.owners(ofScheme: scheme).isEmpty {
                 return .refused(
                     .callbackNotAllowed,
                     "the callback of \(escapedCallerText(callerID)) is not allowed: \(escapedCallerText(scheme)): is the "

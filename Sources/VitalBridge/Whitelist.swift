@@ -74,12 +74,10 @@ public struct Whitelist: Hashable, Sendable {
         if let refusal = LayeredCallback.refusal(ofDestination: destination) {
             throw WhitelistError(message: "'\(destination)' cannot be a callback URL: \(refusal)")
         }
-        let scheme = Whitelist.scheme(of: destination)
-        if let other = entries.first(where: {
-            $0.key != appID && $0.value != Whitelist.dynamic && Whitelist.scheme(of: $0.value) == scheme
-        }) {
+        let scheme = Whitelist.scheme(of: destination) ?? ""
+        if let other = owners(ofScheme: scheme).first(where: { $0 != appID }) {
             throw WhitelistError(
-                message: "the scheme \(scheme ?? "") is \(other.key)'s already; two callers cannot share a scheme")
+                message: "the scheme \(scheme) is \(other)'s already; two callers cannot share a scheme")
         }
     }
 
@@ -95,10 +93,17 @@ public struct Whitelist: Hashable, Sendable {
 
     /// The caller whose fixed callback URL has the scheme `scheme` (compared without case), if exactly one has.
     public func caller(forScheme scheme: String) -> String? {
-        let matching = entries.filter {
-            $0.value != Whitelist.dynamic && Whitelist.scheme(of: $0.value) == scheme.lowercased()
+        let owners = owners(ofScheme: scheme)
+        return owners.count == 1 ? owners.first : nil
+    }
+
+    /// The callers whose fixed callback URL has the scheme `scheme` (compared without case): the apps that own it.
+    /// A `*` caller owns no scheme, and may name none of these.
+    public func owners(ofScheme scheme: String) -> [String] {
+        let scheme = scheme.lowercased()
+        return entries.compactMap {
+            $0.value != Whitelist.dynamic && Whitelist.scheme(of: $0.value) == scheme ? $0.key : nil
         }
-        return matching.count == 1 ? matching.first?.key : nil
     }
 
     /// The lower-cased scheme of a callback URL.

@@ -222,7 +222,7 @@ struct BandCommandTests {
         try CrashTests.killTrials(
             fleet: bandFleet(days: 30), sync: request(.sync, .fitPro9614N), prepare: request(.add, .fitPro9614N),
             trials: 100
-        ) { home, _ throws in
+        ) { home throws in
             #expect(try home.bandItems() == items)
             #expect(try home.store().readings(device: MACAddress(bandMAC)!).map(\.reading) == days)
         }
