@@ -67,6 +67,8 @@ ci)
     ;;
 long)
     runs=${2:-10000000}
+    # the commit the binaries are built from, taken now: the run lasts an hour and the tree may move on meanwhile
+    commit=$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- .. || echo ' (with uncommitted changes)')
     build
     {
         echo "| Target | Executions | Seconds | Executions/s |"
@@ -77,7 +79,7 @@ long)
         done
     } | tee .build/long-run.partial
     {
-        echo "Last long run: \`bash Fuzz/fuzz.sh long $runs\` at commit $(git rev-parse --short HEAD), $(date -u +%Y-%m-%d),"
+        echo "Last long run: \`bash Fuzz/fuzz.sh long $runs\` at commit $commit, $(date -u +%Y-%m-%d),"
         echo "$(nproc) cores, release build with AddressSanitizer: no crash, no broken property."
         echo
         cat .build/long-run.partial
