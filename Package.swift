@@ -37,33 +37,38 @@ let package = Package(
             name: "ShareVitalSigns",
             dependencies: ["LayeredProtocol", .product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "WelltoryDDS", dependencies: ["LayeredProtocol"]),
-        .target(name: "VitalDevices", dependencies: ["LayeredProtocol", "HealthGATT"]),
+        .target(name: "VitalDevices", dependencies: ["LayeredProtocol", "HealthGATT", "Locking"]),
         // FHIR R4 bundles and the HTML report: pure functions from readings to bytes (SHA-1 for name-based UUIDs,
         // SDNN from WelltoryDDS's HRV)
         .target(
             name: "VitalExports",
             dependencies: ["LayeredProtocol", "WelltoryDDS", .product(name: "Crypto", package: "swift-crypto")]),
         .systemLibrary(name: "CSystemdBus", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
-        .target(name: "DBus", dependencies: ["CSystemdBus"]),
+        // Locked, a value behind a pthread mutex: the lock ThreadSanitizer sees (Synchronization.Mutex it does not)
+        .target(name: "Locking"),
+        .target(name: "DBus", dependencies: ["CSystemdBus", "Locking"]),
         .target(
             name: "BlueZ",
-            dependencies: ["DBus", "VitalDevices", "LayeredProtocol", .product(name: "Logging", package: "swift-log")]),
+            dependencies: [
+                "DBus", "Locking", "VitalDevices", "LayeredProtocol", .product(name: "Logging", package: "swift-log"),
+            ]),
         .target(
             name: "SimulatedBlueZ",
             dependencies: ["BlueZ", "DBus", "VitalSimulation", "VitalDevices", "LayeredProtocol"]),
-        .target(name: "VitalSimulation", dependencies: ["VitalDevices", "HealthGATT", "LayeredProtocol"]),
+        .target(name: "VitalSimulation", dependencies: ["VitalDevices", "HealthGATT", "LayeredProtocol", "Locking"]),
         .target(name: "VitalStore", dependencies: ["LayeredProtocol", .product(name: "GRDB", package: "GRDB.swift")]),
         .target(
             name: "VitalBridge",
             dependencies: [
-                "LayeredProtocol", "VitalDevices", "VitalStore", .product(name: "Logging", package: "swift-log"),
+                "LayeredProtocol", "Locking", "VitalDevices", "VitalStore",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(
             name: "VitalBridgeCLI",
             dependencies: [
                 "LayeredProtocol", "LayeredClient", "HealthGATT", "VitalDevices", "VitalSimulation", "VitalStore",
-                "VitalBridge",
+                "VitalBridge", "Locking",
                 "ShareVitalSigns", "WelltoryDDS", "VitalExports", "DBus", "BlueZ", "SimulatedBlueZ",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -80,27 +85,31 @@ let package = Package(
             name: "VitalExportsTests",
             dependencies: ["VitalExports", "LayeredProtocol", "WelltoryDDS", "VitalTestSupport"]
         ),
+        .testTarget(name: "LockingTests", dependencies: ["Locking"]),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "VitalTestSupport"]),
         .testTarget(
             name: "BlueZTests",
             dependencies: [
                 "BlueZ", "SimulatedBlueZ", "DBus", "VitalDevices", "VitalSimulation", "HealthGATT", "LayeredProtocol",
-                "VitalTestSupport",
+                "VitalTestSupport", "Locking",
             ]),
         .testTarget(
             name: "VitalSimulationTests",
-            dependencies: ["VitalSimulation", "VitalDevices", "HealthGATT", "LayeredProtocol", "VitalTestSupport"]
+            dependencies: [
+                "VitalSimulation", "VitalDevices", "HealthGATT", "LayeredProtocol", "VitalTestSupport", "Locking",
+            ]
         ),
         .testTarget(
             name: "VitalStoreTests",
             dependencies: [
-                "VitalStore", "LayeredProtocol", "VitalTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+                "VitalStore", "LayeredProtocol", "VitalTestSupport", "Locking",
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .testTarget(
             name: "VitalBridgeTests",
             dependencies: [
                 "VitalBridge", "VitalTestSupport", "VitalSimulation", "VitalStore", "VitalDevices", "LayeredProtocol",
-                "WelltoryDDS",
+                "WelltoryDDS", "Locking",
             ]),
         .testTarget(
             name: "VitalBridgeCLITests",

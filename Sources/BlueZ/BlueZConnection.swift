@@ -1,6 +1,6 @@
 import DBus
 import LayeredProtocol
-import Synchronization
+import Locking
 import VitalDevices
 
 /// A link to one device through BlueZ.
@@ -17,7 +17,7 @@ final class BlueZConnection: BluetoothConnection, @unchecked Sendable {
     /// By object path.
     private let characteristics: [String: Characteristic]
     private let negotiatedMTU: Int
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     private typealias Waiting = CheckedContinuation<Result<GATTEvent?, DeviceError>, Never>
 

@@ -1,4 +1,5 @@
 import CSystemdBus
+import Locking
 import Synchronization
 
 #if canImport(Glibc)
@@ -22,7 +23,7 @@ public final class DBusConnection: @unchecked Sendable {
 
     private let bus: OpaquePointer
     private let wakeup: Int32
-    private let queue = Mutex<(commands: [Command], closed: Bool)>(([], false))
+    private let queue = Locked<(commands: [Command], closed: Bool)>(([], false))
     /// Calls waiting for their reply; touched on the bus thread only.
     private var waiting: [ObjectIdentifier: ReplyBox] = [:]
     /// The unique name the bus gave this connection, e.g. `:1.7`.

@@ -1,7 +1,7 @@
 import Foundation
 import LayeredProtocol
+import Locking
 import Logging
-import Synchronization
 import VitalDevices
 import VitalStore
 
@@ -229,6 +229,6 @@ public struct StoreSink: RecordSink {
     }
 
     private final class LatestBatch: Sendable {
-        let stored = Mutex<[(reading: LayeredReading, id: Int64)]>([])
+        let stored = Locked<[(reading: LayeredReading, id: Int64)]>([])
     }
 }

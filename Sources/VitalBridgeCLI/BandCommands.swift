@@ -2,7 +2,7 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import LayeredProtocol
-import Synchronization
+import Locking
 import VitalBridge
 import VitalDevices
 import VitalStore
@@ -632,7 +632,7 @@ final class StopSignal: @unchecked Sendable {
 
 /// A count set from one task and taken by another.
 final class Counter: Sendable {
-    private let value = Mutex(0)
+    private let value = Locked(0)
     func set(_ count: Int) { value.withLock { $0 = count } }
     func take() -> Int {
         value.withLock { count in

@@ -1,5 +1,6 @@
 import Foundation
 import LayeredProtocol
+import Locking
 import Synchronization
 import VitalBridge
 
@@ -66,7 +67,7 @@ struct TerminalUser: HubUser {
 /// The signal handler only writes a byte to a pipe; a thread of its own reads it and cancels the task.
 final class Interrupt: Sendable {
     private let state = Atomic<Bool>(false)
-    private let task = Mutex<Task<HubOutcome, Never>?>(nil)
+    private let task = Locked<Task<HubOutcome, Never>?>(nil)
 
     /// Whether Ctrl-C was pressed.
     var pressed: Bool { state.load(ordering: .acquiring) }

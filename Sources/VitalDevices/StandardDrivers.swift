@@ -1,6 +1,6 @@
 import HealthGATT
 import LayeredProtocol
-import Synchronization
+import Locking
 
 /// How long the drivers of VitalBridge's generic SIG devices (900–904) wait: those devices speak only their
 /// Bluetooth SIG profile, which has no command to start a measurement and no end-of-transfer for pushed readings.
@@ -27,7 +27,7 @@ public final class StandardSession: Sendable {
     let start: Int64
     /// The time of a reading the device sends without one (a device without a clock): the request's start.
     var undatedAt: LayeredTimestamp { LayeredTimestamp(secondsSince1970: start) }
-    private let new = Mutex<DeviceRecord?>(nil)
+    private let new = Locked<DeviceRecord?>(nil)
 
     /// A session of a request that began at `start` (the host's time).
     public init(start: LayeredTimestamp) { self.start = start.secondsSince1970 }

@@ -1,5 +1,5 @@
 import LayeredProtocol
-import Synchronization
+import Locking
 
 /// The simulated world's time: it moves only when the simulation says so (radio connection events, a
 /// measurement's duration), never by sleeping, so a test that runs 75 seconds of radio traffic finishes at once.
@@ -19,7 +19,7 @@ public final class VirtualClock: Clock, Sendable {
 
     /// The wall-clock time at which the clock started.
     public let start: LayeredTimestamp
-    private let elapsed = Mutex(Duration.zero)
+    private let elapsed = Locked(Duration.zero)
 
     public init(start: LayeredTimestamp) { self.start = start }
 

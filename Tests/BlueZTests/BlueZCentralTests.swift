@@ -3,8 +3,8 @@ import DBus
 import Foundation
 import HealthGATT
 import LayeredProtocol
+import Locking
 import SimulatedBlueZ
-import Synchronization
 import Testing
 import VitalDevices
 import VitalSimulation
@@ -38,7 +38,7 @@ struct BlueZBench {
 
 /// Keeps what a driver stores.
 final class MemorySink: RecordSink, @unchecked Sendable {
-    let records = Mutex<[DeviceRecord]>([])
+    let records = Locked<[DeviceRecord]>([])
     func store(_ batch: [DeviceRecord]) async throws { records.withLock { $0 += batch } }
 }
 

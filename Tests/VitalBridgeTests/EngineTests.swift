@@ -1,6 +1,6 @@
 import Foundation
 import LayeredProtocol
-import Synchronization
+import Locking
 import Testing
 import VitalBridge
 import VitalDevices
@@ -21,7 +21,7 @@ struct ScriptedUser: HubUser {
 
 /// Device leases within one process: a second request for a held device is busy at once.
 final class LocalLeases: DeviceLeases {
-    let held = Mutex<Set<String>>([])
+    let held = Locked<Set<String>>([])
 
     func withLease<T: Sendable>(_ mac: MACAddress, _ body: @Sendable () async throws -> T) async throws -> T {
         guard held.withLock({ $0.insert(mac.description).inserted }) else {
@@ -41,8 +41,8 @@ struct BusyLeases: DeviceLeases {
 
 /// A hand-off that keeps what it was given, or fails while `failing` is set.
 final class RecordingHandOff: CallbackHandOff {
-    let urls = Mutex<[String]>([])
-    let failing = Mutex(false)
+    let urls = Locked<[String]>([])
+    let failing = Locked(false)
 
     struct Refused: Error {}
 

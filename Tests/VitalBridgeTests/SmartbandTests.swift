@@ -1,6 +1,6 @@
 import Foundation
 import LayeredProtocol
-import Synchronization
+import Locking
 import Testing
 import VitalBridge
 import VitalDevices
@@ -12,7 +12,7 @@ import WelltoryDDS
 /// A sink that keeps what a band pushed, item by item, then stores it: the witness of what the band sent.
 final class WitnessBandSink: RecordSink {
     let sink: StoreSink
-    let pushed = Mutex<[BandItem]>([])
+    let pushed = Locked<[BandItem]>([])
 
     init(_ sink: StoreSink) { self.sink = sink }
 

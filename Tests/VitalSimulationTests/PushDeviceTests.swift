@@ -1,6 +1,6 @@
 import HealthGATT
 import LayeredProtocol
-import Synchronization
+import Locking
 import Testing
 import VitalDevices
 import VitalSimulation
@@ -53,7 +53,7 @@ final class WitnessSink: RecordSink, Sendable {
     let world: SimulatedWorld
     let mac: MACAddress
     let inner = MemorySink()
-    let violations = Mutex(0)
+    let violations = Locked(0)
 
     init(world: SimulatedWorld, mac: MACAddress) {
         self.world = world
@@ -81,7 +81,7 @@ struct PushDeviceTests {
         let expected = await world.storedReadings(of: MACAddress(Self.mac)!)
         let driver = try await driver(world, Self.mac)
         let sink = WitnessSink(world: world, mac: MACAddress(Self.mac)!)
-        let progress = Mutex<[Int]>([])
+        let progress = Locked<[Int]>([])
         let count = try await driver.sync(into: sink) { update in progress.withLock { $0.append(update.stored) } }
         #expect(count == 6)
         #expect(sink.inner.readings == expected)
@@ -100,7 +100,7 @@ struct PushDeviceTests {
         )
         let driver = try await driver(world, Self.mac)
         let sink = MemorySink()
-        let samples = Mutex<[LiveSample]>([])
+        let samples = Locked<[LiveSample]>([])
         let record = try await driver.measure(MeasureOptions(), into: sink) { sample in
             samples.withLock { $0.append(sample) }
         }

@@ -1,6 +1,6 @@
 import HealthGATT
 import LayeredProtocol
-import Synchronization
+import Locking
 import Testing
 import VitalDevices
 import VitalSimulation
@@ -23,7 +23,7 @@ struct GlucoseDriverTests {
         let expected = await world.storedReadings(of: MACAddress(Self.mac)!)
         let driver = try await glucoseDriver(world)
         let sink = MemorySink()
-        let progress = Mutex<[SyncProgress]>([])
+        let progress = Locked<[SyncProgress]>([])
         #expect(try await driver.sync(into: sink) { update in progress.withLock { $0.append(update) } } == 10)
         #expect(sink.readings == expected)
         #expect(sink.stored.map(\.sequenceNumber) == (1...10).map { UInt16($0) })
@@ -184,7 +184,7 @@ struct PulseOximeterTests {
         try await driver.authenticate(userID: "user@example.com")
         try await driver.setTime(start)
         #expect(try await driver.batteryLevel() == 77)
-        let samples = Mutex<[LiveSample]>([])
+        let samples = Locked<[LiveSample]>([])
         let record = try await driver.measure(MeasureOptions(), into: MemorySink()) { sample in
             samples.withLock { $0.append(sample) }
         }
@@ -197,7 +197,7 @@ struct PulseOximeterTests {
         #expect(samples.withLock { $0 }.contains(.pulseWave(90)))
         #expect(samples.withLock { $0 }.contains(.oximetry(spO2: 97, pulseRate: 70, perfusionIndex: nil)))
         let sink = MemorySink()
-        let progress = Mutex<[Double]>([])
+        let progress = Locked<[Double]>([])
         #expect(try await driver.sync(into: sink) { update in progress.withLock { $0.append(update.fraction) } } == 3)
         #expect(sink.readings == expected)
         // stored in batches of two, then the rest

@@ -1,13 +1,13 @@
 import LayeredProtocol
-import Synchronization
+import Locking
 import Testing
 import VitalDevices
 import VitalSimulation
 
 /// A sink that keeps what it is given, optionally failing after some records.
 final class MemorySink: RecordSink, Sendable {
-    private let records = Mutex<[DeviceRecord]>([])
-    private let calls = Mutex(0)
+    private let records = Locked<[DeviceRecord]>([])
+    private let calls = Locked(0)
     let failAfter: Int?
 
     init(failAfter: Int? = nil) { self.failAfter = failAfter }

@@ -1,6 +1,6 @@
 import Foundation
 import LayeredProtocol
-import Synchronization
+import Locking
 import Testing
 
 @testable import VitalStore
@@ -233,7 +233,7 @@ struct ReservationTests {
     @Test("a reservation returns to pending when it expires or its owner is gone, not before")
     func expiry() throws {
         let (store, ids) = try Self.store()
-        let now = Mutex(1_000.0)
+        let now = Locked(1_000.0)
         let clock: @Sendable () -> Double = { now.withLock { $0 } }
         _ = try Self.take(10, store, ReservationOwner(owner: "a#1", lifetime: 60, clock: clock))
         #expect(try Self.take(10, store, ReservationOwner(owner: "b#1", clock: clock)).isEmpty)
