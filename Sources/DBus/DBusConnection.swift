@@ -34,8 +34,8 @@ public final class DBusConnection: @unchecked Sendable {
     ///
     /// - Throws: ``DBusError`` when the bus cannot be reached or refuses the connection.
     public static func open(_ address: Address) async throws(DBusError) -> DBusConnection {
-        let result: Result<DBusConnection, DBusError> = await withCheckedContinuation { continuation in
-            let start = Unmanaged.passRetained(Start(address, continuation))
+        let result = await Handoff<Result<DBusConnection, DBusError>>.awaiting { handoff in
+            let start = Unmanaged.passRetained(Start(address, handoff))
             var handle = pthread_t()
             let created = pthread_create(
                 &handle, nil,
@@ -45,10 +45,10 @@ public final class DBusConnection: @unchecked Sendable {
                     do throws(DBusError) {
                         connection = try DBusConnection(start.address)
                     } catch {
-                        start.continuation.resume(returning: .failure(error))
+                        start.handoff.hand(.failure(error))
                         return nil
                     }
-                    start.continuation.resume(returning: .success(connection))
+                    start.handoff.hand(.success(connection))
                     connection.run()
                     return nil
                 }, start.toOpaque())
@@ -56,19 +56,19 @@ public final class DBusConnection: @unchecked Sendable {
                 pthread_detach(handle)
             } else {
                 start.release()
-                continuation.resume(returning: .failure(DBusError.system(-created, "starting the connection's thread")))
+                handoff.hand(.failure(DBusError.system(-created, "starting the connection's thread")))
             }
         }
         return try result.get()
     }
 
     /// What a new connection's thread starts from.
-    private final class Start: @unchecked Sendable {
+    private final class Start: Sendable {
         let address: Address
-        let continuation: CheckedContinuation<Result<DBusConnection, DBusError>, Never>
-        init(_ address: Address, _ continuation: CheckedContinuation<Result<DBusConnection, DBusError>, Never>) {
+        let handoff: Handoff<Result<DBusConnection, DBusError>>
+        init(_ address: Address, _ handoff: Handoff<Result<DBusConnection, DBusError>>) {
             self.address = address
-            self.continuation = continuation
+            self.handoff = handoff
         }
     }
 
@@ -134,13 +134,10 @@ public final class DBusConnection: @unchecked Sendable {
         async throws(DBusError)
         -> T
     {
-        let result: Result<T, DBusError> = await withCheckedContinuation { continuation in
-            let box = Once()
-            let accepted = enqueue { bus in
-                if box.claim() { continuation.resume(returning: body(bus)) }
-            }
+        let result = await Handoff<Result<T, DBusError>>.awaiting { handoff in
+            let accepted = enqueue { bus in handoff.hand(body(bus)) }
             if !accepted {
-                continuation.resume(returning: .failure(Self.closedError))
+                handoff.hand(.failure(Self.closedError))
             }
         }
         return try result.get()
@@ -166,8 +163,8 @@ public final class DBusConnection: @unchecked Sendable {
     ) async throws(DBusError) -> [DBusValue] {
         let microseconds = UInt64(
             max(1, timeout.components.seconds * 1_000_000 + timeout.components.attoseconds / 1_000_000_000_000))
-        let result: Result<[DBusValue], DBusError> = await withCheckedContinuation { continuation in
-            let box = ReplyBox(continuation)
+        let result = await Handoff<Result<[DBusValue], DBusError>>.awaiting { handoff in
+            let box = ReplyBox(handoff)
             let accepted = enqueue { bus in
                 self.send(destination, path, interface, member, arguments, microseconds, box, bus)
             }
@@ -405,14 +402,46 @@ final class Once: Sendable {
 }
 
 private final class ReplyBox: @unchecked Sendable {
-    private let continuation: CheckedContinuation<Result<[DBusValue], DBusError>, Never>
-    private let once = Once()
+    private let handoff: Handoff<Result<[DBusValue], DBusError>>
     var connection: UnsafeMutableRawPointer?
-    init(_ continuation: CheckedContinuation<Result<[DBusValue], DBusError>, Never>) {
-        self.continuation = continuation
+    init(_ handoff: Handoff<Result<[DBusValue], DBusError>>) {
+        self.handoff = handoff
     }
-    func resume(_ result: Result<[DBusValue], DBusError>) {
-        if once.claim() { continuation.resume(returning: result) }
+    func resume(_ result: Result<[DBusValue], DBusError>) { handoff.hand(result) }
+}
+
+/// A value handed once from the connection's thread to the task awaiting it.
+///
+/// The value crosses under a `Locked`, not inside the continuation. When the bus thread resumes a continuation before
+/// its task has suspended, the concurrency runtime orders the two with atomics ThreadSanitizer does not see, and TSan
+/// reported the task's reads of a reply as races (`DBusTests`' descriptor test; swiftlang/swift#57803 is the same
+/// report). The lock's release and acquire are an order TSan sees.
+final class Handoff<Value: Sendable>: Sendable {
+    private let value = Locked<Value?>(nil)
+    private let continuation: CheckedContinuation<Void, Never>
+
+    private init(_ continuation: CheckedContinuation<Void, Never>) { self.continuation = continuation }
+
+    /// Calls `start` with a new handoff, and returns the value handed over once something hands one.
+    static func awaiting(_ start: (Handoff) -> Void) async -> Value {
+        var created: Handoff?
+        await withCheckedContinuation { continuation in
+            let handoff = Handoff(continuation)
+            created = handoff
+            start(handoff)
+        }
+        // resumed only after the value was stored
+        return created!.value.withLock { $0! }
+    }
+
+    /// Hands `value` to the awaiting task; calls after the first are ignored.
+    func hand(_ value: Value) {
+        let first = self.value.withLock { stored in
+            guard stored == nil else { return false }
+            stored = value
+            return true
+        }
+        if first { continuation.resume() }
     }
 }
 
