@@ -5,7 +5,7 @@ import PackageDescription
 func benchmark(_ name: String, using products: [String]) -> Target {
     .executableTarget(
         name: name,
-        dependencies: [.product(name: "Benchmark", package: "benchmark")]
+        dependencies: [.product(name: "Benchmark", package: "benchmark"), "BenchmarkInputs"]
             + products.map { .product(name: $0, package: "VitalBridge") },
         path: "Benchmarks/\(name)",
         plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
@@ -47,6 +47,15 @@ let package = Package(
             path: "Benchmarks/StoreBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        // What the micro-benchmarks measure, and the same work run alone for callgrind to count (figures.sh)
+        .target(name: "BenchmarkInputs", path: "Sources/BenchmarkInputs"),
+        .executableTarget(
+            name: "instructions",
+            dependencies: [
+                "BenchmarkInputs", .product(name: "LayeredProtocol", package: "VitalBridge"),
+                .product(name: "HealthGATT", package: "VitalBridge"),
+            ],
+            path: "Sources/instructions"),
         // The baseline of open-latency.sh: a Swift program that imports Foundation and prints one line.
         .executableTarget(name: "foundation-hello", path: "Sources/foundation-hello"),
         // The whitelist read by swift-foundation's PropertyListDecoder and by VitalBridge's reader, whole process.

@@ -3,10 +3,12 @@
 # home, beside a Swift program that imports Foundation and prints one line. Both are built for release twice: the
 # default way (`swift build`, the Swift runtime and Foundation linked dynamically), which the 2x target compares, and
 # with `--static-swift-stdlib`, for reference.
-# Needs hyperfine and GNU time (apt-get install hyperfine time). Run from the repository root:
+# Then the instructions callgrind counts in one run of each, built the default way.
+# Needs hyperfine, GNU time and valgrind (apt-get install hyperfine time valgrind). Run from the repository root:
 #   bash Benchmarks/open-latency.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source Benchmarks/callgrind.sh
 
 build() { # build <package dir> <product> <scratch> [flags]: prints the binary's path
     local dir=$1 product=$2 scratch=$3
@@ -57,3 +59,8 @@ for tool in "$static_tool" "$dynamic_tool"; do
     done
     echo "peak resident memory of $(basename "$(dirname "$(dirname "$tool")")") open over 5 runs: $((peak / 1024)) MiB (target <= 40 MiB)"
 done
+
+open_instructions=$(instructions "$dynamic_tool" open --home "$home" "$request")
+hello_instructions=$(instructions "$dynamic_hello")
+echo "instructions, open: $open_instructions; hello: $hello_instructions;" \
+    "ratio open/hello: $(python3 -c "print(f'{$open_instructions / $hello_instructions:.2f}')")"

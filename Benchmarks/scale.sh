@@ -3,16 +3,17 @@
 #   1. syncs of 4,000 / 16,000 / 65,000 records per family: wall time, time per record, peak resident memory
 #      (targets: bulk families 65,000 in <= 2 s; push families a constant time per record; peak <= 40 MiB);
 #   2. a measurement `open` on a home holding 500,000 readings against the same on an empty home, medians of runs
-#      alternated in one session (target: ratio <= 1.1);
+#      alternated in one session (target: ratio <= 1.1), and the instructions callgrind counts in one of each;
 #   3. `records --format csv` of those 500,000 readings: wall time and peak memory (targets: < 1.5 s, flat);
 #   4. `records --format fhir --transaction` of the same: wall time, peak memory against the small home's (flat: the
 #      bundle streams), and the bundle's size; then `report` of both (its charts turn to a mark a day past 1,500
 #      readings, so memory stays flat too).
-# Needs hyperfine and GNU time (apt-get install hyperfine time). Run from the repository root:
+# Needs hyperfine, GNU time and valgrind (apt-get install hyperfine time valgrind). Run from the repository root:
 #   bash Benchmarks/scale.sh            # everything (about 3 minutes)
 #   bash Benchmarks/scale.sh quick      # 4,000 and 16,000 only, 100,000 readings in part 2
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source Benchmarks/callgrind.sh
 quick=${1:-}
 
 swift build -c release --product vitalbridge >/dev/null
@@ -100,6 +101,10 @@ print(f"median open, large history: {median['large']:.2f} ms; empty home: {media
       f"over {len(times['large'])} runs each")
 print(f"ratio large/empty: {median['large'] / median['empty']:.3f} (target <= 1.1)")
 PY
+large_instructions=$(instructions "$tool" open --home "$work/large" "$measure")
+empty_instructions=$(instructions "$tool" open --home "$work/empty" "$measure")
+echo "instructions, large: $large_instructions; empty: $empty_instructions;" \
+    "ratio large/empty: $(python3 -c "print(f'{$large_instructions / $empty_instructions:.3f}')")"
 
 echo
 echo "== records --format csv of the large home"

@@ -1,10 +1,9 @@
 import Benchmark
+import BenchmarkInputs
 import Foundation
 import LayeredProtocol
 
-/// A measurement request as a caller sends it.
-let measurementURL =
-    "ihealth-layer://?cmd=0&devicemodel=100&mac=004D3208D2F4&unit=2&ver=100&scheme=myapp&x-trace=a%20b"
+let measurementURL = Inputs.measurementURL
 
 /// Blood-pressure readings an hour apart, more than a 20,000-character callback holds.
 let readings: [LayeredReading] = (0..<400).map { index in
