@@ -5,7 +5,7 @@
 #     iteration of the same work (Sources/instructions);
 #   - open-latency.sh and scale.sh, whole process;
 #   - the last long fuzz run, read from Fuzz/long-run.md (`bash Fuzz/fuzz.sh long` takes an hour; run it first).
-# About 15 minutes here. Needs hyperfine, GNU time and valgrind (apt-get install hyperfine time valgrind). From the
+# About 3 minutes here once built. Needs hyperfine, GNU time and valgrind (apt-get install hyperfine time valgrind). From the
 # repository root:
 #   bash Benchmarks/figures.sh
 set -euo pipefail
