@@ -4,9 +4,9 @@
 #   - the micro-benchmarks (ordo-one, wall clock), and beside each the instructions callgrind counts for one
 #     iteration of the same work (Sources/instructions);
 #   - open-latency.sh and scale.sh, whole process;
-#   - the last long fuzz run, read from Fuzz/long-run.md (`bash Fuzz/fuzz.sh long` takes an hour; run it first).
-# About 3 minutes here once built. Needs hyperfine, GNU time and valgrind (apt-get install hyperfine time valgrind). From the
-# repository root:
+#   - the last long fuzz run, read from Fuzz/long-run.md (`bash Fuzz/fuzz.sh long` takes 75 minutes; run it first).
+# About 3 minutes here once built. Needs hyperfine, GNU time and valgrind (apt-get install hyperfine time
+# valgrind). From the repository root:
 #   bash Benchmarks/figures.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
