@@ -103,7 +103,7 @@ public struct LayeredQuery: Hashable, Sendable {
             var questionMark: Int?
             var pieces = 0
             for (offset, byte) in bytes.enumerated() {
-                guard byte > 0x20, byte < 0x7F, byte != UInt8(ascii: "#") else {
+                guard PercentEncoding.mayAppearRaw(byte), byte != UInt8(ascii: "#") else {
                     return LayeredError(
                         .malformedURL,
                         message: byte == UInt8(ascii: "#")

@@ -59,6 +59,12 @@ public enum PercentEncoding {
         }
     }
 
+    /// Whether a URL a reader accepts may carry `byte` as it is: printable ASCII other than space. Every other byte
+    /// (a space, a control character, a byte of non-ASCII text) travels percent-encoded; a raw one would not
+    /// survive writing the URL back, so both the layered query and the DDS links refuse it.
+    @inline(__always)
+    public static func mayAppearRaw(_ byte: UInt8) -> Bool { byte > 0x20 && byte < 0x7F }
+
     /// Decodes the `%XX` escapes of `text`; `+` stays `+`.
     ///
     /// Returns `nil` for a `%` not followed by two hex digits, an escaped NUL (`%00`) or a result that is not

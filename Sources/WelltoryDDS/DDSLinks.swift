@@ -247,7 +247,7 @@ enum DDSEncoding {
     ///   a URL carries them percent-encoded, and a raw one would not survive writing the URL back), a name given
     ///   twice, or a name or value that does not decode.
     static func query(of url: String) throws(DDSError) -> [(name: String, value: String)] {
-        if let offset = url.utf8.firstIndex(where: { $0 <= 0x20 || $0 >= 0x7F }) {
+        if let offset = url.utf8.firstIndex(where: { !PercentEncoding.mayAppearRaw($0) }) {
             throw DDSError(
                 "the URL has a byte that is not printable ASCII at offset \(url.utf8.distance(from: url.utf8.startIndex, to: offset)); percent-encode it"
             )

@@ -131,6 +131,16 @@ struct LayeredCallbackTests {
         #expect(PercentEncoding.decode("%C3") == nil)
     }
 
+    @Test(
+        "a URL carries raw only printable ASCII other than space: whatever the encoder escapes of those stays readable")
+    func rawBytes() {
+        let raw = (0...255).map(UInt8.init).filter(PercentEncoding.mayAppearRaw)
+        #expect(raw == Array(0x21...0x7E))
+        // every byte the encoder writes as itself may appear raw
+        #expect(
+            (0...255).map(UInt8.init).allSatisfy { !PercentEncoding.isAllowed($0) || PercentEncoding.mayAppearRaw($0) })
+    }
+
     static let trickyValues: [String] = [
         "", "&", "=", "+", "#", "%", "%25", "a b", "a+b", "x=y&z=w", "100%", "😀", "é", "\"quoted\"", "{json:1}",
         "line\nbreak", "tab\t", ";", "?", "/", "\\", String(repeating: "long&=+ ", count: 1_000),
