@@ -60,7 +60,7 @@ let package = Package(
         .target(
             name: "VitalBridge",
             dependencies: [
-                "LayeredProtocol", "Locking", "VitalDevices", "VitalStore",
+                "LayeredProtocol", "Locking", "VitalDevices", "VitalStore", "ShareVitalSigns", "WelltoryDDS",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -87,6 +87,18 @@ extension LayeredReason {
     /// `ERROR_DEVICE_NOT_FOUND`: an add by scan found no paired device of the model, or the named device is not
     /// in range.
     public static let deviceNotFound = LayeredReason(rawValue: "ERROR_DEVICE_NOT_FOUND")
+    /// `ERROR_SEVERAL_DEVICES:<count>`: an add by scan found `count` paired devices of the model in range, and
+    /// nobody could be asked which one to add (no terminal, no graphical session). The hub never picks one for the
+    /// user: add the one wanted by QR code, or ask again where the user can choose.
+    public static func severalDevices(_ count: Int) -> LayeredReason {
+        LayeredReason(rawValue: severalDevicesCode.rawValue + ":\(count)")
+    }
+    /// `ERROR_SEVERAL_DEVICES`, the code of ``severalDevices(_:)`` without its count.
+    public static let severalDevicesCode = LayeredReason(rawValue: "ERROR_SEVERAL_DEVICES")
+    /// `ERROR_NO_PROMPT:<parameter>`: the request needs the user's answer, and nobody can be asked (no terminal,
+    /// no graphical session): the connect prompt of `popflag=1` (`ERROR_NO_PROMPT:popflag`, and nothing was
+    /// connected) or the QR code of `addtype=1` without one already read (`ERROR_NO_PROMPT:addtype`).
+    public static let noPrompt = LayeredReason(rawValue: "ERROR_NO_PROMPT")
     /// `ERROR_DEVICE_BUSY`: another request is using the device; try again.
     public static let deviceBusy = LayeredReason(rawValue: "ERROR_DEVICE_BUSY")
     /// `ERROR_DEVICE_CONNECTION_FAILED`: the link to the device could not be set up.

@@ -4,16 +4,6 @@ import Logging
 import VitalDevices
 import VitalStore
 
-/// The user's side of a request: prompts, the camera and the cancel button.
-public protocol HubUser: Sendable {
-    /// Whether the user cancels `stage` (closes the scan, stops the sync) before it completes.
-    func cancels(_ stage: Stage) async -> Bool
-    /// Whether the user accepts the connect prompt (`popflag=1`) for `device`.
-    func acceptsConnect(to device: MACAddress) async -> Bool
-    /// The text the camera reads from a device's QR code; `nil` if the user closes the camera.
-    func scanQRCode() async -> String?
-}
-
 /// Exclusive use of a device for the length of an operation, across processes.
 public protocol DeviceLeases: Sendable {
     /// Runs `body` while holding device `mac`; throws a `DeviceError` with code `busy` when another holds it too
@@ -36,6 +26,9 @@ public enum HubOutcome: Hashable, Sendable {
     case handOffFailed(String, HubReport, String)
     /// No callback may be sent: the URL is not the hub's, or its caller is not whitelisted; the text says why.
     case noCallback(String)
+    /// The request or the home was refused before anything was measured (a provider request that is not one, a
+    /// parameter out of range, no request on the board); nothing was answered, and the text says why.
+    case refused(String)
 }
 
 /// What a callback reports, for logs and the CLI's tables.
@@ -47,6 +40,8 @@ public struct HubReport: Hashable, Sendable {
     public var delivered: [LayeredReading]
     /// The readings left pending for the next sync.
     public var remaining: Int
+    /// Why a provider's answer is a failure (for standard error; never a health value).
+    public var note: String? = nil
 }
 
 /// The hub's engine: authorizes the caller (``Addressing``), runs the action's stages (add → sync → measure)
@@ -69,21 +64,25 @@ public actor Bridge {
     let stages: StageRunner
     /// Chooses, hands over and journals callbacks.
     let delivery: CallbackDelivery
+    /// The board and sources of the provider protocols.
+    let providers: ProviderSettings
     /// Requests handled so far, to tell this engine's reservations apart.
     var requests = 0
 
     /// An engine on `store`, reaching devices through `central` under `leases`, answering the callers of
-    /// `whitelist` through `handOff`. Its readings are reserved as `reservation`'s owner (each request as
-    /// `<owner>#<request number>`); `logger` hears why a request failed (never a health value); `now` dates what is
-    /// stored; `callbackBudget` overrides the platform's URL budget; `progress` hears a sync's progress.
+    /// `whitelist` through `handOff`, and the provider protocols' requests as `providers` says. Its readings are
+    /// reserved as `reservation`'s owner (each request as `<owner>#<request number>`); `user` answers its
+    /// questions; `logger` hears why a request failed (never a health value); `now` dates what is stored;
+    /// `callbackBudget` overrides the platform's URL budget; `progress` hears a sync's progress.
     public init(
         store: VitalStore, central: any BluetoothCentral, user: any HubUser, leases: any DeviceLeases,
         whitelist: Whitelist, handOff: any CallbackHandOff, reservation: ReservationOwner,
-        logger: Logger = Logger(label: "org.vitalbridge.engine"), now: @escaping @Sendable () -> LayeredTimestamp,
-        callbackBudget: Int? = nil, scheme: String = layeredAppScheme,
+        providers: ProviderSettings = ProviderSettings(), logger: Logger = Logger(label: "org.vitalbridge.engine"),
+        now: @escaping @Sendable () -> LayeredTimestamp, callbackBudget: Int? = nil, scheme: String = layeredAppScheme,
         progress: @escaping @Sendable (SyncProgress) -> Void = { _ in }
     ) {
         self.whitelist = whitelist
+        self.providers = providers
         self.reservation = reservation
         self.logger = logger
         self.callbackBudget = callbackBudget
@@ -93,7 +92,9 @@ public actor Bridge {
         delivery = CallbackDelivery(store: store, handOff: handOff, logger: logger, now: now)
     }
 
-    /// Handles the request `url` from `platform`.
+    /// Handles the request `url` from `platform`: a layered request, a ShareVitalSigns request (`svs-…://`) or a
+    /// Welltory DDS request (`vitalbridge://dds/measurement?…`), each through its protocol's adapter over the same
+    /// authorization, device choice, leases, store and journal.
     ///
     /// - Parameters:
     ///   - url: the URL the hub was opened with.
@@ -103,6 +104,20 @@ public actor Bridge {
     public func handle(url: String, platform: Platform, caller: String? = nil, scannedQR: String? = nil) async
         -> HubOutcome
     {
+        switch ProviderProtocol(of: url) {
+        case .shareVitalSigns: return await answerShareVitalSigns(url, caller: caller)
+        case .welltoryDDS: return await answerDDS(url)
+        case nil: return await answerLayered(url, platform: platform, caller: caller, scannedQR: scannedQR)
+        }
+    }
+
+    /// The reservation owner of the next request.
+    func nextOwner() -> ReservationOwner {
+        requests += 1
+        return reservation.request(requests)
+    }
+
+    func answerLayered(_ url: String, platform: Platform, caller: String?, scannedQR: String?) async -> HubOutcome {
         let budget = callbackBudget ?? platform.defaultCallbackBudget
         switch Addressing.address(
             url: url, platform: platform, caller: caller, whitelist: whitelist, scheme: scheme, budget: budget)
@@ -114,8 +129,7 @@ public actor Bridge {
             return await delivery.finish(
                 addressee, action: action, status: .failedFirst(action), reason: reason, device: nil, budget: budget)
         case .request(let addressee, let request):
-            requests += 1
-            let owner = reservation.request(requests)
+            let owner = nextOwner()
             let run = await stages.run(request, caller: addressee.caller, owner: owner, scannedQR: scannedQR)
             return await delivery.deliver(request, run: run, to: addressee, owner: owner, budget: budget)
         }

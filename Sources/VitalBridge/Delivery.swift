@@ -119,6 +119,35 @@ struct CallbackDelivery: Sendable {
             delivered: liveReadings + included.map(\.reading), remaining: packed.callback.remaining ?? 0)
     }
 
+    /// Hands a provider's answer over (`url`), carrying `readings` that `owner` reserved for `caller`, then journals
+    /// it as `kind`'s; when the hand-off fails, whatever `owner` reserved goes back to pending.
+    func deliverAnswer(
+        _ url: String, to caller: String, carrying readings: [StoredReading], as kind: ProviderProtocol,
+        succeeded: Bool, note: String?, owner: ReservationOwner
+    ) async -> HubOutcome {
+        let status: ActionStatus = succeeded ? .success : .fail
+        let report = HubReport(
+            status: status, reason: nil, device: readings.first?.device, delivered: readings.map(\.reading),
+            remaining: 0, note: note)
+        do {
+            try await handOff.handOver(url)
+        } catch {
+            try? store.releaseReservations(owner: owner.owner)
+            logger.error("the answer was not handed over; its readings stay pending", metadata: ["error": "\(error)"])
+            return .handOffFailed(url, report, "\(error)")
+        }
+        do {
+            // the reservations the answer does not carry end with it: those readings are pending again
+            try store.recordDelivery(
+                caller: caller, device: report.device, action: kind.rawValue, status: status.rawValue, at: now(),
+                readingIDs: readings.map(\.id), remaining: 0, owner: owner.owner)
+        } catch {
+            logger.error(
+                "the answer was not journaled; its readings will be delivered again", metadata: ["error": "\(error)"])
+        }
+        return .callback(url, report)
+    }
+
     /// Hands over a callback without readings (fail, cancel, add), then journals it.
     func finish(
         _ addressee: Addressee, action: LayeredAction?, status: ActionStatus, reason: LayeredReason?,

@@ -120,18 +120,8 @@ struct StageRunner: Sendable {
                     progress(SyncProgress(stored: count, expected: count))  // the end, total known at last
                 case .measure:
                     try rememberDevice(mac, known: known, request)
-                    let record = try await driver.measure(MeasureOptions(stripCode: request.stripCode), into: sink) {
-                        _ in
-                    }
-                    // the driver stored it through the sink before the device could forget it
-                    guard
-                        let id = try sink.latestID(of: record.reading)
-                            ?? store.readingID(of: record.reading, device: mac)
-                    else { throw StoreError("the live reading is not in the store") }
-                    live = StoredReading(id: id, device: mac, reading: record.reading)
-                    // reserved while the device is still held, so that no other request can deliver it to the caller
-                    // before this one's callback carries it
-                    try store.reserve([id], caller: caller, for: owner)
+                    live = try await measureReserved(
+                        driver, MeasureOptions(stripCode: request.stripCode), into: sink, caller: caller, owner: owner)
                 }
                 outcomes.append(.success)
             }
@@ -147,6 +137,21 @@ struct StageRunner: Sendable {
         return StagesDone(outcomes: outcomes, live: live)
     }
 
+    /// Measures with `driver`, which stores the reading through `sink` before the device can forget it, and
+    /// reserves it for `caller` as `owner`'s while the device is still held, so that no other request can deliver
+    /// it to the caller before this one's answer carries it.
+    func measureReserved(
+        _ driver: any DeviceDriver, _ options: MeasureOptions, into sink: StoreSink, caller: String,
+        owner: ReservationOwner
+    ) async throws -> StoredReading {
+        let record = try await driver.measure(options, into: sink) { _ in }
+        guard
+            let id = try sink.latestID(of: record.reading) ?? store.readingID(of: record.reading, device: sink.device)
+        else { throw StoreError("the live reading is not in the store") }
+        try store.reserve([id], caller: caller, for: owner)
+        return StoredReading(id: id, device: sink.device, reading: record.reading)
+    }
+
     /// Stores device `mac` if the store did not know it (`known`, read before the stages) or its AM profile
     /// changed; a known device costs no commit.
     func rememberDevice(_ mac: MACAddress, known: StoredDevice?, _ request: LayeredRequest) throws(StoreError) {
@@ -155,16 +160,18 @@ struct StageRunner: Sendable {
             StoredDevice(mac: mac, model: request.deviceModel, profile: request.profile, addedAt: now()))
     }
 
-    /// The MAC of the device to add: the first paired device of the model a scan finds, or the one the QR code
-    /// names.
+    /// The MAC of the device to add: the one the QR code names, or the paired device of the model a scan finds
+    /// (the user chooses when there are several); then, for `popflag=1`, the user's leave to connect. A decision
+    /// nobody can make fails the add by name (``LayeredReason/noPrompt``, ``LayeredReason/severalDevices(_:)``).
     func findDevice(_ request: LayeredRequest, scannedQR: String?) async throws -> MACAddress {
         if await user.cancels(.add) { throw StagesStopped.first(.cancel, .cancel) }
         let mac: MACAddress
         if request.addType == .qrCode {
-            var text = scannedQR
-            if text == nil { text = await user.scanQRCode() }
-            guard let text else {
-                throw StagesStopped.first(.cancel, .cancel)
+            let text: String
+            if let scannedQR {
+                text = scannedQR
+            } else {
+                text = try await Self.answer(user.scanQRCode(), else: .named(.noPrompt, parameter: "addtype"))
             }
             do {
                 mac = try DeviceQRCode(parsing: text, requestedModel: request.deviceModel).mac
@@ -172,20 +179,46 @@ struct StageRunner: Sendable {
                 throw StagesStopped.first(.fail, error.reason)
             }
         } else {
-            let entry = DeviceCatalog.entry(for: request.deviceModel)
-            var found: MACAddress?
-            for await advertisement in central.scan(for: [entry.profile.serviceUUID])
-            where advertisement.isPaired && advertisement.isDevice(of: request.deviceModel) {
-                found = advertisement.mac
-                break
+            let candidates = await scannedCandidates(of: request.deviceModel)
+            guard let strongest = candidates.first else { throw StagesStopped.first(.fail, .deviceNotFound) }
+            if candidates.count == 1 {
+                mac = strongest.mac
+            } else {
+                let chosen = try await Self.answer(
+                    user.chooseDevice(among: candidates), else: .severalDevices(candidates.count))
+                guard candidates.contains(where: { $0.mac == chosen }) else {
+                    logger.notice("the device chosen is not one of those found", metadata: ["device": "\(chosen)"])
+                    throw StagesStopped.first(.fail, .deviceNotFound)
+                }
+                mac = chosen
             }
-            guard let found else { throw StagesStopped.first(.fail, .deviceNotFound) }
-            mac = found
         }
-        if request.prompts, await !user.acceptsConnect(to: mac) {
-            throw StagesStopped.first(.cancel, .cancel)
+        if request.prompts {
+            try await Self.answer(user.confirmConnect(to: mac), else: .named(.noPrompt, parameter: "popflag"))
         }
         return mac
+    }
+
+    /// The paired devices of `model` a scan hears, each once with its strongest signal, strongest first (by
+    /// address when equal).
+    func scannedCandidates(of model: DeviceModel) async -> [DeviceCandidate] {
+        var found: [MACAddress: DeviceCandidate] = [:]
+        for await advertisement in central.scan(for: [DeviceCatalog.entry(for: model).profile.serviceUUID])
+        where advertisement.isPaired && advertisement.isDevice(of: model) {
+            if let known = found[advertisement.mac], (known.rssi ?? .min) >= advertisement.rssi { continue }
+            found[advertisement.mac] = DeviceCandidate(
+                mac: advertisement.mac, name: advertisement.localName, rssi: advertisement.rssi)
+        }
+        return found.values.sorted { ($0.rssi ?? .min, $1.mac.description) > ($1.rssi ?? .min, $0.mac.description) }
+    }
+
+    /// The answer's value; a decline cancels the add, and an answer nobody can give fails it with `reason`.
+    static func answer<Value>(_ answer: PromptAnswer<Value>, else reason: LayeredReason) throws -> Value {
+        switch answer {
+        case .answered(let value): return value
+        case .declined: throw StagesStopped.first(.cancel, .cancel)
+        case .unavailable: throw StagesStopped.first(.fail, reason)
+        }
     }
 }
 

@@ -57,36 +57,39 @@ struct BandOptions: ParsableArguments {
             known = try hub.store.device(mac)
         } catch {
             printError("cannot read the store: \(error)")
-            throw ExitCode(1)
+            throw ExitStatus.refused
         }
         guard let known else {
             printError(
                 "\(mac) is not a device of this hub: add it first, e.g. vitalbridge open "
                     + "'ihealth-layer://?cmd=1&addtype=0&devicemodel=700&scheme=vitalbridge-demo'")
-            throw ExitCode(1)
+            throw ExitStatus.refused
         }
         guard known.model.isSmartband else {
             printError("\(mac) is a \(known.model.name), not a smartband")
-            throw ExitCode(1)
+            throw ExitStatus.refused
         }
-        let world = hub.world
+        guard hub.transport.central.reaches(known.model) else {
+            printError("\(mac) is a \(known.model.name): BlueZ does not speak the smartbands' vendor protocol")
+            throw ExitStatus.refused
+        }
+        let now = hub.transport.now
         do {
             return try await hub.withConnection(to: mac) { connection in
                 let driver = SmartbandDriver(
-                    entry: DeviceCatalog.entry(for: known.model), connection: connection,
-                    clock: { world.clock.wallTime })
+                    entry: DeviceCatalog.entry(for: known.model), connection: connection, clock: now)
                 return try await body(hub, driver, StoreSink(store: hub.store, device: mac))
             }
         } catch let error as DeviceError {
             printError("band \(mac): \(error.message)")
-            throw ExitCode(1)
+            throw ExitStatus.refused
         } catch let error as BandSettingError {
             throw BandCommand.refuse(error)
-        } catch let error as ExitCode {
+        } catch let error as ExitStatus {
             throw error
         } catch {
             printError("band \(mac): \(error)")
-            throw ExitCode(1)
+            throw ExitStatus.refused
         }
     }
 
@@ -101,9 +104,9 @@ extension BandCommand {
     typealias Kind = VitalDevices.BandCommand
 
     /// A setting's rule broken: one line naming the field, exit 1, nothing sent.
-    static func refuse(_ error: BandSettingError) -> ExitCode {
+    static func refuse(_ error: BandSettingError) -> ExitStatus {
         printError("refused: \(error)")
-        return ExitCode(1)
+        return ExitStatus.refused
     }
 
     /// Runs a rule-checked constructor, turning its refusal into ``refuse(_:)``.
@@ -179,10 +182,8 @@ extension BandCommand {
             let hours = self.hours
             let mac = band.address
             let total = try await band.withBand { hub, first, sink in
-                let world = hub.world
-                let end = hours.map {
-                    LayeredTimestamp(secondsSince1970: world.clock.wallTime.secondsSince1970 + Int64($0) * 3_600)
-                }
+                let (central, now) = (hub.transport.central, hub.transport.now)
+                let end = hours.map { LayeredTimestamp(secondsSince1970: now().secondsSince1970 + Int64($0) * 3_600) }
                 var driver = first
                 var total = 0
                 var backoff = 0.5
@@ -195,8 +196,8 @@ extension BandCommand {
                             print(event == .findPhone ? "the wearer pressed find-phone" : "the wearer took a picture")
                         } stored: { count in
                             counted.set(count)
-                            print("stored \(count) item(s) on this link, band time \(world.clock.wallTime)")
-                            if let end, world.clock.wallTime >= end {
+                            print("stored \(count) item(s) on this link, band time \(now())")
+                            if let end, now() >= end {
                                 withUnsafeCurrentTask { $0?.cancel() }
                             }
                         }
@@ -227,10 +228,9 @@ extension BandCommand {
                         }
                         if stop.stopped { break }
                         do {
-                            let connection = try await world.connect(to: mac)
+                            let connection = try await central.connect(to: mac)
                             let batchSize = driver.batchSize
-                            driver = SmartbandDriver(
-                                entry: first.entry, connection: connection, clock: { world.clock.wallTime })
+                            driver = SmartbandDriver(entry: first.entry, connection: connection, clock: now)
                             // a link that drops before a batch is full gets smaller batches, so that it progresses
                             driver.batchSize = max(16, batchSize / 2)
                             backoff = 0.5
@@ -259,7 +259,7 @@ extension BandCommand {
         func run() async throws {
             let hub = try openHub(homeOptions.home)
             var rows: [[String]] = []
-            for await found in hub.world.scan(for: [SmartbandGATT.service]) {
+            for await found in hub.transport.central.scan(for: [SmartbandGATT.service]) {
                 rows.append([
                     found.mac.description, found.localName, "\(found.rssi) dBm", found.isPaired ? "yes" : "no",
                     try hub.store.device(found.mac) == nil ? "no" : "yes",
@@ -297,7 +297,7 @@ extension BandCommand {
             let mac = band.address
             let today = try await band.withBand { hub, driver, sink in
                 try await driver.run(.getToday, storingInto: sink)
-                let day = hub.world.clock.wallTime.day
+                let day = hub.transport.now().day
                 return try hub.store.readings(
                     device: mac, since: LayeredTimestamp(secondsSince1970: day.daysSince1970 * 86_400)
                 )
@@ -319,7 +319,7 @@ extension BandCommand {
             }
             guard case .supportedSports(let list)? = answers.first else {
                 printError("band \(band.mac): it did not list its sports")
-                throw ExitCode(1)
+                throw ExitStatus.refused
             }
             print("at most \(list.maximumActive) active at once")
             for sport in list.sports {

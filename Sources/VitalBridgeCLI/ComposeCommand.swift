@@ -47,9 +47,9 @@ struct ComposeCommand: ParsableCommand {
     }
 
     func run() throws {
-        func refuse(_ message: String) -> ExitCode {
+        func refuse(_ message: String) -> ExitStatus {
             printError("cannot compose: \(message)")
-            return ExitCode(1)
+            return ExitStatus.refused
         }
         func wire<T: RawRepresentable<Int>>(_ value: Int?, _ name: String) throws -> T? {
             guard let value else { return nil }

@@ -13,19 +13,28 @@ import VitalStore
     import Darwin
 #endif
 
-/// The simulated user of the fleet file, with the QR text of `--scan-qr` taking precedence.
+/// The simulated user of the fleet file: cancels where it says, and answers only the questions it scripts.
 struct SimulatedUser: HubUser {
     let script: UserScript
-    let scannedQR: String?
 
     func cancels(_ stage: Stage) async -> Bool {
         // a measurement cancel is the device's: the user stops it on the device
         stage != .measure && script.cancelAt == stage
     }
 
-    func acceptsConnect(to device: MACAddress) async -> Bool { !script.declineConnect }
+    func confirmConnect(to device: MACAddress) async -> PromptAnswer<Void> {
+        switch script.declineConnect {
+        case nil: .unavailable
+        case true?: .declined
+        case false?: .answered(())
+        }
+    }
 
-    func scanQRCode() async -> String? { scannedQR ?? script.qrCode }
+    func scanQRCode() async -> PromptAnswer<String> { script.qrCode.map { .answered($0) } ?? .unavailable }
+
+    func chooseDevice(among candidates: [DeviceCandidate]) async -> PromptAnswer<MACAddress> {
+        script.chooseDevice.map { .answered($0) } ?? .unavailable
+    }
 }
 
 /// Device leases across processes: an exclusive `flock` on `locks/<MAC>.lock` in the home folder, waited for up to
@@ -93,30 +102,81 @@ struct FileLeases: DeviceLeases {
     }
 }
 
+/// How a home reaches its devices: one value, chosen once per home and request (``TransportChoice``).
+enum HubTransport {
+    /// The home's simulated world, scripted by its fleet file, each device's state saved in the home.
+    case simulated(fleet: Fleet, world: SimulatedWorld)
+    /// Real devices through BlueZ: nothing simulated is built, read or written.
+    case bluez(BlueZCentral)
+
+    var central: any BluetoothCentral {
+        switch self {
+        case .simulated(_, let world): world
+        case .bluez(let central): central
+        }
+    }
+
+    /// The simulated world, on a simulated home only.
+    var world: SimulatedWorld? {
+        guard case .simulated(_, let world) = self else { return nil }
+        return world
+    }
+
+    /// The time what is stored is dated by: the simulated world's, or the real one.
+    var now: @Sendable () -> LayeredTimestamp {
+        switch self {
+        case .simulated(_, let world):
+            let clock = world.clock
+            return { clock.wallTime }
+        case .bluez: return { LayeredTimestamp(Date()) }
+        }
+    }
+}
+
 /// Everything a hub command needs, made from the home folder: the composition root.
 struct Hub {
     let home: Home
     let store: VitalStore
-    let fleet: Fleet
-    let world: SimulatedWorld
     let whitelist: Whitelist
+    let transport: HubTransport
 
-    /// The hub of `home` answering the callers of `whitelist`; its store is opened read-only when `readOnly`. A
-    /// device's saved state is loaded when a request leases the device (``FileLeases``), or by ``restoreWorld()``.
-    init(home: Home, whitelist: Whitelist, readOnly: Bool = false) throws(HomeError) {
+    /// The hub of `home` answering the callers of `whitelist`, reaching devices through the transport `choice`
+    /// resolves to for the home; its store is opened read-only when `readOnly`. A simulated device's saved state is
+    /// loaded when a request leases the device (``FileLeases``), or by ``restoreWorld()``.
+    init(
+        home: Home, whitelist: Whitelist, readOnly: Bool = false, transport choice: TransportChoice = TransportChoice(),
+        scanDuration: Duration = .seconds(5)
+    ) throws(HomeError) {
         self.home = home
         self.whitelist = whitelist
         store = try home.store(readOnly: readOnly)
-        fleet = try home.fleet()
-        do {
-            world = try SimulatedWorld(fleet: fleet, start: LayeredTimestamp(Date()))
-        } catch {
-            throw HomeError("\(home.fleetPath): \(error)")
+        switch try choice.resolved(in: home) {
+        case (.simulated, _):
+            let fleet = try home.fleet()
+            do {
+                transport = .simulated(
+                    fleet: fleet, world: try SimulatedWorld(fleet: fleet, start: LayeredTimestamp(Date())))
+            } catch {
+                throw HomeError("\(home.fleetPath): \(error)")
+            }
+        case (.bluez, let adapter):
+            transport = .bluez(
+                BlueZCentral(bus: .system, adapter: adapter, scanDuration: scanDuration, logger: hubLogger()))
         }
+    }
+
+    /// The simulated world, or an error saying that the home reaches real devices, for the commands that show or
+    /// serve the simulator.
+    func simulatedWorld() throws(HomeError) -> SimulatedWorld {
+        guard let world = transport.world else {
+            throw HomeError("the home reaches real devices through BlueZ: it has no simulated fleet")
+        }
+        return world
     }
 
     /// Loads every device's saved state, for commands that show the whole world.
     func restoreWorld() async throws {
+        let world = try simulatedWorld()
         for device in world.configurations {
             if let saved = try home.deviceState(device.mac) {
                 do {
@@ -128,14 +188,17 @@ struct Hub {
         }
     }
 
-    /// Runs `body` on a connection to device `mac` of the world, under the device's lease (its saved state is
-    /// loaded, and saved back when done); the connection is closed after, whatever happened.
+    /// Device leases across processes; on a simulated home they load and save each device's state.
+    var leases: FileLeases { FileLeases(home: home, world: transport.world, timeout: Self.deviceWait) }
+
+    /// Runs `body` on a connection to device `mac`, under the device's lease; the connection is closed after,
+    /// whatever happened.
     func withConnection<T: Sendable>(
         to mac: MACAddress, _ body: @escaping @Sendable (any BluetoothConnection) async throws -> T
     ) async throws -> T {
-        let world = self.world
-        return try await FileLeases(home: home, world: world, timeout: Self.deviceWait).withLease(mac) {
-            let connection = try await world.connect(to: mac)
+        let central = transport.central
+        return try await leases.withLease(mac) {
+            let connection = try await central.connect(to: mac)
             do {
                 let result = try await body(connection)
                 await connection.disconnect()
@@ -147,13 +210,6 @@ struct Hub {
         }
     }
 
-    /// Makes the fleet's `device` a device of the store if it is not one yet: the ShareVitalSigns and DDS providers
-    /// measure on devices no layered request added.
-    func remember(_ device: SimulatedDeviceConfiguration) throws(StoreError) {
-        guard try store.device(device.mac) == nil else { return }
-        try store.saveDevice(StoredDevice(mac: device.mac, model: device.entry.model, addedAt: world.clock.wallTime))
-    }
-
     /// How long a request waits for a device another process uses: `$VITALBRIDGE_DEVICE_WAIT_SECONDS`, else 10 s.
     static var deviceWait: Duration {
         let text = environment("VITALBRIDGE_DEVICE_WAIT_SECONDS")
@@ -161,28 +217,26 @@ struct Hub {
         return .milliseconds(Int64(seconds * 1000))
     }
 
-    /// The engine of this hub, reaching devices through `bluez` when given, else the simulated world; `user` answers
-    /// its prompts (the fleet's scripted user when absent).
-    func bridge(
-        scannedQR: String?, handOff: any CallbackHandOff, showProgress: Bool = false, bluez: BlueZCentral? = nil,
-        user: (any HubUser)? = nil
-    ) -> Bridge {
-        let world = self.world
+    /// Who answers the hub's questions when no person is at a terminal: a dialog on the desktop when a graphical
+    /// session and zenity or kdialog are there, else the fleet's scripted user on a simulated home, else nobody.
+    var unattendedUser: any HubUser {
+        if let desktop = DesktopUser.available() { return desktop }
+        if case .simulated(let fleet, _) = transport { return SimulatedUser(script: fleet.user) }
+        return NobodyToAsk()
+    }
+
+    /// The engine of this hub, answering through `handOff`; `user` answers its questions (``unattendedUser`` when
+    /// absent).
+    func bridge(handOff: any CallbackHandOff, showProgress: Bool = false, user: (any HubUser)? = nil) -> Bridge {
         var progress: @Sendable (SyncProgress) -> Void = { _ in }
         if showProgress, isatty(2) == 1 {
             progress = { update in drawProgress(update) }
         }
-        let clock = world.clock
-        // the simulated world's time and its devices' saved state, or the real time and nothing for a real transport
-        var now: @Sendable () -> LayeredTimestamp = { clock.wallTime }
-        if bluez != nil { now = { LayeredTimestamp(Date()) } }
         return Bridge(
-            store: store, central: bluez ?? world,
-            user: user ?? SimulatedUser(script: fleet.user, scannedQR: scannedQR),
-            leases: FileLeases(home: home, world: bluez == nil ? world : nil, timeout: Self.deviceWait),
-            whitelist: whitelist,
-            handOff: handOff, reservation: ProcessIdentity.reservationOwner(), logger: hubLogger(),
-            now: now, progress: progress)
+            store: store, central: transport.central, user: user ?? unattendedUser, leases: leases,
+            whitelist: whitelist, handOff: handOff, reservation: ProcessIdentity.reservationOwner(),
+            providers: ProviderSettings(board: SVSFiles.board, ddsSources: DDSSources.Registry(home: home)),
+            logger: hubLogger(), now: transport.now, progress: progress)
     }
 }
 

@@ -69,7 +69,7 @@ struct DDSCommand: ParsableCommand {
                 result = try DDSResult(callback: url)
             } catch {
                 printError("invalid DDS callback: \(error)")
-                throw ExitCode(1)
+                throw ExitStatus.refused
             }
             var rows: [(String, JSON, String)] = []
             func add(_ name: String, _ value: Double?, _ colour: DDSColour? = nil, _ unit: String = "") {
@@ -141,7 +141,7 @@ struct DDSCommand: ParsableCommand {
                     try DDSSources.save(sources, in: hub.home)
                 } catch {
                     printError("\(error)")
-                    throw ExitCode(1)
+                    throw ExitStatus.refused
                 }
                 print("\(source) → \(callback)")
             }
@@ -158,7 +158,7 @@ struct DDSCommand: ParsableCommand {
                     sources = try DDSSources.load(hub.home)
                 } catch {
                     printError("\(error)")
-                    throw ExitCode(1)
+                    throw ExitStatus.refused
                 }
                 print(
                     table(
@@ -177,14 +177,14 @@ struct DDSCommand: ParsableCommand {
                     var sources = try DDSSources.load(hub.home)
                     guard sources.entries.removeValue(forKey: source) != nil else {
                         printError("\(source) is not a DDS source of this hub")
-                        throw ExitCode(1)
+                        throw ExitStatus.refused
                     }
                     try DDSSources.save(sources, in: hub.home)
-                } catch let error as ExitCode {
+                } catch let error as ExitStatus {
                     throw error
                 } catch {
                     printError("\(error)")
-                    throw ExitCode(1)
+                    throw ExitStatus.refused
                 }
                 print("removed \(source)")
             }
@@ -195,6 +195,12 @@ struct DDSCommand: ParsableCommand {
 /// The DDS sources a hub answers: source → the exact callback URL registered for it (`dds-sources.json`).
 struct DDSSources {
     var entries: [String: String] = [:]
+
+    /// The sources of `home` as the engine asks for them: the file is read only when a DDS request comes.
+    struct Registry: DDSRegistry {
+        let home: Home
+        func callback(for source: String) throws -> String? { try DDSSources.load(home).entries[source] }
+    }
 
     static func path(_ home: Home) -> String { home.directory + "/dds-sources.json" }
 
@@ -269,7 +275,7 @@ struct HRVCommand: ParsableCommand {
         func read(_ text: Substring, _ place: String) throws {
             guard let value = Double(text.trimmingCharacters(in: .whitespaces)), value.isFinite, value > 0 else {
                 printError("\(place) ('\(text)') is not an interval in milliseconds")
-                throw ExitCode(1)
+                throw ExitStatus.refused
             }
             intervals.append(value)
         }
@@ -283,7 +289,7 @@ struct HRVCommand: ParsableCommand {
                 bytes = try Home.readFile(rrFile, limit: 64 << 20)
             } catch {
                 printError("\(error)")
-                throw ExitCode(1)
+                throw ExitStatus.refused
             }
             for (index, line) in String(decoding: bytes, as: UTF8.self).split(
                 separator: "\n", omittingEmptySubsequences: false
@@ -300,102 +306,5 @@ struct HRVCommand: ParsableCommand {
         print(
             "{\"rmssd\": \(figure(figures.rmssd)), \"sdnn\": \(figure(figures.sdnn)), \"power\": \(figure(figures.power)), "
                 + "\"accepted\": \(figures.accepted), \"rejected\": \(figures.rejected)}")
-    }
-}
-
-/// VitalBridge as a DDS provider: `vitalbridge open 'vitalbridge://dds/measurement?source=…&callback=…'` records
-/// RR intervals from the fleet's heart-rate sensor and calls back with RMSSD, SDNN and total power.
-///
-/// Only a registered source whose `callback` is exactly the URL registered for it gets a callback (exit 3
-/// otherwise). VitalBridge's own parameters are `duration` (seconds of recording, 120 to 86400; 300, the Task
-/// Force's short-term recording, when absent) and `mac` (which sensor, when there are several); every other
-/// parameter is echoed back. The RR series is stored as a heart-rate reading of the sensor. Welltory's stress,
-/// energy and productivity are its own, unpublished: VitalBridge sends none of them.
-enum DDSProvider {
-    static let link = "vitalbridge://dds/measurement"
-
-    /// Whether `url` is for the DDS provider.
-    static func handles(_ url: String) -> Bool { url.lowercased().hasPrefix("vitalbridge://dds/") }
-
-    static func run(url: String, home option: String?, handOff: any CallbackHandOff) async -> Never {
-        func refuse(_ status: Int32, _ why: String) -> Never {
-            printError(status == 3 ? "no callback: \(why)" : why)
-            exit(status)
-        }
-        let request: DDSRequest
-        do {
-            guard url.split(separator: "?", maxSplits: 1).first.map(String.init)?.lowercased() == link else {
-                refuse(3, "\(url.prefix(200)) is not \(link)")
-            }
-            request = try DDSRequest(link: url)
-        } catch {
-            refuse(3, "the DDS request is not one: \(error)")
-        }
-        let hub: Hub
-        let sources: DDSSources
-        do {
-            let home = try Home(Home.directory(option: option), create: true)
-            hub = try Hub(home: home, whitelist: try home.whitelist())
-            sources = try DDSSources.load(hub.home)
-        } catch {
-            refuse(1, "cannot use the home folder: \(error)")
-        }
-        guard let registered = sources.entries[request.source] else {
-            refuse(3, "\(request.source.prefix(100)) is not a registered DDS source")
-        }
-        guard registered == request.callback else {
-            refuse(3, "the callback is not the one registered for \(request.source.prefix(100))")
-        }
-        var seconds = 300
-        var chosen: MACAddress?
-        var echoed: [(name: String, value: String)] = []
-        for (name, value) in request.extra {
-            switch name {
-            case "duration":
-                guard let number = Int(value), (120...86_400).contains(number) else {
-                    refuse(1, "duration must be a whole number of seconds from 120 to 86400, not '\(value.prefix(40))'")
-                }
-                seconds = number
-            case "mac":
-                guard let mac = MACAddress(value) else { refuse(1, "mac must be 12 hexadecimal digits") }
-                chosen = mac
-            default:
-                echoed.append((name, value))
-            }
-        }
-        let sensors = hub.world.configurations.filter { $0.entry.family == .heartRateSensor }
-        guard let sensor = chosen.map({ mac in sensors.first { $0.mac == mac } }) ?? sensors.first else {
-            refuse(
-                1,
-                chosen.map { "\($0) is not a heart-rate sensor of the fleet" } ?? "the fleet has no heart-rate sensor")
-        }
-        let world = hub.world
-        let store = hub.store
-        let duration = seconds
-        let reading: HeartRateReading
-        do {
-            try hub.remember(sensor)
-            reading = try await hub.withConnection(to: sensor.mac) { connection in
-                let driver = HeartRateDriver(entry: sensor.entry, connection: connection) { world.clock.wallTime }
-                let reading = try await driver.record(seconds: duration)
-                try await StoreSink(store: store, device: sensor.mac).store([DeviceRecord(reading: .heartRate(reading))]
-                )
-                return reading
-            }
-        } catch {
-            refuse(1, "the recording on \(sensor.mac) failed: \(error)")
-        }
-        let figures = HRVFigures(rr: reading.rrIntervals)
-        guard let rmssd = figures.rmssd, let sdnn = figures.sdnn, let power = figures.power else {
-            refuse(1, "the recording has too few accepted intervals (\(figures.accepted)) for HRV")
-        }
-        func tenth(_ value: Double) -> Double { (value * 10).rounded() / 10 }
-        let result = DDSResult(rmssd: tenth(rmssd), sdnn: tenth(sdnn), power: tenth(power), extra: echoed)
-        do {
-            try await handOff.handOver(result.callbackURL(on: request.callback))
-        } catch {
-            refuse(5, "the callback was not handed over: \(error)")
-        }
-        exit(0)
     }
 }

@@ -60,13 +60,13 @@ struct DemoCommand: AsyncParsableCommand {
             hub = try Hub(home: home, whitelist: try home.whitelist())
         } catch {
             printError("cannot create the demo home: \(error)")
-            throw ExitCode(1)
+            throw ExitStatus.refused
         }
         print("VitalBridge demo: a caller app (vitalbridge-demo://) asks the hub for vital signs.\n")
         for (index, (title, url)) in Self.steps.enumerated() {
             print("\(index + 1). \(title)")
             print("   request:  \(url)")
-            let outcome = await hub.bridge(scannedQR: nil, handOff: ShownHandOff()).handle(url: url, platform: .ios)
+            let outcome = await hub.bridge(handOff: ShownHandOff()).handle(url: url, platform: .ios)
             guard case .callback(let callbackURL, let report) = outcome else {
                 print("   no callback\n")
                 continue

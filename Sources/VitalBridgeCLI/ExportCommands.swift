@@ -105,12 +105,17 @@ struct FHIROptions: ParsableArguments {
             type: transaction ? .transaction : .collection, subject: subject(), hub: store.hubID(),
             glucoseUnit: glucoseUnit(), devices: devices, utcOffset: { zone.secondsFromGMT(for: $0.date) })
         var output = StreamingOutput()
-        output.append { writer.begin(into: &$0) }
-        try store.forEachReading(device: device, since: since) { stored in
-            output.append { writer.append(stored.reading, device: stored.device, to: &$0) }
+        do {
+            try output.append { writer.begin(into: &$0) }
+            try store.forEachReading(device: device, since: since) { stored in
+                try output.append { writer.append(stored.reading, device: stored.device, to: &$0) }
+            }
+            try output.append { writer.finish(into: &$0) }
+            try output.flush()
+        } catch  where output.closed {
+            // a closed pipe ends the bundle
+            return
         }
-        output.append { writer.finish(into: &$0) }
-        output.flush()
     }
 }
 
@@ -198,7 +203,7 @@ struct ReportCommand: ParsableCommand {
             title: title,
             subtitle: "\(scope); times in \(zone.identifier); made \(String(local.description.prefix(16))).")
         if out == "-" {
-            guard writeAll(page, to: 1) else { throw ExitCode(1) }
+            guard writeAll(page, to: 1) else { throw ExitStatus.refused }
             return
         }
         // what an earlier report killed as it wrote left beside this one
@@ -208,7 +213,7 @@ struct ReportCommand: ParsableCommand {
             try Home.writeFile(page, to: out)
         } catch {
             printError("cannot write the report: \(error)")
-            throw ExitCode(1)
+            throw ExitStatus.refused
         }
         printError("wrote \(out): \(report.readings) readings")
     }

@@ -97,14 +97,14 @@ struct GATTDecodeCommand: ParsableCommand {
     func run() throws {
         guard let bytes = parseHex(hex) else {
             printError("invalid hex: expected pairs of hexadecimal digits, got '\(hex)'")
-            throw ExitCode(1)
+            throw ExitStatus.refused
         }
         do {
             let json = try Self.decoders[key]!.decode(bytes).serialized(pretty: true)
             print(String(decoding: json, as: UTF8.self), terminator: "")
         } catch {
             printError("cannot decode: \(error)")
-            throw ExitCode(1)
+            throw ExitStatus.refused
         }
     }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import LayeredProtocol
 import ShareVitalSigns
+import VitalBridge
 
 /// `vitalbridge install-handler`: makes this binary the desktop's handler of the hub's URL schemes.
 struct InstallHandlerCommand: ParsableCommand {
@@ -48,7 +49,7 @@ struct InstallHandlerCommand: ParsableCommand {
             }
         } catch {
             printError("cannot install the handler: \(error)")
-            throw ExitCode(1)
+            throw ExitStatus.refused
         }
     }
 }
@@ -76,7 +77,7 @@ struct UninstallHandlerCommand: ParsableCommand {
             }
         } catch {
             printError("cannot uninstall the handler: \(error)")
-            throw ExitCode(1)
+            throw ExitStatus.refused
         }
     }
 }
@@ -97,7 +98,7 @@ struct DesktopHandler {
     /// The schemes the hub handles: the layered app's, its own, and those of the ShareVitalSigns signs it supplies.
     static let schemes: [String] =
         [layeredAppScheme, "vitalbridge"]
-        + VitalSign.named.compactMap { $0.scheme != nil && SVSCommand.supplied.provides($0.sign) ? $0.scheme : nil }
+        + VitalSign.named.compactMap { $0.scheme != nil && SVSAdapter.supplied.provides($0.sign) ? $0.scheme : nil }
 
     static var mimeTypes: [String] { schemes.map { "x-scheme-handler/" + $0 } }
 
@@ -266,7 +267,7 @@ struct DesktopHandler {
     func runTool(_ arguments: [String], _ package: String) throws(HomeError) {
         let output: (status: Int32, output: String)
         do {
-            output = try ChildProcess(arguments).run(capture: true)
+            output = try ChildProcess(arguments).run(capture: .both)
         } catch {
             throw HomeError("\(error) \(package)")
         }

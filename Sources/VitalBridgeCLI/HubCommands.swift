@@ -89,7 +89,8 @@ struct OpenCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await invocation.run()
+        let status = await invocation.run()
+        guard status == .done else { throw status }
     }
 }
 
@@ -170,33 +171,25 @@ struct OpenInvocation: Equatable {
         }
     }
 
-    /// How the callback is handed over; exits 1 when the configured opener is not a command.
-    func handOff() -> any CallbackHandOff {
+    /// How the callback is handed over; `nil` when the configured opener is not a command.
+    func handOff() -> (any CallbackHandOff)? {
         guard case .opener(let option) = delivery else { return StandardOutputHandOff() }
-        guard let opener = Opener.chosen(option: option) else {
-            printError("VITALBRIDGE_OPENER must name a program (and its leading arguments)")
-            exit(1)
-        }
-        return OpenerHandOff(opener: opener)
+        return Opener.chosen(option: option).map { OpenerHandOff(opener: $0) }
     }
 
-    /// Handles the request: prints (or opens) the callback URL and exits 0; exits 3 when no callback may be sent, 5
-    /// when it could not be handed over, 1 when the home cannot be used and the whitelist cannot name a destination.
+    /// Handles the request (layered, ShareVitalSigns or Welltory DDS): prints (or opens) the answer and returns
+    /// ``ExitStatus/done``; ``ExitStatus/noCallback`` when no answer may be sent, ``ExitStatus/handOffFailed``
+    /// when it could not be handed over, ``ExitStatus/refused`` when the request or the home was refused (a home
+    /// that cannot be used still answers a layered request `ERROR_STORE` when the whitelist names where to).
     ///
-    /// The process ends with the store still open. Every reading and delivery is already committed to SQLite's
-    /// write-ahead log with a full sync, and the next process to open the store reads the log back, as it would after
-    /// a crash; closing would only spend time on cleanup (GRDB's observers, a dispatch queue) that matters to a
-    /// long-lived process.
-    func run() async throws -> Never {
-        let handOff = handOff()
-        if DDSProvider.handles(url) { await DDSProvider.run(url: url, home: home, handOff: handOff) }
-        if SVSProvider.handles(url) {
-            do {
-                try await SVSProvider.answer(url, caller: caller, home: home, handOff: handOff)
-                exit(0)
-            } catch {
-                VitalBridgeCommand.exit(withError: error)
-            }
+    /// The store is left open for the rest of the process. Every reading and delivery is already committed to
+    /// SQLite's write-ahead log with a full sync, and the next process to open the store reads the log back, as it
+    /// would after a crash; closing would only spend time on cleanup (GRDB's observers, a dispatch queue) that
+    /// matters to a long-lived process.
+    func run() async -> ExitStatus {
+        guard let handOff = handOff() else {
+            printError("VITALBRIDGE_OPENER must name a program (and its leading arguments)")
+            return .refused
         }
         // the whitelist decides where an answer may go: without it, none may
         let folder: Home
@@ -206,51 +199,68 @@ struct OpenInvocation: Equatable {
             whitelist = try folder.whitelist()
         } catch {
             printError("cannot use the home folder: \(error)")
-            exit(1)
+            return .refused
         }
-        var hub: Hub?
         let outcome: HubOutcome
         do {
-            hub = try Hub(home: folder, whitelist: whitelist)
-            let bluez = try hub!.bluez(transport)
+            let hub = try Hub(home: folder, whitelist: whitelist, transport: transport)
+            _ = Unmanaged.passRetained(hub.store)
             // a person at a terminal answers the prompts, and Ctrl-C cancels the stage that runs
             let interrupt = TerminalUser.isAttached ? Interrupt.watch() : nil
             let (url, platform, caller, scanQR) = (url, platform, caller, scanQR)
-            let bridge = hub!.bridge(
-                scannedQR: scanQR, handOff: handOff, showProgress: true, bluez: bluez,
-                user: interrupt.map { TerminalUser(scannedQR: scanQR, interrupt: $0) })
+            let bridge = hub.bridge(
+                handOff: handOff, showProgress: true, user: interrupt.map { TerminalUser(interrupt: $0) })
             outcome = await Interrupt.run(cancelledBy: interrupt) {
                 await bridge.handle(url: url, platform: platform, caller: caller, scannedQR: scanQR)
             }
         } catch {
+            guard ProviderProtocol(of: url) == nil else {
+                printError("cannot use the home folder: \(error)")
+                return .refused
+            }
             outcome = await Bridge.answerUnusableHome(
                 url: url, platform: platform, caller: caller, whitelist: whitelist, error: error, handOff: handOff,
                 logger: hubLogger())
         }
-        return withExtendedLifetime(hub) {
-            switch outcome {
-            case .callback:
-                exit(0)
-            case .handOffFailed(_, _, let why):
-                printError("the callback was not handed over (its readings stay pending): \(why)")
-                exit(5)
-            case .noCallback(let why):
-                printError("no callback: \(why)")
-                exit(3)
-            }
+        return ExitStatus(outcome)
+    }
+}
+
+extension ExitStatus {
+    /// The status of what the engine did, saying on standard error why it did not answer, or why its answer is a
+    /// provider's failure.
+    init(_ outcome: HubOutcome) {
+        switch outcome {
+        case .callback(_, let report):
+            if let note = report.note { printError(note) }
+            self = .done
+        case .handOffFailed(_, _, let why):
+            printError("the answer was not handed over (its readings stay pending): \(why)")
+            self = .handOffFailed
+        case .noCallback(let why):
+            printError("no callback: \(why)")
+            self = .noCallback
+        case .refused(let why):
+            printError(why)
+            self = .refused
         }
     }
 }
 
 /// Opens the hub in the home folder `option` names (``Home/directory(option:)``), or exits 1 with one line saying
 /// why. Only commands that write create a home (`create`); the others open its store read-only.
-func openHub(_ option: String?, create: Bool = false, readOnly: Bool? = nil) throws -> Hub {
+func openHub(
+    _ option: String?, create: Bool = false, readOnly: Bool? = nil, transport: TransportChoice = TransportChoice(),
+    scanDuration: Duration = .seconds(5)
+) throws -> Hub {
     do {
         let home = try Home(Home.directory(option: option), create: create)
-        return try Hub(home: home, whitelist: try home.whitelist(), readOnly: readOnly ?? !create)
+        return try Hub(
+            home: home, whitelist: try home.whitelist(), readOnly: readOnly ?? !create, transport: transport,
+            scanDuration: scanDuration)
     } catch {
         printError("cannot use the home folder: \(error)")
-        throw ExitCode(1)
+        throw ExitStatus.refused
     }
 }
 
@@ -287,7 +297,7 @@ struct InitCommand: ParsableCommand {
             }
         } catch {
             printError("cannot use the home folder: \(error)")
-            throw ExitCode(1)
+            throw ExitStatus.refused
         }
         print("VitalBridge home at \(hub.home.directory)")
         if let adapter = try? hub.home.adapter() { print("devices are reached through BlueZ, adapter \(adapter)") }
@@ -407,35 +417,40 @@ struct RecordsCommand: ParsableCommand {
         var output = StreamingOutput()
         var first = true
         switch format {
-        case .table: output.write(RecordsFormatter.tableHeader)
-        case .csv: output.write(RecordsFormatter.csvHeader)
-        case .json: output.write("[")
+        case .table: try output.write(RecordsFormatter.tableHeader)
+        case .csv: try output.write(RecordsFormatter.csvHeader)
+        case .json: try output.write("[")
         case .fhir: return  // written above, as a bundle
         }
-        func write(_ row: RecordRow) {
+        func write(_ row: RecordRow) throws {
             switch format {
-            case .table: output.write(RecordsFormatter.tableRow(row))
-            case .csv: output.append { RecordsFormatter.appendCSVRow(row, to: &$0) }
-            case .json: output.write((first ? "\n" : ",\n") + RecordsFormatter.jsonObject(row))
+            case .table: try output.write(RecordsFormatter.tableRow(row))
+            case .csv: try output.append { RecordsFormatter.appendCSVRow(row, to: &$0) }
+            case .json: try output.write((first ? "\n" : ",\n") + RecordsFormatter.jsonObject(row))
             case .fhir: break
             }
             first = false
         }
         let (mac, from) = (filter.mac, filter.from)
-        if heartRateMinutes {
-            for band in try hub.store.devices() where band.model.isSmartband && (mac == nil || band.mac == mac) {
-                try hub.store.forEachDayItem(device: band.mac, since: from?.day) { item in
-                    for row in try RecordRow.heartRateMinutes(of: item, device: band.mac)
-                    where from.map({ row.time >= $0 }) ?? true {
-                        write(row)
+        do {
+            if heartRateMinutes {
+                for band in try hub.store.devices() where band.model.isSmartband && (mac == nil || band.mac == mac) {
+                    try hub.store.forEachDayItem(device: band.mac, since: from?.day) { item in
+                        for row in try RecordRow.heartRateMinutes(of: item, device: band.mac)
+                        where from.map({ row.time >= $0 }) ?? true {
+                            try write(row)
+                        }
                     }
                 }
+            } else {
+                try hub.store.forEachReading(device: mac, since: from) { try write(RecordRow($0)) }
             }
-        } else {
-            try hub.store.forEachReading(device: mac, since: from) { write(RecordRow($0)) }
+            if format == .json { try output.write(first ? "]\n" : "\n]\n") }
+        } catch  where output.closed {
+            // a closed pipe (`records | head`) ends the listing
+            return
         }
-        if format == .json { output.write(first ? "]\n" : "\n]\n") }
-        output.flush()
+        try output.flush()
     }
 }
 
@@ -477,7 +492,7 @@ struct WhitelistCommand: ParsableCommand {
                 try whitelist.set(callback, for: caller)
             } catch {
                 printError("cannot whitelist \(escapedCallerText(caller)): \(error)")
-                throw ExitCode(1)
+                throw ExitStatus.refused
             }
             try Home.writeFile(whitelist.plist, to: hub.home.whitelistPath)
             print("\(caller) → \(callback)")
@@ -503,7 +518,7 @@ struct WhitelistCommand: ParsableCommand {
             var whitelist = hub.whitelist
             guard whitelist.remove(caller) else {
                 printError("\(escapedCallerText(caller)) is not whitelisted")
-                throw ExitCode(1)
+                throw ExitStatus.refused
             }
             try Home.writeFile(whitelist.plist, to: hub.home.whitelistPath)
             print("removed \(caller)")
@@ -524,15 +539,17 @@ struct FleetCommand: ParsableCommand {
 
         func run() async throws {
             let hub = try openHub(homeOptions.home)
+            let world: SimulatedWorld
             do {
+                world = try hub.simulatedWorld()
                 try await hub.restoreWorld()
             } catch {
                 printError("cannot use the home folder: \(error)")
-                throw ExitCode(1)
+                throw ExitStatus.refused
             }
             var rows: [[String]] = []
-            for device in hub.world.configurations {
-                let stored = await hub.world.heldCount(of: device.mac)
+            for device in world.configurations {
+                let stored = await world.heldCount(of: device.mac)
                 rows.append([
                     device.mac.description, device.entry.model.name, device.entry.family.rawValue, device.serial,
                     device.paired ? "yes" : "no", device.inRange ? "yes" : "no", String(stored),

@@ -78,25 +78,35 @@ struct ChildProcess {
         return signal == 0 ? "exited with status \((status >> 8) & 0xFF)" : "was ended by signal \(signal)"
     }
 
+    /// What of the program's output is returned.
+    enum Capture {
+        /// Nothing: its standard output goes to standard error.
+        case none
+        /// Its standard output and standard error together.
+        case both
+        /// Its standard output; its standard error goes to ours.
+        case standardOutput
+    }
+
     /// Runs the program with standard input from `/dev/null` and a clean signal state (not the hub's SIGPIPE
-    /// ignored, nor signals blocked by whatever started the hub), and waits for it. Its standard output goes to
-    /// standard error, or, when `capture`, both its outputs are returned. Its `waitpid` status, and what it wrote.
+    /// ignored, nor signals blocked by whatever started the hub), and waits for it; `capture` says what of its
+    /// output is returned. Its `waitpid` status, and what it wrote.
     ///
     /// - Throws: a `HomeError` when it cannot be started.
-    func run(capture: Bool = false) throws(HomeError) -> (status: Int32, output: String) {
+    func run(capture: Capture = .none) throws(HomeError) -> (status: Int32, output: String) {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         var pipe: [Int32] = [-1, -1]
-        if capture {
+        if capture != .none {
             guard Glibc.pipe(&pipe) == 0 else {
                 throw HomeError("cannot run \(name): \(String(cString: strerror(errno)))")
             }
             // the child's copies are its outputs (dup2 clears the flag); the pipe's own ends stay here
             for end in pipe { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
             posix_spawn_file_actions_adddup2(&actions, pipe[1], 1)
-            posix_spawn_file_actions_adddup2(&actions, pipe[1], 2)
+            if capture == .both { posix_spawn_file_actions_adddup2(&actions, pipe[1], 2) }
         } else {
             posix_spawn_file_actions_adddup2(&actions, 2, 1)
         }
@@ -116,7 +126,7 @@ struct ChildProcess {
         var pid: pid_t = 0
         let started = posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, environ)
         var output: [UInt8] = []
-        if capture {
+        if capture != .none {
             close(pipe[1])
             var buffer = [UInt8](repeating: 0, count: 4096)
             while started == 0 {

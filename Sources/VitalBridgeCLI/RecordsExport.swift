@@ -181,28 +181,31 @@ extension ReadingColumn.Value {
 }
 
 /// Writes `records` output to standard output as it is produced, 64 KiB at a time, so that any number of readings
-/// takes the same memory.
+/// takes the same memory. A closed pipe (`records | head`) ends the listing: writing then throws
+/// ``ExitStatus/done`` (and ``closed`` says so, where a store wraps what its reader threw).
 struct StreamingOutput {
     private var buffer: [UInt8] = []
+    /// Whether standard output was closed.
+    private(set) var closed = false
 
     init() { buffer.reserveCapacity(1 << 16) }
 
-    mutating func write(_ text: String) {
+    mutating func write(_ text: String) throws(ExitStatus) {
         buffer.append(contentsOf: text.utf8)
-        if buffer.count >= 1 << 16 { flush() }
+        if buffer.count >= 1 << 16 { try flush() }
     }
 
     /// Lets `body` append bytes to the buffer, then flushes it if it is full.
-    mutating func append(_ body: (inout [UInt8]) -> Void) {
+    mutating func append(_ body: (inout [UInt8]) -> Void) throws(ExitStatus) {
         body(&buffer)
-        if buffer.count >= 1 << 16 { flush() }
+        if buffer.count >= 1 << 16 { try flush() }
     }
 
-    mutating func flush() {
+    mutating func flush() throws(ExitStatus) {
         guard !buffer.isEmpty else { return }
         guard writeAll(buffer, to: 1) else {
-            // a closed pipe (`records | head`) ends the listing
-            exit(0)
+            closed = true
+            throw .done
         }
         buffer.removeAll(keepingCapacity: true)
     }

@@ -24,10 +24,6 @@ struct SVSCommand: ParsableCommand {
             """,
         subcommands: [Request.self, Open.self, Retrieve.self])
 
-    /// The signs VitalBridge supplies: HR and SPO2 from its oximeter, TEMP from its thermometer, BPSYS and BPDIA
-    /// from its blood pressure monitor.
-    static let supplied: VitalSign = [.hr, .spo2, .temp, .bpSys, .bpDia]
-
     /// `--sign`: a name (`BP`) or a code (`48`).
     static func sign(_ text: String) throws -> VitalSign {
         guard let sign = VitalSign(parsing: text) else {
@@ -70,14 +66,14 @@ struct SVSCommand: ParsableCommand {
                     requestID: plain ? nil : bytes(16))
             } catch {
                 printError("cannot request \(sign): \(error)")
-                throw ExitCode(1)
+                throw ExitStatus.refused
             }
             do {
                 try SVSFiles.saveRequest(request, requester: requester, in: home)
                 try SVSFiles.writeBoard(request.board)
             } catch {
                 printError("\(error)")
-                throw ExitCode(1)
+                throw ExitStatus.refused
             }
             if plain {
                 printError("plain mode: any process of this user can read the answer and change it")
@@ -107,7 +103,14 @@ struct SVSCommand: ParsableCommand {
 
         func run() async throws {
             let text = url == "-" ? (readLine(strippingNewline: true) ?? "") : url
-            try await SVSProvider.answer(text, caller: caller, home: homeOptions.home, handOff: StandardOutputHandOff())
+            guard ProviderProtocol(of: text) == .shareVitalSigns else {
+                printError("not a ShareVitalSigns request: \(text.prefix(200)) has no svs- scheme")
+                throw ExitStatus.refused
+            }
+            let status = await OpenInvocation(
+                home: homeOptions.home, platform: .ios, caller: caller, scanQR: nil, url: text
+            ).run()
+            guard status == .done else { throw status }
         }
     }
 
@@ -137,20 +140,20 @@ struct SVSCommand: ParsableCommand {
             let answer: PollAnswer
             do {
                 answer = try SVSFiles.poll(sign, requester: requester, home: openHub(homeOptions.home).home)
-            } catch let error as ExitCode {
+            } catch let error as ExitStatus {
                 throw error
             } catch {
                 printError("invalid: \(error)")
                 print("invalid")
-                throw ExitCode(1)
+                throw ExitStatus.refused
             }
             switch answer {
             case .inProgress:
                 print("in progress")
-                throw ExitCode(4)
+                throw ExitStatus.notYet
             case .invalid:
                 print("invalid")
-                throw ExitCode(1)
+                throw ExitStatus.refused
             case .value(let value, let quality):
                 print(value)
                 printError("quality \(quality)")
@@ -181,6 +184,9 @@ enum SVSFiles {
         try Home.checkDirectory(folder, ownedByUser: false)
         return folder
     }
+
+    /// The board the engine answers on.
+    static let board = FileBoard()
 
     static func writeBoard(_ board: Board) throws(HomeError) {
         _ = try checkedFolder()
@@ -246,141 +252,9 @@ enum SVSFiles {
     }
 }
 
-/// VitalBridge as a ShareVitalSigns provider: measures the requested signs on the fleet's devices and stores each
-/// reading like any other.
-struct SVSProvider {
-    let hub: Hub
-    let requester: String
-
-    /// Whether `url` is a ShareVitalSigns request (`svs-bp://…`).
-    static func handles(_ url: String) -> Bool {
-        guard let colon = url.firstIndex(of: ":") else { return false }
-        return VitalSign(scheme: String(url[..<colon])) != nil
-    }
-
-    /// Answers the request URL `text` (from `caller`, if the platform names it) as provider in the home `home`: the
-    /// answer goes on the shared board, then `handOff` opens `<requester>://`. Throws the exit code.
-    static func answer(_ text: String, caller: String?, home: String?, handOff: any CallbackHandOff) async throws {
-        let request: ProviderURL
-        do {
-            request = try ProviderURL(parsing: text.trimmingCharacters(in: .whitespaces))
-        } catch {
-            printError("not a ShareVitalSigns request: \(error)")
-            throw ExitCode(1)
-        }
-        if let caller, let named = request.requester, caller != named {
-            printError("no answer: the URL names the requester \(named), but \(caller) opened it")
-            throw ExitCode(3)
-        }
-        let hub = try openHub(home, create: true)
-        guard let requester = caller ?? request.requester, hub.whitelist.entries[requester] != nil else {
-            printError(
-                "no answer: \(caller ?? request.requester ?? "an unnamed requester") is not a whitelisted caller")
-            throw ExitCode(3)
-        }
-        var board: Board
-        do {
-            guard let current = try SVSFiles.readBoard() else {
-                printError("no request on the shared board \(SVSFiles.boardPath)")
-                throw ExitCode(1)
-            }
-            board = current
-        } catch let error as ExitCode {
-            throw error
-        } catch {
-            printError("\(error)")
-            throw ExitCode(1)
-        }
-        guard board.sign == request.sign else {
-            printError("the board asks for \(board.sign), the URL for \(request.sign)")
-            throw ExitCode(1)
-        }
-        guard board.isSealed == (request.key != nil) else {
-            printError(
-                board.isSealed
-                    ? "a sealed request needs its svskey" : "the request on the board is plain: no svskey")
-            throw ExitCode(1)
-        }
-        let answer: Answer
-        if SVSCommand.supplied.provides(board.sign) {
-            answer = await SVSProvider(hub: hub, requester: requester).measure(board.sign)
-        } else {
-            printError("VitalBridge cannot supply \(board.sign): a failure answer")
-            answer = .failure
-        }
-        do {
-            if let key = request.key {
-                board.sealed = try SealedAnswer.seal(answer, key: key, for: board)
-            } else {
-                board.answer = answer
-            }
-            try SVSFiles.writeBoard(board)
-        } catch {
-            printError("\(error)")
-            throw ExitCode(1)
-        }
-        do {
-            try await handOff.handOver("\(requester)://")
-        } catch {
-            printError("the answer is on the board, but the requester was not opened: \(error)")
-            throw ExitCode(5)
-        }
-    }
-
-    /// The answer for `signs`: a value with quality 100 for each sign measured (a device's reading), or a failure
-    /// answer if a device cannot be reached or its measurement fails.
-    func measure(_ signs: VitalSign) async -> Answer {
-        var values: [Int: Answer.Entry] = [:]
-        let full = Quality(100)!
-        let groups: [(signs: VitalSign, family: DeviceFamily)] = [
-            ([.bpSys, .bpDia], .bloodPressure), ([.hr, .spo2], .pulseOximeter), (.temp, .thermometer),
-        ]
-        for group in groups where !signs.isDisjoint(with: group.signs) {
-            guard let reading = await reading(from: group.family) else { return .failure }
-            switch reading {
-            case .bloodPressure(let bp):
-                values[4] = .init(.number(Int(bp.systolic.rounded())), quality: full)
-                values[5] = .init(.number(Int(bp.diastolic.rounded())), quality: full)
-            case .oximetry(let po):
-                values[0] = .init(.number(po.heartRate), quality: full)
-                values[2] = .init(.number(po.oxygenSaturation), quality: full)
-            case .temperature(let temperature):
-                values[3] = .init(.text(String(format: "%.1f", temperature.celsius)), quality: full)
-            default:
-                return .failure
-            }
-        }
-        // only the signs asked for
-        let asked = Set(signs.basicSigns.compactMap(\.exponent))
-        return Answer(success: true, values: values.filter { asked.contains($0.key) })
-    }
-
-    /// A live reading from the fleet's first device of `family` that measures, stored; `nil` if it fails (the
-    /// reason is on stderr).
-    func reading(from family: DeviceFamily) async -> LayeredReading? {
-        guard let device = hub.world.configurations.first(where: { $0.entry.family == family && $0.entry.measuresLive })
-        else {
-            printError("the fleet has no \(family.rawValue) device that measures")
-            return nil
-        }
-        let mac = device.mac
-        let entry = device.entry
-        let world = hub.world
-        let store = hub.store
-        let caller = requester
-        do {
-            try hub.remember(device)
-            return try await hub.withConnection(to: mac) { connection in
-                let driver = makeDriver(for: entry, connection: connection) { world.clock.wallTime }
-                try await driver.prepare(for: DeviceSession(caller: caller, time: world.clock.wallTime))
-                let record = try await driver.measure(MeasureOptions(), into: StoreSink(store: store, device: mac)) {
-                    _ in
-                }
-                return record.reading
-            }
-        } catch {
-            printError("\(entry.model.name) \(mac): \(error)")
-            return nil
-        }
-    }
+/// The shared board as a file (``SVSFiles/boardPath``), for the engine's ShareVitalSigns adapter.
+struct FileBoard: SharedBoard {
+    var location: String { SVSFiles.boardPath }
+    func read() throws -> Board? { try SVSFiles.readBoard() }
+    func write(_ board: Board) throws { try SVSFiles.writeBoard(board) }
 }

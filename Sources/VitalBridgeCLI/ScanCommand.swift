@@ -36,14 +36,9 @@ struct ScanCommand: AsyncParsableCommand {
     ]
 
     func run() async throws {
-        let hub = try openHub(homeOptions.home)
-        let central: any BluetoothCentral
-        do {
-            central = try hub.bluez(transportOptions.choice, scanDuration: .seconds(seconds)) ?? hub.world
-        } catch {
-            printError("cannot use the home folder: \(error)")
-            throw ExitCode(1)
-        }
+        let central = try openHub(
+            homeOptions.home, transport: transportOptions.choice, scanDuration: .seconds(seconds)
+        ).transport.central
         var rows: [[String]] = []
         var seen = Set<MACAddress>()
         for await advertisement in central.scan(for: Self.profiles.map(\.0))

@@ -45,7 +45,7 @@ struct SimulateCommand: AsyncParsableCommand {
                 devices = try Fleet(json: try Home.readFile(path, limit: Home.Limit.fleet))
             } catch {
                 printError("cannot use the fleet: \(path): \(error)")
-                throw ExitCode(1)
+                throw ExitStatus.refused
             }
         } else {
             devices = Fleet.default
@@ -56,7 +56,7 @@ struct SimulateCommand: AsyncParsableCommand {
             server = try await SimulatedBlueZ(world: world, bus: bus, pace: pace)
         } catch {
             printError("cannot serve on \(bus): \(error)")
-            throw ExitCode(1)
+            throw ExitStatus.refused
         }
         // written at once, unbuffered: a script waits for this line before it starts a client
         FileHandle.standardOutput.write(
@@ -65,7 +65,7 @@ struct SimulateCommand: AsyncParsableCommand {
             try await server.run()
         } catch {
             printError("the bus failed: \(error)")
-            throw ExitCode(1)
+            throw ExitStatus.refused
         }
     }
 }

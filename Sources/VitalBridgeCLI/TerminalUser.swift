@@ -5,12 +5,12 @@ import Synchronization
 import VitalBridge
 
 /// A person at a terminal, standing in for the phone's dialogs: the connect prompt (`popflag=1`), the camera that
-/// reads a device's QR code (its text typed, or read from a file with `@FILE`), and the cancel button (Ctrl-C).
+/// reads a device's QR code (its text typed, or read from a file with `@FILE`), the list of devices found to choose
+/// from, and the cancel button (Ctrl-C).
 ///
 /// It is used only when standard input and standard error are both terminals; a request from a program or a
 /// desktop handler without one never waits for an answer nobody can give.
 struct TerminalUser: HubUser {
-    let scannedQR: String?
     let interrupt: Interrupt
 
     /// Whether a person can answer: standard input and standard error are terminals.
@@ -18,23 +18,36 @@ struct TerminalUser: HubUser {
 
     func cancels(_ stage: Stage) async -> Bool { interrupt.pressed }
 
-    func acceptsConnect(to device: MACAddress) async -> Bool {
-        guard let answer = ask("Connect to the device \(device)? [y/N] ") else { return false }
-        return ["y", "yes"].contains(answer.lowercased())
+    func confirmConnect(to device: MACAddress) async -> PromptAnswer<Void> {
+        guard let answer = ask("Connect to the device \(device)? [y/N] ") else { return .declined }
+        return ["y", "yes"].contains(answer.lowercased()) ? .answered(()) : .declined
     }
 
-    func scanQRCode() async -> String? {
-        if let scannedQR { return scannedQR }
+    func scanQRCode() async -> PromptAnswer<String> {
         while let text = ask("The device's QR code: type its text, or @FILE to read it from a file (empty: cancel): ") {
-            guard text.hasPrefix("@") else { return text.isEmpty ? nil : text }
+            guard text.hasPrefix("@") else { return text.isEmpty ? .declined : .answered(text) }
             do {
                 let bytes = try Home.readUserFile(String(text.dropFirst()), limit: 4096)
-                return String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+                return .answered(
+                    String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
             } catch {
                 printError("\(error)")
             }
         }
-        return nil
+        return .declined
+    }
+
+    /// Lists the candidates, numbered, and reads a number or an address; asked again until it is one of them.
+    func chooseDevice(among candidates: [DeviceCandidate]) async -> PromptAnswer<MACAddress> {
+        var list = "\(candidates.count) devices found:\n"
+        for (index, candidate) in candidates.enumerated() { list += "  \(index + 1)  \(candidate)\n" }
+        FileHandle.standardError.write(Data(list.utf8))
+        while let text = ask("The device to use: its number (1-\(candidates.count)) or address (empty: cancel): ") {
+            guard !text.isEmpty else { return .declined }
+            if let mac = DeviceCandidate.pick(text, among: candidates) { return .answered(mac) }
+            printError("'\(text.prefix(40))' is neither a number from 1 to \(candidates.count) nor an address listed")
+        }
+        return .declined
     }
 
     /// Asks `question` on standard error and reads one line from standard input; `nil` at the end of input or when
@@ -112,3 +125,13 @@ final class Interrupt: Sendable {
 
 /// The pipe the SIGINT handler writes to (set once, before the handler is installed).
 nonisolated(unsafe) private var interruptPipe: Int32 = -1
+
+extension DeviceCandidate {
+    /// The candidate `text` names: its number in the list (from 1) or its address; `nil` for anything else.
+    static func pick(_ text: String, among candidates: [DeviceCandidate]) -> MACAddress? {
+        let text = text.trimmingCharacters(in: .whitespaces)
+        if let number = Int(text), (1...candidates.count).contains(number) { return candidates[number - 1].mac }
+        guard let mac = MACAddress(text), candidates.contains(where: { $0.mac == mac }) else { return nil }
+        return mac
+    }
+}

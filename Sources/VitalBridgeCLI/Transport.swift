@@ -58,14 +58,3 @@ struct TransportChoice: Equatable {
         return (.simulated, nil)
     }
 }
-
-extension Hub {
-    /// The real central `choice` asks for: BlueZ on the system bus (`DBUS_SYSTEM_BUS_ADDRESS` when set); `nil`
-    /// for the hub's simulated world.
-    func bluez(_ choice: TransportChoice, scanDuration: Duration = .seconds(5)) throws(HomeError) -> BlueZCentral? {
-        switch try choice.resolved(in: home) {
-        case (.simulated, _): nil
-        case (.bluez, let adapter): BlueZCentral(bus: .system, adapter: adapter, scanDuration: scanDuration)
-        }
-    }
-}

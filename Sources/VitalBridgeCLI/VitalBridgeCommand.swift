@@ -40,11 +40,7 @@ public struct VitalBridgeCommand: ParsableCommand {
         // `open` is the hub's hot path: its documented form is read without building the whole command tree,
         // which costs more than the request itself; anything else (help, a usage error) goes through the parser.
         if let open = OpenInvocation(fastParsing: Array(CommandLine.arguments.dropFirst())) {
-            do {
-                try await open.run()
-            } catch {
-                exit(withError: error)
-            }
+            Foundation.exit(await open.run().rawValue)
         }
         do {
             var command = try parseAsRoot()
@@ -54,6 +50,8 @@ public struct VitalBridgeCommand: ParsableCommand {
                 try command.run()
             }
             exit(withError: nil)
+        } catch let status as ExitStatus {
+            Foundation.exit(status.rawValue)
         } catch {
             if exitCode(for: error) == .validationFailure {
                 var message = fullMessage(for: error)
@@ -62,7 +60,7 @@ public struct VitalBridgeCommand: ParsableCommand {
                     message += suggestion + "\n"
                 }
                 FileHandle.standardError.write(Data(message.utf8))
-                Foundation.exit(2)
+                Foundation.exit(ExitStatus.usage.rawValue)
             }
             exit(withError: error)
         }
@@ -115,7 +113,7 @@ struct RequestCommand: ParsableCommand {
             request = try LayeredRequest(parsing: url, platform: options.platform)
         } catch {
             printError("invalid request: \(error); fail callback reason \(error.reason)")
-            throw ExitCode(1)
+            throw ExitStatus.refused
         }
         for (name, value) in describe(request) { print("\(name): \(value)") }
     }
@@ -182,7 +180,7 @@ struct CallbackCommand: ParsableCommand {
             response = try LayeredResponse(parsing: url)
         } catch {
             printError("invalid callback: \(error)")
-            throw ExitCode(1)
+            throw ExitStatus.refused
         }
         print("destination: \(response.callback.destination)")
         if let id = response.requestID { print("requestid: \(id)") }

@@ -4,7 +4,14 @@ import LayeredProtocol
 /// What a measurement needs besides the device: the BG5 strip code.
 public struct MeasureOptions: Hashable, Sendable {
     public var stripCode: StripCode?
-    public init(stripCode: StripCode? = nil) { self.stripCode = stripCode }
+    /// How long a recording lasts, in seconds, for a device that records a series (a heart-rate sensor's RR
+    /// intervals); the driver's own length when `nil`.
+    public var recordingSeconds: Int?
+
+    public init(stripCode: StripCode? = nil, recordingSeconds: Int? = nil) {
+        self.stripCode = stripCode
+        self.recordingSeconds = recordingSeconds
+    }
 }
 
 /// Who a request is for, as a driver needs to know before it uses the device: the PO3 authenticates the caller and

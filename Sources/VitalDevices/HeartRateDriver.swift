@@ -24,11 +24,13 @@ public struct HeartRateDriver: DeviceDriver {
         self.clock = clock
     }
 
-    /// Records for ``measurementSeconds`` and stores the reading before returning it.
+    /// Records for the options' ``MeasureOptions/recordingSeconds``, else ``measurementSeconds``, and stores the
+    /// reading before returning it.
     public func measure(
         _ options: MeasureOptions, into sink: any RecordSink, observer: @escaping @Sendable (LiveSample) -> Void
     ) async throws(DeviceError) -> DeviceRecord {
-        let record = DeviceRecord(reading: .heartRate(try await record(seconds: measurementSeconds)))
+        let seconds = options.recordingSeconds ?? measurementSeconds
+        let record = DeviceRecord(reading: .heartRate(try await record(seconds: seconds)))
         try await store([record], in: sink)
         return record
     }

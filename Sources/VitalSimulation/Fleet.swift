@@ -22,15 +22,21 @@ public struct Fleet: Hashable, Sendable {
 public struct UserScript: Hashable, Sendable {
     /// The stage the user cancels (`add`, `sync` or `measure` in the fleet file).
     public var cancelAt: Stage?
-    /// Whether the user declines the connect prompt (`popflag=1`).
-    public var declineConnect: Bool
-    /// The text the user's camera reads from a QR code.
+    /// The user's answer to the connect prompt (`popflag=1`): `true` declines, `false` accepts; `nil`, the user
+    /// is not there to answer it.
+    public var declineConnect: Bool?
+    /// The text the user's camera reads from a QR code; `nil`, the user is not there to show one.
     public var qrCode: String?
+    /// The device the user picks when an add by scan finds several; `nil`, the user is not there to choose.
+    public var chooseDevice: MACAddress?
 
-    public init(cancelAt: Stage? = nil, declineConnect: Bool = false, qrCode: String? = nil) {
+    public init(
+        cancelAt: Stage? = nil, declineConnect: Bool? = nil, qrCode: String? = nil, chooseDevice: MACAddress? = nil
+    ) {
         self.cancelAt = cancelAt
         self.declineConnect = declineConnect
         self.qrCode = qrCode
+        self.chooseDevice = chooseDevice
     }
 
 }

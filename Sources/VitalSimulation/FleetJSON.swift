@@ -39,16 +39,23 @@ extension UserScript {
             }
             return stage
         }
-        declineConnect = try fields.bool("declineConnect") ?? false
+        declineConnect = try fields.bool("declineConnect")
         qrCode = try fields.string("qrCode")
+        chooseDevice = try fields.string("chooseDevice").map { text throws(FleetError) in
+            guard let mac = MACAddress(text) else {
+                throw FleetError(path: fields.path(of: "chooseDevice"), message: "must be 12 hexadecimal digits")
+            }
+            return mac
+        }
         try fields.finish()
     }
 
     var jsonValue: JSON {
         var members = JSONMembers()
         members["cancelAt"] = cancelAt.map { .string("\($0)") }
-        members["declineConnect"] = .bool(declineConnect)
+        members["declineConnect"] = declineConnect.map(JSON.bool)
         members["qrCode"] = qrCode.map(JSON.string)
+        members["chooseDevice"] = chooseDevice.map { .string($0.description) }
         return members.object
     }
 }

@@ -117,15 +117,18 @@ public struct DDSResult: Hashable, Sendable {
     public var stressColour: DDSColour?
     public var energyColour: DDSColour?
     public var productivityColour: DDSColour?
+    /// Why a provider could not measure (VitalBridge's `error` parameter); the callback then carries no values.
+    public var failure: DDSFailure?
     /// The callback's other parameters, in order (a request's extra parameters, echoed).
     public var extra: [(name: String, value: String)]
 
     public init(
         stress: Double? = nil, energy: Double? = nil, productivity: Double? = nil, rmssd: Double? = nil,
         sdnn: Double? = nil, power: Double? = nil, token: String? = nil, stressColour: DDSColour? = nil,
-        energyColour: DDSColour? = nil, productivityColour: DDSColour? = nil,
+        energyColour: DDSColour? = nil, productivityColour: DDSColour? = nil, failure: DDSFailure? = nil,
         extra: [(name: String, value: String)] = []
     ) {
+        self.failure = failure
         self.stress = stress
         self.energy = energy
         self.productivity = productivity
@@ -144,7 +147,7 @@ public struct DDSResult: Hashable, Sendable {
             && left.rmssd == right.rmssd && left.sdnn == right.sdnn && left.power == right.power
             && left.token == right.token && left.stressColour == right.stressColour
             && left.energyColour == right.energyColour && left.productivityColour == right.productivityColour
-            && left.extra.elementsEqual(right.extra) { $0 == $1 }
+            && left.failure == right.failure && left.extra.elementsEqual(right.extra) { $0 == $1 }
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -177,6 +180,7 @@ public struct DDSResult: Hashable, Sendable {
             case "stress_c": stressColour = DDSColour(value)
             case "energy_c": energyColour = DDSColour(value)
             case "productivity_c": productivityColour = DDSColour(value)
+            case "error": failure = DDSFailure(rawValue: value)
             default: extra.append((name, value))
             }
         }
@@ -197,6 +201,7 @@ public struct DDSResult: Hashable, Sendable {
         if let stressColour { parameters.append(("stress_c", stressColour.description)) }
         if let energyColour { parameters.append(("energy_c", energyColour.description)) }
         if let productivityColour { parameters.append(("productivity_c", productivityColour.description)) }
+        if let failure { parameters.append(("error", failure.rawValue)) }
         parameters += extra.map { ($0.name, $0.value) }
         let query = parameters.map { "\(DDSEncoding.encode($0.0))=\(DDSEncoding.encode($0.1))" }.joined(separator: "&")
         return callback + (callback.contains("?") ? "&" : "?") + query
@@ -206,6 +211,29 @@ public struct DDSResult: Hashable, Sendable {
     static func text(_ value: Double) -> String {
         value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : "\(value)"
     }
+}
+
+/// Why a provider answers a DDS request without values: VitalBridge's `error` parameter, which the document does
+/// not have (Welltory's own app always measures). The set is open: a reader keeps a code it does not know.
+public struct DDSFailure: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public var rawValue: String
+
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    /// `no_device`: no heart-rate sensor of the provider's home can record (or not the one the request named).
+    public static let noDevice = DDSFailure(rawValue: "no_device")
+    /// `several_devices`: several sensors could record, and nobody could be asked which.
+    public static let severalDevices = DDSFailure(rawValue: "several_devices")
+    /// `cancelled`: the user cancelled the recording.
+    public static let cancelled = DDSFailure(rawValue: "cancelled")
+    /// `device_failed`: the sensor failed or the link dropped during the recording.
+    public static let deviceFailed = DDSFailure(rawValue: "device_failed")
+    /// `too_few_intervals`: the recording kept too few RR intervals for the figures.
+    public static let tooFewIntervals = DDSFailure(rawValue: "too_few_intervals")
+    /// `store`: the provider's own storage failed.
+    public static let store = DDSFailure(rawValue: "store")
+
+    public var description: String { rawValue }
 }
 
 /// A DDS link or callback that cannot be used; names the parameter.

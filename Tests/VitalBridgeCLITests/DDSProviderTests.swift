@@ -8,8 +8,10 @@ import WelltoryDDS
 struct DDSProviderTests {
     static let callback = "https://www.demoapp.com/dds/"
 
-    static func home() throws -> TestHome {
+    /// A home with the DDS source DemoApp and, when `sensor`, the built-in heart-rate sensor added.
+    static func home(sensor: Bool = true) throws -> TestHome {
         let home = try TestHome()
+        if sensor { try home.add(.heartRateSensor) }
         let added = try home.run(["dds", "sources", "add", "--home", home.path, "DemoApp", callback])
         #expect(added.status == 0, "\(added.stderr)")
         return home
@@ -67,7 +69,6 @@ struct DDSProviderTests {
             ("vitalbridge://dds/measurement?callback=x", 3, "source is required"),
             (Self.link("&duration=119"), 1, "duration must be a whole number of seconds from 120 to 86400, not '119'"),
             (Self.link("&duration=abc"), 1, "duration must be a whole number"),
-            (Self.link("&mac=004D3208D2F4"), 1, "004D3208D2F4 is not a heart-rate sensor of the fleet"),
             (Self.link("&mac=zz"), 1, "mac must be 12 hexadecimal digits"),
         ]
         for (url, status, message) in cases {
@@ -77,6 +78,21 @@ struct DDSProviderTests {
                 "\(url): \(output.stderr)")
         }
         #expect(try home.store().readings().isEmpty)
+    }
+
+    @Test("no sensor of the home can record, or not the one named: a failure callback without values, nothing stored")
+    func noSensor() throws {
+        for (home, extra, why) in [
+            (try Self.home(sensor: false), "", "no heart-rate sensor of the home can measure"),
+            (try Self.home(), "&mac=004D3208D2F4", "004D3208D2F4 is not a heart-rate sensor of the home"),
+        ] {
+            let output = try home.open(Self.link(extra + "&visit=7"))
+            #expect(output.status == 0 && output.stderr.contains(why), "\(output.stderr)")
+            #expect(output.stdout == Self.callback + "?error=no_device&visit=7\n")
+            let result = try DDSResult(callback: String(output.stdout.dropLast()))
+            #expect(result.failure == .noDevice && result.rmssd == nil && result.sdnn == nil && result.power == nil)
+            #expect(try home.store().readings().isEmpty)
+        }
     }
 }
 

@@ -45,6 +45,13 @@ final class TestHome: Sendable {
 
     func store() throws -> VitalStore { try VitalStore(path: path + "/vitalbridge.sqlite") }
 
+    /// Adds the built-in fleet's `model` to the home by QR code, as a caller would, so that providers may use it.
+    func add(_ model: DeviceModel) throws {
+        let added = try callback(
+            request(.add, model).replacingOccurrences(of: "addtype=0", with: "addtype=1"), "--scan-qr", macOf(model))
+        #expect(added.status == .success, "\(added.reason?.rawValue ?? "")")
+    }
+
     deinit { try? FileManager.default.removeItem(atPath: path) }
 }
 
@@ -286,8 +293,9 @@ struct DeliveryTests {
         #expect(try home.callback(url, "--scan-qr", "PO3:004D3208D2F4").reason == .qrModelMismatch)
         #expect(try home.callback(url, "--scan-qr", "BP5:004D3208D2").reason == .qrInvalidMAC)
         #expect(try home.callback(url, "--scan-qr", "BP5:AABBCCDDEEFF").reason == .deviceNotFound)
-        // no --scan-qr and no QR in the fleet: the user closed the camera
-        #expect(try home.callback(url).status == .cancel)
+        // no --scan-qr, no QR in the fleet and nobody to ask: refused by name, never a guess
+        let unasked = try home.callback(url)
+        #expect(unasked.status == .fail && unasked.reason?.rawValue == "ERROR_NO_PROMPT:addtype")
     }
 
     @Test("popflag=1 asks before connecting; a declined prompt is a cancel, and without popflag nobody is asked")

@@ -11,8 +11,10 @@ struct SVSWorld {
     let runtime: String
     static let requester = "org.vitalbridge.demo"
 
-    init() throws {
+    /// A home whose blood pressure monitor, pulse oximeter and thermometer are added (`devices`).
+    init(devices: [DeviceModel] = [.bp5, .po3, .thv3]) throws {
         home = try TestHome()
+        for model in devices { try home.add(model) }
         runtime = home.path + "/run"
         try FileManager.default.createDirectory(
             atPath: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])

@@ -8,15 +8,29 @@ import VitalSimulation
 import VitalStore
 import VitalTestSupport
 
-/// The user, scripted: cancels at a stage, declines the connect prompt, shows a QR code.
+/// The user, scripted: cancels at a stage, answers the connect prompt, shows a QR code, chooses a device; a
+/// question it has no answer for is one nobody can answer.
 struct ScriptedUser: HubUser {
     var cancelAt: Stage?
-    var declines = false
+    /// The answer to the connect prompt: `true` accepts, `false` declines, `nil` nobody answers.
+    var connects: Bool? = true
     var qrCode: String?
+    var chooses: MACAddress?
+    /// The candidates it was shown, each time it was asked to choose.
+    let shown = Locked<[[DeviceCandidate]]>([])
 
     func cancels(_ stage: Stage) async -> Bool { stage == cancelAt }
-    func acceptsConnect(to device: MACAddress) async -> Bool { !declines }
-    func scanQRCode() async -> String? { qrCode }
+
+    func confirmConnect(to device: MACAddress) async -> PromptAnswer<Void> {
+        connects.map { $0 ? .answered(()) : .declined } ?? .unavailable
+    }
+
+    func scanQRCode() async -> PromptAnswer<String> { qrCode.map { .answered($0) } ?? .unavailable }
+
+    func chooseDevice(among candidates: [DeviceCandidate]) async -> PromptAnswer<MACAddress> {
+        shown.withLock { $0.append(candidates) }
+        return chooses.map { .answered($0) } ?? .unavailable
+    }
 }
 
 /// Device leases within one process: a second request for a held device is busy at once.

@@ -14,14 +14,17 @@ public struct ProcessOutput: Sendable {
 }
 
 /// Runs the program at `path` with `arguments`, in this process's environment changed by `environment`, and collects
-/// what it printed.
+/// what it printed. A graphical session's `DISPLAY` and `WAYLAND_DISPLAY` are not passed on unless `environment`
+/// sets them, so that no test opens a dialog on the desktop it runs in.
 public func runProgram(_ path: String, _ arguments: [String], environment: [String: String] = [:]) throws
     -> ProcessOutput
 {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: path)
     process.arguments = arguments
-    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    var inherited = ProcessInfo.processInfo.environment
+    for name in ["DISPLAY", "WAYLAND_DISPLAY"] { inherited[name] = nil }
+    process.environment = inherited.merging(environment) { $1 }
     let out = Pipe()
     let err = Pipe()
     process.standardOutput = out
