@@ -2,7 +2,6 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import LayeredProtocol
-import Locking
 import VitalBridge
 import VitalDevices
 import VitalStore
@@ -182,69 +181,31 @@ extension BandCommand {
             let hours = self.hours
             let mac = band.address
             let total = try await band.withBand { hub, first, sink in
-                let (central, now) = (hub.transport.central, hub.transport.now)
-                let end = hours.map { LayeredTimestamp(secondsSince1970: now().secondsSince1970 + Int64($0) * 3_600) }
-                var driver = first
-                var total = 0
-                var backoff = 0.5
-                var reconnected = false
-                let counted = Counter()
-                while true {
-                    let current = driver
-                    let following = Task {
-                        try await current.follow(into: sink) { event in
+                // the home's transport and the band's clock
+                let bandClock = hub.transport.now
+                let follower = BandFollower(
+                    central: hub.transport.central, entry: first.entry, mac: mac, firstLink: first.connection,
+                    sink: sink,
+                    bandClock: bandClock, clock: ContinuousClock(), batchSize: first.batchSize, logger: hubLogger())
+                let end = hours.map {
+                    LayeredTimestamp(secondsSince1970: bandClock().secondsSince1970 + Int64($0) * 3_600)
+                }
+                let following = Task {
+                    try await follower.run(until: end) { event in
+                        switch event {
+                        case .stored(let count, let bandTime):
+                            print("stored \(count) item(s) on this link, band time \(bandTime)")
+                        case .wearer(let event):
                             print(event == .findPhone ? "the wearer pressed find-phone" : "the wearer took a picture")
-                        } stored: { count in
-                            counted.set(count)
-                            print("stored \(count) item(s) on this link, band time \(now())")
-                            if let end, now() >= end {
-                                withUnsafeCurrentTask { $0?.cancel() }
-                            }
-                        }
-                    }
-                    stop.onSignal { following.cancel() }
-                    let result = await following.result
-                    total += counted.take()
-                    // a link made here is closed here (withBand closes the first)
-                    func closeReconnected() async {
-                        if reconnected { await driver.connection.disconnect() }
-                    }
-                    switch result {
-                    case .failure(let error as DeviceError)
-                    where error.code == .cancelled || (error.code == .disconnected && stop.stopped):
-                        await closeReconnected()
-                        return total
-                    case .failure(let error as DeviceError) where error.code == .disconnected:
-                        print("the link dropped (\(error.message)); reconnecting")
-                    case .failure(let error):
-                        await closeReconnected()
-                        throw error
-                    }
-                    // reconnect, backing off while it fails, until stopped
-                    while !stop.stopped {
-                        // waited in steps of 0.1 s, so that a signal is not kept waiting for the backoff
-                        for _ in 0..<Int(backoff * 10) where !stop.stopped {
-                            try? await Task.sleep(for: .milliseconds(100))
-                        }
-                        if stop.stopped { break }
-                        do {
-                            let connection = try await central.connect(to: mac)
-                            let batchSize = driver.batchSize
-                            driver = SmartbandDriver(entry: first.entry, connection: connection, clock: now)
-                            // a link that drops before a batch is full gets smaller batches, so that it progresses
-                            driver.batchSize = max(16, batchSize / 2)
-                            backoff = 0.5
-                            reconnected = true
+                        case .linkDropped(let message):
+                            print("the link dropped (\(message)); reconnecting")
+                        case .reconnectFailed, .reconnected:
                             break
-                        } catch {
-                            backoff = min(backoff * 2, 30)
                         }
-                    }
-                    if stop.stopped {
-                        await closeReconnected()
-                        return total
                     }
                 }
+                stop.onSignal { following.cancel() }
+                return try await following.value
             }
             print("stopped: \(total) item(s) stored")
         }
@@ -610,8 +571,6 @@ final class StopSignal: @unchecked Sendable {
         }
     }
 
-    var stopped: Bool { lock.withLock { signalled } }
-
     /// `body` runs at the next signal, or now if one came already.
     func onSignal(_ body: @escaping @Sendable () -> Void) {
         let now = lock.withLock {
@@ -627,17 +586,5 @@ final class StopSignal: @unchecked Sendable {
             return handler
         }
         body?()
-    }
-}
-
-/// A count set from one task and taken by another.
-final class Counter: Sendable {
-    private let value = Locked(0)
-    func set(_ count: Int) { value.withLock { $0 = count } }
-    func take() -> Int {
-        value.withLock { count in
-            defer { count = 0 }
-            return count
-        }
     }
 }
