@@ -109,7 +109,7 @@ let package = Package(
             name: "VitalBridgeTests",
             dependencies: [
                 "VitalBridge", "VitalTestSupport", "VitalSimulation", "VitalStore", "VitalDevices", "LayeredProtocol",
-                "WelltoryDDS", "Locking",
+                "WelltoryDDS", "ShareVitalSigns", "Locking",
             ]),
         .testTarget(
             name: "VitalBridgeCLITests",

@@ -85,6 +85,9 @@ struct DDSCommand: ParsableCommand {
             if let token = result.token {
                 rows.append(("token", .string(token), "https://app.welltory.com/share-measurement?token=\(token)"))
             }
+            if let failure = result.failure {
+                rows.append(("error", .string(failure.rawValue), "the provider could not measure"))
+            }
             for (name, value) in result.extra { rows.append((name, .string(value), "echoed")) }
             switch format {
             case .json:

@@ -28,8 +28,11 @@ struct OpenCommand: AsyncParsableCommand {
             mounted with hidepid=2.
 
             When standard input and standard error are a terminal, a person answers the phone's dialogs there: \
-            the connect prompt of popflag=1, the QR code of addtype=1 without --scan-qr (typed, or @FILE), and \
-            Ctrl-C cancels the stage that runs (ERROR_CANCEL). Without a terminal nothing is asked.
+            the connect prompt of popflag=1, the QR code of addtype=1 without --scan-qr (typed, or @FILE), the \
+            device to use when an add by scan finds several, and Ctrl-C cancels the stage that runs \
+            (ERROR_CANCEL). Without a terminal, a graphical session shows them as zenity or kdialog dialogs; else a \
+            simulated home's fleet file answers what it scripts; else nobody can be asked, and the add fails with \
+            ERROR_NO_PROMPT or ERROR_SEVERAL_DEVICES:<count>.
 
             The caller is --caller if given, else the request's appid, else the whitelisted caller whose callback \
             scheme is the request's scheme.

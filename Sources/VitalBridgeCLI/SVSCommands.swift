@@ -89,9 +89,10 @@ struct SVSCommand: ParsableCommand {
                 Reads the URL from the argument, or from standard input with '-' (a URL in a program's arguments is
                 visible to other users in /proc unless it is mounted with hidepid: pass a sealed request's URL on
                 standard input). Only whitelisted requesters are answered (exit 3 otherwise). Signs VitalBridge
-                cannot supply (RR, RRTAPS, POFILES) get a failure answer. The others are measured on the fleet's
-                devices: blood pressure for BPSYS and BPDIA, the oximeter for HR and SPO2, the thermometer for TEMP.
-                Each reading is stored like any other.
+                cannot supply (RR, RRTAPS, POFILES) get a failure answer. The others are measured on devices the
+                home has added, through its transport: a blood pressure monitor for BPSYS and BPDIA, a pulse
+                oximeter for HR and SPO2, a thermometer for TEMP; with none, a failure answer. Each reading is
+                stored like any other.
 
                 Examples:
                   vitalbridge svs open 'svs-bp://?requester=org.vitalbridge.demo&svskey=…'

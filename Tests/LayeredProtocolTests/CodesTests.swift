@@ -165,7 +165,7 @@ struct ReasonDocumentationTests {
         .qrModelMismatch, .qrInvalidMAC, .deviceNotFound, .deviceBusy, .urlBudget, .callbackNotAllowed, .unknownCaller,
         .dynamicCallbackNotAllowed, .deviceModelMismatch, .store, .internal, .deviceConnectionFailed,
         .deviceDisconnected, .deviceProtocolViolation, .deviceAuthenticationFailed, .deviceUnsupported,
-        .deviceStoreFailed, .deviceTimeout, .deviceFailed, .storeBusy,
+        .deviceStoreFailed, .deviceTimeout, .deviceFailed, .storeBusy, .noPrompt, .severalDevicesCode,
     ]
 
     @Test("every declared reason appears in the URL scheme article", arguments: declared)

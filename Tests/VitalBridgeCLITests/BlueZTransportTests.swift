@@ -5,6 +5,7 @@ import VitalDevices
 import VitalSimulation
 import VitalStore
 import VitalTestSupport
+import WelltoryDDS
 
 /// `vitalbridge simulate --bus` serving the fleet as org.bluez on a private bus, and the hub reaching it with
 /// `--transport bluez`: two real processes, a real dbus-daemon, nothing in between.
@@ -298,5 +299,97 @@ struct BlueZTransportTests {
         #expect(callback.reason == .deviceConnectionFailed)
         let bad = try vitalbridge(["scan", "--adapter", "eth0"], environment: ["VITALBRIDGE_HOME": home.path])
         #expect(bad.status == 2 && bad.stderr.contains("--adapter must be an adapter name such as hci0"))
+    }
+}
+
+@Suite("ShareVitalSigns and DDS on a BlueZ home: real devices only, never the simulator", .serialized)
+struct BlueZProviderTests {
+    static let dds = "https://www.demoapp.com/dds/"
+    static let link =
+        "vitalbridge://dds/measurement?source=DemoApp&callback=https%3A%2F%2Fwww.demoapp.com%2Fdds%2F&duration=120"
+
+    /// `svs request` then `svs open` for `sign` in `environment`, with a private runtime folder under `home`;
+    /// returns what `svs open` and then `svs retrieve --sign retrieved` printed.
+    static func svs(_ sign: String, retrieve retrieved: String, home: String, _ environment: [String: String]) throws
+        -> (opened: ProcessOutput, retrieved: ProcessOutput)
+    {
+        let runtime = home + "/run"
+        try FileManager.default.createDirectory(
+            atPath: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let environment = environment.merging(["XDG_RUNTIME_DIR": runtime]) { $1 }
+        let request = try vitalbridge(
+            ["svs", "request", "--sign", sign, "--requester", "org.vitalbridge.demo", "--plain"],
+            environment: environment)
+        #expect(request.status == 0, "\(request.stderr)")
+        let opened = try vitalbridge(
+            ["svs", "open", request.stdout.trimmingCharacters(in: .newlines)], environment: environment)
+        let answer = try vitalbridge(
+            ["svs", "retrieve", "--sign", retrieved, "--requester", "org.vitalbridge.demo"], environment: environment)
+        return (opened, answer)
+    }
+
+    @Test("a BlueZ home whose bus is unreachable answers DDS and SVS with their failure and stores nothing")
+    func unreachableBus() throws {
+        let home = try TemporaryDirectory("vitalbridge-bluez-home")
+        defer { home.remove() }
+        var environment = ["VITALBRIDGE_HOME": home.path]
+        // the home knows a heart-rate sensor and a monitor (added on the simulator), then reaches devices via BlueZ
+        for (model, mac) in [(905, "004D3208D313"), (100, "004D3208D2F4")] {
+            let added = try vitalbridge(
+                [
+                    "open", "--scan-qr", mac,
+                    "ihealth-layer://?cmd=1&addtype=1&devicemodel=\(model)&scheme=vitalbridge-demo",
+                ], environment: environment)
+            #expect(added.status == 0 && added.stdout.contains("status=0"), "\(added.stdout)\(added.stderr)")
+        }
+        #expect(try vitalbridge(["init", "--adapter", "hci0"], environment: environment).status == 0)
+        #expect(try vitalbridge(["dds", "sources", "add", "DemoApp", Self.dds], environment: environment).status == 0)
+        environment["DBUS_SYSTEM_BUS_ADDRESS"] = "unix:path=/nonexistent/bus"
+        let store = try VitalStore(path: home.path + "/vitalbridge.sqlite")
+        let before = try store.readings().count
+
+        let dds = try vitalbridge(["open", Self.link], environment: environment)
+        #expect(dds.status == 0 && dds.stdout == Self.dds + "?error=device_failed\n", "\(dds.stdout)\(dds.stderr)")
+        #expect(dds.stderr.contains("004D3208D313") && !dds.stdout.contains("rmssd"))
+        // the BP5 speaks a vendor protocol BlueZ does not: no device of the home can answer blood pressure
+        let svs = try Self.svs("BP", retrieve: "BPSYS", home: home.path, environment)
+        #expect(svs.opened.status == 0 && svs.opened.stderr.contains("no blood pressure monitor of the home"))
+        #expect(svs.retrieved.status == 1 && svs.retrieved.stdout == "invalid\n")
+        #expect(try store.readings().count == before)
+    }
+
+    @Test("on BlueZ, a 905 answers DDS with its RR intervals and a 900 answers SVS blood pressure")
+    func realDevices() throws {
+        let bench = try SimulatedBus()
+        defer { bench.stop() }
+        for model in [905, 900] {
+            let added = try bench.open("ihealth-layer://?cmd=1&addtype=0&devicemodel=\(model)&scheme=vitalbridge-demo")
+            #expect(added.status == 0 && added.stdout.contains("status=0"), "\(added.stdout)\(added.stderr)")
+        }
+        let environment = bench.environment
+        #expect(try vitalbridge(["dds", "sources", "add", "DemoApp", Self.dds], environment: environment).status == 0)
+        let dds = try bench.open(Self.link)
+        #expect(dds.status == 0, "\(dds.stderr)")
+        let result = try DDSResult(callback: dds.stdout.trimmingCharacters(in: .newlines))
+        #expect(result.rmssd != nil && result.sdnn != nil && result.power != nil && result.failure == nil)
+        let store = try VitalStore(path: bench.home.path + "/vitalbridge.sqlite")
+        guard case .heartRate(let reading)? = try store.readings(device: MACAddress("004D3208D313")!).last?.reading
+        else {
+            Issue.record("no RR series of the 905 stored")
+            return
+        }
+        let figures = HRVFigures(rr: reading.rrIntervals)
+        #expect(result.rmssd == ((figures.rmssd ?? -1) * 10).rounded() / 10)
+
+        #expect(try vitalbridge(["init", "--adapter", "hci0"], environment: environment).status == 0)
+        let svs = try BlueZProviderTests.svs("BP", retrieve: "BPSYS", home: bench.home.path, environment)
+        #expect(svs.opened.status == 0, "\(svs.opened.stderr)")
+        #expect(svs.retrieved.status == 0, "\(svs.retrieved.stdout)\(svs.retrieved.stderr)")
+        let monitor = try store.readings(device: MACAddress(macOf(.bloodPressureMonitor))!)
+        guard case .bloodPressure(let bp)? = monitor.last?.reading else {
+            Issue.record("no blood pressure of the 900 stored")
+            return
+        }
+        #expect(svs.retrieved.stdout == "\(Int(bp.systolic.rounded()))\n")
     }
 }

@@ -77,14 +77,27 @@ struct Engine {
 
     init(
         _ devices: [FleetDevice], user: ScriptedUser = ScriptedUser(), leases: any DeviceLeases = LocalLeases(),
-        store: VitalStore? = nil, budget: Int? = nil, deviceUser: UserScript = UserScript()
+        store: VitalStore? = nil, budget: Int? = nil, deviceUser: UserScript = UserScript(),
+        providers: ProviderSettings = ProviderSettings()
     ) throws {
         world = try SimulatedWorld(fleet: Fleet(user: deviceUser, devices: devices), start: Self.start)
         self.store = try store ?? VitalStore()
+        bridge = Self.bridge(
+            world: world, store: self.store, user: user, leases: leases, handOff: handOff, providers: providers,
+            owner: "engine-test", budget: budget)
+    }
+
+    /// An engine on `world` and `store`, for tests that run two at once.
+    static func bridge(
+        world: SimulatedWorld, store: VitalStore, user: any HubUser, leases: any DeviceLeases,
+        handOff: any CallbackHandOff, providers: ProviderSettings = ProviderSettings(), owner: String,
+        budget: Int? = nil
+    ) -> Bridge {
         let clock = world.clock
-        bridge = Bridge(
-            store: self.store, central: world, user: user, leases: leases, whitelist: .default, handOff: handOff,
-            reservation: ReservationOwner(owner: "engine-test"), now: { clock.wallTime }, callbackBudget: budget)
+        return Bridge(
+            store: store, central: world, user: user, leases: leases, whitelist: .default, handOff: handOff,
+            reservation: ReservationOwner(owner: owner), providers: providers, now: { clock.wallTime },
+            callbackBudget: budget)
     }
 
     /// Handles `url` from iOS and returns the callback it handed over, parsed; records an issue if there is none.
