@@ -69,14 +69,14 @@ extension StageRunner {
         } catch {
             throw ProviderFailure(.store, "the hub's store cannot be read: \(error)")
         }
-        let mac: MACAddress
+        let device: StoredDevice
         if let named = need.device {
-            guard fitting.contains(where: { $0.mac == named }) else {
+            guard let found = fitting.first(where: { $0.mac == named }) else {
                 throw ProviderFailure(.noDevice, "\(named) is not a \(kind) of the home that this transport reaches")
             }
-            mac = named
+            device = found
         } else if fitting.count == 1 {
-            mac = fitting[0].mac
+            device = fitting[0]
         } else if fitting.isEmpty {
             throw ProviderFailure(
                 .noDevice,
@@ -84,9 +84,12 @@ extension StageRunner {
         } else {
             let candidates = fitting.map { DeviceCandidate(mac: $0.mac, name: $0.model.name) }
             switch await user.chooseDevice(among: candidates) {
-            case .answered(let chosen) where candidates.contains(where: { $0.mac == chosen }): mac = chosen
             case .answered(let chosen):
-                throw ProviderFailure(.noDevice, "\(chosen) is not one of the \(candidates.count) \(kind)s of the home")
+                guard let found = fitting.first(where: { $0.mac == chosen }) else {
+                    throw ProviderFailure(
+                        .noDevice, "\(chosen) is not one of the \(candidates.count) \(kind)s of the home")
+                }
+                device = found
             case .declined: throw ProviderFailure(.cancelled, "the user cancelled the choice of a \(kind)")
             case .unavailable:
                 throw ProviderFailure(
@@ -95,7 +98,7 @@ extension StageRunner {
             }
         }
         if await user.cancels(.measure) { throw ProviderFailure(.cancelled, "the user cancelled the measurement") }
-        let entry = DeviceCatalog.entry(for: fitting.first { $0.mac == mac }!.model)
+        let (mac, entry) = (device.mac, DeviceCatalog.entry(for: device.model))
         do {
             return try await leases.withLease(mac) { [self] in
                 let connection = try await central.connect(to: mac)

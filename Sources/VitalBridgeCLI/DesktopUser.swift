@@ -80,6 +80,8 @@ struct DesktopUser: HubUser {
             for candidate in candidates { arguments += [candidate.mac.description, candidate.description] }
         }
         return show(arguments).flatMap { text in
+            // OK with nothing selected: no device chosen
+            guard !text.isEmpty else { return .declined }
             guard let mac = DeviceCandidate.pick(text, among: candidates) else {
                 printError("the dialog answered '\(text.prefix(40))', which is not a device listed")
                 return .unavailable
