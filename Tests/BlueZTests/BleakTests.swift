@@ -50,9 +50,13 @@ struct BleakTests {
         process.standardOutput = output
         process.standardError = errors
         try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        // waited for off the runtime's pool, whose threads the simulated BlueZ needs meanwhile
+        let (data, stderr) = try await blockingOffPool {
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            return (data, stderr)
+        }
         await bench.stop()
         #expect(process.terminationStatus == 0, "\(stderr)")
         let probes = try JSONDecoder().decode([String: Probe].self, from: data)

@@ -23,7 +23,9 @@ struct BlueZBench {
         world = try SimulatedWorld(fleet: fleet, start: LayeredTimestamp(parsing: "2026-11-20 08:00:00")!)
         server = try await SimulatedBlueZ(world: world, bus: bus.address, pace: pace)
         let server = server
-        serving = Task { try? await server.run() }
+        // served on a thread of its own, so that it answers in time however busy the runtime's pool is (the tests
+        // that wait for a child process block its threads while they wait)
+        serving = Task(executorPreference: ThreadExecutor.shared) { try? await server.run() }
         central = BlueZCentral(
             bus: .address(bus.address), scanDuration: .milliseconds(300), connectTimeout: .seconds(5))
     }
@@ -33,6 +35,20 @@ struct BlueZBench {
         await server.close()
         serving.cancel()
         bus.stop()
+    }
+
+    /// Runs `body` on a bench serving `fleet`, and stops the bench whatever `body` does: a bench left serving keeps
+    /// its dbus-daemon, and the test process, alive.
+    static func with<T>(fleet: Fleet = .default, _ body: (BlueZBench) async throws -> T) async throws -> T {
+        let bench = try await BlueZBench(fleet: fleet)
+        do {
+            let result = try await body(bench)
+            await bench.stop()
+            return result
+        } catch {
+            await bench.stop()
+            throw error
+        }
     }
 }
 
@@ -50,69 +66,69 @@ struct BlueZCentralTests {
 
     @Test("the adapter is found, and a scan for a service hears exactly the devices that advertise it")
     func scan() async throws {
-        let bench = try await BlueZBench()
-        let adapters = try await bench.central.adapters()
-        #expect(adapters.map(\.name) == ["hci0"] && adapters[0].powered && adapters[0].central)
-        var heard: [MACAddress: Advertisement] = [:]
-        for await advertisement in bench.central.scan(for: [0x1810]) { heard[advertisement.mac] = advertisement }
-        let expected = bench.world.configurations.filter { $0.entry.profile.serviceUUID == 0x1810 }.map(\.mac)
-        #expect(Set(heard.keys) == Set(expected))
-        #expect(heard[Self.bp5]?.localName == "BP5 D2F4" && heard[Self.bp5]?.isPaired == true)
-        #expect(heard[Self.bp5]?.services == [0x1810])
-        await bench.stop()
+        try await BlueZBench.with { bench in
+            let adapters = try await bench.central.adapters()
+            #expect(adapters.map(\.name) == ["hci0"] && adapters[0].powered && adapters[0].central)
+            var heard: [MACAddress: Advertisement] = [:]
+            for await advertisement in bench.central.scan(for: [0x1810]) { heard[advertisement.mac] = advertisement }
+            let expected = bench.world.configurations.filter { $0.entry.profile.serviceUUID == 0x1810 }.map(\.mac)
+            #expect(Set(heard.keys) == Set(expected))
+            #expect(heard[Self.bp5]?.localName == "BP5 D2F4" && heard[Self.bp5]?.isPaired == true)
+            #expect(heard[Self.bp5]?.services == [0x1810])
+        }
     }
 
     @Test("a push device's stored readings arrive through BlueZ, each stored before the next, none left behind")
     func pushSync() async throws {
-        let bench = try await BlueZBench()
-        let stored = await bench.world.storedReadings(of: Self.bp5)
-        #expect(stored.count == 5)
-        let connection = try await bench.central.connect(to: Self.bp5)
-        let driver = makeDriver(
-            for: DeviceCatalog.entry(for: .bp5), connection: connection, clock: { LayeredTimestamp(Date()) })
-        let sink = MemorySink()
-        let count = try await driver.sync(into: sink) { _ in }
-        await connection.disconnect()
-        #expect(count == 5)
-        #expect(sink.records.withLock { $0.map(\.reading) } == stored)
-        #expect(await bench.world.storedReadings(of: Self.bp5).isEmpty)
-        await bench.stop()
+        try await BlueZBench.with { bench in
+            let stored = await bench.world.storedReadings(of: Self.bp5)
+            #expect(stored.count == 5)
+            let connection = try await bench.central.connect(to: Self.bp5)
+            let driver = makeDriver(
+                for: DeviceCatalog.entry(for: .bp5), connection: connection, clock: { LayeredTimestamp(Date()) })
+            let sink = MemorySink()
+            let count = try await driver.sync(into: sink) { _ in }
+            await connection.disconnect()
+            #expect(count == 5)
+            #expect(sink.records.withLock { $0.map(\.reading) } == stored)
+            #expect(await bench.world.storedReadings(of: Self.bp5).isEmpty)
+        }
     }
 
     @Test("a Record Access Control Point device is read, then told to delete, through BlueZ")
     func racpSync() async throws {
-        let bench = try await BlueZBench()
-        let stored = await bench.world.storedReadings(of: Self.bg5)
-        let connection = try await bench.central.connect(to: Self.bg5)
-        #expect(await connection.mtu >= 23)
-        let driver = makeDriver(
-            for: DeviceCatalog.entry(for: .bg5), connection: connection, clock: { LayeredTimestamp(Date()) })
-        let info = try await driver.deviceInfo()
-        #expect(info.serialNumber == "BG5-D308" && info.batteryLevel == 90)
-        let sink = MemorySink()
-        #expect(try await driver.sync(into: sink) { _ in } == stored.count)
-        await connection.disconnect()
-        #expect(sink.records.withLock { $0.map(\.reading) } == stored)
-        #expect(await bench.world.storedReadings(of: Self.bg5).isEmpty)
-        await bench.stop()
+        try await BlueZBench.with { bench in
+            let stored = await bench.world.storedReadings(of: Self.bg5)
+            let connection = try await bench.central.connect(to: Self.bg5)
+            #expect(await connection.mtu >= 23)
+            let driver = makeDriver(
+                for: DeviceCatalog.entry(for: .bg5), connection: connection, clock: { LayeredTimestamp(Date()) })
+            let info = try await driver.deviceInfo()
+            #expect(info.serialNumber == "BG5-D308" && info.batteryLevel == 90)
+            let sink = MemorySink()
+            #expect(try await driver.sync(into: sink) { _ in } == stored.count)
+            await connection.disconnect()
+            #expect(sink.records.withLock { $0.map(\.reading) } == stored)
+            #expect(await bench.world.storedReadings(of: Self.bg5).isEmpty)
+        }
     }
 
     @Test("a heart-rate sensor's beats arrive as notifications")
     func heartRate() async throws {
-        let bench = try await BlueZBench()
-        let connection = try await bench.central.connect(to: Self.hrs)
-        try await connection.subscribe(GATTCharacteristics.heartRateMeasurement)
-        var rates: [UInt16] = []
-        for _ in 0..<20 {
-            guard
-                case .notification(GATTCharacteristics.heartRateMeasurement, let bytes) =
-                    try await connection.nextEvent()
-            else { continue }
-            rates.append(try HeartRateMeasurement(bytes: bytes).heartRate)
+        try await BlueZBench.with { bench in
+            let connection = try await bench.central.connect(to: Self.hrs)
+            try await connection.subscribe(GATTCharacteristics.heartRateMeasurement)
+            var rates: [UInt16] = []
+            for _ in 0..<20 {
+                guard
+                    case .notification(GATTCharacteristics.heartRateMeasurement, let bytes) =
+                        try await connection.nextEvent()
+                else { continue }
+                rates.append(try HeartRateMeasurement(bytes: bytes).heartRate)
+            }
+            await connection.disconnect()
+            #expect(rates.count == 20 && rates.allSatisfy { (40...120).contains($0) })
         }
-        await connection.disconnect()
-        #expect(rates.count == 20 && rates.allSatisfy { (40...120).contains($0) })
-        await bench.stop()
     }
 
     @Test(
@@ -122,17 +138,17 @@ struct BlueZCentralTests {
         var fleet = Fleet.default
         let index = fleet.devices.firstIndex { $0.mac == Self.bp5.description }!
         fleet.devices[index].failures = FailureScript(disconnectAfter: 2)
-        let bench = try await BlueZBench(fleet: fleet)
-        let stored = await bench.world.storedReadings(of: Self.bp5)
-        let connection = try await bench.central.connect(to: Self.bp5)
-        let driver = makeDriver(
-            for: DeviceCatalog.entry(for: .bp5), connection: connection, clock: { LayeredTimestamp(Date()) })
-        let sink = MemorySink()
-        let error = await #expect(throws: DeviceError.self) { try await driver.sync(into: sink) { _ in } }
-        #expect(error?.code == .disconnected)
-        #expect(sink.records.withLock { $0.map(\.reading) } == Array(stored.prefix(2)))
-        #expect(await bench.world.storedReadings(of: Self.bp5) == Array(stored.dropFirst(2)))
-        await bench.stop()
+        try await BlueZBench.with(fleet: fleet) { bench in
+            let stored = await bench.world.storedReadings(of: Self.bp5)
+            let connection = try await bench.central.connect(to: Self.bp5)
+            let driver = makeDriver(
+                for: DeviceCatalog.entry(for: .bp5), connection: connection, clock: { LayeredTimestamp(Date()) })
+            let sink = MemorySink()
+            let error = await #expect(throws: DeviceError.self) { try await driver.sync(into: sink) { _ in } }
+            #expect(error?.code == .disconnected)
+            #expect(sink.records.withLock { $0.map(\.reading) } == Array(stored.prefix(2)))
+            #expect(await bench.world.storedReadings(of: Self.bp5) == Array(stored.dropFirst(2)))
+        }
     }
 
     @Test("a device out of range is not found; an unreachable bus is a connection failure")
@@ -141,10 +157,10 @@ struct BlueZCentralTests {
         let index = fleet.devices.firstIndex { $0.mac == Self.bp5.description }!
         fleet.devices[index].inRange = false
         fleet.devices[index].paired = false
-        let bench = try await BlueZBench(fleet: fleet)
-        let missing = await #expect(throws: DeviceError.self) { try await bench.central.connect(to: Self.bp5) }
-        #expect(missing?.code == .notFound)
-        await bench.stop()
+        try await BlueZBench.with(fleet: fleet) { bench in
+            let missing = await #expect(throws: DeviceError.self) { try await bench.central.connect(to: Self.bp5) }
+            #expect(missing?.code == .notFound)
+        }
         let nowhere = BlueZCentral(bus: .address("unix:path=/nonexistent/bus"))
         let unreachable = await #expect(throws: DeviceError.self) { try await nowhere.connect(to: Self.bp5) }
         #expect(unreachable?.code == .connectionFailed)
