@@ -2,7 +2,8 @@
 
 For each device bleak discovers, it connects, reads every readable characteristic, subscribes to every one that
 notifies or indicates (AcquireNotify where BlueZ offers NotifyAcquired, else StartNotify, as bleak chooses), asks a
-glucose meter's Record Access Control Point for all its records, waits, and disconnects. Prints one JSON object:
+glucose meter's Record Access Control Point for all its records, waits (for a heart-rate sensor, until it sent ten
+beats, for ten seconds at most), and disconnects. Prints one JSON object:
 {address: {"name", "services", "reads": {uuid: hex}, "values": {uuid: [hex, ...]}}}.
 Usage: bleak_probe.py SECONDS_TO_LISTEN
 """
@@ -15,6 +16,10 @@ from bleak import BleakClient, BleakScanner
 GLUCOSE_RACP = "00002a52-0000-1000-8000-00805f9b34fb"
 GLUCOSE_SERVICE = "00001808-0000-1000-8000-00805f9b34fb"
 BODY_COMPOSITION = "00002a9c-0000-1000-8000-00805f9b34fb"
+HEART_RATE_MEASUREMENT = "00002a37-0000-1000-8000-00805f9b34fb"
+# how many beats a heart-rate sensor is listened to for at least, and the longest that may take
+BEATS = 10
+BEATS_TIMEOUT = 10.0
 
 
 async def probe(device, listen):
@@ -43,6 +48,16 @@ async def probe(device, listen):
                 racp = service.get_characteristic(GLUCOSE_RACP)
                 await client.write_gatt_char(racp, bytes([0x01, 0x01]), response=True)
         await asyncio.sleep(listen)
+        # a heart-rate sensor notifies as the simulated world's time passes, which a loaded machine slows: listen
+        # until it has sent BEATS, or for BEATS_TIMEOUT at most
+        waited = 0.0
+        while (
+            any(characteristic.uuid == HEART_RATE_MEASUREMENT for characteristic in subscribed)
+            and len(found["values"].get(HEART_RATE_MEASUREMENT, [])) < BEATS
+            and waited < BEATS_TIMEOUT
+        ):
+            await asyncio.sleep(0.1)
+            waited += 0.1
     return found
 
 
