@@ -39,7 +39,9 @@ struct BleakTests {
 
     @Test("bleak scans, connects, reads and subscribes to every simulated device, and decodes what the hub decodes")
     func probe() async throws {
-        let bench = try await BlueZBench(pace: 0.01)
+        // served on the runtime's pool, as it was when this test was written (on the executor of a thread of its own,
+        // the heart-rate sensor sent bleak fewer than ten beats in two runs of the whole suite, never alone)
+        let bench = try await BlueZBench(pace: 0.01, executor: nil)
         let reference = try SimulatedWorld(fleet: .default, start: LayeredTimestamp(parsing: "2026-11-20 08:00:00")!)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try Oracles.python())
@@ -105,7 +107,8 @@ struct BleakTests {
                 let beats = try (found.values[BlueZNames.uuid(0x2A37)] ?? []).map {
                     try HeartRateMeasurement(bytes: Self.bytes($0))
                 }
-                #expect(beats.count >= 10 && beats.allSatisfy { (40...120).contains($0.heartRate) })
+                #expect(
+                    beats.count >= 10 && beats.allSatisfy { (40...120).contains($0.heartRate) }, "\(beats.count) beats")
                 #expect(beats.allSatisfy { $0.rrIntervals.count == 1 })
             default:
                 break

@@ -18,14 +18,17 @@ struct BlueZBench {
     let central: BlueZCentral
     private let serving: Task<Void, Never>
 
-    init(fleet: Fleet = .default, pace: Double = 0.001) async throws {
+    /// A bench serving `fleet` at `pace`, on `executor`: by default a thread of its own, so that it answers in time
+    /// however busy the runtime's pool is (the tests that wait for a child process block its threads while they
+    /// wait); `nil`, the pool.
+    init(
+        fleet: Fleet = .default, pace: Double = 0.001, executor: (any TaskExecutor)? = ThreadExecutor.shared
+    ) async throws {
         bus = try PrivateBus()
         world = try SimulatedWorld(fleet: fleet, start: LayeredTimestamp(parsing: "2026-11-20 08:00:00")!)
         server = try await SimulatedBlueZ(world: world, bus: bus.address, pace: pace)
         let server = server
-        // served on a thread of its own, so that it answers in time however busy the runtime's pool is (the tests
-        // that wait for a child process block its threads while they wait)
-        serving = Task(executorPreference: ThreadExecutor.shared) { try? await server.run() }
+        serving = Task(executorPreference: executor) { try? await server.run() }
         central = BlueZCentral(
             bus: .address(bus.address), scanDuration: .milliseconds(300), connectTimeout: .seconds(5))
     }
