@@ -43,10 +43,10 @@ let package = Package(
         .target(
             name: "VitalExports",
             dependencies: ["LayeredProtocol", "WelltoryDDS", .product(name: "Crypto", package: "swift-crypto")]),
-        .systemLibrary(name: "CSystemdBus", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         // Locked, a value behind a pthread mutex: the lock ThreadSanitizer sees (Synchronization.Mutex it does not)
         .target(name: "Locking"),
-        .target(name: "DBus", dependencies: ["CSystemdBus", "Locking"]),
+        // sd-bus is loaded at run time from libsystemd.so.0 (SDBus.swift): building needs no -dev package
+        .target(name: "DBus", dependencies: ["Locking"]),
         .target(
             name: "BlueZ",
             dependencies: [

@@ -1,4 +1,4 @@
-import CSystemdBus
+import Glibc
 import Locking
 import Synchronization
 
@@ -74,6 +74,9 @@ public final class DBusConnection: @unchecked Sendable {
 
     /// Connects to `address` on the calling thread, which then runs ``run()``.
     private init(_ address: Address) throws(DBusError) {
+        guard SDBusLibrary.shared != nil else {
+            throw DBusError(name: "org.freedesktop.DBus.Error.Failed", message: SDBusLibrary.loadError)
+        }
         var bus: OpaquePointer? = nil
         var result = sd_bus_new(&bus)
         guard result >= 0, let bus else { throw DBusError.system(result, "creating a bus connection") }

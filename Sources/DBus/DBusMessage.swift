@@ -1,4 +1,4 @@
-import CSystemdBus
+import Glibc
 
 #if canImport(Glibc)
     import Glibc
@@ -91,7 +91,7 @@ public final class DBusMethodCall: @unchecked Sendable {
 
 /// Sends the error `error` in reply to `call`.
 func sendError(to call: OpaquePointer, _ error: DBusError) {
-    var busError = sd_bus_error()
+    var busError = SDBusError()
     defer { sd_bus_error_free(&busError) }
     error.name.withCString { name in
         error.message.withCString { message in _ = sd_bus_error_set(&busError, name, message) }

@@ -1,4 +1,4 @@
-import CSystemdBus
+import Glibc
 
 #if canImport(Glibc)
     import Glibc

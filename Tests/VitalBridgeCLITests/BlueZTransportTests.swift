@@ -358,6 +358,22 @@ struct BlueZProviderTests {
         #expect(try store.readings().count == before)
     }
 
+    @Test("on BlueZ with nobody to ask, popflag=1 connects nothing and the fleet's scripted user is not consulted")
+    func nobodyToAsk() throws {
+        let bench = try SimulatedBus()
+        defer { bench.stop() }
+        // the home's fleet file would accept the prompt: a BlueZ home never reads it
+        let accepting = Fleet(user: UserScript(declineConnect: false), devices: Fleet.default.devices)
+        try Data(accepting.json).write(to: URL(fileURLWithPath: bench.home.path + "/fleet.json"))
+        let output = try bench.open(
+            "ihealth-layer://?cmd=1&addtype=0&devicemodel=905&popflag=1&scheme=vitalbridge-demo")
+        #expect(output.status == 0, "\(output.stderr)")
+        let callback = try LayeredCallback(parsing: output.stdout.trimmingCharacters(in: .newlines))
+        #expect(callback.status == .fail && callback.reason?.rawValue == "ERROR_NO_PROMPT:popflag")
+        let devices = try vitalbridge(["devices"], environment: bench.environment)
+        #expect(devices.stdout.hasPrefix("no devices yet"), "\(devices.stdout)")
+    }
+
     @Test("on BlueZ, a 905 answers DDS with its RR intervals and a 900 answers SVS blood pressure")
     func realDevices() throws {
         let bench = try SimulatedBus()
