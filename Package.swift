@@ -79,7 +79,8 @@ let package = Package(
         .testTarget(name: "LayeredProtocolTests", dependencies: ["LayeredProtocol", "VitalTestSupport"]),
         .testTarget(name: "LayeredClientTests", dependencies: ["LayeredClient", "LayeredProtocol"]),
         .testTarget(name: "HealthGATTTests", dependencies: ["HealthGATT", "VitalTestSupport"]),
-        .testTarget(name: "ShareVitalSignsTests", dependencies: ["ShareVitalSigns", "LayeredProtocol"]),
+        .testTarget(
+            name: "ShareVitalSignsTests", dependencies: ["ShareVitalSigns", "LayeredProtocol", "VitalTestSupport"]),
         .testTarget(name: "WelltoryDDSTests", dependencies: ["WelltoryDDS", "VitalTestSupport"]),
         .testTarget(
             name: "VitalExportsTests",
@@ -109,12 +110,13 @@ let package = Package(
             name: "VitalBridgeTests",
             dependencies: [
                 "VitalBridge", "VitalTestSupport", "VitalSimulation", "VitalStore", "VitalDevices", "LayeredProtocol",
-                "WelltoryDDS", "ShareVitalSigns", "Locking",
+                "WelltoryDDS", "ShareVitalSigns", "Locking", "HealthGATT",
             ]),
         .testTarget(
             name: "VitalBridgeCLITests",
             dependencies: [
-                "vitalbridge", "VitalBridgeCLI", "LayeredProtocol", "VitalBridge", "VitalSimulation", "VitalStore",
+                "vitalbridge", "VitalBridgeCLI", "LayeredProtocol", "LayeredClient", "VitalBridge", "VitalSimulation",
+                "VitalStore",
                 "VitalDevices", "ShareVitalSigns", "WelltoryDDS", "VitalTestSupport",
             ]
         ),
