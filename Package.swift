@@ -76,23 +76,25 @@ let package = Package(
         ),
         .executableTarget(name: "vitalbridge", dependencies: ["VitalBridgeCLI"]),
         .target(name: "VitalTestSupport", dependencies: ["VitalSimulation"], path: "Tests/VitalTestSupport"),
+        // the trait `.needs(…)`: a test that needs a program the machine may lack is skipped naming it (CI runs all)
+        .target(name: "TestRequirements", dependencies: ["VitalTestSupport"], path: "Tests/TestRequirements"),
         .testTarget(name: "LayeredProtocolTests", dependencies: ["LayeredProtocol", "VitalTestSupport"]),
         .testTarget(name: "LayeredClientTests", dependencies: ["LayeredClient", "LayeredProtocol"]),
         .testTarget(name: "HealthGATTTests", dependencies: ["HealthGATT", "VitalTestSupport"]),
         .testTarget(
             name: "ShareVitalSignsTests", dependencies: ["ShareVitalSigns", "LayeredProtocol", "VitalTestSupport"]),
-        .testTarget(name: "WelltoryDDSTests", dependencies: ["WelltoryDDS", "VitalTestSupport"]),
+        .testTarget(name: "WelltoryDDSTests", dependencies: ["WelltoryDDS", "VitalTestSupport", "TestRequirements"]),
         .testTarget(
             name: "VitalExportsTests",
-            dependencies: ["VitalExports", "LayeredProtocol", "WelltoryDDS", "VitalTestSupport"]
+            dependencies: ["VitalExports", "LayeredProtocol", "WelltoryDDS", "VitalTestSupport", "TestRequirements"]
         ),
         .testTarget(name: "LockingTests", dependencies: ["Locking"]),
-        .testTarget(name: "DBusTests", dependencies: ["DBus", "VitalTestSupport"]),
+        .testTarget(name: "DBusTests", dependencies: ["DBus", "VitalTestSupport", "TestRequirements"]),
         .testTarget(
             name: "BlueZTests",
             dependencies: [
                 "BlueZ", "SimulatedBlueZ", "DBus", "VitalDevices", "VitalSimulation", "HealthGATT", "LayeredProtocol",
-                "VitalTestSupport", "Locking",
+                "VitalTestSupport", "TestRequirements", "Locking",
             ]),
         .testTarget(
             name: "VitalSimulationTests",
@@ -117,7 +119,7 @@ let package = Package(
             dependencies: [
                 "vitalbridge", "VitalBridgeCLI", "LayeredProtocol", "LayeredClient", "VitalBridge", "VitalSimulation",
                 "VitalStore",
-                "VitalDevices", "ShareVitalSigns", "WelltoryDDS", "VitalTestSupport",
+                "VitalDevices", "ShareVitalSigns", "WelltoryDDS", "VitalTestSupport", "TestRequirements",
             ]
         ),
     ],

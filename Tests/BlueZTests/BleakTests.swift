@@ -3,6 +3,7 @@ import Foundation
 import HealthGATT
 import LayeredProtocol
 import SimulatedBlueZ
+import TestRequirements
 import Testing
 import VitalDevices
 import VitalSimulation
@@ -10,7 +11,7 @@ import VitalTestSupport
 
 /// bleak, a BlueZ client nobody here wrote, against the simulated `org.bluez`: if it could not talk to our BlueZ,
 /// neither could a real client.
-@Suite("bleak against the simulated BlueZ")
+@Suite("bleak against the simulated BlueZ", .needs(Requirement.bus + [.oracles]))
 struct BleakTests {
     /// What bleak found, by address.
     struct Probe: Decodable {

@@ -5,6 +5,7 @@ import HealthGATT
 import LayeredProtocol
 import Locking
 import SimulatedBlueZ
+import TestRequirements
 import Testing
 import VitalDevices
 import VitalSimulation
@@ -61,7 +62,7 @@ final class MemorySink: RecordSink, @unchecked Sendable {
     func store(_ batch: [DeviceRecord]) async throws { records.withLock { $0 += batch } }
 }
 
-@Suite("BlueZCentral over a simulated BlueZ", .serialized)
+@Suite("BlueZCentral over a simulated BlueZ", .serialized, .needs(Requirement.bus))
 struct BlueZCentralTests {
     static let bp5 = MACAddress("004D3208D2F4")!
     static let bg5 = MACAddress("004D3208D308")!

@@ -1,9 +1,10 @@
 import DBus
 import Foundation
+import TestRequirements
 import Testing
 import VitalTestSupport
 
-@Suite("DBusConnection")
+@Suite("DBusConnection", .needs(Requirement.bus))
 struct DBusConnectionTests {
     /// Every kind of value, nested.
     static let everyKind: [DBusValue] = [

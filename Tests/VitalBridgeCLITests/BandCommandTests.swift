@@ -1,5 +1,6 @@
 import Foundation
 import LayeredProtocol
+import TestRequirements
 import Testing
 import VitalDevices
 import VitalSimulation
@@ -230,7 +231,7 @@ struct BandCommandTests {
 
     @Test(
         "killed at the exact write of a band batch to the store's log, nothing is lost or stored twice",
-        arguments: [1, 2, 5, 20, 60])
+        .needs(.strace), arguments: [1, 2, 5, 20, 60])
     func killedAtWrite(when: Int) throws {
         let reference = try TestHome(fleet: bandFleet(days: 30))
         _ = try reference.callback(request(.addSync, .fitPro9614N))

@@ -1,5 +1,6 @@
 import Foundation
 import LayeredProtocol
+import TestRequirements
 import Testing
 import VitalDevices
 import VitalSimulation
@@ -50,7 +51,9 @@ final class SimulatedBus: @unchecked Sendable {
     }
 }
 
-@Suite("The hub over BlueZ on D-Bus (vitalbridge simulate --bus, open --transport bluez)", .serialized)
+@Suite(
+    "The hub over BlueZ on D-Bus (vitalbridge simulate --bus, open --transport bluez)", .serialized,
+    .needs(Requirement.bus))
 struct BlueZTransportTests {
     @Test("a heart-rate sensor is added by its service and measured through BlueZ, and stored")
     func heartRate() throws {
@@ -251,7 +254,9 @@ struct BlueZTransportTests {
         #expect(records.stdout.split(separator: "\n").filter { $0.contains(macOf(.bloodPressureMonitor)) }.count == 5)
     }
 
-    @Test("a SIGKILL at a commit during a sync over BlueZ loses at most the one reading BlueZ confirmed in flight")
+    @Test(
+        "a SIGKILL at a commit during a sync over BlueZ loses at most the one reading BlueZ confirmed in flight",
+        .needs(.strace))
     func killWindow() throws {
         // 20 readings, one indication per 30 ms connection interval in real time, as a monitor's radio sends them
         var monitor = FleetDevice(
@@ -302,7 +307,9 @@ struct BlueZTransportTests {
     }
 }
 
-@Suite("ShareVitalSigns and DDS on a BlueZ home: real devices only, never the simulator", .serialized)
+@Suite(
+    "ShareVitalSigns and DDS on a BlueZ home: real devices only, never the simulator", .serialized,
+    .needs(Requirement.bus))
 struct BlueZProviderTests {
     static let dds = "https://www.demoapp.com/dds/"
     static let link =

@@ -1,6 +1,7 @@
 import Foundation
 import LayeredClient
 import LayeredProtocol
+import TestRequirements
 import Testing
 import VitalSimulation
 import VitalTestSupport
@@ -106,7 +107,9 @@ final class TestDesktop: Sendable {
     }
 }
 
-@Suite("The desktop hand-off: install-handler, open --deliver and a caller app round trip through xdg-open")
+@Suite(
+    "The desktop hand-off: install-handler, open --deliver and a caller app round trip through xdg-open",
+    .needs(Requirement.xdgUtils + [.gio, .desktopFileUtils]))
 struct DesktopTests {
     static let schemes = [
         "ihealth-layer", "vitalbridge", "svs-hr", "svs-spo2", "svs-temp", "svs-bpsys", "svs-bpdia", "svs-bp", "svs-po",

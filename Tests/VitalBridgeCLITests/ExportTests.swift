@@ -1,5 +1,6 @@
 import Foundation
 import LayeredProtocol
+import TestRequirements
 import Testing
 import VitalStore
 import VitalTestSupport
@@ -64,7 +65,8 @@ struct FHIRExportTests {
     }
 
     @Test(
-        "every stored reading is in the bundle, value for value, with its device; exporting again gives the same bytes")
+        "every stored reading is in the bundle, value for value, with its device; exporting again gives the same bytes",
+        .needs(.oracles))
     func everyReading() throws {
         let home = try Self.home()
         let bundle = try Self.export(home, ["--patient", "Jane Doe", "--time-zone", "UTC"])
@@ -110,7 +112,7 @@ struct FHIRExportTests {
         #expect(try Self.oracle(Self.export(other, ["--patient", "Jane Doe"])).first?["source"] as? String != hub)
     }
 
-    @Test("--transaction, --device, --since and --unit mmol/L select and shape the bundle")
+    @Test("--transaction, --device, --since and --unit mmol/L select and shape the bundle", .needs(.oracles))
     func options() throws {
         let home = try Self.home()
         let glucose = try home.store().readings(device: MACAddress(macOf(.bg5))!)
@@ -135,7 +137,8 @@ struct FHIRExportTests {
         }
     }
 
-    @Test("offsets come from --time-zone, else from TZ, with the rules in force at each reading's time")
+    @Test(
+        "offsets come from --time-zone, else from TZ, with the rules in force at each reading's time", .needs(.oracles))
     func timeZones() throws {
         let home = try Self.home()
         let reading = try #require(try home.store().readings(device: MACAddress(macOf(.bp5))!).first)

@@ -1,5 +1,6 @@
 import Foundation
 import LayeredProtocol
+import TestRequirements
 import Testing
 import VitalSimulation
 import VitalStore
@@ -185,7 +186,9 @@ struct PromptTests {
 
     // MARK: a person at a terminal
 
-    @Test("at a terminal the two BP5s are listed strongest first; typing the second's address (or its number) adds it")
+    @Test(
+        "at a terminal the two BP5s are listed strongest first; typing the second's address (or its number) adds it",
+        .needs(.python3))
     func terminalChooses() throws {
         let home = try TestHome(fleet: Self.twoBP5s())
         // on standard error, in this order: both candidates, numbered, strongest first, then the question
@@ -201,7 +204,7 @@ struct PromptTests {
         #expect(byNumber.mac == MACAddress(Self.second))
     }
 
-    @Test("at a terminal an empty line cancels the choice: ERROR_CANCEL, nothing connected")
+    @Test("at a terminal an empty line cancels the choice: ERROR_CANCEL, nothing connected", .needs(.python3))
     func terminalCancelsChoice() throws {
         let home = try TestHome(fleet: Self.twoBP5s())
         let cancelled = try callback(atTerminal(home, Self.scanAdd, typed: "\n", shown: [Self.choose]))
@@ -209,7 +212,7 @@ struct PromptTests {
         try expectNothingConnected(home, [Self.first, Self.second])
     }
 
-    @Test("a person at a terminal answers before the fleet's scripted user")
+    @Test("a person at a terminal answers before the fleet's scripted user", .needs(.python3))
     func terminalBeforeFleet() throws {
         let home = try TestHome(fleet: fleet(user: UserScript(declineConnect: true)))
         let accepted = try callback(atTerminal(home, Self.popflag, typed: "y\n", shown: [Self.connect]))

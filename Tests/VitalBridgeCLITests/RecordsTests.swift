@@ -1,5 +1,6 @@
 import Foundation
 import LayeredProtocol
+import TestRequirements
 import Testing
 import VitalStore
 
@@ -60,7 +61,9 @@ struct RecordsTests {
         }
     }
 
-    @Test("CSV read back by Python's csv module is the store, value for value, with the unit in each column name")
+    @Test(
+        "CSV read back by Python's csv module is the store, value for value, with the unit in each column name",
+        .needs(.python3))
     func csvReadBack() throws {
         let home = try Self.home()
         let output = try home.run(["records", "--home", home.path, "--format", "csv"])

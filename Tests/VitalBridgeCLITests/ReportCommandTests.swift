@@ -1,12 +1,13 @@
 import Foundation
 import LayeredProtocol
+import TestRequirements
 import Testing
 import VitalStore
 import VitalTestSupport
 
 /// `vitalbridge report` as a person sees it: the page rendered by headless Chromium (Debian's `chromium`), its DOM,
 /// console and screenshot.
-@Suite("vitalbridge report, in Chromium")
+@Suite("vitalbridge report, in Chromium", .needs(.chromium))
 struct ReportCommandTests {
     /// Runs headless Chromium with its own profile, console messages logged to stderr (`:CONSOLE:` lines).
     static func chromium(_ arguments: [String]) throws -> ProcessOutput {
@@ -32,7 +33,9 @@ struct ReportCommandTests {
         return dom[start.lowerBound..<end.upperBound]
     }
 
-    @Test("Chromium renders the report with no console message; each chart has a point per reading; a screenshot")
+    @Test(
+        "Chromium renders the report with no console message; each chart has a point per reading; a screenshot",
+        .needs(.oracles))
     func rendered() throws {
         let home = try FHIRExportTests.home()
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("report-\(UUID())")
@@ -142,7 +145,9 @@ struct ReportCommandTests {
         #expect(try points(["--device", macOf(.bp5), "--since", since.description]) == ["blood-pressure": later])
     }
 
-    @Test("a report killed as it writes or renames its file leaves the previous report whole; the next run replaces it")
+    @Test(
+        "a report killed as it writes or renames its file leaves the previous report whole; the next run replaces it",
+        .needs(.strace))
     func killedWrite() throws {
         let home = try TestHome()
         _ = try home.callback(request(.addSync, .bp5))

@@ -1,6 +1,7 @@
 import Foundation
 import LayeredProtocol
 import ShareVitalSigns
+import TestRequirements
 import Testing
 import VitalTestSupport
 
@@ -187,8 +188,8 @@ struct SVSTests {
     }
 
     @Test(
-        "killed as it writes the answer, the provider leaves the reading stored and the request open: asked again, it answers"
-    )
+        "killed as it writes the answer, the provider leaves the reading stored and the request open: asked again, it answers",
+        .needs(.strace))
     func killedAtAnswer() throws {
         let world = try SVSWorld()
         let url = try world.request("BP")

@@ -1,6 +1,7 @@
 import Foundation
 import LayeredClient
 import LayeredProtocol
+import TestRequirements
 import Testing
 import VitalTestSupport
 
@@ -54,7 +55,9 @@ func onTerminal(_ arguments: [String], answers: [(prompt: String, typed: String)
     )
 }
 
-@Suite("The terminal stands in for the phone's dialogs: connect prompt, QR code, Ctrl-C; never without a terminal")
+@Suite(
+    "The terminal stands in for the phone's dialogs: connect prompt, QR code, Ctrl-C; never without a terminal",
+    .needs(.python3))
 struct TerminalTests {
     static let connect = "Connect to the device 004D3208D2F4? [y/N] "
     static let qr = "(empty: cancel): "

@@ -1,5 +1,6 @@
 import Foundation
 import LayeredProtocol
+import TestRequirements
 import Testing
 import VitalBridge
 import VitalSimulation
@@ -104,7 +105,7 @@ struct IdentityTests {
 
 @Suite("Trust: at-least-once delivery, once per caller")
 struct DeliveryGuaranteeTests {
-    @Test("killed at the write of the callback, the next sync delivers the same readings again")
+    @Test("killed at the write of the callback, the next sync delivers the same readings again", .needs(.strace))
     func killedAtHandOff() throws {
         let home = try TestHome(fleet: glucoseFleet(300))
         let out = home.path + "/callback.out"
@@ -360,7 +361,8 @@ struct HomeTests {
         }
     }
 
-    @Test("an SQLite file that is not a VitalBridge store is refused before anything is written to it")
+    @Test(
+        "an SQLite file that is not a VitalBridge store is refused before anything is written to it", .needs(.python3))
     func foreignStore() throws {
         let home = try TestHome()
         let path = home.path + "/vitalbridge.sqlite"

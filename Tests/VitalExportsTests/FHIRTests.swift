@@ -1,5 +1,6 @@
 import Foundation
 import LayeredProtocol
+import TestRequirements
 import Testing
 import VitalExports
 import VitalTestSupport
@@ -107,7 +108,9 @@ struct FHIRTests {
         return entries.compactMap { $0["resource"] as? [String: Any] }.filter { $0["resourceType"] as? String == type }
     }
 
-    @Test("every reading kind gives its Observations, with the LOINC codes and UCUM units of the table, values exact")
+    @Test(
+        "every reading kind gives its Observations, with the LOINC codes and UCUM units of the table, values exact",
+        .needs(.oracles))
     func everyKindReadBack() throws {
         let bundle = try Self.bundle(Self.everyKind.map { ($0.reading, Self.bp) })
         let (type, entries) = try Self.oracle(bundle)
@@ -167,7 +170,9 @@ struct FHIRTests {
         #expect(profiles.first == "http://hl7.org/fhir/StructureDefinition/bp")
     }
 
-    @Test("glucose in mmol/L is LOINC 15074-8, rounded as a callback rounds it, with the same identifier as in mg/dL")
+    @Test(
+        "glucose in mmol/L is LOINC 15074-8, rounded as a callback rounds it, with the same identifier as in mg/dL",
+        .needs(.oracles))
     func molarGlucose() throws {
         let reading = LayeredReading.glucose(.init(mgPerDeciliter: 98, measuredAt: Self.time(9)))
         let molar = try Self.oracle(Self.bundle([(reading, Self.bp)], glucoseUnit: .mmolPerLiter)).entries.last!
@@ -181,7 +186,7 @@ struct FHIRTests {
     }
 
     @Test(
-        "effectiveDateTime is the reading's instant with the offset at that time",
+        "effectiveDateTime is the reading's instant with the offset at that time", .needs(.oracles),
         arguments: [(3_600, "+01:00"), (-18_000, "-05:00"), (19_800, "+05:30"), (0, "+00:00"), (-12_645, "-03:30")])
     func offsets(offset: Int, suffix: String) throws {
         let time = Self.time(8, 30)
@@ -232,7 +237,9 @@ struct FHIRTests {
             ])
     }
 
-    @Test("ids are version-5 UUIDs that Python's uuid.uuid5 computes alike, lowercase, and the fullUrls are them")
+    @Test(
+        "ids are version-5 UUIDs that Python's uuid.uuid5 computes alike, lowercase, and the fullUrls are them",
+        .needs(.python3))
     func uuidsAgreeWithPython() throws {
         let bundle = try Self.bundle([(Self.everyKind[0].reading, Self.bp)])
         let entries = try Self.json(bundle)["entry"] as! [[String: Any]]
@@ -253,7 +260,9 @@ struct FHIRTests {
         }
     }
 
-    @Test("a transaction: every entry a conditional create on its identifier, no ids, every reference in the bundle")
+    @Test(
+        "a transaction: every entry a conditional create on its identifier, no ids, every reference in the bundle",
+        .needs(.oracles))
     func transaction() throws {
         let readings = Self.everyKind.map { ($0.reading, Self.bp) } + [(Self.everyKind[2].reading, Self.other)]
         let bundle = try Self.bundle(readings, type: .transaction)
@@ -282,7 +291,7 @@ struct FHIRTests {
         #expect(collection.allSatisfy { "urn:uuid:" + ($0["id"] as! String) == $0["fullUrl"] as! String })
     }
 
-    @Test("a patient on the server is referenced as Patient/<id>, and the bundle holds no Patient")
+    @Test("a patient on the server is referenced as Patient/<id>, and the bundle holds no Patient", .needs(.oracles))
     func existingPatient() throws {
         let bundle = try Self.bundle(
             [(Self.everyKind[6].reading, Self.bp)], type: .transaction, subject: .existing(id: "pat-42.a"))
@@ -295,7 +304,9 @@ struct FHIRTests {
         #expect(try Self.oracle(empty).entries.isEmpty)
     }
 
-    @Test("a device's hostile text is written as valid FHIR: control characters dropped, an empty serial left out")
+    @Test(
+        "a device's hostile text is written as valid FHIR: control characters dropped, an empty serial left out",
+        .needs(.oracles))
     func hostileDeviceText() throws {
         let devices = [
             FHIRDevice(mac: Self.bp, model: .bp5, serialNumber: "\u{1}\u{7}\n", firmwareRevision: "1.0\"},{\"x\u{0}"),

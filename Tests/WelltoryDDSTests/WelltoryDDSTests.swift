@@ -1,4 +1,5 @@
 import Foundation
+import TestRequirements
 import Testing
 import VitalTestSupport
 
@@ -162,7 +163,9 @@ struct HRVTests {
         return try #require(try JSONSerialization.jsonObject(with: data) as? [[String: Double]])
     }
 
-    @Test("24 series (clean, with ectopic beats, short, long): RMSSD and SDNN within 0.1%, power within 10%")
+    @Test(
+        "24 series (clean, with ectopic beats, short, long): RMSSD and SDNN within 0.1%, power within 10%",
+        .needs(.oracles))
     func againstHRVAnalysis() throws {
         var series: [[Double]] = []
         for seed in 0..<24 {
