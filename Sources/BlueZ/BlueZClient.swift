@@ -136,13 +136,7 @@ actor BlueZClient {
 
     func adapters() async throws(DeviceError) -> [BlueZAdapter] {
         _ = try await started()
-        return objects.compactMap { path, interfaces -> BlueZAdapter? in
-            guard let adapter = interfaces[BlueZNames.adapter] else { return nil }
-            return BlueZAdapter(
-                name: String(path.split(separator: "/").last ?? ""), address: adapter["Address"]?.string ?? "",
-                powered: adapter["Powered"]?.bool ?? false,
-                central: adapter["Roles"]?.strings?.contains("central") ?? true)
-        }.sorted { $0.name < $1.name }
+        return objects.compactMap(BlueZAdapter.init(path:interfaces:)).sorted { $0.name < $1.name }
     }
 
     /// The path of the adapter to use: the one named, else the first powered one with the central role.

@@ -29,6 +29,10 @@ public final class DBusConnection: @unchecked Sendable {
     /// The unique name the bus gave this connection, e.g. `:1.7`.
     public let uniqueName: String
 
+    /// Why sd-bus (`libsystemd.so.0`) cannot be loaded, naming the package to install; `nil` when it can. Every
+    /// connection needs it; nothing else in VitalBridge does.
+    public static var libraryProblem: String? { SDBusLibrary.shared == nil ? SDBusLibrary.loadError : nil }
+
     /// Connects to `address`, on a new thread that then runs the connection: connecting and authenticating block
     /// that thread, never the caller's.
     ///

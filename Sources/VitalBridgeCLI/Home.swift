@@ -112,6 +112,10 @@ struct Home {
         }
     }
 
+    /// The home at `directory`, neither checked nor changed: for `doctor`, which reports what the other commands
+    /// would refuse or tighten.
+    init(unchecked directory: String) { self.directory = directory }
+
     /// Whether anything is at `path`, a link included (even one that leads nowhere): `access` would follow it.
     static func exists(_ path: String) -> Bool {
         var status = stat()

@@ -36,9 +36,19 @@ struct ScanCommand: AsyncParsableCommand {
     ]
 
     func run() async throws {
-        let central = try openHub(
+        let transport = try openHub(
             homeOptions.home, transport: transportOptions.choice, scanDuration: .seconds(seconds)
-        ).transport.central
+        ).transport
+        let central = transport.central
+        if case .bluez(let bluez) = transport {
+            // a scan that cannot start only logs why and hears nothing: say why BlueZ cannot be used instead
+            do {
+                _ = try await bluez.adapters()
+            } catch {
+                printError("cannot scan through BlueZ: \(error.message)")
+                throw ExitStatus.refused
+            }
+        }
         var rows: [[String]] = []
         var seen = Set<MACAddress>()
         for await advertisement in central.scan(for: Self.profiles.map(\.0))

@@ -15,7 +15,7 @@ public struct VitalBridgeCommand: ParsableCommand {
             WhitelistCommand.self,
             FleetCommand.self, BandCommand.self, SVSCommand.self, DDSCommand.self, HRVCommand.self,
             RequestCommand.self, ComposeCommand.self, CallbackCommand.self, GATTCommand.self, ScanCommand.self,
-            SimulateCommand.self, InstallHandlerCommand.self, UninstallHandlerCommand.self,
+            SimulateCommand.self, InstallHandlerCommand.self, UninstallHandlerCommand.self, DoctorCommand.self,
         ]
     )
 

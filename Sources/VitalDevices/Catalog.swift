@@ -40,6 +40,11 @@ public enum DeviceProfile: String, Hashable, Sendable {
     /// Heart Rate Service (0x180D).
     case heartRate
 
+    /// Whether the profile needs a bond before the hub can read it: the Glucose Profile requires an encrypted link
+    /// for its service, which a device gives only to a central it bonded with; the other profiles here also answer
+    /// a central that did not pair.
+    public var requiresBonding: Bool { self == .glucose }
+
     /// The primary service UUID a central scans for.
     public var serviceUUID: UInt16 {
         switch self {

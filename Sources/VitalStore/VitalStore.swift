@@ -283,6 +283,9 @@ public final class VitalStore: Sendable {
     }
 
     /// The schema's migrations; a shipped migration is never edited, only followed by new ones.
+    /// The schema version this release writes (`PRAGMA user_version` of an up-to-date store).
+    public static var schemaVersion: Int { migrator.migrations.count }
+
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1: devices, readings, deliveries") { db in

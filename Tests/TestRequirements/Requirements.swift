@@ -39,6 +39,10 @@ public struct Requirement: Sendable, CustomStringConvertible {
     public static let gio = program("gio", package: "libglib2.0-bin")
     /// desktop-file-validate, which `install-handler` runs on the entry it writes.
     public static let desktopFileUtils = program("desktop-file-validate", package: "desktop-file-utils")
+    /// A mount namespace of the test's own (`unshare -m`, as root), in which a program or library can be hidden.
+    public static let rootNamespaces = Requirement(description: "root and unshare (Debian package util-linux)") {
+        geteuid() == 0 && executable("/usr/bin/unshare") != nil
+    }
     /// The independent implementations in `Tests/Oracles` (hrv-analysis, bleak, fhir.resources), in their virtual
     /// environment: python3 with venv and PyPI.
     public static let oracles = Requirement(
