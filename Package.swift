@@ -91,7 +91,7 @@ let package = Package(
             name: "BlueZTests",
             dependencies: [
                 "BlueZ", "SimulatedBlueZ", "DBus", "VitalDevices", "VitalSimulation", "HealthGATT", "LayeredProtocol",
-                "VitalTestSupport", "Locking",
+                "VitalTestSupport", "Locking", .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
             name: "VitalSimulationTests",
