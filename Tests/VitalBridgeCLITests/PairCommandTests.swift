@@ -142,5 +142,9 @@ struct PairCommandTests {
         defer { bench.stop() }
         let unknown = try vitalbridge(["pair", "--mac", "004D3208EEEE"], environment: bench.environment, input: "")
         #expect(unknown.status == 1 && unknown.stderr.contains("BlueZ does not hear 004D3208EEEE"), "\(unknown)")
+        #expect(try vitalbridge(["init", "--adapter", "hci1"], environment: bench.environment).status == 0)
+        let noAdapter = try vitalbridge(["pair", "--mac", "004D3208E001"], environment: bench.environment, input: "")
+        #expect(
+            noAdapter.status == 1 && noAdapter.stderr == "cannot pair 00:4D:32:08:E0:01: BlueZ has no adapter hci1\n")
     }
 }
