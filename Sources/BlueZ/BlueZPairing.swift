@@ -189,6 +189,11 @@ final class BlueZAgent: Sendable {
         var handling: Task<Void, Never>?
         /// The question being asked, which `Cancel` cancels.
         var asking: Task<Void, Never>?
+        /// Requests received, and requests whose task has started: a `Cancel` between the two is for the request
+        /// about to be asked.
+        var received = 0
+        var started = 0
+        var cancelNext = false
         var declined = false
     }
 
@@ -216,11 +221,18 @@ final class BlueZAgent: Sendable {
                 switch (call.message.interface, call.message.member) {
                 case (BlueZNames.agent, "Cancel"):
                     self.logger.info("BlueZ cancelled the pairing request to the agent")
-                    self.state.withLock { $0.asking?.cancel() }
+                    self.state.withLock { state in
+                        if let asking = state.asking {
+                            asking.cancel()
+                        } else if state.received > state.started {
+                            state.cancelNext = true
+                        }
+                    }
                     call.reply()
                 case (BlueZNames.agent, "Release"):
                     call.reply()
                 default:
+                    self.state.withLock { $0.received += 1 }
                     arrived.yield(call)
                 }
             }
@@ -282,7 +294,14 @@ final class BlueZAgent: Sendable {
     /// Answers one request, in a task that `Cancel` cancels.
     private func handle(_ call: DBusMethodCall) async {
         let asking = Task { await self.answer(call) }
-        state.withLock { $0.asking = asking }
+        state.withLock { state in
+            state.started += 1
+            state.asking = asking
+            if state.cancelNext {
+                state.cancelNext = false
+                asking.cancel()
+            }
+        }
         await asking.value
         state.withLock { $0.asking = nil }
     }
