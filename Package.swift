@@ -94,7 +94,7 @@ let package = Package(
             name: "BlueZTests",
             dependencies: [
                 "BlueZ", "SimulatedBlueZ", "DBus", "VitalDevices", "VitalSimulation", "HealthGATT", "LayeredProtocol",
-                "VitalTestSupport", "TestRequirements", "Locking",
+                "VitalTestSupport", "TestRequirements", "Locking", .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
             name: "VitalSimulationTests",

@@ -9,7 +9,10 @@ import VitalDevices
 /// - Scanning sets a discovery filter with the wanted services (`SetDiscoveryFilter`, LE only), starts discovery
 ///   and reports every device BlueZ hears for ``scanDuration``, paired ones BlueZ already knows first.
 /// - Connecting to a device BlueZ does not know yet scans for it first (for ``scanDuration``), then calls
-///   `Device1.Connect` and waits for `ServicesResolved`, each within ``connectTimeout``.
+///   `Device1.Connect` and waits for `ServicesResolved`, each within ``connectTimeout``. A `Connect` that fails
+///   for a passing reason (``BlueZRetryPolicy/isTransient(_:)``) is tried again, as the ``BlueZRetryPolicy`` says.
+/// - ``pair(_:user:timeout:)`` pairs a device with a pairing agent of this process, asking the person through a
+///   ``PairingUser``.
 /// - Reads and writes go to `GattCharacteristic1` (`write` with response where the characteristic allows it,
 ///   else without); subscriptions use `StartNotify`, and values arrive as `Value` changes.
 /// - BlueZ confirms an indication itself, before this process sees the value: `confirm()`
@@ -27,14 +30,16 @@ public final class BlueZCentral: BluetoothCentral {
     let client: BlueZClient
 
     /// A central on the bus at `address` (the system bus by default), using the adapter named `adapter` (`hci0`)
-    /// or else the first powered one with the central role.
+    /// or else the first powered one with the central role; calls that fail for a passing reason are retried as
+    /// `retryPolicy` says, each retry logged to `logger`.
     public init(
         bus address: DBusConnection.Address = .system, adapter: String? = nil, scanDuration: Duration = .seconds(5),
-        connectTimeout: Duration = .seconds(20), logger: Logger = Logger(label: "vitalbridge.bluez")
+        connectTimeout: Duration = .seconds(20), logger: Logger = Logger(label: "vitalbridge.bluez"),
+        retryPolicy: BlueZRetryPolicy = .standard
     ) {
         self.scanDuration = scanDuration
         self.connectTimeout = connectTimeout
-        client = BlueZClient(address: address, adapterName: adapter, logger: logger)
+        client = BlueZClient(address: address, adapterName: adapter, logger: logger, retryPolicy: retryPolicy)
     }
 
     public func scan(for services: [UInt16]) -> AsyncStream<Advertisement> {

@@ -8,6 +8,7 @@ actor BlueZClient {
     let address: DBusConnection.Address
     let adapterName: String?
     let logger: Logger
+    let retryPolicy: BlueZRetryPolicy
     private var bus: DBusConnection?
     private var subscriptions: [DBusSubscription] = []
     /// path → interface → property → value, as BlueZ reported them.
@@ -16,10 +17,14 @@ actor BlueZClient {
     private var scans: [Int: ScanListener] = [:]
     private var nextScan = 0
 
-    init(address: DBusConnection.Address, adapterName: String?, logger: Logger) {
+    /// Pairing agents served so far: each gets a path of its own.
+    private var agentsServed = 0
+
+    init(address: DBusConnection.Address, adapterName: String?, logger: Logger, retryPolicy: BlueZRetryPolicy) {
         self.address = address
         self.adapterName = adapterName
         self.logger = logger
+        self.retryPolicy = retryPolicy
     }
 
     /// The bus, connected and watching BlueZ's objects on first use.
@@ -248,17 +253,13 @@ actor BlueZClient {
         let bus = try await started()
         let adapter = try await adapterPath()
         let path = BlueZNames.devicePath(mac, adapter: adapter)
-        if objects[path]?[BlueZNames.device] == nil {
-            // BlueZ knows a device once it has heard it: listen for it first
-            for await heard in scanStream(for: [], duration: scanDuration) where heard.mac == mac { break }
-            guard objects[path]?[BlueZNames.device] != nil else {
-                throw DeviceError(.notFound, message: "BlueZ does not hear \(mac)")
-            }
-        }
+        try await heard(mac, at: path, scanDuration: scanDuration)
         guard connections[path] == nil else { throw DeviceError(.busy, message: "\(mac) is already connected") }
         if objects[path]?[BlueZNames.device]?["Connected"]?.bool != true {
             do {
-                _ = try await bus.call(BlueZNames.service, path, BlueZNames.device, "Connect", timeout: timeout)
+                _ = try await retrying("connecting to \(mac)") { () async throws(DBusError) in
+                    try await bus.call(BlueZNames.service, path, BlueZNames.device, "Connect", timeout: timeout)
+                }
             } catch {
                 throw Self.deviceError(error, doing: "connecting to \(mac)", connecting: true)
             }
@@ -284,6 +285,61 @@ actor BlueZClient {
             peripheral: mac, path: path, bus: bus, characteristics: characteristics, mtu: mtu)
         connections[path] = connection
         return connection
+    }
+
+    /// Makes sure BlueZ knows the device `mac` at `path`: it knows a device once it has heard it, so one it does
+    /// not know yet is listened for first, for up to `scanDuration`.
+    func heard(_ mac: MACAddress, at path: String, scanDuration: Duration) async throws(DeviceError) {
+        guard objects[path]?[BlueZNames.device] == nil else { return }
+        for await heard in scanStream(for: [], duration: scanDuration) where heard.mac == mac { break }
+        guard objects[path]?[BlueZNames.device] != nil else {
+            throw DeviceError(.notFound, message: "BlueZ does not hear \(mac)")
+        }
+    }
+
+    /// Runs `operation`, a call to BlueZ about `what` (`connecting to 004D3208D2F4`), again after a passing error
+    /// (``BlueZRetryPolicy/isTransient(_:)``), as often and as late as ``retryPolicy`` says; each retry is logged.
+    func retrying<T: Sendable>(_ what: String, _ operation: () async throws(DBusError) -> T) async throws(DBusError)
+        -> T
+    {
+        var retry = 0
+        while true {
+            do {
+                return try await operation()
+            } catch {
+                guard retry < retryPolicy.retries, BlueZRetryPolicy.isTransient(error), !Task.isCancelled else {
+                    throw error
+                }
+                retry += 1
+                let delay = retryPolicy.delay(before: retry)
+                logger.info(
+                    "\(what) failed with a passing error (\(error)): retry \(retry) of \(retryPolicy.retries) in \(delay)"
+                )
+                try? await Task.sleep(for: delay)
+            }
+        }
+    }
+
+    /// A new object path for a pairing agent of this client.
+    func nextAgentPath() -> String {
+        agentsServed += 1
+        return "/org/vitalbridge/agent\(agentsServed)"
+    }
+
+    /// The `Device1` properties of `path` as BlueZ has them now (asked, not waited for from signals).
+    func deviceProperties(_ path: String) async throws(DBusError) -> [String: DBusValue] {
+        let bus = try await startedBus()
+        let reply = try await bus.call(
+            BlueZNames.service, path, BlueZNames.properties, "GetAll", [.string(BlueZNames.device)])
+        let properties = reply.first?.dictionary ?? [:]
+        for (name, value) in properties { objects[path]?[BlueZNames.device]?[name] = value }
+        return properties
+    }
+
+    /// The bus, for calls made once ``started()`` succeeded.
+    private func startedBus() async throws(DBusError) -> DBusConnection {
+        guard let bus else { throw DBusError(name: DBusError.disconnected, message: "the central closed") }
+        return bus
     }
 
     /// A scan's advertisements, as a stream this actor can consume.

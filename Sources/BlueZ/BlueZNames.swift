@@ -13,6 +13,11 @@ public enum BlueZNames {
     public static let objectManager = "org.freedesktop.DBus.ObjectManager"
     public static let properties = "org.freedesktop.DBus.Properties"
     public static let introspectable = "org.freedesktop.DBus.Introspectable"
+    /// The object of BlueZ's managers: `AgentManager1` is there.
+    public static let managerPath = "/org/bluez"
+    public static let agentManager = "org.bluez.AgentManager1"
+    /// The interface of a pairing agent, served by the client and called by BlueZ.
+    public static let agent = "org.bluez.Agent1"
     /// The Bluetooth base UUID's tail: a 16-bit UUID `xxxx` is `0000xxxx` followed by it.
     static let baseUUIDTail = "-0000-1000-8000-00805f9b34fb"
 

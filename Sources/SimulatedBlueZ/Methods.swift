@@ -19,6 +19,7 @@ extension SimulatedBlueZ {
             case (BlueZNames.properties, _): try properties(call)
             case (BlueZNames.introspectable, "Introspect"): call.reply([.string(introspection(of: message.path))])
             case (BlueZNames.adapter, _) where message.path == Self.adapterPath: try await adapter(call)
+            case (BlueZNames.agentManager, _) where message.path == BlueZNames.managerPath: try agentManager(call)
             case (BlueZNames.device, _): try await device(call)
             case (BlueZNames.characteristic, _): try await characteristic(call)
             case (BlueZNames.descriptor, "ReadValue"):
@@ -191,6 +192,12 @@ extension SimulatedBlueZ {
         switch message.member {
         case "Connect":
             guard device.connection == nil else { throw bluezError("AlreadyConnected", "Already Connected") }
+            try abortFirstAttempt(device.mac)
+            if configuration(of: device.mac)?.pairing?.required == true,
+                objects[device.path]?[BlueZNames.device]?["Paired"] != .boolean(true)
+            {
+                throw bluezError("NotAuthorized", "Not Authorized: the device requires pairing")
+            }
             let connection: any BluetoothConnection
             do {
                 connection = try await world.connect(to: device.mac)
@@ -214,13 +221,10 @@ extension SimulatedBlueZ {
             call.reply()
             disconnected(device.path)
         case "Pair":
-            guard objects[device.path]?[BlueZNames.device]?["Paired"] != .boolean(true) else {
-                throw bluezError("AlreadyExists", "Already Exists")
-            }
-            set(device.path, BlueZNames.device, [("Paired", .boolean(true)), ("Bonded", .boolean(true))])
-            call.reply()
+            try pair(call, device)
         case "CancelPairing":
-            throw bluezError("DoesNotExist", "Does Not Exist")
+            try cancelPairing(device)
+            call.reply()
         default:
             throw DBusError(name: DBusError.unknownMethod, message: "Unknown method \(message.member)")
         }

@@ -23,6 +23,8 @@ import VitalSimulation
 ///   socket carrying one value per packet, with the link's MTU.
 /// - What a device sends by itself (heartbeats, a band's items) comes in real time: the world's time runs `pace`
 ///   real seconds per second (0.01 is a hundred times faster).
+/// - Pairing goes through the client's agent (`AgentManager1.RegisterAgent`): `Device1.Pair` calls the agent's
+///   `Agent1` methods on the client's unique bus name, as the device's fleet `pairing` method requires.
 public actor SimulatedBlueZ {
     /// The adapter's object path.
     public static let adapterPath = "/org/bluez/hci0"
@@ -38,6 +40,12 @@ public actor SimulatedBlueZ {
     var discoverers: Set<String> = []
     /// Whether a task is repeating the advertisements of devices in range.
     var advertising = false
+    /// The pairing agents, by the unique bus name of the client that registered each.
+    var agents: [String: RegisteredAgent] = [:]
+    /// The unique name of the client whose agent is the default one.
+    var defaultAgent: String?
+    /// The devices whose first connection or pairing attempt was aborted already (`abortFirstConnection`).
+    var aborted: Set<MACAddress> = []
     /// The method calls to the objects served, in the order they arrive.
     private let calls: AsyncStream<DBusMethodCall>
     /// The unique names of clients that left the bus.
@@ -66,6 +74,7 @@ public actor SimulatedBlueZ {
                 "Modalias": .string("usb:v1D6Bp0246d0548"), "Roles": .strings(["central", "peripheral"]),
             ]
         ]
+        objects[BlueZNames.managerPath] = [BlueZNames.agentManager: [:]]
         for configuration in world.configurations where configuration.paired && configuration.entry.reach == .bluetooth
         {
             addDevice(configuration.advertisement, heard: false)
@@ -103,6 +112,7 @@ public actor SimulatedBlueZ {
     func left(_ name: String) async {
         discoverers.remove(name)
         filters[name] = nil
+        agentLeft(name)
         for (path, device) in devices where device.client == name {
             guard let connection = device.connection else { continue }
             await connection.disconnect()
@@ -194,6 +204,8 @@ struct ServedDevice {
     var client: String?
     /// Whether a drain is sending the device's queue (it waits out air time, so another would overtake it).
     var draining = false
+    /// The pairing under way, if any.
+    var pairing: PairingDialogue?
 }
 
 /// A connected device's characteristic.

@@ -16,6 +16,7 @@ public struct VitalBridgeCommand: ParsableCommand {
             FleetCommand.self, BandCommand.self, SVSCommand.self, DDSCommand.self, HRVCommand.self,
             RequestCommand.self, ComposeCommand.self, CallbackCommand.self, GATTCommand.self, ScanCommand.self,
             SimulateCommand.self, InstallHandlerCommand.self, UninstallHandlerCommand.self, DoctorCommand.self,
+            PairCommand.self,
         ]
     )
 

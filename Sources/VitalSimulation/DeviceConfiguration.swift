@@ -22,6 +22,11 @@ public struct SimulatedDeviceConfiguration: Hashable, Sendable {
     public let spotCheck: Bool
     /// Whether the device's readings carry a time stamp; a generic device may have no clock.
     public let clock: Bool
+    /// How the device pairs through a simulated BlueZ; `nil`: `Pair` needs no dialogue.
+    public let pairing: SimulatedPairing?
+    /// Whether its first connection or pairing attempt through a simulated BlueZ is aborted (BlueZ's passing
+    /// `le-connection-abort-by-local`).
+    public let abortFirstConnection: Bool
     let device: FleetDevice
 
     init(_ device: FleetDevice, path: String) throws(FleetError) {
@@ -58,7 +63,7 @@ public struct SimulatedDeviceConfiguration: Hashable, Sendable {
         self.mac = mac
         serial = device.serial ?? "\(model.name)-\(mac.description.suffix(6))"
         firmware = device.firmware ?? "1.0.0"
-        paired = device.paired ?? true
+        paired = device.paired ?? (device.pairing == nil)
         inRange = device.inRange ?? true
         failures = device.failures ?? FailureScript()
         radio = device.radio.map {
@@ -111,6 +116,10 @@ public struct SimulatedDeviceConfiguration: Hashable, Sendable {
                 message: "is for the generic BPS, WSS, HTS and PLXS only (a glucose record is dated)")
         }
         clock = device.clock ?? true
+        pairing = try device.pairing.map { script throws(FleetError) in
+            try SimulatedPairing(script, seed: device.seed ?? mac.value, path: path + ".pairing")
+        }
+        abortFirstConnection = device.abortFirstConnection ?? false
         self.device = device
         for (index, reading) in (device.nextMeasurements ?? []).enumerated() {
             // the time of a live measurement defaults to when it is taken
@@ -221,6 +230,65 @@ public enum BodyCompositionOrder: String, Hashable, Sendable {
     case afterWeight
     /// The composition (without the weight) first, then the weight.
     case beforeWeight
+}
+
+/// How a device pairs, validated (``PairingScript``).
+public struct SimulatedPairing: Hashable, Sendable {
+    /// Who shows and who types what.
+    public enum Method: String, Hashable, Sendable, CaseIterable {
+        /// No dialogue: neither side shows or types anything.
+        case justWorks
+        /// The device shows ``SimulatedPairing/passkey``; the host's user types it (`Agent1.RequestPasskey`).
+        case passkey
+        /// The host shows ``SimulatedPairing/passkey`` (`Agent1.DisplayPasskey`); the device's user types
+        /// ``SimulatedPairing/typed`` on the device.
+        case display
+        /// Both show ``SimulatedPairing/passkey``; the host's user confirms it (`Agent1.RequestConfirmation`).
+        case confirm
+        /// A legacy PIN the host's user types (`Agent1.RequestPinCode`).
+        case pinCode
+    }
+
+    public let method: Method
+    /// The six-digit passkey, 0–999999.
+    public let passkey: UInt32
+    /// `display`: what the device's user types on the device.
+    public let typed: UInt32
+    /// `pinCode`: the device's PIN.
+    public let pinCode: String
+    /// Whether the device refuses a connection until it is paired.
+    public let required: Bool
+
+    init(_ script: PairingScript, seed: UInt64, path: String) throws(FleetError) {
+        guard let method = Method(rawValue: script.method) else {
+            throw FleetError(
+                path: path + ".method", message: "must be justWorks, passkey, display, confirm or pinCode")
+        }
+        for (key, value) in [("passkey", script.passkey), ("typed", script.typed)] {
+            if let value, !(0...999_999).contains(value) {
+                throw FleetError(path: path + "." + key, message: "must be from 0 to 999999")
+            }
+        }
+        if script.typed != nil, method != .display {
+            throw FleetError(path: path + ".typed", message: "is for the display method only")
+        }
+        if script.passkey != nil, [.justWorks, .pinCode].contains(method) {
+            throw FleetError(path: path + ".passkey", message: "is for the passkey, display and confirm methods")
+        }
+        if let pin = script.pinCode {
+            guard method == .pinCode else {
+                throw FleetError(path: path + ".pinCode", message: "is for the pinCode method only")
+            }
+            guard (1...16).contains(pin.utf8.count), pin.allSatisfy({ $0.isASCII && !$0.isWhitespace }) else {
+                throw FleetError(path: path + ".pinCode", message: "must be 1–16 printable ASCII characters")
+            }
+        }
+        self.method = method
+        passkey = UInt32(script.passkey ?? Int(seed % 1_000_000))
+        typed = script.typed.map { UInt32($0) } ?? passkey
+        pinCode = script.pinCode ?? "0000"
+        required = script.required ?? false
+    }
 }
 
 /// Radio timing in durations.

@@ -51,7 +51,8 @@ public struct FleetDevice: Hashable, Sendable {
     public var firmware: String?
     /// Percent, 0–100; 100 when absent.
     public var battery: Int?
-    /// Whether the phone has bonded with it (an add by scan finds only paired devices); `true` when absent.
+    /// Whether the phone has bonded with it (an add by scan finds only paired devices); `true` when absent, `false`
+    /// when absent for a device with ``pairing``.
     public var paired: Bool?
     /// Whether it is in range (or plugged in); `true` when absent.
     public var inRange: Bool?
@@ -79,13 +80,20 @@ public struct FleetDevice: Hashable, Sendable {
     /// A generic device other than the glucose meter (900, 902–904) only: `false` for one without a clock, whose
     /// readings carry no time stamp and which keeps no records; `true` when absent.
     public var clock: Bool?
+    /// How the device pairs through the simulated BlueZ (`vitalbridge simulate --bus`): its method, passkey and
+    /// whether it must be paired before it can be connected; absent, `Pair` needs no dialogue.
+    public var pairing: PairingScript?
+    /// Whether the first connection or pairing attempt through the simulated BlueZ fails with BlueZ's passing error
+    /// `le-connection-abort-by-local` (the next one succeeds); `false` when absent.
+    public var abortFirstConnection: Bool?
 
     public init(
         model: String, mac: String, serial: String? = nil, firmware: String? = nil, battery: Int? = nil,
         paired: Bool? = nil, inRange: Bool? = nil, records: RecordsScript? = nil,
         nextMeasurements: [SimulatedReading]? = nil, seed: UInt64? = nil, failures: FailureScript? = nil,
         radio: RadioTiming? = nil, authenticationResult: Int? = nil, recordingSince: String? = nil,
-        bodyComposition: String? = nil, spotCheck: Bool? = nil, clock: Bool? = nil
+        bodyComposition: String? = nil, spotCheck: Bool? = nil, clock: Bool? = nil, pairing: PairingScript? = nil,
+        abortFirstConnection: Bool? = nil
     ) {
         self.model = model
         self.mac = mac
@@ -104,6 +112,35 @@ public struct FleetDevice: Hashable, Sendable {
         self.bodyComposition = bodyComposition
         self.spotCheck = spotCheck
         self.clock = clock
+        self.pairing = pairing
+        self.abortFirstConnection = abortFirstConnection
+    }
+}
+
+/// How a device pairs, as the fleet file writes it: `{"method": "passkey", "passkey": 123456}`.
+public struct PairingScript: Hashable, Sendable {
+    /// `justWorks`, `passkey` (the device shows a passkey the hub's user types), `display` (the hub shows a passkey
+    /// the device's user types), `confirm` (both show a passkey, the hub's user confirms it) or `pinCode` (a legacy
+    /// PIN the hub's user types).
+    public var method: String
+    /// The six-digit passkey of `passkey`, `display` and `confirm` (0–999999); derived from the device's seed
+    /// when absent.
+    public var passkey: Int?
+    /// `display` only: what the device's user types on it; the passkey shown when absent.
+    public var typed: Int?
+    /// `pinCode` only: the device's PIN, 1–16 characters; `0000` when absent.
+    public var pinCode: String?
+    /// Whether the device refuses a connection until it is paired; `false` when absent.
+    public var required: Bool?
+
+    public init(
+        method: String, passkey: Int? = nil, typed: Int? = nil, pinCode: String? = nil, required: Bool? = nil
+    ) {
+        self.method = method
+        self.passkey = passkey
+        self.typed = typed
+        self.pinCode = pinCode
+        self.required = required
     }
 }
 

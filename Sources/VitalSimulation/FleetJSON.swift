@@ -75,7 +75,8 @@ extension FleetDevice {
             authenticationResult: try fields.int("authenticationResult"),
             recordingSince: try fields.string("recordingSince"),
             bodyComposition: try fields.string("bodyComposition"), spotCheck: try fields.bool("spotCheck"),
-            clock: try fields.bool("clock"))
+            clock: try fields.bool("clock"), pairing: try fields.object("pairing", PairingScript.init(fields:)),
+            abortFirstConnection: try fields.bool("abortFirstConnection"))
         try fields.finish()
     }
 
@@ -98,6 +99,29 @@ extension FleetDevice {
         members["bodyComposition"] = bodyComposition.map(JSON.string)
         members["spotCheck"] = spotCheck.map(JSON.bool)
         members["clock"] = clock.map(JSON.bool)
+        members["pairing"] = pairing?.jsonValue
+        members["abortFirstConnection"] = abortFirstConnection.map(JSON.bool)
+        return members.object
+    }
+}
+
+extension PairingScript {
+    init(fields: JSONFields) throws(FleetError) {
+        var fields = fields
+        guard let method = try fields.string("method") else { throw fields.missing("method") }
+        self.init(
+            method: method, passkey: try fields.int("passkey"), typed: try fields.int("typed"),
+            pinCode: try fields.string("pinCode"), required: try fields.bool("required"))
+        try fields.finish()
+    }
+
+    var jsonValue: JSON {
+        var members = JSONMembers()
+        members["method"] = .string(method)
+        members["passkey"] = passkey.map(JSON.number)
+        members["typed"] = typed.map(JSON.number)
+        members["pinCode"] = pinCode.map(JSON.string)
+        members["required"] = required.map(JSON.bool)
         return members.object
     }
 }

@@ -8,7 +8,10 @@ import VitalTestSupport
 /// Runs `vitalbridge` on a pseudo-terminal as a person would: Python's `pty` module starts it as the terminal's
 /// session leader, answers each prompt when its text appears (`\u{3}` is Ctrl-C, which the terminal turns into
 /// SIGINT) `after` seconds, and reports the program's standard output and exit status.
-func onTerminal(_ arguments: [String], answers: [(prompt: String, typed: String)], after: Double = 0) throws -> (
+func onTerminal(
+    _ arguments: [String], answers: [(prompt: String, typed: String)], after: Double = 0,
+    environment: [String: String] = [:]
+) throws -> (
     status: Int, stdout: String, unanswered: [String]
 ) {
     let driver = FileManager.default.temporaryDirectory.appendingPathComponent("terminal-\(UUID().uuidString).py")
@@ -47,7 +50,8 @@ func onTerminal(_ arguments: [String], answers: [(prompt: String, typed: String)
     let script = String(
         decoding: try JSONSerialization.data(withJSONObject: answers.map { [$0.prompt, $0.typed, after] as [Any] }),
         as: UTF8.self)
-    let output = try runProgram("/usr/bin/env", ["python3", driver.path, script, vitalbridgePath.path] + arguments)
+    let output = try runProgram(
+        "/usr/bin/env", ["python3", driver.path, script, vitalbridgePath.path] + arguments, environment: environment)
     let object = try #require(
         JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) as? [String: Any], "\(output.stderr)")
     return (
