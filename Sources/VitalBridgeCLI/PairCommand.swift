@@ -136,24 +136,9 @@ struct TerminalPairingUser: PairingUser {
     /// Asks `question` on standard error and reads one line from standard input; `nil` at its end, or once the
     /// task is cancelled (BlueZ gave the question up).
     func readAnswer(_ question: String) -> String? {
-        FileHandle.standardError.write(Data(question.utf8))
-        var line: [UInt8] = []
-        var byte: UInt8 = 0
-        while !Task.isCancelled {
-            var ready = pollfd(fd: 0, events: Int16(POLLIN), revents: 0)
-            guard poll(&ready, 1, 100) > 0 else { continue }
-            let count = read(0, &byte, 1)
-            if count < 0 && errno == EINTR { continue }
-            guard count == 1 else { return nil }
-            if byte == UInt8(ascii: "\n") {
-                // a terminal echoed the answer and its line end; from a pipe, the next line starts on its own too
-                if isatty(0) == 0 { FileHandle.standardError.write(Data("\n".utf8)) }
-                return String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespaces)
-            }
-            guard line.count < 256 else { return nil }
-            line.append(byte)
-        }
-        FileHandle.standardError.write(Data("\n".utf8))
-        return nil
+        let answer = VitalBridgeCLI.readAnswer(question, limit: 256, until: { Task.isCancelled })
+        // a terminal echoed the answer and its line end; from a pipe, the next line starts on its own too
+        if answer != nil, isatty(0) == 0 { FileHandle.standardError.write(Data("\n".utf8)) }
+        return answer
     }
 }

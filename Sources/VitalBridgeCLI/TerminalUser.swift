@@ -52,26 +52,7 @@ struct TerminalUser: HubUser {
 
     /// Asks `question` on standard error and reads one line from standard input; `nil` at the end of input or when
     /// Ctrl-C is pressed.
-    func ask(_ question: String) -> String? {
-        FileHandle.standardError.write(Data(question.utf8))
-        var line: [UInt8] = []
-        var byte: UInt8 = 0
-        while !interrupt.pressed {
-            var ready = pollfd(fd: 0, events: Int16(POLLIN), revents: 0)
-            // nothing yet, or a signal (Ctrl-C) interrupted the wait: look at the flag again
-            guard poll(&ready, 1, 100) > 0 else { continue }
-            let count = read(0, &byte, 1)
-            if count < 0 && errno == EINTR { continue }
-            guard count == 1 else { return nil }
-            if byte == UInt8(ascii: "\n") {
-                return String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespaces)
-            }
-            guard line.count < 4096 else { return nil }
-            line.append(byte)
-        }
-        FileHandle.standardError.write(Data("\n".utf8))
-        return nil
-    }
+    func ask(_ question: String) -> String? { readAnswer(question, until: { interrupt.pressed }) }
 }
 
 /// Ctrl-C while a request runs: the first press cancels it (the request's task, so its device stage stops with
@@ -134,4 +115,27 @@ extension DeviceCandidate {
         guard let mac = MACAddress(text), candidates.contains(where: { $0.mac == mac }) else { return nil }
         return mac
     }
+}
+
+/// Asks `question` on standard error and reads one line from standard input, trimmed; `nil` at the end of input,
+/// past `limit` bytes, or once `stopped` (Ctrl-C pressed, the question given up), which is looked at every 0.1 s and
+/// whenever a signal interrupts the wait.
+func readAnswer(_ question: String, limit: Int = 4096, until stopped: () -> Bool) -> String? {
+    FileHandle.standardError.write(Data(question.utf8))
+    var line: [UInt8] = []
+    var byte: UInt8 = 0
+    while !stopped() {
+        var ready = pollfd(fd: 0, events: Int16(POLLIN), revents: 0)
+        guard poll(&ready, 1, 100) > 0 else { continue }
+        let count = read(0, &byte, 1)
+        if count < 0 && errno == EINTR { continue }
+        guard count == 1 else { return nil }
+        if byte == UInt8(ascii: "\n") {
+            return String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespaces)
+        }
+        guard line.count < limit else { return nil }
+        line.append(byte)
+    }
+    FileHandle.standardError.write(Data("\n".utf8))
+    return nil
 }
