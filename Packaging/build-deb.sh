@@ -31,9 +31,11 @@ trap 'rm -rf "$work"' EXIT
 root="$work/source/debian/vitalbridge"
 
 echo "== the release binary (static Swift runtime)" >&2
-# the README's release build; the generation tool of the man pages is built with the same flags so that the two
-# builds share one configuration of .build/release instead of relinking each other
-release=(swift build -c release --static-swift-stdlib)
+# The README's release build, in a scratch folder of its own: .build/release holds the dynamic release build of the
+# benchmark scripts, and switching one folder between the two recompiles everything (4 minutes here). The folder is
+# the one of Benchmarks/open-latency.sh's and lean-binary.sh's static build. The man pages' generation tool is built
+# there with the same flags, so the two products share one configuration.
+release=(swift build -c release --static-swift-stdlib --scratch-path .build-static)
 "${release[@]}" --product vitalbridge >&2
 "${release[@]}" --product generate-manual >&2
 bin=$("${release[@]}" --show-bin-path)
@@ -54,6 +56,9 @@ chmod 755 "$root/usr/bin/vitalbridge"
 packaged="$root/usr/bin/vitalbridge"
 
 echo "== man pages (ArgumentParser's generate-manual, a page per command)" >&2
+# The tool behind ArgumentParser's generate-manual plugin, run on the binary shipped. The plugin itself
+# (`swift package generate-manual --multi-page`) makes the same pages, offline too, but first builds every product
+# of the package in release without --static-swift-stdlib: a second whole release build.
 install -d "$work/man" "$root/usr/share/man/man1"
 # dated by the commit, so that two builds of one commit make the same pages
 date=$(git log -1 --format=%cs 2>/dev/null || date -u +%Y-%m-%d)
