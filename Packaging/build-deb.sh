@@ -49,7 +49,7 @@ if objdump -p "$tool" | grep -E 'NEEDED +lib(swift|Foundation|dispatch|BlocksRun
 fi
 
 install -d "$root/usr/bin"
-# without the symbol table and debug information (over half the file); the Swift runtime finds its metadata in
+# without the symbol table and debug information (40 % of the file); the Swift runtime finds its metadata in
 # sections that strip keeps
 strip --strip-unneeded -o "$root/usr/bin/vitalbridge" "$tool"
 chmod 755 "$root/usr/bin/vitalbridge"
