@@ -42,6 +42,7 @@ bin=$("${release[@]}" --show-bin-path)
 tool="$bin/vitalbridge"
 version=$("$tool" --version)
 arch=$(dpkg --print-architecture)
+maintainer="VitalBridge maintainers <maintainers@users.noreply.a-seed-627ebe98.example>"
 # what the package ships is the static binary: never the toolchain's dynamic runtime
 if objdump -p "$tool" | grep -E 'NEEDED +lib(swift|Foundation|dispatch|BlocksRuntime|systemd)' >&2; then
     echo "error: $tool links the libraries above; the package needs a binary static in the Swift runtime" >&2
@@ -58,7 +59,9 @@ packaged="$root/usr/bin/vitalbridge"
 echo "== man pages (ArgumentParser's generate-manual, a page per command)" >&2
 # The tool behind ArgumentParser's generate-manual plugin, run on the binary shipped. The plugin itself
 # (`swift package generate-manual --multi-page`) makes the same pages, offline too, but first builds every product
-# of the package in release without --static-swift-stdlib: a second whole release build.
+# of the package in release without --static-swift-stdlib: a second whole release build. lintian warns about these
+# pages (bad-whatis-entry: a subcommand's NAME is several words, which lexgrog cannot index; groff's empty input
+# lines): that is the generator's mdoc, left as it is; `man vitalbridge.band.follow` reads them fine.
 install -d "$work/man" "$root/usr/share/man/man1"
 # dated by the commit, so that two builds of one commit make the same pages
 date=$(git log -1 --format=%cs 2>/dev/null || date -u +%Y-%m-%d)
@@ -70,7 +73,8 @@ done
 echo "== shell completions" >&2
 install -d "$root/usr/share/bash-completion/completions" "$root/usr/share/zsh/vendor-completions" \
     "$root/usr/share/fish/vendor_completions.d"
-"$packaged" --generate-completion-script bash >"$root/usr/share/bash-completion/completions/vitalbridge"
+# bash-completion sources the script, so ArgumentParser's #! line would only mislead
+"$packaged" --generate-completion-script bash | sed '1{/^#!/d}' >"$root/usr/share/bash-completion/completions/vitalbridge"
 "$packaged" --generate-completion-script zsh >"$root/usr/share/zsh/vendor-completions/_vitalbridge"
 "$packaged" --generate-completion-script fish >"$root/usr/share/fish/vendor_completions.d/vitalbridge.fish"
 
@@ -92,9 +96,14 @@ echo "== the systemd user unit" >&2
 install -d "$root/usr/lib/systemd/user"
 install -m 644 Packaging/vitalbridge-follow@.service "$root/usr/lib/systemd/user/"
 
-echo "== copyright" >&2
+echo "== copyright and changelog" >&2
 install -d "$root/usr/share/doc/vitalbridge"
 install -m 644 Packaging/copyright "$root/usr/share/doc/vitalbridge/copyright"
+# Debian wants a changelog in every package; the history itself is the repository's
+stamp=$(git log -1 --format=%aD 2>/dev/null || date -R)
+printf 'vitalbridge (%s) unstable; urgency=medium\n\n  * Release %s from commit %s: see the repository'"'"'s history.\n\n -- %s  %s\n' \
+    "$version" "$version" "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" "$maintainer" "$stamp" |
+    gzip -9n >"$root/usr/share/doc/vitalbridge/changelog.gz"
 
 echo "== DEBIAN/control" >&2
 # Depends: what the binary's shared libraries need, with the lowest versions their symbols say (libc6, libsqlite3-0,
@@ -109,7 +118,7 @@ cat >"$root/DEBIAN/control" <<EOF
 Package: vitalbridge
 Version: $version
 Architecture: $arch
-Maintainer: VitalBridge maintainers <maintainers@users.noreply.a-seed-627ebe98.example>
+Maintainer: $maintainer
 Installed-Size: $(du -sk --exclude=DEBIAN "$root" | cut -f1)
 Depends: $depends
 Recommends: libsystemd0, bluez
