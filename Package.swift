@@ -78,7 +78,7 @@ let package = Package(
             name: "vitalbridge", dependencies: ["VitalBridgeCLI"],
             // The static Swift runtime's link arguments export every symbol of the program (18,000 of them) for no
             // caller: nothing looks them up, yet the runtime's dladdr at start scans them all. Not exporting them
-            // takes 0.3 ms and 2 MiB off each `open` of the release build (Benchmarks/README.md, "One lean binary").
+            // takes 0.4 ms and 1.6 MiB off each `open` of the release build (Benchmarks/README.md, "One lean binary").
             linkerSettings: [
                 .unsafeFlags(["-Xlinker", "--no-export-dynamic"], .when(platforms: [.linux], configuration: .release))
             ]),
