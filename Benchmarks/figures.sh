@@ -3,7 +3,7 @@
 # markers, each row with the command that produced it and the date:
 #   - the micro-benchmarks (ordo-one, wall clock), and beside each the instructions callgrind counts for one
 #     iteration of the same work (Sources/instructions);
-#   - open-latency.sh and scale.sh, whole process;
+#   - open-latency.sh, lean-binary.sh and scale.sh, whole process;
 #   - the last long fuzz run, read from Fuzz/long-run.md (`bash Fuzz/fuzz.sh long` takes 75 minutes; run it first).
 # About 3 minutes here once built. Needs hyperfine, GNU time and valgrind (apt-get install hyperfine time
 # valgrind). From the repository root:
@@ -34,6 +34,8 @@ done >"$work/instructions.txt"
 
 echo "== open-latency.sh" >&2
 bash Benchmarks/open-latency.sh >"$work/open.txt"
+echo "== lean-binary.sh" >&2
+bash Benchmarks/lean-binary.sh >"$work/lean.txt"
 echo "== scale.sh" >&2
 bash Benchmarks/scale.sh >"$work/scale.txt"
 
@@ -65,6 +67,7 @@ def metric(benchmark_start, metric_start):
 instructions = dict(line.split() for line in open(f"{work}/instructions.txt"))
 instructions = {name: int(count) for name, count in instructions.items()}
 open_lines = open(f"{work}/open.txt").read().splitlines()
+lean_lines = open(f"{work}/lean.txt").read().splitlines()
 scale_lines = open(f"{work}/scale.txt").read().splitlines()
 
 def line(lines, start):
@@ -118,6 +121,26 @@ rows.append((
     f"{int(number(counts, r'open: ([0-9]+)')):,} vs {int(number(counts, r'hello: ([0-9]+)')):,}: "
     f"{number(counts, r'ratio open/hello: ([0-9.]+)')}×",
     "`bash Benchmarks/open-latency.sh`"))
+lean = {name: line(lean_lines, f"median {name}:") for name in ("open, static", "hello, static", "hello, dynamic")}
+lean_ms = {name: number(text, r": ([0-9.]+) ms") for name, text in lean.items()}
+lean_peak = {name: number(text, r"peak ([0-9.]+) MiB") for name, text in lean.items()}
+lean_ratio = number(line(lean_lines, "ratio open/hello, both static"), r": ([0-9.]+)")
+rows.append((
+    "`vitalbridge open` (a measurement) as released (static Swift runtime) against a Foundation hello-world built "
+    "the same way, and one linked dynamically; whole process",
+    f"median {lean_ms['open, static']} vs {lean_ms['hello, static']} ms: {lean_ratio}× (target ≤ 2.5); "
+    f"dynamic hello-world {lean_ms['hello, dynamic']} ms", "", "`bash Benchmarks/lean-binary.sh`"))
+files = {name: line(lean_lines, name + ":") for name in ("vitalbridge", "hello-static", "hello-dynamic")}
+size = {name: int(number(text, r": ([0-9]+) bytes")) for name, text in files.items()}
+linked = {name: int(number(text, r"([0-9]+) shared objects linked")) for name, text in files.items()}
+stripped = int(number(line(lean_lines, "vitalbridge, stripped"), r": ([0-9]+) bytes"))
+megabytes = lambda bytes: f"{bytes / 1e6:.1f} MB" if bytes >= 1e6 else f"{bytes / 1e3:.0f} kB"
+rows.append((
+    "The release binary against the hello-worlds: file size, shared objects it links (`ldd`), peak resident memory",
+    f"{megabytes(size['vitalbridge'])} ({megabytes(stripped)} stripped, as packaged), {linked['vitalbridge']}, "
+    f"{lean_peak['open, static']:.0f} MiB; static hello-world {megabytes(size['hello-static'])}, "
+    f"{linked['hello-static']}, {lean_peak['hello, static']:.0f} MiB; dynamic {megabytes(size['hello-dynamic'])}, "
+    f"{linked['hello-dynamic']}, {lean_peak['hello, dynamic']:.0f} MiB", "", "`bash Benchmarks/lean-binary.sh`"))
 peak_open = line(open_lines, "peak resident memory of .build open")
 syncs = [line for line in scale_lines if re.match(r"^\w+ +65000 records", line)]
 peak_sync = max(int(number(line, r"peak ([0-9]+) MiB")) for line in syncs)
