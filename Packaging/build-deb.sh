@@ -25,6 +25,15 @@ if ! command -v swift >/dev/null 2>&1 && [ -x /opt/swift/usr/bin/swift ]; then
     export PATH="/opt/swift/usr/bin:$PATH"
 fi
 
+# what the build runs besides Swift, each named with its Debian package when missing
+for need in dpkg-shlibdeps:dpkg-dev dpkg-deb:dpkg desktop-file-validate:desktop-file-utils xdg-mime:xdg-utils \
+    objdump:binutils strip:binutils gzip:gzip; do
+    command -v "${need%%:*}" >/dev/null 2>&1 || {
+        echo "error: ${need%%:*} is missing: sudo apt-get install ${need#*:}" >&2
+        exit 1
+    }
+done
+
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # the tree of the package laid out as in a source package (debian/<package>), where dpkg-shlibdeps expects it
