@@ -84,7 +84,7 @@ let package = Package(
             ]),
         .target(name: "VitalTestSupport", dependencies: ["VitalSimulation"], path: "Tests/VitalTestSupport"),
         // the trait `.needs(…)`: a test that needs a program the machine may lack is skipped naming it (CI runs all)
-        .target(name: "TestRequirements", dependencies: ["VitalTestSupport"], path: "Tests/TestRequirements"),
+        .target(name: "TestRequirements", dependencies: ["VitalTestSupport", "DBus"], path: "Tests/TestRequirements"),
         .testTarget(name: "LayeredProtocolTests", dependencies: ["LayeredProtocol", "VitalTestSupport"]),
         .testTarget(name: "LayeredClientTests", dependencies: ["LayeredClient", "LayeredProtocol"]),
         .testTarget(name: "HealthGATTTests", dependencies: ["HealthGATT", "VitalTestSupport"]),

@@ -1,3 +1,4 @@
+import DBus
 import Foundation
 import Testing
 import VitalTestSupport
@@ -21,9 +22,7 @@ public struct Requirement: Sendable, CustomStringConvertible {
     public static let dbusDaemon = program("/usr/bin/dbus-daemon", package: "dbus-daemon")
     /// sd-bus, which the DBus module loads at run time.
     public static let libsystemd = Requirement(description: "libsystemd.so.0 (Debian package libsystemd0)") {
-        guard let handle = dlopen("libsystemd.so.0", RTLD_LAZY) else { return false }
-        dlclose(handle)
-        return true
+        DBusConnection.libraryProblem == nil
     }
     /// A real D-Bus: both a daemon to start and sd-bus to talk to it.
     public static let bus: [Requirement] = [dbusDaemon, libsystemd]
