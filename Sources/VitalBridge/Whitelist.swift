@@ -64,6 +64,11 @@ public struct Whitelist: Hashable, Sendable {
     /// no other caller has.
     public func check(_ destination: String, for appID: String) throws(WhitelistError) {
         guard !appID.isEmpty else { throw WhitelistError(message: "an app id cannot be empty") }
+        // no bundle or package id has one, and the journal names a DDS source `dds:<source>`: a caller of that name
+        // would share its deliveries, and be denied the readings DDS handed over
+        guard !appID.contains(":") else {
+            throw WhitelistError(message: "an app id cannot hold ':' (\(appID.prefix(60)) is no bundle or package id)")
+        }
         // what AppWhiteList.plist can hold: XML 1.0 has no control characters but tab and line ends, and those
         // have no place in an app id or a URL either
         for (text, what) in [(appID, "an app id"), (destination, "a callback URL")]

@@ -506,6 +506,9 @@ struct DeliveryTests {
         #expect(try home.run(["records", "--home", home.path, "--since", "bad"]).status == 2)
         #expect(try home.run(["whitelist", "list", "--home", home.path]).stdout.contains("org.vitalbridge.demo"))
         #expect(try home.run(["whitelist", "add", "--home", home.path, "com.x", "nota url"]).status == 1)
+        // a DDS source's name in the journal is no caller's
+        let dds = try home.run(["whitelist", "add", "--home", home.path, "dds:DemoApp", "ddsdemo://"])
+        #expect(dds.status == 1 && dds.stderr.contains("an app id cannot hold ':'"), "\(dds.stderr)")
         #expect(try home.run(["whitelist", "remove", "--home", home.path, "com.nobody"]).status == 1)
         #expect(try home.run(["fleet", "show", "--home", home.path]).stdout.contains("THV3"))
         // the fleet shows what each device still stores: the synced HS2 nothing, the untouched BG5 its five

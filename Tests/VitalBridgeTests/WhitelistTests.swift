@@ -93,6 +93,11 @@ struct WhitelistTests {
             "a has more than one entry"
         ),
         ("<dict><key></key><string>a://</string></dict>", "an entry has an empty key"),
+        // the journal's name of a DDS source: a caller of that name would share its deliveries
+        (
+            "<dict><key>dds:DemoApp</key><string>a://</string></dict>",
+            "the entry of dds:DemoApp: an app id cannot hold ':'"
+        ),
         (
             "<dict><key>a</key><string>not a url</string></dict>",
             "the entry of a: 'not a url' cannot be a callback URL"
