@@ -282,10 +282,10 @@ public final class VitalStore: Sendable {
         try database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA user_version = \(latest)") }
     }
 
-    /// The schema's migrations; a shipped migration is never edited, only followed by new ones.
     /// The schema version this release writes (`PRAGMA user_version` of an up-to-date store).
     public static var schemaVersion: Int { migrator.migrations.count }
 
+    /// The schema's migrations; a shipped migration is never edited, only followed by new ones.
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1: devices, readings, deliveries") { db in
