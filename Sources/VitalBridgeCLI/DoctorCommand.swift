@@ -93,25 +93,40 @@ struct Doctor {
     func examine() async -> [Finding] {
         var findings = homeFindings()
         let usable = !findings.contains { $0.level == .fail }
-        if usable { findings += storeFindings() + whitelistFindings() }
+        var devices: [StoredDevice] = []
+        if usable {
+            let store: Finding
+            (store, devices) = storeFinding()
+            findings += [store] + whitelistFindings()
+        }
         findings += handlerFindings()
         guard usable else { return findings }
+        let adapter: String?
         do {
-            if let adapter = try home.adapter() {
-                findings.append(Finding(level: .ok, check: "transport", detail: "BlueZ, adapter \(adapter)"))
-                findings += await bluezFindings(adapter: adapter)
-            } else {
+            adapter = try home.adapter()
+        } catch {
+            return findings + [
+                Finding(
+                    level: .fail, check: "transport", detail: "\(error)",
+                    fix: "vitalbridge init --home \(quoted) --adapter hci0 (or --adapter none for the simulator)")
+            ]
+        }
+        if let adapter {
+            findings.append(Finding(level: .ok, check: "transport", detail: "BlueZ, adapter \(adapter)"))
+            findings += await bluezFindings(adapter: adapter, devices: devices)
+        } else {
+            do {
                 let fleet = try home.fleet()
                 findings.append(
                     Finding(
                         level: .ok, check: "transport",
                         detail: "simulated: \(fleet.devices.count) devices in \(home.fleetPath)"))
+            } catch {
+                findings.append(
+                    Finding(
+                        level: .fail, check: "transport", detail: "\(error)",
+                        fix: "correct \(home.fleetPath), or move it away to use the built-in fleet"))
             }
-        } catch {
-            findings.append(
-                Finding(
-                    level: .fail, check: "transport", detail: "\(error)",
-                    fix: "vitalbridge init --home \(quoted) --adapter hci0 (or --adapter none for the simulator)"))
         }
         return findings
     }
@@ -176,38 +191,39 @@ struct Doctor {
         return findings
     }
 
-    private func storeFindings() -> [Finding] {
+    /// The store's line, and its devices when it could be read.
+    private func storeFinding() -> (Finding, [StoredDevice]) {
         do {
             let store = try VitalStore(path: home.storePath, readOnly: true)
             let integrity = try store.integrityCheck()
             guard integrity == "ok" else {
-                return [
+                return (
                     Finding(
                         level: .fail, check: "store", detail: "damaged: \(integrity.prefix(200))",
-                        fix: "restore \(home.storePath) from a backup")
-                ]
+                        fix: "restore \(home.storePath) from a backup"), []
+                )
             }
-            return [
+            let devices = try store.devices()
+            return (
                 Finding(
                     level: .ok, check: "store",
-                    detail:
-                        "sound, schema \(VitalStore.schemaVersion), \(try store.devices().count) devices, \(home.storePath)"
-                )
-            ]
+                    detail: "sound, schema \(VitalStore.schemaVersion), \(devices.count) devices, \(home.storePath)"),
+                devices
+            )
         } catch let error where error.code == .schema {
-            return [
+            return (
                 Finding(
                     level: .warning, check: "store", detail: "\(error)",
-                    fix: "vitalbridge init --home \(quoted) (migrates it; so does the next request)")
-            ]
+                    fix: "vitalbridge init --home \(quoted) (migrates it; so does the next request)"), []
+            )
         } catch {
-            return [
+            return (
                 Finding(
                     level: .fail, check: "store", detail: "\(error)",
                     fix: error.code == .busy
                         ? "wait for the other vitalbridge process, then ask again"
-                        : "move \(home.storePath) away and restore it from a backup")
-            ]
+                        : "move \(home.storePath) away and restore it from a backup"), []
+            )
         }
     }
 
@@ -269,7 +285,7 @@ struct Doctor {
 
     // MARK: BlueZ
 
-    private func bluezFindings(adapter name: String) async -> [Finding] {
+    private func bluezFindings(adapter name: String, devices: [StoredDevice]) async -> [Finding] {
         let adapters: [BlueZAdapter]
         let known: [BlueZKnownDevice]
         switch await BlueZInspection.inspect() {
@@ -332,19 +348,13 @@ struct Doctor {
         } else {
             findings.append(Finding(level: .ok, check: "adapter", detail: "\(name) (\(adapter.address)) is on"))
         }
-        findings += deviceFindings(adapter: name, known: known)
+        findings += deviceFindings(devices, adapter: name, known: known)
         return findings
     }
 
     /// Each added device: reachable through BlueZ, known to it, bonded where its profile needs a bond.
-    private func deviceFindings(adapter: String, known: [BlueZKnownDevice]) -> [Finding] {
-        let devices: [StoredDevice]
-        do {
-            devices = try VitalStore(path: home.storePath, readOnly: true).devices()
-        } catch {
-            return []  // the store's own line says why
-        }
-        return devices.map { device in
+    private func deviceFindings(_ devices: [StoredDevice], adapter: String, known: [BlueZKnownDevice]) -> [Finding] {
+        devices.map { device in
             let check = "device \(device.mac)"
             let model = "\(device.model.name) (\(device.model.rawValue))"
             guard device.model.isStandardProfile else {

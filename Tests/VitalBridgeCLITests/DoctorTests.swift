@@ -81,7 +81,7 @@ struct DoctorTests {
         #expect(text.status == 1 && text.stdout.contains("\nfail    store: "))
     }
 
-    @Test("no home, a whitelist that cannot be read, a home others may read: each said, and nothing changed")
+    @Test("no home, a whitelist or fleet that cannot be read, a home others may read: each said, nothing changed")
     func homeProblems() throws {
         let missing = try TemporaryDirectory("vitalbridge-doctor")
         defer { missing.remove() }
@@ -104,6 +104,15 @@ struct DoctorTests {
         let whitelist = try Self.doctor(home.path)
         #expect(whitelist.status == 1 && whitelist.checks["whitelist"]?.status == "fail")
         #expect(whitelist.checks["whitelist"]?.detail.contains("AppWhiteList.plist") == true)
+
+        let other = try TestHome()
+        _ = try other.callback(request(.add, .bp5))
+        try Data(#"{"devices": 3}"#.utf8).write(to: URL(fileURLWithPath: other.path + "/fleet.json"))
+        let fleet = try Self.doctor(other.path)
+        #expect(fleet.status == 1 && fleet.checks["transport"]?.status == "fail")
+        #expect(
+            fleet.checks["transport"]?.fix
+                == "correct \(other.path)/fleet.json, or move it away to use the built-in fleet")
     }
 
     @Test("a BlueZ home whose bus is unreachable: a fail line naming what to start, exit 1")
