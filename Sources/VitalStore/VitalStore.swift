@@ -654,7 +654,9 @@ public final class VitalStore: Sendable {
         device mac: MACAddress, since: LayeredTimestamp, _ body: (inout ReadingStream) throws -> T
     ) throws -> T {
         do {
-            return try database.unsafeRead { db in
+            // the count and the rows in one read transaction: under WAL another process's commit between the two
+            // statements would otherwise be read but not counted
+            return try database.read { db in
                 var stream = try ReadingStream(db, device: mac, since: since, counting: true)
                 return try body(&stream)
             }

@@ -166,6 +166,27 @@ struct PendingQueueTests {
         #expect(plans.allSatisfy { $0.contains("SEARCH pending USING PRIMARY KEY") }, "\(plans)")
     }
 
+    @Test("withReadings counts and reads one snapshot: a commit by another process in between is in neither")
+    func readingsAreOneSnapshot() throws {
+        let directory = try TemporaryDirectory("snapshot")
+        defer { directory.remove() }
+        let path = directory.file("vitalbridge.sqlite")
+        let store = try VitalStore(path: path)
+        let other = try VitalStore(path: path)
+        let device = Self.devices[0]
+        try store.storeReadings([Self.glucose(90, at: 10), Self.glucose(91, at: 20)], device: device)
+        let (count, read) = try store.withReadings(device: device, since: LayeredTimestamp(secondsSince1970: 0)) {
+            stream in
+            // counted already; another process commits a reading before the first row is read
+            try other.storeReadings([Self.glucose(92, at: 30)], device: device)
+            var values: [Int64] = []
+            while let reading = try stream.next() { values.append(reading.reading.measuredAt.secondsSince1970) }
+            return (stream.count, values)
+        }
+        #expect(count == 2 && read == [10, 20], "counted \(count), read \(read)")
+        #expect(try store.readings(device: device).count == 3)
+    }
+
     @Test("a reading or device row the store cannot read is an error naming it, never skipped")
     func unreadableRows() throws {
         let directory = try TemporaryDirectory("pending")
