@@ -85,22 +85,7 @@ struct PairingTests {
     static let pinCode = MACAddress("004D3208E009")!
 
     /// Heart-rate sensors that pair each in their own way.
-    static let fleet = Fleet(devices: [
-        FleetDevice(model: "HRS", mac: "004D3208E001", pairing: PairingScript(method: "justWorks")),
-        FleetDevice(
-            model: "HRS", mac: "004D3208E002",
-            pairing: PairingScript(method: "passkey", passkey: 123456, required: true)),
-        FleetDevice(model: "HRS", mac: "004D3208E003", pairing: PairingScript(method: "display", passkey: 654321)),
-        FleetDevice(
-            model: "HRS", mac: "004D3208E004", pairing: PairingScript(method: "display", passkey: 654321, typed: 654320)
-        ),
-        FleetDevice(model: "HRS", mac: "004D3208E005", pairing: PairingScript(method: "confirm", passkey: 24680)),
-        FleetDevice(
-            model: "HRS", mac: "004D3208E006", pairing: PairingScript(method: "justWorks"), abortFirstConnection: true),
-        FleetDevice(model: "HRS", mac: "004D3208E007", abortFirstConnection: true),
-        FleetDevice(model: "HRS", mac: "004D3208E008", failures: FailureScript(atConnect: true)),
-        FleetDevice(model: "HRS", mac: "004D3208E009", pairing: PairingScript(method: "pinCode", pinCode: "4321")),
-    ])
+    static let fleet = Fleet.pairingSensors
 
     /// Runs `body` with a central on a bench serving ``fleet``, whose log is kept and which retries quickly.
     static func withCentral(_ body: (BlueZCentral, Locked<[String]>) async throws -> Void) async throws {

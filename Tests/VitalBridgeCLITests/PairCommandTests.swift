@@ -30,16 +30,7 @@ func vitalbridge(_ arguments: [String], environment: [String: String], input: St
     .needs(Requirement.bus))
 struct PairCommandTests {
     /// Heart-rate sensors that pair each in their own way.
-    static let fleet = Fleet(devices: [
-        FleetDevice(model: "HRS", mac: "004D3208E001", pairing: PairingScript(method: "justWorks")),
-        FleetDevice(
-            model: "HRS", mac: "004D3208E002",
-            pairing: PairingScript(method: "passkey", passkey: 123456, required: true)),
-        FleetDevice(model: "HRS", mac: "004D3208E003", pairing: PairingScript(method: "display", passkey: 654321)),
-        FleetDevice(model: "HRS", mac: "004D3208E005", pairing: PairingScript(method: "confirm", passkey: 24680)),
-        FleetDevice(
-            model: "HRS", mac: "004D3208E006", pairing: PairingScript(method: "justWorks"), abortFirstConnection: true),
-    ])
+    static let fleet = Fleet.pairingSensors
 
     /// A bench serving ``fleet``, with a BlueZ home (`init --adapter hci0`).
     static func bench() throws -> SimulatedBus {
