@@ -5,6 +5,7 @@ let package = Package(
     name: "VitalBridge",
     platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
+        .library(name: "VitalCore", targets: ["VitalCore"]),
         .library(name: "LayeredProtocol", targets: ["LayeredProtocol"]),
         .library(name: "LayeredClient", targets: ["LayeredClient"]),
         .library(name: "HealthGATT", targets: ["HealthGATT"]),
@@ -29,20 +30,22 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
     ],
     targets: [
-        .target(name: "LayeredProtocol"),
+        // what every layer shares: MAC addresses, times, device models and units, each reading kind described once
+        .target(name: "VitalCore"),
+        .target(name: "LayeredProtocol", dependencies: ["VitalCore"]),
         // a caller's side, with no Linux-only API: an iOS app could use it
-        .target(name: "LayeredClient", dependencies: ["LayeredProtocol"]),
+        .target(name: "LayeredClient", dependencies: ["VitalCore", "LayeredProtocol"]),
         .target(name: "HealthGATT"),
         .target(
             name: "ShareVitalSigns",
-            dependencies: ["LayeredProtocol", .product(name: "Crypto", package: "swift-crypto")]),
-        .target(name: "WelltoryDDS", dependencies: ["LayeredProtocol"]),
-        .target(name: "VitalDevices", dependencies: ["LayeredProtocol", "HealthGATT", "Locking"]),
+            dependencies: ["VitalCore", .product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "WelltoryDDS", dependencies: ["VitalCore"]),
+        .target(name: "VitalDevices", dependencies: ["VitalCore", "LayeredProtocol", "HealthGATT", "Locking"]),
         // FHIR R4 bundles and the HTML report: pure functions from readings to bytes (SHA-1 for name-based UUIDs,
         // SDNN from WelltoryDDS's HRV)
         .target(
             name: "VitalExports",
-            dependencies: ["LayeredProtocol", "WelltoryDDS", .product(name: "Crypto", package: "swift-crypto")]),
+            dependencies: ["VitalCore", .product(name: "Crypto", package: "swift-crypto")]),
         // Locked, a value behind a pthread mutex: the lock ThreadSanitizer sees (Synchronization.Mutex it does not)
         .target(name: "Locking"),
         // sd-bus is loaded at run time from libsystemd.so.0 (SDBus.swift): building needs no -dev package
@@ -50,24 +53,30 @@ let package = Package(
         .target(
             name: "BlueZ",
             dependencies: [
-                "DBus", "Locking", "VitalDevices", "LayeredProtocol", .product(name: "Logging", package: "swift-log"),
+                "VitalCore", "DBus", "Locking", "VitalDevices", .product(name: "Logging", package: "swift-log"),
             ]),
         .target(
             name: "SimulatedBlueZ",
-            dependencies: ["BlueZ", "DBus", "VitalSimulation", "VitalDevices", "LayeredProtocol"]),
-        .target(name: "VitalSimulation", dependencies: ["VitalDevices", "HealthGATT", "LayeredProtocol", "Locking"]),
-        .target(name: "VitalStore", dependencies: ["LayeredProtocol", .product(name: "GRDB", package: "GRDB.swift")]),
+            dependencies: ["VitalCore", "BlueZ", "DBus", "VitalSimulation", "VitalDevices"]),
+        .target(
+            name: "VitalSimulation",
+            dependencies: ["VitalCore", "VitalDevices", "HealthGATT", "LayeredProtocol", "Locking"]),
+        .target(
+            name: "VitalStore",
+            dependencies: ["VitalCore", .product(name: "GRDB", package: "GRDB.swift")]),
         .target(
             name: "VitalBridge",
             dependencies: [
-                "LayeredProtocol", "Locking", "VitalDevices", "VitalStore", "ShareVitalSigns", "WelltoryDDS",
+                "VitalCore", "LayeredProtocol", "Locking", "VitalDevices", "VitalStore", "ShareVitalSigns",
+                "WelltoryDDS",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(
             name: "VitalBridgeCLI",
             dependencies: [
-                "LayeredProtocol", "LayeredClient", "HealthGATT", "VitalDevices", "VitalSimulation", "VitalStore",
+                "VitalCore", "LayeredProtocol", "LayeredClient", "HealthGATT", "VitalDevices", "VitalSimulation",
+                "VitalStore",
                 "VitalBridge", "Locking",
                 "ShareVitalSigns", "WelltoryDDS", "VitalExports", "DBus", "BlueZ", "SimulatedBlueZ",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -85,46 +94,56 @@ let package = Package(
         .target(name: "VitalTestSupport", dependencies: ["VitalSimulation"], path: "Tests/VitalTestSupport"),
         // the trait `.needs(…)`: a test that needs a program the machine may lack is skipped naming it (CI runs all)
         .target(name: "TestRequirements", dependencies: ["VitalTestSupport", "DBus"], path: "Tests/TestRequirements"),
-        .testTarget(name: "LayeredProtocolTests", dependencies: ["LayeredProtocol", "VitalTestSupport"]),
-        .testTarget(name: "LayeredClientTests", dependencies: ["LayeredClient", "LayeredProtocol"]),
+        .testTarget(name: "VitalCoreTests", dependencies: ["VitalCore", "VitalTestSupport", "TestRequirements"]),
+        .testTarget(name: "LayeredProtocolTests", dependencies: ["VitalCore", "LayeredProtocol", "VitalTestSupport"]),
+        .testTarget(name: "LayeredClientTests", dependencies: ["VitalCore", "LayeredClient", "LayeredProtocol"]),
         .testTarget(name: "HealthGATTTests", dependencies: ["HealthGATT", "VitalTestSupport"]),
         .testTarget(
-            name: "ShareVitalSignsTests", dependencies: ["ShareVitalSigns", "LayeredProtocol", "VitalTestSupport"]),
-        .testTarget(name: "WelltoryDDSTests", dependencies: ["WelltoryDDS", "VitalTestSupport", "TestRequirements"]),
+            name: "ShareVitalSignsTests",
+            dependencies: ["VitalCore", "ShareVitalSigns", "VitalTestSupport"]),
+        .testTarget(
+            name: "WelltoryDDSTests",
+            dependencies: ["VitalCore", "WelltoryDDS", "VitalTestSupport", "TestRequirements"]),
         .testTarget(
             name: "VitalExportsTests",
-            dependencies: ["VitalExports", "LayeredProtocol", "WelltoryDDS", "VitalTestSupport", "TestRequirements"]
+            dependencies: [
+                "VitalCore", "VitalExports", "VitalTestSupport", "TestRequirements",
+            ]
         ),
         .testTarget(name: "LockingTests", dependencies: ["Locking"]),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "VitalTestSupport", "TestRequirements"]),
         .testTarget(
             name: "BlueZTests",
             dependencies: [
-                "BlueZ", "SimulatedBlueZ", "DBus", "VitalDevices", "VitalSimulation", "HealthGATT", "LayeredProtocol",
-                "VitalTestSupport", "TestRequirements", "Locking", .product(name: "Logging", package: "swift-log"),
+                "VitalCore", "BlueZ", "SimulatedBlueZ", "DBus", "VitalDevices", "VitalSimulation", "HealthGATT",
+                "VitalTestSupport",
+                "TestRequirements", "Locking", .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
             name: "VitalSimulationTests",
             dependencies: [
-                "VitalSimulation", "VitalDevices", "HealthGATT", "LayeredProtocol", "VitalTestSupport", "Locking",
+                "VitalCore", "VitalSimulation", "VitalDevices", "HealthGATT", "LayeredProtocol", "VitalTestSupport",
+                "Locking",
             ]
         ),
         .testTarget(
             name: "VitalStoreTests",
             dependencies: [
-                "VitalStore", "LayeredProtocol", "VitalTestSupport", "Locking",
+                "VitalCore", "VitalStore", "VitalTestSupport", "Locking",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .testTarget(
             name: "VitalBridgeTests",
             dependencies: [
-                "VitalBridge", "VitalTestSupport", "VitalSimulation", "VitalStore", "VitalDevices", "LayeredProtocol",
+                "VitalCore", "VitalBridge", "VitalTestSupport", "VitalSimulation", "VitalStore", "VitalDevices",
+                "LayeredProtocol",
                 "WelltoryDDS", "ShareVitalSigns", "Locking", "HealthGATT",
             ]),
         .testTarget(
             name: "VitalBridgeCLITests",
             dependencies: [
-                "vitalbridge", "VitalBridgeCLI", "LayeredProtocol", "LayeredClient", "VitalBridge", "VitalSimulation",
+                "VitalCore", "vitalbridge", "VitalBridgeCLI", "LayeredProtocol", "LayeredClient", "VitalBridge",
+                "VitalSimulation",
                 "VitalStore",
                 "VitalDevices", "ShareVitalSigns", "WelltoryDDS", "VitalTestSupport", "TestRequirements",
             ]

@@ -24,16 +24,17 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
-        benchmark("LayeredProtocolBenchmarks", using: ["LayeredProtocol"]),
+        benchmark("LayeredProtocolBenchmarks", using: ["VitalCore", "LayeredProtocol"]),
         benchmark("HealthGATTBenchmarks", using: ["HealthGATT"]),
-        benchmark("HRVBenchmarks", using: ["WelltoryDDS"]),
-        benchmark("ExportBenchmarks", using: ["VitalExports", "LayeredProtocol"]),
-        benchmark("DeviceBenchmarks", using: ["VitalDevices", "VitalSimulation", "LayeredProtocol"]),
+        benchmark("HRVBenchmarks", using: ["VitalCore"]),
+        benchmark("ExportBenchmarks", using: ["VitalCore", "VitalExports", "LayeredProtocol"]),
+        benchmark("DeviceBenchmarks", using: ["VitalCore", "VitalDevices", "VitalSimulation", "LayeredProtocol"]),
         // the D-Bus path of a notification against the in-process seam; starts a private dbus-daemon
         benchmark(
             "BlueZBenchmarks",
             using: [
-                "BlueZ", "SimulatedBlueZ", "VitalDevices", "VitalSimulation", "LayeredProtocol", "VitalTestSupport",
+                "BlueZ", "SimulatedBlueZ", "VitalDevices", "VitalSimulation", "VitalCore", "LayeredProtocol",
+                "VitalTestSupport",
             ]
         ),
         .executableTarget(
@@ -41,7 +42,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"), .product(name: "GRDB", package: "GRDB.swift"),
             ]
-                + ["VitalBridge", "VitalStore", "VitalDevices", "VitalSimulation", "LayeredProtocol"].map {
+                + ["VitalBridge", "VitalStore", "VitalDevices", "VitalSimulation", "VitalCore", "LayeredProtocol"].map {
                     .product(name: $0, package: "VitalBridge")
                 },
             path: "Benchmarks/StoreBenchmarks",
@@ -52,7 +53,8 @@ let package = Package(
         .executableTarget(
             name: "instructions",
             dependencies: [
-                "BenchmarkInputs", .product(name: "LayeredProtocol", package: "VitalBridge"),
+                "BenchmarkInputs", .product(name: "VitalCore", package: "VitalBridge"),
+                .product(name: "LayeredProtocol", package: "VitalBridge"),
                 .product(name: "HealthGATT", package: "VitalBridge"),
             ],
             path: "Sources/instructions"),

@@ -24,17 +24,17 @@ let package = Package(
     ],
     targets: [
         .target(name: "FuzzCheck"),
-        fuzzTarget("FuzzRequest", using: ["LayeredProtocol", "VitalBridge"]),
-        fuzzTarget("FuzzCallback", using: ["LayeredProtocol", "LayeredClient"]),
+        fuzzTarget("FuzzRequest", using: ["VitalCore", "LayeredProtocol", "VitalBridge"]),
+        fuzzTarget("FuzzCallback", using: ["VitalCore", "LayeredProtocol", "LayeredClient"]),
         fuzzTarget("FuzzHealthGATT", using: ["HealthGATT"]),
         fuzzTarget("FuzzFleet", using: ["VitalSimulation"]),
         fuzzTarget("FuzzWhitelist", using: ["VitalBridge"]),
-        fuzzTarget("FuzzJSON", using: ["LayeredProtocol"]),
-        fuzzTarget("FuzzSmartband", using: ["VitalDevices", "LayeredProtocol", "HealthGATT"]),
+        fuzzTarget("FuzzJSON", using: ["VitalCore"]),
+        fuzzTarget("FuzzSmartband", using: ["VitalCore", "VitalDevices", "LayeredProtocol", "HealthGATT"]),
         fuzzTarget(
-            "FuzzSealedBox", using: ["ShareVitalSigns", "LayeredProtocol"],
+            "FuzzSealedBox", using: ["ShareVitalSigns", "VitalCore"],
             also: [.product(name: "Crypto", package: "swift-crypto")]),
-        fuzzTarget("FuzzDDS", using: ["WelltoryDDS"]),
+        fuzzTarget("FuzzDDS", using: ["VitalCore", "WelltoryDDS"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,6 +1,6 @@
 import DBus
-import LayeredProtocol
 import Logging
+import VitalCore
 import VitalDevices
 
 /// The real transport on Linux: a `BluetoothCentral` that reaches Bluetooth Low Energy devices through BlueZ's

@@ -1,6 +1,6 @@
 import DBus
-import LayeredProtocol
 import Logging
+import VitalCore
 import VitalDevices
 
 /// The state BlueZ reports, kept up to date from its signals, and the open connections it feeds.

@@ -1,6 +1,6 @@
 import DBus
-import LayeredProtocol
 import Locking
+import VitalCore
 import VitalDevices
 
 /// A link to one device through BlueZ.

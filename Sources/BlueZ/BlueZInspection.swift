@@ -1,5 +1,5 @@
 import DBus
-import LayeredProtocol
+import VitalCore
 
 /// What BlueZ says about this machine, read step by step for `vitalbridge doctor`: each step that fails says where
 /// the way to a device stops.

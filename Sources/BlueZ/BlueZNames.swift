@@ -1,4 +1,4 @@
-import LayeredProtocol
+import VitalCore
 import VitalDevices
 
 /// BlueZ's D-Bus names and how it writes UUIDs, addresses and paths (`doc/org.bluez.*.rst` in BlueZ), shared by

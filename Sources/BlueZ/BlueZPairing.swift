@@ -1,7 +1,7 @@
 import DBus
-import LayeredProtocol
 import Locking
 import Logging
+import VitalCore
 import VitalDevices
 
 /// The person who answers a pairing dialogue: what BlueZ's agent shows and asks while a device pairs.

@@ -1,4 +1,5 @@
 import LayeredProtocol
+import VitalCore
 
 /// A caller's memory of its requests and of the readings it has received: it matches each callback to its request
 /// by `requestid`, reports duplicate, late and unasked callbacks, and de-duplicates readings the hub delivers again.

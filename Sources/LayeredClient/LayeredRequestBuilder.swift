@@ -1,4 +1,5 @@
 import LayeredProtocol
+import VitalCore
 
 /// What a caller asks the layered app to do, typed: the action, the device and what the action needs.
 ///

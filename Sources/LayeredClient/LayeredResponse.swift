@@ -1,4 +1,5 @@
 import LayeredProtocol
+import VitalCore
 
 /// A value with its unit, exactly as a callback writes it (`120` mmHg, `5.6` mmol/L, `154.3` lb).
 public struct Quantity: Hashable, Sendable, CustomStringConvertible {

@@ -1,3 +1,5 @@
+import VitalCore
+
 /// The URL the layered app opens to answer a caller.
 ///
 /// Its query is the request's echo (every request parameter but `mac`, values untouched), then the answer:
@@ -245,7 +247,7 @@ extension LayeredCallback {
     /// Builds a success callback whose result carries `readings`, oldest first, as many whole readings as fit in
     /// `maximumLength` characters, and reports which were left out.
     ///
-    /// Readings are ordered by ``LayeredReading/measuredAt`` (ties keep their order) and taken from the oldest
+    /// Readings are ordered by `LayeredReading.measuredAt` (ties keep their order) and taken from the oldest
     /// until the next one does not fit; a reading is never cut. When some are left out the callback's `remaining`
     /// says how many, and its length counts too. For an action with a combined result, `measured` are the live
     /// readings (`measureresult`, always included) and `readings` the stored ones (`syncresult`). For a plain
@@ -283,7 +285,7 @@ extension LayeredCallback {
     }
 
     /// Builds a success callback like ``packing(_:readings:measured:leading:unit:maximumLength:)`` from `count`
-    /// stored readings that `next` hands over already oldest first (by ``LayeredReading/measuredAt``), taking
+    /// stored readings that `next` hands over already oldest first (by `LayeredReading.measuredAt`), taking
     /// them until one does not fit: it asks for at most one reading more than the callback carries, so a store can
     /// deliver from a history of any size without reading all of it.
     ///

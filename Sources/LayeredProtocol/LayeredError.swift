@@ -1,3 +1,5 @@
+import VitalCore
+
 /// Why a request URL was rejected.
 ///
 /// The error names the parameter at fault and maps to the `reason` of the fail callback. Its ``description`` is

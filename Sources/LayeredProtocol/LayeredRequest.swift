@@ -1,33 +1,6 @@
-/// The user profile an activity monitor (AM3S, AM4) is bound to, sent with its add and sync requests.
-public struct ActivityProfile: Hashable, Sendable {
-    /// `userid`: 1–2147483647.
-    public var userID: Int32
-    /// `age` in years: 1–255.
-    public var age: UInt8
-    /// `sex`.
-    public var sex: UserSex
-    /// `height` in centimetres: 1–255.
-    public var height: UInt8
-    /// `weight` in kilograms: 1–255.
-    public var weight: UInt8
-    /// `swim`: whether the monitor records swimming.
-    public var swim: SwimSwitch
-    /// `unit`: the distance unit the monitor shows, ``VitalUnit/mile`` or ``VitalUnit/kilometre``.
-    public var distanceUnit: VitalUnit
+import VitalCore
 
-    public init(
-        userID: Int32, age: UInt8, sex: UserSex, height: UInt8, weight: UInt8, swim: SwimSwitch,
-        distanceUnit: VitalUnit
-    ) {
-        self.userID = userID
-        self.age = age
-        self.sex = sex
-        self.height = height
-        self.weight = weight
-        self.swim = swim
-        self.distanceUnit = distanceUnit
-    }
-
+extension ActivityProfile {
     /// The profile as callback parameters, in the spec's order: `userid`, `age`, `sex`, `height`, `weight`,
     /// `swim`.
     public var parameters: [QueryParameter] {
@@ -228,12 +201,6 @@ func isReservedCallbackKey(_ key: String) -> Bool {
 
 /// `callurl` is the spec's other spelling of `callerurl`.
 func canonicalKey(_ key: String) -> String { key == "callurl" ? "callerurl" : key }
-
-/// Whether `text` is a URI scheme alone (`myapp`, `com.example.app`): a letter, then letters, digits, `+`, `-`
-/// and `.` (RFC 3986).
-public func isValidScheme(_ text: String) -> Bool {
-    uriScheme(of: text + ":")?.utf8.count == text.utf8.count
-}
 
 /// Whether `text` can be the part of a callback URL before its query: a scheme, then printable ASCII without `?`
 /// or `#` (`myapp://`, `my-dynamic-url-0x7765://`, `https://example.com/cb`).

@@ -1,3 +1,5 @@
+import VitalCore
+
 /// The `reason` of a fail or cancel callback.
 ///
 /// Three shapes exist: ``cancel`` (`ERROR_CANCEL`) for a user cancel; ``device(_:code:)``

@@ -1,66 +1,4 @@
-/// A decimal number with a fixed number of fraction digits, as results carry them: `120`, `5.6`, `70.25`.
-///
-/// Results are rounded once, to the digits their unit allows, and written exactly; parsing the text back gives
-/// the same significand and scale, so a callback survives a build and parse unchanged.
-public struct FixedDecimal: Hashable, Sendable, CustomStringConvertible {
-    /// The number times 10^``scale``.
-    public var significand: Int64
-    /// The number of fraction digits written, 0–9.
-    public var scale: Int
-
-    public init(significand: Int64, scale: Int) {
-        precondition((0...9).contains(scale), "a FixedDecimal has 0 to 9 fraction digits")
-        self.significand = significand
-        self.scale = scale
-    }
-
-    /// A whole number.
-    public init(_ integer: Int) { self.init(significand: Int64(integer), scale: 0) }
-
-    /// `value` rounded half away from zero to `scale` fraction digits, or `nil` if it is not finite or too large.
-    ///
-    /// The value is nudged by one part in 10^9 away from zero before rounding, so that a half written inexactly
-    /// in binary (`2.25` stored as `2.2499999…`) rounds as the decimal it stands for.
-    public init?(rounding value: Double, scale: Int) {
-        guard value.isFinite, (0...9).contains(scale) else { return nil }
-        var power = 1.0
-        for _ in 0..<scale { power *= 10 }
-        let scaled = value * power
-        let rounded = (scaled + scaled * 1e-9).rounded(.toNearestOrAwayFromZero)
-        guard abs(rounded) < 9e15 else { return nil }
-        self.init(significand: Int64(rounded), scale: scale)
-    }
-
-    /// The number as a `Double` (exact for the magnitudes results have).
-    public var doubleValue: Double {
-        var power = 1.0
-        for _ in 0..<scale { power *= 10 }
-        return Double(significand) / power
-    }
-
-    public var description: String {
-        var bytes: [UInt8] = []
-        append(to: &bytes)
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
-    func append(to bytes: inout [UInt8]) {
-        if significand < 0 { bytes.append(UInt8(ascii: "-")) }
-        let magnitude = significand.magnitude
-        var count = 1
-        while count < 19, magnitude >= powersOfTen[count] { count += 1 }
-        count = max(count, scale + 1)
-        for position in 0..<count {
-            if position == count - scale { bytes.append(UInt8(ascii: ".")) }
-            let power = count - 1 - position
-            let digit = magnitude / powersOfTen[power] % 10
-            bytes.append(UInt8(ascii: "0") + UInt8(digit))
-        }
-    }
-}
-
-/// 10^0 … 10^18.
-private let powersOfTen: [UInt64] = (0..<19).map { (0..<$0).reduce(1) { value, _ in value * 10 } }
+import VitalCore
 
 /// A value in a result object: a number, a string (`measured_at`, `time`), a nested object (`activedata`) or a
 /// list of objects (a band day's `sportdata`).
@@ -272,7 +210,7 @@ public enum LayeredResult: Hashable, Sendable {
 }
 
 extension ResultObject {
-    /// The result object `value`, or `nil` if it holds anything but numbers of ``FixedDecimal``, strings, objects
+    /// The result object `value`, or `nil` if it holds anything but numbers of `FixedDecimal`, strings, objects
     /// and lists of objects, or nests past 4 levels.
     init?(json value: JSON, depth: Int) {
         guard depth < 4, case .object(let members) = value else { return nil }
@@ -302,7 +240,7 @@ extension ResultObject {
 }
 
 extension FixedDecimal {
-    /// The JSON number `text` (as ``JSON`` keeps it), if it has no exponent, at most 18 digits and at most 9 after
+    /// The JSON number `text` (as `JSON` keeps it), if it has no exponent, at most 18 digits and at most 9 after
     /// the point.
     init?(json text: String) {
         let bytes = Array(text.utf8)
@@ -360,23 +298,5 @@ enum JSONWriter {
         bytes.append(UInt8(ascii: "}"))
     }
 
-    /// Appends `string` as a JSON string: `"` and `\\` escaped, control characters as `\\u00XX`. VitalBridge's one
-    /// JSON string writer, for callback results and ``JSON`` documents alike.
-    static func appendString(_ string: String, to bytes: inout [UInt8]) {
-        bytes.append(UInt8(ascii: "\""))
-        for byte in string.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"):
-                bytes.append(UInt8(ascii: "\\"))
-                bytes.append(byte)
-            case 0..<0x20:
-                bytes.append(contentsOf: "\\u00".utf8)
-                bytes.append(upperHexDigits[Int(byte >> 4)])
-                bytes.append(upperHexDigits[Int(byte & 0xF)])
-            default:
-                bytes.append(byte)
-            }
-        }
-        bytes.append(UInt8(ascii: "\""))
-    }
+    static func appendString(_ string: String, to bytes: inout [UInt8]) { JSON.appendString(string, to: &bytes) }
 }

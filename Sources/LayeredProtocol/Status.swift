@@ -1,3 +1,5 @@
+import VitalCore
+
 /// How one stage of an action ended (the spec's `BaseAction…` values).
 public enum StageOutcome: Int, CaseIterable, Hashable, Sendable {
     /// `0`

@@ -1,4 +1,4 @@
-import LayeredProtocol
+import VitalCore
 
 /// A provider's answer: whether it succeeded, and a value with its quality under each sign's exponent.
 public struct Answer: Hashable, Sendable {

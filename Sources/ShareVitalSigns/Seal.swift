@@ -1,5 +1,5 @@
 import Crypto
-import LayeredProtocol
+import VitalCore
 
 /// An answer sealed for one request: ChaCha20-Poly1305 under the requester's key, bound to the request's sign,
 /// state and identifier.

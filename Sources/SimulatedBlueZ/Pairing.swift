@@ -1,6 +1,6 @@
 import BlueZ
 import DBus
-import LayeredProtocol
+import VitalCore
 import VitalSimulation
 
 /// A pairing agent a client registered: where BlueZ calls it.

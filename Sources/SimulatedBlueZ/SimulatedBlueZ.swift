@@ -1,6 +1,6 @@
 import BlueZ
 import DBus
-import LayeredProtocol
+import VitalCore
 import VitalDevices
 import VitalSimulation
 

@@ -1,4 +1,5 @@
 import LayeredProtocol
+import VitalCore
 
 /// Whom a callback answers and where it goes.
 public struct Addressee: Hashable, Sendable {

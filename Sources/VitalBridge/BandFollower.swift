@@ -1,6 +1,7 @@
 import LayeredProtocol
 import Locking
 import Logging
+import VitalCore
 import VitalDevices
 
 /// What happens while a ``BandFollower`` follows a smartband, in the order it happens.

@@ -1,6 +1,7 @@
 import Foundation
 import LayeredProtocol
 import Logging
+import VitalCore
 import VitalDevices
 import VitalStore
 

@@ -1,5 +1,6 @@
 import LayeredProtocol
 import Logging
+import VitalCore
 import VitalDevices
 import VitalStore
 

@@ -1,4 +1,5 @@
 import LayeredProtocol
+import VitalCore
 
 /// What the user answered a question the hub asked.
 public enum PromptAnswer<Value: Sendable>: Sendable {

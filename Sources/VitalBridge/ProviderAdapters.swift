@@ -1,6 +1,7 @@
 import Foundation
 import LayeredProtocol
 import ShareVitalSigns
+import VitalCore
 import VitalDevices
 import VitalStore
 import WelltoryDDS

@@ -1,5 +1,5 @@
-import LayeredProtocol
 import Logging
+import VitalCore
 import VitalDevices
 import VitalStore
 

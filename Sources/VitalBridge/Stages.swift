@@ -2,6 +2,7 @@ import Foundation
 import LayeredProtocol
 import Locking
 import Logging
+import VitalCore
 import VitalDevices
 import VitalStore
 

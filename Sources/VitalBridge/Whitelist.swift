@@ -1,4 +1,5 @@
 import LayeredProtocol
+import VitalCore
 
 /// The callers the hub answers (`AppWhiteList.plist`): each app id maps to its callback URL (`myapp://`), or to
 /// `*` for a caller that names its callback in the request (`callerurl`).

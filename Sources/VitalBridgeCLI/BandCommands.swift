@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import LayeredProtocol
 import VitalBridge
+import VitalCore
 import VitalDevices
 import VitalStore
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import LayeredClient
 import LayeredProtocol
+import VitalCore
 
 #if canImport(Glibc)
     import Glibc

@@ -3,6 +3,7 @@ import Foundation
 import LayeredProtocol
 import Logging
 import VitalBridge
+import VitalCore
 import VitalDevices
 import VitalSimulation
 import VitalStore

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
-import LayeredProtocol
 import VitalBridge
+import VitalCore
 import VitalDevices
 import WelltoryDDS
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import LayeredProtocol
 import VitalBridge
+import VitalCore
 
 /// `vitalbridge demo`: a guided run on a fresh temporary home.
 struct DemoCommand: AsyncParsableCommand {

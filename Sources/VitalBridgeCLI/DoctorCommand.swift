@@ -2,8 +2,8 @@ import ArgumentParser
 import BlueZ
 import DBus
 import Foundation
-import LayeredProtocol
 import VitalBridge
+import VitalCore
 import VitalDevices
 import VitalStore
 

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import LayeredProtocol
+import VitalCore
 import VitalExports
 import VitalStore
 

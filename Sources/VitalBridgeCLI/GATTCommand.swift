@@ -1,6 +1,6 @@
 import ArgumentParser
 import HealthGATT
-import LayeredProtocol
+import VitalCore
 
 /// `vitalbridge gatt`: Bluetooth SIG characteristic tools for device integrators.
 struct GATTCommand: ParsableCommand {

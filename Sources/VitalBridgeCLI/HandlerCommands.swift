@@ -3,6 +3,7 @@ import Foundation
 import LayeredProtocol
 import ShareVitalSigns
 import VitalBridge
+import VitalCore
 
 /// `vitalbridge install-handler`: makes this binary the desktop's handler of the hub's URL schemes.
 struct InstallHandlerCommand: ParsableCommand {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import LayeredProtocol
 import VitalBridge
+import VitalCore
 import VitalDevices
 import VitalSimulation
 import VitalStore

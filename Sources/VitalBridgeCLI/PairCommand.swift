@@ -1,8 +1,8 @@
 import ArgumentParser
 import BlueZ
 import Foundation
-import LayeredProtocol
 import Locking
+import VitalCore
 import VitalDevices
 
 /// `vitalbridge pair --mac M`: pairs a real device through BlueZ, with the hub's own pairing agent.

@@ -1,4 +1,5 @@
 import LayeredProtocol
+import VitalCore
 import VitalDevices
 import VitalStore
 

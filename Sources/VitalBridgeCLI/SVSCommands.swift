@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
-import LayeredProtocol
 import ShareVitalSigns
 import VitalBridge
+import VitalCore
 import VitalDevices
 import VitalStore
 

@@ -1,8 +1,8 @@
 import ArgumentParser
 import DBus
 import Foundation
-import LayeredProtocol
 import SimulatedBlueZ
+import VitalCore
 import VitalSimulation
 
 /// `vitalbridge simulate`: serves a simulated fleet on a D-Bus bus as BlueZ serves real devices.

@@ -1,5 +1,5 @@
 import HealthGATT
-import LayeredProtocol
+import VitalCore
 
 /// The activity monitors AM3S and AM4, over VitalBridge's vendor activity service (``VendorGATT``).
 ///

@@ -1,5 +1,5 @@
 import HealthGATT
-import LayeredProtocol
+import VitalCore
 
 /// A characteristic of a service, both by their 16-bit UUIDs.
 public struct CharacteristicID: Hashable, Sendable, CustomStringConvertible {

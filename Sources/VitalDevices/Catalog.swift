@@ -1,4 +1,4 @@
-import LayeredProtocol
+import VitalCore
 
 /// The device families, one driver each.
 public enum DeviceFamily: String, Hashable, Sendable, CaseIterable, Codable {

@@ -1,5 +1,6 @@
 import HealthGATT
 import LayeredProtocol
+import VitalCore
 
 /// What a measurement needs besides the device: the BG5 strip code.
 public struct MeasureOptions: Hashable, Sendable {

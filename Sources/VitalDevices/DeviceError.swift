@@ -1,4 +1,5 @@
 import LayeredProtocol
+import VitalCore
 
 /// Why a device operation did not complete.
 ///

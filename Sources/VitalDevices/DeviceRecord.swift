@@ -1,5 +1,5 @@
 import HealthGATT
-import LayeredProtocol
+import VitalCore
 
 /// A reading a device gave, in the hub's canonical units, with what identifies it on the device.
 public struct DeviceRecord: Hashable, Sendable {

@@ -1,5 +1,5 @@
 import HealthGATT
-import LayeredProtocol
+import VitalCore
 
 /// Glucose meters (BG5, BG1): the Glucose Service with its Record Access Control Point.
 ///

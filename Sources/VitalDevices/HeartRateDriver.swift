@@ -1,5 +1,5 @@
 import HealthGATT
-import LayeredProtocol
+import VitalCore
 
 /// A Bluetooth SIG Heart Rate Service sensor (VitalBridge's devicemodel 905): it notifies Heart Rate Measurement
 /// (0x2A37) with each beat's rate and RR intervals while the central is subscribed, and stores nothing.

@@ -1,5 +1,5 @@
 import HealthGATT
-import LayeredProtocol
+import VitalCore
 
 /// The PO3 user authentication results (`../spec/po3-sdk-ios.md`): measuring is allowed after 1–4 only.
 public enum PO3Authentication: UInt8, Hashable, Sendable, CaseIterable {

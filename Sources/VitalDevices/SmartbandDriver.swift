@@ -1,5 +1,5 @@
 import HealthGATT
-import LayeredProtocol
+import VitalCore
 
 extension BandItem {
     /// The day the item belongs to; `nil` for today's totals, which the host dates (``dated(today:)``).

@@ -1,5 +1,5 @@
 import HealthGATT
-import LayeredProtocol
+import VitalCore
 
 /// VitalBridge's GATT codec for the SPC/Iwown smartbands, which have no SIG profile: a band service 0xFFD0 with a
 /// control point 0xFFD1 (write: ``BandCommand``) and a data characteristic 0xFFD2 (notify: ``BandMessage``).

@@ -1,4 +1,4 @@
-import LayeredProtocol
+import VitalCore
 
 // The data and settings of the SPC/Iwown smartbands (Fit Pro 9614N, Fit Pulse 9615N, Smartee Training 9616N), as
 // their SDK document describes them; the bytes are in SmartbandGATT.swift.

@@ -1,6 +1,6 @@
 import HealthGATT
-import LayeredProtocol
 import Locking
+import VitalCore
 
 /// How long the drivers of VitalBridge's generic SIG devices (900–904) wait: those devices speak only their
 /// Bluetooth SIG profile, which has no command to start a measurement and no end-of-transfer for pushed readings.

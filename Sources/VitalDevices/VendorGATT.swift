@@ -1,5 +1,6 @@
 import HealthGATT
 import LayeredProtocol
+import VitalCore
 
 /// VitalBridge's vendor GATT: what the SIG profiles do not cover (starting a measurement on request, a device's
 /// own error codes, the end of a pushed transfer, PO3 user authentication, activity monitors).

@@ -1,5 +1,4 @@
-import LayeredProtocol
-import WelltoryDDS
+import VitalCore
 
 /// The person every Observation of an export is about: the `subject` the vital-signs profile requires.
 public enum FHIRSubject: Hashable, Sendable {

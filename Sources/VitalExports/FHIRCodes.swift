@@ -1,4 +1,4 @@
-import LayeredProtocol
+import VitalCore
 
 /// One kind of `Observation` the FHIR export writes: what it measures, its LOINC code, its UCUM unit and the
 /// FHIR R4 vital-signs profile it follows, if any.

@@ -1,4 +1,4 @@
-import LayeredProtocol
+import VitalCore
 
 /// The units a report shows each quantity in: blood pressure, glucose, weight and temperature. Stored readings are
 /// canonical (mmHg, mg/dL, kg, °C) and converted, then rounded as a callback rounds them.

@@ -1,4 +1,4 @@
-import LayeredProtocol
+import VitalCore
 
 extension HealthReport {
     /// The report as one HTML document: `title`, the line `subtitle` under it (what the report covers), the latest

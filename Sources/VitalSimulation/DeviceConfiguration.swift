@@ -1,4 +1,4 @@
-import LayeredProtocol
+import VitalCore
 import VitalDevices
 
 /// A fleet device, validated.

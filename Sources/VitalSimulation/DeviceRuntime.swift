@@ -1,5 +1,5 @@
 import HealthGATT
-import LayeredProtocol
+import VitalCore
 import VitalDevices
 
 /// A device's configuration and live state inside the world actor.

@@ -1,4 +1,4 @@
-import LayeredProtocol
+import VitalCore
 
 /// What the world remembers between hub processes: each device's memory, sequence numbers, battery, generator
 /// position and the one-shot failures already spent — as a real device keeps its memory across app launches.

@@ -1,4 +1,5 @@
 import LayeredProtocol
+import VitalCore
 import VitalDevices
 
 /// The simulated world, as a fleet file (JSON) scripts it: the devices, what each stores and will measure, the

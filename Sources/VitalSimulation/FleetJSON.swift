@@ -1,4 +1,5 @@
 import LayeredProtocol
+import VitalCore
 import VitalDevices
 
 // The JSON forms of the fleet file (FleetFile.md) and of a device's saved state, read and written with ``JSON``.

@@ -1,4 +1,4 @@
-import LayeredProtocol
+import VitalCore
 import VitalDevices
 
 /// A small deterministic generator (SplitMix64) whose state can be saved, so a device's generated values continue

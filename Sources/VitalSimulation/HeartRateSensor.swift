@@ -1,5 +1,5 @@
 import HealthGATT
-import LayeredProtocol
+import VitalCore
 import VitalDevices
 
 #if canImport(Glibc)

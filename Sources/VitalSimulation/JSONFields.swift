@@ -1,4 +1,4 @@
-import LayeredProtocol
+import VitalCore
 
 /// The members of a JSON object being read into a type, at `path` (`devices[2].radio`): typed accessors that
 /// name the path of a wrong value, and ``finish()``, which rejects the members nobody asked for.

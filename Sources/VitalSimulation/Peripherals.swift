@@ -1,5 +1,5 @@
 import HealthGATT
-import LayeredProtocol
+import VitalCore
 import VitalDevices
 
 /// One simulated peripheral's profile: what its GATT server does beyond what every VitalBridge device shares (the

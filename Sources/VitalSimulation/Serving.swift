@@ -1,5 +1,5 @@
 import HealthGATT
-import LayeredProtocol
+import VitalCore
 import VitalDevices
 
 /// What the world offers a transport that serves it to other processes (a BlueZ-compatible service on D-Bus):

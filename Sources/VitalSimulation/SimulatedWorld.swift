@@ -1,5 +1,5 @@
 import HealthGATT
-import LayeredProtocol
+import VitalCore
 import VitalDevices
 
 /// The simulated Bluetooth world: a `BluetoothCentral` whose peripherals are the fleet's devices, each speaking

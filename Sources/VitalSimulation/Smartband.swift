@@ -1,4 +1,4 @@
-import LayeredProtocol
+import VitalCore
 import VitalDevices
 
 /// What a simulated smartband holds and how it is set: the items it recorded and not yet had acknowledged, its

@@ -1,5 +1,5 @@
 import HealthGATT
-import LayeredProtocol
+import VitalCore
 import VitalDevices
 
 /// VitalBridge's generic SIG devices (900–904) as any maker builds them: only the Bluetooth SIG profile, no vendor

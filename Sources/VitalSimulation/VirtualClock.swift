@@ -1,5 +1,5 @@
-import LayeredProtocol
 import Locking
+import VitalCore
 
 /// The simulated world's time: it moves only when the simulation says so (radio connection events, a
 /// measurement's duration), never by sleeping, so a test that runs 75 seconds of radio traffic finishes at once.

@@ -1,4 +1,4 @@
-import LayeredProtocol
+import VitalCore
 
 /// How a reading is kept in the `reading` table: a kind, the time, and its values as `name=value` pairs joined by
 /// `;`, numbers written exactly (Swift's shortest round-tripping form), optional values left out. Equal readings

@@ -1,6 +1,6 @@
 import Foundation
 internal import GRDB
-import LayeredProtocol
+import VitalCore
 
 #if canImport(Glibc)
     import Glibc

@@ -1,4 +1,4 @@
-import LayeredProtocol
+import VitalCore
 
 /// A measurement request link of Welltory's Data Delivery Service: who asks (`source`), where the results go
 /// (`callback`), and any other parameters, which the results echo back.

@@ -1,10 +1,10 @@
 import BlueZ
 import Foundation
 import HealthGATT
-import LayeredProtocol
 import SimulatedBlueZ
 import TestRequirements
 import Testing
+import VitalCore
 import VitalDevices
 import VitalSimulation
 import VitalTestSupport

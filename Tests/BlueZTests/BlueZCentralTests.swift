@@ -2,11 +2,11 @@ import BlueZ
 import DBus
 import Foundation
 import HealthGATT
-import LayeredProtocol
 import Locking
 import SimulatedBlueZ
 import TestRequirements
 import Testing
+import VitalCore
 import VitalDevices
 import VitalSimulation
 import VitalTestSupport

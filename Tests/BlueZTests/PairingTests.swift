@@ -1,12 +1,12 @@
 import BlueZ
 import DBus
 import Foundation
-import LayeredProtocol
 import Locking
 import Logging
 import SimulatedBlueZ
 import TestRequirements
 import Testing
+import VitalCore
 import VitalDevices
 import VitalSimulation
 import VitalTestSupport

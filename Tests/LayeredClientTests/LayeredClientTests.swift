@@ -1,6 +1,7 @@
 import LayeredClient
 import LayeredProtocol
 import Testing
+import VitalCore
 
 @Suite("LayeredClient: requests built and checked on the caller's side")
 struct LayeredClientTests {

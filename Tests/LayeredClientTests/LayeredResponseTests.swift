@@ -2,6 +2,7 @@ import Foundation
 import LayeredClient
 import LayeredProtocol
 import Testing
+import VitalCore
 
 @Suite("LayeredClient: callbacks read into typed results, matched to their requests, readings kept once")
 struct LayeredResponseTests {

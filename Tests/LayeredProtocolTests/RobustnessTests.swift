@@ -1,4 +1,5 @@
 import Testing
+import VitalCore
 import VitalTestSupport
 
 @testable import LayeredProtocol

@@ -1,4 +1,5 @@
 import Testing
+import VitalCore
 
 @testable import LayeredProtocol
 

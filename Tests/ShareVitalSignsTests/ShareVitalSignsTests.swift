@@ -1,5 +1,5 @@
-import LayeredProtocol
 import Testing
+import VitalCore
 
 @testable import ShareVitalSigns
 

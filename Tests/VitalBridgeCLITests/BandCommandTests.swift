@@ -1,7 +1,7 @@
 import Foundation
-import LayeredProtocol
 import TestRequirements
 import Testing
+import VitalCore
 import VitalDevices
 import VitalSimulation
 import VitalStore

@@ -1,6 +1,7 @@
 import Foundation
 import LayeredProtocol
 import Testing
+import VitalCore
 
 /// `vitalbridge compose`: requests built by the caller's client, answered by the real hub with their requestid.
 @Suite("vitalbridge compose")

@@ -1,6 +1,7 @@
 import Foundation
 import LayeredProtocol
 import Testing
+import VitalCore
 import VitalStore
 import WelltoryDDS
 

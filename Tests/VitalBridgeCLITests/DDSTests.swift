@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VitalCore
 import VitalTestSupport
 import WelltoryDDS
 

@@ -1,8 +1,8 @@
 import Foundation
 import LayeredClient
-import LayeredProtocol
 import TestRequirements
 import Testing
+import VitalCore
 import VitalSimulation
 import VitalTestSupport
 

@@ -1,10 +1,9 @@
 import Foundation
-import LayeredProtocol
 import TestRequirements
 import Testing
+import VitalCore
 import VitalStore
 import VitalTestSupport
-import WelltoryDDS
 
 /// `vitalbridge records --format fhir` through the real process: read back by fhir.resources and compared with the
 /// store, value for value.

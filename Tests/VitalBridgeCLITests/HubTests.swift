@@ -2,6 +2,7 @@ import Foundation
 import LayeredProtocol
 import Testing
 import VitalBridge
+import VitalCore
 import VitalDevices
 import VitalSimulation
 import VitalStore

@@ -2,6 +2,7 @@ import Foundation
 import LayeredProtocol
 import TestRequirements
 import Testing
+import VitalCore
 import VitalSimulation
 import VitalStore
 import VitalTestSupport

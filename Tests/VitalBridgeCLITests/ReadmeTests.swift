@@ -1,6 +1,7 @@
 import Foundation
 import LayeredProtocol
 import Testing
+import VitalCore
 import VitalSimulation
 
 /// The README's commands and fleet example work as written: a newcomer's first steps are tested like the code.

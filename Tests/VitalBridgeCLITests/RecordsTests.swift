@@ -1,7 +1,7 @@
 import Foundation
-import LayeredProtocol
 import TestRequirements
 import Testing
+import VitalCore
 import VitalStore
 
 /// `vitalbridge records`: every value with its unit, CSV that a standard parser reads back, JSON with typed numbers.

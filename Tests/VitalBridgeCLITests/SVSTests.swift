@@ -1,8 +1,8 @@
 import Foundation
-import LayeredProtocol
 import ShareVitalSigns
 import TestRequirements
 import Testing
+import VitalCore
 import VitalTestSupport
 
 /// A hub home and a private runtime folder for the shared board: VitalBridge as requester and as provider, in

@@ -1,8 +1,8 @@
 import Foundation
 import LayeredClient
-import LayeredProtocol
 import TestRequirements
 import Testing
+import VitalCore
 import VitalTestSupport
 
 /// Runs `vitalbridge` on a pseudo-terminal as a person would: Python's `pty` module starts it as the terminal's

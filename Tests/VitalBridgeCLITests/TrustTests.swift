@@ -3,6 +3,7 @@ import LayeredProtocol
 import TestRequirements
 import Testing
 import VitalBridge
+import VitalCore
 import VitalSimulation
 import VitalStore
 import VitalTestSupport

@@ -1,6 +1,6 @@
 import Foundation
-import LayeredProtocol
 import Testing
+import VitalCore
 import VitalTestSupport
 
 /// Runs the `vitalbridge` binary built next to this test bundle.

@@ -1,7 +1,7 @@
-import LayeredProtocol
 import Locking
 import Testing
 import VitalBridge
+import VitalCore
 import VitalDevices
 import VitalSimulation
 import VitalStore

@@ -1,9 +1,9 @@
 import Foundation
-import LayeredProtocol
 import Locking
 import ShareVitalSigns
 import Testing
 import VitalBridge
+import VitalCore
 import VitalDevices
 import VitalSimulation
 import VitalStore

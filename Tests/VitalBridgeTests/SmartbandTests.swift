@@ -1,13 +1,12 @@
 import Foundation
-import LayeredProtocol
 import Locking
 import Testing
 import VitalBridge
+import VitalCore
 import VitalDevices
 import VitalSimulation
 import VitalStore
 import VitalTestSupport
-import WelltoryDDS
 
 /// A sink that keeps what a band pushed, item by item, then stores it: the witness of what the band sent.
 final class WitnessBandSink: RecordSink {

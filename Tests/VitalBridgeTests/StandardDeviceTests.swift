@@ -3,6 +3,7 @@ import HealthGATT
 import LayeredProtocol
 import Testing
 import VitalBridge
+import VitalCore
 import VitalDevices
 import VitalSimulation
 import VitalStore

@@ -1,10 +1,9 @@
 import Foundation
-import LayeredProtocol
 import TestRequirements
 import Testing
+import VitalCore
 import VitalExports
 import VitalTestSupport
-import WelltoryDDS
 
 /// The FHIR R4 export: every reading kind as vital-signs Observations with the LOINC codes and UCUM units of a table
 /// kept here, read back by an independent implementation (fhir.resources' R4B models), stable ids, offsets,

@@ -1,6 +1,6 @@
 import Foundation
-import LayeredProtocol
 import Testing
+import VitalCore
 import VitalExports
 
 /// The HTML report, in process: a mark per reading in each chart, values in the chosen units, a mark a day past the

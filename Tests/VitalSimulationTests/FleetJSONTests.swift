@@ -1,6 +1,6 @@
 import Foundation
-import LayeredProtocol
 import Testing
+import VitalCore
 import VitalDevices
 import VitalTestSupport
 

@@ -1,6 +1,6 @@
 import HealthGATT
-import LayeredProtocol
 import Testing
+import VitalCore
 import VitalDevices
 import VitalTestSupport
 

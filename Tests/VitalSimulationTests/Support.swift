@@ -1,6 +1,6 @@
-import LayeredProtocol
 import Locking
 import Testing
+import VitalCore
 import VitalDevices
 import VitalSimulation
 

@@ -1,7 +1,7 @@
 import Foundation
 import HealthGATT
-import LayeredProtocol
 import Testing
+import VitalCore
 import VitalDevices
 import VitalSimulation
 

@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
-import LayeredProtocol
 import Testing
+import VitalCore
 import VitalTestSupport
 
 @testable import VitalStore

@@ -1,7 +1,7 @@
 import Foundation
-import LayeredProtocol
 import Locking
 import Testing
+import VitalCore
 
 @testable import VitalStore
 

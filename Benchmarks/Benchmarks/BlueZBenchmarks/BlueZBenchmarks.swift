@@ -1,8 +1,8 @@
 import Benchmark
 import BlueZ
 import Foundation
-import LayeredProtocol
 import SimulatedBlueZ
+import VitalCore
 import VitalDevices
 import VitalSimulation
 import VitalTestSupport

@@ -1,5 +1,5 @@
 import Benchmark
-import LayeredProtocol
+import VitalCore
 import VitalDevices
 import VitalSimulation
 

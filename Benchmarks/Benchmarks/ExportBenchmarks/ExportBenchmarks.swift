@@ -1,5 +1,5 @@
 import Benchmark
-import LayeredProtocol
+import VitalCore
 import VitalExports
 
 /// 10,000 readings of a home: blood pressure with pulse, glucose, weight with body fat, oximetry and temperature, in

@@ -1,6 +1,6 @@
 import Benchmark
 import Foundation
-import WelltoryDDS
+import VitalCore
 
 /// 24 hours of RR intervals (about 100,000 beats): a resting rhythm with respiratory sinus arrhythmia, a slower
 /// wave, noise and an ectopic beat now and then, from a fixed seed.

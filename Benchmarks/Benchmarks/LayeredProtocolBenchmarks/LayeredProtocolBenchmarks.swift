@@ -2,6 +2,7 @@ import Benchmark
 import BenchmarkInputs
 import Foundation
 import LayeredProtocol
+import VitalCore
 
 let measurementURL = Inputs.measurementURL
 

@@ -1,8 +1,8 @@
 import Benchmark
 import Foundation
 import GRDB
-import LayeredProtocol
 import VitalBridge
+import VitalCore
 import VitalDevices
 import VitalSimulation
 import VitalStore

@@ -9,6 +9,7 @@ import BenchmarkInputs
 import Foundation
 import HealthGATT
 import LayeredProtocol
+import VitalCore
 
 /// Keeps `value` alive and opaque to the optimizer, so the work producing it is done.
 @inline(never) @_optimize(none)

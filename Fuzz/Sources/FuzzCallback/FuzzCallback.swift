@@ -1,6 +1,7 @@
 import FuzzCheck
 import LayeredClient
 import LayeredProtocol
+import VitalCore
 
 // A callback URL as a caller app receives it (from the hub, or from anyone who can open its scheme). Properties:
 // the parser never traps; what it accepts rebuilds to the same URL and parses back to itself; the caller's client

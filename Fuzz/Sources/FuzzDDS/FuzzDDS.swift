@@ -1,4 +1,5 @@
 import FuzzCheck
+import VitalCore
 import WelltoryDDS
 
 // Welltory's Data Delivery Service: a request link a provider reads, and the callback URL with the results a

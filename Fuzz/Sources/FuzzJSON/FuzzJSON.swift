@@ -1,5 +1,5 @@
 import FuzzCheck
-import LayeredProtocol
+import VitalCore
 
 // A JSON document (VitalBridge's one reader: callback results, fleet files, device states, ShareVitalSigns boards).
 // Properties: the reader never traps; what it accepts writes compact and indented to documents that read back to

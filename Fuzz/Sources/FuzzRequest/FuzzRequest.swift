@@ -1,6 +1,7 @@
 import FuzzCheck
 import LayeredProtocol
 import VitalBridge
+import VitalCore
 
 // A request URL as any app can open it. Properties:
 // - the parser never traps; what it accepts rebuilds to the same query and the same request;

@@ -1,7 +1,7 @@
 import Crypto
 import FuzzCheck
-import LayeredProtocol
 import ShareVitalSigns
+import VitalCore
 
 // ShareVitalSigns: the shared board a requester reads, the URL that opens a provider, and the sealed answer. The
 // first byte picks what the rest is. Properties: nothing traps; a board and a provider URL that read write back to

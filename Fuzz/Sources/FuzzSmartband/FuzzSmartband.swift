@@ -1,6 +1,6 @@
 import FuzzCheck
 import HealthGATT
-import LayeredProtocol
+import VitalCore
 import VitalDevices
 
 // The vendor codecs of devices without a SIG profile: the smartband's data notifications and control-point writes,

@@ -19,24 +19,24 @@ public enum PercentEncoding {
     }
 
     /// The length of the UTF-8 `bytes` once percent-encoded.
-    static func encodedLength(of bytes: some Sequence<UInt8>) -> Int {
+    public static func encodedLength(of bytes: some Sequence<UInt8>) -> Int {
         var length = 0
         for byte in bytes { length += isAllowed(byte) ? 1 : 3 }
         return length
     }
 
     /// Appends `value`, percent-encoded, to `bytes`.
-    static func append(_ value: some StringProtocol, to bytes: inout [UInt8]) {
+    public static func append(_ value: some StringProtocol, to bytes: inout [UInt8]) {
         append(value.utf8, to: &bytes)
     }
 
     /// Appends the UTF-8 `value`, percent-encoded, to `bytes`.
-    static func append(_ value: some Sequence<UInt8>, to bytes: inout [UInt8]) {
+    public static func append(_ value: some Sequence<UInt8>, to bytes: inout [UInt8]) {
         for byte in value { append(byte, to: &bytes) }
     }
 
     @inline(__always)
-    static func append(_ byte: UInt8, to bytes: inout [UInt8]) {
+    public static func append(_ byte: UInt8, to bytes: inout [UInt8]) {
         if isAllowed(byte) {
             bytes.append(byte)
         } else {
@@ -48,7 +48,7 @@ public enum PercentEncoding {
 
     /// Whether `byte` is written as itself.
     @inline(__always)
-    static func isAllowed(_ byte: UInt8) -> Bool {
+    public static func isAllowed(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
             UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),

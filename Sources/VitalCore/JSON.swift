@@ -61,7 +61,7 @@ public enum JSON: Sendable {
         case .null: output += Array("null".utf8)
         case .bool(let value): output += Array((value ? "true" : "false").utf8)
         case .number(let text): output += Array(text.utf8)
-        case .string(let text): JSONWriter.appendString(text, to: &output)
+        case .string(let text): JSON.appendString(text, to: &output)
         case .array(let elements):
             output.append(UInt8(ascii: "["))
             for (index, element) in elements.enumerated() {
@@ -76,7 +76,7 @@ public enum JSON: Sendable {
             for (index, member) in members.enumerated() {
                 if index > 0 { output.append(UInt8(ascii: ",")) }
                 newline(indent + 1)
-                JSONWriter.appendString(member.key, to: &output)
+                JSON.appendString(member.key, to: &output)
                 output += Array((pretty ? ": " : ":").utf8)
                 member.value.write(to: &output, pretty: pretty, indent: indent + 1)
             }
@@ -284,5 +284,27 @@ public enum JSON: Sendable {
             }
             return String(decoding: bytes[start..<index], as: UTF8.self)
         }
+    }
+}
+
+extension JSON {
+    /// Appends `string` as a JSON string: `"` and `\\` escaped, control characters as `\\u00XX`. VitalBridge's one
+    /// JSON string writer, for callback results and ``JSON`` documents alike.
+    public static func appendString(_ string: String, to bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "\""))
+        for byte in string.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"):
+                bytes.append(UInt8(ascii: "\\"))
+                bytes.append(byte)
+            case 0..<0x20:
+                bytes.append(contentsOf: "\\u00".utf8)
+                bytes.append(upperHexDigits[Int(byte >> 4)])
+                bytes.append(upperHexDigits[Int(byte & 0xF)])
+            default:
+                bytes.append(byte)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
     }
 }
