@@ -18,132 +18,54 @@ extension LayeredReading {
     ///   `awake`), `heartratedata` (only when the day has heart-rate minutes), `sportdata` (a list, maybe empty).
     ///
     /// Optional quantities the device did not report are left out; a value that is not finite is left out too.
+    ///
+    /// Each kind's keys, their nesting and their rounding come from its fields (`ReadingKind.fields`).
     public func resultObject(unit requested: VitalUnit?) -> ResultObject {
         let unit = requested.flatMap { $0.category == category ? $0 : nil } ?? category.defaultUnit
         var fields: [ResultObject.Field] = []
-        fields.reserveCapacity(5)
-        func add(_ key: ResultKey, canonical value: Double) {
-            if let unit, let number = unit.resultValue(canonical: value) { fields.append(.init(key, .number(number))) }
-        }
-        func add(_ key: ResultKey, _ integer: Int?) {
-            if let integer { fields.append(.init(key, .number(FixedDecimal(integer)))) }
-        }
-        func add(_ key: ResultKey, tenths value: Double?) {
-            if let value, let number = FixedDecimal(rounding: value, scale: 1) {
-                fields.append(.init(key, .number(number)))
+        fields.reserveCapacity(6)
+        if kind.isDay { fields.append(.init(.time, .string(measuredAt.day.description))) }
+        for (field, value) in fieldValues {
+            guard let path = field.resultPath, let result = Self.result(value, field.resultRule, unit: unit) else {
+                continue
+            }
+            let key = ResultKey(rawValue: path[0])
+            guard path.count == 2 else {
+                fields.append(.init(key, result))
+                continue
+            }
+            let nested = ResultObject.Field(ResultKey(rawValue: path[1]), result)
+            if let last = fields.indices.last, fields[last].key == key, case .object(var object) = fields[last].value {
+                object.fields.append(nested)
+                fields[last] = .init(key, .object(object))
+            } else {
+                fields.append(.init(key, .object(ResultObject([nested]))))
             }
         }
-        switch self {
-        case .bloodPressure(let reading):
-            add(.systolic, canonical: reading.systolic)
-            add(.diastolic, canonical: reading.diastolic)
-            add(.heartRate, reading.heartRate)
-            add(.arrhythmia, reading.arrhythmia.map { $0 ? 1 : 0 })
-        case .glucose(let reading):
-            add(.bloodGlucose, canonical: reading.mgPerDeciliter)
-        case .weight(let reading):
-            add(.weight, canonical: reading.kilograms)
-            if let composition = reading.bodyComposition {
-                add(.bodyFat, tenths: composition.bodyFatPercentage)
-                add(.musclePercentage, tenths: composition.musclePercentage)
-                for (key, mass) in [
-                    (ResultKey.muscleMass, composition.muscleMass), (.fatFreeMass, composition.fatFreeMass),
-                    (.softLeanMass, composition.softLeanMass), (.bodyWaterMass, composition.bodyWaterMass),
-                ] {
-                    if let mass { add(key, canonical: mass) }
-                }
-                add(.basalMetabolism, composition.basalMetabolism)
-                add(.impedance, tenths: composition.impedance)
-            }
-        case .temperature(let reading):
-            add(.temperature, canonical: reading.celsius)
-        case .oximetry(let reading):
-            add(.oxygenSaturation, reading.oxygenSaturation)
-            add(.heartRate, reading.heartRate)
-            add(.perfusionIndex, tenths: reading.perfusionIndex)
-        case .activity(let day):
-            fields.append(.init(.time, .string(day.date.description)))
-            fields.append(
-                .init(
-                    .activeData,
-                    .object(
-                        ResultObject([
-                            .init(.steps, .number(.init(day.steps))), .init(.calories, .number(.init(day.calories))),
-                        ]))))
-            fields.append(
-                .init(
-                    .sleepData,
-                    .object(
-                        ResultObject([
-                            .init(.sleepTime, .number(.init(day.sleepMinutes))),
-                            .init(.sleepEfficiency, .number(.init(day.sleepEfficiency))),
-                        ]))))
-            if let minutes = day.swimMinutes {
-                fields.append(
-                    .init(
-                        .swimData,
-                        .object(
-                            ResultObject([
-                                .init(.swimTime, .number(.init(minutes))),
-                                .init(.calories, .number(.init(day.swimCalories ?? 0))),
-                            ]))))
-            }
-            return ResultObject(fields)
-        case .band(let day):
-            return day.resultObject(distanceUnit: unit ?? .kilometre)
-        case .heartRate(let reading):
-            add(.heartRate, reading.heartRate)
-        }
-        fields.append(.init(.measuredAt, .string(measuredAt.description)))
-        return ResultObject(fields)
-    }
-}
-
-extension BandDay {
-    /// The day as a callback reports it, its distance in `distanceUnit` (km or mile, two decimals).
-    func resultObject(distanceUnit: VitalUnit) -> ResultObject {
-        func number(_ value: Int) -> ResultValue { .number(FixedDecimal(value)) }
-        func object(_ fields: [(ResultKey, ResultValue)]) -> ResultValue {
-            .object(ResultObject(fields.map { ResultObject.Field($0.0, $0.1) }))
-        }
-        var active: [(ResultKey, ResultValue)] = [(.steps, number(steps)), (.calories, number(calories))]
-        if let kilometres = distanceUnit.resultValue(canonical: Double(distance) / 1000) {
-            active.append((.distance, .number(kilometres)))
-        }
-        var fields: [ResultObject.Field] = [
-            .init(.time, .string(date.description)),
-            .init(.activeData, object(active)),
-            .init(
-                .sleepData,
-                object([
-                    (.sleepTime, number(sleep.minutes)), (.sleepEfficiency, number(sleep.efficiency)),
-                    (.deep, number(sleep.deep)), (.light, number(sleep.light)), (.awake, number(sleep.awake)),
-                ])),
-        ]
-        if let heartRate {
-            fields.append(
-                .init(
-                    .heartRateData,
-                    object([
-                        (.minimum, number(heartRate.minimum)), (.average, number(heartRate.average)),
-                        (.maximum, number(heartRate.maximum)), (.minutes, number(heartRate.minutes)),
-                    ])))
-        }
-        let sports = sports.map { sport in
-            ResultObject([
-                .init(.type, .number(FixedDecimal(sport.type))),
-                .init(.start, .string(Self.timeOfDay(sport.start))),
-                .init(.end, .string(Self.timeOfDay(sport.end))),
-                .init(.calories, .number(FixedDecimal(sport.calories))),
-            ])
-        }
-        fields.append(.init(.sportData, .list(sports)))
+        if !kind.isDay { fields.append(.init(.measuredAt, .string(measuredAt.description))) }
         return ResultObject(fields)
     }
 
-    /// `minute` of a day as `HH:mm:00`.
-    public static func timeOfDay(_ minute: Int) -> String {
-        func twoDigits(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return "\(twoDigits(minute / 60)):\(twoDigits(minute % 60)):00"
+    /// `value` as `rule` writes it in a result, quantities in `unit`; `nil` when it cannot be written (not finite).
+    private static func result(_ value: FieldValue, _ rule: ReadingField.ResultRule, unit: VitalUnit?) -> ResultValue? {
+        switch (rule, value) {
+        case (.converted, .number(let quantity)): unit?.resultValue(canonical: quantity).map(ResultValue.number)
+        case (.tenths, .number(let quantity)): FixedDecimal(rounding: quantity, scale: 1).map(ResultValue.number)
+        case (.whole, .integer(let integer)): .number(FixedDecimal(integer))
+        case (.flag, .flag(let flag)): .number(FixedDecimal(flag ? 1 : 0))
+        case (.distance, .integer(let metres)):
+            (unit ?? .kilometre).resultValue(canonical: Double(metres) / 1000).map(ResultValue.number)
+        case (.sports, .sports(let sports)):
+            .list(
+                sports.map { sport in
+                    ResultObject([
+                        .init(.type, .number(FixedDecimal(sport.type))),
+                        .init(.start, .string(BandDay.timeOfDay(sport.start))),
+                        .init(.end, .string(BandDay.timeOfDay(sport.end))),
+                        .init(.calories, .number(FixedDecimal(sport.calories))),
+                    ])
+                })
+        default: nil
+        }
     }
 }

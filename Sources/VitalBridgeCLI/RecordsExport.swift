@@ -9,161 +9,46 @@ import VitalStore
     import Darwin
 #endif
 
-/// One field of a reading as `records` shows it, in canonical units; a column of the CSV.
-enum ReadingColumn: Int, CaseIterable {
-    case systolic, diastolic, heartRate, arrhythmia, glucose, weight, spo2, perfusionIndex, temperature, steps
-    case calories, sleep, sleepEfficiency, swim, swimCalories, distance, deepSleep, lightSleep, awake
-    case heartRateMinimum, heartRateAverage, heartRateMaximum, heartRateMinutes, sports, rrIntervals
-    case bodyFat, musclePercentage, muscleMass, fatFreeMass, softLeanMass, bodyWaterMass, basalMetabolism, impedance
+/// A field's value as `records` writes it.
+enum RecordValue {
+    case number(Double)
+    case flag(Bool)
+    /// Text without commas, quotes or line breaks (a band day's sports).
+    case text(String)
+}
 
-    enum Value {
-        case number(Double)
-        case flag(Bool)
-        /// Text without commas, quotes or line breaks (a band day's sports).
-        case text(String)
-    }
-
-    /// The field alone, for the table: `systolic`.
-    var field: String {
-        switch self {
-        case .systolic: "systolic"
-        case .diastolic: "diastolic"
-        case .heartRate: "heart_rate"
-        case .arrhythmia: "arrhythmia"
-        case .glucose: "glucose"
-        case .weight: "weight"
-        case .spo2: "spo2"
-        case .perfusionIndex: "perfusion_index"
-        case .temperature: "temperature"
-        case .steps: "steps"
-        case .calories: "calories"
-        case .sleep: "sleep"
-        case .sleepEfficiency: "sleep_efficiency"
-        case .swim: "swim"
-        case .swimCalories: "swim_calories"
-        case .distance: "distance"
-        case .deepSleep: "deep_sleep"
-        case .lightSleep: "light_sleep"
-        case .awake: "awake"
-        case .heartRateMinimum: "heart_rate_min"
-        case .heartRateAverage: "heart_rate_avg"
-        case .heartRateMaximum: "heart_rate_max"
-        case .heartRateMinutes: "heart_rate_minutes"
-        case .sports: "sports"
-        case .rrIntervals: "rr_intervals"
-        case .bodyFat: "body_fat"
-        case .musclePercentage: "muscle"
-        case .muscleMass: "muscle_mass"
-        case .fatFreeMass: "fat_free_mass"
-        case .softLeanMass: "soft_lean_mass"
-        case .bodyWaterMass: "body_water_mass"
-        case .basalMetabolism: "basal_metabolism"
-        case .impedance: "impedance"
-        }
-    }
-
-    /// The unit as a person reads it (`mmHg`, `mg/dL`, `%`); empty for a count or a flag.
-    var unit: String {
-        switch self {
-        case .systolic, .diastolic: "mmHg"
-        case .heartRate, .heartRateMinimum, .heartRateAverage, .heartRateMaximum: "bpm"
-        case .arrhythmia, .steps, .heartRateMinutes, .sports, .rrIntervals: ""
-        case .distance: "m"
-        case .glucose: "mg/dL"
-        case .weight, .muscleMass, .fatFreeMass, .softLeanMass, .bodyWaterMass: "kg"
-        case .spo2, .perfusionIndex, .sleepEfficiency, .bodyFat, .musclePercentage: "%"
-        case .basalMetabolism: "kJ"
-        case .impedance: "ohm"
-        case .temperature: "°C"
-        case .calories, .swimCalories: "kcal"
-        case .sleep, .swim, .deepSleep, .lightSleep, .awake: "min"
-        }
-    }
-
-    /// The CSV header and JSON key: the field with its unit, `systolic_mmHg`, `glucose_mg_dL`.
-    var name: String {
-        switch unit {
-        case "": field
-        case "%": field + "_percent"
-        case "°C": field + "_C"
-        case "mg/dL": field + "_mg_dL"
-        default: field + "_" + unit
-        }
-    }
-
+extension ReadingColumn {
     /// The fields `reading` has, in column order.
-    static func values(of reading: LayeredReading) -> [(column: ReadingColumn, value: Value)] {
-        switch reading {
-        case .bloodPressure(let bp):
-            var values: [(ReadingColumn, Value)] = [
-                (.systolic, .number(bp.systolic)), (.diastolic, .number(bp.diastolic)),
-            ]
-            if let rate = bp.heartRate { values.append((.heartRate, .number(Double(rate)))) }
-            if let flag = bp.arrhythmia { values.append((.arrhythmia, .flag(flag))) }
-            return values
-        case .glucose(let glucose): return [(.glucose, .number(glucose.mgPerDeciliter))]
-        case .weight(let weight):
-            var values: [(ReadingColumn, Value)] = [(.weight, .number(weight.kilograms))]
-            if let composition = weight.bodyComposition {
-                let quantities: [(ReadingColumn, Double?)] = [
-                    (.bodyFat, composition.bodyFatPercentage), (.musclePercentage, composition.musclePercentage),
-                    (.muscleMass, composition.muscleMass), (.fatFreeMass, composition.fatFreeMass),
-                    (.softLeanMass, composition.softLeanMass), (.bodyWaterMass, composition.bodyWaterMass),
-                    (.basalMetabolism, composition.basalMetabolism.map(Double.init)),
-                    (.impedance, composition.impedance),
-                ]
-                for case (let column, let value?) in quantities { values.append((column, .number(value))) }
-            }
-            return values
-        case .oximetry(let oximetry):
-            var values: [(ReadingColumn, Value)] = [
-                (.heartRate, .number(Double(oximetry.heartRate))), (.spo2, .number(Double(oximetry.oxygenSaturation))),
-            ]
-            if let index = oximetry.perfusionIndex { values.append((.perfusionIndex, .number(index))) }
-            return values
-        case .temperature(let temperature): return [(.temperature, .number(temperature.celsius))]
-        case .activity(let day):
-            var values: [(ReadingColumn, Value)] = [
-                (.steps, .number(Double(day.steps))), (.calories, .number(Double(day.calories))),
-                (.sleep, .number(Double(day.sleepMinutes))), (.sleepEfficiency, .number(Double(day.sleepEfficiency))),
-            ]
-            if let minutes = day.swimMinutes { values.append((.swim, .number(Double(minutes)))) }
-            if let calories = day.swimCalories { values.append((.swimCalories, .number(Double(calories)))) }
-            return values
-        case .band(let day):
-            func number(_ value: Int) -> Value { .number(Double(value)) }
-            var values: [(ReadingColumn, Value)] = [
-                (.steps, number(day.steps)), (.calories, number(day.calories)),
-                (.sleep, number(day.sleep.minutes)), (.sleepEfficiency, number(day.sleep.efficiency)),
-                (.distance, number(day.distance)), (.deepSleep, number(day.sleep.deep)),
-                (.lightSleep, number(day.sleep.light)), (.awake, number(day.sleep.awake)),
-            ]
-            if let rate = day.heartRate {
-                values += [
-                    (.heartRateMinimum, number(rate.minimum)), (.heartRateAverage, number(rate.average)),
-                    (.heartRateMaximum, number(rate.maximum)), (.heartRateMinutes, number(rate.minutes)),
-                ]
-            }
-            if !day.sports.isEmpty {
-                // `type start-end kcal`, e.g. `1 08:10-08:45 120kcal; 128 18:00-18:40 300kcal`
-                let text = day.sports.map { sport in
-                    "\(sport.type) \(BandDay.timeOfDay(sport.start).prefix(5))-\(BandDay.timeOfDay(sport.end).prefix(5)) "
-                        + "\(sport.calories)kcal"
-                }
-                values.append((.sports, .text(text.joined(separator: "; "))))
-            }
-            return values
-        case .heartRate(let reading):
-            // the intervals' count: the series itself is in the store, and `vitalbridge hrv` reads one
-            return [
-                (.heartRate, .number(Double(reading.heartRate))),
-                (.rrIntervals, .number(Double(reading.rrIntervals.count))),
-            ]
+    static func values(of reading: LayeredReading) -> [(column: ReadingColumn, value: RecordValue)] {
+        reading.fieldValues.compactMap { field, value in
+            guard let column = field.column, let value = RecordValue(value) else { return nil }
+            return (column, value)
         }
+        .sorted { $0.column.rawValue < $1.column.rawValue }
     }
 }
 
-extension ReadingColumn.Value {
+extension RecordValue {
+    /// A field's value as `records` writes it: sports as `type start-end kcal`
+    /// (`1 08:10-08:45 120kcal; 128 18:00-18:40 300kcal`), RR intervals as their count (the series itself is in
+    /// the store, and `vitalbridge hrv` reads one); `nil` for a day without sports, whose column stays empty.
+    init?(_ value: FieldValue) {
+        switch value {
+        case .number(let number): self = .number(number)
+        case .integer(let integer): self = .number(Double(integer))
+        case .flag(let flag): self = .flag(flag)
+        case .intervals(let intervals): self = .number(Double(intervals.count))
+        case .sports(let sports):
+            guard !sports.isEmpty else { return nil }
+            self = .text(
+                sports.map { sport in
+                    "\(sport.type) \(BandDay.timeOfDay(sport.start).prefix(5))-\(BandDay.timeOfDay(sport.end).prefix(5)) "
+                        + "\(sport.calories)kcal"
+                }
+                .joined(separator: "; "))
+        }
+    }
+
     /// The value as CSV, JSON and the table write it: whole numbers without a fraction, others in Swift's shortest
     /// exact form (readings are finite), flags as `true`/`false`.
     var text: String {
@@ -217,17 +102,17 @@ struct RecordRow {
     var device: MACAddress
     var kind: String
     var time: LayeredTimestamp
-    var values: [(column: ReadingColumn, value: ReadingColumn.Value)]
+    var values: [(column: ReadingColumn, value: RecordValue)]
 
     init(_ stored: StoredReading) {
         self.init(
-            device: stored.device, kind: stored.reading.kind, time: stored.reading.measuredAt,
+            device: stored.device, kind: stored.reading.kind.rawValue, time: stored.reading.measuredAt,
             values: ReadingColumn.values(of: stored.reading))
     }
 
     init(
         device: MACAddress, kind: String, time: LayeredTimestamp,
-        values: [(column: ReadingColumn, value: ReadingColumn.Value)]
+        values: [(column: ReadingColumn, value: RecordValue)]
     ) {
         self.device = device
         self.kind = kind
@@ -286,7 +171,7 @@ enum RecordsFormatter {
     }
 
     /// Appends `value` as ``ReadingColumn/Value/text`` writes it, whole numbers digit by digit.
-    static func append(_ value: ReadingColumn.Value, to output: inout [UInt8]) {
+    static func append(_ value: RecordValue, to output: inout [UInt8]) {
         guard case .number(let number) = value, number == number.rounded(), abs(number) < 1e15 else {
             output.append(contentsOf: value.text.utf8)
             return

@@ -305,33 +305,8 @@ public enum LayeredReading: Hashable, Sendable {
     case band(BandDay)
     case heartRate(HeartRateReading)
 
-    /// The reading's kind as VitalBridge names it in its store and its exports: `blood_pressure`, `glucose`,
-    /// `weight`, `oximetry`, `temperature`, `activity`, `band_day`, `heart_rate`.
-    public var kind: String {
-        switch self {
-        case .bloodPressure: "blood_pressure"
-        case .glucose: "glucose"
-        case .weight: "weight"
-        case .oximetry: "oximetry"
-        case .temperature: "temperature"
-        case .activity: "activity"
-        case .band: "band_day"
-        case .heartRate: "heart_rate"
-        }
-    }
-
     /// The category of the reading.
-    public var category: VitalCategory {
-        switch self {
-        case .bloodPressure: .bloodPressure
-        case .glucose: .bloodGlucose
-        case .weight: .weight
-        case .oximetry: .oximeter
-        case .temperature: .thermometer
-        case .activity, .band: .activity
-        case .heartRate: .heartRate
-        }
-    }
+    public var category: VitalCategory { kind.category }
 
     /// When the reading was taken; the start of the day (UTC) for an activity or band day. Results are ordered by it.
     public var measuredAt: LayeredTimestamp {
@@ -345,5 +320,13 @@ public enum LayeredReading: Hashable, Sendable {
         case .band(let day): LayeredTimestamp(secondsSince1970: day.date.daysSince1970 * 86_400)
         case .heartRate(let reading): reading.measuredAt
         }
+    }
+}
+
+extension BandDay {
+    /// `minute` of a day as `HH:mm:00`.
+    public static func timeOfDay(_ minute: Int) -> String {
+        func twoDigits(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(twoDigits(minute / 60)):\(twoDigits(minute % 60)):00"
     }
 }

@@ -267,57 +267,48 @@ public struct FHIRBundleWriter {
 
     // MARK: Values
 
-    /// The Observations `reading` gives: each kind with its value members (`valueQuantity`, or the panel's
-    /// `component`s).
+    /// The Observations `reading` gives, one for each of its fields with a LOINC code (`ReadingField.loinc`):
+    /// each kind with its value members (`valueQuantity`, or the blood-pressure panel's `component`s, which comes
+    /// first).
     static func quantities(of reading: LayeredReading, glucose: FHIRObservationKind)
         -> [(FHIRObservationKind, [(key: String, value: JSON)])]
     {
-        func value(_ kind: FHIRObservationKind, _ number: JSON) -> (FHIRObservationKind, [(key: String, value: JSON)]) {
-            (kind, [("valueQuantity", quantity(kind, number))])
+        var observations: [(FHIRObservationKind, [(key: String, value: JSON)])] = []
+        var components: [JSON] = []
+        for (field, value) in reading.fieldValues {
+            guard let code = field.loinc else { continue }
+            if let component = FHIRObservationKind.bloodPressureComponents.first(where: { $0.code == code }) {
+                guard case .number(let pressure) = value else { continue }
+                components.append(
+                    .object([
+                        ("code", .object([("coding", .array([loinc(component.code, component.display)]))])),
+                        ("valueQuantity", quantity(.bloodPressure, .number(pressure))),
+                    ]))
+                continue
+            }
+            guard var kind = FHIRObservationKind(loinc: code), let number = number(value, of: kind, glucose: glucose)
+            else { continue }
+            if kind == .glucoseMass { kind = glucose }
+            observations.append((kind, [("valueQuantity", quantity(kind, number))]))
         }
-        switch reading {
-        case .bloodPressure(let bp):
-            let components = zip(FHIRObservationKind.bloodPressureComponents, [bp.systolic, bp.diastolic]).map {
-                code, pressure in
-                JSON.object([
-                    ("code", .object([("coding", .array([loinc(code.code, code.display)]))])),
-                    ("valueQuantity", quantity(.bloodPressure, .number(pressure))),
-                ])
-            }
-            var observations = [
-                (FHIRObservationKind.bloodPressure, [(key: "component", value: JSON.array(components))])
-            ]
-            if let rate = bp.heartRate { observations.append(value(.heartRate, .number(rate))) }
-            return observations
-        case .glucose(let reading):
-            let number: JSON =
-                glucose == .glucoseMolar
-                ? VitalUnit.mmolPerLiter.resultValue(canonical: reading.mgPerDeciliter).map { .number($0.description) }
-                    ?? .null
-                : .number(reading.mgPerDeciliter)
-            return [value(glucose, number)]
-        case .weight(let weight):
-            var observations = [value(.bodyWeight, .number(weight.kilograms))]
-            if let fat = weight.bodyComposition?.bodyFatPercentage {
-                observations.append(value(.bodyFat, .number(fat)))
-            }
-            return observations
-        case .oximetry(let oximetry):
-            return [
-                value(.oxygenSaturation, .number(oximetry.oxygenSaturation)),
-                value(.heartRate, .number(oximetry.heartRate)),
-            ]
-        case .temperature(let temperature): return [value(.bodyTemperature, .number(temperature.celsius))]
-        case .activity(let day): return [value(.steps, .number(day.steps))]
-        case .band(let day): return [value(.steps, .number(day.steps))]
-        case .heartRate(let recording):
-            var observations = [value(.heartRate, .number(recording.heartRate))]
-            if let sdnn = HRVFigures(rr: recording.rrIntervals).sdnn,
-                let rounded = FixedDecimal(rounding: sdnn, scale: 1)
-            {
-                observations.append(value(.heartRateVariability, .number(rounded.description)))
-            }
-            return observations
+        if !components.isEmpty { observations.insert((.bloodPressure, [("component", .array(components))]), at: 0) }
+        return observations
+    }
+
+    /// The Observation value of a field's `value`: glucose in the unit `glucose` names, the SDNN of RR intervals;
+    /// `nil` when there is none (fewer than two accepted intervals).
+    private static func number(_ value: FieldValue, of kind: FHIRObservationKind, glucose: FHIRObservationKind)
+        -> JSON?
+    {
+        switch value {
+        case .number(let number) where kind == .glucoseMass && glucose == .glucoseMolar:
+            VitalUnit.mmolPerLiter.resultValue(canonical: number).map { .number($0.description) } ?? .null
+        case .number(let number): .number(number)
+        case .integer(let integer): .number(integer)
+        case .intervals(let intervals):
+            HRVFigures(rr: intervals).sdnn.flatMap { FixedDecimal(rounding: $0, scale: 1) }
+                .map { .number($0.description) }
+        case .flag, .sports: nil
         }
     }
 

@@ -49,6 +49,12 @@ public enum FHIRObservationKind: String, CaseIterable, Hashable, Sendable {
         }
     }
 
+    /// The kind whose Observation code is `loinc` (a reading field's, `ReadingField.loinc`).
+    public init?(loinc: String) {
+        guard let kind = Self.allCases.first(where: { $0.loinc.first?.code == loinc }) else { return nil }
+        self = kind
+    }
+
     /// The Observation's `code.text`.
     public var text: String {
         switch self {

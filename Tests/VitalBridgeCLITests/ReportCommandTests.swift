@@ -55,7 +55,7 @@ struct ReportCommandTests {
         #expect(dom.status == 0 && dom.stdout.contains("<h1>Health report</h1>"))
         #expect(Self.consoleLines(dom).isEmpty, "\(Self.consoleLines(dom))")
         let stored = try home.store().readings()
-        func count(_ kind: String) -> Int { stored.filter { $0.reading.kind == kind }.count }
+        func count(_ kind: String) -> Int { stored.filter { $0.reading.kind.rawValue == kind }.count }
         let days = Set(
             stored.compactMap { stored -> Int64? in
                 switch stored.reading {
