@@ -121,8 +121,20 @@ struct ResultTests {
             .init(
                 date: LayeredDate(year: 2017, month: 1, day: 2)!, steps: 5, calories: 1, sleepMinutes: 0,
                 sleepEfficiency: 0))
-        #expect(!noSwim.resultObject(unit: nil).json.contains("swimdata"))
+        #expect(
+            noSwim.resultObject(unit: nil).json
+                == #"{"time":"2017-01-02","activedata":{"steps":5,"calories":1},"sleepdata":{"sleeptime":0,"sleepefficiency":0}}"#
+        )
         #expect(noSwim.measuredAt.description == "2017-01-02 00:00:00")
+        // swim calories the monitor did not count (0xFFFF) are left out, not written as 0
+        let uncounted = LayeredReading.activity(
+            .init(
+                date: LayeredDate(year: 2017, month: 1, day: 3)!, steps: 5, calories: 1, sleepMinutes: 0,
+                sleepEfficiency: 0, swimMinutes: 20))
+        #expect(
+            uncounted.resultObject(unit: nil).json
+                == #"{"time":"2017-01-03","activedata":{"steps":5,"calories":1},"sleepdata":{"sleeptime":0,"sleepefficiency":0},"swimdata":{"swimtime":20}}"#
+        )
     }
 
     @Test("the combined result has measureresult and syncresult")
