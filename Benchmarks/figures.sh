@@ -3,7 +3,7 @@
 # markers, each row with the command that produced it and the date:
 #   - the micro-benchmarks (ordo-one, wall clock), and beside each the instructions callgrind counts for one
 #     iteration of the same work (Sources/instructions);
-#   - open-latency.sh, lean-binary.sh and scale.sh, whole process;
+#   - open-latency.sh, lean-binary.sh, speed-tricks.sh and scale.sh, whole process;
 #   - the last long fuzz run, read from Fuzz/long-run.md (`bash Fuzz/fuzz.sh long` takes 75 minutes; run it first).
 # About 3 minutes here once built. Needs hyperfine, GNU time and valgrind (apt-get install hyperfine time
 # valgrind). From the repository root:
@@ -36,6 +36,8 @@ echo "== open-latency.sh" >&2
 bash Benchmarks/open-latency.sh >"$work/open.txt"
 echo "== lean-binary.sh" >&2
 bash Benchmarks/lean-binary.sh >"$work/lean.txt"
+echo "== speed-tricks.sh" >&2
+bash Benchmarks/speed-tricks.sh >"$work/tricks.txt"
 echo "== scale.sh" >&2
 bash Benchmarks/scale.sh >"$work/scale.txt"
 
@@ -68,6 +70,7 @@ instructions = dict(line.split() for line in open(f"{work}/instructions.txt"))
 instructions = {name: int(count) for name, count in instructions.items()}
 open_lines = open(f"{work}/open.txt").read().splitlines()
 lean_lines = open(f"{work}/lean.txt").read().splitlines()
+trick_lines = open(f"{work}/tricks.txt").read().splitlines()
 scale_lines = open(f"{work}/scale.txt").read().splitlines()
 
 def line(lines, start):
@@ -141,6 +144,18 @@ rows.append((
     f"{lean_peak['open, static']:.0f} MiB; static hello-world {megabytes(size['hello-static'])}, "
     f"{linked['hello-static']}, {lean_peak['hello, static']:.0f} MiB; dynamic {megabytes(size['hello-dynamic'])}, "
     f"{linked['hello-dynamic']}, {lean_peak['hello, dynamic']:.0f} MiB", "", "`bash Benchmarks/lean-binary.sh`"))
+fast = line(trick_lines, "median fast argv path")
+parsed = line(trick_lines, "median ArgumentParser")
+saved = line(trick_lines, "fast argv path saves")
+trick_counts = line(trick_lines, "instructions, fast argv path")
+rows.append((
+    "A speed trick on trial: `open` read by the fast argv path against the same `open` through ArgumentParser, "
+    "release, static (kept if it saves more than 2 %)",
+    f"median {number(fast, r': ([0-9.]+) ms')} vs {number(parsed, r': ([0-9.]+) ms')} ms: saves "
+    f"{number(saved, r', ([0-9.]+) %')} %",
+    f"{int(number(trick_counts, r'path: ([0-9]+)')):,} vs {int(number(trick_counts, r'ArgumentParser: ([0-9]+)')):,}: "
+    f"saves {number(trick_counts, r'saved: ([0-9.]+) %')} %",
+    "`bash Benchmarks/speed-tricks.sh`"))
 peak_open = line(open_lines, "peak resident memory of .build open")
 syncs = [line for line in scale_lines if re.match(r"^\w+ +65000 records", line)]
 peak_sync = max(int(number(line, r"peak ([0-9]+) MiB")) for line in syncs)

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Puts a speed trick of `vitalbridge open` on trial (issue 34: keep it only if it saves more than 2 % of `open`):
+# the fast argv path, which reads `open`'s documented form without building ArgumentParser's command tree.
+#
+# The same request is opened two ways by the same release binary, built as the Debian package builds it (static
+# Swift runtime): `open --home H URL`, which the fast path reads, and `open --home H -- URL`, which it leaves to
+# ArgumentParser (a `--` is not part of the form it reads) and which then runs the same `run()`. Wall time is
+# hyperfine's median over ten alternating rounds; instructions are callgrind's count of one run of each.
+# Needs hyperfine and valgrind (apt-get install hyperfine valgrind). Run from the repository root:
+#   bash Benchmarks/speed-tricks.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source Benchmarks/callgrind.sh
+
+swift build -c release --product vitalbridge --scratch-path .build-static --static-swift-stdlib >/dev/null
+tool=$PWD/.build-static/release/vitalbridge
+
+home=$(mktemp -d)
+trap 'rm -rf "$home"' EXIT
+request='ihealth-layer://?cmd=0&devicemodel=100&mac=004D3208D2F4&unit=2&ver=100&scheme=vitalbridge-demo'
+# an existing home: its files, store and device state made by a first request
+"$tool" open --home "$home" "$request" >/dev/null
+# both forms answer the same
+fast=$("$tool" open --home "$home" "$request")
+parsed=$("$tool" open --home "$home" -- "$request")
+[ "${fast%%&result=*}" = "${parsed%%&result=*}" ] || { echo "the two forms answer differently" >&2; exit 1; }
+
+for round in 1 2 3 4 5 6 7 8 9 10; do
+    hyperfine -N --warmup 3 --runs 20 --style none --export-json "$home/round-$round.json" \
+        -n "fast argv path" "$tool open --home $home $request" \
+        -n "ArgumentParser" "$tool open --home $home -- $request" >/dev/null
+done
+fast_instructions=$(instructions "$tool" open --home "$home" "$request")
+parsed_instructions=$(instructions "$tool" open --home "$home" -- "$request")
+python3 - "$home" "$fast_instructions" "$parsed_instructions" <<'PY'
+import glob, json, statistics, sys
+times = {}
+for path in sorted(glob.glob(sys.argv[1] + "/round-*.json")):
+    for result in json.load(open(path))["results"]:
+        times.setdefault(result["command"], []).extend(result["times"])
+median = {name: statistics.median(values) * 1000 for name, values in times.items()}
+for name, value in median.items():
+    print(f"median {name}: {value:.2f} ms over {len(times[name])} runs")
+fast, parsed = median["fast argv path"], median["ArgumentParser"]
+print(f"fast argv path saves {parsed - fast:.2f} ms, {(parsed - fast) / parsed * 100:.1f} % of open (keep if > 2 %)")
+fast_count, parsed_count = int(sys.argv[2]), int(sys.argv[3])
+print(f"instructions, fast argv path: {fast_count}; ArgumentParser: {parsed_count}; "
+      f"saved: {(parsed_count - fast_count) / parsed_count * 100:.1f} %")
+PY
