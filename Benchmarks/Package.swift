@@ -65,6 +65,16 @@ let package = Package(
         .executableTarget(
             name: "plist-vitalbridge", dependencies: [.product(name: "VitalBridge", package: "VitalBridge")],
             path: "Sources/plist-vitalbridge"),
+        // A fleet file and a device's saved state read by swift-foundation's JSONDecoder and by VitalBridge's
+        // reader, whole process (json-readers.sh).
+        .executableTarget(name: "json-foundation", path: "Sources/json-foundation"),
+        .executableTarget(
+            name: "json-vitalbridge",
+            dependencies: [
+                .product(name: "VitalCore", package: "VitalBridge"),
+                .product(name: "VitalSimulation", package: "VitalBridge"),
+            ],
+            path: "Sources/json-vitalbridge"),
     ],
     swiftLanguageModes: [.v6]
 )
