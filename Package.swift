@@ -119,6 +119,10 @@ let package = Package(
                 "VitalTestSupport",
                 "TestRequirements", "Locking", .product(name: "Logging", package: "swift-log"),
             ]),
+        // each driver against a scripted connection: real SIG bytes in, exact readings and writes out
+        .testTarget(
+            name: "VitalDevicesTests",
+            dependencies: ["VitalCore", "VitalDevices", "HealthGATT", "LayeredProtocol", "Locking"]),
         .testTarget(
             name: "VitalSimulationTests",
             dependencies: [

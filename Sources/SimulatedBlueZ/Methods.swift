@@ -198,9 +198,9 @@ extension SimulatedBlueZ {
             {
                 throw bluezError("NotAuthorized", "Not Authorized: the device requires pairing")
             }
-            let connection: any BluetoothConnection
+            let connection: SimulatedConnection
             do {
-                connection = try await world.connect(to: device.mac)
+                connection = try await world.open(device.mac)
             } catch {
                 throw bluezError(
                     "Failed", error.code == .notFound ? "Page Timeout" : "Software caused connection abort")

@@ -192,7 +192,7 @@ func bluezError(_ name: String, _ message: String) -> DBusError {
 struct ServedDevice {
     let mac: MACAddress
     let path: String
-    var connection: (any BluetoothConnection)?
+    var connection: SimulatedConnection?
     /// The characteristics while connected, by their object path.
     var characteristics: [String: ServedCharacteristic] = [:]
     /// Descriptor paths → their characteristic's path (Client Characteristic Configuration descriptors).

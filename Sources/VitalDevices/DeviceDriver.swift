@@ -98,26 +98,6 @@ extension DeviceDriver {
         }
     }
 
-    /// Writes a Record Access Control Point `command` to `characteristic` and waits for the device's indication
-    /// answering it (confirmed at once: RACP answers delete nothing); vendor device errors are thrown.
-    func recordAccess(_ command: RecordAccessControlPoint, on characteristic: CharacteristicID)
-        async throws(DeviceError)
-        -> RecordAccessControlPoint
-    {
-        try await connection.write(characteristic, command.encoded())
-        while true {
-            switch try await connection.nextEvent() {
-            case .indication(characteristic, let bytes, let token):
-                try await connection.confirm(token)
-                return try decode(RecordAccessControlPoint.self, bytes)
-            case .notification(GATTCharacteristics.vendorStatus, let bytes):
-                _ = try vendorEvent(bytes)
-            default:
-                continue
-            }
-        }
-    }
-
     /// The next event; with a `wait`, ``DeviceError/Code/timedOut`` when none comes within it (a generic SIG
     /// device whose user does not measure).
     func nextEvent(waiting wait: Duration?) async throws(DeviceError) -> GATTEvent {

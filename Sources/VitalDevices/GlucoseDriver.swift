@@ -6,7 +6,9 @@ import VitalCore
 /// A sync asks for the number of stored records, then for the records (all of them, or those after the last
 /// sequence number already stored), stores them in batches as the notifications arrive, and only after the
 /// device's success response and the last batch's commit writes "delete stored records ≤ the highest sequence
-/// number stored". Any failure on the way leaves the device's memory untouched. A live measurement is started
+/// number stored". Any failure on the way leaves the device's memory untouched; a task cancelled during the
+/// transfer writes the Record Access Control Point's Abort Operation, waits for its answer and throws
+/// ``DeviceError/Code/cancelled``, as every Record Access Control Point sync does. A live measurement is started
 /// with the strip code and notified as a new record.
 ///
 /// A glucose meter of any maker (VitalBridge's 901) has no vendor service: its sync is the same, and a
@@ -76,81 +78,34 @@ public struct GlucoseDriver: DeviceDriver {
             filter = .all
         }
 
-        let expected: Int
-        switch try await request(.reportNumberOfStoredRecords(filter)) {
-        case .numberOfStoredRecordsResponse(let count): expected = Int(count)
-        case let other: throw unexpected(other)
-        }
+        let transfer = records
+        let expected = try await transfer.count(filter)
         progress(SyncProgress(stored: 0, expected: expected))
         guard expected > 0 else { return 0 }
-
-        try await connection.write(
-            GATTCharacteristics.glucoseRACP, RecordAccessControlPoint.reportStoredRecords(filter).encoded())
-        var batches = RecordBatches(into: sink, size: batchSize, expected: expected, progress: progress)
-        var highest: UInt16?
-        while true {
-            if Task.isCancelled {
-                try await abort()
-                throw DeviceError(.cancelled, message: "the sync was cancelled after \(batches.stored) records")
-            }
-            switch try await connection.nextEvent() {
-            case .notification(GATTCharacteristics.glucoseMeasurement, let bytes):
-                let record = try DeviceRecord(decoding: bytes, of: GlucoseMeasurement.uuid)
-                highest = max(highest ?? 0, record.sequenceNumber ?? 0)
-                try await batches.add(record)
-                session?.received(record)
-            case .notification(GATTCharacteristics.glucoseContext, let bytes):
-                _ = try decode(GlucoseMeasurementContext.self, bytes)
-            case .indication(GATTCharacteristics.glucoseRACP, let bytes, let token):
-                try await connection.confirm(token)
-                let response = try decode(RecordAccessControlPoint.self, bytes)
-                guard case .responseCode(.reportStoredRecords, let code) = response else { throw unexpected(response) }
-                guard code == .success || code == .noRecordsFound else { throw failed(.reportStoredRecords, code) }
-                try await batches.flush()
-                if let highest {
-                    try await delete(through: highest)
+        let received = try await transfer.receive(
+            filter, expected: expected, into: sink, progress: progress,
+            decoding: { bytes throws(DeviceError) in try DeviceRecord(decoding: bytes, of: GlucoseMeasurement.uuid) },
+            other: { characteristic, bytes throws(DeviceError) in
+                switch characteristic {
+                case GATTCharacteristics.glucoseContext: _ = try decode(GlucoseMeasurementContext.self, bytes)
+                case GATTCharacteristics.vendorStatus: _ = try vendorEvent(bytes)
+                default: break
                 }
-                return batches.stored
-            case .notification(GATTCharacteristics.vendorStatus, let bytes):
-                _ = try vendorEvent(bytes)
-            default:
-                continue
-            }
+            })
+        // every record is committed; now the meter may forget exactly those
+        if let highest = received.highestSequenceNumber {
+            try await transfer.delete(.lessThanOrEqual(.sequenceNumber(highest)))
         }
+        return received.stored
+    }
+
+    /// The meter's Record Access Control Point transfers (`RecordTransfer`: a cancelled sync is aborted).
+    var records: RecordTransfer {
+        RecordTransfer(
+            connection: connection, controlPoint: GATTCharacteristics.glucoseRACP,
+            records: GATTCharacteristics.glucoseMeasurement, batchSize: batchSize, session: session)
     }
 
     /// Whether the meter has VitalBridge's vendor service (the iHealth meters), unlike a generic one.
     var speaksVendor: Bool { !entry.model.isStandardProfile }
-
-    func request(_ command: RecordAccessControlPoint) async throws(DeviceError) -> RecordAccessControlPoint {
-        try await recordAccess(command, on: GATTCharacteristics.glucoseRACP)
-    }
-
-    func delete(through sequenceNumber: UInt16) async throws(DeviceError) {
-        let response = try await request(.deleteStoredRecords(.lessThanOrEqual(.sequenceNumber(sequenceNumber))))
-        guard case .responseCode(.deleteStoredRecords, let code) = response else { throw unexpected(response) }
-        guard code == .success else { throw failed(.deleteStoredRecords, code) }
-    }
-
-    /// Aborts a transfer in progress; the records not yet stored stay on the device.
-    func abort() async throws(DeviceError) {
-        try await connection.write(GATTCharacteristics.glucoseRACP, RecordAccessControlPoint.abortOperation.encoded())
-        while true {
-            switch try await connection.nextEvent() {
-            case .indication(GATTCharacteristics.glucoseRACP, let bytes, let token):
-                try await connection.confirm(token)
-                if case .responseCode(.abortOperation, _) = try decode(RecordAccessControlPoint.self, bytes) { return }
-            default:
-                continue
-            }
-        }
-    }
-
-    func unexpected(_ response: RecordAccessControlPoint) -> DeviceError {
-        DeviceError(.protocolViolation, message: "an unexpected Record Access Control Point answer")
-    }
-
-    func failed(_ opCode: RACPOpCode, _ code: RACPResponseCode) -> DeviceError {
-        DeviceError(.protocolViolation, message: "the device answered \(code) to \(opCode)")
-    }
 }

@@ -221,7 +221,9 @@ public struct PulseOximeterDriver: DeviceDriver {
     /// Reads the stored spot-checks: their count, then each one, stored in batches of ``batchSize`` with progress
     /// from 0 to 1; only when the last batch is committed, and the device still holds as many records as it sent
     /// (the Pulse Oximeter Service deletes all records or none), does it delete them on the device. (A confirmed
-    /// indication deletes nothing on the PO3: its records go only with the Record Access Control Point delete.)
+    /// indication deletes nothing on the PO3: its records go only with the Record Access Control Point delete.) A
+    /// task cancelled during the transfer writes the Record Access Control Point's Abort Operation, waits for its
+    /// answer and throws ``DeviceError/Code/cancelled``, as every Record Access Control Point sync does.
     public func sync(into sink: any RecordSink, progress: @escaping @Sendable (SyncProgress) -> Void)
         async throws(DeviceError) -> Int
     {
@@ -233,57 +235,39 @@ public struct PulseOximeterDriver: DeviceDriver {
             }
             try await connection.subscribe(GATTCharacteristics.plxSpotCheck)
             try await connection.subscribe(GATTCharacteristics.plxRACP)
-            guard case .numberOfStoredRecordsResponse(let count) = try await request(.reportNumberOfStoredRecords(.all))
-            else { throw DeviceError(.protocolViolation, message: "no record count") }
-            progress(SyncProgress(stored: 0, expected: Int(count)))
+            let transfer = records
+            let count = try await transfer.count(.all)
+            progress(SyncProgress(stored: 0, expected: count))
             guard count > 0 else { return 0 }
-            try await connection.write(
-                GATTCharacteristics.plxRACP, RecordAccessControlPoint.reportStoredRecords(.all).encoded())
-            var batches = RecordBatches(into: sink, size: batchSize, expected: Int(count), progress: progress)
-            while true {
-                try checkCancellation()
-                switch try await connection.nextEvent() {
-                case .indication(GATTCharacteristics.plxSpotCheck, let bytes, let token):
-                    let record = try DeviceRecord(
-                        decoding: bytes, of: PLXSpotCheckMeasurement.uuid, undatedAt: session?.undatedAt)
-                    try await connection.confirm(token)
-                    try await batches.add(record)
-                    session?.received(record)
-                case .indication(GATTCharacteristics.plxRACP, let bytes, let token):
-                    try await connection.confirm(token)
-                    guard
-                        case .responseCode(.reportStoredRecords, let code) = try decode(
-                            RecordAccessControlPoint.self, bytes),
-                        code == .success || code == .noRecordsFound
-                    else { throw DeviceError(.protocolViolation, message: "the oximeter did not finish its report") }
-                    try await batches.flush()
-                    // every record is committed; now the oximeter may forget them all, unless it holds another one
-                    // (a spot-check the user took meanwhile), which a delete of all would take unreported: the
-                    // records then stay, and the next sync reports them all again (stored once) and deletes them
-                    guard
-                        batches.stored > 0,
-                        case .numberOfStoredRecordsResponse(let now) = try await request(
-                            .reportNumberOfStoredRecords(.all)),
-                        Int(now) == batches.stored
-                    else { return batches.stored }
-                    guard
-                        case .responseCode(.deleteStoredRecords, .success) = try await request(
-                            .deleteStoredRecords(.all))
-                    else { throw DeviceError(.protocolViolation, message: "the oximeter did not delete its history") }
-                    return batches.stored
-                case .notification(GATTCharacteristics.vendorStatus, let bytes):
-                    _ = try vendorEvent(bytes)
-                default:
-                    continue
-                }
-            }
+            let received = try await transfer.receive(
+                .all, expected: count, into: sink, progress: progress,
+                decoding: { bytes throws(DeviceError) in
+                    try DeviceRecord(decoding: bytes, of: PLXSpotCheckMeasurement.uuid, undatedAt: session?.undatedAt)
+                },
+                other: { characteristic, bytes throws(DeviceError) in
+                    if characteristic == GATTCharacteristics.vendorStatus { _ = try vendorEvent(bytes) }
+                })
+            // every record is committed; now the oximeter may forget them all, unless it holds another one (a
+            // spot-check the user took meanwhile), which a delete of all would take unreported: the records then
+            // stay, and the next sync reports them all again (stored once) and deletes them
+            guard
+                received.stored > 0,
+                case .numberOfStoredRecordsResponse(let now) = try await transfer.request(
+                    .reportNumberOfStoredRecords(.all)),
+                Int(now) == received.stored
+            else { return received.stored }
+            try await transfer.delete(.all)
+            return received.stored
         } catch {
             throw mapped(error)
         }
     }
 
-    func request(_ command: RecordAccessControlPoint) async throws(DeviceError) -> RecordAccessControlPoint {
-        try await recordAccess(command, on: GATTCharacteristics.plxRACP)
+    /// The oximeter's Record Access Control Point transfers (`RecordTransfer`: a cancelled sync is aborted).
+    var records: RecordTransfer {
+        RecordTransfer(
+            connection: connection, controlPoint: GATTCharacteristics.plxRACP,
+            records: GATTCharacteristics.plxSpotCheck, batchSize: batchSize, session: session)
     }
 }
 

@@ -312,10 +312,14 @@ struct Transfer {
     }
 }
 
-/// The simulated link as the drivers see it.
-final class SimulatedConnection: BluetoothConnection {
+/// A link to a device of a ``SimulatedWorld``: what the drivers see as a `BluetoothConnection`, and what a
+/// transport serving the world to other processes hands back to it (``SimulatedWorld/pendingEvent(on:)``,
+/// ``SimulatedWorld/advance(on:)``). Made by ``SimulatedWorld/open(_:)``.
+public final class SimulatedConnection: BluetoothConnection {
     let world: SimulatedWorld
-    let peripheral: MACAddress
+    /// The device's MAC address.
+    public let peripheral: MACAddress
+    /// Which of the world's links to the device this is: a link that dropped is never the device's next.
     let linkID: UInt64
     private let negotiatedMTU: Int
 
@@ -326,37 +330,37 @@ final class SimulatedConnection: BluetoothConnection {
         self.negotiatedMTU = mtu
     }
 
-    var mtu: Int { get async { negotiatedMTU } }
+    public var mtu: Int { get async { negotiatedMTU } }
 
-    func read(_ characteristic: CharacteristicID) async throws(DeviceError) -> [UInt8] {
+    public func read(_ characteristic: CharacteristicID) async throws(DeviceError) -> [UInt8] {
         try await world.read(peripheral, linkID, characteristic)
     }
 
-    func write(_ characteristic: CharacteristicID, _ value: [UInt8]) async throws(DeviceError) {
+    public func write(_ characteristic: CharacteristicID, _ value: [UInt8]) async throws(DeviceError) {
         try await world.write(peripheral, linkID, characteristic, value)
     }
 
-    func subscribe(_ characteristic: CharacteristicID) async throws(DeviceError) {
+    public func subscribe(_ characteristic: CharacteristicID) async throws(DeviceError) {
         try await world.subscribe(peripheral, linkID, characteristic)
     }
 
-    func nextEvent() async throws(DeviceError) -> GATTEvent {
+    public func nextEvent() async throws(DeviceError) -> GATTEvent {
         try await world.nextEvent(peripheral, linkID)
     }
 
-    func nextEvent(within timeout: Duration) async throws(DeviceError) -> GATTEvent? {
+    public func nextEvent(within timeout: Duration) async throws(DeviceError) -> GATTEvent? {
         try await world.nextEvent(peripheral, linkID, within: timeout)
     }
 
-    func offers(_ characteristic: CharacteristicID) async -> Bool {
+    public func offers(_ characteristic: CharacteristicID) async -> Bool {
         world.offers(characteristic, on: peripheral)
     }
 
-    func confirm(_ token: IndicationToken) async throws(DeviceError) {
+    public func confirm(_ token: IndicationToken) async throws(DeviceError) {
         try await world.confirm(peripheral, linkID, token)
     }
 
-    func disconnect() async {
+    public func disconnect() async {
         await world.disconnect(peripheral, linkID)
     }
 }

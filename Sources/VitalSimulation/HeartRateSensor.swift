@@ -17,6 +17,11 @@ import VitalDevices
 struct HeartRatePeripheral: SimulatedPeripheral {
     let runtime: DeviceRuntime
 
+    /// The Heart Rate Service.
+    static func profileServices(of configuration: SimulatedDeviceConfiguration) -> [GATTServiceLayout] {
+        [GATTServiceLayout(0x180D, [(GATTCharacteristics.heartRateMeasurement, .notify)])]
+    }
+
     /// The rhythm of the device: drawn from its seed alone.
     private var rhythm: (mean: Double, breathing: Double) {
         var random = SeededGenerator(seed: runtime.configuration.seed)

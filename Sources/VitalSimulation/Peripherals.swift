@@ -6,7 +6,12 @@ import VitalDevices
 /// vendor control point's clock, reset and measurement start, the transfer of stored records, failure injection
 /// and radio timing, which ``SimulatedWorld`` runs for all of them).
 protocol SimulatedPeripheral {
+    /// The peripheral of a device's runtime, made for each link.
+    init(runtime: DeviceRuntime)
     var runtime: DeviceRuntime { get }
+    /// The services of the profile a device of `configuration` serves, in their order in its GATT table, after the
+    /// Device Information and Battery services every device has (``services(of:)``).
+    static func profileServices(of configuration: SimulatedDeviceConfiguration) -> [GATTServiceLayout]
     /// Whether the peripheral runs `command` now; otherwise it answers with the PO3's error 111.
     func admits(_ command: VendorCommand, on link: Link) -> Bool
     /// The central enabled notifications or indications on `characteristic`.
@@ -27,6 +32,16 @@ protocol SimulatedPeripheral {
 }
 
 extension SimulatedPeripheral {
+    /// The GATT table a device of `configuration` serves: Device Information, Battery, then its profile's
+    /// services.
+    static func services(of configuration: SimulatedDeviceConfiguration) -> [GATTServiceLayout] {
+        let g = GATTCharacteristics.self
+        return [
+            GATTServiceLayout(0x180A, [(g.serialNumber, .read), (g.firmwareRevision, .read)]),
+            GATTServiceLayout(0x180F, [(g.batteryLevel, .read)]),
+        ] + profileServices(of: configuration)
+    }
+
     func admits(_ command: VendorCommand, on link: Link) -> Bool { true }
     func subscribed(_ characteristic: CharacteristicID, on link: Link) {}
     func write(_ characteristic: CharacteristicID, _ value: [UInt8], on link: Link) throws(DeviceError) {
@@ -38,15 +53,40 @@ extension SimulatedPeripheral {
     func waitForMore(on link: Link) -> Bool { false }
 }
 
+/// The peripheral type of `family`'s profile.
+func peripheralType(of family: DeviceFamily) -> any SimulatedPeripheral.Type {
+    switch family {
+    case .bloodPressure, .scale, .thermometer: PushPeripheral.self
+    case .glucose: GlucosePeripheral.self
+    case .pulseOximeter: OximeterPeripheral.self
+    case .activityMonitor: ActivityPeripheral.self
+    case .smartband: BandPeripheral.self
+    case .heartRateSensor: HeartRatePeripheral.self
+    }
+}
+
 /// The peripheral of `runtime`'s family.
 func makePeripheral(_ runtime: DeviceRuntime) -> any SimulatedPeripheral {
-    switch runtime.entry.family {
-    case .bloodPressure, .scale, .thermometer: PushPeripheral(runtime: runtime)
-    case .glucose: GlucosePeripheral(runtime: runtime)
-    case .pulseOximeter: OximeterPeripheral(runtime: runtime)
-    case .activityMonitor: ActivityPeripheral(runtime: runtime)
-    case .smartband: BandPeripheral(runtime: runtime)
-    case .heartRateSensor: HeartRatePeripheral(runtime: runtime)
+    peripheralType(of: runtime.entry.family).init(runtime: runtime)
+}
+
+extension GATTServiceLayout {
+    /// Service `uuid` with `characteristics` and their properties, in order.
+    init(_ uuid: UInt16, _ characteristics: [(CharacteristicID, GATTProperties)]) {
+        self.init(
+            uuid: uuid,
+            characteristics: characteristics.map {
+                GATTCharacteristicLayout(uuid: $0.0.characteristic, properties: $0.1)
+            })
+    }
+
+    /// VitalBridge's vendor control service, on a model that has it: none on a standard device (900–905), which
+    /// is any maker's and speaks its SIG profile only.
+    static func vendorControl(of configuration: SimulatedDeviceConfiguration) -> GATTServiceLayout? {
+        guard !configuration.entry.model.isStandardProfile else { return nil }
+        let g = GATTCharacteristics.self
+        return GATTServiceLayout(
+            VendorGATT.controlService, [(g.vendorControlPoint, .write), (g.vendorStatus, .notify)])
     }
 }
 
@@ -55,6 +95,30 @@ func makePeripheral(_ runtime: DeviceRuntime) -> any SimulatedPeripheral {
 /// confirmed, then ``VendorEvent/transferComplete(count:)``; a live reading is indicated the same way.
 struct PushPeripheral: SimulatedPeripheral {
     let runtime: DeviceRuntime
+
+    /// Blood Pressure (with Intermediate Cuff Pressure), Weight Scale (and Body Composition, on a scale that has
+    /// it, after the vendor service) or Health Thermometer, with the vendor service.
+    static func profileServices(of configuration: SimulatedDeviceConfiguration) -> [GATTServiceLayout] {
+        let g = GATTCharacteristics.self
+        let vendor = GATTServiceLayout.vendorControl(of: configuration)
+        switch configuration.entry.family {
+        case .bloodPressure:
+            return [
+                GATTServiceLayout(
+                    0x1810, [(g.bloodPressureMeasurement, .indicate), (g.intermediateCuffPressure, .notify)]),
+                vendor,
+            ].compactMap { $0 }
+        case .scale:
+            let measurement = configuration.entry.measurementCharacteristic
+            var services = [GATTServiceLayout(measurement.service, [(measurement, .indicate)]), vendor]
+            if configuration.bodyComposition != nil {
+                services.append(GATTServiceLayout(0x181B, [(g.bodyComposition, .indicate)]))
+            }
+            return services.compactMap { $0 }
+        default:
+            return [GATTServiceLayout(0x1809, [(g.temperatureMeasurement, .indicate)]), vendor].compactMap { $0 }
+        }
+    }
 
     func subscribed(_ characteristic: CharacteristicID, on link: Link) {
         guard characteristic == runtime.pushCharacteristic, link.transfer == nil, link.outstanding == nil else {
@@ -154,6 +218,21 @@ struct RecordAccessServer {
 /// live measurement is notified as a new record, kept in memory by meters that have one.
 struct GlucosePeripheral: SimulatedPeripheral {
     let runtime: DeviceRuntime
+
+    /// The Glucose Service with its Record Access Control Point, then the vendor service.
+    static func profileServices(of configuration: SimulatedDeviceConfiguration) -> [GATTServiceLayout] {
+        let g = GATTCharacteristics.self
+        let services: [GATTServiceLayout?] = [
+            GATTServiceLayout(
+                0x1808,
+                [
+                    (g.glucoseMeasurement, .notify), (g.glucoseContext, .notify),
+                    (g.glucoseRACP, GATTProperties([.write, .indicate])),
+                ]),
+            .vendorControl(of: configuration),
+        ]
+        return services.compactMap { $0 }
+    }
     var records: RecordAccessServer {
         RecordAccessServer(
             runtime: runtime, recordCharacteristic: GATTCharacteristics.glucoseMeasurement, sending: .notifications)
@@ -183,6 +262,23 @@ struct GlucosePeripheral: SimulatedPeripheral {
 /// with error 111. A standard oximeter (904) is the same service without the vendor gate.
 struct OximeterPeripheral: SimulatedPeripheral {
     let runtime: DeviceRuntime
+
+    /// The Pulse Oximeter Service, then the vendor service; an oximeter without spot-checks has the continuous
+    /// measurement alone (no Record Access Control Point, no vendor service).
+    static func profileServices(of configuration: SimulatedDeviceConfiguration) -> [GATTServiceLayout] {
+        let g = GATTCharacteristics.self
+        guard configuration.spotCheck else { return [GATTServiceLayout(0x1822, [(g.plxContinuous, .notify)])] }
+        let services: [GATTServiceLayout?] = [
+            GATTServiceLayout(
+                0x1822,
+                [
+                    (g.plxSpotCheck, .indicate), (g.plxContinuous, .notify),
+                    (g.plxRACP, GATTProperties([.write, .indicate])),
+                ]),
+            .vendorControl(of: configuration),
+        ]
+        return services.compactMap { $0 }
+    }
     var records: RecordAccessServer {
         RecordAccessServer(
             runtime: runtime, recordCharacteristic: GATTCharacteristics.plxSpotCheck, sending: .indications)
@@ -260,6 +356,14 @@ struct OximeterPeripheral: SimulatedPeripheral {
 /// (notified), deleted oldest first by count. They take no live measurement.
 struct ActivityPeripheral: SimulatedPeripheral {
     let runtime: DeviceRuntime
+
+    /// The vendor control service, then the vendor activity service.
+    static func profileServices(of configuration: SimulatedDeviceConfiguration) -> [GATTServiceLayout] {
+        [
+            .vendorControl(of: configuration),
+            GATTServiceLayout(VendorGATT.activityService, [(GATTCharacteristics.activityRecords, .notify)]),
+        ].compactMap { $0 }
+    }
 
     func handle(_ command: VendorCommand, on link: Link) -> Bool {
         switch command {

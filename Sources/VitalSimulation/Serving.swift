@@ -17,66 +17,11 @@ extension SimulatedDeviceConfiguration {
 
 extension SimulatedWorld {
     /// The GATT table device `mac` serves: Device Information, Battery, its profile's service (or services) and
-    /// the vendor service its family uses; empty for a MAC the fleet does not have.
+    /// the vendor service its family uses, as its simulated peripheral describes them; empty for a MAC the fleet
+    /// does not have.
     public nonisolated func services(of mac: MACAddress) -> [GATTServiceLayout] {
         guard let configuration = configurations.first(where: { $0.mac == mac }) else { return [] }
-        let entry = configuration.entry
-        typealias C = GATTCharacteristicLayout
-        func service(_ uuid: UInt16, _ characteristics: [(CharacteristicID, GATTProperties)]) -> GATTServiceLayout {
-            GATTServiceLayout(
-                uuid: uuid, characteristics: characteristics.map { C(uuid: $0.0.characteristic, properties: $0.1) })
-        }
-        let g = GATTCharacteristics.self
-        var services: [GATTServiceLayout?] = [
-            service(0x180A, [(g.serialNumber, .read), (g.firmwareRevision, .read)]),
-            service(0x180F, [(g.batteryLevel, .read)]),
-        ]
-        // a standard device (900–904) is any maker's: the SIG profile only
-        let vendor =
-            entry.model.isStandardProfile
-            ? nil : service(VendorGATT.controlService, [(g.vendorControlPoint, .write), (g.vendorStatus, .notify)])
-        switch entry.family {
-        case .bloodPressure:
-            services += [
-                service(0x1810, [(g.bloodPressureMeasurement, .indicate), (g.intermediateCuffPressure, .notify)]),
-                vendor,
-            ]
-        case .glucose:
-            services += [
-                service(
-                    0x1808,
-                    [
-                        (g.glucoseMeasurement, .notify), (g.glucoseContext, .notify),
-                        (g.glucoseRACP, [.write, .indicate]),
-                    ]
-                ),
-                vendor,
-            ]
-        case .scale:
-            let measurement = entry.measurementCharacteristic
-            services += [service(measurement.service, [(measurement, .indicate)]), vendor]
-            if configuration.bodyComposition != nil {
-                services.append(service(0x181B, [(g.bodyComposition, .indicate)]))
-            }
-        case .thermometer:
-            services += [service(0x1809, [(g.temperatureMeasurement, .indicate)]), vendor]
-        case .pulseOximeter where !configuration.spotCheck:
-            services.append(service(0x1822, [(g.plxContinuous, .notify)]))
-        case .pulseOximeter:
-            services += [
-                service(
-                    0x1822,
-                    [(g.plxSpotCheck, .indicate), (g.plxContinuous, .notify), (g.plxRACP, [.write, .indicate])]),
-                vendor,
-            ]
-        case .activityMonitor:
-            services += [vendor, service(VendorGATT.activityService, [(g.activityRecords, .notify)])]
-        case .smartband:
-            services.append(service(SmartbandGATT.service, [(g.bandControlPoint, .write), (g.bandData, .notify)]))
-        case .heartRateSensor:
-            services.append(service(0x180D, [(g.heartRateMeasurement, .notify)]))
-        }
-        return services.compactMap { $0 }
+        return peripheralType(of: configuration.entry.family).services(of: configuration)
     }
 
     /// Whether device `mac`'s GATT table has `characteristic`.
@@ -92,7 +37,7 @@ extension SimulatedWorld {
     /// another process and may simply not be waiting.
     ///
     /// - Throws: `DeviceError.Code.disconnected` when the link dropped (the event the device sent last).
-    public func pendingEvent(on connection: any BluetoothConnection) throws(DeviceError) -> GATTEvent? {
+    public func pendingEvent(on connection: SimulatedConnection) throws(DeviceError) -> GATTEvent? {
         let link = try servedLink(connection)
         pump(link)
         guard let pending = link.dequeue() else { return nil }
@@ -109,17 +54,17 @@ extension SimulatedWorld {
     /// Lets the world's time pass to what the device on `connection` sends next by itself (a heartbeat, a band's
     /// item) and queues it; returns how much of the world's time passed, or `nil` if the device sends nothing by
     /// itself now.
-    public func advance(on connection: any BluetoothConnection) throws(DeviceError) -> Duration? {
+    public func advance(on connection: SimulatedConnection) throws(DeviceError) -> Duration? {
         let link = try servedLink(connection)
         let before = clock.elapsedTime
         guard link.isIdle, waitForMore(on: link, until: nil) else { return nil }
         return clock.elapsedTime - before
     }
 
-    private func servedLink(_ connection: any BluetoothConnection) throws(DeviceError) -> Link {
-        guard let simulated = connection as? SimulatedConnection else {
+    private func servedLink(_ connection: SimulatedConnection) throws(DeviceError) -> Link {
+        guard connection.world === self else {
             throw DeviceError(.protocolViolation, message: "not a connection of this world")
         }
-        return try link(simulated.peripheral, simulated.linkID)
+        return try link(connection.peripheral, connection.linkID)
     }
 }

@@ -192,6 +192,12 @@ extension BandState {
 struct BandPeripheral: SimulatedPeripheral {
     let runtime: DeviceRuntime
 
+    /// The band service alone: a band has no vendor control service.
+    static func profileServices(of configuration: SimulatedDeviceConfiguration) -> [GATTServiceLayout] {
+        let g = GATTCharacteristics.self
+        return [GATTServiceLayout(SmartbandGATT.service, [(g.bandControlPoint, .write), (g.bandData, .notify)])]
+    }
+
     private var band: BandState {
         get { runtime.state.band! }
         nonmutating set { runtime.state.band = newValue }
