@@ -36,8 +36,9 @@ echo "== open-latency.sh" >&2
 bash Benchmarks/open-latency.sh >"$work/open.txt"
 echo "== lean-binary.sh" >&2
 bash Benchmarks/lean-binary.sh >"$work/lean.txt"
-echo "== speed-tricks.sh" >&2
+echo "== speed-tricks.sh, json-readers.sh" >&2
 bash Benchmarks/speed-tricks.sh >"$work/tricks.txt"
+bash Benchmarks/json-readers.sh >"$work/json.txt"
 echo "== scale.sh" >&2
 bash Benchmarks/scale.sh >"$work/scale.txt"
 
@@ -71,6 +72,7 @@ instructions = {name: int(count) for name, count in instructions.items()}
 open_lines = open(f"{work}/open.txt").read().splitlines()
 lean_lines = open(f"{work}/lean.txt").read().splitlines()
 trick_lines = open(f"{work}/tricks.txt").read().splitlines()
+json_lines = open(f"{work}/json.txt").read().splitlines()
 scale_lines = open(f"{work}/scale.txt").read().splitlines()
 
 def line(lines, start):
@@ -156,6 +158,14 @@ rows.append((
     f"{int(number(trick_counts, r'path: ([0-9]+)')):,} vs {int(number(trick_counts, r'ArgumentParser: ([0-9]+)')):,}: "
     f"saves {number(trick_counts, r'saved: ([0-9.]+) %')} %",
     "`bash Benchmarks/speed-tricks.sh`"))
+readers = [line(json_lines, name + ":") for name in ("fleet.json", "small.json", "full.json")]
+rows.append((
+    "A speed trick on trial: VitalBridge's JSON reader against JSONDecoder (a floor: synthesized mirrors), first "
+    "read in a fresh process: the built-in fleet; a 20-record device state; a 65,000-record one",
+    "; ".join(
+        f"{re.search(r'reader ([0-9,]+) µs', text).group(1)} vs {re.search(r'JSONDecoder ([0-9,]+) µs', text).group(1)} µs"
+        for text in readers),
+    "", "`bash Benchmarks/json-readers.sh`"))
 peak_open = line(open_lines, "peak resident memory of .build open")
 syncs = [line for line in scale_lines if re.match(r"^\w+ +65000 records", line)]
 peak_sync = max(int(number(line, r"peak ([0-9]+) MiB")) for line in syncs)

@@ -12,7 +12,8 @@ import VitalSimulation
 
 let arguments = CommandLine.arguments
 guard arguments.count == 3 else {
-    FileHandle.standardError.write(Data("usage: json-vitalbridge fleet|state FILE | make-state N | make-fleet -\n".utf8))
+    FileHandle.standardError.write(
+        Data("usage: json-vitalbridge fleet|state FILE | make-state N | make-fleet -\n".utf8))
     exit(2)
 }
 if arguments[1] == "make-state", let count = Int(arguments[2]) {
