@@ -8,9 +8,14 @@
 /// normalised as XML 1.0 says (CR LF and a lone CR become LF; `&#13;` stays a CR). It rejects anything else with
 /// the byte offset of the problem: a repeated key is the whitelist's to refuse, never silently the last one.
 ///
-/// Kept rather than Foundation's `PropertyListDecoder`, which reads a whitelist about 0.2 ms slower (1.5 % of a
-/// request; `Benchmarks/plist-readers.sh`), because that reader takes the last of two entries with one key without
-/// a word, and its writer emits control characters XML 1.0 cannot hold.
+/// Kept rather than Foundation's `PropertyListDecoder`, measured again for issue 34 (2026-11-26, this 2-core machine
+/// under other builds' load, swiftc -O, medians of 200 fresh processes each, the first decode in the process):
+/// `PropertyListDecoder` 503 and 504 µs, this reader 149 and 157 µs, so about 0.35 ms more on every request, 2.5 %
+/// of `vitalbridge open`'s 13.68 ms (Benchmarks/README.md), above the 2 % a library reader may cost. Command:
+/// `bash Benchmarks/plist-readers-standalone.sh` (plist-readers.sh's programs and loop without its package, which
+/// does not resolve offline). And Foundation's reader takes the last of two entries with one key without a word
+/// (the whitelist is the security boundary: a repeated caller is refused), accepts raw control characters, and
+/// says neither what is wrong nor where ("The data is not in the correct format").
 enum XMLPropertyList {
     /// A dictionary value: a string, or another kind of element (`integer`, `array`, …) that was skipped.
     enum Value: Hashable {

@@ -1,6 +1,11 @@
 import ArgumentParser
 import HealthGATT
-import VitalCore
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `vitalbridge gatt`: Bluetooth SIG characteristic tools for device integrators.
 struct GATTCommand: ParsableCommand {
@@ -78,7 +83,7 @@ struct GATTDecodeCommand: ParsableCommand {
     /// How one characteristic's bytes become JSON.
     struct Decoder: Sendable {
         var name: String
-        var decode: @Sendable ([UInt8]) throws(GATTError) -> JSON
+        var decode: @Sendable ([UInt8]) throws(GATTError) -> any Encodable
     }
 
     func validate() throws {
@@ -100,8 +105,8 @@ struct GATTDecodeCommand: ParsableCommand {
             throw ExitStatus.refused
         }
         do {
-            let json = try Self.decoders[key]!.decode(bytes).serialized(pretty: true)
-            print(String(decoding: json, as: UTF8.self), terminator: "")
+            let json = try gattEncoder().encode(Self.decoders[key]!.decode(bytes))
+            print(String(decoding: json, as: UTF8.self))
         } catch {
             printError("cannot decode: \(error)")
             throw ExitStatus.refused
@@ -110,21 +115,17 @@ struct GATTDecodeCommand: ParsableCommand {
 }
 
 /// A bare SFLOAT or FLOAT as JSON: its value (or special value), mantissa and exponent.
-private func numberJSON(_ bytes: [UInt8], width: Int) throws(GATTError) -> JSON {
+private func numberJSON(_ bytes: [UInt8], width: Int) throws(GATTError) -> BareNumberJSON {
     let name = width == 2 ? "IEEE 11073 SFLOAT" : "IEEE 11073 FLOAT"
     guard bytes.count >= width else { throw GATTError(.short, characteristic: name, field: "value", offset: 0) }
     guard bytes.count == width else { throw GATTError(.tooLong, characteristic: name, field: "end", offset: width) }
     let bits = bytes.reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-    let (special, mantissa, exponent, value): (SpecialFloatValue?, Int, Int, JSON)
     if width == 2 {
         let number = SFloat(bits: UInt16(bits))
-        (special, mantissa, exponent, value) = (number.special, number.mantissa, number.exponent, number.json)
-    } else {
-        let number = MedicalFloat(bits: bits)
-        (special, mantissa, exponent, value) = (number.special, number.mantissa, number.exponent, number.json)
+        return BareNumberJSON(GATTNumber(number), mantissa: number.mantissa, exponent: number.exponent)
     }
-    if special != nil { return .object([("value", value)]) }
-    return .object([("value", value), ("mantissa", .number(mantissa)), ("exponent", .number(exponent))])
+    let number = MedicalFloat(bits: bits)
+    return BareNumberJSON(GATTNumber(number), mantissa: number.mantissa, exponent: number.exponent)
 }
 
 /// The bytes of hexadecimal text; spaces, `:` and `-` between bytes and a leading `0x` are ignored.

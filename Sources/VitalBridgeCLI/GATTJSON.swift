@@ -1,47 +1,98 @@
 import HealthGATT
-import VitalCore
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The JSON shape `vitalbridge gatt decode` prints: snake_case keys after the SIG field names, units in `unit`,
-/// time stamps as objects, special float values as strings.
+/// time stamps as objects, special float values as strings. Each characteristic has an `Encodable` body whose
+/// camelCase properties become the keys (``gattEncoder`` converts them); an absent optional field is left out.
 protocol JSONRepresentable {
-    var json: JSON { get }
+    associatedtype JSONBody: Encodable
+    var json: JSONBody { get }
 }
 
-extension SFloat: JSONRepresentable {
-    var json: JSON { special.map { .string($0.rawValue) } ?? .number(description) }
+/// The encoder of every `gatt decode` document: indented, keys sorted (JSONEncoder keeps no member order, so the
+/// SIG field order cannot be kept), camelCase property names written in snake case.
+func gattEncoder() -> JSONEncoder {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    encoder.keyEncodingStrategy = .convertToSnakeCase
+    return encoder
 }
 
-extension MedicalFloat: JSONRepresentable {
-    var json: JSON { special.map { .string($0.rawValue) } ?? .number(description) }
-}
+/// A measured number: `mantissa × 10^exponent` written exactly (as a `Decimal`), or a special value's name.
+struct GATTNumber: Encodable, Sendable {
+    var special: SpecialFloatValue?
+    var value: Decimal
 
-extension DateTime: JSONRepresentable {
-    var json: JSON {
-        .object([
-            ("year", .number(year)), ("month", .number(month)), ("day", .number(day)), ("hours", .number(hours)),
-            ("minutes", .number(minutes)), ("seconds", .number(seconds)),
-        ])
+    init(mantissa: Int, exponent: Int, special: SpecialFloatValue? = nil) {
+        self.special = special
+        value = Decimal(
+            sign: mantissa < 0 ? .minus : .plus, exponent: exponent, significand: Decimal(mantissa.magnitude))
+    }
+
+    init(_ number: SFloat) { self.init(mantissa: number.mantissa, exponent: number.exponent, special: number.special) }
+    init(_ number: MedicalFloat) {
+        self.init(mantissa: number.mantissa, exponent: number.exponent, special: number.special)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        if let special { try container.encode(special.rawValue) } else { try container.encode(value) }
     }
 }
 
-/// `mantissa × 10^exponent` as an exact JSON number.
-private func decimal(_ mantissa: Int, _ exponent: Int) -> JSON {
-    .number(decimalString(mantissa: mantissa, exponent: exponent))
+/// A number, or a text where the device sent a sentinel (`measurement unsuccessful`).
+enum NumberOrText: Encodable, Sendable {
+    case number(GATTNumber)
+    case text(String)
+
+    func encode(to encoder: any Encoder) throws {
+        switch self {
+        case .number(let number): try number.encode(to: encoder)
+        case .text(let text):
+            var container = encoder.singleValueContainer()
+            try container.encode(text)
+        }
+    }
 }
 
-/// The exact decimal text of `mantissa × 10^exponent`, through the SFLOAT-free path of ``MedicalFloat``.
-func decimalString(mantissa: Int, exponent: Int) -> String {
-    MedicalFloat(mantissa: mantissa, exponent: exponent)?.description ?? String(Double(mantissa))
+/// A key spelled at run time, for bit fields.
+private struct NamedKey: CodingKey {
+    var stringValue: String
+    var intValue: Int? { nil }
+    init(_ name: String) { stringValue = name }
+    init?(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
 }
 
-/// A bit field as flags named after the SIG's bit names, with its raw value.
-private func bits<Set: OptionSet>(_ value: Set, _ names: [(String, Set)], raw: some BinaryInteger) -> JSON
-where Set.Element == Set {
-    .object(names.map { ($0.0, .bool(value.contains($0.1))) } + [("raw", .number(raw))])
+/// A bit field as flags named after the SIG's bit names, with its raw value (and, for the blood pressure status,
+/// the pulse rate range, a two-bit field).
+struct GATTFlags: Encodable, Sendable {
+    var flags: [(name: String, isSet: Bool)]
+    var raw: UInt64
+    var texts: [(name: String, value: String)] = []
+
+    init<Set: OptionSet>(_ value: Set, _ names: [(String, Set)], raw: some BinaryInteger) where Set.Element == Set {
+        flags = names.map { ($0.0, value.contains($0.1)) }
+        self.raw = UInt64(raw)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        // the SIG names are snake case already; the encoder's key strategy, which only splits words at capitals,
+        // leaves them as they are
+        var container = encoder.container(keyedBy: NamedKey.self)
+        for (name, isSet) in flags { try container.encode(isSet, forKey: NamedKey(name)) }
+        for (name, value) in texts { try container.encode(value, forKey: NamedKey(name)) }
+        try container.encode(raw, forKey: NamedKey("raw"))
+    }
 }
 
 /// Splits a camelCase case name into lower-case words: `capillaryWholeBlood` → `capillary whole blood`.
-private func words(_ value: some Any) -> JSON {
+private func words(_ value: some Any) -> String {
     var text = ""
     for character in String(describing: value) {
         if character.isUppercase {
@@ -50,58 +101,87 @@ private func words(_ value: some Any) -> JSON {
             text.append(character)
         }
     }
-    return .string(text)
+    return text
 }
 
-extension BloodPressureMeasurementStatus {
-    var json: JSON {
-        guard
-            case .object(var fields) = bits(
-                self,
-                [
-                    ("body_movement_detected", .bodyMovementDetected), ("cuff_fit_too_loose", .cuffTooLoose),
-                    ("irregular_pulse_detected", .irregularPulseDetected),
-                    ("measurement_position_improper", .improperMeasurementPosition),
-                ], raw: rawValue)
-        else { return .object([]) }
-        fields.insert(("pulse_rate_range", words(pulseRateRange)), at: 3)
-        return .object(fields)
+/// `mantissa × 10^exponent`, exactly.
+private func decimal(_ mantissa: Int, _ exponent: Int) -> GATTNumber {
+    GATTNumber(mantissa: mantissa, exponent: exponent)
+}
+
+struct DateTimeJSON: Encodable, Sendable {
+    var year: UInt16
+    var month, day, hours, minutes, seconds: UInt8
+
+    init(_ time: DateTime) {
+        (year, month, day, hours, minutes, seconds) = (
+            time.year, time.month, time.day, time.hours, time.minutes, time.seconds
+        )
     }
 }
 
-/// The fields shared by blood pressure measurement and intermediate cuff pressure.
-private func pressureTail(
-    _ timeStamp: DateTime?, _ pulseRate: SFloat?, _ userID: UInt8?, _ status: BloodPressureMeasurementStatus?
-) -> [(String, JSON)] {
-    var fields: [(String, JSON)] = []
-    if let timeStamp { fields.append(("time_stamp", timeStamp.json)) }
-    if let pulseRate { fields.append(("pulse_rate", pulseRate.json)) }
-    if let userID { fields.append(("user_id", .number(userID))) }
-    if let status { fields.append(("measurement_status", status.json)) }
-    return fields
+extension DateTime: JSONRepresentable {
+    var json: DateTimeJSON { DateTimeJSON(self) }
+}
+
+extension BloodPressureMeasurementStatus {
+    var json: GATTFlags {
+        var flags = GATTFlags(
+            self,
+            [
+                ("body_movement_detected", .bodyMovementDetected), ("cuff_fit_too_loose", .cuffTooLoose),
+                ("irregular_pulse_detected", .irregularPulseDetected),
+                ("measurement_position_improper", .improperMeasurementPosition),
+            ], raw: rawValue)
+        flags.texts = [("pulse_rate_range", words(pulseRateRange))]
+        return flags
+    }
+}
+
+/// Blood pressure measurement and intermediate cuff pressure.
+struct PressureJSON: Encodable, Sendable {
+    var unit: String
+    var systolic, diastolic, meanArterialPressure, currentCuffPressure: GATTNumber?
+    var timeStamp: DateTimeJSON?
+    var pulseRate: GATTNumber?
+    var userId: UInt8?
+    var measurementStatus: GATTFlags?
+
+    init(
+        unit: String, timeStamp: DateTime?, pulseRate: SFloat?, userID: UInt8?,
+        status: BloodPressureMeasurementStatus?
+    ) {
+        self.unit = unit
+        self.timeStamp = timeStamp.map(DateTimeJSON.init)
+        self.pulseRate = pulseRate.map(GATTNumber.init)
+        userId = userID
+        measurementStatus = status?.json
+    }
 }
 
 extension BloodPressureMeasurement: JSONRepresentable {
-    var json: JSON {
-        .object(
-            [
-                ("unit", .string(unit.rawValue)), ("systolic", systolic.json), ("diastolic", diastolic.json),
-                ("mean_arterial_pressure", meanArterialPressure.json),
-            ] + pressureTail(timeStamp, pulseRate, userID, status))
+    var json: PressureJSON {
+        var body = PressureJSON(
+            unit: unit.rawValue, timeStamp: timeStamp, pulseRate: pulseRate, userID: userID, status: status)
+        body.systolic = GATTNumber(systolic)
+        body.diastolic = GATTNumber(diastolic)
+        body.meanArterialPressure = GATTNumber(meanArterialPressure)
+        return body
     }
 }
 
 extension IntermediateCuffPressure: JSONRepresentable {
-    var json: JSON {
-        .object(
-            [("unit", .string(unit.rawValue)), ("current_cuff_pressure", cuffPressure.json)]
-                + pressureTail(timeStamp, pulseRate, userID, status))
+    var json: PressureJSON {
+        var body = PressureJSON(
+            unit: unit.rawValue, timeStamp: timeStamp, pulseRate: pulseRate, userID: userID, status: status)
+        body.currentCuffPressure = GATTNumber(cuffPressure)
+        return body
     }
 }
 
 extension BloodPressureFeature: JSONRepresentable {
-    var json: JSON {
-        bits(
+    var json: GATTFlags {
+        GATTFlags(
             self,
             [
                 ("body_movement_detection_support", .bodyMovementDetection),
@@ -115,8 +195,8 @@ extension BloodPressureFeature: JSONRepresentable {
 }
 
 extension SensorStatusAnnunciation {
-    var json: JSON {
-        bits(
+    var json: GATTFlags {
+        GATTFlags(
             self,
             [
                 ("device_battery_low", .deviceBatteryLow), ("sensor_malfunction", .sensorMalfunction),
@@ -130,53 +210,60 @@ extension SensorStatusAnnunciation {
     }
 }
 
+struct GlucoseJSON: Encodable, Sendable {
+    var sequenceNumber: UInt16
+    var baseTime: DateTimeJSON
+    var timeOffset: Int16?
+    var unit: String?
+    var glucoseConcentration: GATTNumber?
+    var type, sampleLocation: String?
+    var sensorStatusAnnunciation: GATTFlags?
+    var contextInformationFollows: Bool
+}
+
 extension GlucoseMeasurement: JSONRepresentable {
-    var json: JSON {
-        var fields: [(String, JSON)] = [("sequence_number", .number(sequenceNumber)), ("base_time", baseTime.json)]
-        if let timeOffset { fields.append(("time_offset", .number(timeOffset))) }
-        if let concentration {
-            fields += [
-                ("unit", .string(unit.rawValue)), ("glucose_concentration", concentration.value.json),
-                ("type", words(concentration.type)), ("sample_location", words(concentration.location)),
-            ]
-        }
-        if let sensorStatus { fields.append(("sensor_status_annunciation", sensorStatus.json)) }
-        fields.append(("context_information_follows", .bool(contextInformationFollows)))
-        return .object(fields)
+    var json: GlucoseJSON {
+        GlucoseJSON(
+            sequenceNumber: sequenceNumber, baseTime: DateTimeJSON(baseTime), timeOffset: timeOffset,
+            unit: concentration.map { _ in unit.rawValue },
+            glucoseConcentration: concentration.map { GATTNumber($0.value) },
+            type: concentration.map { words($0.type) }, sampleLocation: concentration.map { words($0.location) },
+            sensorStatusAnnunciation: sensorStatus?.json, contextInformationFollows: contextInformationFollows)
     }
 }
 
+struct GlucoseContextJSON: Encodable, Sendable {
+    var sequenceNumber: UInt16
+    var extendedFlags: UInt8?
+    var carbohydrateId: String?
+    var carbohydrate: GATTNumber?
+    var carbohydrateUnit: String?
+    var meal, tester, health: String?
+    var exerciseDuration: UInt16?
+    var exerciseIntensity: UInt8?
+    var medicationId: String?
+    var medication: GATTNumber?
+    var medicationUnit: String?
+    var hba1c: GATTNumber?
+}
+
 extension GlucoseMeasurementContext: JSONRepresentable {
-    var json: JSON {
-        var fields: [(String, JSON)] = [("sequence_number", .number(sequenceNumber))]
-        if let extendedFlags { fields.append(("extended_flags", .number(extendedFlags))) }
-        if let carbohydrate {
-            fields += [("carbohydrate_id", words(carbohydrate.id)), ("carbohydrate", carbohydrate.amount.json)]
-            fields.append(("carbohydrate_unit", .string("g")))
-        }
-        if let meal { fields.append(("meal", words(meal))) }
-        if let testerHealth {
-            fields += [("tester", words(testerHealth.tester)), ("health", words(testerHealth.health))]
-        }
-        if let exercise {
-            fields += [
-                ("exercise_duration", .number(exercise.duration)), ("exercise_intensity", .number(exercise.intensity)),
-            ]
-        }
-        if let medication {
-            fields += [
-                ("medication_id", words(medication.id)), ("medication", medication.amount.json),
-                ("medication_unit", .string(medicationUnit.rawValue)),
-            ]
-        }
-        if let hbA1c { fields.append(("hba1c", hbA1c.json)) }
-        return .object(fields)
+    var json: GlucoseContextJSON {
+        GlucoseContextJSON(
+            sequenceNumber: sequenceNumber, extendedFlags: extendedFlags,
+            carbohydrateId: carbohydrate.map { words($0.id) },
+            carbohydrate: carbohydrate.map { GATTNumber($0.amount) }, carbohydrateUnit: carbohydrate.map { _ in "g" },
+            meal: meal.map { words($0) }, tester: testerHealth.map { words($0.tester) },
+            health: testerHealth.map { words($0.health) }, exerciseDuration: exercise?.duration,
+            exerciseIntensity: exercise?.intensity, medicationId: medication.map { words($0.id) },
+            medication: medication.map { GATTNumber($0.amount) },
+            medicationUnit: medication.map { _ in medicationUnit.rawValue }, hba1c: hbA1c.map(GATTNumber.init))
     }
 }
 
 extension GlucoseFeature: JSONRepresentable {
-    var json: JSON {
-        bits(
+    var json: GATTFlags {
+        GATTFlags(
             self,
             [
                 ("low_battery_detection", .lowBatteryDetection),
@@ -193,150 +280,185 @@ extension GlucoseFeature: JSONRepresentable {
     }
 }
 
-extension RecordAccessControlPoint: JSONRepresentable {
-    var json: JSON {
-        func bound(_ bound: RecordBound) -> JSON {
+struct RACPJSON: Encodable, Sendable {
+    /// A bound of a filter: a sequence number or a user-facing time.
+    enum Bound: Encodable, Sendable {
+        case number(UInt16)
+        case time(DateTimeJSON)
+
+        func encode(to encoder: any Encoder) throws {
+            switch self {
+            case .number(let number):
+                var container = encoder.singleValueContainer()
+                try container.encode(number)
+            case .time(let time): try time.encode(to: encoder)
+            }
+        }
+    }
+
+    struct Operand: Encodable, Sendable {
+        var filterType: String
+        var value, minimum, maximum: Bound?
+
+        init(_ bound: RecordBound) {
             switch bound {
-            case .sequenceNumber(let number):
-                .object([("filter_type", .string("sequence number")), ("value", .number(number))])
-            case .userFacingTime(let time):
-                .object([("filter_type", .string("user facing time")), ("value", time.json)])
+            case .sequenceNumber(let number): (filterType, value) = ("sequence number", .number(number))
+            case .userFacingTime(let time): (filterType, value) = ("user facing time", .time(DateTimeJSON(time)))
             }
         }
-        func request(_ opCode: RACPOpCode, _ filter: RecordFilter) -> JSON {
-            var fields: [(String, JSON)] = [("op_code", .string(opCode.description))]
-            switch filter {
-            case .all: fields.append(("operator", .string("all records")))
-            case .first: fields.append(("operator", .string("first record")))
-            case .last: fields.append(("operator", .string("last record")))
-            case .lessThanOrEqual(let value):
-                fields += [("operator", .string("less than or equal to")), ("operand", bound(value))]
-            case .greaterThanOrEqual(let value):
-                fields += [("operator", .string("greater than or equal to")), ("operand", bound(value))]
-            case .sequenceNumbers(let range):
-                fields += [
-                    ("operator", .string("within range of (inclusive)")),
-                    (
-                        "operand",
-                        .object([
-                            ("filter_type", .string("sequence number")), ("minimum", .number(range.lowerBound)),
-                            ("maximum", .number(range.upperBound)),
-                        ])
-                    ),
-                ]
-            case .userFacingTimes(let from, let through):
-                fields += [
-                    ("operator", .string("within range of (inclusive)")),
-                    (
-                        "operand",
-                        .object([
-                            ("filter_type", .string("user facing time")), ("minimum", from.json),
-                            ("maximum", through.json),
-                        ])
-                    ),
-                ]
-            }
-            return .object(fields)
+
+        init(filterType: String, minimum: Bound, maximum: Bound) {
+            (self.filterType, self.minimum, self.maximum) = (filterType, minimum, maximum)
         }
+    }
+
+    var opCode: String
+    var `operator`: String
+    var operand: Operand?
+    var numberOfRecords: UInt16?
+    var requestOpCode, responseCodeValue: String?
+
+    init(_ opCode: RACPOpCode, operator: String = "null") {
+        self.opCode = opCode.description
+        self.operator = `operator`
+    }
+
+    init(_ opCode: RACPOpCode, _ filter: RecordFilter) {
+        switch filter {
+        case .all: self.init(opCode, operator: "all records")
+        case .first: self.init(opCode, operator: "first record")
+        case .last: self.init(opCode, operator: "last record")
+        case .lessThanOrEqual(let value):
+            self.init(opCode, operator: "less than or equal to")
+            operand = Operand(value)
+        case .greaterThanOrEqual(let value):
+            self.init(opCode, operator: "greater than or equal to")
+            operand = Operand(value)
+        case .sequenceNumbers(let range):
+            self.init(opCode, operator: "within range of (inclusive)")
+            operand = Operand(
+                filterType: "sequence number", minimum: .number(range.lowerBound), maximum: .number(range.upperBound))
+        case .userFacingTimes(let from, let through):
+            self.init(opCode, operator: "within range of (inclusive)")
+            operand = Operand(
+                filterType: "user facing time", minimum: .time(DateTimeJSON(from)),
+                maximum: .time(DateTimeJSON(through)))
+        }
+    }
+}
+
+extension RecordAccessControlPoint: JSONRepresentable {
+    var json: RACPJSON {
         switch self {
-        case .reportStoredRecords(let filter): return request(.reportStoredRecords, filter)
-        case .deleteStoredRecords(let filter): return request(.deleteStoredRecords, filter)
-        case .reportNumberOfStoredRecords(let filter): return request(.reportNumberOfStoredRecords, filter)
-        case .abortOperation:
-            return .object([("op_code", .string(RACPOpCode.abortOperation.description)), ("operator", .string("null"))])
+        case .reportStoredRecords(let filter): return RACPJSON(.reportStoredRecords, filter)
+        case .deleteStoredRecords(let filter): return RACPJSON(.deleteStoredRecords, filter)
+        case .reportNumberOfStoredRecords(let filter): return RACPJSON(.reportNumberOfStoredRecords, filter)
+        case .abortOperation: return RACPJSON(.abortOperation)
         case .numberOfStoredRecordsResponse(let count):
-            return .object([
-                ("op_code", .string(RACPOpCode.numberOfStoredRecordsResponse.description)),
-                ("operator", .string("null")),
-                ("number_of_records", .number(count)),
-            ])
+            var body = RACPJSON(.numberOfStoredRecordsResponse)
+            body.numberOfRecords = count
+            return body
         case .responseCode(let request, let response):
-            return .object([
-                ("op_code", .string(RACPOpCode.responseCode.description)), ("operator", .string("null")),
-                ("request_op_code", .string(request.description)),
-                ("response_code_value", .string(response.description)),
-            ])
+            var body = RACPJSON(.responseCode)
+            body.requestOpCode = request.description
+            body.responseCodeValue = response.description
+            return body
         }
     }
 }
 
 /// A mass in its fixed resolution: 0.005 kg or 0.01 lb, exactly.
-private func massJSON(_ value: MassValue, _ system: MeasurementSystem) -> JSON {
-    if value.isUnsuccessful { return .string("measurement unsuccessful") }
-    return system == .si ? decimal(Int(value.raw) * 5, -3) : decimal(Int(value.raw), -2)
+private func massNumber(_ value: MassValue, _ system: MeasurementSystem) -> NumberOrText {
+    if value.isUnsuccessful { return .text("measurement unsuccessful") }
+    return .number(system == .si ? decimal(Int(value.raw) * 5, -3) : decimal(Int(value.raw), -2))
 }
 
 /// A height in 0.001 m or 0.1 in, exactly.
-private func heightJSON(_ raw: UInt16, _ system: MeasurementSystem) -> JSON {
+private func heightNumber(_ raw: UInt16, _ system: MeasurementSystem) -> GATTNumber {
     system == .si ? decimal(Int(raw), -3) : decimal(Int(raw), -1)
 }
 
-private func massUnits(_ system: MeasurementSystem) -> [(String, JSON)] {
-    [("unit", .string(system == .si ? "kg" : "lb")), ("height_unit", .string(system == .si ? "m" : "in"))]
+struct WeightJSON: Encodable, Sendable {
+    var unit, heightUnit: String
+    var weight: NumberOrText
+    var timeStamp: DateTimeJSON?
+    var userId: UInt8?
+    var bmi, height: GATTNumber?
 }
 
 extension WeightMeasurement: JSONRepresentable {
-    var json: JSON {
-        var fields = massUnits(system) + [("weight", massJSON(weight, system))]
-        if let timeStamp { fields.append(("time_stamp", timeStamp.json)) }
-        if let userID { fields.append(("user_id", .number(userID))) }
-        if let bmi { fields.append(("bmi", decimal(Int(bmi), -1))) }
-        if let height { fields.append(("height", heightJSON(height, system))) }
-        return .object(fields)
+    var json: WeightJSON {
+        WeightJSON(
+            unit: system == .si ? "kg" : "lb", heightUnit: system == .si ? "m" : "in",
+            weight: massNumber(weight, system),
+            timeStamp: timeStamp.map(DateTimeJSON.init), userId: userID, bmi: bmi.map { decimal(Int($0), -1) },
+            height: height.map { heightNumber($0, system) })
     }
+}
+
+struct WeightScaleFeatureJSON: Encodable, Sendable {
+    var timeStampSupported, multipleUsersSupported, bmiSupported: Bool
+    var weightMeasurementResolution, heightMeasurementResolution, raw: UInt32
 }
 
 extension WeightScaleFeature: JSONRepresentable {
-    var json: JSON {
-        .object([
-            ("time_stamp_supported", .bool(timeStampSupported)),
-            ("multiple_users_supported", .bool(multipleUsersSupported)), ("bmi_supported", .bool(bmiSupported)),
-            ("weight_measurement_resolution", .number(weightResolution)),
-            ("height_measurement_resolution", .number(heightResolution)), ("raw", .number(rawValue)),
-        ])
+    var json: WeightScaleFeatureJSON {
+        WeightScaleFeatureJSON(
+            timeStampSupported: timeStampSupported, multipleUsersSupported: multipleUsersSupported,
+            bmiSupported: bmiSupported, weightMeasurementResolution: weightResolution,
+            heightMeasurementResolution: heightResolution, raw: rawValue)
     }
+}
+
+struct BodyCompositionJSON: Encodable, Sendable {
+    var unit, heightUnit: String
+    var bodyFatPercentage: NumberOrText
+    var timeStamp: DateTimeJSON?
+    var userId: UInt8?
+    var basalMetabolism: UInt16?
+    var musclePercentage: GATTNumber?
+    var muscleMass, fatFreeMass, softLeanMass, bodyWaterMass: NumberOrText?
+    var impedance: GATTNumber?
+    var weight: NumberOrText?
+    var height: GATTNumber?
+    var multiplePacketMeasurement: Bool
 }
 
 extension BodyCompositionMeasurement: JSONRepresentable {
-    var json: JSON {
-        var fields = massUnits(system)
-        fields.append(
-            (
-                "body_fat_percentage",
-                bodyFatPercentage == 0xFFFF ? .string("measurement unsuccessful") : decimal(Int(bodyFatPercentage), -1)
-            ))
-        if let timeStamp { fields.append(("time_stamp", timeStamp.json)) }
-        if let userID { fields.append(("user_id", .number(userID))) }
-        if let basalMetabolism { fields.append(("basal_metabolism", .number(basalMetabolism))) }
-        if let musclePercentage { fields.append(("muscle_percentage", decimal(Int(musclePercentage), -1))) }
-        for (name, value) in [
-            ("muscle_mass", muscleMass), ("fat_free_mass", fatFreeMass), ("soft_lean_mass", softLeanMass),
-            ("body_water_mass", bodyWaterMass),
-        ] {
-            if let value { fields.append((name, massJSON(value, system))) }
-        }
-        if let impedance { fields.append(("impedance", decimal(Int(impedance), -1))) }
-        if let weight { fields.append(("weight", massJSON(weight, system))) }
-        if let height { fields.append(("height", heightJSON(height, system))) }
-        fields.append(("multiple_packet_measurement", .bool(multiplePacket)))
-        return .object(fields)
+    var json: BodyCompositionJSON {
+        BodyCompositionJSON(
+            unit: system == .si ? "kg" : "lb", heightUnit: system == .si ? "m" : "in",
+            bodyFatPercentage: bodyFatPercentage == 0xFFFF
+                ? .text("measurement unsuccessful") : .number(decimal(Int(bodyFatPercentage), -1)),
+            timeStamp: timeStamp.map(DateTimeJSON.init), userId: userID, basalMetabolism: basalMetabolism,
+            musclePercentage: musclePercentage.map { decimal(Int($0), -1) },
+            muscleMass: muscleMass.map { massNumber($0, system) },
+            fatFreeMass: fatFreeMass.map { massNumber($0, system) },
+            softLeanMass: softLeanMass.map { massNumber($0, system) },
+            bodyWaterMass: bodyWaterMass.map { massNumber($0, system) },
+            impedance: impedance.map { decimal(Int($0), -1) }, weight: weight.map { massNumber($0, system) },
+            height: height.map { heightNumber($0, system) }, multiplePacketMeasurement: multiplePacket)
     }
 }
 
+struct TemperatureJSON: Encodable, Sendable {
+    var unit: String
+    var temperatureMeasurementValue: GATTNumber
+    var timeStamp: DateTimeJSON?
+    var temperatureType: String?
+}
+
 extension TemperatureMeasurement: JSONRepresentable {
-    var json: JSON {
-        var fields: [(String, JSON)] = [
-            ("unit", .string(unit.rawValue)), ("temperature_measurement_value", temperature.json),
-        ]
-        if let timeStamp { fields.append(("time_stamp", timeStamp.json)) }
-        if let type { fields.append(("temperature_type", words(type))) }
-        return .object(fields)
+    var json: TemperatureJSON {
+        TemperatureJSON(
+            unit: unit.rawValue, temperatureMeasurementValue: GATTNumber(temperature),
+            timeStamp: timeStamp.map(DateTimeJSON.init), temperatureType: type.map { words($0) })
     }
 }
 
 extension PLXMeasurementStatus {
-    var json: JSON {
-        bits(
+    var json: GATTFlags {
+        GATTFlags(
             self,
             [
                 ("measurement_ongoing", .measurementOngoing), ("early_estimated_data", .earlyEstimatedData),
@@ -351,8 +473,8 @@ extension PLXMeasurementStatus {
 }
 
 extension PLXDeviceAndSensorStatus {
-    var json: JSON {
-        bits(
+    var json: GATTFlags {
+        GATTFlags(
             self,
             [
                 ("extended_display_update_ongoing", .extendedDisplayUpdateOngoing),
@@ -372,60 +494,80 @@ extension PLXDeviceAndSensorStatus {
     }
 }
 
-extension SpO2PulseRate {
-    var json: JSON { .object([("spo2", spO2.json), ("pr", pulseRate.json)]) }
+struct SpO2PulseRateJSON: Encodable, Sendable {
+    var spo2, pr: GATTNumber
+
+    init(_ value: SpO2PulseRate) { (spo2, pr) = (GATTNumber(value.spO2), GATTNumber(value.pulseRate)) }
+}
+
+struct PLXJSON: Encodable, Sendable {
+    var unit = "%, bpm"
+    var spo2prSpotCheck, spo2prNormal, spo2prFast, spo2prSlow: SpO2PulseRateJSON?
+    var timeStamp: DateTimeJSON?
+    var measurementStatus, deviceAndSensorStatus: GATTFlags?
+    var pulseAmplitudeIndex: GATTNumber?
+    var deviceClockNotSet: Bool?
 }
 
 extension PLXSpotCheckMeasurement: JSONRepresentable {
-    var json: JSON {
-        var fields: [(String, JSON)] = [("unit", .string("%, bpm")), ("spo2pr_spot_check", spO2PulseRate.json)]
-        if let timeStamp { fields.append(("time_stamp", timeStamp.json)) }
-        if let measurementStatus { fields.append(("measurement_status", measurementStatus.json)) }
-        if let deviceAndSensorStatus { fields.append(("device_and_sensor_status", deviceAndSensorStatus.json)) }
-        if let pulseAmplitudeIndex { fields.append(("pulse_amplitude_index", pulseAmplitudeIndex.json)) }
-        fields.append(("device_clock_not_set", .bool(deviceClockNotSet)))
-        return .object(fields)
+    var json: PLXJSON {
+        PLXJSON(
+            spo2prSpotCheck: SpO2PulseRateJSON(spO2PulseRate), timeStamp: timeStamp.map(DateTimeJSON.init),
+            measurementStatus: measurementStatus?.json, deviceAndSensorStatus: deviceAndSensorStatus?.json,
+            pulseAmplitudeIndex: pulseAmplitudeIndex.map(GATTNumber.init), deviceClockNotSet: deviceClockNotSet)
     }
 }
 
 extension PLXContinuousMeasurement: JSONRepresentable {
-    var json: JSON {
-        var fields: [(String, JSON)] = [("unit", .string("%, bpm")), ("spo2pr_normal", normal.json)]
-        if let fast { fields.append(("spo2pr_fast", fast.json)) }
-        if let slow { fields.append(("spo2pr_slow", slow.json)) }
-        if let measurementStatus { fields.append(("measurement_status", measurementStatus.json)) }
-        if let deviceAndSensorStatus { fields.append(("device_and_sensor_status", deviceAndSensorStatus.json)) }
-        if let pulseAmplitudeIndex { fields.append(("pulse_amplitude_index", pulseAmplitudeIndex.json)) }
-        return .object(fields)
+    var json: PLXJSON {
+        PLXJSON(
+            spo2prNormal: SpO2PulseRateJSON(normal), spo2prFast: fast.map(SpO2PulseRateJSON.init),
+            spo2prSlow: slow.map(SpO2PulseRateJSON.init), measurementStatus: measurementStatus?.json,
+            deviceAndSensorStatus: deviceAndSensorStatus?.json,
+            pulseAmplitudeIndex: pulseAmplitudeIndex.map(GATTNumber.init))
     }
+}
+
+struct PLXFeaturesJSON: Encodable, Sendable {
+    var supportedFeatures: UInt16
+    var measurementStatusSupport, deviceAndSensorStatusSupport: GATTFlags?
 }
 
 extension PLXFeatures: JSONRepresentable {
-    var json: JSON {
-        var fields: [(String, JSON)] = [("supported_features", .number(supportedFeaturesField))]
-        if let measurementStatusSupport { fields.append(("measurement_status_support", measurementStatusSupport.json)) }
-        if let deviceAndSensorStatusSupport {
-            fields.append(("device_and_sensor_status_support", deviceAndSensorStatusSupport.json))
-        }
-        return .object(fields)
+    var json: PLXFeaturesJSON {
+        PLXFeaturesJSON(
+            supportedFeatures: supportedFeaturesField, measurementStatusSupport: measurementStatusSupport?.json,
+            deviceAndSensorStatusSupport: deviceAndSensorStatusSupport?.json)
     }
 }
 
+struct HeartRateJSON: Encodable, Sendable {
+    var unit = "bpm"
+    var heartRateMeasurementValue: UInt16
+    var valueFormat, sensorContact: String
+    var energyExpended: UInt16?
+    var energyUnit: String?
+    var rrIntervals: [UInt16]?
+    var rrIntervalUnit: String?
+}
+
 extension HeartRateMeasurement: JSONRepresentable {
-    var json: JSON {
-        var fields: [(String, JSON)] = [
-            ("unit", .string("bpm")), ("heart_rate_measurement_value", .number(heartRate)),
-            ("value_format", .string(valueFormat == .uint8 ? "uint8" : "uint16")),
-            ("sensor_contact", .string(sensorContact.rawValue)),
-        ]
-        if let energyExpended {
-            fields += [("energy_expended", .number(energyExpended)), ("energy_unit", .string("kJ"))]
-        }
-        if !rrIntervals.isEmpty {
-            fields += [
-                ("rr_intervals", .array(rrIntervals.map { .number($0) })), ("rr_interval_unit", .string("1/1024 s")),
-            ]
-        }
-        return .object(fields)
+    var json: HeartRateJSON {
+        HeartRateJSON(
+            heartRateMeasurementValue: heartRate, valueFormat: valueFormat == .uint8 ? "uint8" : "uint16",
+            sensorContact: sensorContact.rawValue, energyExpended: energyExpended,
+            energyUnit: energyExpended.map { _ in "kJ" }, rrIntervals: rrIntervals.isEmpty ? nil : rrIntervals,
+            rrIntervalUnit: rrIntervals.isEmpty ? nil : "1/1024 s")
+    }
+}
+
+/// A bare SFLOAT or FLOAT: its value (or special value's name), with its mantissa and exponent unless special.
+struct BareNumberJSON: Encodable, Sendable {
+    var value: GATTNumber
+    var mantissa, exponent: Int?
+
+    init(_ value: GATTNumber, mantissa: Int, exponent: Int) {
+        self.value = value
+        if value.special == nil { (self.mantissa, self.exponent) = (mantissa, exponent) }
     }
 }

@@ -130,7 +130,7 @@ struct DBusConnectionTests {
         try await Task.sleep(for: .milliseconds(100))
         bus.stop()
         let lost = await #expect(throws: DBusError.self) { try await waiting.value }
-        #expect(lost != nil)
+        #expect(lost?.name == "org.freedesktop.DBus.Error.NoReply")
         client.close()
         let after = await #expect(throws: DBusError.self) {
             try await client.call("org.vitalbridge.Slow", "/", "org.vitalbridge.X", "Y")

@@ -100,7 +100,7 @@ struct LayeredRequestTests {
         #expect(try LayeredRequest(parsing: SpecURL.addSyncIOS, platform: .ios).action == .addSync)
         #expect(try LayeredRequest(parsing: SpecURL.addSyncMeasureIOS, platform: .ios).action == .addSyncMeasure)
         let syncMeasure = try LayeredRequest(parsing: SpecURL.syncMeasureAndroid, platform: .android)
-        #expect(syncMeasure.action == .syncMeasure && syncMeasure.mac != nil)
+        #expect(syncMeasure.action == .syncMeasure && syncMeasure.mac == MACAddress("004D3208D2F4"))
     }
 
     @Test("reads the dynamic callback URL under both spellings")

@@ -39,21 +39,411 @@ struct GATTDecodeTests {
         #expect(bpm["systolic"] as? String == "NaN" && bpm["diastolic"] as? String == "NRes")
     }
 
-    @Test(
-        "decodes every characteristic it lists",
-        arguments: [
-            ("2A08", "DC07 0C 05 0B 32 1B"), ("2A36", "00 9800 FF07 FF07"), ("2A49", "3F00"),
-            ("2A18", "1B 0100 E307 02 1B 0B 0A 1E FBFF 1E00 12 0501"),
-            ("2A34", "FF 0000 B3 03 6400 04 12 3C00 32 04 D2F4 59F1"), ("2A51", "FF07"), ("2A52", "01 03 01 3412"),
-            ("2A52", "06 00 01 06"), ("2A9D", "0E B036 E807 03 01 08 00 00 02 E500 D606"), ("2A9E", "BF010000"),
-            ("2A9C", "0604 EB00 E807 03 01 08 00 00 01 B036"), ("2A1C", "06 B00E00FE DC07 0C 05 0B 32 1B 04"),
-            ("2A5E", "1F 6200 4800 E807 03 01 08 00 00 2001 200000 1C00"),
-            ("2A5F", "1F 6200 4800 6100 4900 6300 4700 0000 010000 FF07"), ("2A60", "FF00 E0FF FFFF00"),
-            ("2A37", "1F 0101 3201 0100 0201 FFFF"),
-        ])
-    func every(characteristic: String, hex: String) throws {
-        let json = try decodeJSON(characteristic, hex)
-        #expect(!json.isEmpty)
+    /// One capture of every characteristic `gatt decode` lists, and the document it prints: keys sorted, numbers
+    /// exact in the resolution of their field.
+    static let documents: [(characteristic: String, hex: String, document: String)] = [
+        (
+            "2A08", "DC07 0C 05 0B 32 1B",
+            """
+            {
+              "day" : 5,
+              "hours" : 11,
+              "minutes" : 50,
+              "month" : 12,
+              "seconds" : 27,
+              "year" : 2012
+            }
+
+            """
+        ),
+        (
+            "2A36", "00 9800 FF07 FF07",
+            """
+            {
+              "current_cuff_pressure" : 152,
+              "unit" : "mmHg"
+            }
+
+            """
+        ),
+        (
+            "2A49", "3F00",
+            """
+            {
+              "body_movement_detection_support" : true,
+              "cuff_fit_detection_support" : true,
+              "irregular_pulse_detection_support" : true,
+              "measurement_position_detection_support" : true,
+              "multiple_bond_support" : true,
+              "pulse_rate_range_detection_support" : true,
+              "raw" : 63
+            }
+
+            """
+        ),
+        (
+            "2A18", "1B 0100 E307 02 1B 0B 0A 1E FBFF 1E00 12 0501",
+            """
+            {
+              "base_time" : {
+                "day" : 27,
+                "hours" : 11,
+                "minutes" : 10,
+                "month" : 2,
+                "seconds" : 30,
+                "year" : 2019
+              },
+              "context_information_follows" : true,
+              "glucose_concentration" : 30,
+              "sample_location" : "finger",
+              "sensor_status_annunciation" : {
+                "device_battery_low" : true,
+                "general_device_fault" : false,
+                "raw" : 261,
+                "read_interrupted" : false,
+                "result_too_high" : false,
+                "result_too_low" : false,
+                "sample_size_insufficient" : true,
+                "sensor_malfunction" : false,
+                "strip_insertion_error" : false,
+                "strip_type_incorrect" : false,
+                "temperature_too_high" : false,
+                "temperature_too_low" : true,
+                "time_fault" : false
+              },
+              "sequence_number" : 1,
+              "time_offset" : -5,
+              "type" : "capillary plasma",
+              "unit" : "kg/L"
+            }
+
+            """
+        ),
+        (
+            "2A34", "FF 0000 B3 03 6400 04 12 3C00 32 04 D2F4 59F1",
+            """
+            {
+              "carbohydrate" : 100,
+              "carbohydrate_id" : "dinner",
+              "carbohydrate_unit" : "g",
+              "exercise_duration" : 60,
+              "exercise_intensity" : 50,
+              "extended_flags" : 179,
+              "hba1c" : 34.5,
+              "health" : "minor health issues",
+              "meal" : "casual",
+              "medication" : 123.4,
+              "medication_id" : "long acting insulin",
+              "medication_unit" : "mL",
+              "sequence_number" : 0,
+              "tester" : "health care professional"
+            }
+
+            """
+        ),
+        (
+            "2A51", "FF07",
+            """
+            {
+              "general_device_fault" : true,
+              "low_battery_detection" : true,
+              "multiple_bond" : true,
+              "raw" : 2047,
+              "sensor_malfunction_detection" : true,
+              "sensor_read_interrupt_detection" : true,
+              "sensor_result_high_low_detection" : true,
+              "sensor_sample_size" : true,
+              "sensor_strip_insertion_error_detection" : true,
+              "sensor_strip_type_error_detection" : true,
+              "sensor_temperature_high_low_detection" : true,
+              "time_fault" : true
+            }
+
+            """
+        ),
+        (
+            "2A52", "01 03 01 3412",
+            """
+            {
+              "op_code" : "report stored records",
+              "operand" : {
+                "filter_type" : "sequence number",
+                "value" : 4660
+              },
+              "operator" : "greater than or equal to"
+            }
+
+            """
+        ),
+        (
+            "2A52", "06 00 01 06",
+            """
+            {
+              "op_code" : "response code",
+              "operator" : "null",
+              "request_op_code" : "report stored records",
+              "response_code_value" : "no records found"
+            }
+
+            """
+        ),
+        (
+            "2A9D", "0E B036 E807 03 01 08 00 00 02 E500 D606",
+            """
+            {
+              "bmi" : 22.9,
+              "height" : 1.75,
+              "height_unit" : "m",
+              "time_stamp" : {
+                "day" : 1,
+                "hours" : 8,
+                "minutes" : 0,
+                "month" : 3,
+                "seconds" : 0,
+                "year" : 2024
+              },
+              "unit" : "kg",
+              "user_id" : 2,
+              "weight" : 70
+            }
+
+            """
+        ),
+        (
+            "2A9E", "BF010000",
+            """
+            {
+              "bmi_supported" : true,
+              "height_measurement_resolution" : 3,
+              "multiple_users_supported" : true,
+              "raw" : 447,
+              "time_stamp_supported" : true,
+              "weight_measurement_resolution" : 7
+            }
+
+            """
+        ),
+        (
+            "2A9C", "0604 EB00 E807 03 01 08 00 00 01 B036",
+            """
+            {
+              "body_fat_percentage" : 23.5,
+              "height_unit" : "m",
+              "multiple_packet_measurement" : false,
+              "time_stamp" : {
+                "day" : 1,
+                "hours" : 8,
+                "minutes" : 0,
+                "month" : 3,
+                "seconds" : 0,
+                "year" : 2024
+              },
+              "unit" : "kg",
+              "user_id" : 1,
+              "weight" : 70
+            }
+
+            """
+        ),
+        (
+            "2A1C", "06 B00E00FE DC07 0C 05 0B 32 1B 04",
+            """
+            {
+              "temperature_measurement_value" : 37.6,
+              "temperature_type" : "finger",
+              "time_stamp" : {
+                "day" : 5,
+                "hours" : 11,
+                "minutes" : 50,
+                "month" : 12,
+                "seconds" : 27,
+                "year" : 2012
+              },
+              "unit" : "°C"
+            }
+
+            """
+        ),
+        (
+            "2A5E", "1F 6200 4800 E807 03 01 08 00 00 2001 200000 1C00",
+            """
+            {
+              "device_and_sensor_status" : {
+                "equipment_malfunction_detected" : false,
+                "erratic_signal_detected" : false,
+                "extended_display_update_ongoing" : false,
+                "inadequate_signal_detected" : false,
+                "low_perfusion_detected" : true,
+                "nonpulsatile_signal_detected" : false,
+                "poor_signal_detected" : false,
+                "questionable_pulse_detected" : false,
+                "raw" : 32,
+                "sensor_disconnected" : false,
+                "sensor_displaced" : false,
+                "sensor_interference_detected" : false,
+                "sensor_malfunctioning" : false,
+                "sensor_unconnected_to_user" : false,
+                "signal_analysis_ongoing" : false,
+                "signal_processing_irregularity_detected" : false,
+                "unknown_sensor_connected" : false
+              },
+              "device_clock_not_set" : true,
+              "measurement_status" : {
+                "calibration_ongoing" : false,
+                "data_for_demonstration" : false,
+                "data_for_testing" : false,
+                "data_from_measurement_storage" : false,
+                "early_estimated_data" : false,
+                "fully_qualified_data" : true,
+                "invalid_measurement_detected" : false,
+                "measurement_ongoing" : true,
+                "measurement_unavailable" : false,
+                "questionable_measurement_detected" : false,
+                "raw" : 288,
+                "validated_data" : false
+              },
+              "pulse_amplitude_index" : 28,
+              "spo2pr_spot_check" : {
+                "pr" : 72,
+                "spo2" : 98
+              },
+              "time_stamp" : {
+                "day" : 1,
+                "hours" : 8,
+                "minutes" : 0,
+                "month" : 3,
+                "seconds" : 0,
+                "year" : 2024
+              },
+              "unit" : "%, bpm"
+            }
+
+            """
+        ),
+        (
+            "2A5F", "1F 6200 4800 6100 4900 6300 4700 0000 010000 FF07",
+            """
+            {
+              "device_and_sensor_status" : {
+                "equipment_malfunction_detected" : false,
+                "erratic_signal_detected" : false,
+                "extended_display_update_ongoing" : true,
+                "inadequate_signal_detected" : false,
+                "low_perfusion_detected" : false,
+                "nonpulsatile_signal_detected" : false,
+                "poor_signal_detected" : false,
+                "questionable_pulse_detected" : false,
+                "raw" : 1,
+                "sensor_disconnected" : false,
+                "sensor_displaced" : false,
+                "sensor_interference_detected" : false,
+                "sensor_malfunctioning" : false,
+                "sensor_unconnected_to_user" : false,
+                "signal_analysis_ongoing" : false,
+                "signal_processing_irregularity_detected" : false,
+                "unknown_sensor_connected" : false
+              },
+              "measurement_status" : {
+                "calibration_ongoing" : false,
+                "data_for_demonstration" : false,
+                "data_for_testing" : false,
+                "data_from_measurement_storage" : false,
+                "early_estimated_data" : false,
+                "fully_qualified_data" : false,
+                "invalid_measurement_detected" : false,
+                "measurement_ongoing" : false,
+                "measurement_unavailable" : false,
+                "questionable_measurement_detected" : false,
+                "raw" : 0,
+                "validated_data" : false
+              },
+              "pulse_amplitude_index" : "NaN",
+              "spo2pr_fast" : {
+                "pr" : 73,
+                "spo2" : 97
+              },
+              "spo2pr_normal" : {
+                "pr" : 72,
+                "spo2" : 98
+              },
+              "spo2pr_slow" : {
+                "pr" : 71,
+                "spo2" : 99
+              },
+              "unit" : "%, bpm"
+            }
+
+            """
+        ),
+        (
+            "2A60", "FF00 E0FF FFFF00",
+            """
+            {
+              "device_and_sensor_status_support" : {
+                "equipment_malfunction_detected" : true,
+                "erratic_signal_detected" : true,
+                "extended_display_update_ongoing" : true,
+                "inadequate_signal_detected" : true,
+                "low_perfusion_detected" : true,
+                "nonpulsatile_signal_detected" : true,
+                "poor_signal_detected" : true,
+                "questionable_pulse_detected" : true,
+                "raw" : 65535,
+                "sensor_disconnected" : true,
+                "sensor_displaced" : true,
+                "sensor_interference_detected" : true,
+                "sensor_malfunctioning" : true,
+                "sensor_unconnected_to_user" : true,
+                "signal_analysis_ongoing" : true,
+                "signal_processing_irregularity_detected" : true,
+                "unknown_sensor_connected" : true
+              },
+              "measurement_status_support" : {
+                "calibration_ongoing" : true,
+                "data_for_demonstration" : true,
+                "data_for_testing" : true,
+                "data_from_measurement_storage" : true,
+                "early_estimated_data" : true,
+                "fully_qualified_data" : true,
+                "invalid_measurement_detected" : true,
+                "measurement_ongoing" : true,
+                "measurement_unavailable" : true,
+                "questionable_measurement_detected" : true,
+                "raw" : 65504,
+                "validated_data" : true
+              },
+              "supported_features" : 255
+            }
+
+            """
+        ),
+        (
+            "2A37", "1F 0101 3201 0100 0201 FFFF",
+            """
+            {
+              "energy_expended" : 306,
+              "energy_unit" : "kJ",
+              "heart_rate_measurement_value" : 257,
+              "rr_interval_unit" : "1/1024 s",
+              "rr_intervals" : [
+                1,
+                258,
+                65535
+              ],
+              "sensor_contact" : "detected",
+              "unit" : "bpm",
+              "value_format" : "uint16"
+            }
+
+            """
+        ),
+    ]
+
+    @Test("decodes every characteristic it lists to its exact document", arguments: documents)
+    func every(characteristic: String, hex: String, document: String) throws {
+        let output = try vitalbridge("gatt", "decode", characteristic, hex)
+        #expect(output.status == 0 && output.stderr.isEmpty, "\(output.stderr)")
+        #expect(output.stdout == document)
     }
 
     @Test("a glucose context's carbohydrate is in grams and its medication in milligrams or millilitres")

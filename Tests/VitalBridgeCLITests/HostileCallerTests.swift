@@ -297,11 +297,18 @@ struct HostileCallerTests {
             #expect(lines.count == 2 && lines[1].isEmpty)
             let callback = try LayeredCallback(parsing: String(lines[0]))
             #expect(callback.destination == destination)
-            #expect(callback.status.rawValue == 0 && callback.reason == nil && callback.result != nil)
+            #expect(callback.status.rawValue == 0 && callback.reason == nil)
             // the echo is the request's parameters but mac, byte for byte: nothing injected, nothing decoded
             let request = try LayeredQuery(parsing: hostile.url, maximumLength: 20_000)
             #expect(callback.echo == request.parameters.filter { $0.key != "mac" })
             #expect(callback.mac == MACAddress(macOf(.bp5)))
+            // the result is what the hub stored of the BP5, in mmHg: its live reading (first) and the records it had
+            let stored = try home.store().readings(device: MACAddress(macOf(.bp5))!)
+            guard case .list(let objects)? = callback.result else {
+                Issue.record("no list result")
+                return
+            }
+            #expect(objects.map(\.json).sorted() == stored.map { $0.reading.resultObject(unit: .mmHg).json }.sorted())
             return
         }
         let store = home.path + "/vitalbridge.sqlite"

@@ -119,7 +119,7 @@ struct StandardDeviceTests {
             return
         }
         #expect(measured == LayeredReading.weight(new).resultObject(unit: .pound))
-        #expect(measured.number(.bodyFat) != nil && new.bodyComposition != nil)
+        #expect(new.bodyComposition?.bodyFatPercentage == 12.6 && measured.number(.bodyFat)?.description == "12.6")
         #expect(
             objects.filter { $0.number(.bodyFat) == nil }.map(\.measuredAt) == [
                 failed.measuredAt.flatMap(LayeredTimestamp.init(parsing:))
@@ -153,7 +153,7 @@ struct StandardDeviceTests {
         #expect(try engine.store.readings(device: mac).map(\.reading) == expected)
         #expect(try engine.store.readings(device: mac).first?.id == id)
         guard case .list(let objects)? = first.result else { return }
-        #expect(objects.allSatisfy { $0.number(.bodyFat) != nil })
+        #expect(objects == expected.map { $0.resultObject(unit: .kilogram) })
         #expect(await engine.world.storedReadings(of: mac).isEmpty)
     }
 
