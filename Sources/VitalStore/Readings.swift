@@ -18,16 +18,48 @@ public struct StoredReading: Hashable, Sendable {
 
 /// The readings (the `reading` table): storing a device's readings, each new one queued as pending for the callers
 /// that asked for the device, and reading them back.
+/// How readings a device sends in parts are one reading: device-family knowledge, which the store does not have.
+///
+/// The driver side supplies it (VitalDevices' `RecordMerging`, passed by the engine's sink), and the store applies
+/// it to what it holds: for a new reading that ``mayMerge`` accepts, the store reads its stored readings of the
+/// same device, kind and time, oldest first, and asks ``merged`` what the new reading and each of them are
+/// together. `nil`: two readings, ask the next. The stored reading: the new one is part of it; the store keeps it
+/// unchanged and answers its identifier. Any other reading: the two are one, and the stored row is revised in
+/// place to it (its `revision` grows, so it is pending again for every caller that asked for the device, including
+/// those it was delivered to). A new reading that is part of no stored one is stored as it is.
+///
+/// So the store only persists readings it is given or ``merged`` makes; the rule (a scale's weight completed by its
+/// body composition) lives with the family. A merged reading keeps the stored one's kind and time.
+public struct ReadingMerge: Sendable {
+    /// Whether `reading` may be one with a stored reading: only these are looked up, so that storing other readings
+    /// costs no query more.
+    public var mayMerge: @Sendable (_ reading: LayeredReading) -> Bool
+    /// The one reading that `new` and `stored` (of one device, kind and time) are, or `nil` when they are two.
+    public var merged: @Sendable (_ new: LayeredReading, _ stored: LayeredReading) -> LayeredReading?
+
+    public init(
+        mayMerge: @escaping @Sendable (_ reading: LayeredReading) -> Bool,
+        merged: @escaping @Sendable (_ new: LayeredReading, _ stored: LayeredReading) -> LayeredReading?
+    ) {
+        self.mayMerge = mayMerge
+        self.merged = merged
+    }
+
+    /// No reading is part of another: only a reading the store has already (same device, kind, time and values) is
+    /// not stored again.
+    public static let none = ReadingMerge(mayMerge: { _ in false }, merged: { _, _ in nil })
+}
+
 extension VitalStore {
     /// Stores `readings` of device `mac` in one transaction; readings the store already has are skipped. Returns
     /// the identifiers of all of them (new or already stored), one per reading, in order.
     ///
-    /// A scale sends a weight and its body composition on two characteristics, one after the other, so a weight
-    /// may come twice: a weight with a body composition completes a stored one of the same device, time and mass
-    /// that has none (revised in place, and pending again for every caller that asked for the device), and a weight
-    /// without one is the stored one that has it.
+    /// A reading that `merging` makes one with a stored reading is that reading: the stored one, or revised in place
+    /// to what the two make (``ReadingMerge``).
     @discardableResult
-    public func storeReadings(_ readings: [LayeredReading], device mac: MACAddress) throws(StoreError) -> [Int64] {
+    public func storeReadings(_ readings: [LayeredReading], device mac: MACAddress, merging: ReadingMerge = .none)
+        throws(StoreError) -> [Int64]
+    {
         try file.write("store readings") { db in
             let insert = try db.cachedStatement(
                 sql: "INSERT OR IGNORE INTO reading (device_mac, kind, measured_at, payload) VALUES (?, ?, ?, ?)")
@@ -45,8 +77,8 @@ extension VitalStore {
             for reading in readings {
                 let (kind, payload) = ReadingCodec.encode(reading)
                 let time = reading.measuredAt.secondsSince1970
-                if case .weight(let weight) = reading,
-                    let (id, revised) = try Self.completeWeight(weight, payload: payload, device: macText, in: db)
+                if merging.mayMerge(reading),
+                    let (id, revised) = try Self.merge(reading, kind: kind, device: macText, merging, in: db)
                 {
                     ids.append(id)
                     if revised { for caller in callers { try queue.execute(arguments: [caller, macText, time, id]) } }
@@ -71,28 +103,25 @@ extension VitalStore {
     /// Revises reading `?2` to payload `?1`: pending again for the callers it was delivered to.
     static let reviseReading = "UPDATE reading SET payload = ?, revision = revision + 1 WHERE id = ?"
 
-    /// The stored weight of device `mac` that `weight` completes (revised to `payload`) or is already part of:
-    /// same time and mass, one with a body composition and the other without.
-    private static func completeWeight(_ weight: WeightReading, payload: String, device mac: String, in db: Database)
-        throws -> (id: Int64, revised: Bool)?
-    {
+    /// The stored reading of device `mac` that `merging` makes `reading` one with: unchanged when `reading` is part
+    /// of it, else revised to what the two make. A stored row the codec cannot read is no match here (reading it
+    /// back fails, naming it).
+    private static func merge(
+        _ reading: LayeredReading, kind: String, device mac: String, _ merging: ReadingMerge, in db: Database
+    ) throws -> (id: Int64, revised: Bool)? {
         let find = try db.cachedStatement(
-            sql: "SELECT id, payload FROM reading WHERE device_mac = ? AND kind = 'weight' AND measured_at = ?")
-        for row in try Row.fetchAll(find, arguments: [mac, weight.measuredAt.secondsSince1970]) {
-            guard
-                case .weight(let stored)? = ReadingCodec.decode(
-                    kind: "weight", measuredAt: weight.measuredAt, payload: row[1]),
-                stored.kilograms == weight.kilograms
+            sql: "SELECT id, payload FROM reading WHERE device_mac = ? AND kind = ? AND measured_at = ? ORDER BY id")
+        for row in try Row.fetchAll(find, arguments: [mac, kind, reading.measuredAt.secondsSince1970]) {
+            guard let stored = ReadingCodec.decode(kind: kind, measuredAt: reading.measuredAt, payload: row[1]),
+                let merged = merging.merged(reading, stored)
             else { continue }
-            switch (stored.bodyComposition, weight.bodyComposition) {
-            case (nil, .some):
-                try db.cachedStatement(sql: reviseReading).execute(arguments: [payload, row[0]])
-                return (row[0], true)
-            case (.some, nil):
-                return (row[0], false)
-            default:
-                continue
+            guard merged != stored else { return (row[0], false) }
+            let (mergedKind, payload) = ReadingCodec.encode(merged)
+            guard mergedKind == kind, merged.measuredAt == reading.measuredAt else {
+                throw StoreError(.failed, "a merged reading must keep the kind and time of the readings it merges")
             }
+            try db.cachedStatement(sql: reviseReading).execute(arguments: [payload, row[0]])
+            return (row[0], true)
         }
         return nil
     }
