@@ -264,9 +264,9 @@ extension VitalStore {
         """
 
     /// SQLite's plans for the queries a callback runs on the pending queue (count, selection, removal of a
-    /// delivered reading), for tests that they use indexes.
+    /// delivered reading), for tests that they use indexes; one snapshot of the schema and its statistics.
     func explainPendingQueries(device mac: MACAddress, caller: String) throws -> [String] {
-        try file.database.unsafeRead { db in
+        try file.snapshot("explain the pending queries") { db in
             let arguments: StatementArguments = [caller, mac.description]
             return try [ReadingStream.pendingCount, ReadingStream.pendingReadings, Self.deliveredFromPending].map {
                 sql in

@@ -157,6 +157,30 @@ extension VitalStore {
         }
     }
 
+    /// Passes the stored devices to `devices`, then the stored readings (of one device, from a time on, when given) to
+    /// `body` one at a time, oldest first, all read in one read transaction: what one export shows is one state of
+    /// the store, so every reading's device is among the devices even while another process adds both. Memory stays
+    /// flat for any size of history; neither closure may use the store.
+    ///
+    /// A database error, or a row the store cannot read, becomes a ``StoreError``; any other error the closures
+    /// throw passes through.
+    public func forEachReading(
+        device mac: MACAddress? = nil, since: LayeredTimestamp? = nil, devices: ([StoredDevice]) throws -> Void,
+        _ body: (StoredReading) throws -> Void
+    ) throws {
+        do {
+            try file.database.read { db in
+                try devices(Self.devices(db))
+                var stream = try ReadingStream(db, device: mac, since: since, counting: false)
+                while let reading = try stream.next() { try body(reading) }
+            }
+        } catch let error as DatabaseError {
+            throw StoreError.wrapping(error, "read devices and readings")
+        } catch let error as StoreError {
+            throw StoreError.wrapping(error, "read devices and readings")
+        }
+    }
+
     /// Runs `body` with the readings of device `mac` from `since` on, oldest first, as a stream with its count:
     /// what a callback re-sends when a caller asks again from a time (`since`), read only as far as it fits.
     ///

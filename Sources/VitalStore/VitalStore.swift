@@ -99,8 +99,13 @@ public final class VitalStore: Sendable {
     /// Every stored device, by MAC.
     public func devices() throws(StoreError) -> [StoredDevice] {
         try file.query("list devices") { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM device ORDER BY mac").map(Self.device(from:))
+            try Self.devices(db)
         }
+    }
+
+    /// Every stored device, by MAC, read on `db`.
+    static func devices(_ db: Database) throws -> [StoredDevice] {
+        try Row.fetchAll(db, sql: "SELECT * FROM device ORDER BY mac").map(Self.device(from:))
     }
 
     /// The stored device `mac`, if any.
