@@ -236,23 +236,24 @@ public struct StoreSink: RecordSink {
         self.device = device
     }
 
+    /// How readings a device sends in parts are one reading in the store: the drivers' rule (``RecordMerging``), so
+    /// that neither the store nor the engine knows a device family.
+    static let merging = ReadingMerge(
+        mayMerge: RecordMerging.mayMerge, merged: { RecordMerging.merged($0, with: $1) })
+
     public func store(_ records: [DeviceRecord]) async throws {
         let readings = records.map(\.reading)
-        let ids = try store.storeReadings(readings, device: device)
+        let ids = try store.storeReadings(readings, device: device, merging: Self.merging)
         latest.stored.withLock { $0 = Array(zip(readings, ids)) }
     }
 
-    /// Keeps a smartband's items as they came and revises the summary (a `BandDay`) of each day they change, in one
-    /// transaction; an undated item (today's totals the driver did not date) is refused and nothing is stored.
-    public func storeBandItems(_ items: [BandItem]) async throws {
-        let dayItems = try items.map { item in
-            guard let date = item.date else {
-                throw DeviceError(.storeFailed, message: "today's totals must be dated before they are stored")
-            }
-            return DayItem(date: date, kind: item.kind, key: item.key, bytes: item.storedBytes)
-        }
-        try store.storeDayItems(dayItems, device: device) { date, stored in
-            .band(BandDay(date: date, items: try stored.map { try BandItem(storedBytes: $0.bytes) }))
+    /// Keeps a device's day items as they came and, in the same transaction, the reading of each day they change,
+    /// made by the driver's ``DayItemBatch/summarize``.
+    public func storeDayItems(_ batch: DayItemBatch) async throws {
+        let items = batch.items.map { DayItem(date: $0.date, kind: $0.kind, key: $0.key, bytes: $0.bytes) }
+        try store.storeDayItems(items, device: device) { date, stored in
+            try batch.summarize(
+                date, stored.map { DeviceDayItem(date: $0.date, kind: $0.kind, key: $0.key, bytes: $0.bytes) })
         }
     }
 

@@ -97,20 +97,29 @@ struct FHIROptions: ParsableArguments {
     /// at a time.
     func export(_ store: VitalStore, device: MACAddress?, since: LayeredTimestamp?) throws {
         let zone = try VitalBridgeCLI.timeZone(named: timeZone)
-        let devices = try store.devices().map {
-            FHIRDevice(
-                mac: $0.mac, model: $0.model, serialNumber: $0.serialNumber, firmwareRevision: $0.firmwareRevision)
-        }
-        var writer = try FHIRBundleWriter(
-            type: transaction ? .transaction : .collection, subject: subject(), hub: store.hubID(),
-            glucoseUnit: glucoseUnit(), devices: devices, utcOffset: { zone.secondsFromGMT(for: $0.date) })
+        let (type, subject, hub, glucoseUnit) = (
+            transaction ? FHIRBundleWriter.BundleType.transaction : .collection, try subject(), try store.hubID(),
+            try glucoseUnit()
+        )
+        var writer: FHIRBundleWriter?
         var output = StreamingOutput()
         do {
-            try output.append { writer.begin(into: &$0) }
-            try store.forEachReading(device: device, since: since) { stored in
-                try output.append { writer.append(stored.reading, device: stored.device, to: &$0) }
+            // the devices and the readings are one snapshot: a device another process adds with a reading meanwhile
+            // is in both or in neither, so every reading's device is in the bundle
+            try store.forEachReading(device: device, since: since) { devices in
+                var bundle = try FHIRBundleWriter(
+                    type: type, subject: subject, hub: hub, glucoseUnit: glucoseUnit,
+                    devices: devices.map {
+                        FHIRDevice(
+                            mac: $0.mac, model: $0.model, serialNumber: $0.serialNumber,
+                            firmwareRevision: $0.firmwareRevision)
+                    }, utcOffset: { zone.secondsFromGMT(for: $0.date) })
+                try output.append { bundle.begin(into: &$0) }
+                writer = bundle
+            } _: { stored in
+                try output.append { writer!.append(stored.reading, device: stored.device, to: &$0) }
             }
-            try output.append { writer.finish(into: &$0) }
+            try output.append { writer!.finish(into: &$0) }
             try output.flush()
         } catch  where output.closed {
             // a closed pipe ends the bundle
@@ -189,10 +198,12 @@ struct ReportCommand: ParsableCommand {
         let hub = try openHub(homeOptions.home)
         let zone = try VitalBridgeCLI.timeZone(named: timeZone)
         let (mac, from) = (filter.mac, filter.from)
-        let names = Dictionary(
-            try hub.store.devices().map { ($0.mac, "\($0.model.name) \($0.mac)") }, uniquingKeysWith: { $1 })
+        var names: [MACAddress: String] = [:]
         var report = HealthReport(units: try units(), utcOffset: { zone.secondsFromGMT(for: $0.date) })
-        try hub.store.forEachReading(device: mac, since: from) { stored in
+        // the devices and the readings are one snapshot: every reading's device has its name
+        try hub.store.forEachReading(device: mac, since: from) { devices in
+            names = Dictionary(devices.map { ($0.mac, "\($0.model.name) \($0.mac)") }, uniquingKeysWith: { $1 })
+        } _: { stored in
             report.add(stored.reading, device: names[stored.device] ?? stored.device.description)
         }
         var scope = mac.map { "Readings of \(names[$0] ?? $0.description)" } ?? "Readings of every device"

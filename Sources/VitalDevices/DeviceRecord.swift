@@ -19,18 +19,84 @@ public struct DeviceRecord: Hashable, Sendable {
 /// ``store(_:)`` returns only once the records are durable. A driver tells the device it may delete a record
 /// (an indication's confirmation, a Record Access Control Point delete, a vendor delete) only after the call that
 /// stored it has returned; when ``store(_:)`` throws, nothing more is confirmed or deleted.
+///
+/// A sink knows no device family: what it needs of a family's knowledge comes from the driver side. Readings a
+/// device sends in parts are one reading by ``RecordMerging``; items a device pushes for a day come with the
+/// family's way of making the day's reading from them (``DayItemBatch/summarize``).
 public protocol RecordSink: Sendable {
     func store(_ records: [DeviceRecord]) async throws
-    /// Keeps items a smartband pushed, with the summaries of the days they change; returns only once they are
-    /// durable. A band is told it may forget them only after this returns. Today's totals come dated (the driver
-    /// dates them with the host's day as they arrive, ``BandItem/dated(today:)``); undated ones are refused.
-    func storeBandItems(_ items: [BandItem]) async throws
+    /// Keeps items a device pushed for days, with the readings of the days they change; returns only once they are
+    /// durable. A device is told it may forget them only after this returns.
+    func storeDayItems(_ batch: DayItemBatch) async throws
 }
 
 extension RecordSink {
-    /// A sink for devices other than smartbands refuses band items: nothing is acknowledged to the band.
-    public func storeBandItems(_ items: [BandItem]) async throws {
-        throw DeviceError(.storeFailed, message: "this sink keeps no smartband items")
+    /// A sink for devices that push no day items refuses them: nothing is acknowledged to the device.
+    public func storeDayItems(_ batch: DayItemBatch) async throws {
+        throw DeviceError(.storeFailed, message: "this sink keeps no day items")
+    }
+}
+
+/// How readings a device sends in parts are one reading: family knowledge, which a sink applies to what it has
+/// stored without knowing the family.
+///
+/// A scale with the Body Composition Service indicates a weight and its body composition apart, in either order.
+/// Its driver pairs them on one link, but the link may drop between the two and the scale then sends the whole
+/// record on the next: a weight reaches a sink once without its composition and once with it, in either order.
+public enum RecordMerging {
+    /// Whether `reading` may be one with a stored reading of its device, kind and time: a weight. A sink looks only
+    /// these up.
+    public static func mayMerge(_ reading: LayeredReading) -> Bool {
+        if case .weight = reading { return true }
+        return false
+    }
+
+    /// The one reading that `new` and `stored` (of one device, kind and time) are, or `nil` when they are two: a
+    /// weight with a body composition completes a stored one of the same mass without one (the merged reading is
+    /// the new one), and a weight without one is part of a stored one of the same mass with one (the stored one).
+    public static func merged(_ new: LayeredReading, with stored: LayeredReading) -> LayeredReading? {
+        guard case .weight(let weight) = new, case .weight(let kept) = stored, kept.kilograms == weight.kilograms
+        else { return nil }
+        switch (kept.bodyComposition, weight.bodyComposition) {
+        case (nil, .some): return new
+        case (.some, nil): return stored
+        default: return nil
+        }
+    }
+}
+
+/// An item a device pushed for one day, kept as it came: what the day's reading is made from.
+public struct DeviceDayItem: Hashable, Sendable {
+    public var date: LayeredDate
+    /// What the item is, by the device's own type code.
+    public var kind: Int
+    /// What tells the item from the day's others of its kind: an item with the date, kind and key of a stored one
+    /// replaces it.
+    public var key: Int
+    /// The item's bytes, as the family keeps them.
+    public var bytes: [UInt8]
+
+    public init(date: LayeredDate, kind: Int, key: Int, bytes: [UInt8]) {
+        self.date = date
+        self.kind = kind
+        self.key = key
+        self.bytes = bytes
+    }
+}
+
+/// Items a device pushed for days, with the family's way of making a day's reading from all of the day's items:
+/// the driver supplies both, a sink keeps the items and the readings `summarize` makes without knowing the family.
+public struct DayItemBatch: Sendable {
+    public var items: [DeviceDayItem]
+    /// The reading of a day made from all of its items, those stored before and these, by kind then key; an error
+    /// refuses the batch.
+    public var summarize: @Sendable (LayeredDate, [DeviceDayItem]) throws -> LayeredReading
+
+    public init(
+        items: [DeviceDayItem], summarize: @escaping @Sendable (LayeredDate, [DeviceDayItem]) throws -> LayeredReading
+    ) {
+        self.items = items
+        self.summarize = summarize
     }
 }
 

@@ -49,6 +49,33 @@ extension BandItem {
     }
 }
 
+extension DayItemBatch {
+    /// A band's items, with its rule for a day's reading: a ``BandDay`` summed up from all of the day's items.
+    ///
+    /// - Throws: ``DeviceError/Code/storeFailed`` for an undated item (today's totals the driver did not date with
+    ///   ``BandItem/dated(today:)``): nothing of the batch is stored.
+    public init(bandItems: [BandItem]) throws(DeviceError) {
+        let items = try bandItems.map { item throws(DeviceError) in
+            guard let date = item.date else {
+                throw DeviceError(.storeFailed, message: "today's totals must be dated before they are stored")
+            }
+            return DeviceDayItem(date: date, kind: item.kind, key: item.key, bytes: item.storedBytes)
+        }
+        self.init(items: items) { date, items in
+            .band(BandDay(date: date, items: try items.map { try BandItem(storedBytes: $0.bytes) }))
+        }
+    }
+}
+
+extension RecordSink {
+    /// Keeps items a band pushed with the summaries of the days they change (``DayItemBatch/init(bandItems:)``);
+    /// returns only once they are durable. A band is told it may forget them only after this returns. Today's
+    /// totals come dated (the driver dates them with the host's day as they arrive); undated ones are refused.
+    public func storeBandItems(_ items: [BandItem]) async throws {
+        try await storeDayItems(try DayItemBatch(bandItems: items))
+    }
+}
+
 extension BandDay {
     /// The day `date` summed up from its band items (already dated):
     /// - steps, calories and distance: the sum of its totals, one per sport;

@@ -141,19 +141,20 @@ final class HeldCheckingSink: RecordSink {
 
     func store(_ records: [DeviceRecord]) async throws { try await witness.store(records) }
 
-    func storeBandItems(_ items: [BandItem]) async throws {
+    func storeDayItems(_ batch: DayItemBatch) async throws {
         let day = world.clock.wallTime.day
         let held =
             await world.deviceState(of: SmartbandTests.mac)?.band?.pending.map { $0.item.dated(today: day) } ?? []
+        let items = try batch.items.map { try BandItem(storedBytes: $0.bytes) }
         forgotten.withLock { $0 += items.filter { !held.contains($0) }.count }
-        try await witness.storeBandItems(items)
+        try await witness.storeDayItems(batch)
     }
 }
 
 /// A sink that refuses everything.
 struct RefusingSink: RecordSink {
     func store(_ records: [DeviceRecord]) async throws { throw DeviceError(.storeFailed, message: "refused") }
-    func storeBandItems(_ items: [BandItem]) async throws { throw DeviceError(.storeFailed, message: "refused") }
+    func storeDayItems(_ batch: DayItemBatch) async throws { throw DeviceError(.storeFailed, message: "refused") }
 }
 
 /// The smartband follower in process: the simulated band, scripted drops and refusals, and a clock that records its

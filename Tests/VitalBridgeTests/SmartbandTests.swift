@@ -18,8 +18,9 @@ final class WitnessBandSink: RecordSink {
 
     func store(_ records: [DeviceRecord]) async throws { try await sink.store(records) }
 
-    func storeBandItems(_ items: [BandItem]) async throws {
-        try await sink.storeBandItems(items)
+    func storeDayItems(_ batch: DayItemBatch) async throws {
+        try await sink.storeDayItems(batch)
+        let items = try batch.items.map { try BandItem(storedBytes: $0.bytes) }
         pushed.withLock { $0 += items }
     }
 }

@@ -157,6 +157,29 @@ struct StandardDeviceTests {
         #expect(await engine.world.storedReadings(of: mac).isEmpty)
     }
 
+    @Test("the engine's sink keeps a weight and its composition, sent apart in either order, as one reading")
+    func sinkMergesWeightParts() async throws {
+        let mac = MACAddress(Self.wss)!
+        let store = try VitalStore()
+        let sink = StoreSink(store: store, device: mac)
+        let plain = WeightReading(kilograms: 70, measuredAt: Engine.start)
+        var whole = plain
+        whole.bodyComposition = BodyComposition(bodyFatPercentage: 21.4, bodyWaterMass: 40.5)
+        // the drivers' rule (RecordMerging) reaches the store through the sink: the store itself knows no weights
+        try await sink.store([DeviceRecord(reading: .weight(plain))])
+        try await sink.store([DeviceRecord(reading: .weight(whole))])
+        try await sink.store([DeviceRecord(reading: .weight(plain))])
+        #expect(try store.readings(device: mac).map(\.reading) == [.weight(whole)])
+        let later = LayeredTimestamp(secondsSince1970: Engine.start.secondsSince1970 + 60)
+        whole.measuredAt = later
+        var alone = plain
+        alone.measuredAt = later
+        try await sink.store([DeviceRecord(reading: .weight(whole))])
+        try await sink.store([DeviceRecord(reading: .weight(alone))])
+        #expect(try store.readings(device: mac).map(\.reading).last == .weight(whole))
+        #expect(try store.readings(device: mac).count == 2)
+    }
+
     @Test("an oximeter without spot-checks measures from its settled continuous values; it has nothing to sync")
     func continuousOximeter() async throws {
         let mac = MACAddress(Self.plxs)!

@@ -187,6 +187,30 @@ struct PendingQueueTests {
         #expect(try store.readings(device: device).count == 3)
     }
 
+    @Test("devices and readings are one snapshot: a device and its reading another process adds between are in neither")
+    func devicesAndReadingsAreOneSnapshot() throws {
+        let directory = try TemporaryDirectory("snapshot")
+        defer { directory.remove() }
+        let path = directory.file("vitalbridge.sqlite")
+        let store = try VitalStore(path: path)
+        let other = try VitalStore(path: path)
+        let at = LayeredTimestamp(secondsSince1970: 0)
+        try store.saveDevice(StoredDevice(mac: Self.devices[0], model: .bg5, addedAt: at))
+        try store.storeReadings([Self.glucose(90, at: 10)], device: Self.devices[0])
+        var listed: [MACAddress] = []
+        var read: [MACAddress] = []
+        try store.forEachReading { devices in
+            listed = devices.map(\.mac)
+            // the devices are read; another process adds a device and its reading before the first reading is read
+            try other.saveDevice(StoredDevice(mac: Self.devices[1], model: .bg5, addedAt: at))
+            try other.storeReadings([Self.glucose(91, at: 20)], device: Self.devices[1])
+        } _: { stored in
+            read.append(stored.device)
+        }
+        #expect(listed == [Self.devices[0]] && read == [Self.devices[0]], "listed \(listed), read \(read)")
+        #expect(try store.readings().count == 2 && store.devices().count == 2)
+    }
+
     @Test("a reading or device row the store cannot read is an error naming it, never skipped")
     func unreadableRows() throws {
         let directory = try TemporaryDirectory("pending")

@@ -107,7 +107,22 @@ struct VitalStoreTests {
         #expect(try store.readings().count == Self.readings.count + 1)
     }
 
-    @Test("a weight and its body composition, stored in either order, are one reading, pending again when completed")
+    /// A rule for readings sent in parts, as a driver supplies one (a scale's, restated: VitalDevices'
+    /// `RecordMerging`): a weight with a body composition completes the same mass without one, and is the same mass
+    /// with one.
+    static let weightParts = ReadingMerge(
+        mayMerge: { if case .weight = $0 { true } else { false } },
+        merged: { new, stored in
+            guard case .weight(let weight) = new, case .weight(let kept) = stored, weight.kilograms == kept.kilograms
+            else { return nil }
+            switch (kept.bodyComposition, weight.bodyComposition) {
+            case (nil, .some): return new
+            case (.some, nil): return stored
+            default: return nil
+            }
+        })
+
+    @Test("readings a given rule makes one, stored in either order, are one reading, pending again when completed")
     func bodyComposition() throws {
         let store = try VitalStore()
         let caller = "com.example.a"
@@ -131,24 +146,31 @@ struct VitalStoreTests {
                 remaining: 0, owner: owner)
             return readings
         }
-        let plain = try store.storeReadings([weight(70, fat: nil)], device: Self.mac)
+        let plain = try store.storeReadings([weight(70, fat: nil)], device: Self.mac, merging: Self.weightParts)
         #expect(try deliver("a").map(\.reading) == [weight(70, fat: nil)])
         #expect(try store.undeliveredReadings(device: Self.mac, caller: caller).isEmpty)
         // the composition completes the weight delivered without it: the same reading, revised, pending again
-        #expect(try store.storeReadings([weight(70, fat: 21.4)], device: Self.mac) == plain)
+        #expect(try store.storeReadings([weight(70, fat: 21.4)], device: Self.mac, merging: Self.weightParts) == plain)
         #expect(try store.readings().map(\.reading) == [weight(70, fat: 21.4)])
         #expect(try store.undeliveredReadings(device: Self.mac, caller: caller).map(\.id) == plain)
         #expect(try deliver("b").map(\.reading) == [weight(70, fat: 21.4)])
         #expect(try deliver("c").isEmpty)
         // the weight again, alone, is the reading it is part of
-        #expect(try store.storeReadings([weight(70, fat: nil)], device: Self.mac) == plain)
+        #expect(try store.storeReadings([weight(70, fat: nil)], device: Self.mac, merging: Self.weightParts) == plain)
         // the composition first, then its weight: one reading too
-        let first = try store.storeReadings([weight(71, fat: 30, at: 60)], device: Self.mac)
-        #expect(try store.storeReadings([weight(71, fat: nil, at: 60)], device: Self.mac) == first)
+        let first = try store.storeReadings([weight(71, fat: 30, at: 60)], device: Self.mac, merging: Self.weightParts)
+        #expect(
+            try store.storeReadings([weight(71, fat: nil, at: 60)], device: Self.mac, merging: Self.weightParts)
+                == first)
         // another mass or another composition at the same time is another reading
-        let other = try store.storeReadings([weight(70.5, fat: nil), weight(70, fat: 22)], device: Self.mac)
+        let other = try store.storeReadings(
+            [weight(70.5, fat: nil), weight(70, fat: 22)], device: Self.mac, merging: Self.weightParts)
         #expect(Set(other + plain + first).count == 4)
         #expect(try store.readings().count == 4)
+        // without a rule the store knows no parts: a weight and its composition are two readings
+        let plainStore = try VitalStore()
+        let two = try plainStore.storeReadings([weight(70, fat: nil), weight(70, fat: 21.4)], device: Self.mac)
+        #expect(Set(two).count == 2)
     }
 
     @Test("pending readings are those not yet delivered to that caller; the journal keeps every delivery")

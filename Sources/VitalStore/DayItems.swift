@@ -1,0 +1,111 @@
+import Foundation
+internal import GRDB
+import VitalCore
+
+/// An item a device pushed for one day, kept as it came (a smartband's totals, sport, sleep segment or heart-rate
+/// hour): what the day's summary reading is made from.
+public struct DayItem: Hashable, Sendable {
+    public var date: LayeredDate
+    /// What the item is, by the device's own type code.
+    public var kind: Int
+    /// What tells the item from the day's others of its kind (a sport code, a start minute, an hour): an item with
+    /// the date, kind and key of a stored one replaces it.
+    public var key: Int
+    /// The item as the device sent it.
+    public var bytes: [UInt8]
+
+    public init(date: LayeredDate, kind: Int, key: Int, bytes: [UInt8]) {
+        self.date = date
+        self.kind = kind
+        self.key = key
+        self.bytes = bytes
+    }
+}
+
+/// The items a device pushed for a day (`day_item`), kept as they came, and the day readings made from them.
+extension VitalStore {
+    /// Keeps `items` of device `mac` as they came and revises the summary of each day they change, in one
+    /// transaction: what a smartband pushed is durable once this returns.
+    ///
+    /// An item with the date, kind and key of one stored replaces it (today's running totals, updated in place); an
+    /// item stored already changes nothing. For each day whose items changed, `summarize` makes the day's reading
+    /// from all its items, oldest kind and key first. A new day's reading is stored and pending for every caller
+    /// that asked for the device; a day whose reading changed is revised in place and pending again for each of
+    /// them, including those it was delivered to. `summarize`'s errors pass through as ``StoreError``s.
+    ///
+    /// - Returns: how many day readings were stored or revised.
+    @discardableResult
+    public func storeDayItems(
+        _ items: [DayItem], device mac: MACAddress, summarize: (LayeredDate, [DayItem]) throws -> LayeredReading
+    ) throws(StoreError) -> Int {
+        try file.write("store a device's items") { db in
+            let macText = mac.description
+            let upsert = try db.cachedStatement(
+                sql: """
+                    INSERT INTO day_item (device_mac, day, kind, key, bytes) VALUES (?, ?, ?, ?, ?)
+                    ON CONFLICT (device_mac, day, kind, key) DO UPDATE SET bytes = excluded.bytes
+                    WHERE bytes IS NOT excluded.bytes
+                    """)
+            var days: [LayeredDate] = []
+            for item in items {
+                try upsert.execute(
+                    arguments: [macText, item.date.daysSince1970, item.kind, item.key, Data(item.bytes)])
+                if db.changesCount > 0, !days.contains(item.date) { days.append(item.date) }
+            }
+            let dayItems = try db.cachedStatement(
+                sql: "SELECT kind, key, bytes FROM day_item WHERE device_mac = ? AND day = ? ORDER BY kind, key")
+            let find = try db.cachedStatement(
+                sql: "SELECT id, payload FROM reading WHERE device_mac = ? AND kind = ? AND measured_at = ?")
+            let insert = try db.cachedStatement(
+                sql: "INSERT INTO reading (device_mac, kind, measured_at, payload) VALUES (?, ?, ?, ?)")
+            let revise = try db.cachedStatement(sql: Self.reviseReading)
+            let callers = try String.fetchAll(
+                db.cachedStatement(sql: "SELECT caller FROM pending_caller WHERE device_mac = ?"),
+                arguments: [macText])
+            let queue = try db.cachedStatement(
+                sql: "INSERT OR IGNORE INTO pending (caller, device_mac, measured_at, reading_id) VALUES (?, ?, ?, ?)")
+            var changed = 0
+            for day in days {
+                let stored = try Row.fetchAll(dayItems, arguments: [macText, day.daysSince1970]).map {
+                    DayItem(date: day, kind: $0[0], key: $0[1], bytes: [UInt8]($0[2] as Data))
+                }
+                let reading = try summarize(day, stored)
+                let (kind, payload) = ReadingCodec.encode(reading)
+                let time = reading.measuredAt.secondsSince1970
+                let id: Int64
+                if let row = try Row.fetchOne(find, arguments: [macText, kind, time]) {
+                    guard (row[1] as String) != payload else { continue }
+                    id = row[0]
+                    try revise.execute(arguments: [payload, id])
+                } else {
+                    try insert.execute(arguments: [macText, kind, time, payload])
+                    id = db.lastInsertedRowID
+                }
+                for caller in callers { try queue.execute(arguments: [caller, macText, time, id]) }
+                changed += 1
+            }
+            return changed
+        }
+    }
+
+    /// The items device `mac` pushed, by day, then kind and key, from `since` on when given: what day summaries are
+    /// made of (a smartband's heart-rate minutes), read from the file as it goes.
+    public func forEachDayItem(device mac: MACAddress, since: LayeredDate? = nil, _ body: (DayItem) throws -> Void)
+        throws(StoreError)
+    {
+        try file.query("read a device's items") { db in
+            let rows = try Row.fetchCursor(
+                db,
+                sql: """
+                    SELECT day, kind, key, bytes FROM day_item WHERE device_mac = ? AND day >= ?
+                    ORDER BY day, kind, key
+                    """, arguments: [mac.description, since?.daysSince1970 ?? Int.min])
+            while let row = try rows.next() {
+                try body(
+                    DayItem(
+                        date: LayeredDate(daysSince1970: row[0]), kind: row[1], key: row[2],
+                        bytes: [UInt8](row[3] as Data)))
+            }
+        }
+    }
+}
