@@ -248,9 +248,10 @@ final class RecordingSink: RecordSink, Sendable {
         batches.withLock { $0.append(records) }
     }
 
-    func storeBandItems(_ batch: [BandItem]) async throws {
+    func storeDayItems(_ batch: DayItemBatch) async throws {
         if refuses { throw Refusal() }
-        items.withLock { $0.append(batch) }
+        let items = try batch.items.map { try BandItem(storedBytes: $0.bytes) }
+        self.items.withLock { $0.append(items) }
     }
 
     /// The records stored, in order.
