@@ -25,10 +25,10 @@ extension LayeredReading {
         var fields: [ResultObject.Field] = []
         fields.reserveCapacity(6)
         if kind.isDay { fields.append(.init(.time, .string(measuredAt.day.description))) }
-        for (field, value) in fieldValues {
-            guard let path = field.resultPath, let result = Self.result(value, field.resultRule, unit: unit) else {
-                continue
-            }
+        for field in kind.fields {
+            guard let path = field.resultPath, let value = field.value(in: self),
+                let result = Self.result(value, field.resultRule, unit: unit)
+            else { continue }
             let key = ResultKey(rawValue: path[0])
             guard path.count == 2 else {
                 fields.append(.init(key, result))

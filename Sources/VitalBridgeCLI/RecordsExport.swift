@@ -18,13 +18,21 @@ enum RecordValue {
 }
 
 extension ReadingColumn {
+    /// How many columns there are.
+    static let count = allCases.count
+
     /// The fields `reading` has, in column order.
     static func values(of reading: LayeredReading) -> [(column: ReadingColumn, value: RecordValue)] {
-        reading.fieldValues.compactMap { field, value in
-            guard let column = field.column, let value = RecordValue(value) else { return nil }
-            return (column, value)
+        let fields = reading.kind.fieldsInColumnOrder
+        var values: [(column: ReadingColumn, value: RecordValue)] = []
+        values.reserveCapacity(fields.count)
+        for field in fields {
+            guard let column = field.column, let value = field.value(in: reading).flatMap(RecordValue.init) else {
+                continue
+            }
+            values.append((column, value))
         }
-        .sorted { $0.column.rawValue < $1.column.rawValue }
+        return values
     }
 }
 
@@ -163,7 +171,7 @@ enum RecordsFormatter {
             }
             append(value, to: &output)
         }
-        while next < ReadingColumn.allCases.count {
+        while next < ReadingColumn.count {
             output.append(UInt8(ascii: ","))
             next += 1
         }

@@ -2,28 +2,31 @@
 /// LOINC code.
 extension ReadingField {
     static let bloodPressure: [ReadingField] = [
-        .number(
-            "sys", \BloodPressureReading.systolic, result: ["systolic"], .converted, column: .systolic,
+        FieldsOf<BloodPressureReading>.number(
+            "sys", { $0.systolic }, { $0.systolic = $1 }, result: ["systolic"], .converted, column: .systolic,
             fleet: "systolic", loinc: "8480-6"),
-        .number(
-            "dia", \BloodPressureReading.diastolic, result: ["diastolic"], .converted, column: .diastolic,
+        FieldsOf<BloodPressureReading>.number(
+            "dia", { $0.diastolic }, { $0.diastolic = $1 }, result: ["diastolic"], .converted, column: .diastolic,
             fleet: "diastolic", loinc: "8462-4"),
-        .integer(
-            "hr", \BloodPressureReading.heartRate, result: ["heart_rate"], column: .heartRate, fleet: "pulse",
+        FieldsOf<BloodPressureReading>.integer(
+            "hr", { $0.heartRate }, { $0.heartRate = $1 }, result: ["heart_rate"], column: .heartRate, fleet: "pulse",
             loinc: "8867-4"),
-        .flag(
-            "arr", \BloodPressureReading.arrhythmia, result: ["arrhythmia"], column: .arrhythmia, fleet: "arrhythmia"),
+        FieldsOf<BloodPressureReading>.flag(
+            "arr", { $0.arrhythmia }, { $0.arrhythmia = $1 }, result: ["arrhythmia"], column: .arrhythmia,
+            fleet: "arrhythmia"),
     ]
 
     static let glucose: [ReadingField] = [
-        .number(
-            "mgdl", \GlucoseReading.mgPerDeciliter, result: ["blood_glucose"], .converted, column: .glucose,
+        FieldsOf<GlucoseReading>.number(
+            "mgdl", { $0.mgPerDeciliter }, { $0.mgPerDeciliter = $1 }, result: ["blood_glucose"], .converted,
+            column: .glucose,
             fleet: "glucose", loinc: "2339-0")
     ]
 
     static let weight: [ReadingField] = [
-        .number(
-            "kg", \WeightReading.kilograms, result: ["weight"], .converted, column: .weight, fleet: "weight",
+        FieldsOf<WeightReading>.number(
+            "kg", { $0.kilograms }, { $0.kilograms = $1 }, result: ["weight"], .converted, column: .weight,
+            fleet: "weight",
             loinc: "29463-7"),
         composition(
             "fat", required: true, result: "body_fat", .tenths, column: .bodyFat, fleet: "bodyFat", loinc: "41982-0",
@@ -33,11 +36,20 @@ extension ReadingField {
                 composition = BodyComposition(bodyFatPercentage: fat)
                 return true
             }),
-        composition("musclepct", \.musclePercentage, result: "muscle_percentage", .tenths, column: .musclePercentage),
-        composition("muscle", \.muscleMass, result: "muscle_mass", .converted, column: .muscleMass),
-        composition("ffm", \.fatFreeMass, result: "fat_free_mass", .converted, column: .fatFreeMass),
-        composition("slm", \.softLeanMass, result: "soft_lean_mass", .converted, column: .softLeanMass),
-        composition("water", \.bodyWaterMass, result: "body_water_mass", .converted, column: .bodyWaterMass),
+        composition(
+            "musclepct", { $0.musclePercentage }, { $0.musclePercentage = $1 }, result: "muscle_percentage", .tenths,
+            column: .musclePercentage),
+        composition(
+            "muscle", { $0.muscleMass }, { $0.muscleMass = $1 }, result: "muscle_mass", .converted, column: .muscleMass),
+        composition(
+            "ffm", { $0.fatFreeMass }, { $0.fatFreeMass = $1 }, result: "fat_free_mass", .converted,
+            column: .fatFreeMass),
+        composition(
+            "slm", { $0.softLeanMass }, { $0.softLeanMass = $1 }, result: "soft_lean_mass", .converted,
+            column: .softLeanMass),
+        composition(
+            "water", { $0.bodyWaterMass }, { $0.bodyWaterMass = $1 }, result: "body_water_mass", .converted,
+            column: .bodyWaterMass),
         composition(
             "bmr", required: false, result: "basal_metabolism", .whole, column: .basalMetabolism,
             get: { $0.basalMetabolism.map(FieldValue.integer) },
@@ -46,59 +58,72 @@ extension ReadingField {
                 composition.basalMetabolism = energy
                 return true
             }),
-        composition("imp", \.impedance, result: "impedance", .tenths, column: .impedance),
+        composition("imp", { $0.impedance }, { $0.impedance = $1 }, result: "impedance", .tenths, column: .impedance),
     ]
 
     static let temperature: [ReadingField] = [
-        .number(
-            "c", \TemperatureReading.celsius, result: ["temperature"], .converted, column: .temperature,
+        FieldsOf<TemperatureReading>.number(
+            "c", { $0.celsius }, { $0.celsius = $1 }, result: ["temperature"], .converted, column: .temperature,
             fleet: "temperature", loinc: "8310-5")
     ]
 
     static let oximetry: [ReadingField] = [
-        .integer(
-            "spo2", \OximetryReading.oxygenSaturation, result: ["oxygen_saturation"], column: .spo2, fleet: "spo2",
+        FieldsOf<OximetryReading>.integer(
+            "spo2", { $0.oxygenSaturation }, { $0.oxygenSaturation = $1 }, result: ["oxygen_saturation"], column: .spo2,
+            fleet: "spo2",
             loinc: "2708-6"),
-        .integer(
-            "hr", \OximetryReading.heartRate, result: ["heart_rate"], column: .heartRate, fleet: "pulse",
+        FieldsOf<OximetryReading>.integer(
+            "hr", { $0.heartRate }, { $0.heartRate = $1 }, result: ["heart_rate"], column: .heartRate, fleet: "pulse",
             loinc: "8867-4"),
-        .number(
-            "pi", \OximetryReading.perfusionIndex, result: ["perfusion_index"], .tenths, column: .perfusionIndex,
+        FieldsOf<OximetryReading>.number(
+            "pi", { $0.perfusionIndex }, { $0.perfusionIndex = $1 }, result: ["perfusion_index"], .tenths,
+            column: .perfusionIndex,
             fleet: "pi"),
     ]
 
     static let activity: [ReadingField] = [
-        .integer(
-            "steps", \ActivityDay.steps, result: ["activedata", "steps"], column: .steps, fleet: "steps",
+        FieldsOf<ActivityDay>.integer(
+            "steps", { $0.steps }, { $0.steps = $1 }, result: ["activedata", "steps"], column: .steps, fleet: "steps",
             loinc: "55423-8"),
-        .integer(
-            "cal", \ActivityDay.calories, result: ["activedata", "calories"], column: .calories, fleet: "calories"),
-        .integer(
-            "sleep", \ActivityDay.sleepMinutes, result: ["sleepdata", "sleeptime"], column: .sleep,
+        FieldsOf<ActivityDay>.integer(
+            "cal", { $0.calories }, { $0.calories = $1 }, result: ["activedata", "calories"], column: .calories,
+            fleet: "calories"),
+        FieldsOf<ActivityDay>.integer(
+            "sleep", { $0.sleepMinutes }, { $0.sleepMinutes = $1 }, result: ["sleepdata", "sleeptime"], column: .sleep,
             fleet: "sleepMinutes"),
-        .integer(
-            "eff", \ActivityDay.sleepEfficiency, result: ["sleepdata", "sleepefficiency"], column: .sleepEfficiency,
+        FieldsOf<ActivityDay>.integer(
+            "eff", { $0.sleepEfficiency }, { $0.sleepEfficiency = $1 }, result: ["sleepdata", "sleepefficiency"],
+            column: .sleepEfficiency,
             fleet: "sleepEfficiency"),
-        .integer(
-            "swim", \ActivityDay.swimMinutes, result: ["swimdata", "swimtime"], column: .swim, fleet: "swimMinutes"),
-        .integer(
-            "swimcal", \ActivityDay.swimCalories, result: ["swimdata", "calories"], column: .swimCalories,
+        FieldsOf<ActivityDay>.integer(
+            "swim", { $0.swimMinutes }, { $0.swimMinutes = $1 }, result: ["swimdata", "swimtime"], column: .swim,
+            fleet: "swimMinutes"),
+        FieldsOf<ActivityDay>.integer(
+            "swimcal", { $0.swimCalories }, { $0.swimCalories = $1 }, result: ["swimdata", "calories"],
+            column: .swimCalories,
             fleet: "swimCalories"),
     ]
 
     static let bandDay: [ReadingField] = [
-        .integer("steps", \BandDay.steps, result: ["activedata", "steps"], column: .steps, loinc: "55423-8"),
-        .integer("cal", \BandDay.calories, result: ["activedata", "calories"], column: .calories),
-        .integer("dist", \BandDay.distance, result: ["activedata", "distance"], .distance, column: .distance),
+        FieldsOf<BandDay>.integer(
+            "steps", { $0.steps }, { $0.steps = $1 }, result: ["activedata", "steps"], column: .steps, loinc: "55423-8"),
+        FieldsOf<BandDay>.integer(
+            "cal", { $0.calories }, { $0.calories = $1 }, result: ["activedata", "calories"], column: .calories),
+        FieldsOf<BandDay>.integer(
+            "dist", { $0.distance }, { $0.distance = $1 }, result: ["activedata", "distance"], .distance,
+            column: .distance),
         computed(result: ["sleepdata", "sleeptime"], column: .sleep) { $0.sleep.minutes },
         computed(result: ["sleepdata", "sleepefficiency"], column: .sleepEfficiency) { $0.sleep.efficiency },
-        .integer("deep", \BandDay.sleep.deep, result: ["sleepdata", "deep"], column: .deepSleep),
-        .integer("light", \BandDay.sleep.light, result: ["sleepdata", "light"], column: .lightSleep),
-        .integer("awake", \BandDay.sleep.awake, result: ["sleepdata", "awake"], column: .awake),
-        bandHeartRate("hrmin", \.minimum, result: "min", column: .heartRateMinimum),
-        bandHeartRate("hravg", \.average, result: "avg", column: .heartRateAverage),
-        bandHeartRate("hrmax", \.maximum, result: "max", column: .heartRateMaximum),
-        bandHeartRate("hrn", \.minutes, result: "minutes", column: .heartRateMinutes),
+        FieldsOf<BandDay>.integer(
+            "deep", { $0.sleep.deep }, { $0.sleep.deep = $1 }, result: ["sleepdata", "deep"], column: .deepSleep),
+        FieldsOf<BandDay>.integer(
+            "light", { $0.sleep.light }, { $0.sleep.light = $1 }, result: ["sleepdata", "light"], column: .lightSleep),
+        FieldsOf<BandDay>.integer(
+            "awake", { $0.sleep.awake }, { $0.sleep.awake = $1 }, result: ["sleepdata", "awake"], column: .awake),
+        bandHeartRate("hrmin", { $0.minimum }, { $0.minimum = $1 }, result: "min", column: .heartRateMinimum),
+        bandHeartRate("hravg", { $0.average }, { $0.average = $1 }, result: "avg", column: .heartRateAverage),
+        bandHeartRate("hrmax", { $0.maximum }, { $0.maximum = $1 }, result: "max", column: .heartRateMaximum),
+        bandHeartRate("hrn", { $0.minutes }, { $0.minutes = $1 }, result: "minutes", column: .heartRateMinutes),
         ReadingField(
             name: "sports", type: .sports, presence: .optional, resultPath: ["sportdata"], resultRule: .sports,
             column: .sports, fleetKey: nil, loinc: nil,
@@ -115,7 +140,8 @@ extension ReadingField {
     ]
 
     static let heartRate: [ReadingField] = [
-        .integer("hr", \HeartRateReading.heartRate, result: ["heart_rate"], column: .heartRate, loinc: "8867-4"),
+        FieldsOf<HeartRateReading>.integer(
+            "hr", { $0.heartRate }, { $0.heartRate = $1 }, result: ["heart_rate"], column: .heartRate, loinc: "8867-4"),
         // results leave the series out; FHIR gives its SDNN (heart-rate variability)
         ReadingField(
             name: "rr", type: .intervals, presence: .optional, resultPath: nil, resultRule: .whole,
@@ -232,72 +258,67 @@ extension Bool: FieldScalar {
 }
 
 extension ReadingField {
-    /// A field of `R` held at `path`; `path` to an optional makes it an optional field.
-    private static func scalar<R: KindReading, V: FieldScalar>(
-        _ name: String, _ path: WritableKeyPath<R, V> & Sendable, presence: Presence = .required, result: [String]?,
-        _ rule: ResultRule, column: ReadingColumn?, fleet: String?, loinc: String?
+}
+
+/// The fields of reading type `R`, each read and written by a pair of closures (not key paths, whose application
+/// costs hundreds of instructions at run time on every reading of a sync or an export).
+enum FieldsOf<R: KindReading> {
+    private static func scalar<V: FieldScalar>(
+        _ name: String, _ get: @escaping @Sendable (R) -> V?, _ set: @escaping @Sendable (inout R, V) -> Void,
+        presence: ReadingField.Presence, result: [String], _ rule: ReadingField.ResultRule, column: ReadingColumn,
+        fleet: String?, loinc: String?
     ) -> ReadingField {
         ReadingField(
             name: name, type: V.valueType, presence: presence, resultPath: result, resultRule: rule, column: column,
-            fleetKey: fleet, loinc: loinc, read: { R.extract($0).map { $0[keyPath: path].fieldValue } },
+            fleetKey: fleet, loinc: loinc, read: { R.extract($0).flatMap(get)?.fieldValue },
             write: { reading, value in
                 guard var typed = R.extract(reading), let scalar = V(value) else { return false }
-                typed[keyPath: path] = scalar
+                set(&typed, scalar)
                 reading = typed.embedded
                 return true
             })
     }
 
-    private static func optionalScalar<R: KindReading, V: FieldScalar>(
-        _ name: String, _ path: WritableKeyPath<R, V?> & Sendable, result: [String]?, _ rule: ResultRule,
-        column: ReadingColumn?, fleet: String?, loinc: String?
+    static func number(
+        _ name: String, _ get: @escaping @Sendable (R) -> Double, _ set: @escaping @Sendable (inout R, Double) -> Void,
+        result: [String], _ rule: ReadingField.ResultRule, column: ReadingColumn, fleet: String? = nil,
+        loinc: String? = nil
     ) -> ReadingField {
-        ReadingField(
-            name: name, type: V.valueType, presence: .optional, resultPath: result, resultRule: rule, column: column,
-            fleetKey: fleet, loinc: loinc, read: { R.extract($0).flatMap { $0[keyPath: path]?.fieldValue } },
-            write: { reading, value in
-                guard var typed = R.extract(reading), let scalar = V(value) else { return false }
-                typed[keyPath: path] = scalar
-                reading = typed.embedded
-                return true
-            })
+        scalar(name, get, set, presence: .required, result: result, rule, column: column, fleet: fleet, loinc: loinc)
     }
 
-    static func number<R: KindReading>(
-        _ name: String, _ path: WritableKeyPath<R, Double> & Sendable, result: [String], _ rule: ResultRule,
-        column: ReadingColumn, fleet: String? = nil, loinc: String? = nil
+    static func number(
+        _ name: String, _ get: @escaping @Sendable (R) -> Double?, _ set: @escaping @Sendable (inout R, Double) -> Void,
+        result: [String], _ rule: ReadingField.ResultRule, column: ReadingColumn, fleet: String? = nil,
+        loinc: String? = nil
     ) -> ReadingField {
-        scalar(name, path, result: result, rule, column: column, fleet: fleet, loinc: loinc)
+        scalar(name, get, set, presence: .optional, result: result, rule, column: column, fleet: fleet, loinc: loinc)
     }
 
-    static func number<R: KindReading>(
-        _ name: String, _ path: WritableKeyPath<R, Double?> & Sendable, result: [String], _ rule: ResultRule,
-        column: ReadingColumn, fleet: String? = nil, loinc: String? = nil
+    static func integer(
+        _ name: String, _ get: @escaping @Sendable (R) -> Int, _ set: @escaping @Sendable (inout R, Int) -> Void,
+        result: [String], _ rule: ReadingField.ResultRule = .whole, column: ReadingColumn, fleet: String? = nil,
+        loinc: String? = nil
     ) -> ReadingField {
-        optionalScalar(name, path, result: result, rule, column: column, fleet: fleet, loinc: loinc)
+        scalar(name, get, set, presence: .required, result: result, rule, column: column, fleet: fleet, loinc: loinc)
     }
 
-    static func integer<R: KindReading>(
-        _ name: String, _ path: WritableKeyPath<R, Int> & Sendable, result: [String], _ rule: ResultRule = .whole,
-        column: ReadingColumn, fleet: String? = nil, loinc: String? = nil
+    static func integer(
+        _ name: String, _ get: @escaping @Sendable (R) -> Int?, _ set: @escaping @Sendable (inout R, Int) -> Void,
+        result: [String], column: ReadingColumn, fleet: String? = nil, loinc: String? = nil
     ) -> ReadingField {
-        scalar(name, path, result: result, rule, column: column, fleet: fleet, loinc: loinc)
+        scalar(name, get, set, presence: .optional, result: result, .whole, column: column, fleet: fleet, loinc: loinc)
     }
 
-    static func integer<R: KindReading>(
-        _ name: String, _ path: WritableKeyPath<R, Int?> & Sendable, result: [String], column: ReadingColumn,
-        fleet: String? = nil, loinc: String? = nil
+    static func flag(
+        _ name: String, _ get: @escaping @Sendable (R) -> Bool?, _ set: @escaping @Sendable (inout R, Bool) -> Void,
+        result: [String], column: ReadingColumn, fleet: String? = nil
     ) -> ReadingField {
-        optionalScalar(name, path, result: result, .whole, column: column, fleet: fleet, loinc: loinc)
+        scalar(name, get, set, presence: .optional, result: result, .flag, column: column, fleet: fleet, loinc: nil)
     }
+}
 
-    static func flag<R: KindReading>(
-        _ name: String, _ path: WritableKeyPath<R, Bool?> & Sendable, result: [String], column: ReadingColumn,
-        fleet: String? = nil
-    ) -> ReadingField {
-        optionalScalar(name, path, result: result, .flag, column: column, fleet: fleet, loinc: nil)
-    }
-
+extension ReadingField {
     /// A field of a weight's body composition, which its body fat opens.
     private static func composition(
         _ name: String, required: Bool, result: String, _ rule: ResultRule, column: ReadingColumn,
@@ -321,33 +342,32 @@ extension ReadingField {
 
     /// An optional quantity of a weight's body composition, in %, kg or Ω.
     private static func composition(
-        _ name: String, _ path: WritableKeyPath<BodyComposition, Double?> & Sendable, result: String,
-        _ rule: ResultRule,
+        _ name: String, _ get: @escaping @Sendable (BodyComposition) -> Double?,
+        _ set: @escaping @Sendable (inout BodyComposition, Double) -> Void, result: String, _ rule: ResultRule,
         column: ReadingColumn
     ) -> ReadingField {
         composition(
-            name, required: false, result: result, rule, column: column,
-            get: { $0[keyPath: path].map(FieldValue.number) },
+            name, required: false, result: result, rule, column: column, get: { get($0).map(FieldValue.number) },
             set: { composition, value in
                 guard case .number(let number) = value else { return false }
-                composition[keyPath: path] = number
+                set(&composition, number)
                 return true
             })
     }
 
     /// One of the four figures of a band day's heart-rate minutes, which come together.
     private static func bandHeartRate(
-        _ name: String, _ path: WritableKeyPath<BandDay.HeartRate, Int> & Sendable, result: String,
-        column: ReadingColumn
+        _ name: String, _ get: @escaping @Sendable (BandDay.HeartRate) -> Int,
+        _ set: @escaping @Sendable (inout BandDay.HeartRate, Int) -> Void, result: String, column: ReadingColumn
     ) -> ReadingField {
         ReadingField(
             name: name, type: .integer, presence: .grouped("heartRate", required: true),
             resultPath: ["heartratedata", result], resultRule: .whole, column: column, fleetKey: nil, loinc: nil,
-            read: { BandDay.extract($0)?.heartRate.map { .integer($0[keyPath: path]) } },
+            read: { BandDay.extract($0)?.heartRate.map { .integer(get($0)) } },
             write: { reading, value in
                 guard var day = BandDay.extract(reading), case .integer(let figure) = value else { return false }
                 var heartRate = day.heartRate ?? BandDay.HeartRate(minimum: 0, average: 0, maximum: 0, minutes: 0)
-                heartRate[keyPath: path] = figure
+                set(&heartRate, figure)
                 day.heartRate = heartRate
                 reading = day.embedded
                 return true

@@ -54,10 +54,34 @@ public enum ReadingKind: String, CaseIterable, Hashable, Sendable, CustomStringC
         }
     }
 
-    /// The stored field `name` of the kind, or `nil`.
-    public func field(named name: some StringProtocol) -> ReadingField? {
-        fields.first { $0.name.map { $0 == name } ?? false }
+    /// The kind's fields that have a column (``ReadingField/column``), in the columns' order.
+    public var fieldsInColumnOrder: [ReadingField] { Self.columnOrders[ordinal] }
+
+    private static let columnOrders: [[ReadingField]] = allCases.map { kind in
+        kind.fields.filter { $0.column != nil }.sorted { $0.column!.rawValue < $1.column!.rawValue }
     }
+
+    /// The kind's position in ``allCases``.
+    private var ordinal: Int {
+        switch self {
+        case .bloodPressure: 0
+        case .glucose: 1
+        case .weight: 2
+        case .oximetry: 3
+        case .temperature: 4
+        case .activity: 5
+        case .bandDay: 6
+        case .heartRate: 7
+        }
+    }
+
+    /// The stored field `name` of the kind, or `nil`.
+    public func field(named name: Substring) -> ReadingField? {
+        fields.first { $0.name.map { $0.utf8.elementsEqual(name.utf8) } ?? false }
+    }
+
+    /// The stored field `name` of the kind, or `nil`.
+    public func field(named name: String) -> ReadingField? { field(named: name[...]) }
 
     /// A reading of the kind at `time` with every field at its empty value (0, no optional value, no sport): what
     /// ``LayeredReading/init(kind:measuredAt:values:)`` fills.
@@ -95,7 +119,10 @@ public enum FieldValue: Hashable, Sendable {
 
 /// One field of a reading kind, with its name in every vocabulary VitalBridge writes: the store, the callback
 /// result, the CSV export, the fleet file and FHIR.
-public struct ReadingField: Sendable {
+///
+/// A class, not a struct: readings are taken apart field by field on every sync and export, and a reference is one
+/// word to copy where the description is ten.
+public final class ReadingField: Sendable {
     /// What a field holds, which decides how text is read into it.
     public enum ValueType: Sendable {
         case number, integer, flag, sports, intervals
@@ -145,6 +172,24 @@ public struct ReadingField: Sendable {
     let read: @Sendable (LayeredReading) -> FieldValue?
     let write: (@Sendable (inout LayeredReading, FieldValue) -> Bool)?
 
+    init(
+        name: String?, type: ValueType, presence: Presence, resultPath: [String]?, resultRule: ResultRule,
+        column: ReadingColumn?, fleetKey: String?, loinc: String?,
+        read: @escaping @Sendable (LayeredReading) -> FieldValue?,
+        write: (@Sendable (inout LayeredReading, FieldValue) -> Bool)?
+    ) {
+        self.name = name
+        self.type = type
+        self.presence = presence
+        self.resultPath = resultPath
+        self.resultRule = resultRule
+        self.column = column
+        self.fleetKey = fleetKey
+        self.loinc = loinc
+        self.read = read
+        self.write = write
+    }
+
     /// The field's value in `reading`; `nil` when the reading does not have it (an optional quantity not
     /// reported, or a reading of another kind).
     public func value(in reading: LayeredReading) -> FieldValue? { read(reading) }
@@ -177,29 +222,51 @@ extension LayeredReading {
     /// fields; `nil` when a required field is missing, a value is of the wrong type, a field is given twice, or a
     /// grouped field comes without the ones its group requires.
     public init?(kind: ReadingKind, measuredAt: LayeredTimestamp, values: [(field: ReadingField, value: FieldValue)]) {
+        let fields = kind.fields
+        // values in the kind's order, as the store writes them, are taken in one pass; any other order (or a field
+        // given twice) is put in order first
+        var cursor = 0
+        for (field, _) in values {
+            guard let index = fields[cursor...].firstIndex(where: { $0 === field }) else {
+                guard let ordered = Self.ordered(values, of: fields) else { return nil }
+                self.init(kind: kind, measuredAt: measuredAt, values: ordered)
+                return
+            }
+            cursor = index + 1
+        }
         var reading = kind.blank(at: measuredAt)
-        var given: Set<String> = []
-        var groups: Set<String> = []
-        for field in kind.fields where field.isStored {
-            let matches = values.filter { $0.field.name == field.name }
-            guard matches.count <= 1 else { return nil }
-            guard let value = matches.first?.value else {
-                if field.presence == .required { return nil }
+        var next = 0
+        var openGroups: [String] = []
+        for field in fields {
+            guard next < values.count, values[next].field === field else {
+                if field.presence == .required && field.isStored { return nil }
                 continue
             }
-            if case .grouped(let group, _) = field.presence { groups.insert(group) }
-            guard let write = field.write, write(&reading, value) else { return nil }
-            given.insert(field.name!)
+            let value = values[next].value
+            next += 1
+            guard let write = field.write else { return nil }
+            if case .grouped(let group, _) = field.presence, !openGroups.contains(group) { openGroups.append(group) }
+            guard write(&reading, value) else { return nil }
         }
-        // every value is one of the kind's stored fields, and each group present is whole
-        guard given.count == values.count else { return nil }
-        for field in kind.fields {
-            if case .grouped(let group, required: true) = field.presence, groups.contains(group),
-                !given.contains(field.name!)
-            {
-                return nil
+        // each group present is whole
+        if !openGroups.isEmpty {
+            for field in fields where !values.contains(where: { $0.field === field }) {
+                if case .grouped(let group, required: true) = field.presence, openGroups.contains(group) { return nil }
             }
         }
         self = reading
+    }
+
+    /// `values` in the order of `fields`; `nil` when one is not among them or two are the same field.
+    private static func ordered(_ values: [(field: ReadingField, value: FieldValue)], of fields: [ReadingField])
+        -> [(field: ReadingField, value: FieldValue)]?
+    {
+        var ordered: [(field: ReadingField, value: FieldValue)] = []
+        for field in fields {
+            let matches = values.filter { $0.field === field }
+            guard matches.count <= 1 else { return nil }
+            ordered += matches
+        }
+        return ordered.count == values.count ? ordered : nil
     }
 }

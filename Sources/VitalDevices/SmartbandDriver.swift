@@ -50,7 +50,7 @@ extension BandItem {
 }
 
 extension DayItemBatch {
-    /// A band's items, with its rule for a day's reading: a ``BandDay`` summed up from all of the day's items.
+    /// A band's items, with its rule for a day's reading: a `BandDay` summed up from all of the day's items.
     ///
     /// - Throws: ``DeviceError/Code/storeFailed`` for an undated item (today's totals the driver did not date with
     ///   ``BandItem/dated(today:)``): nothing of the batch is stored.

@@ -141,7 +141,7 @@ public actor SimulatedWorld: BluetoothCentral {
     /// Connects to device `mac`, as ``connect(to:)`` does, and returns the link as the world's own type: what a
     /// transport that serves the world to other processes keeps, to ask for the link's events.
     ///
-    /// - Throws: ``DeviceError/Code/notFound`` for a device not in range, ``DeviceError/Code/connectionFailed``
+    /// - Throws: `DeviceError.Code.notFound` for a device not in range, `DeviceError.Code.connectionFailed`
     ///   when the fleet fails the connection or another central holds the device.
     public func open(_ mac: MACAddress) throws(DeviceError) -> SimulatedConnection {
         guard let runtime = runtime(mac), runtime.configuration.inRange else {

@@ -7,8 +7,10 @@ import VitalCore
 enum ReadingCodec {
     static func encode(_ reading: LayeredReading) -> (kind: String, payload: String) {
         var payload = ""
-        for (field, value) in reading.fieldValues {
-            guard let name = field.name, let text = text(of: value) else { continue }
+        for field in reading.kind.fields {
+            guard let name = field.name, let value = field.value(in: reading), let text = text(of: value) else {
+                continue
+            }
             if !payload.isEmpty { payload += ";" }
             payload += name
             payload += "="
@@ -36,13 +38,22 @@ enum ReadingCodec {
     /// kind's or is given twice, or a field's text is not a value of its type (an optional field that cannot be
     /// read makes the row unreadable, never a missing value).
     static func decode(kind name: String, measuredAt: LayeredTimestamp, payload: String) -> LayeredReading? {
-        guard let kind = ReadingKind(rawValue: name) else { return nil }
+        guard let kind = ReadingKind.allCases.first(where: { $0.rawValue == name }) else { return nil }
+        let fields = kind.fields
         var values: [(field: ReadingField, value: FieldValue)] = []
+        values.reserveCapacity(fields.count)
+        // the fields come in the kind's order: each is looked for after the one before
+        var start = 0
         for pair in payload.split(separator: ";") {
-            guard let equals = pair.firstIndex(of: "="), let field = kind.field(named: pair[..<equals]),
-                let value = value(pair[pair.index(after: equals)...], of: field.type)
+            guard let equals = pair.firstIndex(of: "=") else { return nil }
+            // a field name is a small string, compared in place
+            let name = String(pair[..<equals])
+            func matches(_ field: ReadingField) -> Bool { field.name == name }
+            guard let index = fields[start...].firstIndex(where: matches) ?? fields.firstIndex(where: matches),
+                let value = value(pair[pair.index(after: equals)...], of: fields[index].type)
             else { return nil }
-            values.append((field, value))
+            values.append((fields[index], value))
+            start = index + 1
         }
         return LayeredReading(kind: kind, measuredAt: measuredAt, values: values)
     }

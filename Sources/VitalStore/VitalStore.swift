@@ -33,7 +33,7 @@ public struct StoredDevice: Hashable, Sendable {
 /// canonical units and never stored twice: a reading with the same device, kind, time and values is ignored.
 ///
 /// The store is a facade split by job, as GRDB's demo app splits its `AppDatabase`: the file (opening, locking,
-/// refusing a foreign file, migrating) is ``StoreFile``; the readings, the delivery journal and the items of a day
+/// refusing a foreign file, migrating) is `StoreFile`; the readings, the delivery journal and the items of a day
 /// are each an extension of this type in a file of their own; this file keeps the devices, the hub's identity and
 /// the diagnostics. The store knows no device family: how readings a device sends in parts make one reading
 /// (``ReadingMerge``), and how a day's reading is made from its items (``storeDayItems(_:device:summarize:)``), are

@@ -79,6 +79,15 @@ struct ReadingKindTests {
         }
     }
 
+    @Test("each kind's fields in column order are its fields with a column, sorted by column")
+    func columnOrder() {
+        for kind in ReadingKind.allCases {
+            let expected = kind.fields.compactMap(\.column).sorted { $0.rawValue < $1.rawValue }
+            #expect(kind.fieldsInColumnOrder.compactMap(\.column) == expected, "\(kind)")
+        }
+        #expect(ReadingKind.oximetry.fieldsInColumnOrder.map(\.name) == ["hr", "spo2", "pi"])
+    }
+
     @Test("every reading is rebuilt from its stored fields, equal", arguments: full)
     func roundTrip(reading: LayeredReading) {
         let stored = reading.fieldValues.filter { $0.field.isStored }
