@@ -250,11 +250,7 @@ public struct StoreSink: RecordSink {
     /// Keeps a device's day items as they came and, in the same transaction, the reading of each day they change,
     /// made by the driver's `DayItemBatch.summarize`.
     public func storeDayItems(_ batch: DayItemBatch) async throws {
-        let items = batch.items.map { DayItem(date: $0.date, kind: $0.kind, key: $0.key, bytes: $0.bytes) }
-        try store.storeDayItems(items, device: device) { date, stored in
-            try batch.summarize(
-                date, stored.map { DeviceDayItem(date: $0.date, kind: $0.kind, key: $0.key, bytes: $0.bytes) })
-        }
+        try store.storeDayItems(batch.items, device: device, summarize: batch.summarize)
     }
 
     /// The store's identifier of `reading` if it was in the latest batch this sink stored (a live measurement is

@@ -65,35 +65,16 @@ public enum RecordMerging {
     }
 }
 
-/// An item a device pushed for one day, kept as it came: what the day's reading is made from.
-public struct DeviceDayItem: Hashable, Sendable {
-    public var date: LayeredDate
-    /// What the item is, by the device's own type code.
-    public var kind: Int
-    /// What tells the item from the day's others of its kind: an item with the date, kind and key of a stored one
-    /// replaces it.
-    public var key: Int
-    /// The item's bytes, as the family keeps them.
-    public var bytes: [UInt8]
-
-    public init(date: LayeredDate, kind: Int, key: Int, bytes: [UInt8]) {
-        self.date = date
-        self.kind = kind
-        self.key = key
-        self.bytes = bytes
-    }
-}
-
 /// Items a device pushed for days, with the family's way of making a day's reading from all of the day's items:
 /// the driver supplies both, a sink keeps the items and the readings `summarize` makes without knowing the family.
 public struct DayItemBatch: Sendable {
-    public var items: [DeviceDayItem]
+    public var items: [DayItem]
     /// The reading of a day made from all of its items, those stored before and these, by kind then key; an error
     /// refuses the batch.
-    public var summarize: @Sendable (LayeredDate, [DeviceDayItem]) throws -> LayeredReading
+    public var summarize: @Sendable (LayeredDate, [DayItem]) throws -> LayeredReading
 
     public init(
-        items: [DeviceDayItem], summarize: @escaping @Sendable (LayeredDate, [DeviceDayItem]) throws -> LayeredReading
+        items: [DayItem], summarize: @escaping @Sendable (LayeredDate, [DayItem]) throws -> LayeredReading
     ) {
         self.items = items
         self.summarize = summarize

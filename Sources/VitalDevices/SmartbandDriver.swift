@@ -59,7 +59,7 @@ extension DayItemBatch {
             guard let date = item.date else {
                 throw DeviceError(.storeFailed, message: "today's totals must be dated before they are stored")
             }
-            return DeviceDayItem(date: date, kind: item.kind, key: item.key, bytes: item.storedBytes)
+            return DayItem(date: date, kind: item.kind, key: item.key, bytes: item.storedBytes)
         }
         self.init(items: items) { date, items in
             .band(BandDay(date: date, items: try items.map { try BandItem(storedBytes: $0.bytes) }))
