@@ -25,21 +25,24 @@ extension LayeredReading {
         var fields: [ResultObject.Field] = []
         fields.reserveCapacity(6)
         if kind.isDay { fields.append(.init(.time, .string(measuredAt.day.description))) }
+        // a nested object (`swimdata`) is opened by its first field: without it, the object is left out whole
+        var current: (key: ResultKey, isWritten: Bool)?
         for field in kind.fields {
-            guard let path = field.resultPath, let value = field.value(in: self),
-                let result = Self.result(value, field.resultRule, unit: unit)
-            else { continue }
+            guard let path = field.resultPath else { continue }
             let key = ResultKey(rawValue: path[0])
+            let value = field.value(in: self).flatMap { Self.result($0, field.resultRule, unit: unit) }
             guard path.count == 2 else {
-                fields.append(.init(key, result))
+                if let value { fields.append(.init(key, value)) }
                 continue
             }
-            let nested = ResultObject.Field(ResultKey(rawValue: path[1]), result)
-            if let last = fields.indices.last, fields[last].key == key, case .object(var object) = fields[last].value {
-                object.fields.append(nested)
-                fields[last] = .init(key, .object(object))
-            } else {
-                fields.append(.init(key, .object(ResultObject([nested]))))
+            let member = value.map { ResultObject.Field(ResultKey(rawValue: path[1]), $0) }
+            if current?.key != key {
+                current = (key, member != nil)
+                if let member { fields.append(.init(key, .object(ResultObject([member])))) }
+            } else if current?.isWritten == true, let member, case .object(var object) = fields[fields.count - 1].value
+            {
+                object.fields.append(member)
+                fields[fields.count - 1] = .init(key, .object(object))
             }
         }
         if !kind.isDay { fields.append(.init(.measuredAt, .string(measuredAt.description))) }

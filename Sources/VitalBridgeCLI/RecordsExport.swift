@@ -178,7 +178,7 @@ enum RecordsFormatter {
         output.append(contentsOf: [UInt8(ascii: "\r"), UInt8(ascii: "\n")])
     }
 
-    /// Appends `value` as ``ReadingColumn/Value/text`` writes it, whole numbers digit by digit.
+    /// Appends `value` as ``RecordValue/text`` writes it, whole numbers digit by digit.
     static func append(_ value: RecordValue, to output: inout [UInt8]) {
         guard case .number(let number) = value, number == number.rounded(), abs(number) < 1e15 else {
             output.append(contentsOf: value.text.utf8)

@@ -51,7 +51,7 @@ extension ReadingField {
             "water", { $0.bodyWaterMass }, { $0.bodyWaterMass = $1 }, result: "body_water_mass", .converted,
             column: .bodyWaterMass),
         composition(
-            "bmr", required: false, result: "basal_metabolism", .whole, column: .basalMetabolism,
+            "bmr", type: .integer, required: false, result: "basal_metabolism", .whole, column: .basalMetabolism,
             get: { $0.basalMetabolism.map(FieldValue.integer) },
             set: { composition, value in
                 guard case .integer(let energy) = value else { return false }
@@ -147,7 +147,7 @@ extension ReadingField {
             name: "rr", type: .intervals, presence: .optional, resultPath: nil, resultRule: .whole,
             column: .rrIntervals, fleetKey: nil, loinc: "80404-7",
             read: { reading in
-                guard case .heartRate(let recording) = reading, !recording.rrIntervals.isEmpty else { return nil }
+                guard case .heartRate(let recording) = reading else { return nil }
                 return .intervals(recording.rrIntervals)
             },
             write: { reading, value in
@@ -257,9 +257,6 @@ extension Bool: FieldScalar {
     }
 }
 
-extension ReadingField {
-}
-
 /// The fields of reading type `R`, each read and written by a pair of closures (not key paths, whose application
 /// costs hundreds of instructions at run time on every reading of a sync or an export).
 enum FieldsOf<R: KindReading> {
@@ -321,12 +318,13 @@ enum FieldsOf<R: KindReading> {
 extension ReadingField {
     /// A field of a weight's body composition, which its body fat opens.
     private static func composition(
-        _ name: String, required: Bool, result: String, _ rule: ResultRule, column: ReadingColumn,
+        _ name: String, type: ValueType = .number, required: Bool, result: String, _ rule: ResultRule,
+        column: ReadingColumn,
         fleet: String? = nil, loinc: String? = nil, get: @escaping @Sendable (BodyComposition) -> FieldValue?,
         set: @escaping @Sendable (inout BodyComposition, FieldValue) -> Bool
     ) -> ReadingField {
         ReadingField(
-            name: name, type: name == "bmr" ? .integer : .number, presence: .grouped("composition", required: required),
+            name: name, type: type, presence: .grouped("composition", required: required),
             resultPath: [result], resultRule: rule, column: column, fleetKey: fleet, loinc: loinc,
             read: { WeightReading.extract($0)?.bodyComposition.flatMap(get) },
             write: { reading, value in

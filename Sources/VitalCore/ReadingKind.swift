@@ -1,9 +1,9 @@
 /// The kinds of reading VitalBridge keeps, each described once by its ``fields``.
 ///
-/// Everything that writes or reads a reading field by field is derived from this description: the store's codec,
-/// the callback's result object, the CSV columns of an export, the fleet file's keys and the FHIR codes. Adding a
-/// field to a kind is one entry in its ``fields`` (and a property on its reading type), plus the device codec
-/// that produces it.
+/// The store's codec, the callback's result object, the CSV columns of an export and the FHIR observations are
+/// derived from this description; the fleet file's keys are named here too (the fleet reader is tested against
+/// them). Adding a field to a kind is one entry in its ``fields`` (and a property on its reading type), plus the
+/// device codec that produces it.
 ///
 /// ```swift
 /// ReadingKind.bloodPressure.fields.map(\.name)   // ["sys", "dia", "hr", "arr"]
@@ -52,6 +52,21 @@ public enum ReadingKind: String, CaseIterable, Hashable, Sendable, CustomStringC
         case .bandDay: ReadingField.bandDay
         case .heartRate: ReadingField.heartRate
         }
+    }
+
+    /// The kind's stored fields in the order the store writes them: the kind's order, except that a weight's basal
+    /// metabolism follows its body fat, as release 0.14.0 wrote it. Equal readings must give equal text (a re-sent
+    /// reading is recognized by it), so the text of a stored reading never changes with a release.
+    public var storedFields: [ReadingField] { Self.storeOrders[ordinal] }
+
+    private static let storeOrders: [[ReadingField]] = allCases.map { kind in
+        var fields = kind.fields.filter(\.isStored)
+        if kind == .weight, let bmr = fields.firstIndex(where: { $0.name == "bmr" }),
+            let fat = fields.firstIndex(where: { $0.name == "fat" })
+        {
+            fields.insert(fields.remove(at: bmr), at: fat + 1)
+        }
+        return fields
     }
 
     /// The kind's fields that have a column (``ReadingField/column``), in the columns' order.

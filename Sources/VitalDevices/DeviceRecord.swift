@@ -53,10 +53,12 @@ public enum RecordMerging {
 
     /// The one reading that `new` and `stored` (of one device, kind and time) are, or `nil` when they are two: a
     /// weight with a body composition completes a stored one of the same mass without one (the merged reading is
-    /// the new one), and a weight without one is part of a stored one of the same mass with one (the stored one).
+    /// the new one), a weight without one is part of a stored one of the same mass with one (the stored one), and
+    /// a weight equal to the stored one is it (whatever text an earlier release stored it as).
     public static func merged(_ new: LayeredReading, with stored: LayeredReading) -> LayeredReading? {
         guard case .weight(let weight) = new, case .weight(let kept) = stored, kept.kilograms == weight.kilograms
         else { return nil }
+        if weight == kept { return stored }
         switch (kept.bodyComposition, weight.bodyComposition) {
         case (nil, .some): return new
         case (.some, nil): return stored

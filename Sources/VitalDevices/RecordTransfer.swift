@@ -13,7 +13,7 @@ import VitalCore
 ///
 /// **Cancellation**: when the task is cancelled while the transfer runs (checked before each next event), the
 /// helper writes the Record Access Control Point's Abort Operation (`03 00`), waits for the device's response to
-/// it, and throws ``DeviceError/Code/cancelled``. The batch not yet committed is dropped, nothing is deleted, and
+/// it (at most 5 seconds between two events; a dropped link ends the wait), and throws ``DeviceError/Code/cancelled``. The batch not yet committed is dropped, nothing is deleted, and
 /// every record stays on the device for the next sync. A task cancelled before the report was requested throws the
 /// same error without writing anything: no operation is running to abort.
 struct RecordTransfer {
@@ -63,7 +63,7 @@ struct RecordTransfer {
         var highest: UInt16?
         while true {
             if Task.isCancelled {
-                try await abort()
+                await abort()
                 throw cancelled(after: batches.stored)
             }
             let record: DeviceRecord
@@ -116,23 +116,33 @@ struct RecordTransfer {
         guard code == .success else { throw failed(.deleteStoredRecords, code) }
     }
 
-    /// Aborts the transfer in progress and waits for the device's answer; the records not yet committed stay on
-    /// the device. A record the device indicated before it saw the abort is confirmed (it would hold back the
-    /// answer otherwise) and dropped.
-    func abort() async throws(DeviceError) {
-        try await connection.write(controlPoint, RecordAccessControlPoint.abortOperation.encoded())
-        while true {
-            switch try await connection.nextEvent() {
-            case .indication(controlPoint, let bytes, let token):
-                try await connection.confirm(token)
-                if case .responseCode(.abortOperation, _) = try decode(RecordAccessControlPoint.self, bytes) { return }
-            case .indication(records, _, let token):
-                try await connection.confirm(token)
-            default:
-                continue
+    /// Aborts the transfer in progress and waits for the device's answer, at most ``abortWait`` between two events;
+    /// the records not yet committed stay on the device. A record the device indicated before it saw the abort is
+    /// confirmed (it would hold back the answer otherwise) and dropped. A device that does not answer, or a link that
+    /// drops meanwhile, ends the wait: the sync is cancelled either way.
+    func abort() async {
+        do {
+            try await connection.write(controlPoint, RecordAccessControlPoint.abortOperation.encoded())
+            while let event = try await connection.nextEvent(within: Self.abortWait) {
+                switch event {
+                case .indication(controlPoint, let bytes, let token):
+                    try await connection.confirm(token)
+                    if case .responseCode(.abortOperation, _) = try decode(RecordAccessControlPoint.self, bytes) {
+                        return
+                    }
+                case .indication(records, _, let token):
+                    try await connection.confirm(token)
+                default:
+                    continue
+                }
             }
+        } catch {
+            // the link dropped or the answer did not decode: nothing more to wait for
         }
     }
+
+    /// How long an abort waits for the device's next event.
+    static let abortWait: Duration = .seconds(5)
 
     func cancelled(after count: Int) -> DeviceError {
         DeviceError(.cancelled, message: "the sync was cancelled after \(count) records")

@@ -1,13 +1,13 @@
 import VitalCore
 
-/// How a reading is kept in the `reading` table: a kind, the time, and its stored fields (`ReadingKind.fields`)
-/// as `name=value` pairs joined by `;`, in the kind's order, numbers written exactly (Swift's shortest
+/// How a reading is kept in the `reading` table: a kind, the time, and its stored fields as `name=value` pairs
+/// joined by `;`, in the store's order (`ReadingKind.storedFields`), numbers written exactly (Swift's shortest
 /// round-tripping form), flags as `1` or `0`, optional values left out. Equal readings give equal text, which is
 /// what makes a re-sync store nothing twice.
 enum ReadingCodec {
     static func encode(_ reading: LayeredReading) -> (kind: String, payload: String) {
         var payload = ""
-        for field in reading.kind.fields {
+        for field in reading.kind.storedFields {
             guard let name = field.name, let value = field.value(in: reading), let text = text(of: value) else {
                 continue
             }
@@ -39,14 +39,14 @@ enum ReadingCodec {
     /// read makes the row unreadable, never a missing value).
     static func decode(kind name: String, measuredAt: LayeredTimestamp, payload: String) -> LayeredReading? {
         guard let kind = ReadingKind.allCases.first(where: { $0.rawValue == name }) else { return nil }
-        let fields = kind.fields
+        let fields = kind.storedFields
         var values: [(field: ReadingField, value: FieldValue)] = []
         values.reserveCapacity(fields.count)
-        // the fields come in the kind's order: each is looked for after the one before
+        // the fields come in the store's order: each is looked for after the one before
         var start = 0
         for pair in payload.split(separator: ";") {
             guard let equals = pair.firstIndex(of: "=") else { return nil }
-            // a field name is a small string, compared in place
+            // a field name is a small string: made without allocating, compared as one
             let name = String(pair[..<equals])
             func matches(_ field: ReadingField) -> Bool { field.name == name }
             guard let index = fields[start...].firstIndex(where: matches) ?? fields.firstIndex(where: matches),
@@ -63,7 +63,8 @@ enum ReadingCodec {
         switch type {
         case .number: Double(text).map(FieldValue.number)
         case .integer: Int(text).map(FieldValue.integer)
-        case .flag: text == "1" ? .flag(true) : text == "0" ? .flag(false) : nil
+        // 1 is true and any other whole number false, as release 0.14.0 read it (it wrote only 1 and 0)
+        case .flag: Int(text).map { .flag($0 == 1) }
         case .sports:
             sports(text).map(FieldValue.sports)
         case .intervals:
@@ -74,10 +75,9 @@ enum ReadingCodec {
     private static func sports(_ text: Substring) -> [BandDay.Sport]? {
         var sports: [BandDay.Sport] = []
         for item in text.split(separator: ",", omittingEmptySubsequences: false) {
-            let numbers = item.split(separator: "/", omittingEmptySubsequences: false).compactMap { Int($0) }
-            guard numbers.count == 4, item.split(separator: "/", omittingEmptySubsequences: false).count == 4 else {
-                return nil
-            }
+            let parts = item.split(separator: "/", omittingEmptySubsequences: false)
+            let numbers = parts.compactMap { Int($0) }
+            guard parts.count == 4, numbers.count == 4 else { return nil }
             sports.append(.init(type: numbers[0], start: numbers[1], end: numbers[2], calories: numbers[3]))
         }
         return sports

@@ -16,8 +16,6 @@ public struct StoredReading: Hashable, Sendable {
     }
 }
 
-/// The readings (the `reading` table): storing a device's readings, each new one queued as pending for the callers
-/// that asked for the device, and reading them back.
 /// How readings a device sends in parts are one reading: device-family knowledge, which the store does not have.
 ///
 /// The driver side supplies it (VitalDevices' `RecordMerging`, passed by the engine's sink), and the store applies
@@ -50,6 +48,8 @@ public struct ReadingMerge: Sendable {
     public static let none = ReadingMerge(mayMerge: { _ in false }, merged: { _, _ in nil })
 }
 
+/// The readings (the `reading` table): storing a device's readings, each new one queued as pending for the callers
+/// that asked for the device, and reading them back.
 extension VitalStore {
     /// Stores `readings` of device `mac` in one transaction; readings the store already has are skipped. Returns
     /// the identifiers of all of them (new or already stored), one per reading, in order.

@@ -126,6 +126,15 @@ struct ResultTests {
                 == #"{"time":"2017-01-02","activedata":{"steps":5,"calories":1},"sleepdata":{"sleeptime":0,"sleepefficiency":0}}"#
         )
         #expect(noSwim.measuredAt.description == "2017-01-02 00:00:00")
+        // swim data opens with its minutes: calories without them are left out with the object
+        let caloriesOnly = LayeredReading.activity(
+            .init(
+                date: LayeredDate(year: 2017, month: 1, day: 4)!, steps: 5, calories: 1, sleepMinutes: 0,
+                sleepEfficiency: 0, swimCalories: 80))
+        #expect(
+            caloriesOnly.resultObject(unit: nil).json
+                == #"{"time":"2017-01-04","activedata":{"steps":5,"calories":1},"sleepdata":{"sleeptime":0,"sleepefficiency":0}}"#
+        )
         // swim calories the monitor did not count (0xFFFF) are left out, not written as 0
         let uncounted = LayeredReading.activity(
             .init(

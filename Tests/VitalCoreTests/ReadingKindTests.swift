@@ -79,6 +79,17 @@ struct ReadingKindTests {
         }
     }
 
+    @Test("the store writes a weight's basal metabolism after its body fat, as release 0.14.0 did")
+    func storeOrder() {
+        #expect(
+            ReadingKind.weight.storedFields.map(\.name) == [
+                "kg", "fat", "bmr", "musclepct", "muscle", "ffm", "slm", "water", "imp",
+            ])
+        for kind in ReadingKind.allCases where kind != .weight {
+            #expect(kind.storedFields.map(\.name) == kind.fields.filter(\.isStored).map(\.name), "\(kind)")
+        }
+    }
+
     @Test("each kind's fields in column order are its fields with a column, sorted by column")
     func columnOrder() {
         for kind in ReadingKind.allCases {
@@ -103,6 +114,10 @@ struct ReadingKindTests {
         let bare = LayeredReading.bloodPressure(
             BloodPressureReading(systolic: 120, diastolic: 80, measuredAt: Self.time))
         #expect(bare.fieldValues.map(\.field.name) == ["sys", "dia"])
+        // a recording without RR intervals has an empty series (records counts 0 of them; the store writes none)
+        let recording = LayeredReading.heartRate(
+            HeartRateReading(heartRate: 60, rrIntervals: [], measuredAt: Self.time))
+        #expect(recording.fieldValues.map(\.value) == [.integer(60), .intervals([])])
     }
 
     /// Values of `kind` given as `(name, value)` pairs.

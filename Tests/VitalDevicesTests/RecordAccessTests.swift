@@ -420,6 +420,30 @@ struct RecordTransferCancellationTests {
         #expect(connection.confirmations == Array(1...(family.indicates ? 5 : 2)))
     }
 
+    @Test(
+        "cancelled mid-transfer on a device that never answers the abort, or drops the link, the sync still ends cancelled",
+        arguments: families)
+    func abortUnanswered(family: Family) async throws {
+        for ending in [ScriptStep.quiet, .disconnect] {
+            let connection = ScriptedConnection(
+                [
+                    .write(family.controlPoint, RACP.countAll), .indicate(family.controlPoint, RACP.count(3)),
+                    .write(family.controlPoint, RACP.reportAll),
+                    family.record(family.first), .cancel, family.record(family.second),
+                    .write(family.controlPoint, [0x03, 0x00]), ending,
+                ], offering: family.table)
+            let driver = family.makeDriver(connection)
+            let sink = RecordingSink()
+            let task = Task { try await driver.sync(into: sink) { _ in } }
+            await #expect(throws: DeviceError(.cancelled, message: "the sync was cancelled after 0 records")) {
+                try await task.value
+            }
+            #expect(sink.records.isEmpty)
+            #expect(connection.writes.last == .write(family.controlPoint, [0x03, 0x00]))
+            #expect(connection.unplayed == 0)
+        }
+    }
+
     @Test("cancelled before the sync starts, nothing is requested or aborted", arguments: families)
     func cancelledFirst(family: Family) async throws {
         let connection = ScriptedConnection(
