@@ -173,6 +173,33 @@ struct FleetJSONTests {
         #expect(throws: FleetError(path: path, message: message)) { try Fleet(json: Array(document.utf8)) }
     }
 
+    @Test("a scripted reading's keys are the fleet keys its kind's fields name (ReadingField.fleetKey)")
+    func fleetKeys() throws {
+        let time = LayeredTimestamp(secondsSince1970: 1_763_700_000)
+        let readings: [LayeredReading] = [
+            .bloodPressure(
+                BloodPressureReading(systolic: 120, diastolic: 80, heartRate: 70, arrhythmia: false, measuredAt: time)),
+            .glucose(GlucoseReading(mgPerDeciliter: 90, measuredAt: time)),
+            .weight(
+                WeightReading(kilograms: 70, measuredAt: time, bodyComposition: BodyComposition(bodyFatPercentage: 20))),
+            .temperature(TemperatureReading(celsius: 36.6, measuredAt: time)),
+            .oximetry(OximetryReading(oxygenSaturation: 97, heartRate: 70, perfusionIndex: 3.2, measuredAt: time)),
+            .activity(
+                ActivityDay(
+                    date: time.day, steps: 1, calories: 2, sleepMinutes: 3, sleepEfficiency: 4, swimMinutes: 5,
+                    swimCalories: 6)),
+        ]
+        for reading in readings {
+            guard case .object(let members) = SimulatedReading(reading).jsonValue else {
+                Issue.record("\(reading.kind) is not an object")
+                continue
+            }
+            let keys = Set(members.map(\.key)).subtracting(["measuredAt", "date"])
+            let named = Set(reading.fieldValues.compactMap(\.field.fleetKey))
+            #expect(keys == named, "\(reading.kind)")
+        }
+    }
+
     // MARK: Round trips
 
     static func randomReading(_ random: inout Random) -> SimulatedReading {
