@@ -29,7 +29,7 @@ let package = Package(
         fuzzTarget("FuzzHealthGATT", using: ["HealthGATT"]),
         fuzzTarget("FuzzFleet", using: ["VitalSimulation"]),
         fuzzTarget("FuzzWhitelist", using: ["VitalBridge"]),
-        fuzzTarget("FuzzJSON", using: ["VitalCore"]),
+        fuzzTarget("FuzzJSON", using: ["VitalCore", "LayeredProtocol"]),
         fuzzTarget("FuzzSmartband", using: ["VitalCore", "VitalDevices", "LayeredProtocol", "HealthGATT"]),
         fuzzTarget(
             "FuzzSealedBox", using: ["ShareVitalSigns", "VitalCore"],

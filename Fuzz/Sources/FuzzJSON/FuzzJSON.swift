@@ -1,4 +1,5 @@
 import FuzzCheck
+import LayeredProtocol
 import VitalCore
 
 // A JSON document (VitalBridge's one reader: callback results, fleet files, device states, ShareVitalSigns boards).
