@@ -90,13 +90,8 @@ public enum ReadingKind: String, CaseIterable, Hashable, Sendable, CustomStringC
         }
     }
 
-    /// The stored field `name` of the kind, or `nil`.
-    public func field(named name: Substring) -> ReadingField? {
-        fields.first { $0.name.map { $0.utf8.elementsEqual(name.utf8) } ?? false }
-    }
-
-    /// The stored field `name` of the kind, or `nil`.
-    public func field(named name: String) -> ReadingField? { field(named: name[...]) }
+    /// The stored field `name` of the kind (``ReadingField/name``), or `nil`.
+    public func field(named name: String) -> ReadingField? { fields.first { $0.name == name } }
 
     /// A reading of the kind at `time` with every field at its empty value (0, no optional value, no sport): what
     /// ``LayeredReading/init(kind:measuredAt:values:)`` fills.

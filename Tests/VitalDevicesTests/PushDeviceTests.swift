@@ -233,3 +233,30 @@ struct ScaleThermometerScriptTests {
             ])
     }
 }
+
+/// How a weight sent in parts is one reading (the rule the engine's sink hands the store).
+@Suite("Record merging")
+struct RecordMergingTests {
+    static let time = LayeredTimestamp(secondsSince1970: 1_763_700_000)
+    static let plain = WeightReading(kilograms: 80, measuredAt: time)
+    static let whole = WeightReading(
+        kilograms: 80, measuredAt: time,
+        bodyComposition: BodyComposition(bodyFatPercentage: 22.5, basalMetabolism: 6_500))
+
+    @Test(
+        "a composition completes a plain weight, a plain weight is part of a whole one, an equal weight is the stored one"
+    )
+    func merged() {
+        #expect(RecordMerging.merged(.weight(Self.whole), with: .weight(Self.plain)) == .weight(Self.whole))
+        #expect(RecordMerging.merged(.weight(Self.plain), with: .weight(Self.whole)) == .weight(Self.whole))
+        #expect(RecordMerging.merged(.weight(Self.whole), with: .weight(Self.whole)) == .weight(Self.whole))
+        #expect(RecordMerging.merged(.weight(Self.plain), with: .weight(Self.plain)) == .weight(Self.plain))
+        // two different compositions, or two masses, are two readings
+        var other = Self.whole
+        other.bodyComposition?.bodyFatPercentage = 23
+        #expect(RecordMerging.merged(.weight(other), with: .weight(Self.whole)) == nil)
+        var heavier = Self.plain
+        heavier.kilograms = 81
+        #expect(RecordMerging.merged(.weight(heavier), with: .weight(Self.plain)) == nil)
+    }
+}

@@ -33,6 +33,25 @@ struct StoredTextTests {
         #expect(try store.readings().map(\.reading) == [Self.weight])
     }
 
+    @Test("a reading the merge rule takes as a stored one is not stored again, whatever text the stored one has")
+    func storedUnderOtherText() throws {
+        let directory = try TemporaryDirectory("stored-text")
+        defer { directory.remove() }
+        let path = directory.file("vitalbridge.sqlite")
+        let store = try VitalStore(path: path)
+        let first = try store.storeReadings([Self.weight], device: Self.device)
+        // the same weight as another release might have written it: its fields in another order
+        try DatabaseQueue(path: path).write { db in
+            try db.execute(sql: "UPDATE reading SET payload = 'kg=80.0;fat=22.5;musclepct=35.0;imp=480.0;bmr=6500'")
+        }
+        let equalIsStored = ReadingMerge(
+            mayMerge: { if case .weight = $0 { true } else { false } },
+            merged: { new, stored in new == stored ? stored : nil })
+        let again = try store.storeReadings([Self.weight], device: Self.device, merging: equalIsStored)
+        #expect(again == first)
+        #expect(try store.readings().map(\.reading) == [Self.weight])
+    }
+
     @Test("a flag is read as 0.14.0 read it: 1 is true, any other whole number false, anything else unreadable")
     func flags() throws {
         let directory = try TemporaryDirectory("stored-text")
