@@ -54,20 +54,11 @@ public enum ReadingKind: String, CaseIterable, Hashable, Sendable, CustomStringC
         }
     }
 
-    /// The kind's stored fields in the order the store writes them: the kind's order, except that a weight's basal
-    /// metabolism follows its body fat, as release 0.14.0 wrote it. Equal readings must give equal text (a re-sent
-    /// reading is recognized by it), so the text of a stored reading never changes with a release.
-    public var storedFields: [ReadingField] { Self.storeOrders[ordinal] }
+    /// The kind's fields the store keeps (not computed from others), in the kind's order: each is a column of the
+    /// store's `reading` table, named by its ``ReadingField/name``.
+    public var storedFields: [ReadingField] { Self.storedFields[ordinal] }
 
-    private static let storeOrders: [[ReadingField]] = allCases.map { kind in
-        var fields = kind.fields.filter(\.isStored)
-        if kind == .weight, let bmr = fields.firstIndex(where: { $0.name == "bmr" }),
-            let fat = fields.firstIndex(where: { $0.name == "fat" })
-        {
-            fields.insert(fields.remove(at: bmr), at: fat + 1)
-        }
-        return fields
-    }
+    private static let storedFields: [[ReadingField]] = allCases.map { $0.fields.filter(\.isStored) }
 
     /// The kind's fields that have a column (``ReadingField/column``), in the columns' order.
     public var fieldsInColumnOrder: [ReadingField] { Self.columnOrders[ordinal] }

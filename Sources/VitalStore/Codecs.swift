@@ -1,59 +1,141 @@
+internal import GRDB
 import VitalCore
 
-/// How a reading is kept in the `reading` table: a kind, the time, and its stored fields as `name=value` pairs
-/// joined by `;`, in the store's order (`ReadingKind.storedFields`), numbers written exactly (Swift's shortest
-/// round-tripping form), flags as `1` or `0`, optional values left out. Equal readings give equal text, which is
-/// what makes a re-sync store nothing twice.
-enum ReadingCodec {
-    static func encode(_ reading: LayeredReading) -> (kind: String, payload: String) {
-        var payload = ""
-        for field in reading.kind.storedFields {
-            guard let name = field.name, let value = field.value(in: reading), let text = text(of: value) else {
-                continue
+/// How a reading is kept in the `reading` table (schema 6 on): its kind's name (`blood_pressure`), its time, and
+/// one typed column for each of its kind's stored fields, named by the field (``ReadingField/name``): a number is
+/// `REAL`, a whole number `INTEGER`, a flag `INTEGER` 1 or 0, a band day's sports and a recording's RR intervals
+/// `TEXT`; a value a reading does not have is `NULL`. A column of one name serves every kind that has the field
+/// (`hr`: a blood pressure's, an oximetry's and a recording's heart rate).
+///
+/// Adding a stored field to a kind adds its column: a new migration makes it, and a test checks that the table has
+/// a column of the right type for every stored field.
+enum ReadingColumns {
+    /// Every value column, in the table's order: each stored field's name once, kind by kind.
+    static let names: [String] = {
+        var names: [String] = []
+        for field in ReadingKind.allCases.flatMap(\.storedFields) where !names.contains(field.name!) {
+            names.append(field.name!)
+        }
+        return names
+    }()
+
+    /// The columns a reading is read from, in the order ``reading(kind:measuredAt:row:from:)`` reads them (by
+    /// position: faster than by name, row after row): the identifier, device, kind and time, then the values.
+    static let selected = (["id", "device_mac", "kind", "measured_at"] + names).map { "reading.\($0)" }
+        .joined(separator: ", ")
+
+    /// Each kind by its name, with its stored fields and the position of each one's column among ``names``.
+    private static let layouts: [String: (kind: ReadingKind, fields: [(field: ReadingField, column: Int)])] =
+        Dictionary(
+            uniqueKeysWithValues: ReadingKind.allCases.map { kind in
+                (kind.rawValue, (kind, kind.storedFields.map { field in (field, names.firstIndex(of: field.name!)!) }))
+            })
+
+    /// `INSERT` of a reading of each kind: device, kind, time, then its stored fields' columns.
+    static let inserts: [ReadingKind: String] = Dictionary(
+        uniqueKeysWithValues: ReadingKind.allCases.map { kind in
+            let columns = ["device_mac", "kind", "measured_at"] + kind.storedFields.map { $0.name! }
+            let marks = Array(repeating: "?", count: columns.count).joined(separator: ", ")
+            return (kind, "INSERT INTO reading (\(columns.joined(separator: ", "))) VALUES (\(marks))")
+        })
+
+    /// `UPDATE` of a stored reading of each kind to new values, its revision one more: the stored fields' columns,
+    /// then the identifier.
+    static let revisions: [ReadingKind: String] = Dictionary(
+        uniqueKeysWithValues: ReadingKind.allCases.map { kind in
+            let columns = kind.storedFields.map { "\($0.name!) = ?" }.joined(separator: ", ")
+            return (kind, "UPDATE reading SET \(columns), revision = revision + 1 WHERE id = ?")
+        })
+
+    /// The values of `reading`'s stored fields, in its kind's order: what ``inserts`` and ``revisions`` take after
+    /// the device, kind and time.
+    static func values(of reading: LayeredReading) -> [DatabaseValue] {
+        reading.kind.storedFields.map { field in
+            switch field.value(in: reading) {
+            case nil: .null
+            case .number(let number)?: number.databaseValue
+            case .integer(let integer)?: integer.databaseValue
+            case .flag(let flag)?: (flag ? 1 : 0).databaseValue
+            case .sports(let sports)?: sports.isEmpty ? .null : text(of: sports).databaseValue
+            case .intervals(let intervals)?: intervals.isEmpty ? .null : text(of: intervals).databaseValue
             }
-            if !payload.isEmpty { payload += ";" }
-            payload += name
-            payload += "="
-            payload += text
-        }
-        return (reading.kind.rawValue, payload)
-    }
-
-    /// The stored text of `value`; `nil` for an empty list, which is left out.
-    private static func text(of value: FieldValue) -> String? {
-        switch value {
-        case .number(let number): "\(number)"
-        case .integer(let integer): "\(integer)"
-        case .flag(let flag): flag ? "1" : "0"
-        // type/start/end/kcal, comma-separated: `1/490/525/120,128/1080/1120/300`
-        case .sports(let sports):
-            sports.isEmpty
-                ? nil : sports.map { "\($0.type)/\($0.start)/\($0.end)/\($0.calories)" }.joined(separator: ",")
-        // the RR intervals in ms, `/`-separated: `812.5/790.0390625/…`
-        case .intervals(let intervals): intervals.isEmpty ? nil : intervals.map { "\($0)" }.joined(separator: "/")
         }
     }
 
-    /// The reading of a row; `nil` when the kind is unknown, a required field is missing, a field is not one of the
-    /// kind's or is given twice, or a field's text is not a value of its type (an optional field that cannot be
-    /// read makes the row unreadable, never a missing value).
+    /// The reading of the kind named `kind` at `measuredAt` whose values are in `row`'s value columns, which start
+    /// at position `start` (in ``names``' order); `nil` when the kind is unknown, a required value is missing, a
+    /// value is not of its column's type (a text in a `REAL` column, a flag other than 1 or 0), or a list cannot be
+    /// read.
+    static func reading(kind: String, measuredAt: LayeredTimestamp, row: Row, from start: Int) -> LayeredReading? {
+        guard let (kind, layout) = layouts[kind] else { return nil }
+        var values: [(field: ReadingField, value: FieldValue)] = []
+        values.reserveCapacity(layout.count)
+        for (field, column) in layout {
+            let stored: DatabaseValue = row[start + column]
+            if stored.isNull { continue }
+            guard let value = value(stored.storage, of: field.type) else { return nil }
+            values.append((field, value))
+        }
+        return LayeredReading(kind: kind, measuredAt: measuredAt, values: values)
+    }
+
+    private static func value(_ stored: DatabaseValue.Storage, of type: ReadingField.ValueType) -> FieldValue? {
+        switch (type, stored) {
+        case (.number, .double(let number)): .number(number)
+        case (.number, .int64(let integer)): .number(Double(integer))
+        case (.integer, .int64(let integer)): Int(exactly: integer).map(FieldValue.integer)
+        case (.flag, .int64(let flag)) where flag == 0 || flag == 1: .flag(flag == 1)
+        case (.sports, .string(let text)): sports(text[...]).map(FieldValue.sports)
+        case (.intervals, .string(let text)): intervals(text[...]).map(FieldValue.intervals)
+        default: nil
+        }
+    }
+
+    // MARK: Lists as text
+
+    /// A band day's sports: type/start/end/kcal, comma-separated (`1/490/525/120,128/1080/1120/300`).
+    static func text(of sports: [BandDay.Sport]) -> String {
+        sports.map { "\($0.type)/\($0.start)/\($0.end)/\($0.calories)" }.joined(separator: ",")
+    }
+
+    /// RR intervals in ms, `/`-separated, each written exactly (`812.5/790.0390625`).
+    static func text(of intervals: [Double]) -> String { intervals.map { "\($0)" }.joined(separator: "/") }
+
+    static func sports(_ text: Substring) -> [BandDay.Sport]? {
+        var sports: [BandDay.Sport] = []
+        for item in text.split(separator: ",", omittingEmptySubsequences: false) {
+            let parts = item.split(separator: "/", omittingEmptySubsequences: false)
+            let numbers = parts.compactMap { Int($0) }
+            guard parts.count == 4, numbers.count == 4 else { return nil }
+            sports.append(.init(type: numbers[0], start: numbers[1], end: numbers[2], calories: numbers[3]))
+        }
+        return sports
+    }
+
+    static func intervals(_ text: Substring) -> [Double]? {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        let numbers = parts.compactMap { Double($0) }
+        return numbers.count == parts.count ? numbers : nil
+    }
+}
+
+/// How release 0.14.0 (schemas 1 to 5) kept a reading's values: its stored fields as `name=value` pairs joined by
+/// `;`, numbers written exactly, flags as `1` or `0`, lists as ``ReadingColumns`` writes them. Only the migration to
+/// typed columns reads it.
+enum LegacyPayload {
+    /// The reading of a 0.14.0 row; `nil` when the kind is unknown, a required field is missing, a field is not one
+    /// of the kind's or is given twice, or a field's text is not a value of its type (an optional field that cannot
+    /// be read makes the row unreadable, never a missing value).
     static func decode(kind name: String, measuredAt: LayeredTimestamp, payload: String) -> LayeredReading? {
-        guard let kind = ReadingKind.allCases.first(where: { $0.rawValue == name }) else { return nil }
+        guard let kind = ReadingKind(rawValue: name) else { return nil }
         let fields = kind.storedFields
         var values: [(field: ReadingField, value: FieldValue)] = []
-        values.reserveCapacity(fields.count)
-        // the fields come in the store's order: each is looked for after the one before
-        var start = 0
         for pair in payload.split(separator: ";") {
-            guard let equals = pair.firstIndex(of: "=") else { return nil }
-            // a field name is a small string: made without allocating, compared as one
-            let name = String(pair[..<equals])
-            func matches(_ field: ReadingField) -> Bool { field.name == name }
-            guard let index = fields[start...].firstIndex(where: matches) ?? fields.firstIndex(where: matches),
-                let value = value(pair[pair.index(after: equals)...], of: fields[index].type)
+            guard let equals = pair.firstIndex(of: "="),
+                let field = fields.first(where: { $0.name == String(pair[..<equals]) }),
+                let value = value(pair[pair.index(after: equals)...], of: field.type)
             else { return nil }
-            values.append((fields[index], value))
-            start = index + 1
+            values.append((field, value))
         }
         return LayeredReading(kind: kind, measuredAt: measuredAt, values: values)
     }
@@ -65,28 +147,9 @@ enum ReadingCodec {
         case .integer: Int(text).map(FieldValue.integer)
         // 1 is true and any other whole number false, as release 0.14.0 read it (it wrote only 1 and 0)
         case .flag: Int(text).map { .flag($0 == 1) }
-        case .sports:
-            sports(text).map(FieldValue.sports)
-        case .intervals:
-            intervals(text).map(FieldValue.intervals)
+        case .sports: ReadingColumns.sports(text).map(FieldValue.sports)
+        case .intervals: ReadingColumns.intervals(text).map(FieldValue.intervals)
         }
-    }
-
-    private static func sports(_ text: Substring) -> [BandDay.Sport]? {
-        var sports: [BandDay.Sport] = []
-        for item in text.split(separator: ",", omittingEmptySubsequences: false) {
-            let parts = item.split(separator: "/", omittingEmptySubsequences: false)
-            let numbers = parts.compactMap { Int($0) }
-            guard parts.count == 4, numbers.count == 4 else { return nil }
-            sports.append(.init(type: numbers[0], start: numbers[1], end: numbers[2], calories: numbers[3]))
-        }
-        return sports
-    }
-
-    private static func intervals(_ text: Substring) -> [Double]? {
-        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
-        let numbers = parts.compactMap { Double($0) }
-        return numbers.count == parts.count ? numbers : nil
     }
 }
 

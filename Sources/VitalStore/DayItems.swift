@@ -34,11 +34,6 @@ extension VitalStore {
             }
             let dayItems = try db.cachedStatement(
                 sql: "SELECT kind, key, bytes FROM day_item WHERE device_mac = ? AND day = ? ORDER BY kind, key")
-            let find = try db.cachedStatement(
-                sql: "SELECT id, payload FROM reading WHERE device_mac = ? AND kind = ? AND measured_at = ?")
-            let insert = try db.cachedStatement(
-                sql: "INSERT INTO reading (device_mac, kind, measured_at, payload) VALUES (?, ?, ?, ?)")
-            let revise = try db.cachedStatement(sql: Self.reviseReading)
             let callers = try String.fetchAll(
                 db.cachedStatement(sql: "SELECT caller FROM pending_caller WHERE device_mac = ?"),
                 arguments: [macText])
@@ -50,16 +45,14 @@ extension VitalStore {
                     DayItem(date: day, kind: $0[0], key: $0[1], bytes: [UInt8]($0[2] as Data))
                 }
                 let reading = try summarize(day, stored)
-                let (kind, payload) = ReadingCodec.encode(reading)
                 let time = reading.measuredAt.secondsSince1970
                 let id: Int64
-                if let row = try Row.fetchOne(find, arguments: [macText, kind, time]) {
-                    guard (row[1] as String) != payload else { continue }
-                    id = row[0]
-                    try revise.execute(arguments: [payload, id])
+                if let stored = try Self.stored(reading.kind, at: time, device: macText, in: db).first {
+                    guard stored.reading != reading else { continue }
+                    id = stored.id
+                    try Self.revise(id, to: reading, in: db)
                 } else {
-                    try insert.execute(arguments: [macText, kind, time, payload])
-                    id = db.lastInsertedRowID
+                    id = try Self.insert(reading, device: macText, in: db)
                 }
                 for caller in callers { try queue.execute(arguments: [caller, macText, time, id]) }
                 changed += 1

@@ -58,7 +58,7 @@ extension VitalStore {
             let rows = try Row.fetchCursor(
                 db,
                 sql: """
-                    SELECT \(Self.readingColumns) FROM reading WHERE device_mac = ?1
+                    SELECT \(ReadingColumns.selected) FROM reading WHERE device_mac = ?1
                         AND NOT \(Self.deliveredAsRevised)
                         AND id NOT IN (SELECT reading_id FROM reservation WHERE caller = ?2)
                     ORDER BY measured_at, id

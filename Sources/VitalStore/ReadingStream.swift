@@ -25,7 +25,7 @@ public struct ReadingStream {
             ? try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM reading WHERE \(conditions)", arguments: arguments) ?? 0
             : 0
         rows = try Row.fetchCursor(
-            db, sql: "SELECT \(VitalStore.readingColumns) FROM reading WHERE \(conditions) ORDER BY measured_at, id",
+            db, sql: "SELECT \(ReadingColumns.selected) FROM reading WHERE \(conditions) ORDER BY measured_at, id",
             arguments: arguments)
     }
 
@@ -43,7 +43,7 @@ public struct ReadingStream {
         """
     static let pendingCount = "SELECT COUNT(*) FROM pending WHERE \(unreserved)"
     static let pendingReadings = """
-        SELECT \(VitalStore.readingColumns) FROM pending JOIN reading ON reading.id = pending.reading_id
+        SELECT \(ReadingColumns.selected) FROM pending JOIN reading ON reading.id = pending.reading_id
         WHERE \(unreserved)
         ORDER BY pending.measured_at, pending.reading_id
         """

@@ -61,10 +61,6 @@ extension VitalStore {
         throws(StoreError) -> [Int64]
     {
         try file.write("store readings") { db in
-            let insert = try db.cachedStatement(
-                sql: "INSERT OR IGNORE INTO reading (device_mac, kind, measured_at, payload) VALUES (?, ?, ?, ?)")
-            let find = try db.cachedStatement(
-                sql: "SELECT id FROM reading WHERE device_mac = ? AND kind = ? AND measured_at = ? AND payload = ?")
             var ids: [Int64] = []
             ids.reserveCapacity(readings.count)
             let macText = mac.description
@@ -75,53 +71,78 @@ extension VitalStore {
             let queue = try db.cachedStatement(
                 sql: "INSERT OR IGNORE INTO pending (caller, device_mac, measured_at, reading_id) VALUES (?, ?, ?, ?)")
             for reading in readings {
-                let (kind, payload) = ReadingCodec.encode(reading)
                 let time = reading.measuredAt.secondsSince1970
-                if merging.mayMerge(reading),
-                    let (id, revised) = try Self.merge(reading, kind: kind, device: macText, merging, in: db)
-                {
-                    ids.append(id)
-                    if revised { for caller in callers { try queue.execute(arguments: [caller, macText, time, id]) } }
+                let stored = try Self.stored(reading.kind, at: time, device: macText, in: db)
+                if let same = stored.first(where: { $0.reading == reading }) {
+                    ids.append(same.id)
                     continue
                 }
-                let arguments: StatementArguments = [macText, kind, time, payload]
-                try insert.execute(arguments: arguments)
-                if db.changesCount > 0 {
-                    let id = db.lastInsertedRowID
-                    ids.append(id)
-                    for caller in callers { try queue.execute(arguments: [caller, macText, time, id]) }
-                } else if let id = try Int64.fetchOne(find, arguments: arguments) {
-                    ids.append(id)
+                let id: Int64
+                if merging.mayMerge(reading),
+                    let (storedID, revised) = try Self.merge(reading, into: stored, merging, db)
+                {
+                    ids.append(storedID)
+                    guard revised else { continue }
+                    id = storedID
                 } else {
-                    throw StoreError(.corrupt, "a reading was neither stored nor found")
+                    id = try Self.insert(reading, device: macText, in: db)
+                    ids.append(id)
                 }
+                for caller in callers { try queue.execute(arguments: [caller, macText, time, id]) }
             }
             return ids
         }
     }
 
-    /// Revises reading `?2` to payload `?1`: pending again for the callers it was delivered to.
-    static let reviseReading = "UPDATE reading SET payload = ?, revision = revision + 1 WHERE id = ?"
-
-    /// The stored reading of device `mac` that `merging` makes `reading` one with: unchanged when `reading` is part
-    /// of it, else revised to what the two make. A stored row the codec cannot read is no match here (reading it
-    /// back fails, naming it).
-    private static func merge(
-        _ reading: LayeredReading, kind: String, device mac: String, _ merging: ReadingMerge, in db: Database
-    ) throws -> (id: Int64, revised: Bool)? {
+    /// The stored readings of device `mac` of `kind` at `time` (seconds since 1970), oldest first. A row the store
+    /// cannot read is left out: it is no match for a new reading (reading it back fails, naming it).
+    static func stored(_ kind: ReadingKind, at time: Int64, device mac: String, in db: Database) throws
+        -> [(id: Int64, reading: LayeredReading)]
+    {
         let find = try db.cachedStatement(
-            sql: "SELECT id, payload FROM reading WHERE device_mac = ? AND kind = ? AND measured_at = ? ORDER BY id")
-        for row in try Row.fetchAll(find, arguments: [mac, kind, reading.measuredAt.secondsSince1970]) {
-            guard let stored = ReadingCodec.decode(kind: kind, measuredAt: reading.measuredAt, payload: row[1]),
-                let merged = merging.merged(reading, stored)
-            else { continue }
-            guard merged != stored else { return (row[0], false) }
-            let (mergedKind, payload) = ReadingCodec.encode(merged)
-            guard mergedKind == kind, merged.measuredAt == reading.measuredAt else {
+            sql: """
+                SELECT \(ReadingColumns.selected) FROM reading
+                WHERE device_mac = ? AND measured_at = ? AND kind = ? ORDER BY id
+                """)
+        let rows = try Row.fetchCursor(find, arguments: [mac, time, kind.rawValue])
+        var stored: [(id: Int64, reading: LayeredReading)] = []
+        while let row = try rows.next() {
+            if let reading = try? reading(from: row) { stored.append((reading.id, reading.reading)) }
+        }
+        return stored
+    }
+
+    /// Stores `reading` of device `mac` as a new row; returns its identifier.
+    static func insert(_ reading: LayeredReading, device mac: String, in db: Database) throws -> Int64 {
+        let kind = reading.kind
+        try db.cachedStatement(sql: ReadingColumns.inserts[kind]!).execute(
+            arguments: StatementArguments(
+                [mac.databaseValue, kind.rawValue.databaseValue, reading.measuredAt.secondsSince1970.databaseValue]
+                    + ReadingColumns.values(of: reading)))
+        return db.lastInsertedRowID
+    }
+
+    /// Revises stored reading `id` to `reading` (of its kind and time): pending again for the callers it was
+    /// delivered to.
+    static func revise(_ id: Int64, to reading: LayeredReading, in db: Database) throws {
+        try db.cachedStatement(sql: ReadingColumns.revisions[reading.kind]!).execute(
+            arguments: StatementArguments(ReadingColumns.values(of: reading) + [id.databaseValue]))
+    }
+
+    /// The stored reading (one of `stored`: of one device, kind and time) that `merging` makes `reading` one with:
+    /// unchanged when `reading` is part of it, else revised to what the two make.
+    private static func merge(
+        _ reading: LayeredReading, into stored: [(id: Int64, reading: LayeredReading)], _ merging: ReadingMerge,
+        _ db: Database
+    ) throws -> (id: Int64, revised: Bool)? {
+        for (id, storedReading) in stored {
+            guard let merged = merging.merged(reading, storedReading) else { continue }
+            guard merged != storedReading else { return (id, false) }
+            guard merged.kind == reading.kind, merged.measuredAt == reading.measuredAt else {
                 throw StoreError(.failed, "a merged reading must keep the kind and time of the readings it merges")
             }
-            try db.cachedStatement(sql: reviseReading).execute(arguments: [payload, row[0]])
-            return (row[0], true)
+            try revise(id, to: merged, in: db)
+            return (id, true)
         }
         return nil
     }
@@ -129,10 +150,9 @@ extension VitalStore {
     /// The identifier of `reading` of device `mac`, if the store has it.
     public func readingID(of reading: LayeredReading, device mac: MACAddress) throws(StoreError) -> Int64? {
         try file.query("find a reading") { db in
-            let (kind, payload) = ReadingCodec.encode(reading)
-            return try Int64.fetchOne(
-                db, sql: "SELECT id FROM reading WHERE device_mac = ? AND kind = ? AND measured_at = ? AND payload = ?",
-                arguments: [mac.description, kind, reading.measuredAt.secondsSince1970, payload])
+            try Self.stored(
+                reading.kind, at: reading.measuredAt.secondsSince1970, device: mac.description, in: db
+            ).first { $0.reading == reading }?.id
         }
     }
 
@@ -200,10 +220,7 @@ extension VitalStore {
         }
     }
 
-    /// The columns ``reading(from:)`` reads, in its order (by position: faster than by name, row after row).
-    static let readingColumns = "reading.id, reading.device_mac, reading.kind, reading.measured_at, reading.payload"
-
-    /// The reading of `row` (the ``readingColumns``); a row the store cannot read is an error naming it, never
+    /// The reading of `row` (``ReadingColumns/selected``); a row the store cannot read is an error naming it, never
     /// skipped.
     static func reading(from row: Row) throws -> StoredReading {
         let id: Int64 = row[0]
@@ -212,8 +229,8 @@ extension VitalStore {
             throw StoreError(.corrupt, "reading \(id) has an unreadable device MAC")
         }
         guard
-            let reading = ReadingCodec.decode(
-                kind: row[2], measuredAt: LayeredTimestamp(secondsSince1970: row[3]), payload: row[4])
+            let reading = ReadingColumns.reading(
+                kind: row[2], measuredAt: LayeredTimestamp(secondsSince1970: row[3]), row: row, from: 4)
         else { throw StoreError(.corrupt, "reading \(id) of \(macText) cannot be read (kind or values unknown)") }
         return StoredReading(id: id, device: mac, reading: reading)
     }

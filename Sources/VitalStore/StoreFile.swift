@@ -223,6 +223,70 @@ struct StoreFile: Sendable {
                 sql: "CREATE TABLE hub (id TEXT NOT NULL); INSERT INTO hub (id) VALUES (?)",
                 arguments: [UUID().uuidString.lowercased()])
         }
+        migrator.registerMigration("v6: readings in typed columns") { db in
+            // A reading's values move from 0.14.0's `name=value;` text into one typed column per stored field
+            // (`ReadingColumns`); the text's uniqueness constraint goes with it (a re-sent reading is recognized by
+            // its values). Every row is converted keeping its identifier and revision, so deliveries, reservations
+            // and the pending queue still name it; a row whose text cannot be read keeps it in `unconverted` and
+            // reads as it did (an error naming the row), never dropped.
+            try db.execute(
+                sql: """
+                    CREATE TABLE new_reading (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        device_mac TEXT NOT NULL,
+                        kind TEXT NOT NULL,
+                        measured_at INTEGER NOT NULL,
+                        revision INTEGER NOT NULL DEFAULT 0,
+                        sys REAL, dia REAL, hr INTEGER, arr INTEGER,
+                        mgdl REAL,
+                        kg REAL, fat REAL, musclepct REAL, muscle REAL, ffm REAL, slm REAL, water REAL, bmr INTEGER,
+                        imp REAL,
+                        spo2 INTEGER, pi REAL,
+                        c REAL,
+                        steps INTEGER, cal INTEGER, sleep INTEGER, eff INTEGER, swim INTEGER, swimcal INTEGER,
+                        dist INTEGER, deep INTEGER, light INTEGER, awake INTEGER,
+                        hrmin INTEGER, hravg INTEGER, hrmax INTEGER, hrn INTEGER, sports TEXT,
+                        rr TEXT,
+                        unconverted TEXT
+                    );
+                    """)
+            let columns = Set(try db.columns(in: "new_reading").map(\.name))
+            let rows = try Row.fetchCursor(
+                db, sql: "SELECT id, device_mac, kind, measured_at, revision, payload FROM reading ORDER BY id")
+            while let row = try rows.next() {
+                let kind: String = row[2]
+                let time: Int64 = row[3]
+                let payload: String = row[5]
+                var names = ["id", "device_mac", "kind", "measured_at", "revision"]
+                var values: [DatabaseValue] = [row[0], row[1], row[2], row[3], row[4]]
+                if let reading = LegacyPayload.decode(
+                    kind: kind, measuredAt: LayeredTimestamp(secondsSince1970: time), payload: payload)
+                {
+                    // only this migration's columns: a field added later has no value in a 0.14.0 row
+                    for (field, value) in zip(reading.kind.storedFields, ReadingColumns.values(of: reading))
+                    where !value.isNull && columns.contains(field.name!) {
+                        names.append(field.name!)
+                        values.append(value)
+                    }
+                } else {
+                    names.append("unconverted")
+                    values.append(payload.databaseValue)
+                }
+                let marks = Array(repeating: "?", count: names.count).joined(separator: ", ")
+                try db.execute(
+                    sql: "INSERT INTO new_reading (\(names.joined(separator: ", "))) VALUES (\(marks))",
+                    arguments: StatementArguments(values))
+            }
+            try db.execute(
+                sql: """
+                    DELETE FROM sqlite_sequence WHERE name = 'new_reading';
+                    INSERT INTO sqlite_sequence (name, seq) SELECT 'new_reading', seq FROM sqlite_sequence
+                    WHERE name = 'reading';
+                    DROP TABLE reading;
+                    ALTER TABLE new_reading RENAME TO reading;
+                    CREATE INDEX reading_by_device_time ON reading (device_mac, measured_at);
+                    """)
+        }
         return migrator
     }
 

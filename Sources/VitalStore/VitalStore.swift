@@ -30,7 +30,8 @@ public struct StoredDevice: Hashable, Sendable {
 ///
 /// The file runs in WAL mode with `synchronous = FULL`, so a committed reading survives a crash or power loss, and
 /// several processes may use it at once (a writer waits up to 10 seconds for another). Readings are kept in
-/// canonical units and never stored twice: a reading with the same device, kind, time and values is ignored.
+/// canonical units, one typed column a field, and never stored twice: a reading with the same device, kind, time
+/// and values is ignored.
 ///
 /// The store is a facade split by job, as GRDB's demo app splits its `AppDatabase`: the file (opening, locking,
 /// refusing a foreign file, migrating) is `StoreFile`; the readings, the delivery journal and the items of a day

@@ -79,15 +79,23 @@ struct ReadingKindTests {
         }
     }
 
-    @Test("the store writes a weight's basal metabolism after its body fat, as release 0.14.0 did")
-    func storeOrder() {
+    @Test("the store keeps every field not computed from others; one name is one type in every kind (one column)")
+    func storedFields() {
         #expect(
             ReadingKind.weight.storedFields.map(\.name) == [
-                "kg", "fat", "bmr", "musclepct", "muscle", "ffm", "slm", "water", "imp",
+                "kg", "fat", "musclepct", "muscle", "ffm", "slm", "water", "bmr", "imp",
             ])
-        for kind in ReadingKind.allCases where kind != .weight {
-            #expect(kind.storedFields.map(\.name) == kind.fields.filter(\.isStored).map(\.name), "\(kind)")
+        #expect(ReadingKind.bandDay.storedFields.count == ReadingKind.bandDay.fields.count - 2)
+        var types: [String: ReadingField.ValueType] = [:]
+        for kind in ReadingKind.allCases {
+            #expect(kind.storedFields.allSatisfy { $0.name != nil }, "\(kind)")
+            for field in kind.storedFields {
+                let name = field.name ?? ""
+                #expect(types[name, default: field.type] == field.type, "\(kind).\(name)")
+                types[name] = field.type
+            }
         }
+        #expect(types.count == 33)
     }
 
     @Test("each kind's fields in column order are its fields with a column, sorted by column")

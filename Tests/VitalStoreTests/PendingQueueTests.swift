@@ -223,7 +223,7 @@ struct PendingQueueTests {
         let raw = try DatabaseQueue(path: path)
         try raw.write { db in
             try db.execute(sql: "UPDATE reading SET kind = 'lactate' WHERE id = ?", arguments: [ids[1]])
-            try db.execute(sql: "UPDATE reading SET payload = 'mgdl=90;x=1' WHERE id = ?", arguments: [ids[0]])
+            try db.execute(sql: "UPDATE reading SET mgdl = 'x' WHERE id = ?", arguments: [ids[0]])
             try db.execute(sql: "UPDATE device SET model = 999")
         }
         #expect(throws: StoreError.self) { try store.readings() }
@@ -235,7 +235,7 @@ struct PendingQueueTests {
         // a body composition's quantity without its body fat is unreadable, not a weight without a composition
         try raw.write { db in
             try db.execute(
-                sql: "UPDATE reading SET kind = 'weight', payload = 'kg=70.0;water=40.5' WHERE id = ?",
+                sql: "UPDATE reading SET kind = 'weight', mgdl = NULL, kg = 70.0, water = 40.5 WHERE id = ?",
                 arguments: [ids[0]])
         }
         do {
@@ -247,9 +247,11 @@ struct PendingQueueTests {
         // a field that is there but not a number is an unreadable row too, not a missing value
         try raw.write { db in
             try db.execute(
-                sql: "UPDATE reading SET kind = 'glucose', payload = 'mgdl=90' WHERE id = ?", arguments: [ids[0]])
+                sql: "UPDATE reading SET kind = 'glucose', mgdl = 90, kg = NULL, water = NULL WHERE id = ?",
+                arguments: [ids[0]])
             try db.execute(
-                sql: "UPDATE reading SET kind = 'blood_pressure', payload = 'sys=120.0;dia=80.0;hr=abc' WHERE id = ?",
+                sql:
+                    "UPDATE reading SET kind = 'blood_pressure', mgdl = NULL, sys = 120.0, dia = 80.0, hr = 'abc' WHERE id = ?",
                 arguments: [ids[1]])
         }
         do {
