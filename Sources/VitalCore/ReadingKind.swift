@@ -67,8 +67,8 @@ public enum ReadingKind: String, CaseIterable, Hashable, Sendable, CustomStringC
         kind.fields.filter { $0.column != nil }.sorted { $0.column!.rawValue < $1.column!.rawValue }
     }
 
-    /// The kind's position in ``allCases``.
-    private var ordinal: Int {
+    /// The kind's position in ``allCases``: an index for tables kept per kind, cheaper than hashing the kind.
+    public var ordinal: Int {
         switch self {
         case .bloodPressure: 0
         case .glucose: 1

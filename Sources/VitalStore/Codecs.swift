@@ -31,33 +31,32 @@ enum ReadingColumns {
                 (kind.rawValue, (kind, kind.storedFields.map { field in (field, names.firstIndex(of: field.name!)!) }))
             })
 
-    /// `INSERT` of a reading of each kind: device, kind, time, then its stored fields' columns.
-    static let inserts: [ReadingKind: String] = Dictionary(
-        uniqueKeysWithValues: ReadingKind.allCases.map { kind in
-            let columns = ["device_mac", "kind", "measured_at"] + kind.storedFields.map { $0.name! }
-            let marks = Array(repeating: "?", count: columns.count).joined(separator: ", ")
-            return (kind, "INSERT INTO reading (\(columns.joined(separator: ", "))) VALUES (\(marks))")
-        })
+    /// `INSERT` of a reading of each kind (by its ordinal): device, kind, time, then its stored fields' columns.
+    static let inserts: [String] = ReadingKind.allCases.map { kind in
+        let columns = ["device_mac", "kind", "measured_at"] + kind.storedFields.map { $0.name! }
+        let marks = Array(repeating: "?", count: columns.count).joined(separator: ", ")
+        return "INSERT INTO reading (\(columns.joined(separator: ", "))) VALUES (\(marks))"
+    }
 
-    /// `UPDATE` of a stored reading of each kind to new values, its revision one more: the stored fields' columns,
-    /// then the identifier.
-    static let revisions: [ReadingKind: String] = Dictionary(
-        uniqueKeysWithValues: ReadingKind.allCases.map { kind in
-            let columns = kind.storedFields.map { "\($0.name!) = ?" }.joined(separator: ", ")
-            return (kind, "UPDATE reading SET \(columns), revision = revision + 1 WHERE id = ?")
-        })
+    /// `UPDATE` of a stored reading of each kind (by its ordinal) to new values, its revision one more: the stored
+    /// fields' columns, then the identifier.
+    static let revisions: [String] = ReadingKind.allCases.map { kind in
+        let columns = kind.storedFields.map { "\($0.name!) = ?" }.joined(separator: ", ")
+        return "UPDATE reading SET \(columns), revision = revision + 1 WHERE id = ?"
+    }
 
-    /// The values of `reading`'s stored fields, in its kind's order: what ``inserts`` and ``revisions`` take after
-    /// the device, kind and time.
-    static func values(of reading: LayeredReading) -> [DatabaseValue] {
+    /// The values of `reading`'s stored fields, in its kind's order (`nil`: the reading has none): what ``inserts``
+    /// and ``revisions`` take after the device, kind and time. Existentials, not `DatabaseValue`s: GRDB turns those
+    /// into arguments without its generic initializer's key path, which costs more than the insert's own work.
+    static func values(of reading: LayeredReading) -> [(any DatabaseValueConvertible)?] {
         reading.kind.storedFields.map { field in
             switch field.value(in: reading) {
-            case nil: .null
-            case .number(let number)?: number.databaseValue
-            case .integer(let integer)?: integer.databaseValue
-            case .flag(let flag)?: (flag ? 1 : 0).databaseValue
-            case .sports(let sports)?: sports.isEmpty ? .null : text(of: sports).databaseValue
-            case .intervals(let intervals)?: intervals.isEmpty ? .null : text(of: intervals).databaseValue
+            case nil: nil
+            case .number(let number)?: number
+            case .integer(let integer)?: integer
+            case .flag(let flag)?: flag ? 1 : 0
+            case .sports(let sports)?: sports.isEmpty ? nil : text(of: sports)
+            case .intervals(let intervals)?: intervals.isEmpty ? nil : text(of: intervals)
             }
         }
     }

@@ -34,27 +34,22 @@ extension VitalStore {
             }
             let dayItems = try db.cachedStatement(
                 sql: "SELECT kind, key, bytes FROM day_item WHERE device_mac = ? AND day = ? ORDER BY kind, key")
-            let callers = try String.fetchAll(
-                db.cachedStatement(sql: "SELECT caller FROM pending_caller WHERE device_mac = ?"),
-                arguments: [macText])
-            let queue = try db.cachedStatement(
-                sql: "INSERT OR IGNORE INTO pending (caller, device_mac, measured_at, reading_id) VALUES (?, ?, ?, ?)")
+            var writer = try ReadingWriter(db, device: macText)
             var changed = 0
             for day in days {
                 let stored = try Row.fetchAll(dayItems, arguments: [macText, day.daysSince1970]).map {
                     DayItem(date: day, kind: $0[0], key: $0[1], bytes: [UInt8]($0[2] as Data))
                 }
                 let reading = try summarize(day, stored)
-                let time = reading.measuredAt.secondsSince1970
                 let id: Int64
-                if let stored = try Self.stored(reading.kind, at: time, device: macText, in: db).first {
+                if let stored = try writer.stored(reading.kind, at: reading.measuredAt).first {
                     guard stored.reading != reading else { continue }
                     id = stored.id
-                    try Self.revise(id, to: reading, in: db)
+                    try writer.revise(id, to: reading)
                 } else {
-                    id = try Self.insert(reading, device: macText, in: db)
+                    id = try writer.insert(reading)
                 }
-                for caller in callers { try queue.execute(arguments: [caller, macText, time, id]) }
+                try writer.queue(id, at: reading.measuredAt)
                 changed += 1
             }
             return changed

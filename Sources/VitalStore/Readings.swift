@@ -64,76 +64,32 @@ extension VitalStore {
             var ids: [Int64] = []
             ids.reserveCapacity(readings.count)
             let macText = mac.description
-            // a new reading is pending for every caller that has asked for this device
-            let callers = try String.fetchAll(
-                db.cachedStatement(sql: "SELECT caller FROM pending_caller WHERE device_mac = ?"),
-                arguments: [macText])
-            let queue = try db.cachedStatement(
-                sql: "INSERT OR IGNORE INTO pending (caller, device_mac, measured_at, reading_id) VALUES (?, ?, ?, ?)")
+            var writer = try ReadingWriter(db, device: macText)
+            try writer.lookUp(readings.map(\.measuredAt))
             for reading in readings {
-                let time = reading.measuredAt.secondsSince1970
-                let stored = try Self.stored(reading.kind, at: time, device: macText, in: db)
+                let stored = try writer.stored(reading.kind, at: reading.measuredAt)
                 if let same = stored.first(where: { $0.reading == reading }) {
                     ids.append(same.id)
-                    continue
-                }
-                let id: Int64
-                if merging.mayMerge(reading),
-                    let (storedID, revised) = try Self.merge(reading, into: stored, merging, db)
+                } else if merging.mayMerge(reading),
+                    let (id, revised) = try Self.merge(reading, into: stored, merging, &writer)
                 {
-                    ids.append(storedID)
-                    guard revised else { continue }
-                    id = storedID
-                } else {
-                    id = try Self.insert(reading, device: macText, in: db)
                     ids.append(id)
+                    if revised { try writer.queue(id, at: reading.measuredAt) }
+                } else {
+                    let id = try writer.insert(reading)
+                    ids.append(id)
+                    try writer.queue(id, at: reading.measuredAt)
                 }
-                for caller in callers { try queue.execute(arguments: [caller, macText, time, id]) }
             }
             return ids
         }
-    }
-
-    /// The stored readings of device `mac` of `kind` at `time` (seconds since 1970), oldest first. A row the store
-    /// cannot read is left out: it is no match for a new reading (reading it back fails, naming it).
-    static func stored(_ kind: ReadingKind, at time: Int64, device mac: String, in db: Database) throws
-        -> [(id: Int64, reading: LayeredReading)]
-    {
-        let find = try db.cachedStatement(
-            sql: """
-                SELECT \(ReadingColumns.selected) FROM reading
-                WHERE device_mac = ? AND measured_at = ? AND kind = ? ORDER BY id
-                """)
-        let rows = try Row.fetchCursor(find, arguments: [mac, time, kind.rawValue])
-        var stored: [(id: Int64, reading: LayeredReading)] = []
-        while let row = try rows.next() {
-            if let reading = try? reading(from: row) { stored.append((reading.id, reading.reading)) }
-        }
-        return stored
-    }
-
-    /// Stores `reading` of device `mac` as a new row; returns its identifier.
-    static func insert(_ reading: LayeredReading, device mac: String, in db: Database) throws -> Int64 {
-        let kind = reading.kind
-        try db.cachedStatement(sql: ReadingColumns.inserts[kind]!).execute(
-            arguments: StatementArguments(
-                [mac.databaseValue, kind.rawValue.databaseValue, reading.measuredAt.secondsSince1970.databaseValue]
-                    + ReadingColumns.values(of: reading)))
-        return db.lastInsertedRowID
-    }
-
-    /// Revises stored reading `id` to `reading` (of its kind and time): pending again for the callers it was
-    /// delivered to.
-    static func revise(_ id: Int64, to reading: LayeredReading, in db: Database) throws {
-        try db.cachedStatement(sql: ReadingColumns.revisions[reading.kind]!).execute(
-            arguments: StatementArguments(ReadingColumns.values(of: reading) + [id.databaseValue]))
     }
 
     /// The stored reading (one of `stored`: of one device, kind and time) that `merging` makes `reading` one with:
     /// unchanged when `reading` is part of it, else revised to what the two make.
     private static func merge(
         _ reading: LayeredReading, into stored: [(id: Int64, reading: LayeredReading)], _ merging: ReadingMerge,
-        _ db: Database
+        _ writer: inout ReadingWriter
     ) throws -> (id: Int64, revised: Bool)? {
         for (id, storedReading) in stored {
             guard let merged = merging.merged(reading, storedReading) else { continue }
@@ -141,7 +97,7 @@ extension VitalStore {
             guard merged.kind == reading.kind, merged.measuredAt == reading.measuredAt else {
                 throw StoreError(.failed, "a merged reading must keep the kind and time of the readings it merges")
             }
-            try revise(id, to: merged, in: db)
+            try writer.revise(id, to: merged)
             return (id, true)
         }
         return nil
@@ -150,9 +106,8 @@ extension VitalStore {
     /// The identifier of `reading` of device `mac`, if the store has it.
     public func readingID(of reading: LayeredReading, device mac: MACAddress) throws(StoreError) -> Int64? {
         try file.query("find a reading") { db in
-            try Self.stored(
-                reading.kind, at: reading.measuredAt.secondsSince1970, device: mac.description, in: db
-            ).first { $0.reading == reading }?.id
+            var writer = try ReadingWriter(db, device: mac.description)
+            return try writer.stored(reading.kind, at: reading.measuredAt).first { $0.reading == reading }?.id
         }
     }
 
@@ -233,5 +188,96 @@ extension VitalStore {
                 kind: row[2], measuredAt: LayeredTimestamp(secondsSince1970: row[3]), row: row, from: 4)
         else { throw StoreError(.corrupt, "reading \(id) of \(macText) cannot be read (kind or values unknown)") }
         return StoredReading(id: id, device: mac, reading: reading)
+    }
+}
+
+/// What stores one device's readings in a write transaction, its statements prepared once for all of them: finding
+/// the stored readings of a kind and time, inserting, revising, and queueing a reading as pending for every caller
+/// that asked for the device.
+struct ReadingWriter {
+    private let db: Database
+    private let device: String
+    private let find: Statement
+    /// Per kind (by ordinal), taken from the connection's statement cache when first used.
+    private var inserts: [Statement?]
+    private var revisions: [Statement?]
+    private var callers: [String]?
+    /// The times (seconds since 1970) ``lookUp(_:)`` found the device has readings at, with those inserted since;
+    /// `nil`: not looked up, every time may have one.
+    private var occupied: Set<Int64>?
+
+    init(_ db: Database, device: String) throws {
+        self.db = db
+        self.device = device
+        find = try db.cachedStatement(
+            sql: "SELECT id FROM reading WHERE device_mac = ? AND measured_at = ? AND kind = ? ORDER BY id")
+        inserts = Array(repeating: nil, count: ReadingKind.allCases.count)
+        revisions = inserts
+    }
+
+    /// The stored readings of the device of `kind` at `time`, oldest first. A row the store cannot read is left out:
+    /// it is no match for a new reading (reading it back fails, naming it).
+    mutating func stored(_ kind: ReadingKind, at time: LayeredTimestamp) throws
+        -> [(id: Int64, reading: LayeredReading)]
+    {
+        if let occupied, !occupied.contains(time.secondsSince1970) { return [] }
+        let ids = try Int64.fetchAll(find, arguments: [device, time.secondsSince1970, kind.rawValue])
+        guard !ids.isEmpty else { return [] }
+        let row = try db.cachedStatement(sql: "SELECT \(ReadingColumns.selected) FROM reading WHERE id = ?")
+        return try ids.compactMap { id in
+            try Row.fetchOne(row, arguments: [id]).flatMap { try? VitalStore.reading(from: $0) }.map {
+                (id, $0.reading)
+            }
+        }
+    }
+
+    /// Finds at once which of `times` the device has readings at, so that ``stored(_:at:)`` looks only at those: a
+    /// sync's new readings then cost no query each (a statement per reading costs more than its insert). One range
+    /// read over the times' span; past four stored readings a time in it (a few records spread over a long history),
+    /// it gives up and every time is looked up alone, so memory stays bounded by the batch. One time (a device that
+    /// pushes its readings one by one) is looked up alone: the range read would be a query more.
+    mutating func lookUp(_ times: [LayeredTimestamp]) throws {
+        guard times.count > 1, let first = times.min()?.secondsSince1970, let last = times.max()?.secondsSince1970
+        else { return }
+        let limit = 4 * times.count
+        let found = try Int64.fetchAll(
+            db.cachedStatement(
+                sql: "SELECT measured_at FROM reading WHERE device_mac = ? AND measured_at BETWEEN ? AND ? LIMIT ?"),
+            arguments: [device, first, last, limit + 1])
+        occupied = found.count > limit ? nil : Set(found)
+    }
+
+    /// Stores `reading` as a new row; returns its identifier.
+    mutating func insert(_ reading: LayeredReading) throws -> Int64 {
+        let kind = reading.kind
+        let insert = try inserts[kind.ordinal] ?? db.cachedStatement(sql: ReadingColumns.inserts[kind.ordinal])
+        inserts[kind.ordinal] = insert
+        var arguments: [(any DatabaseValueConvertible)?] = [device, kind.rawValue, reading.measuredAt.secondsSince1970]
+        arguments += ReadingColumns.values(of: reading)
+        try insert.execute(arguments: StatementArguments(arguments))
+        occupied?.insert(reading.measuredAt.secondsSince1970)
+        return db.lastInsertedRowID
+    }
+
+    /// Revises stored reading `id` to `reading` (of its kind and time).
+    mutating func revise(_ id: Int64, to reading: LayeredReading) throws {
+        let ordinal = reading.kind.ordinal
+        let revise = try revisions[ordinal] ?? db.cachedStatement(sql: ReadingColumns.revisions[ordinal])
+        revisions[ordinal] = revise
+        try revise.execute(arguments: StatementArguments(ReadingColumns.values(of: reading) + [id]))
+    }
+
+    /// Queues reading `id`, new or revised, as pending for every caller that has asked for the device (the callers
+    /// it was delivered to included).
+    mutating func queue(_ id: Int64, at time: LayeredTimestamp) throws {
+        let callers =
+            try self.callers
+            ?? String.fetchAll(
+                db.cachedStatement(sql: "SELECT caller FROM pending_caller WHERE device_mac = ?"), arguments: [device])
+        self.callers = callers
+        guard !callers.isEmpty else { return }
+        let queue = try db.cachedStatement(
+            sql: "INSERT OR IGNORE INTO pending (caller, device_mac, measured_at, reading_id) VALUES (?, ?, ?, ?)")
+        for caller in callers { try queue.execute(arguments: [caller, device, time.secondsSince1970, id]) }
     }
 }

@@ -264,9 +264,10 @@ struct StoreFile: Sendable {
                 {
                     // only this migration's columns: a field added later has no value in a 0.14.0 row
                     for (field, value) in zip(reading.kind.storedFields, ReadingColumns.values(of: reading))
-                    where !value.isNull && columns.contains(field.name!) {
+                    where columns.contains(field.name!) {
+                        guard let value else { continue }
                         names.append(field.name!)
-                        values.append(value)
+                        values.append(value.databaseValue)
                     }
                 } else {
                     names.append("unconverted")
