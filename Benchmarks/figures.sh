@@ -158,6 +158,18 @@ rows.append((
     f"{int(number(trick_counts, r'path: ([0-9]+)')):,} vs {int(number(trick_counts, r'ArgumentParser: ([0-9]+)')):,}: "
     f"saves {number(trick_counts, r'saved: ([0-9.]+) %')} %",
     "`bash Benchmarks/speed-tricks.sh`"))
+pool = line(trick_lines, "median thread pool")
+pool_saved = line(trick_lines, "CallingThreadExecutor saves")
+pool_counts = line(trick_lines, "instructions, CallingThreadExecutor")
+rows.append((
+    "A speed trick on trial: `open` run on the main thread by CallingThreadExecutor against the same `open` built "
+    "with `-DVITALBRIDGE_THREAD_POOL` (the concurrency runtime's thread pool), release, static (kept if it saves "
+    "more than 2 %)",
+    f"median {number(fast, r': ([0-9.]+) ms')} vs {number(pool, r': ([0-9.]+) ms')} ms: saves "
+    f"{number(pool_saved, r', (-?[0-9.]+) %')} %",
+    f"{int(number(pool_counts, r'CallingThreadExecutor: ([0-9]+)')):,} vs "
+    f"{int(number(pool_counts, r'thread pool: ([0-9]+)')):,}: saves {number(pool_counts, r'saved: (-?[0-9.]+) %')} %",
+    "`bash Benchmarks/speed-tricks.sh`"))
 readers = [line(json_lines, name + ":") for name in ("fleet.json", "small.json", "full.json")]
 rows.append((
     "A speed trick on trial: VitalBridge's JSON reader against JSONDecoder (a floor: synthesized mirrors), first "

@@ -26,7 +26,13 @@ final class CallingThreadExecutor: TaskExecutor, @unchecked Sendable {
 
     /// Runs `operation` on the calling thread; it must end the process (every command ends with `exit`).
     static func run(_ operation: @escaping @Sendable () async -> Never) -> Never {
-        Task(executorPreference: shared) { await operation() }
+        #if VITALBRIDGE_THREAD_POOL
+            // The trial build of `Benchmarks/speed-tricks.sh` (`-Xswiftc -DVITALBRIDGE_THREAD_POOL`): the command
+            // runs on the concurrency runtime's thread pool, as without this executor, to measure what it saves.
+            Task { await operation() }
+        #else
+            Task(executorPreference: shared) { await operation() }
+        #endif
         shared.runJobs()
     }
 
