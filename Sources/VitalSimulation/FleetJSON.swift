@@ -224,51 +224,43 @@ extension RadioTiming {
 }
 
 extension SimulatedReading {
+    /// Reads `measuredAt`, `date` and the fleet keys of every reading kind (``keys``), each as its device rule
+    /// says.
     init(fields: JSONFields) throws(FleetError) {
         var fields = fields
-        self.init()
-        measuredAt = try fields.string("measuredAt")
-        systolic = try fields.double("systolic")
-        diastolic = try fields.double("diastolic")
-        pulse = try fields.double("pulse")
-        arrhythmia = try fields.bool("arrhythmia")
-        glucose = try fields.double("glucose")
-        weight = try fields.double("weight")
-        bodyFat = try fields.double("bodyFat")
-        temperature = try fields.double("temperature")
-        spo2 = try fields.double("spo2")
-        pi = try fields.double("pi")
+        self.init(measuredAt: try fields.string("measuredAt"))
+        for key in Self.keys {
+            values[key] = try DeviceRule.of(key).read(key, from: &fields)
+        }
         date = try fields.string("date")
-        steps = try fields.int("steps")
-        calories = try fields.int("calories")
-        sleepMinutes = try fields.int("sleepMinutes")
-        sleepEfficiency = try fields.int("sleepEfficiency")
-        swimMinutes = try fields.int("swimMinutes")
-        swimCalories = try fields.int("swimCalories")
         try fields.finish()
     }
 
     var jsonValue: JSON {
         var members = JSONMembers()
         members["measuredAt"] = measuredAt.map(JSON.string)
-        members["systolic"] = systolic.map(JSON.number)
-        members["diastolic"] = diastolic.map(JSON.number)
-        members["pulse"] = pulse.map(JSON.number)
-        members["arrhythmia"] = arrhythmia.map(JSON.bool)
-        members["glucose"] = glucose.map(JSON.number)
-        members["weight"] = weight.map(JSON.number)
-        members["bodyFat"] = bodyFat.map(JSON.number)
-        members["temperature"] = temperature.map(JSON.number)
-        members["spo2"] = spo2.map(JSON.number)
-        members["pi"] = pi.map(JSON.number)
         members["date"] = date.map(JSON.string)
-        members["steps"] = steps.map(JSON.number)
-        members["calories"] = calories.map(JSON.number)
-        members["sleepMinutes"] = sleepMinutes.map(JSON.number)
-        members["sleepEfficiency"] = sleepEfficiency.map(JSON.number)
-        members["swimMinutes"] = swimMinutes.map(JSON.number)
-        members["swimCalories"] = swimCalories.map(JSON.number)
+        for (key, value) in values {
+            switch value {
+            case .number(let number): members[key] = .number(number)
+            case .integer(let whole): members[key] = .number(whole)
+            case .flag(let flag): members[key] = .bool(flag)
+            case .sports, .intervals: preconditionFailure("a fleet file scripts no \(value)")
+            }
+        }
         return members.object
+    }
+}
+
+extension DeviceRule {
+    /// The value of `key` in `fields`: any number for a measured quantity, a whole number for a count, `true` or
+    /// `false` for a flag; `nil` when absent.
+    func read(_ key: String, from fields: inout JSONFields) throws(FleetError) -> FieldValue? {
+        switch self {
+        case .measured: try fields.double(key).map(FieldValue.number)
+        case .count, .whole: try fields.int(key).map(FieldValue.integer)
+        case .flag: try fields.bool(key).map(FieldValue.flag)
+        }
     }
 }
 
