@@ -304,7 +304,7 @@ public struct SimulatedReading: Hashable, Sendable {
 
     /// The reading for a device of `family`, rounded to what it can send.
     ///
-    /// - Throws: ``FleetError`` naming the missing or out-of-range field.
+    /// - Throws: ``FleetError`` naming the missing or out-of-range field, or a field of another family's readings.
     public func reading(for family: DeviceFamily, at path: String) throws(FleetError) -> LayeredReading {
         guard let kind = family.scriptedKind else {
             throw FleetError(
@@ -312,6 +312,10 @@ public struct SimulatedReading: Hashable, Sendable {
                 message: family == .smartband
                     ? "is not for a smartband: it records by itself from recordingSince"
                     : "is not for a heart-rate sensor: it streams beats")
+        }
+        let own = kind.fleetKeys
+        if let other = Self.keys.first(where: { values[$0] != nil && !own.contains($0) }) {
+            throw FleetError(path: path + "." + other, message: "is not for this device")
         }
         func required(_ field: String) -> FleetError {
             FleetError(path: path + "." + field, message: "is required for this device")

@@ -227,6 +227,50 @@ struct FleetJSONTests {
         }
     }
 
+    @Test(
+        "a key of another family's kind in a scripted reading is refused, with its path",
+        arguments: [
+            (
+                "BP5",
+                #""records": {"list": [{"measuredAt": "2026-11-19 07:00:00", "systolic": 120, "diastolic": 80, "glucose": 90}]}"#,
+                "records.list[0].glucose"
+            ),
+            (
+                "BG5", #""records": {"list": [{"measuredAt": "2026-11-19 07:00:00", "glucose": 90, "pulse": 70}]}"#,
+                "records.list[0].pulse"
+            ),
+            (
+                "PO3", #""nextMeasurements": [{"spo2": 97, "pulse": 70, "arrhythmia": true}]"#,
+                "nextMeasurements[0].arrhythmia"
+            ),
+            (
+                "AM4",
+                #""records": {"list": [{"date": "2026-11-19", "steps": 1, "calories": 2, "sleepMinutes": 3, "sleepEfficiency": 4, "weight": 70}]}"#,
+                "records.list[0].weight"
+            ),
+        ])
+    func otherFamilysKey(model: String, member: String, path: String) throws {
+        let json = #"{"devices": [{"model": "\#(model)", "mac": "004D3208D2F4", \#(member)}]}"#
+        let fleet = try Fleet(json: Array(json.utf8))
+        #expect(throws: FleetError(path: "devices[0]." + path, message: "is not for this device")) {
+            try SimulatedWorld(fleet: fleet, start: start)
+        }
+    }
+
+    @Test("a saved record with a key of another family's kind is refused, with its path")
+    func savedOtherFamilysKey() {
+        let saved = """
+            {"battery":90,"generator":{"state":7},"measurementsTaken":0,"nextSequenceNumber":2,"recordCount":1,\
+            "spentFailures":[],"swim":false}
+            {"reading":{"diastolic":80,"glucose":101,"measuredAt":"2026-11-19 07:00:00","systolic":120},\
+            "sequenceNumber":1}
+
+            """
+        #expect(throws: FleetError(path: "state.records[0].reading.glucose", message: "is not for this device")) {
+            try DeviceState(json: Array(saved.utf8))
+        }
+    }
+
     // MARK: Round trips
 
     static func randomReading(_ random: inout Random) -> SimulatedReading {
