@@ -243,17 +243,25 @@ public struct SimulatedReading: Hashable, Sendable {
     public var measuredAt: String?
     /// An activity day's date: `yyyy-MM-dd`.
     public var date: String?
-    /// The values by fleet key, as the fleet file reads them: `.number` for a key any number may give (a measured
-    /// quantity, which the device rounds), `.integer` for one only a whole number may (a count), `.flag` for
-    /// `true` or `false`. Set them through ``subscript(_:)``.
-    public internal(set) var values: [String: FieldValue]
+    /// The value of each fleet key, in the order of ``keys`` (an array, not a dictionary: a saved state of 65,000
+    /// records makes as many readings on every sync).
+    var slots: [FieldValue?]
 
     /// A reading with `values` by fleet key (see ``subscript(_:)``).
     public init(measuredAt: String? = nil, date: String? = nil, _ values: [String: FieldValue] = [:]) {
         self.measuredAt = measuredAt
         self.date = date
-        self.values = [:]
+        slots = Array(repeating: nil, count: Self.keys.count)
         for (key, value) in values { self[key] = value }
+    }
+
+    /// The values by fleet key, as the fleet file reads them: `.number` for a key any number may give (a measured
+    /// quantity, which the device rounds), `.integer` for one only a whole number may (a count), `.flag` for
+    /// `true` or `false`.
+    public var values: [String: FieldValue] {
+        var values: [String: FieldValue] = [:]
+        for (slot, value) in slots.enumerated() { values[Self.keys[slot]] = value }
+        return values
     }
 
     /// The value of the fleet key `key`, `nil` when the reading has none. A whole number set on a key the fleet
@@ -261,11 +269,13 @@ public struct SimulatedReading: Hashable, Sendable {
     ///
     /// - Precondition: `key` is a fleet key, and a value set is of its kind (a number, a whole number or a flag).
     public subscript(_ key: String) -> FieldValue? {
-        get { values[key] }
+        get { Self.slotOfKey[key].flatMap { slots[$0] } }
         set {
-            let rule = DeviceRule.of(key)
-            values[key] = newValue.map { value in
-                guard let kept = rule.kept(value) else { preconditionFailure("\(key) cannot hold \(value)") }
+            guard let slot = Self.slotOfKey[key] else { preconditionFailure("\(key) is not a fleet key") }
+            slots[slot] = newValue.map { value in
+                guard let kept = Self.rules[slot].kept(value) else {
+                    preconditionFailure("\(key) cannot hold \(value)")
+                }
                 return kept
             }
         }
@@ -273,21 +283,20 @@ public struct SimulatedReading: Hashable, Sendable {
 
     /// The fleet form of `reading`.
     public init(_ reading: LayeredReading) {
-        switch reading.kind {
-        case .bandDay:
-            preconditionFailure("a band day is never in a device's memory: bands hold items (BandState)")
-        case .heartRate:
-            preconditionFailure("a heart-rate sensor keeps no records: it streams beats")
-        case let kind:
-            self.init()
-            if kind.isDay {
-                date = reading.measuredAt.day.description
-            } else {
-                measuredAt = reading.measuredAt.description
-            }
-            for (field, value) in reading.fieldValues {
-                if let key = field.fleetKey { self[key] = value }
-            }
+        guard let script = DeviceFamily(of: reading).script else {
+            preconditionFailure(
+                reading.kind == .bandDay
+                    ? "a band day is never in a device's memory: bands hold items (BandState)"
+                    : "a heart-rate sensor keeps no records: it streams beats")
+        }
+        self.init()
+        if script.kind.isDay {
+            date = reading.measuredAt.day.description
+        } else {
+            measuredAt = reading.measuredAt.description
+        }
+        for scripted in script.fields {
+            slots[scripted.slot] = scripted.field.value(in: reading).flatMap(scripted.rule.kept)
         }
     }
 
@@ -296,30 +305,29 @@ public struct SimulatedReading: Hashable, Sendable {
     /// `temperature`: thermometer, `spo2`: pulse oximeter), or whose day it dates (`date`: activity monitor);
     /// `nil` for none.
     public var impliedFamily: DeviceFamily? {
-        DeviceFamily.allCases.first { family in
-            guard let kind = family.scriptedKind else { return false }
-            return kind.isDay ? date != nil : values[kind.fleetKeys[0]] != nil
-        }
+        Self.implying.first { _, script in
+            script.kind.isDay ? date != nil : slots[script.fields[0].slot] != nil
+        }?.family
     }
 
     /// The reading for a device of `family`, rounded to what it can send.
     ///
     /// - Throws: ``FleetError`` naming the missing or out-of-range field, or a field of another family's readings.
     public func reading(for family: DeviceFamily, at path: String) throws(FleetError) -> LayeredReading {
-        guard let kind = family.scriptedKind else {
+        guard let script = family.script else {
             throw FleetError(
                 path: path,
                 message: family == .smartband
                     ? "is not for a smartband: it records by itself from recordingSince"
                     : "is not for a heart-rate sensor: it streams beats")
         }
-        let own = kind.fleetKeys
-        if let other = Self.keys.first(where: { values[$0] != nil && !own.contains($0) }) {
-            throw FleetError(path: path + "." + other, message: "is not for this device")
+        if let other = slots.indices.first(where: { slots[$0] != nil && !script.owns[$0] }) {
+            throw FleetError(path: path + "." + Self.keys[other], message: "is not for this device")
         }
         func required(_ field: String) -> FleetError {
             FleetError(path: path + "." + field, message: "is required for this device")
         }
+        let kind = script.kind
         var time: LayeredTimestamp?
         if kind.isDay {
             guard let text = date else { throw required("date") }
@@ -328,20 +336,26 @@ public struct SimulatedReading: Hashable, Sendable {
             }
             time = LayeredTimestamp(secondsSince1970: day.daysSince1970 * 86_400)
         }
-        var sent: [String: FieldValue] = [:]
-        for field in kind.fields {
-            guard let key = field.fleetKey else { continue }
-            sent[key] = try Self.sent(values[key], of: field, at: path + "." + key)
-        }
-        // what a device knows of two fields together
-        if case .number(let systolic)? = sent["systolic"], case .number(let diastolic)? = sent["diastolic"],
-            diastolic >= systolic
-        {
-            throw FleetError(path: path + ".diastolic", message: "must be below systolic")
-        }
-        if kind == .activity {
-            // swim calories come with swim minutes, 0 when the fleet gives none
-            sent["swimCalories"] = sent["swimMinutes"] == nil ? nil : sent["swimCalories"] ?? .integer(0)
+        var fieldValues: [(field: ReadingField, value: FieldValue)] = []
+        fieldValues.reserveCapacity(script.fields.count)
+        var systolic: Double?
+        for scripted in script.fields {
+            var value = try scripted.sent(slots[scripted.slot], at: path)
+            // what a device knows of two fields together
+            switch (scripted.slot, value) {
+            case (Self.systolic, .number(let number)?):
+                systolic = number
+            case (Self.diastolic, .number(let diastolic)?):
+                if let systolic, diastolic >= systolic {
+                    throw FleetError(path: path + ".diastolic", message: "must be below systolic")
+                }
+            case (Self.swimCalories, _):
+                // swim calories come with swim minutes, 0 when the fleet gives none
+                value = slots[Self.swimMinutes] == nil ? nil : value ?? .integer(0)
+            default:
+                break
+            }
+            if let value { fieldValues.append((scripted.field, value)) }
         }
         if time == nil {
             guard let text = measuredAt else { throw required("measuredAt") }
@@ -350,48 +364,10 @@ public struct SimulatedReading: Hashable, Sendable {
             }
             time = timestamp
         }
-        let fieldValues = kind.fields.compactMap { field in
-            field.fleetKey.flatMap { sent[$0] }.map { (field: field, value: $0) }
-        }
         guard let time, let reading = LayeredReading(kind: kind, measuredAt: time, values: fieldValues) else {
             preconditionFailure("the checked values of a \(kind) do not make one: \(fieldValues.map(\.value))")
         }
         return reading
-    }
-
-    /// `value`, the fleet's value of `field` at `path`, as the device sends it: within its range and rounded as
-    /// its ``DeviceRule`` says, of the field's type; `nil` when the reading leaves out an optional field.
-    private static func sent(_ value: FieldValue?, of field: ReadingField, at path: String) throws(FleetError)
-        -> FieldValue?
-    {
-        let rule = DeviceRule.of(field.fleetKey ?? "")
-        let countMessage = "is required and must be a count the device can hold"
-        guard let value else {
-            guard field.presence == .required else { return nil }
-            if case .count = rule { throw FleetError(path: path, message: countMessage) }
-            throw FleetError(path: path, message: "is required for this device")
-        }
-        switch (rule, value) {
-        case (.measured(let range, let stepsPerUnit), .number(let written)):
-            let rounded = (written * stepsPerUnit).rounded() / stepsPerUnit
-            // whole units are checked as the device rounds them, finer steps as written
-            guard range.contains(stepsPerUnit == 1 ? rounded : written) else {
-                throw FleetError(path: path, message: "must be from \(range.lowerBound) to \(range.upperBound)")
-            }
-            return field.type == .integer ? .integer(Int(rounded)) : .number(rounded)
-        case (.count(let maximum), .integer(let count)):
-            guard count >= 0, count <= maximum else { throw FleetError(path: path, message: countMessage) }
-            return value
-        case (.whole(let range), .integer(let number)):
-            if let range, !range.contains(number) {
-                throw FleetError(path: path, message: "must be from \(range.lowerBound) to \(range.upperBound)")
-            }
-            return value
-        case (.flag, .flag):
-            return value
-        default:
-            preconditionFailure("\(path) holds \(value), which its rule does not take")
-        }
     }
 
     /// Every fleet key of every reading kind, once, in the kinds' order (`pulse` is one key for a blood pressure
@@ -399,6 +375,88 @@ public struct SimulatedReading: Hashable, Sendable {
     static let keys: [String] = ReadingKind.allCases.flatMap(\.fleetKeys).reduce(into: []) { keys, key in
         if !keys.contains(key) { keys.append(key) }
     }
+
+    /// The slot of each fleet key, and its rule.
+    static let slotOfKey = [String: Int](uniqueKeysWithValues: keys.enumerated().map { ($0.element, $0.offset) })
+    static let rules = keys.map(DeviceRule.of)
+    private static let (systolic, diastolic) = (slotOfKey["systolic"]!, slotOfKey["diastolic"]!)
+    private static let (swimMinutes, swimCalories) = (slotOfKey["swimMinutes"]!, slotOfKey["swimCalories"]!)
+
+    /// A kind's fields a fleet file scripts, and which slots are its own.
+    struct Script {
+        var kind: ReadingKind
+        var fields: [Scripted]
+        var owns: [Bool]
+    }
+
+    /// A field a fleet file scripts: its slot and its device rule.
+    struct Scripted {
+        var field: ReadingField
+        var slot: Int
+        var rule: DeviceRule
+
+        /// `value`, the fleet's value of the field, as the device sends it: within its range and rounded as its
+        /// rule says, of the field's type; `nil` when the reading leaves out an optional field. `path` is the
+        /// reading's.
+        func sent(_ value: FieldValue?, at path: String) throws(FleetError) -> FieldValue? {
+            let countMessage = "is required and must be a count the device can hold"
+            func error(_ message: String) -> FleetError {
+                FleetError(path: path + "." + SimulatedReading.keys[slot], message: message)
+            }
+            guard let value else {
+                guard field.presence == .required else { return nil }
+                if case .count = rule { throw error(countMessage) }
+                throw error("is required for this device")
+            }
+            switch (rule, value) {
+            case (.measured(let range, let stepsPerUnit), .number(let written)):
+                let rounded = (written * stepsPerUnit).rounded() / stepsPerUnit
+                // whole units are checked as the device rounds them, finer steps as written
+                guard range.contains(stepsPerUnit == 1 ? rounded : written) else {
+                    throw error("must be from \(range.lowerBound) to \(range.upperBound)")
+                }
+                return field.type == .integer ? .integer(Int(rounded)) : .number(rounded)
+            case (.count(let maximum), .integer(let count)):
+                guard count >= 0, count <= maximum else { throw error(countMessage) }
+                return value
+            case (.whole(let range), .integer(let number)):
+                if let range, !range.contains(number) {
+                    throw error("must be from \(range.lowerBound) to \(range.upperBound)")
+                }
+                return value
+            case (.flag, .flag):
+                return value
+            default:
+                preconditionFailure("\(SimulatedReading.keys[slot]) holds \(value), which its rule does not take")
+            }
+        }
+    }
+
+    /// The scripts of the families that have one, in `DeviceFamily` order: the order ``impliedFamily`` tries.
+    private static let implying = DeviceFamily.allCases.compactMap { family in
+        family.script.map { (family: family, script: $0) }
+    }
+}
+
+extension SimulatedReading.Script {
+    /// The script of `kind`.
+    init(_ kind: ReadingKind) {
+        let fields = kind.fields.compactMap { field in
+            field.fleetKey.map { key in
+                SimulatedReading.Scripted(
+                    field: field, slot: SimulatedReading.keys.firstIndex(of: key)!, rule: DeviceRule.of(key))
+            }
+        }
+        let owns = SimulatedReading.keys.indices.map { slot in fields.contains { $0.slot == slot } }
+        self.init(kind: kind, fields: fields, owns: owns)
+    }
+
+    static let bloodPressure = Self(.bloodPressure)
+    static let glucose = Self(.glucose)
+    static let weight = Self(.weight)
+    static let temperature = Self(.temperature)
+    static let oximetry = Self(.oximetry)
+    static let activity = Self(.activity)
 }
 
 /// What a device can send of a scripted value: the device knowledge the reading descriptors leave out (a store
@@ -457,9 +515,9 @@ extension ReadingKind {
 }
 
 extension DeviceFamily {
-    /// The kind of the readings a fleet file scripts for the family's devices; `nil` for smartbands (which record
-    /// by themselves) and heart-rate sensors (which stream beats).
-    var scriptedKind: ReadingKind? {
+    /// The script of the readings a fleet file gives the family's devices: their kind's fields with fleet keys;
+    /// `nil` for smartbands (which record by themselves) and heart-rate sensors (which stream beats).
+    var script: SimulatedReading.Script? {
         switch self {
         case .bloodPressure: .bloodPressure
         case .glucose: .glucose

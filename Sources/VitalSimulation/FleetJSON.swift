@@ -225,14 +225,15 @@ extension RadioTiming {
 
 extension SimulatedReading {
     /// Reads `measuredAt`, `date` and the fleet keys of every reading kind (``keys``), each as its device rule
-    /// says.
+    /// says. The members are taken in the document's order: a reading has a few of the keys, which are not looked
+    /// for one by one.
     init(fields: JSONFields) throws(FleetError) {
         var fields = fields
-        self.init(measuredAt: try fields.string("measuredAt"))
-        for key in Self.keys {
-            values[key] = try DeviceRule.of(key).read(key, from: &fields)
+        self.init(measuredAt: try fields.string("measuredAt"), date: try fields.string("date"))
+        for (key, _) in fields.members {
+            guard let slot = Self.slotOfKey[key] else { continue }
+            slots[slot] = try Self.rules[slot].read(key, from: &fields)
         }
-        date = try fields.string("date")
         try fields.finish()
     }
 
@@ -240,12 +241,13 @@ extension SimulatedReading {
         var members = JSONMembers()
         members["measuredAt"] = measuredAt.map(JSON.string)
         members["date"] = date.map(JSON.string)
-        for (key, value) in values {
+        for (slot, value) in slots.enumerated() {
             switch value {
-            case .number(let number): members[key] = .number(number)
-            case .integer(let whole): members[key] = .number(whole)
-            case .flag(let flag): members[key] = .bool(flag)
-            case .sports, .intervals: preconditionFailure("a fleet file scripts no \(value)")
+            case .number(let number)?: members[Self.keys[slot]] = .number(number)
+            case .integer(let whole)?: members[Self.keys[slot]] = .number(whole)
+            case .flag(let flag)?: members[Self.keys[slot]] = .bool(flag)
+            case .sports?, .intervals?: preconditionFailure("a fleet file scripts no \(value!)")
+            case nil: continue
             }
         }
         return members.object
