@@ -242,13 +242,14 @@ extension SimulatedReading {
         members["measuredAt"] = measuredAt.map(JSON.string)
         members["date"] = date.map(JSON.string)
         for (slot, value) in slots.enumerated() {
-            switch value {
-            case .number(let number)?: members[Self.keys[slot]] = .number(number)
-            case .integer(let whole)?: members[Self.keys[slot]] = .number(whole)
-            case .flag(let flag)?: members[Self.keys[slot]] = .bool(flag)
-            case .sports?, .intervals?: preconditionFailure("a fleet file scripts no \(value!)")
-            case nil: continue
-            }
+            guard let value else { continue }
+            members[Self.keys[slot]] =
+                switch value {
+                case .number(let number): .number(number)
+                case .integer(let whole): .number(whole)
+                case .flag(let flag): .bool(flag)
+                case .sports, .intervals: preconditionFailure("a fleet file scripts no \(value)")
+                }
         }
         return members.object
     }
