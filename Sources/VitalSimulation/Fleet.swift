@@ -220,7 +220,8 @@ public struct RadioTiming: Hashable, Sendable {
     }
 }
 
-/// A reading as a fleet file (and the world's saved state) writes it; which fields apply depends on the family:
+/// A reading as a fleet file (and the world's saved state) writes it: its time, and its values keyed by the fleet
+/// keys of the reading kinds' fields (`ReadingField.fleetKey` in VitalCore). Which keys apply depends on the family:
 ///
 /// - blood pressure: `systolic`, `diastolic` (mmHg), `pulse` (bpm), `arrhythmia`;
 /// - glucose: `glucose` (mg/dL); scale: `weight` (kg), and `bodyFat` (%) from a body composition scale (which
@@ -231,150 +232,300 @@ public struct RadioTiming: Hashable, Sendable {
 ///
 /// and `measuredAt` (`yyyy-MM-dd HH:mm:ss`, UTC) for all but the activity days. Values are rounded to what the
 /// device can send: whole mmHg, mg/dL, bpm and %; 0.005 kg; 0.1 °C; 0.1 % for the perfusion index and body fat.
+///
+/// ```swift
+/// let scripted = SimulatedReading(
+///     measuredAt: "2026-11-19 07:00:00", ["systolic": .number(121), "diastolic": .number(79)])
+/// try scripted.reading(for: .bloodPressure, at: "records.list[0]")   // a blood pressure of 121/79 mmHg
+/// ```
 public struct SimulatedReading: Hashable, Sendable {
+    /// When a timed reading was taken: `yyyy-MM-dd HH:mm:ss` (UTC).
     public var measuredAt: String?
-    public var systolic: Double?
-    public var diastolic: Double?
-    public var pulse: Double?
-    public var arrhythmia: Bool?
-    public var glucose: Double?
-    public var weight: Double?
-    public var bodyFat: Double?
-    public var temperature: Double?
-    public var spo2: Double?
-    public var pi: Double?
+    /// An activity day's date: `yyyy-MM-dd`.
     public var date: String?
-    public var steps: Int?
-    public var calories: Int?
-    public var sleepMinutes: Int?
-    public var sleepEfficiency: Int?
-    public var swimMinutes: Int?
-    public var swimCalories: Int?
+    /// The value of each fleet key, in the order of ``keys`` (an array, not a dictionary: a saved state of 65,000
+    /// records makes as many readings on every sync).
+    var slots: [FieldValue?]
 
-    public init() {}
+    /// A reading with `values` by fleet key (see ``subscript(_:)``).
+    public init(measuredAt: String? = nil, date: String? = nil, _ values: [String: FieldValue] = [:]) {
+        self.measuredAt = measuredAt
+        self.date = date
+        slots = Array(repeating: nil, count: Self.keys.count)
+        for (key, value) in values { self[key] = value }
+    }
 
-    /// The fleet form of `reading`.
-    public init(_ reading: LayeredReading) {
-        switch reading {
-        case .bloodPressure(let value):
-            measuredAt = value.measuredAt.description
-            (systolic, diastolic) = (value.systolic, value.diastolic)
-            pulse = value.heartRate.map(Double.init)
-            arrhythmia = value.arrhythmia
-        case .glucose(let value):
-            (measuredAt, glucose) = (value.measuredAt.description, value.mgPerDeciliter)
-        case .weight(let value):
-            (measuredAt, weight) = (value.measuredAt.description, value.kilograms)
-            bodyFat = value.bodyComposition?.bodyFatPercentage
-        case .temperature(let value):
-            (measuredAt, temperature) = (value.measuredAt.description, value.celsius)
-        case .oximetry(let value):
-            measuredAt = value.measuredAt.description
-            (spo2, pulse, pi) = (Double(value.oxygenSaturation), Double(value.heartRate), value.perfusionIndex)
-        case .activity(let day):
-            date = day.date.description
-            (steps, calories, sleepMinutes, sleepEfficiency) = (
-                day.steps, day.calories, day.sleepMinutes, day.sleepEfficiency
-            )
-            (swimMinutes, swimCalories) = (day.swimMinutes, day.swimCalories)
-        case .band:
-            preconditionFailure("a band day is never in a device's memory: bands hold items (BandState)")
-        case .heartRate:
-            preconditionFailure("a heart-rate sensor keeps no records: it streams beats")
+    /// The values by fleet key, as the fleet file reads them: `.number` for a key any number may give (a measured
+    /// quantity, which the device rounds), `.integer` for one only a whole number may (a count), `.flag` for
+    /// `true` or `false`.
+    public var values: [String: FieldValue] {
+        var values: [String: FieldValue] = [:]
+        for (slot, value) in slots.enumerated() { values[Self.keys[slot]] = value }
+        return values
+    }
+
+    /// The value of the fleet key `key`, `nil` when the reading has none. A whole number set on a key the fleet
+    /// file reads as any number (`pulse`) is kept as that number.
+    ///
+    /// - Precondition: `key` is a fleet key, and a value set is of its kind (a number, a whole number or a flag).
+    public subscript(_ key: String) -> FieldValue? {
+        get { Self.slotOfKey[key].flatMap { slots[$0] } }
+        set {
+            guard let slot = Self.slotOfKey[key] else { preconditionFailure("\(key) is not a fleet key") }
+            slots[slot] = newValue.map { value in
+                guard let kept = Self.rules[slot].kept(value) else {
+                    preconditionFailure("\(key) cannot hold \(value)")
+                }
+                return kept
+            }
         }
     }
 
-    /// The family whose readings have this reading's fields (`systolic`: blood pressure, `glucose`, `weight`:
-    /// scale, `temperature`: thermometer, `spo2`: pulse oximeter, `date`: activity monitor); `nil` for none.
+    /// The fleet form of `reading`.
+    public init(_ reading: LayeredReading) {
+        guard let script = DeviceFamily(of: reading).script else {
+            preconditionFailure(
+                reading.kind == .bandDay
+                    ? "a band day is never in a device's memory: bands hold items (BandState)"
+                    : "a heart-rate sensor keeps no records: it streams beats")
+        }
+        self.init()
+        if script.kind.isDay {
+            date = reading.measuredAt.day.description
+        } else {
+            measuredAt = reading.measuredAt.description
+        }
+        for scripted in script.fields {
+            slots[scripted.slot] = scripted.field.value(in: reading).flatMap(scripted.rule.kept)
+        }
+    }
+
+    /// The family whose readings have this reading's fields: the first family (in `DeviceFamily` order) whose
+    /// kind's first fleet key the reading has (`systolic`: blood pressure, `glucose`, `weight`: scale,
+    /// `temperature`: thermometer, `spo2`: pulse oximeter), or whose day it dates (`date`: activity monitor);
+    /// `nil` for none.
     public var impliedFamily: DeviceFamily? {
-        if systolic != nil { return .bloodPressure }
-        if glucose != nil { return .glucose }
-        if weight != nil { return .scale }
-        if temperature != nil { return .thermometer }
-        if spo2 != nil { return .pulseOximeter }
-        if date != nil { return .activityMonitor }
-        return nil
+        Self.implying.first { _, script in
+            script.kind.isDay ? date != nil : slots[script.fields[0].slot] != nil
+        }?.family
     }
 
     /// The reading for a device of `family`, rounded to what it can send.
     ///
-    /// - Throws: ``FleetError`` naming the missing or out-of-range field.
+    /// - Throws: ``FleetError`` naming the missing or out-of-range field, or a field of another family's readings.
     public func reading(for family: DeviceFamily, at path: String) throws(FleetError) -> LayeredReading {
-        func need<T>(_ value: T?, _ field: String) throws(FleetError) -> T {
-            guard let value else { throw FleetError(path: path + "." + field, message: "is required for this device") }
-            return value
+        guard let script = family.script else {
+            throw FleetError(
+                path: path,
+                message: family == .smartband
+                    ? "is not for a smartband: it records by itself from recordingSince"
+                    : "is not for a heart-rate sensor: it streams beats")
         }
-        func check(_ value: Double, _ field: String, _ range: ClosedRange<Double>) throws(FleetError) -> Double {
-            guard range.contains(value) else {
-                throw FleetError(
-                    path: path + "." + field, message: "must be from \(range.lowerBound) to \(range.upperBound)")
-            }
-            return value
+        if let other = slots.indices.first(where: { slots[$0] != nil && !script.owns[$0] }) {
+            throw FleetError(path: path + "." + Self.keys[other], message: "is not for this device")
         }
-        func time() throws(FleetError) -> LayeredTimestamp {
-            guard let timestamp = LayeredTimestamp(parsing: try need(measuredAt, "measuredAt")) else {
-                throw FleetError(path: path + ".measuredAt", message: "is not yyyy-MM-dd HH:mm:ss")
-            }
-            return timestamp
+        func required(_ field: String) -> FleetError {
+            FleetError(path: path + "." + field, message: "is required for this device")
         }
-        switch family {
-        case .bloodPressure:
-            let systolic = try check(try need(systolic, "systolic").rounded(), "systolic", 40...300)
-            let diastolic = try check(try need(diastolic, "diastolic").rounded(), "diastolic", 20...250)
-            guard diastolic < systolic else {
-                throw FleetError(path: path + ".diastolic", message: "must be below systolic")
-            }
-            return .bloodPressure(
-                BloodPressureReading(
-                    systolic: systolic, diastolic: diastolic,
-                    heartRate: try pulse.map { value throws(FleetError) in
-                        Int(try check(value.rounded(), "pulse", 20...250))
-                    },
-                    arrhythmia: arrhythmia, measuredAt: try time()))
-        case .glucose:
-            let value = try check(try need(glucose, "glucose").rounded(), "glucose", 10...600)
-            return .glucose(GlucoseReading(mgPerDeciliter: value, measuredAt: try time()))
-        case .scale:
-            let raw = (try check(try need(weight, "weight"), "weight", 1...300) * 200).rounded()
-            let composition = try bodyFat.map { value throws(FleetError) in
-                BodyComposition(bodyFatPercentage: (try check(value, "bodyFat", 3...75) * 10).rounded() / 10)
-            }
-            return .weight(
-                WeightReading(
-                    kilograms: Double(Int(raw) * 5) / 1000, measuredAt: try time(), bodyComposition: composition))
-        case .thermometer:
-            let tenths = (try check(try need(temperature, "temperature"), "temperature", 30...45) * 10).rounded()
-            return .temperature(TemperatureReading(celsius: tenths / 10, measuredAt: try time()))
-        case .pulseOximeter:
-            let spo2 = try check(try need(spo2, "spo2").rounded(), "spo2", 50...100)
-            let pulse = try check(try need(pulse, "pulse").rounded(), "pulse", 20...250)
-            let pi = try pi.map { value throws(FleetError) in (try check(value, "pi", 0...20) * 10).rounded() / 10 }
-            return .oximetry(
-                OximetryReading(
-                    oxygenSaturation: Int(spo2), heartRate: Int(pulse), perfusionIndex: pi, measuredAt: try time()))
-        case .smartband:
-            throw FleetError(path: path, message: "is not for a smartband: it records by itself from recordingSince")
-        case .heartRateSensor:
-            throw FleetError(path: path, message: "is not for a heart-rate sensor: it streams beats")
-        case .activityMonitor:
-            guard let day = LayeredDate(parsing: try need(date, "date")) else {
+        let kind = script.kind
+        var time: LayeredTimestamp?
+        if kind.isDay {
+            guard let text = date else { throw required("date") }
+            guard let day = LayeredDate(parsing: text) else {
                 throw FleetError(path: path + ".date", message: "is not yyyy-MM-dd")
             }
-            let efficiency = try need(sleepEfficiency, "sleepEfficiency")
-            guard (0...100).contains(efficiency) else {
-                throw FleetError(path: path + ".sleepEfficiency", message: "must be from 0 to 100")
-            }
-            for (value, field) in [(steps, "steps"), (calories, "calories"), (sleepMinutes, "sleepMinutes")] {
-                guard let value, value >= 0, value <= (field == "steps" ? Int(UInt32.max) : 0xFFFE) else {
-                    throw FleetError(
-                        path: path + "." + field, message: "is required and must be a count the device can hold")
+            time = LayeredTimestamp(secondsSince1970: day.daysSince1970 * 86_400)
+        }
+        var fieldValues: [(field: ReadingField, value: FieldValue)] = []
+        fieldValues.reserveCapacity(script.fields.count)
+        var systolic: Double?
+        for scripted in script.fields {
+            var value = try scripted.sent(slots[scripted.slot], at: path)
+            // what a device knows of two fields together
+            switch (scripted.slot, value) {
+            case (Self.systolic, .number(let number)?):
+                systolic = number
+            case (Self.diastolic, .number(let diastolic)?):
+                if let systolic, diastolic >= systolic {
+                    throw FleetError(path: path + ".diastolic", message: "must be below systolic")
                 }
+            case (Self.swimCalories, _):
+                // swim calories come with swim minutes, 0 when the fleet gives none
+                value = slots[Self.swimMinutes] == nil ? nil : value ?? .integer(0)
+            default:
+                break
             }
-            return .activity(
-                ActivityDay(
-                    date: day, steps: steps!, calories: calories!, sleepMinutes: sleepMinutes!,
-                    sleepEfficiency: efficiency,
-                    swimMinutes: swimMinutes, swimCalories: swimMinutes == nil ? nil : swimCalories ?? 0))
+            if let value { fieldValues.append((scripted.field, value)) }
+        }
+        if time == nil {
+            guard let text = measuredAt else { throw required("measuredAt") }
+            guard let timestamp = LayeredTimestamp(parsing: text) else {
+                throw FleetError(path: path + ".measuredAt", message: "is not yyyy-MM-dd HH:mm:ss")
+            }
+            time = timestamp
+        }
+        guard let time, let reading = LayeredReading(kind: kind, measuredAt: time, values: fieldValues) else {
+            preconditionFailure("the checked values of a \(kind) do not make one: \(fieldValues.map(\.value))")
+        }
+        return reading
+    }
+
+    /// Every fleet key of every reading kind, once, in the kinds' order (`pulse` is one key for a blood pressure
+    /// and an oximetry reading).
+    static let keys: [String] = ReadingKind.allCases.flatMap(\.fleetKeys).reduce(into: []) { keys, key in
+        if !keys.contains(key) { keys.append(key) }
+    }
+
+    /// The slot of each fleet key, and its rule.
+    static let slotOfKey = [String: Int](uniqueKeysWithValues: keys.enumerated().map { ($0.element, $0.offset) })
+    static let rules = keys.map(DeviceRule.of)
+    private static let (systolic, diastolic) = (slotOfKey["systolic"]!, slotOfKey["diastolic"]!)
+    private static let (swimMinutes, swimCalories) = (slotOfKey["swimMinutes"]!, slotOfKey["swimCalories"]!)
+
+    /// A kind's fields a fleet file scripts, and which slots are its own.
+    struct Script {
+        var kind: ReadingKind
+        var fields: [Scripted]
+        var owns: [Bool]
+    }
+
+    /// A field a fleet file scripts: its slot and its device rule.
+    struct Scripted {
+        var field: ReadingField
+        var slot: Int
+        var rule: DeviceRule
+
+        /// `value`, the fleet's value of the field, as the device sends it: within its range and rounded as its
+        /// rule says, of the field's type; `nil` when the reading leaves out an optional field. `path` is the
+        /// reading's.
+        func sent(_ value: FieldValue?, at path: String) throws(FleetError) -> FieldValue? {
+            let countMessage = "is required and must be a count the device can hold"
+            func error(_ message: String) -> FleetError {
+                FleetError(path: path + "." + SimulatedReading.keys[slot], message: message)
+            }
+            guard let value else {
+                guard field.presence == .required else { return nil }
+                if case .count = rule { throw error(countMessage) }
+                throw error("is required for this device")
+            }
+            switch (rule, value) {
+            case (.measured(let range, let stepsPerUnit), .number(let written)):
+                let rounded = (written * stepsPerUnit).rounded() / stepsPerUnit
+                // whole units are checked as the device rounds them, finer steps as written
+                guard range.contains(stepsPerUnit == 1 ? rounded : written) else {
+                    throw error("must be from \(range.lowerBound) to \(range.upperBound)")
+                }
+                return field.type == .integer ? .integer(Int(rounded)) : .number(rounded)
+            case (.count(let maximum), .integer(let count)):
+                guard count >= 0, count <= maximum else { throw error(countMessage) }
+                return value
+            case (.whole(let range), .integer(let number)):
+                if let range, !range.contains(number) {
+                    throw error("must be from \(range.lowerBound) to \(range.upperBound)")
+                }
+                return value
+            case (.flag, .flag):
+                return value
+            default:
+                preconditionFailure("\(SimulatedReading.keys[slot]) holds \(value), which its rule does not take")
+            }
+        }
+    }
+
+    /// The scripts of the families that have one, in `DeviceFamily` order: the order ``impliedFamily`` tries.
+    private static let implying = DeviceFamily.allCases.compactMap { family in
+        family.script.map { (family: family, script: $0) }
+    }
+}
+
+extension SimulatedReading.Script {
+    /// The script of `kind`.
+    init(_ kind: ReadingKind) {
+        let fields = kind.fields.compactMap { field in
+            field.fleetKey.map { key in
+                SimulatedReading.Scripted(
+                    field: field, slot: SimulatedReading.keys.firstIndex(of: key)!, rule: DeviceRule.of(key))
+            }
+        }
+        let owns = SimulatedReading.keys.indices.map { slot in fields.contains { $0.slot == slot } }
+        self.init(kind: kind, fields: fields, owns: owns)
+    }
+
+    static let bloodPressure = Self(.bloodPressure)
+    static let glucose = Self(.glucose)
+    static let weight = Self(.weight)
+    static let temperature = Self(.temperature)
+    static let oximetry = Self(.oximetry)
+    static let activity = Self(.activity)
+}
+
+/// What a device can send of a scripted value: the device knowledge the reading descriptors leave out (a store
+/// keeps whatever value it is given). It decides how the fleet file writes the value too: any number for a measured
+/// quantity, a whole number for a count, `true` or `false` for a flag.
+enum DeviceRule: Hashable, Sendable {
+    /// A measured quantity from `range`, rounded to steps of 1 / `stepsPerUnit` (1: whole units, 10: tenths, 200:
+    /// 0.005 kg).
+    case measured(ClosedRange<Double>, stepsPerUnit: Double)
+    /// A count from 0 to `max`, which every reading has.
+    case count(max: Int)
+    /// A whole number from `range`, or any.
+    case whole(ClosedRange<Int>?)
+    case flag
+
+    /// The rule of every fleet key.
+    static let byFleetKey: [String: DeviceRule] = [
+        "systolic": .measured(40...300, stepsPerUnit: 1),
+        "diastolic": .measured(20...250, stepsPerUnit: 1),
+        "pulse": .measured(20...250, stepsPerUnit: 1),
+        "arrhythmia": .flag,
+        "glucose": .measured(10...600, stepsPerUnit: 1),
+        "weight": .measured(1...300, stepsPerUnit: 200),
+        "bodyFat": .measured(3...75, stepsPerUnit: 10),
+        "temperature": .measured(30...45, stepsPerUnit: 10),
+        "spo2": .measured(50...100, stepsPerUnit: 1),
+        "pi": .measured(0...20, stepsPerUnit: 10),
+        "steps": .count(max: Int(UInt32.max)),
+        "calories": .count(max: 0xFFFE),
+        "sleepMinutes": .count(max: 0xFFFE),
+        "sleepEfficiency": .whole(0...100),
+        "swimMinutes": .whole(nil),
+        "swimCalories": .whole(nil),
+    ]
+
+    /// The rule of the fleet key `key`.
+    static func of(_ key: String) -> DeviceRule {
+        guard let rule = byFleetKey[key] else { preconditionFailure("\(key) is not a fleet key with a device rule") }
+        return rule
+    }
+
+    /// `value` as the fleet file reads a value of this rule (a whole number where any number may be is that
+    /// number); `nil` when it cannot be one.
+    func kept(_ value: FieldValue) -> FieldValue? {
+        switch (self, value) {
+        case (.measured, .number), (.count, .integer), (.whole, .integer), (.flag, .flag): value
+        case (.measured, .integer(let whole)): .number(Double(whole))
+        default: nil
+        }
+    }
+}
+
+extension ReadingKind {
+    /// The fleet keys of the kind's fields, in the kind's order.
+    var fleetKeys: [String] { fields.compactMap(\.fleetKey) }
+}
+
+extension DeviceFamily {
+    /// The script of the readings a fleet file gives the family's devices: their kind's fields with fleet keys;
+    /// `nil` for smartbands (which record by themselves) and heart-rate sensors (which stream beats).
+    var script: SimulatedReading.Script? {
+        switch self {
+        case .bloodPressure: .bloodPressure
+        case .glucose: .glucose
+        case .scale: .weight
+        case .thermometer: .temperature
+        case .pulseOximeter: .oximetry
+        case .activityMonitor: .activity
+        case .smartband, .heartRateSensor: nil
         }
     }
 }

@@ -224,51 +224,46 @@ extension RadioTiming {
 }
 
 extension SimulatedReading {
+    /// Reads `measuredAt`, `date` and the fleet keys of every reading kind (``keys``), each as its device rule
+    /// says. The members are taken in the document's order: a reading has a few of the keys, which are not looked
+    /// for one by one.
     init(fields: JSONFields) throws(FleetError) {
         var fields = fields
-        self.init()
-        measuredAt = try fields.string("measuredAt")
-        systolic = try fields.double("systolic")
-        diastolic = try fields.double("diastolic")
-        pulse = try fields.double("pulse")
-        arrhythmia = try fields.bool("arrhythmia")
-        glucose = try fields.double("glucose")
-        weight = try fields.double("weight")
-        bodyFat = try fields.double("bodyFat")
-        temperature = try fields.double("temperature")
-        spo2 = try fields.double("spo2")
-        pi = try fields.double("pi")
-        date = try fields.string("date")
-        steps = try fields.int("steps")
-        calories = try fields.int("calories")
-        sleepMinutes = try fields.int("sleepMinutes")
-        sleepEfficiency = try fields.int("sleepEfficiency")
-        swimMinutes = try fields.int("swimMinutes")
-        swimCalories = try fields.int("swimCalories")
+        self.init(measuredAt: try fields.string("measuredAt"), date: try fields.string("date"))
+        for (key, _) in fields.members {
+            guard let slot = Self.slotOfKey[key] else { continue }
+            slots[slot] = try Self.rules[slot].read(key, from: &fields)
+        }
         try fields.finish()
     }
 
     var jsonValue: JSON {
         var members = JSONMembers()
         members["measuredAt"] = measuredAt.map(JSON.string)
-        members["systolic"] = systolic.map(JSON.number)
-        members["diastolic"] = diastolic.map(JSON.number)
-        members["pulse"] = pulse.map(JSON.number)
-        members["arrhythmia"] = arrhythmia.map(JSON.bool)
-        members["glucose"] = glucose.map(JSON.number)
-        members["weight"] = weight.map(JSON.number)
-        members["bodyFat"] = bodyFat.map(JSON.number)
-        members["temperature"] = temperature.map(JSON.number)
-        members["spo2"] = spo2.map(JSON.number)
-        members["pi"] = pi.map(JSON.number)
         members["date"] = date.map(JSON.string)
-        members["steps"] = steps.map(JSON.number)
-        members["calories"] = calories.map(JSON.number)
-        members["sleepMinutes"] = sleepMinutes.map(JSON.number)
-        members["sleepEfficiency"] = sleepEfficiency.map(JSON.number)
-        members["swimMinutes"] = swimMinutes.map(JSON.number)
-        members["swimCalories"] = swimCalories.map(JSON.number)
+        for (slot, value) in slots.enumerated() {
+            guard let value else { continue }
+            members[Self.keys[slot]] =
+                switch value {
+                case .number(let number): .number(number)
+                case .integer(let whole): .number(whole)
+                case .flag(let flag): .bool(flag)
+                case .sports, .intervals: preconditionFailure("a fleet file scripts no \(value)")
+                }
+        }
         return members.object
+    }
+}
+
+extension DeviceRule {
+    /// The value of `key` in `fields`: any number for a measured quantity, a whole number for a count, `true` or
+    /// `false` for a flag; `nil` when absent.
+    func read(_ key: String, from fields: inout JSONFields) throws(FleetError) -> FieldValue? {
+        switch self {
+        case .measured: try fields.double(key).map(FieldValue.number)
+        case .count, .whole: try fields.int(key).map(FieldValue.integer)
+        case .flag: try fields.bool(key).map(FieldValue.flag)
+        }
     }
 }
 

@@ -4,7 +4,8 @@ import VitalCore
 /// name the path of a wrong value, and ``finish()``, which rejects the members nobody asked for.
 struct JSONFields {
     let path: String
-    private let members: [(key: String, value: JSON)]
+    /// The object's members, in the document's order.
+    let members: [(key: String, value: JSON)]
     private var read: [String] = []
 
     /// The object `value` at `path`, or an error naming what it is instead.

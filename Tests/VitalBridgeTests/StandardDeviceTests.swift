@@ -75,8 +75,8 @@ struct StandardDeviceTests {
 
         // a reading dated by a clock far from the host's is not the one the request waits for
         var device = Self.device("BPS", Self.bps, records: 0)
-        var old = SimulatedReading()
-        (old.systolic, old.diastolic, old.measuredAt) = (120, 80, "2026-01-01 08:00:00")
+        let old = SimulatedReading(
+            measuredAt: "2026-01-01 08:00:00", ["systolic": .number(120), "diastolic": .number(80)])
         device.nextMeasurements = [old]
         let stale = try Engine([device])
         let answer = try await stale.callback(request(.measure, .bloodPressureMonitor, Self.bps))
@@ -92,8 +92,7 @@ struct StandardDeviceTests {
         var device = Self.device("WSS", Self.wss)
         device.bodyComposition = order.rawValue
         // a reading whose body fat the scale could not measure: the weight alone
-        var failed = SimulatedReading()
-        (failed.weight, failed.measuredAt) = (81.5, "2026-11-19 06:00:00")
+        let failed = SimulatedReading(measuredAt: "2026-11-19 06:00:00", ["weight": .number(81.5)])
         device.records?.list = [failed]
         let engine = try Engine([device])
         let expected = await engine.world.storedReadings(of: mac)
@@ -185,8 +184,7 @@ struct StandardDeviceTests {
         let mac = MACAddress(Self.plxs)!
         var device = Self.device("PLXS", Self.plxs, records: 0)
         device.spotCheck = false
-        var scripted = SimulatedReading()
-        (scripted.spo2, scripted.pulse, scripted.pi) = (96, 71, 2.3)
+        let scripted = SimulatedReading(["spo2": .number(96), "pulse": .number(71), "pi": .number(2.3)])
         device.nextMeasurements = [scripted]
         let engine = try Engine([device])
         let callback = try await engine.callback(request(.measure, .pulseOximeter, Self.plxs))
@@ -217,8 +215,7 @@ struct StandardDeviceTests {
         let mac = MACAddress("004D3208D317")!
         var device = Self.device("HTS", mac.description, records: 0)
         device.clock = false
-        var scripted = SimulatedReading()
-        scripted.temperature = 37.2
+        let scripted = SimulatedReading(["temperature": .number(37.2)])
         device.nextMeasurements = [scripted]
         let engine = try Engine([device])
         let callback = try await engine.callback(request(.measure, .healthThermometer, mac.description))
@@ -320,8 +317,7 @@ struct StandardDeviceTests {
         hs4s.bodyComposition = "afterWeight"
         var sideways = Self.device("WSS", Self.wss)
         sideways.bodyComposition = "during"
-        var fat = SimulatedReading()
-        (fat.weight, fat.bodyFat, fat.measuredAt) = (70, 80, "2026-11-19 07:00:00")
+        let fat = SimulatedReading(measuredAt: "2026-11-19 07:00:00", ["weight": .number(70), "bodyFat": .number(80)])
         var obese = Self.device("WSS", Self.wss, records: 0)
         obese.records?.list = [fat]
         for (device, expected) in [

@@ -173,10 +173,10 @@ struct FleetJSONTests {
         #expect(throws: FleetError(path: path, message: message)) { try Fleet(json: Array(document.utf8)) }
     }
 
-    @Test("a scripted reading's keys are the fleet keys its kind's fields name (ReadingField.fleetKey)")
-    func fleetKeys() throws {
+    /// A reading of every kind a fleet scripts, with every field its fleet keys name, in values a device sends.
+    static let everyFleetKey: [LayeredReading] = {
         let time = LayeredTimestamp(secondsSince1970: 1_763_700_000)
-        let readings: [LayeredReading] = [
+        return [
             .bloodPressure(
                 BloodPressureReading(systolic: 120, diastolic: 80, heartRate: 70, arrhythmia: false, measuredAt: time)),
             .glucose(GlucoseReading(mgPerDeciliter: 90, measuredAt: time)),
@@ -189,7 +189,11 @@ struct FleetJSONTests {
                     date: time.day, steps: 1, calories: 2, sleepMinutes: 3, sleepEfficiency: 4, swimMinutes: 5,
                     swimCalories: 6)),
         ]
-        for reading in readings {
+    }()
+
+    @Test("a scripted reading's keys are the fleet keys its kind's fields name (ReadingField.fleetKey)")
+    func fleetKeys() throws {
+        for reading in Self.everyFleetKey {
             guard case .object(let members) = SimulatedReading(reading).jsonValue else {
                 Issue.record("\(reading.kind) is not an object")
                 continue
@@ -200,28 +204,95 @@ struct FleetJSONTests {
         }
     }
 
+    @Test(
+        "every fleet key of every kind round-trips through the fleet file: written, read and sent as the same reading")
+    func everyFleetKeyRoundTrips() throws {
+        let allKeys = Set(ReadingKind.allCases.flatMap(\.fields).compactMap(\.fleetKey))
+        #expect(Set(SimulatedReading.keys) == allKeys && SimulatedReading.keys.count == allKeys.count)
+        #expect(Set(DeviceRule.byFleetKey.keys) == allKeys)
+        #expect(Set(Self.everyFleetKey.flatMap { $0.fieldValues.compactMap(\.field.fleetKey) }) == allKeys)
+        let fleet = Fleet(devices: [
+            FleetDevice(
+                model: "BP5", mac: "004D3208D2F4",
+                records: RecordsScript(list: Self.everyFleetKey.map(SimulatedReading.init)))
+        ])
+        let read = try Fleet(json: fleet.json)
+        #expect(read == fleet)
+        let scripted = read.devices.first?.records?.list ?? []
+        #expect(scripted.count == Self.everyFleetKey.count)
+        for (index, (reading, scripted)) in zip(Self.everyFleetKey, scripted).enumerated() {
+            let family = DeviceFamily(of: reading)
+            #expect(scripted.impliedFamily == family)
+            #expect(try scripted.reading(for: family, at: "list[\(index)]") == reading)
+        }
+    }
+
+    @Test(
+        "a key of another family's kind in a scripted reading is refused, with its path",
+        arguments: [
+            (
+                "BP5",
+                #""records": {"list": [{"measuredAt": "2026-11-19 07:00:00", "systolic": 120, "diastolic": 80, "glucose": 90}]}"#,
+                "records.list[0].glucose"
+            ),
+            (
+                "BG5", #""records": {"list": [{"measuredAt": "2026-11-19 07:00:00", "glucose": 90, "pulse": 70}]}"#,
+                "records.list[0].pulse"
+            ),
+            (
+                "PO3", #""nextMeasurements": [{"spo2": 97, "pulse": 70, "arrhythmia": true}]"#,
+                "nextMeasurements[0].arrhythmia"
+            ),
+            (
+                "AM4",
+                #""records": {"list": [{"date": "2026-11-19", "steps": 1, "calories": 2, "sleepMinutes": 3, "sleepEfficiency": 4, "weight": 70}]}"#,
+                "records.list[0].weight"
+            ),
+        ])
+    func otherFamilysKey(model: String, member: String, path: String) throws {
+        let json = #"{"devices": [{"model": "\#(model)", "mac": "004D3208D2F4", \#(member)}]}"#
+        let fleet = try Fleet(json: Array(json.utf8))
+        #expect(throws: FleetError(path: "devices[0]." + path, message: "is not for this device")) {
+            try SimulatedWorld(fleet: fleet, start: start)
+        }
+    }
+
+    @Test("a saved record with a key of another family's kind is refused, with its path")
+    func savedOtherFamilysKey() {
+        let saved = """
+            {"battery":90,"generator":{"state":7},"measurementsTaken":0,"nextSequenceNumber":2,"recordCount":1,\
+            "spentFailures":[],"swim":false}
+            {"reading":{"diastolic":80,"glucose":101,"measuredAt":"2026-11-19 07:00:00","systolic":120},\
+            "sequenceNumber":1}
+
+            """
+        #expect(throws: FleetError(path: "state.records[0].reading.glucose", message: "is not for this device")) {
+            try DeviceState(json: Array(saved.utf8))
+        }
+    }
+
     // MARK: Round trips
 
     static func randomReading(_ random: inout Random) -> SimulatedReading {
         func maybe<T>(_ make: () -> T) -> T? { Bool.random(using: &random) ? make() : nil }
         var reading = SimulatedReading()
         reading.measuredAt = maybe { "2026-11-\(Int.random(in: 10...28, using: &random)) 07:00:00" }
-        reading.systolic = maybe { Double(Int.random(in: 80...200, using: &random)) }
-        reading.diastolic = maybe { Double(Int.random(in: 40...120, using: &random)) + 0.5 }
-        reading.pulse = maybe { Double.random(in: 40...120, using: &random) }
-        reading.arrhythmia = maybe { Bool.random(using: &random) }
-        reading.glucose = maybe { Double.random(in: 10...600, using: &random) }
-        reading.weight = maybe { Double(Int.random(in: 10_000...22_000, using: &random)) * 0.005 }
-        reading.temperature = maybe { Double(Int.random(in: 300...450, using: &random)) / 10 }
-        reading.spo2 = maybe { 98 }
-        reading.pi = maybe { 1e-7 }
+        reading["systolic"] = maybe { .number(Double(Int.random(in: 80...200, using: &random))) }
+        reading["diastolic"] = maybe { .number(Double(Int.random(in: 40...120, using: &random)) + 0.5) }
+        reading["pulse"] = maybe { .number(Double.random(in: 40...120, using: &random)) }
+        reading["arrhythmia"] = maybe { .flag(Bool.random(using: &random)) }
+        reading["glucose"] = maybe { .number(Double.random(in: 10...600, using: &random)) }
+        reading["weight"] = maybe { .number(Double(Int.random(in: 10_000...22_000, using: &random)) * 0.005) }
+        reading["temperature"] = maybe { .number(Double(Int.random(in: 300...450, using: &random)) / 10) }
+        reading["spo2"] = maybe { .number(98) }
+        reading["pi"] = maybe { .number(1e-7) }
         reading.date = maybe { "2026-11-19" }
-        reading.steps = maybe { Int.random(in: 0...100_000, using: &random) }
-        reading.calories = maybe { -1 }
-        reading.sleepMinutes = maybe { Int.max }
-        reading.sleepEfficiency = maybe { Int.min }
-        reading.swimMinutes = maybe { 0 }
-        reading.swimCalories = maybe { 8 }
+        reading["steps"] = maybe { .integer(Int.random(in: 0...100_000, using: &random)) }
+        reading["calories"] = maybe { .integer(-1) }
+        reading["sleepMinutes"] = maybe { .integer(Int.max) }
+        reading["sleepEfficiency"] = maybe { .integer(Int.min) }
+        reading["swimMinutes"] = maybe { .integer(0) }
+        reading["swimCalories"] = maybe { .integer(8) }
         return reading
     }
 

@@ -93,8 +93,9 @@ struct PushDeviceTests {
 
     @Test("a live measurement streams the cuff pressure and stores the reading")
     func measure() async throws {
-        var next = SimulatedReading()
-        (next.systolic, next.diastolic, next.pulse, next.arrhythmia) = (128, 84, 71, true)
+        let next = SimulatedReading([
+            "systolic": .number(128), "diastolic": .number(84), "pulse": .number(71), "arrhythmia": .flag(true),
+        ])
         let world = try world(
             FleetDevice(
                 model: "BP5", mac: Self.mac, records: listedRecords(.bloodPressure, count: 2), nextMeasurements: [next])
@@ -222,8 +223,8 @@ struct PushDeviceTests {
     @Test("HS4S sends body composition with the weight, and its body fat unsuccessful where it has none")
     func bodyComposition() async throws {
         var records = listedRecords(.scale, count: 3)
-        records.list![0].bodyFat = 21.44
-        records.list![1].bodyFat = 30
+        records.list![0]["bodyFat"] = .number(21.44)
+        records.list![1]["bodyFat"] = .number(30)
         let world = try world(FleetDevice(model: "HS4S", mac: Self.mac, records: records))
         let expected = await world.storedReadings(of: MACAddress(Self.mac)!)
         let driver = try await driver(world, Self.mac)

@@ -93,8 +93,7 @@ struct GlucoseDriverTests {
 
     @Test("a live measurement with a strip code is a new numbered record; BG1 plugs in and measures")
     func measure() async throws {
-        var next = SimulatedReading()
-        next.glucose = 104
+        let next = SimulatedReading(["glucose": .number(104)])
         let world = try SimulatedWorld(
             fleet: Fleet(devices: [
                 FleetDevice(
@@ -173,8 +172,7 @@ struct PulseOximeterTests {
 
     @Test("after authentication: clock, battery, live measurement with SpO2, pulse, wave and PI, then history")
     func session() async throws {
-        var next = SimulatedReading()
-        (next.spo2, next.pulse, next.pi) = (98, 64, 3.1)
+        let next = SimulatedReading(["spo2": .number(98), "pulse": .number(64), "pi": .number(3.1)])
         let world = try world(
             FleetDevice(
                 model: "PO3", mac: Self.mac, battery: 77, records: listedRecords(.pulseOximeter, count: 3),

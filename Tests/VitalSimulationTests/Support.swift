@@ -50,18 +50,24 @@ func listedRecords(_ family: DeviceFamily, count: Int) -> RecordsScript {
             let time = LayeredTimestamp(secondsSince1970: start.secondsSince1970 - 86_400 + Int64(index) * 3600)
             reading.measuredAt = time.description
             switch family {
-            case .bloodPressure: (reading.systolic, reading.diastolic, reading.pulse) = (Double(110 + index), 70, 64)
-            case .glucose: reading.glucose = Double(90 + index)
-            case .scale: reading.weight = 70 + Double(index) * 0.005
-            case .thermometer: reading.temperature = 36.5 + Double(index % 10) / 10
-            case .pulseOximeter: (reading.spo2, reading.pulse, reading.pi) = (Double(95 + index % 5), 60, 2.5)
+            case .bloodPressure:
+                (reading["systolic"], reading["diastolic"], reading["pulse"]) = (
+                    .number(Double(110 + index)), .number(70), .number(64)
+                )
+            case .glucose: reading["glucose"] = .number(Double(90 + index))
+            case .scale: reading["weight"] = .number(70 + Double(index) * 0.005)
+            case .thermometer: reading["temperature"] = .number(36.5 + Double(index % 10) / 10)
+            case .pulseOximeter:
+                (reading["spo2"], reading["pulse"], reading["pi"]) = (
+                    .number(Double(95 + index % 5)), .number(60), .number(2.5)
+                )
             case .activityMonitor:
                 reading.measuredAt = nil
                 reading.date =
                     LayeredTimestamp(secondsSince1970: start.secondsSince1970 - Int64(count - index) * 86_400).day
                     .description
-                (reading.steps, reading.calories, reading.sleepMinutes, reading.sleepEfficiency) = (
-                    1000 + index, 200, 420, 90
+                (reading["steps"], reading["calories"], reading["sleepMinutes"], reading["sleepEfficiency"]) = (
+                    .integer(1000 + index), .integer(200), .integer(420), .integer(90)
                 )
             case .smartband, .heartRateSensor:
                 preconditionFailure("a smartband or heart-rate sensor keeps no listed records")
