@@ -1,9 +1,9 @@
 /// The kinds of reading VitalBridge keeps, each described once by its ``fields``.
 ///
-/// The store's codec, the callback's result object, the CSV columns of an export and the FHIR observations are
-/// derived from this description; the fleet file's keys are named here too (the fleet reader is tested against
-/// them). Adding a field to a kind is one entry in its ``fields`` (and a property on its reading type), plus the
-/// device codec that produces it.
+/// The store's columns, the callback's result object, the CSV columns of an export, the FHIR observations and the
+/// simulator's fleet file are derived from this description. Adding a field to a kind is one entry in its
+/// ``fields`` (and a property on its reading type), plus the device codec that produces it, and a migration adding
+/// its column when the store keeps it.
 ///
 /// ```swift
 /// ReadingKind.bloodPressure.fields.map(\.name)   // ["sys", "dia", "hr", "arr"]
