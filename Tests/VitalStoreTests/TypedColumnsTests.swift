@@ -94,6 +94,27 @@ struct TypedColumnsTests {
         }
     }
 
+    @Test("a batch finds every reading the store has: beside a few or many stored ones, or twice in the batch")
+    func batches() throws {
+        let store = try VitalStore()
+        func glucose(_ value: Double, at seconds: Int64) -> LayeredReading {
+            .glucose(GlucoseReading(mgPerDeciliter: value, measuredAt: LayeredTimestamp(secondsSince1970: seconds)))
+        }
+        let history = (0..<30).map { glucose(90 + Double($0), at: 1_000 + 60 * Int64($0)) }
+        let ids = try store.storeReadings(history, device: Self.device)
+        #expect(Set(ids).count == 30)
+        // all of them again, in one batch: each is found
+        #expect(try store.storeReadings(history.reversed(), device: Self.device) == ids.reversed())
+        // two readings whose span holds 25 stored ones (more than the range read takes): looked up one by one
+        let wide = try store.storeReadings([history[5], glucose(80, at: 1_000 + 60 * 29 + 1)], device: Self.device)
+        #expect(wide[0] == ids[5] && !ids.contains(wide[1]))
+        // a reading twice in one batch, and another at the same time with another value
+        let twice = try store.storeReadings(
+            [glucose(100, at: 9_000), glucose(100, at: 9_000), glucose(101, at: 9_000)], device: Self.device)
+        #expect(twice[0] == twice[1] && twice[2] != twice[0])
+        #expect(try store.readings().count == 33)
+    }
+
     @Test("a 0.14.0 store converts every row, keeping its identifier, revision and references; unreadable text stays")
     func migration() throws {
         let directory = try TemporaryDirectory("typed-columns")
