@@ -67,7 +67,7 @@ public enum ReadingKind: String, CaseIterable, Hashable, Sendable, CustomStringC
         kind.fields.filter { $0.column != nil }.sorted { $0.column!.rawValue < $1.column!.rawValue }
     }
 
-    /// The kind's position in ``allCases``: an index for tables kept per kind, cheaper than hashing the kind.
+    /// The kind's position in `allCases`: an index for tables kept per kind, cheaper than hashing the kind.
     public var ordinal: Int {
         switch self {
         case .bloodPressure: 0
