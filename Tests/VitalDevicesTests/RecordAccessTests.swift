@@ -395,11 +395,7 @@ struct RecordTransferCancellationTests {
         arguments: families)
     func cancelled(family: Family) async throws {
         let connection = ScriptedConnection(
-            [
-                .write(family.controlPoint, RACP.countAll), .indicate(family.controlPoint, RACP.count(3)),
-                .write(family.controlPoint, RACP.reportAll),
-                family.record(family.first), .cancel, family.record(family.second),
-                .write(family.controlPoint, [0x03, 0x00]),
+            Self.cancelledTransfer(family) + [
                 // a record the device sent before it saw the abort, then the abort's success
                 family.record(family.first), .indicate(family.controlPoint, RACP.response(0x03, 0x01)),
             ], offering: family.table)
@@ -420,18 +416,23 @@ struct RecordTransferCancellationTests {
         #expect(connection.confirmations == Array(1...(family.indicates ? 5 : 2)))
     }
 
+    /// A transfer of three records cancelled after the first: the driver writes the abort (`03 00`) while the
+    /// second arrives. What the device does then follows.
+    static func cancelledTransfer(_ family: Family) -> [ScriptStep] {
+        [
+            .write(family.controlPoint, RACP.countAll), .indicate(family.controlPoint, RACP.count(3)),
+            .write(family.controlPoint, RACP.reportAll),
+            family.record(family.first), .cancel, family.record(family.second),
+            .write(family.controlPoint, [0x03, 0x00]),
+        ]
+    }
+
     @Test(
         "cancelled mid-transfer on a device that never answers the abort, or drops the link, the sync still ends cancelled",
         arguments: families)
     func abortUnanswered(family: Family) async throws {
         for ending in [ScriptStep.quiet, .disconnect] {
-            let connection = ScriptedConnection(
-                [
-                    .write(family.controlPoint, RACP.countAll), .indicate(family.controlPoint, RACP.count(3)),
-                    .write(family.controlPoint, RACP.reportAll),
-                    family.record(family.first), .cancel, family.record(family.second),
-                    .write(family.controlPoint, [0x03, 0x00]), ending,
-                ], offering: family.table)
+            let connection = ScriptedConnection(Self.cancelledTransfer(family) + [ending], offering: family.table)
             let driver = family.makeDriver(connection)
             let sink = RecordingSink()
             let task = Task { try await driver.sync(into: sink) { _ in } }
