@@ -107,6 +107,45 @@ struct VitalStoreTests {
         #expect(try store.readings().count == Self.readings.count + 1)
     }
 
+    @Test("a batch that fails part-way stores none of it, and the next write and a second caller's queue work")
+    func failedBatchRollsBack() throws {
+        let (store, directory) = try Self.fileStore()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let first = try store.storeReadings([Self.readings[0]], device: Self.mac)
+        // two callers asked for the device: each new reading is pending for both
+        for caller in ["com.example.a", "com.example.b"] {
+            _ = try store.reservePending(device: Self.mac, caller: caller, for: ReservationOwner(owner: caller)) {
+                pending in
+                while try pending.next() != nil {}
+                return ((), readingIDs: [])
+            }
+        }
+        // a rule that breaks the store's contract on the third reading: the two before it are rolled back with it
+        let broken = ReadingMerge(
+            mayMerge: { if case .glucose = $0 { true } else { false } },
+            merged: { new, _ in
+                guard case .glucose(var glucose) = new else { return nil }
+                glucose.measuredAt = LayeredTimestamp(secondsSince1970: glucose.measuredAt.secondsSince1970 + 1)
+                return .glucose(glucose)
+            })
+        let other = LayeredReading.glucose(GlucoseReading(mgPerDeciliter: 110, measuredAt: Self.at))
+        let batch = [Self.readings[1], Self.readings[3], Self.readings[2], other]
+        #expect(throws: StoreError.self) {
+            try store.storeReadings(batch, device: Self.mac, merging: broken)
+        }
+        #expect(try store.readings().map(\.reading) == [Self.readings[0]])
+        // the failed transaction left nothing open: the next write commits, queued for both callers
+        let ids = try store.storeReadings(batch, device: Self.mac)
+        let stored = try store.readings().count
+        #expect(Set(ids).count == 4 && stored == 5)
+        for caller in ["com.example.a", "com.example.b"] {
+            #expect(
+                try store.undeliveredReadings(device: Self.mac, caller: caller).map(\.id).sorted()
+                    == (first + ids).sorted())
+        }
+        #expect(try VitalStore(path: directory.appendingPathComponent("vitalbridge.sqlite").path).readings().count == 5)
+    }
+
     /// A rule for readings sent in parts, as a driver supplies one (a scale's, restated: VitalDevices'
     /// `RecordMerging`): a weight with a body composition completes the same mass without one, and is the same mass
     /// with one.
