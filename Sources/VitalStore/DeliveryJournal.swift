@@ -139,18 +139,15 @@ extension VitalStore {
         do {
             return try file.database.writeWithoutTransaction { db in
                 try db.execute(sql: "PRAGMA synchronous = NORMAL")
-                var result: T?
+                let result: T
                 do {
-                    try db.inTransaction(.immediate) {
-                        result = try body(db)
-                        return .commit
-                    }
+                    result = try StoreFile.transaction(db, body)
                 } catch {
                     try db.execute(sql: "PRAGMA synchronous = FULL")
                     throw error
                 }
                 try db.execute(sql: "PRAGMA synchronous = FULL")
-                return result!
+                return result
             }
         } catch let error as DatabaseError {
             throw StoreError.wrapping(error, what)
