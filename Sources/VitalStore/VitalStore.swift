@@ -65,7 +65,7 @@ public final class VitalStore: Sendable {
     }
 
     /// The schema version this release writes (`PRAGMA user_version` of an up-to-date store).
-    public static var schemaVersion: Int { StoreFile.schemaVersion }
+    public static var schemaVersion: Int { StoreSchema.version }
 
     /// The hub's identity: a random UUID (lowercase, `8-4-4-4-12` hex digits) made when the store was created or
     /// first opened by a VitalBridge that knows it, and never changed.

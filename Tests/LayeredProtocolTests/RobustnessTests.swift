@@ -41,8 +41,12 @@ struct RobustnessTests {
                         answering: request, destination: "myapp://", status: .success(request.action))
                     #expect(try LayeredCallback(parsing: callback.url) == callback)
                 } catch {
-                    #expect(!error.description.isEmpty)
-                    #expect(!error.reason.rawValue.isEmpty)
+                    // one line, and a reason of the protocol's form naming the parameter at fault where it has one
+                    #expect(!error.message.isEmpty && !error.description.contains("\n"), "\(url)")
+                    #expect(error.reason.rawValue.hasPrefix("ERROR_"), "\(url)")
+                    if error.reason.parameter != nil {
+                        #expect(error.reason.parameter == error.parameter, "\(url)")
+                    }
                 }
             }
         }
