@@ -58,4 +58,4 @@ func hexDigitValue(_ byte: UInt8) -> UInt8? {
     }
 }
 
-let upperHexDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
+@usableFromInline let upperHexDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
