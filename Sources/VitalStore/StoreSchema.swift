@@ -74,7 +74,7 @@ enum StoreSchema {
                         PRIMARY KEY (caller, reading_id)
                     );
                     CREATE INDEX reservation_by_owner ON reservation (owner);
-                    PRAGMA application_id = \(applicationID);
+                    PRAGMA application_id = \(StoreFile.applicationID);
                     """)
         }
         migrator.registerMigration("v3: pending readings by caller") { db in
