@@ -197,9 +197,10 @@ public struct SimulatedDeviceConfiguration: Hashable, Sendable {
         }
         if let generate = device.records?.generate, let times = generatedTimes(generate) {
             var random = SeededGenerator(seed: generate.seed ?? seed)
+            let person = SimulatedPerson(seed: seed)
             for time in times {
                 keep(
-                    ReadingGenerator.reading(
+                    person.reading(
                         for: entry, at: time, swim: entry.model == .am4, composition: measuresBodyComposition,
                         using: &random))
             }

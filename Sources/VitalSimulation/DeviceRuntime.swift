@@ -90,7 +90,7 @@ final class DeviceRuntime {
                 preconditionFailure("a measurement validated at load no longer reads: \(error)")
             }
         }
-        return ReadingGenerator.reading(
+        return SimulatedPerson(seed: configuration.seed).reading(
             for: entry, at: time, swim: state.swim, composition: configuration.measuresBodyComposition,
             using: &state.generator)
     }

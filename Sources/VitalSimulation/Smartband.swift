@@ -78,8 +78,9 @@ public struct BandState: Hashable, Sendable {
 }
 
 /// What a band wearer does, day after day, drawn from the band's seed and the date alone, so that a day is the
-/// same however the simulation steps through it: a night's sleep ending at 07:00, an evening sport ending at
-/// 18:40, a heart rate each minute (a few missing), and the day's totals.
+/// same however the simulation steps through it: a night's sleep of its own length, over by 07:00; an evening
+/// sport of its own kind, start and length, over by 20:45; a heart rate each minute (a few missing), and the day's
+/// totals.
 struct BandLife {
     let seed: UInt64
 
@@ -97,56 +98,70 @@ struct BandLife {
         return BandTotals(steps: done, calories: done / 25, distance: done * 7 / 10)
     }
 
-    /// The night ending on the morning of `day`: start, then light, deep and wake-up segments from 00:30 to 06:50,
-    /// then end.
+    /// The night ending on the morning of `day`: start, then light, deep and wake-up segments, then end; asleep
+    /// between 00:00 and 01:30, awake between 05:30 and 06:55.
     func night(_ day: LayeredDate) -> [BandSleepSegment] {
         var random = random(day)
         _ = random.next()
+        let asleep = Int.random(in: 0...90, using: &random)
+        let awake = Int.random(in: 330...415, using: &random)
         var segments: [BandSleepSegment] = []
         func segment(_ type: BandSleepType, _ start: Int, _ end: Int) {
             segments.append(BandSleepSegment(date: day, type: type, start: MinuteOfDay(start)!, end: MinuteOfDay(end)!))
         }
-        segment(.startSleep, 30, 30)
-        var minute = 30
+        segment(.startSleep, asleep, asleep)
+        var minute = asleep
         let kinds: [BandSleepType] = [.lightSleep, .deepSleep, .lightSleep, .wakeUp]
         var index = 0
-        while minute < 410 {
-            let length = min(Int.random(in: 10...70, using: &random), 410 - minute)
+        while minute < awake {
+            let length = min(Int.random(in: 10...70, using: &random), awake - minute)
             segment(kinds[index % kinds.count], minute, minute + length)
             minute += length
             index += 1
         }
-        segment(.endSleep, 410, 410)
+        segment(.endSleep, awake, awake)
         return segments
     }
 
-    /// The evening sport of `day`, 18:00 to 18:40.
+    /// The evening sport of `day`: starting between 17:00 and 19:30, 20 to 75 minutes long.
     func sport(_ day: LayeredDate) -> BandSportSession {
         var random = random(day)
         _ = random.next()
         _ = random.next()
         let sports: [BandSport] = [.walk, BandSport(rawValue: 0x88), BandSport(rawValue: 0x83), .walk]
         let sport = sports[Int.random(in: 0..<sports.count, using: &random)]
-        let steps = sport == .walk ? Int.random(in: 3_000...5_000, using: &random) : 0
+        let start = 17 * 60 + Int.random(in: 0...30, using: &random) * 5
+        let minutes = Int.random(in: 4...15, using: &random) * 5
+        let steps = sport == .walk ? minutes * Int.random(in: 90...125, using: &random) : 0
         return BandSportSession(
-            date: day, sport: sport, start: MinuteOfDay(18 * 60)!, end: MinuteOfDay(18 * 60 + 40)!, steps: steps,
-            calories: Int.random(in: 150...400, using: &random), distance: steps * 7 / 10)
+            date: day, sport: sport, start: MinuteOfDay(start)!, end: MinuteOfDay(start + minutes)!, steps: steps,
+            calories: minutes * Int.random(in: 4...10, using: &random), distance: steps * 7 / 10)
     }
 
-    /// Hour `hour` of `day`: a heart rate each minute, lower at night, with about one minute in thirty missing.
+    /// When the sport of `day` is over, in seconds since 1970.
+    func sportEnd(_ day: LayeredDate) -> Int64 {
+        day.daysSince1970 * 86_400 + Int64(sport(day).end.value) * 60
+    }
+
+    /// Hour `hour` of `day`: a heart rate each minute, lower at night and higher during the sport, with about one
+    /// minute in thirty missing.
     func heartRate(_ day: LayeredDate, hour: Int) -> BandHeartRateHour {
+        let session = sport(day)
         var random = random(day, hour: hour)
-        let base = hour < 7 ? 55 : hour == 18 ? 110 : 72
-        let minutes: [Int?] = (0..<60).map { _ in
-            Int.random(in: 0..<30, using: &random) == 0 ? nil : base + Int.random(in: -8...12, using: &random)
+        let base = hour < 7 ? 55 : 72
+        let minutes: [Int?] = (0..<60).map { minute in
+            let sporting = (session.start.value..<session.end.value).contains(hour * 60 + minute)
+            return Int.random(in: 0..<30, using: &random) == 0
+                ? nil : (sporting ? 110 : base) + Int.random(in: -8...12, using: &random)
         }
         return BandHeartRateHour(date: day, hour: hour, minutes: minutes)!
     }
 
     /// What the band records from after `from` through `through`, passed to `record` in order: each completed
-    /// hour of heart rate at its end, the night at 07:00, the sport at 18:40, a finished day's totals at midnight.
+    /// hour of heart rate at its end, the night at 07:00, the sport when it is over, a finished day's totals at
+    /// midnight.
     func items(after from: LayeredTimestamp, through: LayeredTimestamp, _ record: (BandItem) -> Void) {
-        // every event falls on a whole minute: step through the hours and the two minutes that are not on one
+        // every event falls on a whole minute: step through the hours and the sport's end, which may not be on one
         var hourStart = from.secondsSince1970 / 3_600 * 3_600
         while hourStart <= through.secondsSince1970 {
             let day = LayeredDate(daysSince1970: hourStart / 86_400)
@@ -161,7 +176,8 @@ struct BandLife {
                 if hour == 0 { record(.dayTotals(previous.day, totals(previous.day))) }
                 if hour == 7 { for segment in night(day) { record(.sleep(segment)) } }
             }
-            if hour == 18, due(hourStart + 40 * 60) { record(.sport(sport(day))) }
+            let sportEnd = sportEnd(day)
+            if sportEnd > hourStart, sportEnd < hourStart + 3_600, due(sportEnd) { record(.sport(sport(day))) }
             hourStart += 3_600
         }
     }
@@ -175,11 +191,12 @@ extension BandState {
         recordedThrough = time
     }
 
-    /// The time of the next thing the band records after `time`: the turn of the hour, or 18:40.
-    static func nextEvent(after time: LayeredTimestamp) -> LayeredTimestamp {
+    /// The time of the next thing the band records after `time`: the turn of the hour, or the end of the day's
+    /// sport.
+    static func nextEvent(after time: LayeredTimestamp, life: BandLife) -> LayeredTimestamp {
         let seconds = time.secondsSince1970
         let nextHour = (seconds / 3_600 + 1) * 3_600
-        let sportEnd = seconds / 86_400 * 86_400 + 18 * 3_600 + 40 * 60
+        let sportEnd = life.sportEnd(time.day)
         return LayeredTimestamp(secondsSince1970: sportEnd > seconds && sportEnd < nextHour ? sportEnd : nextHour)
     }
 }
@@ -309,7 +326,7 @@ struct BandPeripheral: SimulatedPeripheral {
             (band.pending.last?.sequence ?? 0) <= (state.lastSent ?? 0)
         else { return false }
         let clock = link.clock
-        let next = BandState.nextEvent(after: clock.wallTime)
+        let next = BandState.nextEvent(after: clock.wallTime, life: life)
         clock.advance(by: .seconds(next.secondsSince1970 - clock.wallTime.secondsSince1970))
         band.record(until: next, life: life)
         // and today's running totals, as they stand now

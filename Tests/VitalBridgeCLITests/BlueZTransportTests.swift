@@ -214,7 +214,7 @@ struct BlueZTransportTests {
         #expect(measure.count == 1 && (5...6).contains(sync.count))
         #expect(
             (measure + sync).map { $0.number(.bodyFat)?.description } == [
-                "12.6", "38.0", "23.9", "13.7", "11.4", "39.6",
+                "28.3", "28.6", "28.4", "28.3", "28.3", "28.6",
             ])
 
         let oximeter = try SimulatedBus(
@@ -228,7 +228,7 @@ struct BlueZTransportTests {
             Issue.record("no result: \(measured.reason?.rawValue ?? "")")
             return
         }
-        #expect(objects.map { $0.number(.oxygenSaturation)?.description } == ["100"])
+        #expect(objects.map { $0.number(.oxygenSaturation)?.description } == ["99"])
         #expect(try Self.callback(oximeter, request(.sync, .pulseOximeter)).reason == .deviceUnsupported)
     }
 

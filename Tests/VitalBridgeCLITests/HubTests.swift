@@ -144,8 +144,11 @@ struct SpecExampleTests {
             Issue.record("no result")
             return
         }
-        // the live reading first, then the BP5's records that were pending for the caller
-        #expect(objects.map { $0.number(.systolic)?.description } == ["148", "107", "147", "129", "133", "160"])
+        // the live reading (the newest stored) first, then the BP5's records that were pending for the caller
+        let stored = try home.store().readings(device: MACAddress("004D3208D2F4")!).map(\.reading)
+        let systolic = stored.compactMap { if case .bloodPressure(let p) = $0 { String(Int(p.systolic)) } else { nil } }
+        #expect(systolic.count == 6)
+        #expect(objects.map { $0.number(.systolic)?.description } == [systolic.last] + systolic.dropLast())
     }
 }
 

@@ -352,7 +352,7 @@ struct FleetJSONTests {
                         secondsSince1970: Int64.random(in: 0...4_000_000_000, using: &random))
                     return StoredRecord(
                         sequenceNumber: UInt16(index * 1000),
-                        reading: ReadingGenerator.reading(
+                        reading: SimulatedPerson(seed: seeded.next()).reading(
                             for: entry, at: time, swim: Bool.random(using: &random),
                             composition: Bool.random(using: &random), using: &seeded))
                 }),
