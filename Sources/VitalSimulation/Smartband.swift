@@ -177,7 +177,8 @@ struct BandLife {
                 if hour == 7 { for segment in night(day) { record(.sleep(segment)) } }
             }
             let sportEnd = sportEnd(day)
-            if sportEnd > hourStart, sportEnd < hourStart + 3_600, due(sportEnd) { record(.sport(sport(day))) }
+            // a sport over at the turn of the hour is this hour's too
+            if sportEnd > hourStart, sportEnd <= hourStart + 3_600, due(sportEnd) { record(.sport(sport(day))) }
             hourStart += 3_600
         }
     }

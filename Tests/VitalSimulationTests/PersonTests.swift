@@ -129,12 +129,15 @@ struct PersonTests {
         #expect(Set(sports.map { [$0.start.value, $0.end.value] }).count >= 10)
         #expect(nights.allSatisfy { $0.last!.end.value < 7 * 60 })
         #expect(sports.allSatisfy { $0.start.value >= 17 * 60 && $0.end.value <= 20 * 60 + 45 })
-        // three days of recording: each sport once, at its end, and the follower wakes for it
+        // 90 days of recording: each sport once, at its end (some at the turn of an hour), and the follower wakes
+        // for it
         var recorded: [BandSportSession] = []
         let from = Self.start
-        let through = LayeredTimestamp(secondsSince1970: from.secondsSince1970 + 3 * 86_400)
+        let through = LayeredTimestamp(secondsSince1970: from.secondsSince1970 + 90 * 86_400)
         life.items(after: from, through: through) { if case .sport(let session) = $0 { recorded.append(session) } }
-        #expect(recorded == Array(sports.prefix(3)))
+        let all = (0..<90).map { life.sport(LayeredDate(daysSince1970: Self.start.day.daysSince1970 + Int64($0))) }
+        #expect(recorded == all)
+        #expect(all.contains { $0.end.value % 60 == 0 })
         for day in days.prefix(3) {
             let end = life.sportEnd(day)
             let before = LayeredTimestamp(secondsSince1970: end - 60)
