@@ -197,7 +197,7 @@ public struct SimulatedDeviceConfiguration: Hashable, Sendable {
         }
         if let generate = device.records?.generate, let times = generatedTimes(generate) {
             var random = SeededGenerator(seed: generate.seed ?? seed)
-            let person = SimulatedPerson(seed: seed)
+            let person = person
             for time in times {
                 keep(
                     person.reading(
@@ -222,6 +222,9 @@ extension SimulatedDeviceConfiguration {
     /// Whether the device measures a body composition with each weight (HS4S; a 902 with the Body Composition
     /// Service).
     var measuresBodyComposition: Bool { entry.measuresBodyComposition || bodyComposition != nil }
+
+    /// The person whose readings the device generates, records and live measurements alike.
+    var person: SimulatedPerson { SimulatedPerson(seed: seed) }
 }
 
 /// When a generic weight scale with the Body Composition Service indicates a reading's body composition.

@@ -90,7 +90,7 @@ final class DeviceRuntime {
                 preconditionFailure("a measurement validated at load no longer reads: \(error)")
             }
         }
-        return SimulatedPerson(seed: configuration.seed).reading(
+        return configuration.person.reading(
             for: entry, at: time, swim: state.swim, composition: configuration.measuresBodyComposition,
             using: &state.generator)
     }

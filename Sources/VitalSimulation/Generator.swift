@@ -36,7 +36,7 @@ public struct SeededGenerator: RandomNumberGenerator, Hashable, Sendable {
 /// - glucose is near the fasting value early in the morning and after meals rises for two hours;
 /// - temperature follows the body's daily rhythm (lowest before dawn);
 /// - an activity monitor's days differ: more steps on some weekdays, a longer sleep at the weekend, a swim some days.
-struct SimulatedPerson: Hashable, Sendable {
+struct SimulatedPerson: Sendable {
     let weight: Double
     let bodyFat: Double
     let systolic: Double
@@ -51,6 +51,7 @@ struct SimulatedPerson: Hashable, Sendable {
     let swims: Bool
 
     init(seed: UInt64) {
+        // salted ("PERSON"), so that the person is not drawn from the numbers the device's records are
         var random = SeededGenerator(seed: seed ^ 0x5045_5253_4F4E)
         func draw(_ range: ClosedRange<Double>) -> Double { Double.random(in: range, using: &random) }
         weight = draw(55...100)

@@ -123,13 +123,15 @@ struct BandLife {
         return segments
     }
 
+    /// The sports a wearer does, a walk twice as often as the others.
+    private static let sports: [BandSport] = [.walk, BandSport(rawValue: 0x88), BandSport(rawValue: 0x83), .walk]
+
     /// The evening sport of `day`: starting between 17:00 and 19:30, 20 to 75 minutes long.
     func sport(_ day: LayeredDate) -> BandSportSession {
         var random = random(day)
         _ = random.next()
         _ = random.next()
-        let sports: [BandSport] = [.walk, BandSport(rawValue: 0x88), BandSport(rawValue: 0x83), .walk]
-        let sport = sports[Int.random(in: 0..<sports.count, using: &random)]
+        let sport = Self.sports[Int.random(in: 0..<Self.sports.count, using: &random)]
         let start = 17 * 60 + Int.random(in: 0...30, using: &random) * 5
         let minutes = Int.random(in: 4...15, using: &random) * 5
         let steps = sport == .walk ? minutes * Int.random(in: 90...125, using: &random) : 0

@@ -11,7 +11,7 @@ struct PersonTests {
     static let seeds: [UInt64] = [1, 7, 0x004D_3208_D2F4, 0xFFFF_FFFF_FFFF]
     static let start = LayeredTimestamp(parsing: "2026-01-01 00:00:00")!
 
-    /// `count` readings of `person` on `model`, evenly `spacing` seconds apart from ``start``, noise from `seed`.
+    /// `count` readings of `person` on `model`, evenly `spacing` seconds apart from ``start``, with fixed noise.
     static func history(
         _ person: SimulatedPerson, _ model: DeviceModel, count: Int, spacing: Int64, composition: Bool = false
     ) -> [LayeredReading] {
@@ -88,7 +88,10 @@ struct PersonTests {
             var afterMeals: [Double] = []
             var fasting: [Double] = []
             for reading in Self.history(person, .bg5, count: 1_000, spacing: 37 * 60) {
-                guard case .glucose(let glucose) = reading else { return }
+                guard case .glucose(let glucose) = reading else {
+                    Issue.record("not a glucose: \(reading)")
+                    return
+                }
                 #expect((70...200).contains(glucose.mgPerDeciliter))
                 let hour = glucose.measuredAt.secondsSince1970 % 86_400 / 3_600
                 if [7, 8, 12, 13, 19, 20].contains(hour) { afterMeals.append(glucose.mgPerDeciliter) }
@@ -98,11 +101,17 @@ struct PersonTests {
             let meanFasting = fasting.reduce(0, +) / Double(fasting.count)
             #expect(meanAfterMeals > meanFasting + 20, "seed \(seed)")
             for reading in Self.history(person, .thv3, count: 500, spacing: 41 * 60) {
-                guard case .temperature(let temperature) = reading else { return }
+                guard case .temperature(let temperature) = reading else {
+                    Issue.record("not a temperature: \(reading)")
+                    return
+                }
                 #expect((35.9...37.3).contains(temperature.celsius))
             }
             for reading in Self.history(person, .po3, count: 500, spacing: 41 * 60) {
-                guard case .oximetry(let oximetry) = reading else { return }
+                guard case .oximetry(let oximetry) = reading else {
+                    Issue.record("not an oximetry: \(reading)")
+                    return
+                }
                 #expect((95...99).contains(oximetry.oxygenSaturation) && (48...110).contains(oximetry.heartRate))
             }
         }
