@@ -193,7 +193,15 @@ public final class ReadingField: Sendable {
 
     /// The field's value in `reading`; `nil` when the reading does not have it (an optional quantity not
     /// reported, or a reading of another kind).
-    public func value(in reading: LayeredReading) -> FieldValue? { read(reading) }
+    public func value(in reading: LayeredReading) -> FieldValue? {
+        guard let value = read(reading) else { return nil }
+        let unavailable = reading.annotations.unavailable
+        guard !unavailable.isEmpty else { return value }
+        // a field the device sent a special value for has only its placeholder
+        guard let position = reading.kind.fields.firstIndex(where: { $0 === self }), unavailable[position] != nil
+        else { return value }
+        return nil
+    }
 
     /// Whether the store keeps the field (it is not computed from others).
     public var isStored: Bool { write != nil }
@@ -216,13 +224,17 @@ extension LayeredReading {
 
     /// The fields the reading has, in the kind's order, with their values.
     public var fieldValues: [(field: ReadingField, value: FieldValue)] {
-        kind.fields.compactMap { field in field.read(self).map { (field, $0) } }
+        kind.fields.compactMap { field in field.value(in: self).map { (field, $0) } }
     }
 
     /// A reading of `kind` taken at `measuredAt` (a day's start, for a day kind) from the values of its stored
     /// fields; `nil` when a required field is missing, a value is of the wrong type, a field is given twice, or a
-    /// grouped field comes without the ones its group requires.
-    public init?(kind: ReadingKind, measuredAt: LayeredTimestamp, values: [(field: ReadingField, value: FieldValue)]) {
+    /// grouped field comes without the ones its group requires. A field `annotations` says is unavailable is not
+    /// missing: it is not among `values`.
+    public init?(
+        kind: ReadingKind, measuredAt: LayeredTimestamp, values: [(field: ReadingField, value: FieldValue)],
+        annotations: ReadingAnnotations = .none
+    ) {
         let fields = kind.fields
         // values in the kind's order, as the store writes them, are taken in one pass; any other order (or a field
         // given twice) is put in order first
@@ -230,7 +242,7 @@ extension LayeredReading {
         for (field, _) in values {
             guard let index = fields[cursor...].firstIndex(where: { $0 === field }) else {
                 guard let ordered = Self.ordered(values, of: fields) else { return nil }
-                self.init(kind: kind, measuredAt: measuredAt, values: ordered)
+                self.init(kind: kind, measuredAt: measuredAt, values: ordered, annotations: annotations)
                 return
             }
             cursor = index + 1
@@ -238,11 +250,13 @@ extension LayeredReading {
         var reading = kind.blank(at: measuredAt)
         var next = 0
         var openGroups: [String] = []
-        for field in fields {
+        let unavailable = annotations.unavailable
+        for (position, field) in fields.enumerated() {
             guard next < values.count, values[next].field === field else {
-                if field.presence == .required && field.isStored { return nil }
+                if field.presence == .required && field.isStored && unavailable[position] == nil { return nil }
                 continue
             }
+            guard unavailable[position] == nil else { return nil }
             let value = values[next].value
             next += 1
             guard let write = field.write else { return nil }
@@ -251,9 +265,20 @@ extension LayeredReading {
         }
         // each group present is whole
         if !openGroups.isEmpty {
-            for field in fields where !values.contains(where: { $0.field === field }) {
-                if case .grouped(let group, required: true) = field.presence, openGroups.contains(group) { return nil }
+            for (position, field) in fields.enumerated() where !values.contains(where: { $0.field === field }) {
+                if case .grouped(let group, required: true) = field.presence, openGroups.contains(group),
+                    unavailable[position] == nil
+                {
+                    return nil
+                }
             }
+        }
+        if !annotations.isEmpty {
+            // the unavailable fields' placeholders, as markUnavailable writes them
+            for (field, value) in VitalCore.unavailableFields(of: kind, annotations.unavailable) {
+                reading.markUnavailable(field, value)
+            }
+            reading.annotations = annotations
         }
         self = reading
     }

@@ -60,10 +60,14 @@ public struct BloodPressureReading: Hashable, Sendable {
     public var arrhythmia: Bool?
     public var measuredAt: LayeredTimestamp
 
+    /// What the device said about it beyond its values.
+    public var annotations: ReadingAnnotations
+
     public init(
         systolic: Double, diastolic: Double, heartRate: Int? = nil, arrhythmia: Bool? = nil,
-        measuredAt: LayeredTimestamp
+        measuredAt: LayeredTimestamp, annotations: ReadingAnnotations = .none
     ) {
+        self.annotations = annotations
         self.systolic = systolic
         self.diastolic = diastolic
         self.heartRate = heartRate
@@ -77,7 +81,11 @@ public struct GlucoseReading: Hashable, Sendable {
     public var mgPerDeciliter: Double
     public var measuredAt: LayeredTimestamp
 
-    public init(mgPerDeciliter: Double, measuredAt: LayeredTimestamp) {
+    /// What the device said about it beyond its values.
+    public var annotations: ReadingAnnotations
+
+    public init(mgPerDeciliter: Double, measuredAt: LayeredTimestamp, annotations: ReadingAnnotations = .none) {
+        self.annotations = annotations
         self.mgPerDeciliter = mgPerDeciliter
         self.measuredAt = measuredAt
     }
@@ -90,7 +98,14 @@ public struct WeightReading: Hashable, Sendable {
     /// What a body composition scale measured with the weight (HS4S; a 902 with the Body Composition Service).
     public var bodyComposition: BodyComposition?
 
-    public init(kilograms: Double, measuredAt: LayeredTimestamp, bodyComposition: BodyComposition? = nil) {
+    /// What the device said about it beyond its values.
+    public var annotations: ReadingAnnotations
+
+    public init(
+        kilograms: Double, measuredAt: LayeredTimestamp, bodyComposition: BodyComposition? = nil,
+        annotations: ReadingAnnotations = .none
+    ) {
+        self.annotations = annotations
         self.kilograms = kilograms
         self.measuredAt = measuredAt
         self.bodyComposition = bodyComposition
@@ -143,7 +158,14 @@ public struct OximetryReading: Hashable, Sendable {
     public var perfusionIndex: Double?
     public var measuredAt: LayeredTimestamp
 
-    public init(oxygenSaturation: Int, heartRate: Int, perfusionIndex: Double? = nil, measuredAt: LayeredTimestamp) {
+    /// What the device said about it beyond its values.
+    public var annotations: ReadingAnnotations
+
+    public init(
+        oxygenSaturation: Int, heartRate: Int, perfusionIndex: Double? = nil, measuredAt: LayeredTimestamp,
+        annotations: ReadingAnnotations = .none
+    ) {
+        self.annotations = annotations
         self.oxygenSaturation = oxygenSaturation
         self.heartRate = heartRate
         self.perfusionIndex = perfusionIndex
@@ -156,7 +178,11 @@ public struct TemperatureReading: Hashable, Sendable {
     public var celsius: Double
     public var measuredAt: LayeredTimestamp
 
-    public init(celsius: Double, measuredAt: LayeredTimestamp) {
+    /// What the device said about it beyond its values.
+    public var annotations: ReadingAnnotations
+
+    public init(celsius: Double, measuredAt: LayeredTimestamp, annotations: ReadingAnnotations = .none) {
+        self.annotations = annotations
         self.celsius = celsius
         self.measuredAt = measuredAt
     }
@@ -177,10 +203,14 @@ public struct ActivityDay: Hashable, Sendable {
     /// Calories burnt swimming, kcal, with ``swimMinutes``.
     public var swimCalories: Int?
 
+    /// What the device said about it beyond its values.
+    public var annotations: ReadingAnnotations
+
     public init(
         date: LayeredDate, steps: Int, calories: Int, sleepMinutes: Int, sleepEfficiency: Int,
-        swimMinutes: Int? = nil, swimCalories: Int? = nil
+        swimMinutes: Int? = nil, swimCalories: Int? = nil, annotations: ReadingAnnotations = .none
     ) {
+        self.annotations = annotations
         self.date = date
         self.steps = steps
         self.calories = calories
@@ -264,10 +294,14 @@ public struct BandDay: Hashable, Sendable {
     /// Oldest first.
     public var sports: [Sport]
 
+    /// What the device said about it beyond its values.
+    public var annotations: ReadingAnnotations
+
     public init(
         date: LayeredDate, steps: Int, calories: Int, distance: Int, sleep: Sleep, heartRate: HeartRate?,
-        sports: [Sport]
+        sports: [Sport], annotations: ReadingAnnotations = .none
     ) {
+        self.annotations = annotations
         self.date = date
         self.steps = steps
         self.calories = calories
@@ -287,7 +321,13 @@ public struct HeartRateReading: Hashable, Sendable {
     /// When the recording started.
     public var measuredAt: LayeredTimestamp
 
-    public init(heartRate: Int, rrIntervals: [Double], measuredAt: LayeredTimestamp) {
+    /// What the device said about it beyond its values.
+    public var annotations: ReadingAnnotations
+
+    public init(
+        heartRate: Int, rrIntervals: [Double], measuredAt: LayeredTimestamp, annotations: ReadingAnnotations = .none
+    ) {
+        self.annotations = annotations
         self.heartRate = heartRate
         self.rrIntervals = rrIntervals
         self.measuredAt = measuredAt

@@ -19,10 +19,18 @@ enum ReadingColumns {
         return names
     }()
 
+    /// The columns of a reading's annotations (schema 7 on), `NULL` when it has none: its statuses as a whole
+    /// number of ``ReadingStatus`` bits, its unavailable fields as text (`sys=NaN,hr=+INF`), its user index, and the
+    /// time the device's clock gave it when that is not its time.
+    static let annotationNames = ["status", "unavailable", "user_index", "device_time"]
+
     /// The columns a reading is read from, in the order ``reading(kind:measuredAt:row:from:)`` reads them (by
-    /// position: faster than by name, row after row): the identifier, device, kind and time, then the values.
-    static let selected = (["id", "device_mac", "kind", "measured_at"] + names).map { "reading.\($0)" }
-        .joined(separator: ", ")
+    /// position: faster than by name, row after row): the identifier, device, kind and time, the annotations, then
+    /// the values.
+    static let selected = (["id", "device_mac", "kind", "measured_at"] + annotationNames + names).map {
+        "reading.\($0)"
+    }
+    .joined(separator: ", ")
 
     /// Each kind by its name, with its stored fields and the position of each one's column among ``names``.
     private static let layouts: [String: (kind: ReadingKind, fields: [(field: ReadingField, column: Int)])] =
@@ -33,15 +41,16 @@ enum ReadingColumns {
 
     /// `INSERT` of a reading of each kind (by its ordinal): device, kind, time, then its stored fields' columns.
     static let inserts: [String] = ReadingKind.allCases.map { kind in
-        let columns = ["device_mac", "kind", "measured_at"] + kind.storedFields.map { $0.name! }
+        let columns = ["device_mac", "kind", "measured_at"] + annotationNames + kind.storedFields.map { $0.name! }
         let marks = Array(repeating: "?", count: columns.count).joined(separator: ", ")
         return "INSERT INTO reading (\(columns.joined(separator: ", "))) VALUES (\(marks))"
     }
 
-    /// `UPDATE` of a stored reading of each kind (by its ordinal) to new values, its revision one more: the stored
-    /// fields' columns, then the identifier.
+    /// `UPDATE` of a stored reading of each kind (by its ordinal) to new values, its revision one more: the
+    /// annotations' and the stored fields' columns, then the identifier.
     static let revisions: [String] = ReadingKind.allCases.map { kind in
-        let columns = kind.storedFields.map { "\($0.name!) = ?" }.joined(separator: ", ")
+        let columns = (annotationNames + kind.storedFields.map { $0.name! }).map { "\($0) = ?" }
+            .joined(separator: ", ")
         return "UPDATE reading SET \(columns), revision = revision + 1 WHERE id = ?"
     }
 
@@ -61,21 +70,72 @@ enum ReadingColumns {
         }
     }
 
-    /// The reading of the kind named `kind` at `measuredAt` whose values are in `row`'s value columns, which start
-    /// at position `start` (in ``names``' order); `nil` when the kind is unknown, a required value is missing, a
-    /// value is not of its column's type (a text in a `REAL` column, a flag other than 1 or 0), or a list cannot be
-    /// read.
+    /// The values of `reading`'s annotations' columns (``annotationNames``), all `nil` for a reading without any.
+    static func annotationValues(of reading: LayeredReading) -> [(any DatabaseValueConvertible)?] {
+        let annotations = reading.annotations
+        guard !annotations.isEmpty else { return [nil, nil, nil, nil] }
+        let unavailable = reading.unavailableFields.map { "\($0.field.name!)=\($0.value)" }.joined(separator: ",")
+        return [
+            annotations.status.isEmpty ? nil : Int64(bitPattern: annotations.status.rawValue),
+            unavailable.isEmpty ? nil : unavailable, annotations.userIndex.map { Int($0) },
+            annotations.deviceTime?.secondsSince1970,
+        ]
+    }
+
+    /// The reading of the kind named `kind` at `measuredAt` whose annotations are in `row`'s columns from position
+    /// `start` and values after them (in ``names``' order); `nil` when the kind is unknown, a required value is
+    /// missing, a value is not of its column's type (a text in a `REAL` column, a flag other than 1 or 0), a list
+    /// or an annotation cannot be read.
     static func reading(kind: String, measuredAt: LayeredTimestamp, row: Row, from start: Int) -> LayeredReading? {
         guard let (kind, layout) = layouts[kind] else { return nil }
+        var annotations = ReadingAnnotations.none
+        if !(row.hasNull(atIndex: start) && row.hasNull(atIndex: start + 1) && row.hasNull(atIndex: start + 2)
+            && row.hasNull(atIndex: start + 3))
+        {
+            guard let read = Self.annotations(of: kind, row: row, from: start) else { return nil }
+            annotations = read
+        }
+        let valuesStart = start + annotationNames.count
         var values: [(field: ReadingField, value: FieldValue)] = []
         values.reserveCapacity(layout.count)
         for (field, column) in layout {
-            let stored: DatabaseValue = row[start + column]
+            let stored: DatabaseValue = row[valuesStart + column]
             if stored.isNull { continue }
             guard let value = value(stored.storage, of: field.type) else { return nil }
             values.append((field, value))
         }
-        return LayeredReading(kind: kind, measuredAt: measuredAt, values: values)
+        return LayeredReading(kind: kind, measuredAt: measuredAt, values: values, annotations: annotations)
+    }
+
+    /// The annotations in `row`'s columns from `start` (``annotationNames``' order); `nil` when one cannot be read:
+    /// a status bit no status has, an unavailable field the kind lacks or a special value without a name, a user
+    /// index outside 0–255.
+    private static func annotations(of kind: ReadingKind, row: Row, from start: Int) -> ReadingAnnotations? {
+        var annotations = ReadingAnnotations.none
+        switch row[start] as DatabaseValue {
+        case let stored where stored.isNull: break
+        case let stored:
+            guard case .int64(let bits) = stored.storage,
+                UInt64(bitPattern: bits) >> UInt64(ReadingStatus.names.count) == 0
+            else { return nil }
+            annotations.status = ReadingStatus(rawValue: UInt64(bitPattern: bits))
+        }
+        if let text = row[start + 1] as String? {
+            let fields = kind.fields
+            for item in text.split(separator: ",") {
+                let pair = item.split(separator: "=", omittingEmptySubsequences: false)
+                guard pair.count == 2, let position = fields.firstIndex(where: { $0.name == String(pair[0]) }),
+                    fields[position].isStored, let value = SpecialValue(name: pair[1])
+                else { return nil }
+                annotations.unavailable[position] = value
+            }
+        }
+        if let index = row[start + 2] as Int64? {
+            guard let index = UInt8(exactly: index) else { return nil }
+            annotations.userIndex = index
+        }
+        if let time = row[start + 3] as Int64? { annotations.deviceTime = LayeredTimestamp(secondsSince1970: time) }
+        return annotations
     }
 
     private static func value(_ stored: DatabaseValue.Storage, of type: ReadingField.ValueType) -> FieldValue? {

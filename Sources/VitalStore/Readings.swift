@@ -253,6 +253,7 @@ struct ReadingWriter {
         let insert = try inserts[kind.ordinal] ?? db.cachedStatement(sql: ReadingColumns.inserts[kind.ordinal])
         inserts[kind.ordinal] = insert
         var arguments: [(any DatabaseValueConvertible)?] = [device, kind.rawValue, reading.measuredAt.secondsSince1970]
+        arguments += ReadingColumns.annotationValues(of: reading)
         arguments += ReadingColumns.values(of: reading)
         try insert.execute(arguments: StatementArguments(arguments))
         occupied?.insert(reading.measuredAt.secondsSince1970)
@@ -264,7 +265,9 @@ struct ReadingWriter {
         let ordinal = reading.kind.ordinal
         let revise = try revisions[ordinal] ?? db.cachedStatement(sql: ReadingColumns.revisions[ordinal])
         revisions[ordinal] = revise
-        try revise.execute(arguments: StatementArguments(ReadingColumns.values(of: reading) + [id]))
+        try revise.execute(
+            arguments: StatementArguments(
+                ReadingColumns.annotationValues(of: reading) + ReadingColumns.values(of: reading) + [id]))
     }
 
     /// Queues reading `id`, new or revised, as pending for every caller that has asked for the device (the callers

@@ -188,6 +188,19 @@ enum StoreSchema {
                     CREATE INDEX reading_by_device_time ON reading (device_mac, measured_at);
                     """)
         }
+        migrator.registerMigration("v7: what devices say about readings") { db in
+            // A reading's annotations (ReadingAnnotations), NULL for every reading stored before: its statuses (a
+            // whole number of ReadingStatus bits), the fields the device sent a special value for
+            // (`sys=NaN,hr=+INF`), the device's user index, and the time the device's clock gave it when its
+            // `measured_at` is that time corrected.
+            try db.execute(
+                sql: """
+                    ALTER TABLE reading ADD COLUMN status INTEGER;
+                    ALTER TABLE reading ADD COLUMN unavailable TEXT;
+                    ALTER TABLE reading ADD COLUMN user_index INTEGER;
+                    ALTER TABLE reading ADD COLUMN device_time INTEGER;
+                    """)
+        }
         return migrator
     }
 }

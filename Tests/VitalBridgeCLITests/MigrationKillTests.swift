@@ -9,9 +9,10 @@ import VitalTestSupport
     import Glibc
 #endif
 
-/// Migration 6 rewrites every reading of a 0.14.0 store in one transaction: a process killed at any write of it
-/// leaves the store as 0.14.0 wrote it, and the next process migrates it once, every row intact.
-@Suite("Upgrade: the first open of a 0.14.0 home killed during migration 6")
+/// Migration 6 rewrites every reading of a 0.14.0 store in one transaction, and migration 7 adds the readings'
+/// annotations in another: a process killed at any write of them leaves the store as 0.14.0 or migration 6 left
+/// it, and the next process migrates the rest once, every row intact.
+@Suite("Upgrade: the first open of a 0.14.0 home killed during migrations 6 and 7")
 struct MigrationKillTests {
     /// The fixture's first caller's sync: the request that opens, and so migrates, the store first.
     static let demoSync = "ihealth-layer://?cmd=2&devicemodel=100&mac=004D3208D2F4&ver=100&scheme=vitalbridge-demo"
@@ -21,7 +22,9 @@ struct MigrationKillTests {
     enum Phase: Sendable {
         /// Migration 6 is not committed: the store is 0.14.0's.
         case beforeMigration
-        /// Migration 6 is committed; the schema number (`user_version`) that says so to the next open is not.
+        /// Migration 6 is committed, migration 7 is not.
+        case migratedTo6
+        /// Migrations 6 and 7 are committed; the schema number (`user_version`) that says so to the next open is not.
         case migrated
         /// Both are committed.
         case upToDate
@@ -75,14 +78,16 @@ struct MigrationKillTests {
                 c = sqlite3.connect('file:' + sys.argv[1] + '?mode=ro', uri=True)
                 version = c.execute('PRAGMA user_version').fetchone()[0]
                 v6 = c.execute("SELECT count(*) FROM grdb_migrations WHERE identifier LIKE 'v6:%'").fetchone()[0]
-                print(version, v6)
+                v7 = c.execute("SELECT count(*) FROM grdb_migrations WHERE identifier LIKE 'v7:%'").fetchone()[0]
+                print(version, v6, v7)
                 """,
                 copy.file("vitalbridge.sqlite"),
             ])
         switch probe.stdout {
-        case "5 0\n": return .beforeMigration
-        case "5 1\n": return .migrated
-        case "6 1\n": return .upToDate
+        case "5 0 0\n": return .beforeMigration
+        case "5 1 0\n": return .migratedTo6
+        case "5 1 1\n": return .migrated
+        case "7 1 1\n": return .upToDate
         default: throw StoreProbeError(output: probe.stdout + probe.stderr)
         }
     }
@@ -92,19 +97,20 @@ struct MigrationKillTests {
         var description: String { "the store probe answered: \(output)" }
     }
 
-    /// Where the `write`th write of the first open's 41 to the store's log falls, counted once with
+    /// Where the `write`th write of the first open's 47 to the store's log falls, counted once with
     /// `strace -xx -e trace=pwrite64` (a write is a 24-byte frame header or a 4,096-byte page): 1 is the log's
-    /// header; 2–35 are migration 6's 17 pages, its last frame's header (write 34) marking the commit; 36–37 write
-    /// the schema number (`PRAGMA user_version`, one page); 38–41 are the sync's journal commit, after its answer
-    /// was printed. A change to what the first open writes moves these counts, and the test says so by the phase
-    /// it finds: count them again then.
+    /// header; 2–35 are migration 6's 17 pages, its last frame's header (write 34) marking the commit; 36–41 are
+    /// migration 7's 3 pages (commit at write 40); 42–43 write the schema number (`PRAGMA user_version`, one page);
+    /// 44–47 are the sync's journal commit, after its answer was printed. A change to what the first open writes
+    /// moves these counts, and the test says so by the phase it finds: count them again then.
     enum Landing: Sendable {
-        case inMigration, beforeSchemaNumber, inJournal, never
+        case inMigration, inMigration7, beforeSchemaNumber, inJournal, never
 
         /// The phase the store is in after the kill.
         var phase: Phase {
             switch self {
             case .inMigration: .beforeMigration
+            case .inMigration7: .migratedTo6
             case .beforeSchemaNumber: .migrated
             case .inJournal, .never: .upToDate
             }
@@ -112,11 +118,12 @@ struct MigrationKillTests {
     }
 
     @Test(
-        "killed at the Nth write to the log, in migration 6 or after it, the next open migrates once and gives every answer, reading and device 0.14.0 gave",
+        "killed at the Nth write to the log, in migration 6, 7 or after them, the next open migrates once and gives every answer, reading and device 0.14.0 gave",
         .needs(.strace, .python3),
         arguments: [
             (1, Landing.inMigration), (2, .inMigration), (5, .inMigration), (20, .inMigration), (34, .inMigration),
-            (35, .inMigration), (36, .beforeSchemaNumber), (37, .beforeSchemaNumber), (38, .inJournal), (42, .never),
+            (35, .inMigration), (36, .inMigration7), (40, .inMigration7), (41, .inMigration7),
+            (42, .beforeSchemaNumber), (43, .beforeSchemaNumber), (44, .inJournal), (48, .never),
         ])
     func killedDuringMigration(write: Int, lands: Landing) throws {
         let home = try Self.fixtureHome()
@@ -131,7 +138,7 @@ struct MigrationKillTests {
             // the journal is committed after the hand-off: the answer was printed whole before the kill
             #expect(first.killed, "write \(write) was not reached: the hub ended by itself")
             #expect(first.stdout == answer, "write \(write)")
-        case .inMigration, .beforeSchemaNumber:
+        case .inMigration, .inMigration7, .beforeSchemaNumber:
             #expect(first.killed, "write \(write) was not reached: the hub ended by itself")
             #expect(first.stdout.isEmpty, "write \(write)")
         }
