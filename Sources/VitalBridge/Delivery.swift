@@ -48,7 +48,7 @@ struct CallbackDelivery: Sendable {
                 chosen = Chosen(url: base.url, readingIDs: [], delivered: [], remaining: 0)
             } else if let since = request.since {
                 // asked again from a time: re-sent as asked, not reserved
-                chosen = try store.withReadings(device: mac, since: since) { stored in
+                chosen = try store.withReadings(device: mac, since: since, caller: addressee.caller) { stored in
                     // the live reading is in the stream when it is recent enough; the callback carries it first
                     let liveInStream = run.live.map { $0.reading.measuredAt >= since } ?? false
                     return try choose(

@@ -108,12 +108,20 @@ extension StageRunner {
                     let reading = try await measureReserved(
                         driver, need.options, into: StoreSink(store: store, device: mac), caller: caller, owner: owner)
                     await connection.disconnect()
+                    guard let reading else {
+                        throw ProviderFailure(
+                            .device,
+                            "\(entry.model.name) \(mac): the reading is of a user the caller does not receive (in quarantine until `vitalbridge people assign`, or another person's)"
+                        )
+                    }
                     return reading
                 } catch {
                     await connection.disconnect()
                     throw error
                 }
             }
+        } catch let failure as ProviderFailure {
+            throw failure
         } catch let error as DeviceError where error.code == .cancelled {
             throw ProviderFailure(.cancelled, "\(entry.model.name) \(mac): \(error.message)")
         } catch let error as DeviceError {

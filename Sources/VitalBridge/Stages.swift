@@ -140,15 +140,22 @@ struct StageRunner: Sendable {
 
     /// Measures with `driver`, which stores the reading through `sink` before the device can forget it, and
     /// reserves it for `caller` as `owner`'s while the device is still held, so that no other request can deliver
-    /// it to the caller before this one's answer carries it.
+    /// it to the caller before this one's answer carries it. A reading the caller may not receive (of a user index
+    /// in quarantine, or another person's) stays stored and is not the answer's: `nil`.
     func measureReserved(
         _ driver: any DeviceDriver, _ options: MeasureOptions, into sink: StoreSink, caller: String,
         owner: ReservationOwner
-    ) async throws -> StoredReading {
+    ) async throws -> StoredReading? {
         let record = try await driver.measure(options, into: sink) { _ in }
         guard
             let id = try sink.latestID(of: record.reading) ?? store.readingID(of: record.reading, device: sink.device)
         else { throw StoreError("the live reading is not in the store") }
+        if record.reading.annotations.userIndex != nil, try !store.isDeliverable(id, to: caller) {
+            logger.notice(
+                "the measured reading is not the caller's: it stays in the store",
+                metadata: ["user": "\(record.reading.annotations.userIndex!)", "caller": "\(caller)"])
+            return nil
+        }
         try store.reserve([id], caller: caller, for: owner)
         return StoredReading(id: id, device: sink.device, reading: record.reading)
     }

@@ -106,7 +106,7 @@ struct FHIROptions: ParsableArguments {
         do {
             // the devices and the readings are one snapshot: a device another process adds with a reading meanwhile
             // is in both or in neither, so every reading's device is in the bundle
-            try store.forEachReading(device: device, since: since) { devices in
+            try store.forEachReading(device: device, since: since, selection: .released) { devices in
                 var bundle = try FHIRBundleWriter(
                     type: type, subject: subject, hub: hub, glucoseUnit: glucoseUnit,
                     devices: devices.map {
@@ -201,7 +201,7 @@ struct ReportCommand: ParsableCommand {
         var names: [MACAddress: String] = [:]
         var report = HealthReport(units: try units(), utcOffset: { zone.secondsFromGMT(for: $0.date) })
         // the devices and the readings are one snapshot: every reading's device has its name
-        try hub.store.forEachReading(device: mac, since: from) { devices in
+        try hub.store.forEachReading(device: mac, since: from, selection: .released) { devices in
             names = Dictionary(devices.map { ($0.mac, "\($0.model.name) \($0.mac)") }, uniquingKeysWith: { $1 })
         } _: { stored in
             report.add(stored.reading, device: names[stored.device] ?? stored.device.description)

@@ -400,9 +400,21 @@ struct RecordsCommand: ParsableCommand {
     @Flag(help: "List the smartbands' heart-rate minutes (one row a minute) instead of the readings.")
     var heartRateMinutes = false
 
+    @Flag(
+        help:
+            "List the readings in quarantine instead: of a multi-user device's user index no person is assigned (vitalbridge people assign)."
+    )
+    var quarantine = false
+
     @OptionGroup var fhir: FHIROptions
 
     func validate() throws {
+        if quarantine && (format == .csv || format == .fhir) {
+            throw ValidationError("readings in quarantine are not exported: list them as a table or JSON")
+        }
+        if quarantine && heartRateMinutes {
+            throw ValidationError("--quarantine lists readings, not heart-rate minutes")
+        }
         if format == .fhir {
             if heartRateMinutes { throw ValidationError("--heart-rate-minutes has no FHIR form") }
             try fhir.check()
@@ -446,8 +458,23 @@ struct RecordsCommand: ParsableCommand {
                         }
                     }
                 }
+            } else if quarantine {
+                var held: [String: Int] = [:]
+                try hub.store.forEachReading(device: mac, since: from, selection: .quarantined) { stored in
+                    held["user \(stored.reading.annotations.userIndex!) of \(stored.device)", default: 0] += 1
+                    try write(RecordRow(stored))
+                }
+                if format == .table {
+                    for (user, count) in held.sorted(by: { $0.key < $1.key }) {
+                        try output.write(
+                            "\(user): \(count) reading\(count == 1 ? "" : "s") in quarantine until assigned (vitalbridge people assign)\n"
+                        )
+                    }
+                }
             } else {
-                try hub.store.forEachReading(device: mac, since: from) { try write(RecordRow($0)) }
+                try hub.store.forEachReading(device: mac, since: from, selection: .released) {
+                    try write(RecordRow($0))
+                }
             }
             if format == .json { try output.write(first ? "]\n" : "\n]\n") }
         } catch  where output.closed {
@@ -472,22 +499,35 @@ struct WhitelistCommand: ParsableCommand {
 
         func run() throws {
             let hub = try openHub(homeOptions.home)
+            let people = try hub.store.callerPeople()
+            let entries = hub.whitelist.entries.sorted { $0.key < $1.key }
+            // the person column only in a home whose callers name people: a single-person home's list is unchanged
             print(
-                table(
-                    ["caller", "callback"], hub.whitelist.entries.sorted { $0.key < $1.key }.map { [$0.key, $0.value] })
-            )
+                people.isEmpty
+                    ? table(["caller", "callback"], entries.map { [$0.key, $0.value] })
+                    : table(
+                        ["caller", "callback", "person"], entries.map { [$0.key, $0.value, people[$0.key] ?? ""] }))
         }
     }
 
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Whitelist a caller with its callback URL, or * for a dynamic callerurl.",
-            discussion:
-                "Examples:\n  vitalbridge whitelist add com.example.app myapp://\n  vitalbridge whitelist add com.example.web '*'"
+            discussion: """
+                With --person, the caller receives that person's readings (of the user indexes assigned to them); \
+                without, the readings of the home's one person when it has exactly one, and no person's otherwise. \
+                Readings of single-user devices go to every caller, as always.
+
+                Examples:
+                  vitalbridge whitelist add com.example.app myapp://
+                  vitalbridge whitelist add com.example.mum mumsapp:// --person Mum
+                  vitalbridge whitelist add com.example.web '*'
+                """
         )
         @OptionGroup var homeOptions: HomeOptions
         @Argument(help: "The caller's bundle or package id.") var caller: String
         @Argument(help: "Its callback URL (myapp://, a custom app scheme) or *.") var callback: String
+        @Option(help: "The person whose readings the caller receives (vitalbridge people add).") var person: String?
 
         func run() throws {
             let hub = try openHub(homeOptions.home, create: true)
@@ -498,8 +538,15 @@ struct WhitelistCommand: ParsableCommand {
                 printError("cannot whitelist \(escapedCallerText(caller)): \(error)")
                 throw ExitStatus.refused
             }
+            // the person first: a caller never receives anyone's readings for a moment
+            do {
+                try hub.store.setPerson(person, forCaller: caller)
+            } catch {
+                printError("cannot whitelist \(escapedCallerText(caller)): \(error.message)")
+                throw ExitStatus.refused
+            }
             try Home.writeFile(whitelist.plist, to: hub.home.whitelistPath)
-            print("\(caller) → \(callback)")
+            print("\(caller) → \(callback)" + (person.map { " (the readings of \($0))" } ?? ""))
             if callback == Whitelist.dynamic {
                 print(
                     """
@@ -518,13 +565,14 @@ struct WhitelistCommand: ParsableCommand {
         @Argument(help: "The caller's bundle or package id.") var caller: String
 
         func run() throws {
-            let hub = try openHub(homeOptions.home)
+            let hub = try openHub(homeOptions.home, readOnly: false)
             var whitelist = hub.whitelist
             guard whitelist.remove(caller) else {
                 printError("\(escapedCallerText(caller)) is not whitelisted")
                 throw ExitStatus.refused
             }
             try Home.writeFile(whitelist.plist, to: hub.home.whitelistPath)
+            try hub.store.setPerson(nil, forCaller: caller)
             print("removed \(caller)")
         }
     }

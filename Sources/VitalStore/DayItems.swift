@@ -49,7 +49,7 @@ extension VitalStore {
                 } else {
                     id = try writer.insert(reading)
                 }
-                try writer.queue(id, at: reading.measuredAt)
+                try writer.queue(id, at: reading.measuredAt, attributed: false)
                 changed += 1
             }
             return changed

@@ -59,7 +59,7 @@ extension VitalStore {
                 db,
                 sql: """
                     SELECT \(ReadingColumns.selected) FROM reading WHERE device_mac = ?1
-                        AND NOT \(Self.deliveredAsRevised)
+                        AND NOT \(Self.deliveredAsRevised) AND \(Self.deliverable(to: "?2"))
                         AND id NOT IN (SELECT reading_id FROM reservation WHERE caller = ?2)
                     ORDER BY measured_at, id
                     """, arguments: [mac.description, caller])
@@ -112,7 +112,7 @@ extension VitalStore {
             sql: """
                 INSERT OR IGNORE INTO pending (caller, device_mac, measured_at, reading_id)
                 SELECT ?2, device_mac, measured_at, id FROM reading WHERE device_mac = ?1
-                    AND NOT \(Self.deliveredAsRevised)
+                    AND NOT \(Self.deliveredAsRevised) AND \(Self.deliverable(to: "?2"))
                 """, arguments: [mac.description, caller])
     }
 

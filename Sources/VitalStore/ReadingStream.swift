@@ -8,8 +8,12 @@ public struct ReadingStream {
     public let count: Int
     private let rows: RowCursor
 
-    /// The readings of device `mac` (all devices when `nil`) from `since` on; counted only when `counting`.
-    init(_ db: Database, device mac: MACAddress?, since: LayeredTimestamp?, counting: Bool) throws {
+    /// The readings of device `mac` (all devices when `nil`) from `since` on, of `selection`, or those that may be
+    /// delivered to `caller` when given; counted only when `counting`.
+    init(
+        _ db: Database, device mac: MACAddress?, since: LayeredTimestamp?, selection: ReadingSelection = .all,
+        caller: String? = nil, counting: Bool
+    ) throws {
         var conditions = "1"
         var arguments: StatementArguments = []
         if let mac {
@@ -19,6 +23,16 @@ public struct ReadingStream {
         if let since {
             conditions += " AND measured_at >= ?"
             arguments += [since.secondsSince1970]
+        }
+        switch selection {
+        case .all: break
+        case .released: conditions += " AND NOT \(VitalStore.quarantined)"
+        case .quarantined: conditions += " AND \(VitalStore.quarantined)"
+        }
+        if let caller {
+            // the predicate names its caller once
+            conditions += " AND \(VitalStore.deliverable(to: "?"))"
+            arguments += [caller]
         }
         count =
             counting

@@ -74,11 +74,13 @@ extension VitalStore {
                     let (id, revised) = try Self.merge(reading, into: stored, merging, &writer)
                 {
                     ids.append(id)
-                    if revised { try writer.queue(id, at: reading.measuredAt) }
+                    if revised {
+                        try writer.queue(id, at: reading.measuredAt, attributed: reading.annotations.userIndex != nil)
+                    }
                 } else {
                     let id = try writer.insert(reading)
                     ids.append(id)
-                    try writer.queue(id, at: reading.measuredAt)
+                    try writer.queue(id, at: reading.measuredAt, attributed: reading.annotations.userIndex != nil)
                 }
             }
             return ids
@@ -120,14 +122,15 @@ extension VitalStore {
         return readings
     }
 
-    /// Passes the stored readings to `body` one at a time, oldest first (of one device, from a time on, when
-    /// given), reading them from the file as it goes: memory stays flat for any size of history. A row the store
-    /// cannot read stops it with a ``StoreError/Code/corrupt`` error naming the row.
+    /// Passes the stored readings to `body` one at a time, oldest first (of one device, from a time on, of
+    /// `selection`, when given), reading them from the file as it goes: memory stays flat for any size of history.
+    /// A row the store cannot read stops it with a ``StoreError/Code/corrupt`` error naming the row.
     public func forEachReading(
-        device mac: MACAddress? = nil, since: LayeredTimestamp? = nil, _ body: (StoredReading) throws -> Void
+        device mac: MACAddress? = nil, since: LayeredTimestamp? = nil, selection: ReadingSelection = .all,
+        _ body: (StoredReading) throws -> Void
     ) throws(StoreError) {
         try file.query("read readings") { db in
-            var stream = try ReadingStream(db, device: mac, since: since, counting: false)
+            var stream = try ReadingStream(db, device: mac, since: since, selection: selection, counting: false)
             while let reading = try stream.next() { try body(reading) }
         }
     }
@@ -140,13 +143,13 @@ extension VitalStore {
     /// A database error, or a row the store cannot read, becomes a ``StoreError``; any other error the closures
     /// throw passes through.
     public func forEachReading(
-        device mac: MACAddress? = nil, since: LayeredTimestamp? = nil, devices: ([StoredDevice]) throws -> Void,
-        _ body: (StoredReading) throws -> Void
+        device mac: MACAddress? = nil, since: LayeredTimestamp? = nil, selection: ReadingSelection = .all,
+        devices: ([StoredDevice]) throws -> Void, _ body: (StoredReading) throws -> Void
     ) throws {
         do {
             try file.database.read { db in
                 try devices(Self.devices(db))
-                var stream = try ReadingStream(db, device: mac, since: since, counting: false)
+                var stream = try ReadingStream(db, device: mac, since: since, selection: selection, counting: false)
                 while let reading = try stream.next() { try body(reading) }
             }
         } catch let error as DatabaseError {
@@ -156,18 +159,19 @@ extension VitalStore {
         }
     }
 
-    /// Runs `body` with the readings of device `mac` from `since` on, oldest first, as a stream with its count:
-    /// what a callback re-sends when a caller asks again from a time (`since`), read only as far as it fits.
+    /// Runs `body` with the readings of device `mac` from `since` on that may be delivered to `caller` (not in
+    /// quarantine, not another person's), oldest first, as a stream with its count: what a callback re-sends when
+    /// a caller asks again from a time (`since`), read only as far as it fits.
     ///
     /// A database error becomes a ``StoreError``; any other error `body` throws passes through.
     public func withReadings<T>(
-        device mac: MACAddress, since: LayeredTimestamp, _ body: (inout ReadingStream) throws -> T
+        device mac: MACAddress, since: LayeredTimestamp, caller: String, _ body: (inout ReadingStream) throws -> T
     ) throws -> T {
         do {
             // the count and the rows in one read transaction: under WAL another process's commit between the two
             // statements would otherwise be read but not counted
             return try file.database.read { db in
-                var stream = try ReadingStream(db, device: mac, since: since, counting: true)
+                var stream = try ReadingStream(db, device: mac, since: since, caller: caller, counting: true)
                 return try body(&stream)
             }
         } catch let error as DatabaseError {
@@ -271,8 +275,9 @@ struct ReadingWriter {
     }
 
     /// Queues reading `id`, new or revised, as pending for every caller that has asked for the device (the callers
-    /// it was delivered to included).
-    mutating func queue(_ id: Int64, at time: LayeredTimestamp) throws {
+    /// it was delivered to included); a reading `attributed` to a user index only for the callers that may receive
+    /// it (``VitalStore/deliverable(to:)``): none while it is in quarantine.
+    mutating func queue(_ id: Int64, at time: LayeredTimestamp, attributed: Bool) throws {
         let callers =
             try self.callers
             ?? String.fetchAll(
@@ -281,6 +286,16 @@ struct ReadingWriter {
         guard !callers.isEmpty else { return }
         let queue = try db.cachedStatement(
             sql: "INSERT OR IGNORE INTO pending (caller, device_mac, measured_at, reading_id) VALUES (?, ?, ?, ?)")
-        for caller in callers { try queue.execute(arguments: [caller, device, time.secondsSince1970, id]) }
+        guard attributed else {
+            for caller in callers { try queue.execute(arguments: [caller, device, time.secondsSince1970, id]) }
+            return
+        }
+        let queueIfDeliverable = try db.cachedStatement(
+            sql: """
+                INSERT OR IGNORE INTO pending (caller, device_mac, measured_at, reading_id)
+                SELECT ?2, reading.device_mac, reading.measured_at, reading.id FROM reading
+                WHERE reading.id = ?1 AND \(VitalStore.deliverable(to: "?2"))
+                """)
+        for caller in callers { try queueIfDeliverable.execute(arguments: [id, caller]) }
     }
 }

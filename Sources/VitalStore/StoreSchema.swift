@@ -188,17 +188,35 @@ enum StoreSchema {
                     CREATE INDEX reading_by_device_time ON reading (device_mac, measured_at);
                     """)
         }
-        migrator.registerMigration("v7: what devices say about readings") { db in
+        migrator.registerMigration("v7: what devices say about readings, and whose they are") { db in
             // A reading's annotations (ReadingAnnotations), NULL for every reading stored before: its statuses (a
             // whole number of ReadingStatus bits), the fields the device sent a special value for
             // (`sys=NaN,hr=+INF`), the device's user index, and the time the device's clock gave it when its
             // `measured_at` is that time corrected.
+            // The home's people (`person`), which person each user index of a multi-user device is (`assignment`),
+            // and the person whose readings a caller receives (`caller_person`). A reading with a user index that
+            // no assignment names is in quarantine: stored, never delivered nor exported.
             try db.execute(
                 sql: """
                     ALTER TABLE reading ADD COLUMN status INTEGER;
                     ALTER TABLE reading ADD COLUMN unavailable TEXT;
                     ALTER TABLE reading ADD COLUMN user_index INTEGER;
                     ALTER TABLE reading ADD COLUMN device_time INTEGER;
+                    CREATE INDEX reading_by_user ON reading (device_mac, user_index) WHERE user_index IS NOT NULL;
+                    CREATE TABLE person (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        name TEXT NOT NULL UNIQUE
+                    );
+                    CREATE TABLE assignment (
+                        device_mac TEXT NOT NULL,
+                        user_index INTEGER NOT NULL,
+                        person_id INTEGER NOT NULL REFERENCES person(id),
+                        PRIMARY KEY (device_mac, user_index)
+                    ) WITHOUT ROWID;
+                    CREATE TABLE caller_person (
+                        caller TEXT PRIMARY KEY,
+                        person_id INTEGER NOT NULL REFERENCES person(id)
+                    ) WITHOUT ROWID;
                     """)
         }
         return migrator

@@ -97,11 +97,11 @@ struct MigrationKillTests {
         var description: String { "the store probe answered: \(output)" }
     }
 
-    /// Where the `write`th write of the first open's 47 to the store's log falls, counted once with
+    /// Where the `write`th write of the first open's 63 to the store's log falls, counted once with
     /// `strace -xx -e trace=pwrite64` (a write is a 24-byte frame header or a 4,096-byte page): 1 is the log's
-    /// header; 2–35 are migration 6's 17 pages, its last frame's header (write 34) marking the commit; 36–41 are
-    /// migration 7's 3 pages (commit at write 40); 42–43 write the schema number (`PRAGMA user_version`, one page);
-    /// 44–47 are the sync's journal commit, after its answer was printed. A change to what the first open writes
+    /// header; 2–35 are migration 6's 17 pages, its last frame's header (write 34) marking the commit; 36–57 are
+    /// migration 7's 11 pages (commit at write 56); 58–59 write the schema number (`PRAGMA user_version`, one
+    /// page); 60–63 are the sync's journal commit, after its answer was printed. A change to what the first open writes
     /// moves these counts, and the test says so by the phase it finds: count them again then.
     enum Landing: Sendable {
         case inMigration, inMigration7, beforeSchemaNumber, inJournal, never
@@ -122,8 +122,8 @@ struct MigrationKillTests {
         .needs(.strace, .python3),
         arguments: [
             (1, Landing.inMigration), (2, .inMigration), (5, .inMigration), (20, .inMigration), (34, .inMigration),
-            (35, .inMigration), (36, .inMigration7), (40, .inMigration7), (41, .inMigration7),
-            (42, .beforeSchemaNumber), (43, .beforeSchemaNumber), (44, .inJournal), (48, .never),
+            (35, .inMigration), (36, .inMigration7), (46, .inMigration7), (56, .inMigration7), (57, .inMigration7),
+            (58, .beforeSchemaNumber), (59, .beforeSchemaNumber), (60, .inJournal), (64, .never),
         ])
     func killedDuringMigration(write: Int, lands: Landing) throws {
         let home = try Self.fixtureHome()

@@ -175,7 +175,9 @@ struct PendingQueueTests {
         let other = try VitalStore(path: path)
         let device = Self.devices[0]
         try store.storeReadings([Self.glucose(90, at: 10), Self.glucose(91, at: 20)], device: device)
-        let (count, read) = try store.withReadings(device: device, since: LayeredTimestamp(secondsSince1970: 0)) {
+        let (count, read) = try store.withReadings(
+            device: device, since: LayeredTimestamp(secondsSince1970: 0), caller: "app"
+        ) {
             stream in
             // counted already; another process commits a reading before the first row is read
             try other.storeReadings([Self.glucose(92, at: 30)], device: device)
