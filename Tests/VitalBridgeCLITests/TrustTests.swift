@@ -329,6 +329,9 @@ struct HomeTests {
         let missing = scratch.path + "/mistyped"
         for command in [
             ["records"], ["devices"], ["whitelist", "list"], ["fleet", "show"], ["whitelist", "remove", "x"],
+            ["people", "list"], ["people", "remove", "Ann"],
+            ["people", "assign", "--mac", "004D3208D2F4", "--user-index", "1", "--person", "Ann"],
+            ["people", "unassign", "--mac", "004D3208D2F4", "--user-index", "1"],
         ] {
             let output = try vitalbridge(command + ["--home", missing])
             #expect(output.status == 1 && output.stderr.contains("no VitalBridge home at \(missing)"), "\(command)")
