@@ -161,7 +161,7 @@ public struct ReadingStatus: OptionSet, Hashable, Sendable, CustomStringConverti
     public static let deviceClockNotSet = bit("deviceClockNotSet")
     public static let timeUnverified = bit("timeUnverified")
 
-    /// The status named `name`, one of ``names``.
+    /// The status named `name`, one of the `names` every status has.
     public init?(name: some StringProtocol) {
         guard let bit = Self.names.firstIndex(where: { $0 == name }) else { return nil }
         self.init(rawValue: 1 << UInt64(bit))

@@ -85,7 +85,7 @@ public enum ReadingKind: String, CaseIterable, Hashable, Sendable, CustomStringC
     public func field(named name: String) -> ReadingField? { fields.first { $0.name == name } }
 
     /// A reading of the kind at `time` with every field at its empty value (0, no optional value, no sport): what
-    /// ``LayeredReading/init(kind:measuredAt:values:)`` fills.
+    /// ``LayeredReading/init(kind:measuredAt:values:annotations:)`` fills.
     func blank(at time: LayeredTimestamp) -> LayeredReading {
         switch self {
         case .bloodPressure: .bloodPressure(BloodPressureReading(systolic: 0, diastolic: 0, measuredAt: time))
