@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import VitalCore
 
@@ -148,5 +149,17 @@ struct AnnotatedResultTests {
             remaining: annotated.count - more
         ).url
         #expect(longer.utf8.count > budget)
+    }
+
+    @Test("every status name and every special value's name is in the URL scheme article")
+    func documented() throws {
+        let article = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent(
+                "Sources/LayeredProtocol/LayeredProtocol.docc/URLScheme.md")
+        let text = try String(contentsOf: article, encoding: .utf8)
+        for name in ReadingStatus.names { #expect(text.contains("`\(name)`"), "\(name) is not in URLScheme.md") }
+        for special in SpecialValue.allCases {
+            #expect(text.contains("`\"\(special)\"`"), "\(special) is not in URLScheme.md")
+        }
     }
 }
