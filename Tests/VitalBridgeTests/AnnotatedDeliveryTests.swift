@@ -1,8 +1,11 @@
 import LayeredProtocol
+import ShareVitalSigns
 import Testing
 import VitalCore
 import VitalSimulation
 import VitalStore
+
+@testable import VitalBridge
 
 /// The engine's callback path carries what a device said beyond the values.
 @Suite("The engine delivers statuses and unavailable values")
@@ -41,5 +44,27 @@ struct AnnotatedDeliveryTests {
         // the journal says both were delivered
         let ids = try engine.store.readings().suffix(2).map(\.id)
         #expect(Set(try engine.store.deliveries().last!.readingIDs).isSuperset(of: ids))
+    }
+
+    @Test(
+        "a ShareVitalSigns answer leaves out a value the device could not measure, never answering it as a number",
+        arguments: SpecialValue.allCases)
+    func svsLeavesOutUnmeasured(special: SpecialValue) throws {
+        let time = LayeredTimestamp(secondsSince1970: 1_763_600_000)
+        var bp = LayeredReading.bloodPressure(.init(systolic: 0, diastolic: 82, measuredAt: time))
+        bp.markUnavailable(ReadingKind.bloodPressure.fields[0], special)
+        let values = try #require(Bridge.svsValues(of: bp))
+        #expect(values[4] == nil && values[5]?.value == .number(82))
+        var oximetry = LayeredReading.oximetry(.init(oxygenSaturation: 0, heartRate: 61, measuredAt: time))
+        oximetry.markUnavailable(try #require(ReadingKind.oximetry.fields.first { $0.column == .spo2 }), special)
+        let oxygen = try #require(Bridge.svsValues(of: oximetry))
+        #expect(oxygen[2] == nil && oxygen[0]?.value == .number(61))
+        var temperature = LayeredReading.temperature(.init(celsius: 0, measuredAt: time))
+        temperature.markUnavailable(ReadingKind.temperature.fields[0], special)
+        #expect(try #require(Bridge.svsValues(of: temperature)).isEmpty)
+        // a reading the device measured whole answers every value, as before
+        let whole = try #require(
+            Bridge.svsValues(of: .bloodPressure(.init(systolic: 121.4, diastolic: 82, measuredAt: time))))
+        #expect(whole[4]?.value == .number(121) && whole[5]?.value == .number(82))
     }
 }
