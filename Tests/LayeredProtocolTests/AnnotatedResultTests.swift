@@ -162,4 +162,14 @@ struct AnnotatedResultTests {
             #expect(text.contains("`\"\(special)\"`"), "\(special) is not in URLScheme.md")
         }
     }
+
+    @Test("the article's figures hold: two flags and an unavailable systolic take 216 characters instead of 128")
+    func articleFigures() {
+        let plain = Self.bp.resultObject(unit: .mmHg).json
+        let annotated = Self.annotated(Self.bp, [(.systolic, .nan)], status: [.bodyMovement, .irregularPulse])
+            .resultObject(unit: .mmHg).json
+        #expect(PercentEncoding.encode(plain).utf8.count == 128)
+        #expect(PercentEncoding.encode(annotated).utf8.count == 216)
+        #expect(PercentEncoding.encode(#""bodyMovement","#).utf8.count == "bodyMovement".utf8.count + 7)
+    }
 }
