@@ -132,4 +132,24 @@ struct AnnotatedRecordsTests {
         #expect(delivered[5].strings(.flags) == ["bodyMovement", "irregularPulse", "timeUnverified"])
         #expect(delivered[7][.flags] == nil && delivered[7][.unavailable] == nil)
     }
+
+    @Test(
+        "the report of such a home renders in Chromium without a console message: a mark per reading, the legend",
+        .needs(.chromium))
+    func report() throws {
+        let home = try Self.home()
+        let page = URL(fileURLWithPath: home.path).appendingPathComponent("report.html")
+        let made = try home.run(["report", "--home", home.path, "--out", page.path, "--time-zone", "UTC"])
+        #expect(made.status == 0, "\(made.stderr)")
+        let dom = try ReportCommandTests.chromium(["--dump-dom", page.absoluteString])
+        #expect(
+            dom.status == 0 && ReportCommandTests.consoleLines(dom).isEmpty, "\(ReportCommandTests.consoleLines(dom))")
+        let svg = try #require(ReportCommandTests.chart("blood-pressure", in: dom.stdout))
+        let stored = try home.store().readings()
+        #expect(svg.components(separatedBy: "class=\"point").count - 1 == stored.count)
+        // every reading the device said something about is ringed, none of them at a made-up value
+        #expect(svg.components(separatedBy: "class=\"point flagged\"").count - 1 == 7)
+        #expect(!svg.contains(">0</text>"))
+        #expect(dom.stdout.contains("<ul class=\"legend\">") && dom.stdout.contains("systolic=+INF"))
+    }
 }
