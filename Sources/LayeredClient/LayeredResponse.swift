@@ -25,23 +25,24 @@ public struct ReceivedReading: Hashable, Sendable, CustomStringConvertible {
         case stored
     }
 
-    /// What the reading measured.
+    /// What the reading measured. A value the device could not measure (named in ``ReceivedReading/unavailable``)
+    /// is `nil`; any other value the kind always has is there, or the callback is refused.
     public enum Value: Hashable, Sendable {
         /// Blood pressure; the pulse and the arrhythmia flag when the monitor reports them.
-        case bloodPressure(systolic: Quantity, diastolic: Quantity, heartRate: Int?, arrhythmia: Bool?)
+        case bloodPressure(systolic: Quantity?, diastolic: Quantity?, heartRate: Int?, arrhythmia: Bool?)
         /// Blood glucose.
-        case glucose(Quantity)
+        case glucose(Quantity?)
         /// Body weight, with the body composition a composition scale adds.
-        case weight(Quantity, composition: ReceivedComposition?)
+        case weight(Quantity?, composition: ReceivedComposition?)
         /// SpO2 in percent and the pulse rate; the perfusion index when the oximeter reports it.
-        case oximetry(oxygenSaturation: Int, heartRate: Int, perfusionIndex: FixedDecimal?)
+        case oximetry(oxygenSaturation: Int?, heartRate: Int?, perfusionIndex: FixedDecimal?)
         /// Body temperature.
-        case temperature(Quantity)
+        case temperature(Quantity?)
         /// A day of activity (`yyyy-MM-dd`): steps, calories, and the distance when the device reports one. The
         /// rest of the day (sleep, swimming, heart rate, sports) is in ``ReceivedReading/object``.
         case activity(day: String, steps: Int, calories: Int, distance: Quantity?)
         /// A heart rate in beats per minute.
-        case heartRate(Int)
+        case heartRate(Int?)
     }
 
     public var origin: Origin
@@ -50,24 +51,45 @@ public struct ReceivedReading: Hashable, Sendable, CustomStringConvertible {
     public var measuredAt: LayeredTimestamp?
     /// The result object as the callback sent it.
     public var object: ResultObject
+    /// The statuses the device reported with the reading (`flags`), those this version knows by name.
+    public var status: ReadingStatus
+    /// Every name `flags` gave, known or not, in order.
+    public var flags: [String]
+    /// The values the device could not measure (`unavailable`), by result key, with the special value it sent
+    /// (`systolic` → NaN). A special value this version does not know is left out.
+    public var unavailable: [ResultKey: SpecialValue]
 
     public var description: String {
         let time = measuredAt.map { " at \($0)" } ?? ""
+        let said = flags.isEmpty && unavailable.isEmpty ? "" : " [\(saidDescription)]"
+        func text(_ value: (some CustomStringConvertible)?, _ key: ResultKey) -> String {
+            value.map { "\($0)" } ?? unavailable[key].map { "\($0)" } ?? "-"
+        }
         switch value {
         case .bloodPressure(let systolic, let diastolic, let heartRate, let arrhythmia):
             let pulse = heartRate.map { ", pulse \($0)/min" } ?? ""
             let flag = arrhythmia.map { $0 ? ", irregular heartbeat" : "" } ?? ""
-            return "blood pressure \(systolic.value)/\(diastolic.value) \(systolic.unit)\(pulse)\(flag)\(time)"
-        case .glucose(let glucose): return "glucose \(glucose)\(time)"
+            let unit = (systolic ?? diastolic).map { " \($0.unit)" } ?? ""
+            return "blood pressure \(text(systolic?.value, .systolic))/\(text(diastolic?.value, .diastolic))\(unit)"
+                + "\(pulse)\(flag)\(time)\(said)"
+        case .glucose(let glucose): return "glucose \(text(glucose, .bloodGlucose))\(time)\(said)"
         case .weight(let weight, let composition):
-            return "weight \(weight)\(composition?.bodyFat.map { ", body fat \($0) %" } ?? "")\(time)"
+            return "weight \(text(weight, .weight))\(composition?.bodyFat.map { ", body fat \($0) %" } ?? "")"
+                + "\(time)\(said)"
         case .oximetry(let saturation, let heartRate, let perfusion):
-            return "SpO2 \(saturation) %, pulse \(heartRate)/min\(perfusion.map { ", PI \($0) %" } ?? "")\(time)"
-        case .temperature(let temperature): return "temperature \(temperature)\(time)"
+            return "SpO2 \(text(saturation, .oxygenSaturation)) %, pulse \(text(heartRate, .heartRate))/min"
+                + "\(perfusion.map { ", PI \($0) %" } ?? "")\(time)\(said)"
+        case .temperature(let temperature): return "temperature \(text(temperature, .temperature))\(time)\(said)"
         case .activity(let day, let steps, let calories, let distance):
-            return "activity \(day): \(steps) steps, \(calories) kcal\(distance.map { ", \($0)" } ?? "")"
-        case .heartRate(let rate): return "heart rate \(rate)/min\(time)"
+            return "activity \(day): \(steps) steps, \(calories) kcal\(distance.map { ", \($0)" } ?? "")\(said)"
+        case .heartRate(let rate): return "heart rate \(text(rate, .heartRate))/min\(time)\(said)"
         }
+    }
+
+    /// The flags, then each unavailable value as `key=special`: `bodyMovement, systolic=NaN`.
+    private var saidDescription: String {
+        (flags + unavailable.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key)=\($0.value)" })
+            .joined(separator: ", ")
     }
 }
 
@@ -214,9 +236,33 @@ struct ReadingDecoder {
         func fail(_ what: String) -> LayeredError {
             LayeredError(.invalidValue, parameter: "result", message: "result object \(index + 1) \(what)")
         }
-        func number(_ key: ResultKey) throws(LayeredError) -> FixedDecimal {
-            guard let value = object.number(key) else { throw fail("has no number \(key)") }
-            return value
+        var unavailable: [ResultKey: SpecialValue] = [:]
+        if let said = object[.unavailable] {
+            guard case .object(let members) = said else { throw fail("has an unavailable that is not an object") }
+            for member in members.fields {
+                guard case .string(let name) = member.value else {
+                    throw fail("has unavailable \(member.key) that is not a special value's name")
+                }
+                if object[member.key] != nil { throw fail("has \(member.key) both measured and unavailable") }
+                if let special = SpecialValue(name: name) { unavailable[member.key] = special }
+            }
+        }
+        var flags: [String] = []
+        if let said = object[.flags] {
+            switch said {
+            case .strings(let names): flags = names
+            case .list(let objects) where objects.isEmpty: flags = []
+            default: throw fail("has flags that are not a list of names")
+            }
+        }
+        let status = flags.reduce(into: ReadingStatus()) { status, name in
+            if let known = ReadingStatus(name: name) { status.insert(known) }
+        }
+        /// The number at `key`; `nil` when `unavailable` names it, an error when it is missing otherwise.
+        func number(_ key: ResultKey) throws(LayeredError) -> FixedDecimal? {
+            if let value = object.number(key) { return value }
+            if object[key] == nil, unavailable[key] != nil { return nil }
+            throw fail("has no number \(key)")
         }
         func integer(_ value: FixedDecimal?, _ key: ResultKey) throws(LayeredError) -> Int? {
             guard let value else { return nil }
@@ -225,9 +271,9 @@ struct ReadingDecoder {
             }
             return integer
         }
-        func quantity(_ key: ResultKey) throws(LayeredError) -> Quantity {
+        func quantity(_ key: ResultKey) throws(LayeredError) -> Quantity? {
             guard let unit else { throw fail("has a \(key) without a unit") }
-            return Quantity(try number(key), unit)
+            return try number(key).map { Quantity($0, unit) }
         }
         func optionalQuantity(_ key: ResultKey) -> Quantity? {
             guard let unit, let value = object.number(key) else { return nil }
@@ -264,13 +310,13 @@ struct ReadingDecoder {
             value = .weight(try quantity(.weight), composition: composition)
         case .oximeter:
             value = .oximetry(
-                oxygenSaturation: try integer(try number(.oxygenSaturation), .oxygenSaturation)!,
-                heartRate: try integer(try number(.heartRate), .heartRate)!,
+                oxygenSaturation: try integer(try number(.oxygenSaturation), .oxygenSaturation),
+                heartRate: try integer(try number(.heartRate), .heartRate),
                 perfusionIndex: object.number(.perfusionIndex))
         case .thermometer:
             value = .temperature(try quantity(.temperature))
         case .heartRate:
-            value = .heartRate(try integer(try number(.heartRate), .heartRate)!)
+            value = .heartRate(try integer(try number(.heartRate), .heartRate))
         case .activity:
             guard let day = object.string(.time) else { throw fail("has no time") }
             guard let active = object.object(.activeData) else { throw fail("has no activedata") }
@@ -280,6 +326,8 @@ struct ReadingDecoder {
             let distance = active.number(.distance).map { Quantity($0, unit ?? .kilometre) }
             value = .activity(day: day, steps: steps, calories: calories, distance: distance)
         }
-        return ReceivedReading(origin: origin, value: value, measuredAt: measuredAt, object: object)
+        return ReceivedReading(
+            origin: origin, value: value, measuredAt: measuredAt, object: object, status: status, flags: flags,
+            unavailable: unavailable)
     }
 }

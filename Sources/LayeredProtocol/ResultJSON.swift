@@ -1,12 +1,14 @@
 import VitalCore
 
-/// A value in a result object: a number, a string (`measured_at`, `time`), a nested object (`activedata`) or a
-/// list of objects (a band day's `sportdata`).
+/// A value in a result object: a number, a string (`measured_at`, `time`), a nested object (`activedata`), a
+/// list of objects (a band day's `sportdata`) or a list of strings (a reading's `flags`).
 public enum ResultValue: Hashable, Sendable {
     case number(FixedDecimal)
     case string(String)
     case object(ResultObject)
     case list([ResultObject])
+    /// A list of strings: the status names of `flags`. An empty JSON list is read as an empty ``list(_:)``.
+    case strings([String])
 }
 
 /// One JSON object of a result, its fields in the order they are written.
@@ -47,6 +49,11 @@ public struct ResultObject: Hashable, Sendable {
     /// The list of objects at `key`, if it is one.
     public func list(_ key: ResultKey) -> [ResultObject]? {
         if case .list(let objects) = self[key] { objects } else { nil }
+    }
+
+    /// The list of strings at `key`, if it is one.
+    public func strings(_ key: ResultKey) -> [String]? {
+        if case .strings(let strings) = self[key] { strings } else { nil }
     }
 
     /// `measured_at` parsed, if present and well formed.
@@ -147,6 +154,14 @@ public struct ResultKey: RawRepresentable, Hashable, Sendable, ExpressibleByStri
     public static let start: ResultKey = "start"
     /// `end`: `HH:mm:ss`.
     public static let end: ResultKey = "end"
+    /// `flags`: a VitalBridge extension, the statuses the device reported with the reading, by name
+    /// (`["bodyMovement","irregularPulse"]`); present only when it reported one.
+    public static let flags: ResultKey = "flags"
+    /// `unavailable`: a VitalBridge extension, the values the device sent an IEEE-11073 special value for instead
+    /// of a number, each by its result key with the special value's name (`{"systolic":"NaN"}`); the key itself is
+    /// left out of the object. A member of a nested object is named by its path (`swimdata.calories`). Present only
+    /// when a value is unavailable.
+    public static let unavailable: ResultKey = "unavailable"
     /// `measureresult`: the live readings of a combined result.
     public static let measureResult: ResultKey = "measureresult"
     /// `syncresult`: the stored readings of a combined result.
@@ -171,8 +186,9 @@ public enum LayeredResult: Hashable, Sendable {
     ///
     /// Accepts exactly the shapes VitalBridge writes: an array of objects, or an object with the two keys
     /// `measureresult` and `syncresult` holding arrays of objects. Values are numbers without exponent (at most 18
-    /// digits, 9 after the point), strings, and objects and lists of objects nested at most 4 deep; `true`,
-    /// `false`, `null` and arrays of anything but objects are rejected, and so are repeated keys.
+    /// digits, 9 after the point), strings, objects, lists of objects nested at most 4 deep, and lists of strings
+    /// (`flags`); `true`, `false`, `null` and arrays mixing objects and strings or holding anything else are
+    /// rejected, and so are repeated keys.
     public init(json: String) throws(LayeredError) {
         func invalid(_ why: String) -> LayeredError {
             LayeredError(.invalidValue, parameter: "result", message: "result is not valid result JSON: \(why)")
@@ -226,6 +242,15 @@ extension ResultObject {
                 guard let nested = ResultObject(json: member, depth: depth + 1) else { return nil }
                 fields.append(Field(ResultKey(rawValue: key), .object(nested)))
             case .array(let elements):
+                if case .string? = elements.first {
+                    var strings: [String] = []
+                    for element in elements {
+                        guard case .string(let text) = element else { return nil }
+                        strings.append(text)
+                    }
+                    fields.append(Field(ResultKey(rawValue: key), .strings(strings)))
+                    continue
+                }
                 var objects: [ResultObject] = []
                 for element in elements {
                     guard let object = ResultObject(json: element, depth: depth + 1) else { return nil }
@@ -293,6 +318,13 @@ enum JSONWriter {
             case .string(let string): appendString(string, to: &bytes)
             case .object(let nested): append(nested, to: &bytes)
             case .list(let objects): append(objects, to: &bytes)
+            case .strings(let strings):
+                bytes.append(UInt8(ascii: "["))
+                for (index, string) in strings.enumerated() {
+                    if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                    appendString(string, to: &bytes)
+                }
+                bytes.append(UInt8(ascii: "]"))
             }
         }
         bytes.append(UInt8(ascii: "}"))

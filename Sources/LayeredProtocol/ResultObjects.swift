@@ -19,6 +19,12 @@ extension LayeredReading {
     ///
     /// Optional quantities the device did not report are left out; a value that is not finite is left out too.
     ///
+    /// What the device said beyond the values (`LayeredReading.annotations`) follows, only when it said something,
+    /// so that a reading without annotations is written exactly as before: `flags`, the names of its statuses in
+    /// bit order (`["bodyMovement","irregularPulse"]`), and `unavailable`, each value the device sent a special
+    /// value for by its result key (`{"systolic":"NaN"}`; a nested member by its path, `swimdata.calories`), whose
+    /// own key is absent. A field that is not sent at all (RR intervals) is not named either.
+    ///
     /// Each kind's keys, their nesting and their rounding come from its fields (`ReadingKind.fields`).
     public func resultObject(unit requested: VitalUnit?) -> ResultObject {
         let unit = requested.flatMap { $0.category == category ? $0 : nil } ?? category.defaultUnit
@@ -46,6 +52,15 @@ extension LayeredReading {
             }
         }
         if !kind.isDay { fields.append(.init(.measuredAt, .string(measuredAt.description))) }
+        let annotations = self.annotations
+        if !annotations.status.isEmpty { fields.append(.init(.flags, .strings(annotations.status.names))) }
+        if !annotations.unavailable.isEmpty {
+            let unavailable = unavailableFields.compactMap { field, value -> ResultObject.Field? in
+                guard let path = field.resultPath else { return nil }
+                return .init(ResultKey(rawValue: path.joined(separator: ".")), .string(value.description))
+            }
+            if !unavailable.isEmpty { fields.append(.init(.unavailable, .object(ResultObject(unavailable)))) }
+        }
         return ResultObject(fields)
     }
 

@@ -154,7 +154,6 @@ extension Bridge {
         }
         var values: [Int: Answer.Entry] = [:]
         var readings: [StoredReading] = []
-        let full = Quality(100)!
         for group in SVSAdapter.groups where !signs.isDisjoint(with: group.signs) {
             let stored: StoredReading
             do {
@@ -164,22 +163,39 @@ extension Bridge {
                 return (.failure, [], "\(error): a failure answer")
             }
             readings.append(stored)
-            switch stored.reading {
-            case .bloodPressure(let bp):
-                values[4] = .init(.number(Int(bp.systolic.rounded())), quality: full)
-                values[5] = .init(.number(Int(bp.diastolic.rounded())), quality: full)
-            case .oximetry(let po):
-                values[0] = .init(.number(po.heartRate), quality: full)
-                values[2] = .init(.number(po.oxygenSaturation), quality: full)
-            case .temperature(let temperature):
-                values[3] = .init(.text(String(format: "%.1f", temperature.celsius)), quality: full)
-            default:
+            guard let answered = Self.svsValues(of: stored.reading) else {
                 return (.failure, [], "the \(group.family.deviceName) answered another kind of reading")
             }
+            values.merge(answered) { _, new in new }
         }
         // only the signs asked for
         let asked = Set(signs.basicSigns.compactMap(\.exponent))
         return (Answer(success: true, values: values.filter { asked.contains($0.key) }), readings, nil)
+    }
+
+    /// The ShareVitalSigns values of a live `reading`, by sign exponent (heart rate 0, SpO2 2, temperature 3,
+    /// systolic 4, diastolic 5), each of quality 100; `nil` for a kind SVS has no sign for. A value the device could
+    /// not measure (it sent a special value: NaN, ±INF…) is left out, never answered as a number.
+    static func svsValues(of reading: LayeredReading) -> [Int: Answer.Entry]? {
+        let full = Quality(100)!
+        let missing = Set(reading.unavailableFields.compactMap { $0.field.column })
+        var values: [Int: Answer.Entry] = [:]
+        func answer(_ exponent: Int, _ column: ReadingColumn, _ value: @autoclosure () -> SignValue) {
+            if !missing.contains(column) { values[exponent] = .init(value(), quality: full) }
+        }
+        switch reading {
+        case .bloodPressure(let bp):
+            answer(4, .systolic, .number(Int(bp.systolic.rounded())))
+            answer(5, .diastolic, .number(Int(bp.diastolic.rounded())))
+        case .oximetry(let po):
+            answer(0, .heartRate, .number(po.heartRate))
+            answer(2, .spo2, .number(po.oxygenSaturation))
+        case .temperature(let temperature):
+            answer(3, .temperature, .text(String(format: "%.1f", temperature.celsius)))
+        default:
+            return nil
+        }
+        return values
     }
 
     /// Answers a Welltory DDS request `url`: VitalBridge's own parameters are `duration` (seconds of recording,

@@ -106,6 +106,7 @@ func resultTable(_ result: LayeredResult) -> String {
                     case .string(let string): "\(field.key)=\(string)"
                     case .object(let nested): "\(field.key)=\(nested.json)"
                     case .list(let objects): "\(field.key)=\(LayeredResult.list(objects).json)"
+                    case .strings(let strings): "\(field.key)=\(strings.joined(separator: ","))"
                     }
                 }
         }

@@ -374,6 +374,13 @@ struct RecordsCommand: ParsableCommand {
             A smartband's day (band_day) shows its totals, sleep, heart-rate summary and sports; its heart-rate \
             minutes, one row each, are listed with --heart-rate-minutes.
 
+            What a device said beyond the values is kept: a value it could not measure (it sent NaN, NRes, +INF, \
+            -INF or a reserved value) is never written as a number. Its CSV cell is empty and the last column, \
+            flags, names it with the value sent (systolic=NaN) after the statuses the device reported \
+            (bodyMovement, irregularPulse, …), separated by spaces: bodyMovement systolic=NaN. JSON has "flags" \
+            (the statuses) and "unavailable" ({"systolic":"NaN"}) when there is something to say; the table \
+            shows systolic=NaN and the statuses in brackets.
+
             --format fhir writes a FHIR R4 Bundle for one person (--patient or --patient-id): a vital-signs \
             Observation per quantity with its LOINC code and UCUM unit, a Device per device (its Bluetooth address \
             as identifier), effectiveDateTime with the offset of --time-zone. The ids are stable: exporting again \

@@ -111,11 +111,22 @@ struct RecordRow {
     var kind: String
     var time: LayeredTimestamp
     var values: [(column: ReadingColumn, value: RecordValue)]
+    /// The statuses the device reported, by name (`bodyMovement`), in bit order.
+    var status: [String] = []
+    /// The fields the device sent a special value for, by column field name, with the value's name
+    /// (`("systolic", "NaN")`): their cells are empty.
+    var unavailable: [(field: String, value: String)] = []
 
     init(_ stored: StoredReading) {
         self.init(
             device: stored.device, kind: stored.reading.kind.rawValue, time: stored.reading.measuredAt,
             values: ReadingColumn.values(of: stored.reading))
+        let annotations = stored.reading.annotations
+        guard !annotations.isEmpty else { return }
+        status = annotations.status.names
+        unavailable = stored.reading.unavailableFields.compactMap { field, value in
+            (field.column?.field ?? field.name).map { ($0, value.description) }
+        }
     }
 
     init(
@@ -126,6 +137,13 @@ struct RecordRow {
         self.kind = kind
         self.time = time
         self.values = values
+    }
+
+    /// The `flags` cell: the status names, then each unavailable field as `field=value`, separated by single spaces
+    /// (`bodyMovement irregularPulse systolic=NaN`), so that the cell needs no quoting in CSV, whatever the
+    /// delimiter; empty when the device said nothing beyond the values.
+    var flags: String {
+        (status + unavailable.map { "\($0.field)=\($0.value)" }).joined(separator: " ")
     }
 }
 
@@ -151,12 +169,13 @@ extension RecordRow {
 /// The three forms of `records`, written one row at a time.
 enum RecordsFormatter {
     static var csvHeader: String {
-        (["device", "kind", "measured_at_utc"] + ReadingColumn.allCases.map(\.name)).joined(separator: ",") + "\r\n"
+        (["device", "kind", "measured_at_utc"] + ReadingColumn.allCases.map(\.name) + ["flags"])
+            .joined(separator: ",") + "\r\n"
     }
 
     /// Appends one CSV record (RFC 4180, CRLF-terminated): device, kind, time, then every column, empty where the
-    /// reading has no such field. No field needs quoting: MACs, kind names, times and numbers have no comma,
-    /// quote or line break.
+    /// reading has no such field or the device could not measure it, then `flags` (`RecordRow.flags`). No field
+    /// needs quoting: MACs, kind names, times, numbers and flags have no comma, quote or line break.
     static func appendCSVRow(_ row: RecordRow, to output: inout [UInt8]) {
         output.append(contentsOf: row.device.description.utf8)
         output.append(UInt8(ascii: ","))
@@ -171,10 +190,11 @@ enum RecordsFormatter {
             }
             append(value, to: &output)
         }
-        while next < ReadingColumn.count {
+        while next <= ReadingColumn.count {
             output.append(UInt8(ascii: ","))
             next += 1
         }
+        if !row.status.isEmpty || !row.unavailable.isEmpty { output.append(contentsOf: row.flags.utf8) }
         output.append(contentsOf: [UInt8(ascii: "\r"), UInt8(ascii: "\n")])
     }
 
@@ -197,13 +217,24 @@ enum RecordsFormatter {
         output[start...].reverse()
     }
 
-    /// One JSON object: `device`, `kind`, `measured_at_utc` and the reading's own columns, numbers as numbers.
+    /// One JSON object: `device`, `kind`, `measured_at_utc` and the reading's own columns, numbers as numbers;
+    /// then, only when the device said so, `flags`, its statuses by name (`["bodyMovement"]`), and `unavailable`,
+    /// each field it could not measure with the special value it sent (`{"systolic":"NaN"}`), whose column is left
+    /// out.
     static func jsonObject(_ row: RecordRow) -> String {
         var members = [
             "\"device\":\"\(row.device)\"", "\"kind\":\"\(row.kind)\"", "\"measured_at_utc\":\"\(row.time)\"",
         ]
         for (column, value) in row.values {
             members.append("\"\(column.name)\":\(value.json)")
+        }
+        if !row.status.isEmpty {
+            members.append("\"flags\":[" + row.status.map { "\"\($0)\"" }.joined(separator: ",") + "]")
+        }
+        if !row.unavailable.isEmpty {
+            members.append(
+                "\"unavailable\":{" + row.unavailable.map { "\"\($0.field)\":\"\($0.value)\"" }.joined(separator: ",")
+                    + "}")
         }
         return "{" + members.joined(separator: ",") + "}"
     }
@@ -212,13 +243,17 @@ enum RecordsFormatter {
         "device        kind               measured at (UTC)    values\n"
         + "------------  -----------------  -------------------  ------\n"
 
-    /// One table line: fixed-width device, kind and time (so the table streams), then `field=value unit` pairs.
+    /// One table line: fixed-width device, kind and time (so the table streams), then `field=value unit` pairs,
+    /// a field the device could not measure as `field=NaN` (the special value's name, never a number), and the
+    /// statuses in brackets: `systolic=NaN, diastolic=80 mmHg [bodyMovement]`.
     static func tableRow(_ row: RecordRow) -> String {
-        let values = row.values.map { column, value in
+        var values = row.values.map { column, value in
             "\(column.field)=\(value.text)"
                 + (column.unit.isEmpty ? "" : (column.unit == "%" ? "%" : " \(column.unit)"))
         }
+        values += row.unavailable.map { "\($0.field)=\($0.value)" }
+        let status = row.status.isEmpty ? "" : " [\(row.status.joined(separator: ", "))]"
         return "\(row.device)  \(row.kind.padding(toLength: 17, withPad: " ", startingAt: 0))  "
-            + "\(row.time)  \(values.joined(separator: ", "))\n"
+            + "\(row.time)  \(values.joined(separator: ", "))\(status)\n"
     }
 }

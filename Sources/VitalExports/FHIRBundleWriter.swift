@@ -173,6 +173,7 @@ public struct FHIRBundleWriter {
                 ("subject", .object([("reference", .string(subjectReference))])), ("effectiveDateTime", effective),
             ]
             members += value
+            members += Self.annotationMembers(reading.annotations, of: kind)
             members.append(("device", .object([("reference", .string(deviceReference))])))
             append(
                 resource: "Observation", uuid: uuid, identifier: (hubSystem, identifierValue), profile: kind.profile,
@@ -269,26 +270,39 @@ public struct FHIRBundleWriter {
 
     /// The Observations `reading` gives, one for each of its fields with a LOINC code (`ReadingField.loinc`):
     /// each kind with its value members (`valueQuantity`, or the blood-pressure panel's `component`s, which comes
-    /// first).
+    /// first). A field the device sent a special value for has a `dataAbsentReason` instead of its
+    /// `valueQuantity` (on its component, for the panel's), as the vital-signs profile requires.
     static func quantities(of reading: LayeredReading, glucose: FHIRObservationKind)
         -> [(FHIRObservationKind, [(key: String, value: JSON)])]
     {
         var observations: [(FHIRObservationKind, [(key: String, value: JSON)])] = []
         var components: [JSON] = []
-        for (field, value) in reading.fieldValues {
+        let unavailable = reading.annotations.unavailable
+        for (position, field) in reading.kind.fields.enumerated() {
             guard let code = field.loinc else { continue }
+            let absent = unavailable[position]
+            let value = absent == nil ? field.value(in: reading) : nil
+            guard absent != nil || value != nil else { continue }
             if let component = FHIRObservationKind.bloodPressureComponents.first(where: { $0.code == code }) {
-                guard case .number(let pressure) = value else { continue }
-                components.append(
-                    .object([
-                        ("code", .object([("coding", .array([loinc(component.code, component.display)]))])),
-                        ("valueQuantity", quantity(.bloodPressure, .number(pressure))),
-                    ]))
+                let coding: (key: String, value: JSON) = (
+                    "code", .object([("coding", .array([loinc(component.code, component.display)]))])
+                )
+                if let absent {
+                    components.append(.object([coding, ("dataAbsentReason", dataAbsentReason(absent))]))
+                    continue
+                }
+                guard case .number(let pressure)? = value else { continue }
+                components.append(.object([coding, ("valueQuantity", quantity(.bloodPressure, .number(pressure)))]))
                 continue
             }
-            guard var kind = FHIRObservationKind(loinc: code), let number = number(value, of: kind, glucose: glucose)
-            else { continue }
-            if kind == .glucoseMass { kind = glucose }
+            guard let fieldKind = FHIRObservationKind(loinc: code) else { continue }
+            let kind = fieldKind == .glucoseMass ? glucose : fieldKind
+            if let absent {
+                observations.append((kind, [("dataAbsentReason", dataAbsentReason(absent))]))
+                continue
+            }
+            // the field's own kind: glucose is converted to the unit `glucose` names from its canonical mg/dL
+            guard let value, let number = number(value, of: fieldKind, glucose: glucose) else { continue }
             observations.append((kind, [("valueQuantity", quantity(kind, number))]))
         }
         if !components.isEmpty { observations.insert((.bloodPressure, [("component", .array(components))]), at: 0) }
@@ -310,6 +324,86 @@ public struct FHIRBundleWriter {
                 .map { .number($0.description) }
         case .flag, .sports: nil
         }
+    }
+
+    /// The `dataAbsentReason` of a value the device sent `special` for: `not-a-number`, `positive-infinity`,
+    /// `negative-infinity`, or `error` for NRes and a reserved value; its text is the special value's name.
+    static func dataAbsentReason(_ special: SpecialValue) -> JSON {
+        let reason = FHIRAnnotations.dataAbsentReason(special)
+        return .object([
+            (
+                "coding",
+                .array([
+                    .object([
+                        ("system", .string(FHIRAnnotations.dataAbsentReasonSystem)), ("code", .string(reason.code)),
+                        ("display", .string(reason.display)),
+                    ])
+                ])
+            ),
+            ("text", .string(special.description)),
+        ])
+    }
+
+    /// What the device said about a reading, as members of each of its Observations of `kind`: `interpretation`
+    /// for the statuses a standard code says (off scale high and low), a `note` naming every other status, and
+    /// the thermometer's site as the body temperature's `bodySite`. None for a reading without statuses.
+    static func annotationMembers(_ annotations: ReadingAnnotations, of kind: FHIRObservationKind)
+        -> [(key: String, value: JSON)]
+    {
+        guard !annotations.status.isEmpty else { return [] }
+        var members: [(key: String, value: JSON)] = []
+        let status = annotations.status
+        let interpretations = FHIRAnnotations.interpretations.filter { status.contains($0.status) }
+        if !interpretations.isEmpty {
+            members.append(
+                (
+                    "interpretation",
+                    .array(
+                        interpretations.map { interpretation in
+                            .object([
+                                (
+                                    "coding",
+                                    .array([
+                                        .object([
+                                            ("system", .string(FHIRAnnotations.interpretationSystem)),
+                                            ("code", .string(interpretation.code)),
+                                            ("display", .string(interpretation.display)),
+                                        ])
+                                    ])
+                                ),
+                                ("text", .string(interpretation.status.description)),
+                            ])
+                        })
+                ))
+        }
+        let site = FHIRAnnotations.sites.first { status.contains($0.status) }
+        let noted = status.subtracting(FHIRAnnotations.sitesAndInterpretations)
+        if !noted.isEmpty {
+            members.append(
+                (
+                    "note",
+                    .array([.object([("text", .string("Device status: " + noted.names.joined(separator: ", ")))])])
+                )
+            )
+        }
+        if let site, kind == .bodyTemperature {
+            var concept: [(key: String, value: JSON)] = []
+            if let code = site.snomed {
+                concept.append(
+                    (
+                        "coding",
+                        .array([
+                            .object([
+                                ("system", .string("http://snomed.info/sct")), ("code", .string(code.code)),
+                                ("display", .string(code.display)),
+                            ])
+                        ])
+                    ))
+            }
+            concept.append(("text", .string(site.text)))
+            members.append(("bodySite", .object(concept)))
+        }
+        return members
     }
 
     static func quantity(_ kind: FHIRObservationKind, _ number: JSON) -> JSON {

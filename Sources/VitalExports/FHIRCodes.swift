@@ -104,3 +104,56 @@ public enum FHIRObservationKind: String, CaseIterable, Hashable, Sendable {
         (code: "8480-6", display: "Systolic blood pressure"), (code: "8462-4", display: "Diastolic blood pressure"),
     ]
 }
+
+/// How the FHIR export says what a device said beyond a reading's values (`ReadingAnnotations`).
+///
+/// - A value sent as an IEEE-11073 special value has no `valueQuantity` but a `dataAbsentReason` of
+///   `http://terminology.hl7.org/CodeSystem/data-absent-reason`: NaN `not-a-number`, +INF `positive-infinity`,
+///   -INF `negative-infinity`, NRes and reserved `error`; its text is the special value's name.
+/// - A glucose meter's `resultTooHigh` and `resultTooLow` (the result is beyond what the meter can measure) are the
+///   `interpretation` `>` (off scale high) and `<` (off scale low) of
+///   `http://terminology.hl7.org/CodeSystem/v3-ObservationInterpretation`. No status says the value itself is
+///   clinically high or low (`H`, `L`): a blood pressure monitor's `pulseRateTooHigh` is against the monitor's own
+///   limit, so it is a note.
+/// - Every other status is named in a `note`: `Device status: bodyMovement, irregularPulse`.
+/// - A thermometer's site is the body temperature's `bodySite`: the SNOMED CT code of the HL7 Vital Signs body
+///   temperature location value set where one fits (armpit 422543003, ear 117590005, finger 7569003, mouth
+///   74262004, rectum 34402009, toe 29707007, tympanum 42859004), otherwise text alone (`body`,
+///   `gastrointestinalTract`).
+public enum FHIRAnnotations {
+    static let dataAbsentReasonSystem = "http://terminology.hl7.org/CodeSystem/data-absent-reason"
+    static let interpretationSystem = "http://terminology.hl7.org/CodeSystem/v3-ObservationInterpretation"
+
+    /// The data-absent-reason code and display of a value sent as `special`.
+    public static func dataAbsentReason(_ special: SpecialValue) -> (code: String, display: String) {
+        switch special {
+        case .nan: ("not-a-number", "Not a Number (NaN)")
+        case .positiveInfinity: ("positive-infinity", "Positive Infinity (PINF)")
+        case .negativeInfinity: ("negative-infinity", "Negative Infinity (NINF)")
+        case .nres, .reserved: ("error", "Error")
+        }
+    }
+
+    /// The statuses with an interpretation code.
+    static let interpretations: [(status: ReadingStatus, code: String, display: String)] = [
+        (ReadingStatus(name: "resultTooHigh")!, ">", "Off scale high"),
+        (ReadingStatus(name: "resultTooLow")!, "<", "Off scale low"),
+    ]
+
+    /// A thermometer's sites: the status, its SNOMED CT body structure when one fits, and its text.
+    static let sites: [(status: ReadingStatus, snomed: (code: String, display: String)?, text: String)] = [
+        (ReadingStatus(name: "armpit")!, ("422543003", "Structure of axillary fossa"), "armpit"),
+        (ReadingStatus(name: "body")!, nil, "body (general)"),
+        (ReadingStatus(name: "ear")!, ("117590005", "Ear structure"), "ear"),
+        (ReadingStatus(name: "finger")!, ("7569003", "Finger structure"), "finger"),
+        (ReadingStatus(name: "gastrointestinalTract")!, nil, "gastrointestinal tract"),
+        (ReadingStatus(name: "mouth")!, ("74262004", "Oral cavity structure"), "mouth"),
+        (ReadingStatus(name: "rectum")!, ("34402009", "Rectum structure"), "rectum"),
+        (ReadingStatus(name: "toe")!, ("29707007", "Toe structure"), "toe"),
+        (ReadingStatus(name: "tympanum")!, ("42859004", "Tympanic membrane structure"), "tympanum (ear drum)"),
+    ]
+
+    /// The statuses that are not named in a note: the sites and those with an interpretation.
+    static let sitesAndInterpretations: ReadingStatus = (sites.map(\.status) + interpretations.map(\.status))
+        .reduce(into: []) { $0.insert($1) }
+}

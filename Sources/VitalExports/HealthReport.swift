@@ -47,6 +47,12 @@ public struct ReportError: Error, Hashable, Sendable, CustomStringConvertible {
 ///
 /// A chart draws one mark per reading (`class="point"`) until it holds more than `pointLimit` readings, then one per
 /// day spanning the day's lowest to highest value, so that memory and the page stay bounded for any history.
+///
+/// A reading the device said something about (a status, or a value it could not measure: NaN, NRes, ±INF) is a
+/// marked point (`class="point flagged"`, ringed), its tooltip and the chart's CSV (a `flags` column) naming what
+/// the device said; a value it could not measure is never plotted as a number: a reading with no value left is a
+/// triangle on the time axis (`class="point unmeasured"`). A chart with such marks has a legend explaining them.
+/// A chart without them is drawn exactly as before.
 public struct HealthReport {
     enum Chart: String, CaseIterable {
         case bloodPressure = "blood-pressure"
@@ -103,6 +109,11 @@ public struct HealthReport {
         func plot(_ chart: Chart, _ low: Double, _ high: Double? = nil) {
             series[chart]!.add(time: time, low: low, high: high ?? low)
         }
+        let annotations = reading.annotations
+        guard annotations.isEmpty else {
+            addAnnotated(reading, annotations, time: time, device: device)
+            return
+        }
         switch reading {
         case .bloodPressure(let bp):
             let systolic = show(bp.systolic, units.bloodPressure)
@@ -147,6 +158,69 @@ public struct HealthReport {
             note("Sleep", Self.hours(day.sleep.deep + day.sleep.light), day: day.date)
         case .heartRate(let recording):
             note("Heart rate", "\(recording.heartRate) bpm, \(recording.rrIntervals.count) RR intervals")
+        }
+    }
+
+    /// Adds a reading the device said something about: a marked point (a value it could not measure is never
+    /// plotted: a reading without any value to plot is a mark on the time axis), named in the latest readings.
+    private mutating func addAnnotated(
+        _ reading: LayeredReading, _ annotations: ReadingAnnotations, time: Int64, device: String
+    ) {
+        let unavailable = reading.unavailableFields
+        let flags =
+            annotations.status.names
+            + unavailable.map { field, value in "\(field.column?.field ?? field.name ?? "value")=\(value)" }
+        /// The special value sent for the field of `column`, if the device could not measure it.
+        func missing(_ column: ReadingColumn) -> SpecialValue? {
+            unavailable.first { $0.field.column == column }?.value
+        }
+        func note(_ quantity: String, _ value: String) {
+            let said = annotations.status.isEmpty ? "" : " (\(annotations.status.names.joined(separator: ", ")))"
+            latest[quantity] = Latest(time: time, wholeDay: false, value: value + said, device: device)
+        }
+        func plot(_ chart: Chart, _ low: Double?, _ high: Double?) {
+            series[chart]!.add(time: time, low: low, high: high, flags: flags)
+        }
+        /// The value of `column` in `unit` as a number and text, or its special value's name as text.
+        func shown(_ canonical: Double, _ column: ReadingColumn, _ unit: VitalUnit) -> (value: Double?, text: String) {
+            if let special = missing(column) { return (nil, special.description) }
+            let value = show(canonical, unit)
+            return (value.value, value.text)
+        }
+        switch reading {
+        case .bloodPressure(let bp):
+            let systolic = shown(bp.systolic, .systolic, units.bloodPressure)
+            let diastolic = shown(bp.diastolic, .diastolic, units.bloodPressure)
+            plot(.bloodPressure, diastolic.value, systolic.value)
+            let pulse = missing(.heartRate).map { ", pulse \($0)" } ?? bp.heartRate.map { ", pulse \($0) bpm" } ?? ""
+            note("Blood pressure", "\(systolic.text)/\(diastolic.text) \(units.bloodPressure)" + pulse)
+        case .glucose(let glucose):
+            let value = shown(glucose.mgPerDeciliter, .glucose, units.glucose)
+            plot(.glucose, value.value, value.value)
+            note("Glucose", "\(value.text) \(units.glucose)")
+        case .weight(let weight):
+            let value = shown(weight.kilograms, .weight, units.weight)
+            plot(.weight, value.value, value.value)
+            let fat = missing(.bodyFat) == nil ? weight.bodyComposition.map { Self.number($0.bodyFatPercentage) } : nil
+            note("Weight", "\(value.text) \(units.weight)" + (fat.map { ", body fat \($0) %" } ?? ""))
+        case .oximetry(let oximetry):
+            let saturation = missing(.spo2) == nil ? Double(oximetry.oxygenSaturation) : nil
+            plot(.oxygen, saturation, saturation)
+            let pulse = missing(.heartRate).map { "\($0)" } ?? "\(oximetry.heartRate) bpm"
+            note("SpO2", "\(missing(.spo2).map { "\($0)" } ?? "\(oximetry.oxygenSaturation) %"), pulse \(pulse)")
+        case .temperature(let temperature):
+            let value = shown(temperature.celsius, .temperature, units.temperature)
+            plot(.temperature, value.value, value.value)
+            note("Temperature", "\(value.text) \(units.temperature)")
+        case .heartRate(let recording):
+            let rate = missing(.heartRate).map { "\($0)" } ?? "\(recording.heartRate) bpm"
+            note("Heart rate", "\(rate), \(recording.rrIntervals.count) RR intervals")
+        case .activity, .band:
+            // a day's totals have no special values; its statuses, if any, do not change its bars
+            var plain = reading
+            plain.annotations = .none
+            add(plain, device: device)
+            readings -= 1
         }
     }
 

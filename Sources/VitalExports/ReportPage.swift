@@ -12,7 +12,7 @@ extension HealthReport {
             <meta name="viewport" content="width=device-width, initial-scale=1">
             <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
             <title>\(escape(title))</title>
-            <style>\(Self.style)</style>
+            <style>\(Self.style)\(series.values.contains { $0.hasFlagged } ? Self.flagStyle : "")</style>
             </head>
             <body>
             <header><h1>\(escape(title))</h1><p>\(escape(subtitle))</p>\(summary)</header>
@@ -66,17 +66,42 @@ extension HealthReport {
         }
         let csv = drawn.csv.joined(separator: "\r\n") + "\r\n"
         let title = title(chart)
+        let legend = series[chart].map(legend) ?? ""
         return """
             <section class="chart" id="\(chart.rawValue)"><h2>\(escape(title))</h2>
             <p class="note">\(escape(drawn.note))</p>
             <svg data-chart="\(chart.rawValue)" role="img" aria-label="\(escape(title))" viewBox="0 0 \(Int(Plot.width)) \(Int(Plot.height))" xmlns="http://www.w3.org/2000/svg">
             \(drawn.svg.joined(separator: "\n"))
             </svg>
-            <p><a download="\(chart.rawValue).csv" href="data:text/csv;charset=utf-8,\(PercentEncoding.encode(csv))">Download the data (CSV)</a></p>
+            \(legend)<p><a download="\(chart.rawValue).csv" href="data:text/csv;charset=utf-8,\(PercentEncoding.encode(csv))">Download the data (CSV)</a></p>
             <details><summary>The data behind this chart (\(drawn.count) rows)</summary><pre>\(escape(csv))</pre></details>
             </section>
 
             """
+    }
+
+    /// The legend of the marks of readings a device said something about, with every name they carry; empty for a
+    /// chart without such marks.
+    private func legend(_ series: TimeSeries) -> String {
+        guard series.hasFlagged else { return "" }
+        var items: [String] = []
+        let statuses = series.flags.filter { !$0.contains("=") }
+        let values = series.flags.filter { $0.contains("=") }
+        if !statuses.isEmpty {
+            items.append(
+                "<li><svg class=\"key\" viewBox=\"0 0 16 16\"><circle class=\"flag\" cx=\"8\" cy=\"8\" r=\"6\"/>"
+                    + "<circle class=\"dot\" cx=\"8\" cy=\"8\" r=\"3\"/></svg> Ringed: the device reported a status "
+                    + "with the reading (here: \(escape(statuses.joined(separator: ", ")))); the point's title and the "
+                    + "CSV's flags column name it.</li>")
+        }
+        if !values.isEmpty {
+            items.append(
+                "<li><svg class=\"key\" viewBox=\"0 0 16 16\"><path class=\"unmeasured\" d=\"M8 3L13 13H3Z\"/></svg> "
+                    + "A value the device could not measure (here: \(escape(values.joined(separator: ", ")))) is never "
+                    + "plotted as a number: its reading is ringed at the values it has, or, with no value left, a "
+                    + "triangle on the time axis; its CSV cell is empty.</li>")
+        }
+        return "<ul class=\"legend\">\(items.joined())</ul>\n"
     }
 
     private func title(_ chart: Chart) -> String {
@@ -166,9 +191,10 @@ extension HealthReport {
         svg: [String], csv: [String], count: Int, note: String
     ) {
         let marks = series.marks
+        let measured = series.hasUnmeasured ? marks.filter { !$0.isUnmeasured } : marks
         let references = references(chart)
         let values =
-            marks.flatMap { [$0.low, $0.high] } + references.flatMap { [$0.low] + ($0.high.map { [$0] } ?? []) }
+            measured.flatMap { [$0.low, $0.high] } + references.flatMap { [$0.low] + ($0.high.map { [$0] } ?? []) }
         let span = series.daily ? 86_400.0 : 0
         // a margin of 2 % each side, so that the first and last marks are not cut by the plot's edges
         let start = Double(marks.first!.time)
@@ -195,13 +221,23 @@ extension HealthReport {
         } else {
             csv = ["time,\(column)"]
         }
-        if chart == .weight, marks.count >= 2, let trend = Self.trend(marks) {
+        // what the devices said is a last column, only in a chart that has some: the others are as they were
+        let flagged = series.hasFlagged
+        if flagged { csv[0] += series.daily ? ",flagged,flags" : ",flags" }
+        if chart == .weight, measured.count >= 2, let trend = Self.trend(measured) {
             svg.append(
                 "<line class=\"trend\" x1=\"\(Plot.f(plot.px(start)))\" y1=\"\(Plot.f(plot.py(trend(start))))\" "
                     + "x2=\"\(Plot.f(plot.px(end)))\" y2=\"\(Plot.f(plot.py(trend(end))))\"/>")
         }
         for mark in marks {
             let x = plot.px(Double(mark.time) + span / 2)
+            if flagged, mark.flagged > 0 || mark.isUnmeasured || mark.lowMissing || mark.highMissing {
+                let (drawn, row) = flaggedMark(mark, chart: chart, x: x, plot: plot, daily: series.daily, value: value)
+                svg.append(drawn)
+                csv.append(row)
+                continue
+            }
+            defer { if flagged { csv[csv.count - 1] += series.daily ? ",0," : "," } }
             if series.daily {
                 let day = Self.time(mark.time, withClock: false)
                 let title =
@@ -230,6 +266,66 @@ extension HealthReport {
             }
         }
         return (svg, csv, marks.count, note(chart, daily: series.daily))
+    }
+
+    /// A mark of a chart whose readings a device said something about, and its CSV row (with the flags last): a
+    /// ringed point (or line, for blood pressure or a day) at the values it has, or a triangle on the time axis for
+    /// a mark with no value; a plain mark of such a chart as usual. `value` writes a number in the chart's unit.
+    private func flaggedMark(
+        _ mark: TimeSeries.Mark, chart: Chart, x: Double, plot: Plot, daily: Bool, value: (Double) -> String
+    ) -> (svg: String, csv: String) {
+        let unitText = unit(of: chart)?.symbol ?? "%"
+        let when = Self.time(mark.time, withClock: !daily)
+        let flags = mark.flags.joined(separator: " ")
+        let said = mark.flags.isEmpty ? "" : " [\(mark.flags.joined(separator: ", "))]"
+        let high = mark.highMissing ? "" : value(mark.high)
+        let low = mark.lowMissing ? "" : value(mark.low)
+        let row: String
+        if daily {
+            row = "\(when),\(low),\(high),\(mark.count),\(mark.flagged),\(flags)"
+        } else if chart == .bloodPressure {
+            row = "\(when),\(high),\(low),\(flags)"
+        } else {
+            row = "\(when),\(low),\(flags)"
+        }
+        let at = Plot.f(x)
+        if mark.isUnmeasured {
+            let axis = Plot.height - Plot.bottom
+            let title = daily ? "\(when): \(mark.count) readings, none measured\(said)" : "\(when): not measured\(said)"
+            return (
+                "<path class=\"point unmeasured\" d=\"M\(at) \(Plot.f(axis - 9))L\(Plot.f(x + 5)) \(Plot.f(axis))"
+                    + "H\(Plot.f(x - 5))Z\"><title>\(escape(title))</title></path>", row
+            )
+        }
+        let ring = mark.flagged > 0
+        let classes = ring ? "point flagged" : "point"
+        let top = Plot.f(plot.py(mark.high))
+        let bottom = Plot.f(plot.py(mark.low))
+        let ringMark = ring ? "<circle class=\"flag\" cx=\"\(at)\" cy=\"\(top)\" r=\"6\"/>" : ""
+        if daily {
+            let title =
+                "\(when): \(mark.count) readings, \(value(mark.low)) to \(value(mark.high)) \(unitText)"
+                + (ring ? ", \(mark.flagged) flagged\(said)" : "")
+            return (
+                "<g class=\"\(classes) day\"><title>\(escape(title))</title><line class=\"day\" x1=\"\(at)\" "
+                    + "y1=\"\(bottom)\" x2=\"\(at)\" y2=\"\(top)\"/>\(ringMark)</g>", row
+            )
+        }
+        if chart == .bloodPressure {
+            let title = "\(when): \(high.isEmpty ? "-" : high)/\(low.isEmpty ? "-" : low) \(unitText)\(said)"
+            var parts = ""
+            if !mark.lowMissing && !mark.highMissing {
+                parts += "<line x1=\"\(at)\" y1=\"\(bottom)\" x2=\"\(at)\" y2=\"\(top)\"/>"
+            }
+            if !mark.highMissing { parts += "<circle class=\"systolic\" cx=\"\(at)\" cy=\"\(top)\" r=\"3\"/>" }
+            if !mark.lowMissing { parts += "<circle class=\"diastolic\" cx=\"\(at)\" cy=\"\(bottom)\" r=\"3\"/>" }
+            return ("<g class=\"\(classes)\"><title>\(escape(title))</title>\(parts)\(ringMark)</g>", row)
+        }
+        let title = "\(when): \(value(mark.low)) \(unitText)\(said)"
+        return (
+            "<g class=\"\(classes)\"><title>\(escape(title))</title>"
+                + "<circle class=\"dot\" cx=\"\(at)\" cy=\"\(bottom)\" r=\"3\"/>\(ringMark)</g>", row
+        )
     }
 
     private func dayChart(_ chart: Chart, _ days: [DaySeries.Day]) -> (
@@ -309,6 +405,14 @@ extension HealthReport {
         .trend{stroke:#7a4fb5;stroke-width:2;stroke-dasharray:8 4}rect.steps{fill:#3a6ea5}rect.asleep{fill:#5a7fc0}\
         rect.deep{fill:#2d4e8a}rect.light{fill:#7da1dc}rect.awake{fill:#f0b45a}details{margin:.3rem 0 1rem}\
         pre{max-height:16rem;overflow:auto;background:#f3f5f8;padding:.5rem;font-size:12px}.empty{color:#4a5866}
+        """
+
+    /// The style of marked points and their legend, added only to a page that has some.
+    static let flagStyle = """
+        circle.flag{fill:none;stroke:#d4580f;stroke-width:2}.unmeasured{fill:#d4580f}circle.dot{fill:#3a6ea5}\
+        g.point line.day{stroke:#3a6ea5;stroke-width:4;stroke-linecap:round}\
+        .legend{margin:.3rem 0;padding-left:1.2rem;font-size:.9rem;color:#4a5866}svg.key{width:16px;height:16px;\
+        border:0;background:none;vertical-align:middle}
         """
 }
 

@@ -48,7 +48,25 @@ def main():
             item["components"] = [
                 [component.code.coding[0].code, quantity(component.valueQuantity)]
                 for component in resource.component or []
+                if component.valueQuantity is not None
             ]
+            # what the device said: a value it could not measure, its statuses, its site
+            if resource.dataAbsentReason is not None:
+                item["absent"] = [c.code for c in resource.dataAbsentReason.coding]
+            item["componentsAbsent"] = [
+                [component.code.coding[0].code, [c.code for c in component.dataAbsentReason.coding]]
+                for component in resource.component or []
+                if component.dataAbsentReason is not None
+            ]
+            item["interpretation"] = [
+                [c.system, c.code] for concept in resource.interpretation or [] for c in concept.coding or []
+            ]
+            item["notes"] = [note.text for note in resource.note or []]
+            if resource.bodySite is not None:
+                item["bodySite"] = {
+                    "codes": [[c.system, c.code] for c in resource.bodySite.coding or []],
+                    "text": resource.bodySite.text,
+                }
         entries.append(item)
     json.dump({"type": bundle.type, "entries": entries}, sys.stdout)
 
