@@ -127,6 +127,12 @@ public struct SimulatedDeviceConfiguration: Hashable, Sendable {
             check.measuredAt = check.measuredAt ?? "2000-01-01 00:00:00"
             check.date = check.date ?? "2000-01-01"
             _ = try check.reading(for: entry.family, at: path + ".nextMeasurements[\(index)]")
+            if !spotCheck, !reading.status.isEmpty || !reading.specials.isEmpty {
+                throw FleetError(
+                    path: path + ".nextMeasurements[\(index)]",
+                    message: "has a status or a special value, which a pulse oximeter without spot-checks cannot "
+                        + "send: its measurement is the median of its continuous ones")
+            }
         }
     }
 
@@ -193,7 +199,7 @@ public struct SimulatedDeviceConfiguration: Hashable, Sendable {
             sequenceNumber &+= 1
         }
         for reading in device.records?.list ?? [] {
-            if let reading = try? reading.reading(for: entry.family, at: "") { keep(reading) }
+            if let reading = try? reading.reading(for: entry.family, at: "") { keep(recorded(reading)) }
         }
         if let generate = device.records?.generate, let times = generatedTimes(generate) {
             var random = SeededGenerator(seed: generate.seed ?? seed)
@@ -222,6 +228,19 @@ extension SimulatedDeviceConfiguration {
     /// Whether the device measures a body composition with each weight (HS4S; a 902 with the Body Composition
     /// Service).
     var measuresBodyComposition: Bool { entry.measuresBodyComposition || bodyComposition != nil }
+
+    /// `reading` as the device keeps it: a body composition scale reports the body fat of a weight without one
+    /// unsuccessful (65535), which the hub keeps as an unavailable body fat (NaN) with the status
+    /// `measurementUnsuccessful`.
+    func recorded(_ reading: LayeredReading) -> LayeredReading {
+        guard measuresBodyComposition, case .weight(let weight) = reading, weight.bodyComposition == nil else {
+            return reading
+        }
+        var recorded = reading
+        recorded.markUnavailable(ReadingKind.weight.field(named: "fat")!, .nan)
+        recorded.annotations.status.insert(.measurementUnsuccessful)
+        return recorded
+    }
 
     /// The person whose readings the device generates, records and live measurements alike.
     var person: SimulatedPerson { SimulatedPerson(seed: seed) }
