@@ -263,6 +263,55 @@ extension DeviceRecord {
         }
     }
 
+    /// What the hub keeps of a standard measurement characteristic's `value` beyond its values: the annotations
+    /// (statuses by name, user index) and the fields sent as special values, exactly as
+    /// ``init(decoding:of:undatedAt:)`` makes them, whatever the value's time says. For a capture whose time stamp
+    /// may be incomplete (`vitalbridge gatt decode`); a body composition sent apart from its weight counts as one
+    /// with a weight.
+    ///
+    /// - Throws: as ``init(decoding:of:undatedAt:)``, never for the time stamp or a body composition's missing
+    ///   weight.
+    public static func annotations(decoding value: [UInt8], of characteristic: UInt16) throws(DeviceError) -> (
+        annotations: ReadingAnnotations, unavailable: [(field: ReadingField, value: SpecialValue)]
+    ) {
+        let reading = try DeviceRecord(decodingUndated: value, of: characteristic).reading
+        return (reading.annotations, reading.unavailableFields)
+    }
+
+    /// The reading `value` carries, dated at the epoch whatever its time stamp says.
+    private init(decodingUndated value: [UInt8], of characteristic: UInt16) throws(DeviceError) {
+        let epoch = LayeredTimestamp(secondsSince1970: 0)
+        switch characteristic {
+        case GlucoseMeasurement.uuid:
+            var measurement = try decode(GlucoseMeasurement.self, value)
+            (measurement.baseTime, measurement.timeOffset) = (DateTime(epoch), nil)
+            try self.init(measurement)
+        case BloodPressureMeasurement.uuid:
+            var measurement = try decode(BloodPressureMeasurement.self, value)
+            measurement.timeStamp = nil
+            try self.init(measurement, epoch)
+        case WeightMeasurement.uuid:
+            var measurement = try decode(WeightMeasurement.self, value)
+            measurement.timeStamp = nil
+            try self.init(measurement, epoch)
+        case BodyCompositionMeasurement.uuid:
+            var measurement = try decode(BodyCompositionMeasurement.self, value)
+            measurement.timeStamp = nil
+            measurement.weight = measurement.weight ?? MassValue(raw: 0)
+            try self.init(measurement, epoch)
+        case TemperatureMeasurement.uuid:
+            var measurement = try decode(TemperatureMeasurement.self, value)
+            measurement.timeStamp = nil
+            try self.init(measurement, epoch)
+        case PLXSpotCheckMeasurement.uuid:
+            var measurement = try decode(PLXSpotCheckMeasurement.self, value)
+            measurement.timeStamp = nil
+            try self.init(measurement, epoch)
+        default:
+            try self.init(decoding: value, of: characteristic, undatedAt: epoch)
+        }
+    }
+
     /// A blood pressure measurement in mmHg; kPa readings are converted. A special value in the systolic,
     /// diastolic or pulse rate field leaves that field unavailable; the Measurement Status goes into the reading's
     /// status by name, and its irregular pulse bit also sets the arrhythmia flag; the user ID is the user index.
