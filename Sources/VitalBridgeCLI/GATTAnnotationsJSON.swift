@@ -28,7 +28,7 @@ struct HubAnnotationsJSON: Encodable, Sendable {
     }
 }
 
-/// A characteristic's document with what the hub keeps of it (``HubAnnotationsJSON``) under `vitalbridge`.
+/// A characteristic's document with what the hub keeps of it (`HubAnnotationsJSON`) under `vitalbridge`.
 struct AnnotatedJSON: Encodable {
     var body: any Encodable
     var annotations: HubAnnotationsJSON?

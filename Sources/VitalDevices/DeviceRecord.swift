@@ -366,7 +366,7 @@ extension DeviceRecord {
     }
 
     /// A body composition with its weight in kg: a whole reading of a scale that sends its weight within the body
-    /// composition (``BodyCompositionMeasurement/apply(to:)`` says how unsuccessful fields are kept).
+    /// composition (`BodyCompositionMeasurement.apply(to:)` says how unsuccessful fields are kept).
     init(_ measurement: BodyCompositionMeasurement, _ undatedAt: LayeredTimestamp?) throws(DeviceError) {
         guard let weight = measurement.weight else {
             throw DeviceError(.protocolViolation, message: "a body composition has no weight")

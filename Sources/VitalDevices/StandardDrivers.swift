@@ -214,7 +214,7 @@ struct CompositionPairing {
 
     /// What to store for a body composition that arrived: the weight it completes, a weight of its own, or
     /// nothing until its weight comes. One whose body fat is unsuccessful completes its weight as any other
-    /// (``BodyCompositionMeasurement/apply(to:)``).
+    /// (`BodyCompositionMeasurement.apply(to:)`).
     ///
     /// - Throws: ``DeviceError/Code/protocolViolation`` for an incomplete time stamp.
     mutating func received(composition measurement: BodyCompositionMeasurement, undatedAt: LayeredTimestamp)

@@ -139,7 +139,7 @@ extension SimulatedReading {
 }
 
 extension ReadingStatus {
-    /// The bit of the status named `name`, one of ``ReadingStatus/names``: where a profile's run of statuses starts.
+    /// The bit of the status named `name`, one of `ReadingStatus.names`: where a profile's run of statuses starts.
     static func firstBit(_ name: String) -> UInt64 {
         guard let bit = names.firstIndex(of: name) else { preconditionFailure("\(name) is not a status") }
         return UInt64(bit)

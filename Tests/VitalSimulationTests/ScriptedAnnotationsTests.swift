@@ -182,6 +182,10 @@ struct ScriptedAnnotationsTests {
                 "has \"body\", which an activity monitor cannot send: its vendor protocol has no statuses"
             ),
             (
+                "HS4", records(#""weight": 70, "bodyFat": "NaN""#), "records.list[0].bodyFat",
+                "is \"NaN\", but HS4 sends no body composition (HS4S, or WSS with bodyComposition)"
+            ),
+            (
                 "PLXS", #""spotCheck": false, "nextMeasurements": [{"spo2": "NaN", "pulse": 70}]"#,
                 "nextMeasurements[0]",
                 "has a status or a special value, which a pulse oximeter without spot-checks cannot send: its "
