@@ -30,6 +30,14 @@ struct GATTDecodeCommand: ParsableCommand {
             "NRes", "+INFINITY", "-INFINITY", "reserved"). Bytes that do not decode print one line on stderr \
             naming the field and byte offset, and exit 1.
 
+            A measurement the hub keeps (2A18, 2A1C, 2A35, 2A5E, 2A9C, 2A9D) has a "vitalbridge" key with what \
+            the hub keeps beyond its values, when there is any: "status", the statuses by the names of readings \
+            and fleet files (bodyMovement, cuffTooLoose, irregularPulse, pulseRateTooHigh, pulseRateTooLow, \
+            improperPosition; the glucose annunciation's deviceBatteryLow ... timeFault; the temperature site \
+            armpit ... tympanum; the PLX statuses and deviceClockNotSet; measurementUnsuccessful); "unavailable", \
+            each field sent as a special value by its result key ("systolic": "NaN"; the names are NaN, NRes, \
+            +INF, -INF and reserved, and a scale's 65535 is NaN); "user_index", the user ID (255: unknown user).
+
             Characteristics: 2A08 Date Time, 2A18 Glucose Measurement, 2A1C Temperature Measurement, 2A34 Glucose \
             Measurement Context, 2A35 Blood Pressure Measurement, 2A36 Intermediate Cuff Pressure, 2A37 Heart Rate \
             Measurement, 2A49 Blood Pressure Feature, 2A51 Glucose Feature, 2A52 Record Access Control Point, 2A5E PLX \
@@ -53,7 +61,9 @@ struct GATTDecodeCommand: ParsableCommand {
         var table: [String: Decoder] = [:]
         func add<C: GATTCharacteristic & JSONRepresentable>(_ type: C.Type) {
             table[String(C.uuid, radix: 16, uppercase: true)] = Decoder(name: C.name) { bytes throws(GATTError) in
-                try C(bytes: bytes).json
+                let body = try C(bytes: bytes).json
+                guard annotatedCharacteristics.contains(C.uuid) else { return body }
+                return AnnotatedJSON(body: body, annotations: HubAnnotationsJSON(decoding: bytes, of: C.uuid))
             }
         }
         add(DateTime.self)

@@ -33,7 +33,8 @@ extension ReadingField {
             get: { .number($0.bodyFatPercentage) },
             set: { composition, value in
                 guard case .number(let fat) = value else { return false }
-                composition = BodyComposition(bodyFatPercentage: fat)
+                // the other fields of a composition stay: marking the body fat unavailable keeps them
+                composition.bodyFatPercentage = fat
                 return true
             }),
         composition(

@@ -128,13 +128,89 @@ public struct DeviceInfo: Hashable, Sendable {
 
 // MARK: - Canonical units from SIG values
 
-extension SFloat {
-    /// The value, or a protocol violation naming `field` for a special value where a number is required.
-    func required(_ field: String) throws(DeviceError) -> Double {
-        guard let value = doubleValue else {
-            throw DeviceError(.protocolViolation, message: "\(field) is \(description), not a number")
+extension SpecialValue {
+    /// The special value an SFLOAT or FLOAT carries, by the same name.
+    init(_ special: SpecialFloatValue) {
+        switch special {
+        case .nan: self = .nan
+        case .nres: self = .nres
+        case .positiveInfinity: self = .positiveInfinity
+        case .negativeInfinity: self = .negativeInfinity
+        case .reserved: self = .reserved
         }
-        return value
+    }
+}
+
+/// The fields of a reading a decoder found sent as special values, marked on the reading once it is made.
+struct UnavailableMarks {
+    private var marks: [(field: ReadingField, value: SpecialValue)] = []
+
+    /// `value`'s number, or 0 with `field` marked for its special value.
+    mutating func number(_ value: SFloat, _ field: ReadingField) -> Double {
+        guard let number = value.doubleValue else {
+            marks.append((field, SpecialValue(value.special!)))
+            return 0
+        }
+        return number
+    }
+
+    /// `value`'s number, or 0 with `field` marked for its special value.
+    mutating func number(_ value: MedicalFloat, _ field: ReadingField) -> Double {
+        guard let number = value.doubleValue else {
+            marks.append((field, SpecialValue(value.special!)))
+            return 0
+        }
+        return number
+    }
+
+    /// `value` as a whole number, or 0 with `field` marked for its special value.
+    mutating func integer(_ value: SFloat, _ field: ReadingField) -> Int { Int(number(value, field).rounded()) }
+
+    mutating func mark(_ field: ReadingField, _ value: SpecialValue) { marks.append((field, value)) }
+
+    /// `reading` with the marked fields unavailable.
+    func applied(to reading: LayeredReading) -> LayeredReading {
+        var reading = reading
+        for (field, value) in marks { reading.markUnavailable(field, value) }
+        return reading
+    }
+}
+
+extension ReadingStatus {
+    /// The statuses of a Blood Pressure Measurement Status: bits 0–2 and 5 by name, the pulse rate range (bits 3–4)
+    /// as `pulseRateTooHigh` (1) or `pulseRateTooLow` (2); the reserved range 3 names neither.
+    init(_ status: BloodPressureMeasurementStatus) {
+        var names: ReadingStatus = []
+        if status.contains(.bodyMovementDetected) { names.insert(.bodyMovement) }
+        if status.contains(.cuffTooLoose) { names.insert(.cuffTooLoose) }
+        if status.contains(.irregularPulseDetected) { names.insert(.irregularPulse) }
+        if status.contains(.improperMeasurementPosition) { names.insert(.improperPosition) }
+        switch status.pulseRateRange {
+        case .exceedsUpperLimit: names.insert(.pulseRateTooHigh)
+        case .belowLowerLimit: names.insert(.pulseRateTooLow)
+        case .withinRange, .reserved: break
+        }
+        self = names
+    }
+
+    /// The glucose Sensor Status Annunciation's 12 defined bits.
+    init(_ annunciation: SensorStatusAnnunciation) {
+        self.init(profileBits: UInt64(annunciation.rawValue), first: "deviceBatteryLow", count: 12)
+    }
+
+    /// The PLX Measurement Status's defined bits 5–15.
+    init(_ status: PLXMeasurementStatus) {
+        self.init(profileBits: UInt64(status.rawValue >> 5), first: "measurementOngoing", count: 11)
+    }
+
+    /// The PLX Device and Sensor Status's defined bits 0–15.
+    init(_ status: PLXDeviceAndSensorStatus) {
+        self.init(profileBits: UInt64(status.rawValue), first: "extendedDisplayUpdateOngoing", count: 16)
+    }
+
+    /// The site of a temperature: `armpit` … `tympanum`.
+    init(_ type: TemperatureType) {
+        self.init(profileBits: 1 << UInt64(type.rawValue - 1), first: "armpit", count: 9)
     }
 }
 
@@ -187,78 +263,158 @@ extension DeviceRecord {
         }
     }
 
-    /// A blood pressure measurement in mmHg; kPa readings are converted.
+    /// What the hub keeps of a standard measurement characteristic's `value` beyond its values: the annotations
+    /// (statuses by name, user index) and the fields sent as special values, exactly as
+    /// ``init(decoding:of:undatedAt:)`` makes them, whatever the value's time says. For a capture whose time stamp
+    /// may be incomplete (`vitalbridge gatt decode`); a body composition sent apart from its weight counts as one
+    /// with a weight.
+    ///
+    /// - Throws: as ``init(decoding:of:undatedAt:)``, never for the time stamp or a body composition's missing
+    ///   weight.
+    public static func annotations(decoding value: [UInt8], of characteristic: UInt16) throws(DeviceError) -> (
+        annotations: ReadingAnnotations, unavailable: [(field: ReadingField, value: SpecialValue)]
+    ) {
+        let reading = try DeviceRecord(decodingUndated: value, of: characteristic).reading
+        return (reading.annotations, reading.unavailableFields)
+    }
+
+    /// The reading `value` carries, dated at the epoch whatever its time stamp says.
+    private init(decodingUndated value: [UInt8], of characteristic: UInt16) throws(DeviceError) {
+        let epoch = LayeredTimestamp(secondsSince1970: 0)
+        switch characteristic {
+        case GlucoseMeasurement.uuid:
+            var measurement = try decode(GlucoseMeasurement.self, value)
+            (measurement.baseTime, measurement.timeOffset) = (DateTime(epoch), nil)
+            try self.init(measurement)
+        case BloodPressureMeasurement.uuid:
+            var measurement = try decode(BloodPressureMeasurement.self, value)
+            measurement.timeStamp = nil
+            try self.init(measurement, epoch)
+        case WeightMeasurement.uuid:
+            var measurement = try decode(WeightMeasurement.self, value)
+            measurement.timeStamp = nil
+            try self.init(measurement, epoch)
+        case BodyCompositionMeasurement.uuid:
+            var measurement = try decode(BodyCompositionMeasurement.self, value)
+            measurement.timeStamp = nil
+            measurement.weight = measurement.weight ?? MassValue(raw: 0)
+            try self.init(measurement, epoch)
+        case TemperatureMeasurement.uuid:
+            var measurement = try decode(TemperatureMeasurement.self, value)
+            measurement.timeStamp = nil
+            try self.init(measurement, epoch)
+        case PLXSpotCheckMeasurement.uuid:
+            var measurement = try decode(PLXSpotCheckMeasurement.self, value)
+            measurement.timeStamp = nil
+            try self.init(measurement, epoch)
+        default:
+            try self.init(decoding: value, of: characteristic, undatedAt: epoch)
+        }
+    }
+
+    /// A blood pressure measurement in mmHg; kPa readings are converted. A special value in the systolic,
+    /// diastolic or pulse rate field leaves that field unavailable; the Measurement Status goes into the reading's
+    /// status by name, and its irregular pulse bit also sets the arrhythmia flag; the user ID is the user index.
     init(_ measurement: BloodPressureMeasurement, _ undatedAt: LayeredTimestamp?) throws(DeviceError) {
         let factor = measurement.unit == .kPa ? 1 / 0.133_322_387_415 : 1
         let time = try measurement.timeStamp.measuredAt("a blood pressure reading", undatedAt)
         let status = measurement.status
-        self.init(
-            reading: .bloodPressure(
-                BloodPressureReading(
-                    systolic: try measurement.systolic.required("systolic") * factor,
-                    diastolic: try measurement.diastolic.required("diastolic") * factor,
-                    heartRate: try measurement.pulseRate.map { value throws(DeviceError) in
-                        Int(try value.required("pulse_rate").rounded())
-                    },
-                    arrhythmia: status.map { $0.contains(.irregularPulseDetected) }, measuredAt: time)))
+        let kind = ReadingKind.bloodPressure
+        var marks = UnavailableMarks()
+        var reading = LayeredReading.bloodPressure(
+            BloodPressureReading(
+                systolic: marks.number(measurement.systolic, kind.field(named: "sys")!) * factor,
+                diastolic: marks.number(measurement.diastolic, kind.field(named: "dia")!) * factor,
+                heartRate: measurement.pulseRate.map { marks.integer($0, kind.field(named: "hr")!) },
+                arrhythmia: status.map { $0.contains(.irregularPulseDetected) }, measuredAt: time))
+        reading = marks.applied(to: reading)
+        reading.annotations.status = status.map(ReadingStatus.init) ?? []
+        reading.annotations.userIndex = measurement.userID
+        self.init(reading: reading)
     }
 
-    /// A glucose measurement in mg/dL.
+    /// A glucose measurement in mg/dL; a special value for the concentration leaves it unavailable, and the
+    /// Sensor Status Annunciation goes into the reading's status by name.
     init(_ measurement: GlucoseMeasurement) throws(DeviceError) {
-        guard let milligrams = measurement.milligramsPerDeciliter else {
+        guard let concentration = measurement.concentration else {
             throw DeviceError(.protocolViolation, message: "a glucose record has no concentration")
         }
         let base = try measurement.baseTime.timestamp("base_time")
         let offset = Int64(measurement.timeOffset ?? 0) * 60
-        self.init(
-            reading: .glucose(
-                GlucoseReading(
-                    mgPerDeciliter: milligrams,
-                    measuredAt: LayeredTimestamp(secondsSince1970: base.secondsSince1970 + offset))),
-            sequenceNumber: measurement.sequenceNumber)
-    }
-
-    /// A weight in kg.
-    init(_ measurement: WeightMeasurement, _ undatedAt: LayeredTimestamp?) throws(DeviceError) {
-        guard let kilograms = measurement.kilograms else {
-            throw DeviceError(.protocolViolation, message: "the scale reported an unsuccessful measurement")
+        var reading = LayeredReading.glucose(
+            GlucoseReading(
+                mgPerDeciliter: measurement.milligramsPerDeciliter ?? 0,
+                measuredAt: LayeredTimestamp(secondsSince1970: base.secondsSince1970 + offset)))
+        if let special = concentration.value.special {
+            reading.markUnavailable(ReadingKind.glucose.field(named: "mgdl")!, SpecialValue(special))
         }
-        let time = try measurement.timeStamp.measuredAt("a weight", undatedAt)
-        self.init(reading: .weight(WeightReading(kilograms: kilograms, measuredAt: time)))
+        reading.annotations.status = measurement.sensorStatus.map(ReadingStatus.init) ?? []
+        self.init(reading: reading, sequenceNumber: measurement.sequenceNumber)
     }
 
-    /// A body composition with its weight in kg.
+    /// A weight in kg. A weight the scale reports unsuccessful (65535) is kept with the status
+    /// `measurementUnsuccessful` and the weight unavailable (NaN); the user ID is the user index.
+    init(_ measurement: WeightMeasurement, _ undatedAt: LayeredTimestamp?) throws(DeviceError) {
+        let time = try measurement.timeStamp.measuredAt("a weight", undatedAt)
+        var reading = LayeredReading.weight(WeightReading(kilograms: measurement.kilograms ?? 0, measuredAt: time))
+        if measurement.weight.isUnsuccessful {
+            reading.markUnavailable(ReadingKind.weight.field(named: "kg")!, .nan)
+            reading.annotations.status.insert(.measurementUnsuccessful)
+        }
+        reading.annotations.userIndex = measurement.userID
+        self.init(reading: reading)
+    }
+
+    /// A body composition with its weight in kg: a whole reading of a scale that sends its weight within the body
+    /// composition (`BodyCompositionMeasurement.apply(to:)` says how unsuccessful fields are kept).
     init(_ measurement: BodyCompositionMeasurement, _ undatedAt: LayeredTimestamp?) throws(DeviceError) {
-        guard let kilograms = measurement.weight.flatMap({ $0.kilograms(in: measurement.system) }) else {
+        guard let weight = measurement.weight else {
             throw DeviceError(.protocolViolation, message: "a body composition has no weight")
         }
-        self.init(
-            reading: .weight(
-                WeightReading(
-                    kilograms: kilograms,
-                    measuredAt: try measurement.timeStamp.measuredAt("a body composition", undatedAt),
-                    bodyComposition: BodyComposition(measurement))))
-    }
-
-    /// A temperature in °C.
-    init(_ measurement: TemperatureMeasurement, _ undatedAt: LayeredTimestamp?) throws(DeviceError) {
-        guard let value = measurement.temperature.doubleValue else {
-            throw DeviceError(.protocolViolation, message: "temperature is \(measurement.temperature)")
+        var reading = LayeredReading.weight(
+            WeightReading(
+                kilograms: weight.kilograms(in: measurement.system) ?? 0,
+                measuredAt: try measurement.timeStamp.measuredAt("a body composition", undatedAt)))
+        if weight.isUnsuccessful {
+            reading.markUnavailable(ReadingKind.weight.field(named: "kg")!, .nan)
+            reading.annotations.status.insert(.measurementUnsuccessful)
         }
-        let time = try measurement.timeStamp.measuredAt("a temperature", undatedAt)
-        let celsius = measurement.unit == .celsius ? value : (value - 32) * 5 / 9
-        self.init(reading: .temperature(TemperatureReading(celsius: celsius, measuredAt: time)))
+        measurement.apply(to: &reading)
+        self.init(reading: reading)
     }
 
-    /// An SpO2 spot-check.
+    /// A temperature in °C; a special value leaves it unavailable, and the temperature type (the site) goes into
+    /// the reading's status by name.
+    init(_ measurement: TemperatureMeasurement, _ undatedAt: LayeredTimestamp?) throws(DeviceError) {
+        let time = try measurement.timeStamp.measuredAt("a temperature", undatedAt)
+        var marks = UnavailableMarks()
+        let value = marks.number(measurement.temperature, ReadingKind.temperature.field(named: "c")!)
+        let celsius =
+            measurement.unit == .celsius || measurement.temperature.special != nil ? value : (value - 32) * 5 / 9
+        var reading = marks.applied(to: .temperature(TemperatureReading(celsius: celsius, measuredAt: time)))
+        reading.annotations.status = measurement.type.map(ReadingStatus.init) ?? []
+        self.init(reading: reading)
+    }
+
+    /// An SpO2 spot-check. A special value in the SpO2, pulse rate or pulse amplitude index leaves that field
+    /// unavailable; the measurement status (bits 5–15), the device and sensor status (bits 0–15) and the "device
+    /// clock is not set" flag (`deviceClockNotSet`) go into the reading's status by name.
     init(_ measurement: PLXSpotCheckMeasurement, _ undatedAt: LayeredTimestamp?) throws(DeviceError) {
         let time = try measurement.timeStamp.measuredAt("a spot-check", undatedAt)
-        self.init(
-            reading: .oximetry(
-                OximetryReading(
-                    oxygenSaturation: Int(try measurement.spO2PulseRate.spO2.required("spo2").rounded()),
-                    heartRate: Int(try measurement.spO2PulseRate.pulseRate.required("pr").rounded()),
-                    perfusionIndex: measurement.pulseAmplitudeIndex?.doubleValue, measuredAt: time)))
+        let kind = ReadingKind.oximetry
+        var marks = UnavailableMarks()
+        var reading = LayeredReading.oximetry(
+            OximetryReading(
+                oxygenSaturation: marks.integer(measurement.spO2PulseRate.spO2, kind.field(named: "spo2")!),
+                heartRate: marks.integer(measurement.spO2PulseRate.pulseRate, kind.field(named: "hr")!),
+                perfusionIndex: measurement.pulseAmplitudeIndex.map { marks.number($0, kind.field(named: "pi")!) },
+                measuredAt: time))
+        reading = marks.applied(to: reading)
+        var status: ReadingStatus = measurement.deviceClockNotSet ? .deviceClockNotSet : []
+        if let measured = measurement.measurementStatus { status.formUnion(ReadingStatus(measured)) }
+        if let device = measurement.deviceAndSensorStatus { status.formUnion(ReadingStatus(device)) }
+        reading.annotations.status = status
+        self.init(reading: reading)
     }
 }
 
@@ -275,18 +431,36 @@ extension Optional where Wrapped == DateTime {
     }
 }
 
-extension BodyComposition {
-    /// The body composition `measurement` carries, in %, kg, kJ and Ω; `nil` when the scale reports its body fat
-    /// unsuccessful (65535), or a mass field unsuccessful is left out.
-    init?(_ measurement: BodyCompositionMeasurement) {
-        guard measurement.bodyFatPercentage != 0xFFFF else { return nil }
-        func kilograms(_ mass: MassValue?) -> Double? { mass?.kilograms(in: measurement.system) }
-        self.init(
-            bodyFatPercentage: Double(measurement.bodyFatPercentage) / 10,
-            basalMetabolism: measurement.basalMetabolism.map(Int.init),
-            musclePercentage: measurement.musclePercentage.map { Double($0) / 10 },
-            muscleMass: kilograms(measurement.muscleMass), fatFreeMass: kilograms(measurement.fatFreeMass),
-            softLeanMass: kilograms(measurement.softLeanMass), bodyWaterMass: kilograms(measurement.bodyWaterMass),
-            impedance: measurement.impedance.map { Double($0) / 10 })
+extension BodyCompositionMeasurement {
+    /// Puts the body composition on `reading` (a weight), in %, kg, kJ and Ω, with the user ID as its user index
+    /// when the reading has none.
+    ///
+    /// A body composition whose body fat the scale reports unsuccessful (65535) is kept: the reading gets the status
+    /// `measurementUnsuccessful`, its body fat is unavailable (NaN) and the composition's other fields, if the scale
+    /// sent any, are kept; a mass field reported unsuccessful is unavailable (NaN) likewise. The weight is never
+    /// dropped for its composition.
+    func apply(to reading: inout LayeredReading) {
+        guard case .weight(var weight) = reading else { return }
+        func kilograms(_ mass: MassValue?) -> Double? { mass.map { $0.kilograms(in: system) ?? 0 } }
+        let unsuccessful = bodyFatPercentage == 0xFFFF
+        weight.bodyComposition = BodyComposition(
+            bodyFatPercentage: unsuccessful ? 0 : Double(bodyFatPercentage) / 10,
+            basalMetabolism: basalMetabolism.map(Int.init),
+            musclePercentage: musclePercentage.map { Double($0) / 10 }, muscleMass: kilograms(muscleMass),
+            fatFreeMass: kilograms(fatFreeMass), softLeanMass: kilograms(softLeanMass),
+            bodyWaterMass: kilograms(bodyWaterMass), impedance: impedance.map { Double($0) / 10 })
+        if weight.annotations.userIndex == nil { weight.annotations.userIndex = userID }
+        reading = .weight(weight)
+        let kind = ReadingKind.weight
+        if unsuccessful { reading.markUnavailable(kind.field(named: "fat")!, .nan) }
+        let masses: [(String, MassValue?)] = [
+            ("muscle", muscleMass), ("ffm", fatFreeMass), ("slm", softLeanMass), ("water", bodyWaterMass),
+        ]
+        for (name, mass) in masses where mass?.isUnsuccessful == true {
+            reading.markUnavailable(kind.field(named: name)!, .nan)
+        }
+        if unsuccessful || masses.contains(where: { $0.1?.isUnsuccessful == true }) {
+            reading.annotations.status.insert(.measurementUnsuccessful)
+        }
     }
 }

@@ -194,15 +194,16 @@ struct CompositionPairing {
     /// The last weight without a composition: its composition may still follow.
     private var weight: DeviceRecord?
     /// A composition that came before its weight.
-    private var composition: (time: LayeredTimestamp, value: BodyComposition)?
+    private var composition: (time: LayeredTimestamp, value: BodyCompositionMeasurement)?
 
     /// What to store for a weight that arrived: with its composition, if that came first.
     mutating func received(weight record: DeviceRecord) -> DeviceRecord {
-        guard case .weight(var reading) = record.reading else { return record }
+        guard case .weight(let reading) = record.reading else { return record }
         if let held = composition.take(), held.time == reading.measuredAt {
             weight = nil
-            reading.bodyComposition = held.value
-            return DeviceRecord(reading: .weight(reading), sequenceNumber: record.sequenceNumber)
+            var whole = record.reading
+            held.value.apply(to: &whole)
+            return DeviceRecord(reading: whole, sequenceNumber: record.sequenceNumber)
         }
         weight = reading.bodyComposition == nil ? record : nil
         return record
@@ -212,7 +213,8 @@ struct CompositionPairing {
     func awaitsComposition(of record: DeviceRecord) -> Bool { weight == record }
 
     /// What to store for a body composition that arrived: the weight it completes, a weight of its own, or
-    /// nothing until its weight comes (or nothing at all, for an unsuccessful one).
+    /// nothing until its weight comes. One whose body fat is unsuccessful completes its weight as any other
+    /// (`BodyCompositionMeasurement.apply(to:)`).
     ///
     /// - Throws: ``DeviceError/Code/protocolViolation`` for an incomplete time stamp.
     mutating func received(composition measurement: BodyCompositionMeasurement, undatedAt: LayeredTimestamp)
@@ -225,12 +227,12 @@ struct CompositionPairing {
             // a whole reading: its weight is the scale's
             return (try DeviceRecord(measurement, undatedAt), completes)
         }
-        guard let value = BodyComposition(measurement) else { return nil }
-        guard let previous, completes, case .weight(var reading) = previous.reading else {
-            composition = (time, value)
+        guard let previous, completes else {
+            composition = (time, measurement)
             return nil
         }
-        reading.bodyComposition = value
-        return (DeviceRecord(reading: .weight(reading), sequenceNumber: previous.sequenceNumber), true)
+        var reading = previous.reading
+        measurement.apply(to: &reading)
+        return (DeviceRecord(reading: reading, sequenceNumber: previous.sequenceNumber), true)
     }
 }

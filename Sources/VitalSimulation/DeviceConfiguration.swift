@@ -127,6 +127,7 @@ public struct SimulatedDeviceConfiguration: Hashable, Sendable {
             check.measuredAt = check.measuredAt ?? "2000-01-01 00:00:00"
             check.date = check.date ?? "2000-01-01"
             _ = try check.reading(for: entry.family, at: path + ".nextMeasurements[\(index)]")
+            try checkSent(reading, at: path + ".nextMeasurements[\(index)]")
         }
     }
 
@@ -139,6 +140,7 @@ public struct SimulatedDeviceConfiguration: Hashable, Sendable {
         var count = 0
         for (index, reading) in (device.records?.list ?? []).enumerated() {
             let day = try reading.reading(for: entry.family, at: path + ".records.list[\(index)]").measuredAt.day
+            try checkSent(reading, at: path + ".records.list[\(index)]")
             if activity { days.append(day) }
             count += 1
         }
@@ -193,7 +195,7 @@ public struct SimulatedDeviceConfiguration: Hashable, Sendable {
             sequenceNumber &+= 1
         }
         for reading in device.records?.list ?? [] {
-            if let reading = try? reading.reading(for: entry.family, at: "") { keep(reading) }
+            if let reading = try? reading.reading(for: entry.family, at: "") { keep(recorded(reading)) }
         }
         if let generate = device.records?.generate, let times = generatedTimes(generate) {
             var random = SeededGenerator(seed: generate.seed ?? seed)
@@ -222,6 +224,36 @@ extension SimulatedDeviceConfiguration {
     /// Whether the device measures a body composition with each weight (HS4S; a 902 with the Body Composition
     /// Service).
     var measuresBodyComposition: Bool { entry.measuresBodyComposition || bodyComposition != nil }
+
+    /// Checks what this model, beyond its family, can send of `reading`'s statuses and special values: none from a
+    /// pulse oximeter without spot-checks, no body fat special value from a scale without body composition.
+    func checkSent(_ reading: SimulatedReading, at path: String) throws(FleetError) {
+        if !spotCheck, !reading.status.isEmpty || !reading.specials.isEmpty {
+            throw FleetError(
+                path: path,
+                message: "has a status or a special value, which a pulse oximeter without spot-checks cannot "
+                    + "send: its measurement is the median of its continuous ones")
+        }
+        if entry.family == .scale, !measuresBodyComposition, reading.special("bodyFat") != nil {
+            throw FleetError(
+                path: path + ".bodyFat",
+                message: "is \"NaN\", but \(entry.model.name) sends no body composition (HS4S, or WSS with "
+                    + "bodyComposition)")
+        }
+    }
+
+    /// `reading` as the device keeps it: a body composition scale reports the body fat of a weight without one
+    /// unsuccessful (65535), which the hub keeps as an unavailable body fat (NaN) with the status
+    /// `measurementUnsuccessful`.
+    func recorded(_ reading: LayeredReading) -> LayeredReading {
+        guard measuresBodyComposition, case .weight(let weight) = reading, weight.bodyComposition == nil else {
+            return reading
+        }
+        var recorded = reading
+        recorded.markUnavailable(ReadingKind.weight.field(named: "fat")!, .nan)
+        recorded.annotations.status.insert(.measurementUnsuccessful)
+        return recorded
+    }
 
     /// The person whose readings the device generates, records and live measurements alike.
     var person: SimulatedPerson { SimulatedPerson(seed: seed) }

@@ -44,23 +44,27 @@ final class DeviceRuntime {
     /// generic scale with the Body Composition Service sends a weight and its composition apart.
     func indications(of record: StoredRecord, on link: Link) -> [(CharacteristicID, [UInt8])] {
         let whole = [(pushCharacteristic, encode(record))]
-        guard let order = configuration.bodyComposition, case .weight(let weight) = record.reading,
+        guard let order = configuration.bodyComposition, case .weight = record.reading,
             link.subscribed.contains(GATTCharacteristics.bodyComposition)
         else { return whole }
-        let composition = (GATTCharacteristics.bodyComposition, composition(of: weight, with: nil).encoded())
+        let composition = (GATTCharacteristics.bodyComposition, composition(of: record.reading, with: nil).encoded())
         return order == .afterWeight ? whole + [composition] : [composition] + whole
     }
 
     /// The time stamp of a reading taken at `time`: none from a device without a clock.
     func stamp(_ time: LayeredTimestamp) -> DateTime? { configuration.clock ? DateTime(time) : nil }
 
-    /// The Body Composition Measurement of `weight`, with the weight field `mass` when given; its body fat is
-    /// reported unsuccessful when the reading has no composition.
-    func composition(of weight: WeightReading, with mass: MassValue?) -> BodyCompositionMeasurement {
-        BodyCompositionMeasurement(
+    /// The Body Composition Measurement of `reading` (a weight), with the weight field `mass` when given; its body
+    /// fat is reported unsuccessful when the reading has no composition or its body fat is unavailable; the user
+    /// index is its user ID.
+    func composition(of reading: LayeredReading, with mass: MassValue?) -> BodyCompositionMeasurement {
+        guard case .weight(let weight) = reading else { preconditionFailure("a body composition of \(reading)") }
+        let fatUnavailable = reading.unavailableFields.contains { $0.field.name == "fat" }
+        return BodyCompositionMeasurement(
             system: .si,
-            bodyFatPercentage: weight.bodyComposition.map { UInt16(($0.bodyFatPercentage * 10).rounded()) } ?? 0xFFFF,
-            timeStamp: stamp(weight.measuredAt), weight: mass)
+            bodyFatPercentage: fatUnavailable
+                ? 0xFFFF : weight.bodyComposition.map { UInt16(($0.bodyFatPercentage * 10).rounded()) } ?? 0xFFFF,
+            timeStamp: stamp(weight.measuredAt), userID: weight.annotations.userIndex, weight: mass)
     }
 
     /// How long a live measurement takes, in virtual time.
@@ -85,7 +89,7 @@ final class DeviceRuntime {
                 scripted.date = time.day.description
             }
             do {
-                return try scripted.reading(for: entry.family, at: "nextMeasurements")
+                return configuration.recorded(try scripted.reading(for: entry.family, at: "nextMeasurements"))
             } catch {
                 preconditionFailure("a measurement validated at load no longer reads: \(error)")
             }
@@ -129,46 +133,80 @@ final class DeviceRuntime {
         return state.records.reduce(0) { $0 + (matches($1, filter) ? 1 : 0) }
     }
 
-    /// The record as the device sends it, in its family's SIG (or vendor) format.
+    /// The record as the device sends it, in its family's SIG (or vendor) format, with what its annotations say:
+    /// an unavailable field as its special value (a scale's as 65535, "measurement unsuccessful"), the statuses in
+    /// the profile's status fields and flags, the user index as the user ID.
     func encode(_ record: StoredRecord) -> [UInt8] {
         let value = record.reading
-        func sfloat(_ number: Double) -> SFloat { SFloat(mantissa: Int(number.rounded()), exponent: 0)! }
+        let annotations = value.annotations
+        let unavailable = Dictionary(
+            value.unavailableFields.map { ($0.field.name ?? "", $0.value) }, uniquingKeysWith: { first, _ in first })
+        func sfloat(_ number: Double, _ name: String, exponent: Int = 0) -> SFloat {
+            if let special = unavailable[name] { return SFloat(SpecialFloatValue(special)) }
+            var mantissa = number
+            for _ in 0..<(-exponent) { mantissa *= 10 }
+            return SFloat(mantissa: Int(mantissa.rounded()), exponent: exponent)!
+        }
         switch value {
         case .bloodPressure(let bp):
             let mean = ((bp.systolic + 2 * bp.diastolic) / 3).rounded()
+            var status = BloodPressureMeasurementStatus(annotations.status)
+            if bp.arrhythmia == true { status = (status ?? []).union(.irregularPulseDetected) }
             return BloodPressureMeasurement(
-                unit: .mmHg, systolic: sfloat(bp.systolic), diastolic: sfloat(bp.diastolic),
-                meanArterialPressure: sfloat(mean), timeStamp: stamp(bp.measuredAt),
-                pulseRate: bp.heartRate.map { sfloat(Double($0)) },
-                status: bp.arrhythmia.map { $0 ? .irregularPulseDetected : [] }
+                unit: .mmHg, systolic: sfloat(bp.systolic, "sys"), diastolic: sfloat(bp.diastolic, "dia"),
+                // the mean of a reading with a special value is not known either
+                meanArterialPressure: unavailable.isEmpty ? sfloat(mean, "") : SFloat(.nan),
+                timeStamp: stamp(bp.measuredAt),
+                pulseRate: bp.heartRate.map { sfloat(Double($0), "hr") }, userID: annotations.userIndex,
+                status: bp.arrhythmia == nil ? status : status ?? []
             ).encoded()
         case .glucose(let glucose):
             // mg/dL as kg/L: n mg/dL = n × 10⁻⁵ kg/L
+            let annunciation = UInt16(
+                truncatingIfNeeded: annotations.status.rawValue >> ReadingStatus.firstBit("deviceBatteryLow") & 0xFFF)
             return GlucoseMeasurement(
                 sequenceNumber: record.sequenceNumber, baseTime: DateTime(glucose.measuredAt),
                 concentration: .init(
-                    value: SFloat(mantissa: Int(glucose.mgPerDeciliter.rounded()), exponent: -5)!,
+                    value: unavailable["mgdl"].map { SFloat(SpecialFloatValue($0)) }
+                        ?? SFloat(mantissa: Int(glucose.mgPerDeciliter.rounded()), exponent: -5)!,
                     type: .capillaryPlasma,
-                    location: .finger)
+                    location: .finger),
+                sensorStatus: annunciation == 0 ? nil : SensorStatusAnnunciation(rawValue: annunciation)
             ).encoded()
         case .weight(let weight):
-            let mass = MassValue(weight.kilograms, in: .si)!
-            if entry.measuresBodyComposition { return composition(of: weight, with: mass).encoded() }
-            return WeightMeasurement(system: .si, weight: mass, timeStamp: stamp(weight.measuredAt)).encoded()
+            let mass = unavailable["kg"] != nil ? MassValue(raw: 0xFFFF) : MassValue(weight.kilograms, in: .si)!
+            if entry.measuresBodyComposition { return composition(of: value, with: mass).encoded() }
+            return WeightMeasurement(
+                system: .si, weight: mass, timeStamp: stamp(weight.measuredAt), userID: annotations.userIndex
+            ).encoded()
         case .temperature(let temperature):
+            let site = annotations.status.intersection(DeviceFamily.sites).names.first
             return TemperatureMeasurement(
                 unit: .celsius,
-                temperature: MedicalFloat(mantissa: Int((temperature.celsius * 10).rounded()), exponent: -1)!,
-                timeStamp: stamp(temperature.measuredAt), type: .body
+                temperature: unavailable["c"].map { MedicalFloat(SpecialFloatValue($0)) }
+                    ?? MedicalFloat(mantissa: Int((temperature.celsius * 10).rounded()), exponent: -1)!,
+                timeStamp: stamp(temperature.measuredAt),
+                type: site.flatMap { name in
+                    TemperatureType(
+                        rawValue: UInt8(ReadingStatus.firstBit(name) - ReadingStatus.firstBit("armpit") + 1))
+                }
             ).encoded()
         case .oximetry(let oximetry):
+            let bits = annotations.status.rawValue
+            let measurement =
+                UInt16(
+                    truncatingIfNeeded: bits >> ReadingStatus.firstBit("measurementOngoing") & 0x7FF) << 5
+            let device = UInt32(
+                truncatingIfNeeded: bits >> ReadingStatus.firstBit("extendedDisplayUpdateOngoing") & 0xFFFF)
             return PLXSpotCheckMeasurement(
                 spO2PulseRate: SpO2PulseRate(
-                    spO2: sfloat(Double(oximetry.oxygenSaturation)), pulseRate: sfloat(Double(oximetry.heartRate))),
+                    spO2: sfloat(Double(oximetry.oxygenSaturation), "spo2"),
+                    pulseRate: sfloat(Double(oximetry.heartRate), "hr")),
                 timeStamp: stamp(oximetry.measuredAt),
-                pulseAmplitudeIndex: oximetry.perfusionIndex.map {
-                    SFloat(mantissa: Int(($0 * 10).rounded()), exponent: -1)!
-                }
+                measurementStatus: measurement == 0 ? nil : PLXMeasurementStatus(rawValue: measurement),
+                deviceAndSensorStatus: device == 0 ? nil : PLXDeviceAndSensorStatus(rawValue: device),
+                pulseAmplitudeIndex: oximetry.perfusionIndex.map { sfloat($0, "pi", exponent: -1) },
+                deviceClockNotSet: annotations.status.contains(.deviceClockNotSet)
             ).encoded()
         case .activity(let day):
             return ActivityDayRecord(day: day).encoded

@@ -244,6 +244,19 @@ public struct RadioTiming: Hashable, Sendable {
 /// and `measuredAt` (`yyyy-MM-dd HH:mm:ss`, UTC) for all but the activity days. Values are rounded to what the
 /// device can send: whole mmHg, mg/dL, bpm and %; 0.005 kg; 0.1 °C; 0.1 % for the perfusion index and body fat.
 ///
+/// What the device says beyond the values, sent in its bytes (see `ScriptedAnnotations.swift` for what each
+/// family can carry):
+///
+/// - `status`: the names of the statuses it reports (`ReadingStatus` in VitalCore): a blood pressure monitor's
+///   Measurement Status (`bodyMovement`, `cuffTooLoose`, `irregularPulse`, `pulseRateTooHigh` or `pulseRateTooLow`,
+///   `improperPosition`; `irregularPulse` is the arrhythmia flag), a glucose meter's Sensor Status Annunciation,
+///   a thermometer's site (one of `armpit` … `tympanum`), a pulse oximeter's measurement and device and sensor
+///   statuses and `deviceClockNotSet`, a scale's `measurementUnsuccessful` (with a field that is `"NaN"`);
+/// - a field's value `"NaN"`, `"NRes"`, `"+INF"`, `"-INF"` or `"reserved"`: the IEEE 11073 special value the device
+///   sends instead of a number, in an SFLOAT or FLOAT field; a scale's weight and body fat may only be `"NaN"`
+///   (65535, "measurement unsuccessful", which adds the status `measurementUnsuccessful`);
+/// - `user`: the user ID (0–255, 255 the unknown user) of a blood pressure monitor or a scale.
+///
 /// ```swift
 /// let scripted = SimulatedReading(
 ///     measuredAt: "2026-11-19 07:00:00", ["systolic": .number(121), "diastolic": .number(79)])
@@ -257,6 +270,12 @@ public struct SimulatedReading: Hashable, Sendable {
     /// The value of each fleet key, in the order of ``keys`` (an array, not a dictionary: a saved state of 65,000
     /// records makes as many readings on every sync).
     var slots: [FieldValue?]
+    /// The special value the device sends instead of a number, by slot (the slot's value is then `nil`).
+    var specials: [Int: SpecialValue] = [:]
+    /// The statuses the device reports with the reading (`status`).
+    public var status: ReadingStatus = []
+    /// The user ID the device gives the reading (`user`), 255 the unknown user.
+    public var user: UInt8?
 
     /// A reading with `values` by fleet key (see ``subscript(_:)``).
     public init(measuredAt: String? = nil, date: String? = nil, _ values: [String: FieldValue] = [:]) {
@@ -292,6 +311,24 @@ public struct SimulatedReading: Hashable, Sendable {
         }
     }
 
+    /// The special value the device sends for the fleet key `key` instead of a number, if any; setting one removes
+    /// the key's value.
+    ///
+    /// - Precondition: `key` is a fleet key.
+    public func special(_ key: String) -> SpecialValue? {
+        guard let slot = Self.slotOfKey[key] else { preconditionFailure("\(key) is not a fleet key") }
+        return specials[slot]
+    }
+
+    /// Makes the device send `value` for the fleet key `key` instead of a number (`nil`: no special value).
+    ///
+    /// - Precondition: `key` is a fleet key.
+    public mutating func setSpecial(_ key: String, _ value: SpecialValue?) {
+        guard let slot = Self.slotOfKey[key] else { preconditionFailure("\(key) is not a fleet key") }
+        specials[slot] = value
+        if value != nil { slots[slot] = nil }
+    }
+
     /// The fleet form of `reading`.
     public init(_ reading: LayeredReading) {
         guard let script = DeviceFamily(of: reading).script else {
@@ -309,6 +346,12 @@ public struct SimulatedReading: Hashable, Sendable {
         for scripted in script.fields {
             slots[scripted.slot] = scripted.field.value(in: reading).flatMap(scripted.rule.kept)
         }
+        let annotations = reading.annotations
+        for (field, value) in reading.unavailableFields {
+            if let key = field.fleetKey, let slot = Self.slotOfKey[key] { specials[slot] = value }
+        }
+        status = annotations.status
+        user = annotations.userIndex
     }
 
     /// The family whose readings have this reading's fields: the first family (in `DeviceFamily` order) whose
@@ -317,7 +360,9 @@ public struct SimulatedReading: Hashable, Sendable {
     /// `nil` for none.
     public var impliedFamily: DeviceFamily? {
         Self.implying.first { _, script in
-            script.kind.isDay ? date != nil : slots[script.fields[0].slot] != nil
+            script.kind.isDay
+                ? date != nil
+                : slots[script.fields[0].slot] != nil || specials[script.fields[0].slot] != nil
         }?.family
     }
 
@@ -332,7 +377,7 @@ public struct SimulatedReading: Hashable, Sendable {
                     ? "is not for a smartband: it records by itself from recordingSince"
                     : "is not for a heart-rate sensor: it streams beats")
         }
-        if let other = slots.indices.first(where: { slots[$0] != nil && !script.owns[$0] }) {
+        if let other = slots.indices.first(where: { (slots[$0] != nil || specials[$0] != nil) && !script.owns[$0] }) {
             throw FleetError(path: path + "." + Self.keys[other], message: "is not for this device")
         }
         func required(_ field: String) -> FleetError {
@@ -350,7 +395,13 @@ public struct SimulatedReading: Hashable, Sendable {
         var fieldValues: [(field: ReadingField, value: FieldValue)] = []
         fieldValues.reserveCapacity(script.fields.count)
         var systolic: Double?
+        var annotations = ReadingAnnotations()
         for scripted in script.fields {
+            if let special = specials[scripted.slot] {
+                try Self.check(special, of: scripted, for: family, at: path)
+                annotations.unavailable[kind.fields.firstIndex { $0 === scripted.field }!] = special
+                continue
+            }
             var value = try scripted.sent(slots[scripted.slot], at: path)
             // what a device knows of two fields together
             switch (scripted.slot, value) {
@@ -375,9 +426,12 @@ public struct SimulatedReading: Hashable, Sendable {
             }
             time = timestamp
         }
-        guard let time, let reading = LayeredReading(kind: kind, measuredAt: time, values: fieldValues) else {
+        guard let time,
+            var reading = LayeredReading(kind: kind, measuredAt: time, values: fieldValues, annotations: annotations)
+        else {
             preconditionFailure("the checked values of a \(kind) do not make one: \(fieldValues.map(\.value))")
         }
+        try annotate(&reading, for: family, at: path)
         return reading
     }
 

@@ -228,14 +228,43 @@ extension RadioTiming {
 
 extension SimulatedReading {
     /// Reads `measuredAt`, `date` and the fleet keys of every reading kind (``keys``), each as its device rule
-    /// says. The members are taken in the document's order: a reading has a few of the keys, which are not looked
-    /// for one by one.
+    /// says or as the name of a special value (`"NaN"`, `"NRes"`, `"+INF"`, `"-INF"`, `"reserved"`), then `status`
+    /// (names of `ReadingStatus`) and `user` (0–255). The members are taken in the document's order: a reading has
+    /// a few of the keys, which are not looked for one by one. Whether the device can send them is checked with
+    /// its family (``reading(for:at:)``).
     init(fields: JSONFields) throws(FleetError) {
         var fields = fields
         self.init(measuredAt: try fields.string("measuredAt"), date: try fields.string("date"))
-        for (key, _) in fields.members {
+        for (key, value) in fields.members {
             guard let slot = Self.slotOfKey[key] else { continue }
+            if case .string(let name) = value, SpecialValue(name: name) != nil || Self.rules[slot].isMeasured {
+                _ = fields.value(key)
+                guard let special = SpecialValue(name: name) else {
+                    throw FleetError(
+                        path: fields.path(of: key),
+                        message: "is \"\(name)\": a value is a number or one of "
+                            + SpecialValue.allCases.map { "\"\($0)\"" }.joined(separator: ", "))
+                }
+                specials[slot] = special
+                continue
+            }
             slots[slot] = try Self.rules[slot].read(key, from: &fields)
+        }
+        let names = try fields.array("status") { element, path throws(FleetError) -> ReadingStatus in
+            guard case .string(let name) = element else {
+                throw FleetError(path: path, message: "is \(element.kind), not the name of a status")
+            }
+            guard let status = ReadingStatus(name: name) else {
+                throw FleetError(path: path, message: "is \"\(name)\", which is not the name of a status")
+            }
+            return status
+        }
+        status = names?.reduce(into: []) { $0.formUnion($1) } ?? []
+        user = try fields.int("user").map { number throws(FleetError) in
+            guard let user = UInt8(exactly: number) else {
+                throw FleetError(path: fields.path(of: "user"), message: "must be a user ID from 0 to 255")
+            }
+            return user
         }
         try fields.finish()
     }
@@ -254,11 +283,19 @@ extension SimulatedReading {
                 case .sports, .intervals: preconditionFailure("a fleet file scripts no \(value)")
                 }
         }
+        for (slot, special) in specials { members[Self.keys[slot]] = .string(special.description) }
+        members["status"] = status.names.isEmpty ? nil : .array(status.names.map(JSON.string))
+        members["user"] = user.map { .number(Int($0)) }
         return members.object
     }
 }
 
 extension DeviceRule {
+    /// Whether the rule is a measured quantity's, which a device may send as a special value instead.
+    var isMeasured: Bool {
+        if case .measured = self { true } else { false }
+    }
+
     /// The value of `key` in `fields`: any number for a measured quantity, a whole number for a count, `true` or
     /// `false` for a flag; `nil` when absent.
     func read(_ key: String, from fields: inout JSONFields) throws(FleetError) -> FieldValue? {

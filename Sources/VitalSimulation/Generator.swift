@@ -94,10 +94,12 @@ struct SimulatedPerson: Sendable {
             let systolic = clamped((systolic + 8 * day + noise(7)).rounded(), 90...185)
             let diastolic = clamped((diastolic + 5 * day + noise(5)).rounded(), 50...min(110, systolic - 25))
             let pulse = clamped((pulse + 7 * Self.rhythm(at: time, peak: 16) + noise(5)).rounded(), 48...110)
+            // the irregular pulse bit is the arrhythmia flag and the status irregularPulse, as the hub decodes it
+            let arrhythmia = Int.random(in: 0..<40, using: &random) == 0
             return .bloodPressure(
                 BloodPressureReading(
-                    systolic: systolic, diastolic: diastolic, heartRate: Int(pulse),
-                    arrhythmia: Int.random(in: 0..<40, using: &random) == 0, measuredAt: time))
+                    systolic: systolic, diastolic: diastolic, heartRate: Int(pulse), arrhythmia: arrhythmia,
+                    measuredAt: time, annotations: ReadingAnnotations(status: arrhythmia ? .irregularPulse : [])))
         case .glucose:
             let hour = Int(time.secondsSince1970 % 86_400 / 3_600)
             // two hours after the meals of 07:00, 12:00 and 19:00

@@ -114,7 +114,14 @@ struct GATTDecodeTests {
               "sequence_number" : 1,
               "time_offset" : -5,
               "type" : "capillary plasma",
-              "unit" : "kg/L"
+              "unit" : "kg/L",
+              "vitalbridge" : {
+                "status" : [
+                  "deviceBatteryLow",
+                  "sampleSizeInsufficient",
+                  "temperatureTooLow"
+                ]
+              }
             }
 
             """
@@ -204,6 +211,9 @@ struct GATTDecodeTests {
               },
               "unit" : "kg",
               "user_id" : 2,
+              "vitalbridge" : {
+                "user_index" : 2
+              },
               "weight" : 70
             }
 
@@ -240,6 +250,9 @@ struct GATTDecodeTests {
               },
               "unit" : "kg",
               "user_id" : 1,
+              "vitalbridge" : {
+                "user_index" : 1
+              },
               "weight" : 70
             }
 
@@ -259,7 +272,12 @@ struct GATTDecodeTests {
                 "seconds" : 27,
                 "year" : 2012
               },
-              "unit" : "°C"
+              "unit" : "°C",
+              "vitalbridge" : {
+                "status" : [
+                  "finger"
+                ]
+              }
             }
 
             """
@@ -315,7 +333,15 @@ struct GATTDecodeTests {
                 "seconds" : 0,
                 "year" : 2024
               },
-              "unit" : "%, bpm"
+              "unit" : "%, bpm",
+              "vitalbridge" : {
+                "status" : [
+                  "measurementOngoing",
+                  "fullyQualifiedData",
+                  "lowPerfusion",
+                  "deviceClockNotSet"
+                ]
+              }
             }
 
             """

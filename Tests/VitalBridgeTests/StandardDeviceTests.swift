@@ -91,7 +91,7 @@ struct StandardDeviceTests {
         let mac = MACAddress(Self.wss)!
         var device = Self.device("WSS", Self.wss)
         device.bodyComposition = order.rawValue
-        // a reading whose body fat the scale could not measure: the weight alone
+        // a reading whose body fat the scale could not measure: its weight, the body fat sent as 65535
         let failed = SimulatedReading(measuredAt: "2026-11-19 06:00:00", ["weight": .number(81.5)])
         device.records?.list = [failed]
         let engine = try Engine([device])
@@ -104,7 +104,10 @@ struct StandardDeviceTests {
             guard case .weight(let weight) = reading else { return .none }
             return .some(weight.bodyComposition)
         }
-        #expect(compositions.filter { $0 == .some(nil) }.count == 1)
+        // the body fat of that one is unavailable (NaN, measurementUnsuccessful), never a number (issue 35)
+        let bodyFat = try #require(ReadingKind.weight.field(named: "fat"))
+        #expect(stored.filter { bodyFat.value(in: $0) == nil }.map(\.measuredAt.description) == ["2026-11-19 06:00:00"])
+        #expect(stored.filter { $0.annotations.status == .measurementUnsuccessful }.count == 1)
         #expect(compositions.allSatisfy { $0 != .none })
         // each weight in pounds with its body fat; the measurement first
         guard case .list(let objects)? = callback.result else {

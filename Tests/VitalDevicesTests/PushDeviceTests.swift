@@ -27,7 +27,9 @@ enum BloodPressureRecords {
         .bloodPressure(
             BloodPressureReading(
                 systolic: 16 * (1 / 0.133_322_387_415), diastolic: 10.5 * (1 / 0.133_322_387_415), heartRate: 88,
-                arrhythmia: true, measuredAt: time(21, 15).host)),
+                arrhythmia: true, measuredAt: time(21, 15).host,
+                // the irregular pulse bit is the arrhythmia flag and the status irregularPulse
+                annotations: ReadingAnnotations(status: .irregularPulse))),
     ]
 }
 
@@ -168,19 +170,23 @@ struct ScaleThermometerScriptTests {
         #expect(connection.subscriptions == [g.vendorStatus, g.weightMeasurement])
     }
 
-    @Test("an unsuccessful weight is a protocol violation; nothing is stored or confirmed")
+    @Test("an unsuccessful weight is stored as NaN with its status, then confirmed")
     func unsuccessfulWeight() async throws {
-        let weight = WeightMeasurement(system: .si, weight: MassValue(raw: 0xFFFF), timeStamp: time(7, 10).device)
+        let weight = WeightMeasurement(
+            system: .si, weight: MassValue(raw: 0xFFFF), timeStamp: time(7, 10).device, userID: 4)
         let connection = ScriptedConnection(
-            [.indicate(g.weightMeasurement, weight.encoded())],
+            [.indicate(g.weightMeasurement, weight.encoded()), .notify(g.vendorStatus, [0x02, 0x01, 0x00])],
             offering: [g.vendorStatus, g.vendorControlPoint, g.weightMeasurement])
         let driver = makeDriver(for: DeviceCatalog.entry(for: .hs4), connection: connection) { time(12, 0).host }
         let sink = RecordingSink()
-        await #expect(
-            throws: DeviceError(.protocolViolation, message: "the scale reported an unsuccessful measurement")
-        ) { try await driver.sync(into: sink) { _ in } }
-        #expect(sink.records.isEmpty)
-        #expect(connection.confirmations.isEmpty)
+        #expect(try await driver.sync(into: sink) { _ in } == 1)
+        var expected = LayeredReading.weight(WeightReading(kilograms: 0, measuredAt: time(7, 10).host))
+        expected.markUnavailable(ReadingKind.weight.field(named: "kg")!, .nan)
+        expected.annotations.status = .measurementUnsuccessful
+        expected.annotations.userIndex = 4
+        #expect(sink.readings == [expected])
+        #expect(ReadingKind.weight.field(named: "kg")!.value(in: sink.readings[0]) == nil)
+        #expect(connection.confirmations.count == 1)
     }
 
     @Test("a THV3 sync stores its temperature in °C")

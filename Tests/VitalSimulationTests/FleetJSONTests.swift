@@ -157,7 +157,9 @@ struct FleetJSONTests {
             ),
             (
                 "{\"devices\": [{\"model\": \"BP5\", \"mac\": \"004D3208D2F4\", \"records\": {\"list\": [{\"systolic\": \"high\"}]}}]}",
-                "devices[0].records.list[0].systolic", "is a string, not a number"
+                // a measured value may be a special value's name: the message says which
+                "devices[0].records.list[0].systolic",
+                #"is "high": a value is a number or one of "NaN", "NRes", "+INF", "-INF", "reserved""#
             ),
             (
                 "{\"devices\": [{\"model\": \"BP5\", \"mac\": \"004D3208D2F4\", \"records\": {\"generate\": {\"count\": 3, \"from\": \"2026-11-01 00:00:00\"}}}]}",
@@ -293,6 +295,13 @@ struct FleetJSONTests {
         reading["sleepEfficiency"] = maybe { .integer(Int.min) }
         reading["swimMinutes"] = maybe { .integer(0) }
         reading["swimCalories"] = maybe { .integer(8) }
+        // what the device says beyond the values: any status, special value and user, valid for a family or not
+        reading.status = maybe { ReadingStatus(rawValue: 1 << UInt64.random(in: 0..<57, using: &random)) } ?? []
+        reading.user = maybe { UInt8.random(in: .min ... .max, using: &random) }
+        if let special = maybe({ SpecialValue.allCases.randomElement(using: &random)! }) {
+            let keys = ["systolic", "pulse", "glucose", "weight", "temperature", "spo2", "steps"]
+            reading.setSpecial(keys.randomElement(using: &random)!, special)
+        }
         return reading
     }
 

@@ -231,11 +231,11 @@ struct PushDeviceTests {
         let sink = MemorySink()
         _ = try await driver.sync(into: sink) { _ in }
         #expect(sink.readings == expected)
-        let fat = sink.readings.map { reading -> Double? in
-            guard case .weight(let weight) = reading else { return -1 }
-            return weight.bodyComposition?.bodyFatPercentage
-        }
-        #expect(fat == [21.4, 30, nil])
+        // the body fat sent as 65535 is unavailable (NaN), with the status the scale's value means
+        let fat = sink.readings.map { ReadingKind.weight.field(named: "fat")!.value(in: $0) }
+        #expect(fat == [.number(21.4), .number(30), nil])
+        #expect(sink.readings.map { $0.unavailableFields.map(\.field.name) } == [[], [], ["fat"]])
+        #expect(sink.readings.map(\.annotations.status) == [[], [], .measurementUnsuccessful])
     }
 
     @Test("device information comes from the Device Information and Battery services")

@@ -1,0 +1,50 @@
+import HealthGATT
+import VitalCore
+import VitalDevices
+
+/// What the hub keeps of a measurement beyond its values, printed by `gatt decode` under the key `vitalbridge`:
+/// the statuses by the names readings, results and the fleet file use (`bodyMovement`, `deviceBatteryLow`,
+/// `armpit`, `measurementUnsuccessful`, …), the fields sent as special values by their result key with the special
+/// value's name (`"systolic": "NaN"`, `"temperature": "+INF"`), and the user index. Left out when there is nothing
+/// to say.
+struct HubAnnotationsJSON: Encodable, Sendable {
+    var status: [String]?
+    var unavailable: [String: String]?
+    var userIndex: UInt8?
+
+    /// What the hub keeps of `bytes` of the measurement characteristic `uuid`; `nil` when that is nothing, or the
+    /// bytes make no reading.
+    init?(decoding bytes: [UInt8], of uuid: UInt16) {
+        guard let kept = try? DeviceRecord.annotations(decoding: bytes, of: uuid) else { return nil }
+        let names = kept.annotations.status.names
+        status = names.isEmpty ? nil : names
+        var unavailable: [String: String] = [:]
+        for (field, value) in kept.unavailable {
+            unavailable[field.resultPath?.last ?? field.name ?? "value"] = value.description
+        }
+        self.unavailable = unavailable.isEmpty ? nil : unavailable
+        userIndex = kept.annotations.userIndex
+        if status == nil, self.unavailable == nil, userIndex == nil { return nil }
+    }
+}
+
+/// A characteristic's document with what the hub keeps of it (`HubAnnotationsJSON`) under `vitalbridge`.
+struct AnnotatedJSON: Encodable {
+    var body: any Encodable
+    var annotations: HubAnnotationsJSON?
+
+    private enum Keys: String, CodingKey { case vitalbridge }
+
+    func encode(to encoder: any Encoder) throws {
+        try body.encode(to: encoder)
+        guard let annotations else { return }
+        var container = encoder.container(keyedBy: Keys.self)
+        try container.encode(annotations, forKey: .vitalbridge)
+    }
+}
+
+/// The measurement characteristics whose readings the hub keeps, with annotations.
+let annotatedCharacteristics: Set<UInt16> = [
+    BloodPressureMeasurement.uuid, GlucoseMeasurement.uuid, WeightMeasurement.uuid, BodyCompositionMeasurement.uuid,
+    TemperatureMeasurement.uuid, PLXSpotCheckMeasurement.uuid,
+]
