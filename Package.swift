@@ -96,7 +96,9 @@ let package = Package(
         .target(name: "TestRequirements", dependencies: ["VitalTestSupport", "DBus"], path: "Tests/TestRequirements"),
         .testTarget(name: "VitalCoreTests", dependencies: ["VitalCore", "VitalTestSupport", "TestRequirements"]),
         .testTarget(name: "LayeredProtocolTests", dependencies: ["VitalCore", "LayeredProtocol", "VitalTestSupport"]),
-        .testTarget(name: "LayeredClientTests", dependencies: ["VitalCore", "LayeredClient", "LayeredProtocol"]),
+        .testTarget(
+            name: "LayeredClientTests",
+            dependencies: ["VitalCore", "LayeredClient", "LayeredProtocol", "VitalTestSupport"]),
         .testTarget(name: "HealthGATTTests", dependencies: ["HealthGATT", "VitalTestSupport"]),
         .testTarget(
             name: "ShareVitalSignsTests",

@@ -2,6 +2,7 @@ import LayeredClient
 import LayeredProtocol
 import Testing
 import VitalCore
+import VitalTestSupport
 
 /// A callback's `flags` and `unavailable`, read back by a caller: the statuses by name, the special values by key,
 /// and no number where the device could not measure one.
@@ -10,22 +11,11 @@ struct AnnotatedResponseTests {
     static let mac = MACAddress("004D3208D2F4")!
     static let at = LayeredTimestamp(secondsSince1970: 1_700_000_000)
 
-    static func annotated(
-        _ reading: LayeredReading, _ unavailable: [(ReadingColumn, SpecialValue)], status: ReadingStatus
-    ) -> LayeredReading {
-        var reading = reading
-        for (column, special) in unavailable {
-            reading.markUnavailable(reading.kind.fields.first { $0.column == column }!, special)
-        }
-        reading.annotations.status = status
-        return reading
-    }
-
     @Test(
         "an unavailable systolic pressure comes back as nil with its special value, the statuses by name",
         arguments: SpecialValue.allCases)
     func bloodPressure(special: SpecialValue) throws {
-        let reading = Self.annotated(
+        let reading = annotated(
             .bloodPressure(.init(systolic: 0, diastolic: 80, heartRate: 70, measuredAt: Self.at)),
             [(.systolic, special)], status: [.bodyMovement, .irregularPulse])
         let url = try LayeredResponseTests.callbackURL(
@@ -46,28 +36,28 @@ struct AnnotatedResponseTests {
         let cases: [(DeviceModel, LayeredReading, ResultKey, (ReceivedReading.Value) -> Bool)] = [
             (
                 .bg5,
-                Self.annotated(
+                annotated(
                     .glucose(.init(mgPerDeciliter: 0, measuredAt: Self.at)), [(.glucose, .positiveInfinity)],
                     status: ReadingStatus(name: "resultTooHigh")!),
                 .bloodGlucose, { $0 == .glucose(nil) }
             ),
             (
                 .po3,
-                Self.annotated(
+                annotated(
                     .oximetry(.init(oxygenSaturation: 0, heartRate: 64, measuredAt: Self.at)), [(.spo2, .nan)],
                     status: ReadingStatus(name: "lowPerfusion")!),
                 .oxygenSaturation, { $0 == .oximetry(oxygenSaturation: nil, heartRate: 64, perfusionIndex: nil) }
             ),
             (
                 .thv3,
-                Self.annotated(
+                annotated(
                     .temperature(.init(celsius: 0, measuredAt: Self.at)), [(.temperature, .negativeInfinity)],
                     status: ReadingStatus(name: "ear")!),
                 .temperature, { $0 == .temperature(nil) }
             ),
             (
                 .hs2,
-                Self.annotated(
+                annotated(
                     .weight(.init(kilograms: 0, measuredAt: Self.at)), [(.weight, .nres)],
                     status: .measurementUnsuccessful),
                 .weight, { $0 == .weight(nil, composition: nil) }

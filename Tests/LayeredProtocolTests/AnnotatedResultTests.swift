@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VitalCore
+import VitalTestSupport
 
 @testable import LayeredProtocol
 
@@ -9,18 +10,6 @@ import VitalCore
 @Suite("Results: statuses and unavailable values")
 struct AnnotatedResultTests {
     static let at = LayeredTimestamp(year: 2026, month: 11, day: 20, hour: 7, minute: 30, second: 0)!
-
-    /// `reading` with the field of `column` sent as `special` and the statuses `status`.
-    static func annotated(
-        _ reading: LayeredReading, _ unavailable: [(ReadingColumn, SpecialValue)] = [], status: ReadingStatus = []
-    ) -> LayeredReading {
-        var reading = reading
-        for (column, special) in unavailable {
-            reading.markUnavailable(reading.kind.fields.first { $0.column == column }!, special)
-        }
-        reading.annotations.status = status
-        return reading
-    }
 
     static let bp = LayeredReading.bloodPressure(
         .init(systolic: 120, diastolic: 80, heartRate: 72, arrhythmia: true, measuredAt: at))
@@ -32,7 +21,7 @@ struct AnnotatedResultTests {
             (.reserved, "reserved"),
         ])
     func unavailableValue(special: SpecialValue, name: String) throws {
-        let reading = Self.annotated(Self.bp, [(.systolic, special)])
+        let reading = annotated(Self.bp, [(.systolic, special)])
         let json = reading.resultObject(unit: .mmHg).json
         #expect(
             json
@@ -56,7 +45,7 @@ struct AnnotatedResultTests {
             (ReadingStatus.timeUnverified, #"["timeUnverified"]"#),
         ])
     func flags(status: ReadingStatus, list: String) throws {
-        let reading = Self.annotated(Self.bp, status: status)
+        let reading = annotated(Self.bp, status: status)
         let json = reading.resultObject(unit: .mmHg).json
         #expect(
             json
@@ -67,28 +56,28 @@ struct AnnotatedResultTests {
 
     @Test("every kind with a measured value says both, in the order flags then unavailable")
     func otherKinds() {
-        let glucose = Self.annotated(
+        let glucose = annotated(
             .glucose(.init(mgPerDeciliter: 0, measuredAt: Self.at)), [(.glucose, .positiveInfinity)],
             status: ReadingStatus(name: "resultTooHigh")!)
         #expect(
             glucose.resultObject(unit: .mmolPerLiter).json
                 == #"{"measured_at":"2026-11-20 07:30:00","flags":["resultTooHigh"],"unavailable":{"blood_glucose":"+INF"}}"#
         )
-        let oximetry = Self.annotated(
+        let oximetry = annotated(
             .oximetry(.init(oxygenSaturation: 0, heartRate: 64, perfusionIndex: 2.5, measuredAt: Self.at)),
             [(.spo2, .nres)], status: ReadingStatus(names: ["lowPerfusion", "questionablePulse"])!)
         #expect(
             oximetry.resultObject(unit: nil).json
                 == #"{"heart_rate":64,"perfusion_index":2.5,"measured_at":"2026-11-20 07:30:00","#
                 + #""flags":["lowPerfusion","questionablePulse"],"unavailable":{"oxygen_saturation":"NRes"}}"#)
-        let temperature = Self.annotated(
+        let temperature = annotated(
             .temperature(.init(celsius: 0, measuredAt: Self.at)), [(.temperature, .negativeInfinity)],
             status: ReadingStatus(name: "tympanum")!)
         #expect(
             temperature.resultObject(unit: .celsius).json
                 == #"{"measured_at":"2026-11-20 07:30:00","flags":["tympanum"],"unavailable":{"temperature":"-INF"}}"#
         )
-        let weight = Self.annotated(
+        let weight = annotated(
             .weight(.init(kilograms: 71.5, measuredAt: Self.at)), status: .measurementUnsuccessful)
         #expect(
             weight.resultObject(unit: .kilogram).json
@@ -129,24 +118,24 @@ struct AnnotatedResultTests {
                     systolic: 120, diastolic: 80, heartRate: 72, arrhythmia: false,
                     measuredAt: LayeredTimestamp(secondsSince1970: 1_763_600_000 + Int64(index) * 60)))
         }
-        let annotated = plain.map {
-            Self.annotated($0, [(.systolic, .nan)], status: [.bodyMovement, .irregularPulse])
+        let flagged = plain.map {
+            annotated($0, [(.systolic, .nan)], status: [.bodyMovement, .irregularPulse])
         }
         let budget = 4_000
         let plainPacked = try LayeredCallback.packing(callback, readings: plain, unit: .mmHg, maximumLength: budget)
-        let packed = try LayeredCallback.packing(callback, readings: annotated, unit: .mmHg, maximumLength: budget)
+        let packed = try LayeredCallback.packing(callback, readings: flagged, unit: .mmHg, maximumLength: budget)
         #expect(plainPacked.url.utf8.count <= budget && packed.url.utf8.count <= budget)
         #expect(packed.included.count < plainPacked.included.count && packed.included.count > 0)
-        #expect(packed.callback.remaining == annotated.count - packed.included.count)
+        #expect(packed.callback.remaining == flagged.count - packed.included.count)
         // the URL holds each annotated reading whole: parsed back, the objects are the readings' own
         let parsed = try LayeredCallback(parsing: packed.url)
-        #expect(parsed.result == .list(packed.included.map { annotated[$0].resultObject(unit: .mmHg) }))
+        #expect(parsed.result == .list(packed.included.map { flagged[$0].resultObject(unit: .mmHg) }))
         // one more annotated reading would not have fit
         let more = packed.included.count + 1
         let longer = try LayeredCallback(
             destination: "myapp://", echo: [], status: .success(.sync), mac: MACAddress("004D3208D2F4")!,
-            result: .list(annotated.prefix(more).map { $0.resultObject(unit: .mmHg) }),
-            remaining: annotated.count - more
+            result: .list(flagged.prefix(more).map { $0.resultObject(unit: .mmHg) }),
+            remaining: flagged.count - more
         ).url
         #expect(longer.utf8.count > budget)
     }
@@ -166,7 +155,7 @@ struct AnnotatedResultTests {
     @Test("the article's figures hold: two flags and an unavailable systolic take 216 characters instead of 128")
     func articleFigures() {
         let plain = Self.bp.resultObject(unit: .mmHg).json
-        let annotated = Self.annotated(Self.bp, [(.systolic, .nan)], status: [.bodyMovement, .irregularPulse])
+        let annotated = annotated(Self.bp, [(.systolic, .nan)], status: [.bodyMovement, .irregularPulse])
             .resultObject(unit: .mmHg).json
         #expect(PercentEncoding.encode(plain).utf8.count == 128)
         #expect(PercentEncoding.encode(annotated).utf8.count == 216)

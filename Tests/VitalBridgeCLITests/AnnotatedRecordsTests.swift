@@ -4,6 +4,7 @@ import TestRequirements
 import Testing
 import VitalCore
 import VitalStore
+import VitalTestSupport
 
 /// What a device said beyond the values, through the `vitalbridge` process: `records` in CSV, JSON and the table,
 /// and a sync's callback, from readings stored with annotations.
@@ -13,17 +14,6 @@ struct AnnotatedRecordsTests {
 
     static func time(_ minute: Int) -> LayeredTimestamp {
         LayeredTimestamp(year: 2026, month: 12, day: 1, hour: 8, minute: minute, second: 0)!
-    }
-
-    static func annotated(
-        _ reading: LayeredReading, _ unavailable: [(ReadingColumn, SpecialValue)] = [], status: ReadingStatus = []
-    ) -> LayeredReading {
-        var reading = reading
-        for (column, special) in unavailable {
-            reading.markUnavailable(reading.kind.fields.first { $0.column == column }!, special)
-        }
-        reading.annotations.status = status
-        return reading
     }
 
     /// One reading per special value (the systolic pressure), one with statuses only, one plain; with the `flags`

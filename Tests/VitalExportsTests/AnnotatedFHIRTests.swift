@@ -3,18 +3,7 @@ import TestRequirements
 import Testing
 import VitalCore
 import VitalExports
-
-/// `reading` with the field of `column` sent as `special`, and the statuses `status`.
-func annotated(
-    _ reading: LayeredReading, _ unavailable: [(ReadingColumn, SpecialValue)] = [], status: ReadingStatus = []
-) -> LayeredReading {
-    var reading = reading
-    for (column, special) in unavailable {
-        reading.markUnavailable(reading.kind.fields.first { $0.column == column }!, special)
-    }
-    reading.annotations.status = status
-    return reading
-}
+import VitalTestSupport
 
 /// What a device said beyond the values, in FHIR: `dataAbsentReason`, `interpretation`, `note`, `bodySite`, read
 /// back by fhir.resources.

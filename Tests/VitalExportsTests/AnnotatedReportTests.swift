@@ -1,6 +1,7 @@
 import Testing
 import VitalCore
 import VitalExports
+import VitalTestSupport
 
 /// What a device said beyond the values, in the report: a marked point, a legend, and no number for a value the
 /// device could not measure.

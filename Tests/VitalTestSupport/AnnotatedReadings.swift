@@ -1,0 +1,14 @@
+import VitalCore
+
+/// `reading` with the field of each column in `unavailable` sent as its special value, and the statuses `status`:
+/// what a device that said more than its values gives.
+public func annotated(
+    _ reading: LayeredReading, _ unavailable: [(ReadingColumn, SpecialValue)] = [], status: ReadingStatus = []
+) -> LayeredReading {
+    var reading = reading
+    for (column, special) in unavailable {
+        reading.markUnavailable(reading.kind.fields.first { $0.column == column }!, special)
+    }
+    reading.annotations.status = status
+    return reading
+}
