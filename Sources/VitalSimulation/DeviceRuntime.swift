@@ -51,8 +51,19 @@ final class DeviceRuntime {
         return order == .afterWeight ? whole + [composition] : [composition] + whole
     }
 
-    /// The time stamp of a reading taken at `time`: none from a device without a clock.
-    func stamp(_ time: LayeredTimestamp) -> DateTime? { configuration.clock ? DateTime(time) : nil }
+    /// The time stamp of a reading taken at `time` (the true time), as the device's clock shows it: none from a
+    /// device without a clock.
+    func stamp(_ time: LayeredTimestamp) -> DateTime? {
+        configuration.clock ? DateTime(configuration.deviceTime(time)) : nil
+    }
+
+    /// The Current Time (0x2A2B) the device's clock shows at the true time `time`.
+    func currentTime(at time: LayeredTimestamp) -> CurrentTime {
+        let shown = configuration.deviceTime(time)
+        // 1970-01-01 was a Thursday (4); Monday is 1
+        let weekday = UInt8(((shown.day.daysSince1970 + 3) % 7 + 7) % 7 + 1)
+        return CurrentTime(dateTime: DateTime(shown), dayOfWeek: weekday)
+    }
 
     /// The Body Composition Measurement of `weight`, with the weight field `mass` when given; its body fat is
     /// reported unsuccessful when the reading has no composition.
@@ -98,7 +109,7 @@ final class DeviceRuntime {
     /// Whether `record` is one of those a Record Access Control Point `filter` selects; `first` and `last` are
     /// resolved to sequence numbers by ``resolved(_:)`` first.
     func matches(_ record: StoredRecord, _ filter: RecordFilter) -> Bool {
-        func time() -> DateTime { DateTime(record.reading.measuredAt) }
+        func time() -> DateTime { DateTime(configuration.deviceTime(record.reading.measuredAt)) }
         switch filter {
         case .all: return true
         case .first, .last: return false
@@ -145,7 +156,7 @@ final class DeviceRuntime {
         case .glucose(let glucose):
             // mg/dL as kg/L: n mg/dL = n × 10⁻⁵ kg/L
             return GlucoseMeasurement(
-                sequenceNumber: record.sequenceNumber, baseTime: DateTime(glucose.measuredAt),
+                sequenceNumber: record.sequenceNumber, baseTime: DateTime(configuration.deviceTime(glucose.measuredAt)),
                 concentration: .init(
                     value: SFloat(mantissa: Int(glucose.mgPerDeciliter.rounded()), exponent: -5)!,
                     type: .capillaryPlasma,

@@ -87,6 +87,15 @@ public struct FleetDevice: Hashable, Sendable {
     /// Whether the first connection or pairing attempt through the simulated BlueZ fails with BlueZ's passing error
     /// `le-connection-abort-by-local` (the next one succeeds); `false` when absent.
     public var abortFirstConnection: Bool?
+    /// How many seconds the device's clock runs ahead of the true time, negative when behind (at most ten years
+    /// either way): every time the device reports (its Current Time, its records' time stamps) is shifted by it,
+    /// while a record's `measuredAt` in the fleet stays the true time. 0 when absent. For devices that date their
+    /// readings (not activity monitors, smartbands, heart-rate sensors or a generic device without a clock).
+    public var clockOffset: Int?
+    /// Whether the device's clock restarted at 2000-01-01 00:00:00 at its first record (the earliest of its
+    /// `records`), as after a battery change: an offset of 2000-01-01 minus that record's true time. Not with
+    /// `clockOffset`; `false` when absent.
+    public var clockReset: Bool?
 
     public init(
         model: String, mac: String, serial: String? = nil, firmware: String? = nil, battery: Int? = nil,
@@ -94,7 +103,7 @@ public struct FleetDevice: Hashable, Sendable {
         nextMeasurements: [SimulatedReading]? = nil, seed: UInt64? = nil, failures: FailureScript? = nil,
         radio: RadioTiming? = nil, authenticationResult: Int? = nil, recordingSince: String? = nil,
         bodyComposition: String? = nil, spotCheck: Bool? = nil, clock: Bool? = nil, pairing: PairingScript? = nil,
-        abortFirstConnection: Bool? = nil
+        abortFirstConnection: Bool? = nil, clockOffset: Int? = nil, clockReset: Bool? = nil
     ) {
         self.model = model
         self.mac = mac
@@ -115,6 +124,8 @@ public struct FleetDevice: Hashable, Sendable {
         self.clock = clock
         self.pairing = pairing
         self.abortFirstConnection = abortFirstConnection
+        self.clockOffset = clockOffset
+        self.clockReset = clockReset
     }
 }
 

@@ -77,7 +77,8 @@ extension FleetDevice {
             recordingSince: try fields.string("recordingSince"),
             bodyComposition: try fields.string("bodyComposition"), spotCheck: try fields.bool("spotCheck"),
             clock: try fields.bool("clock"), pairing: try fields.object("pairing", PairingScript.init(fields:)),
-            abortFirstConnection: try fields.bool("abortFirstConnection"))
+            abortFirstConnection: try fields.bool("abortFirstConnection"), clockOffset: try fields.int("clockOffset"),
+            clockReset: try fields.bool("clockReset"))
         try fields.finish()
     }
 
@@ -102,6 +103,8 @@ extension FleetDevice {
         members["clock"] = clock.map(JSON.bool)
         members["pairing"] = pairing?.jsonValue
         members["abortFirstConnection"] = abortFirstConnection.map(JSON.bool)
+        members["clockOffset"] = clockOffset.map(JSON.number)
+        members["clockReset"] = clockReset.map(JSON.bool)
         return members.object
     }
 }
