@@ -109,13 +109,17 @@ struct StreamingOutput {
 struct RecordRow {
     var device: MACAddress
     var kind: String
+    /// When the reading was taken: corrected by the offset of its device's clock when the hub read one.
     var time: LayeredTimestamp
     var values: [(column: ReadingColumn, value: RecordValue)]
+    /// The time the device's clock gave, when ``time`` is that time corrected.
+    var deviceTime: LayeredTimestamp?
 
     init(_ stored: StoredReading) {
         self.init(
             device: stored.device, kind: stored.reading.kind.rawValue, time: stored.reading.measuredAt,
             values: ReadingColumn.values(of: stored.reading))
+        deviceTime = stored.reading.annotations.deviceTime
     }
 
     init(
@@ -154,15 +158,28 @@ enum RecordsFormatter {
         (["device", "kind", "measured_at_utc"] + ReadingColumn.allCases.map(\.name)).joined(separator: ",") + "\r\n"
     }
 
+    /// The CSV header with the device's time (`records --device-time`): `device_time_utc` after `measured_at_utc`.
+    static var csvHeaderWithDeviceTime: String {
+        (["device", "kind", "measured_at_utc", "device_time_utc"] + ReadingColumn.allCases.map(\.name))
+            .joined(separator: ",") + "\r\n"
+    }
+
     /// Appends one CSV record (RFC 4180, CRLF-terminated): device, kind, time, then every column, empty where the
     /// reading has no such field. No field needs quoting: MACs, kind names, times and numbers have no comma,
     /// quote or line break.
-    static func appendCSVRow(_ row: RecordRow, to output: inout [UInt8]) {
+    ///
+    /// With `deviceTime` (`records --device-time`), the time the device's clock gave follows the time: empty when
+    /// it is the reading's time.
+    static func appendCSVRow(_ row: RecordRow, deviceTime: Bool = false, to output: inout [UInt8]) {
         output.append(contentsOf: row.device.description.utf8)
         output.append(UInt8(ascii: ","))
         output.append(contentsOf: row.kind.utf8)
         output.append(UInt8(ascii: ","))
         output.append(contentsOf: row.time.description.utf8)
+        if deviceTime {
+            output.append(UInt8(ascii: ","))
+            if let time = row.deviceTime { output.append(contentsOf: time.description.utf8) }
+        }
         var next = 0
         for (column, value) in row.values {
             while next <= column.rawValue {
@@ -197,11 +214,13 @@ enum RecordsFormatter {
         output[start...].reverse()
     }
 
-    /// One JSON object: `device`, `kind`, `measured_at_utc` and the reading's own columns, numbers as numbers.
+    /// One JSON object: `device`, `kind`, `measured_at_utc`, `device_time_utc` when the device's clock gave
+    /// another time, and the reading's own columns, numbers as numbers.
     static func jsonObject(_ row: RecordRow) -> String {
         var members = [
             "\"device\":\"\(row.device)\"", "\"kind\":\"\(row.kind)\"", "\"measured_at_utc\":\"\(row.time)\"",
         ]
+        if let deviceTime = row.deviceTime { members.append("\"device_time_utc\":\"\(deviceTime)\"") }
         for (column, value) in row.values {
             members.append("\"\(column.name)\":\(value.json)")
         }
@@ -212,13 +231,15 @@ enum RecordsFormatter {
         "device        kind               measured at (UTC)    values\n"
         + "------------  -----------------  -------------------  ------\n"
 
-    /// One table line: fixed-width device, kind and time (so the table streams), then `field=value unit` pairs.
+    /// One table line: fixed-width device, kind and time (so the table streams), then `field=value unit` pairs,
+    /// then `(device clock: time)` when the device's clock gave another time.
     static func tableRow(_ row: RecordRow) -> String {
         let values = row.values.map { column, value in
             "\(column.field)=\(value.text)"
                 + (column.unit.isEmpty ? "" : (column.unit == "%" ? "%" : " \(column.unit)"))
         }
+        let deviceTime = row.deviceTime.map { "  (device clock: \($0))" } ?? ""
         return "\(row.device)  \(row.kind.padding(toLength: 17, withPad: " ", startingAt: 0))  "
-            + "\(row.time)  \(values.joined(separator: ", "))\n"
+            + "\(row.time)  \(values.joined(separator: ", "))\(deviceTime)\n"
     }
 }
