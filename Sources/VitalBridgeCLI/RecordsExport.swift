@@ -112,7 +112,7 @@ struct RecordRow {
     /// When the reading was taken: corrected by the offset of its device's clock when the hub read one.
     var time: LayeredTimestamp
     var values: [(column: ReadingColumn, value: RecordValue)]
-    /// The time the device's clock gave, when ``time`` is that time corrected.
+    /// The time the device's clock gave, when `time` is that time corrected.
     var deviceTime: LayeredTimestamp?
 
     init(_ stored: StoredReading) {

@@ -62,7 +62,7 @@ public enum DeviceClock: Hashable, Sendable {
         return reading
     }
 
-    /// `record` with its reading ``corrected(_:)``.
+    /// `record` with its reading corrected, as `corrected(_:)` corrects a reading.
     public func corrected(_ record: DeviceRecord) -> DeviceRecord {
         DeviceRecord(reading: corrected(record.reading), sequenceNumber: record.sequenceNumber)
     }

@@ -170,7 +170,7 @@ extension DeviceRecord {
     /// reading is refused: the iHealth models always send their time.
     ///
     /// A reading the device dated is corrected by `clock`, what the session read of the device's clock
-    /// (``DeviceClock/corrected(_:)-(LayeredReading)``); one dated `undatedAt` is the hub's time, never corrected or
+    /// (`DeviceClock.corrected(_:)`); one dated `undatedAt` is the hub's time, never corrected or
     /// marked. Without a `clock` the time is the device's, unmarked.
     ///
     /// - Throws: ``DeviceError/Code/protocolViolation`` for bytes that do not decode, or a reading without its

@@ -34,7 +34,7 @@ protocol SimulatedPeripheral {
 extension SimulatedPeripheral {
     /// The GATT table a device of `configuration` serves: Device Information, Battery, then its profile's
     /// services, then the Current Time Service of a device whose clock the hub can read
-    /// (``SimulatedDeviceConfiguration/readableClock``).
+    /// (`readableClock`).
     static func services(of configuration: SimulatedDeviceConfiguration) -> [GATTServiceLayout] {
         let g = GATTCharacteristics.self
         let clock =

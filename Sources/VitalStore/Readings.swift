@@ -238,7 +238,7 @@ struct ReadingWriter {
 
     /// The stored reading that `reading`, corrected from the time its device's clock gave
     /// (`annotations.deviceTime`), is: the device sent it again in a later session. It is the one of the device and
-    /// kind within ``resentWindow`` of `reading`'s time whose device time and values are `reading`'s (equal once
+    /// kind within `resentWindow` of `reading`'s time whose device time and values are `reading`'s (equal once
     /// retimed to it); `nil` for a reading the hub did not correct.
     mutating func resent(_ reading: LayeredReading) throws -> (id: Int64, reading: LayeredReading)? {
         guard reading.annotations.deviceTime != nil else { return nil }
@@ -254,7 +254,7 @@ struct ReadingWriter {
         return nil
     }
 
-    /// Finds at once which of `times` (and of the seconds ``resentWindow`` around them) the device has readings at,
+    /// Finds at once which of `times` (and of the seconds `resentWindow` around them) the device has readings at,
     /// so that ``stored(_:at:)`` looks only at those: a sync's new readings then cost no query each (a statement per
     /// reading costs more than its insert). One range read over the times' span; past four stored readings a time in
     /// it (a few records spread over a long history), it gives up and every time is looked up alone, so memory stays
