@@ -381,6 +381,10 @@ struct RecordsCommand: ParsableCommand {
             (the statuses) and "unavailable" ({"systolic":"NaN"}) when there is something to say; the table \
             shows systolic=NaN and the statuses in brackets.
 
+            measured_at_utc is when a reading was taken: the time its device gave, corrected by how far the \
+            device's clock was off when the hub read it in that session. Where the two differ, the table adds \
+            (device clock: …) and JSON device_time_utc; --device-time adds a device_time_utc column to CSV.
+
             --format fhir writes a FHIR R4 Bundle for one person (--patient or --patient-id): a vital-signs \
             Observation per quantity with its LOINC code and UCUM unit, a Device per device (its Bluetooth address \
             as identifier), effectiveDateTime with the offset of --time-zone. The ids are stable: exporting again \
@@ -413,6 +417,9 @@ struct RecordsCommand: ParsableCommand {
     )
     var quarantine = false
 
+    @Flag(help: "CSV: add device_time_utc, the time the device's clock gave where measured_at_utc corrects it.")
+    var deviceTime = false
+
     @OptionGroup var fhir: FHIROptions
 
     func validate() throws {
@@ -424,6 +431,7 @@ struct RecordsCommand: ParsableCommand {
         }
         if format == .fhir {
             if heartRateMinutes { throw ValidationError("--heart-rate-minutes has no FHIR form") }
+            if deviceTime { throw ValidationError("--device-time has no FHIR form: FHIR has the corrected time") }
             try fhir.check()
         } else if let option = fhir.given {
             throw ValidationError("\(option) applies to --format fhir only")
@@ -441,14 +449,14 @@ struct RecordsCommand: ParsableCommand {
         var first = true
         switch format {
         case .table: try output.write(RecordsFormatter.tableHeader)
-        case .csv: try output.write(RecordsFormatter.csvHeader)
+        case .csv: try output.write(deviceTime ? RecordsFormatter.csvHeaderWithDeviceTime : RecordsFormatter.csvHeader)
         case .json: try output.write("[")
         case .fhir: return  // written above, as a bundle
         }
         func write(_ row: RecordRow) throws {
             switch format {
             case .table: try output.write(RecordsFormatter.tableRow(row))
-            case .csv: try output.append { RecordsFormatter.appendCSVRow(row, to: &$0) }
+            case .csv: try output.append { RecordsFormatter.appendCSVRow(row, deviceTime: deviceTime, to: &$0) }
             case .json: try output.write((first ? "\n" : ",\n") + RecordsFormatter.jsonObject(row))
             case .fhir: break
             }

@@ -109,6 +109,7 @@ struct StreamingOutput {
 struct RecordRow {
     var device: MACAddress
     var kind: String
+    /// When the reading was taken: corrected by the offset of its device's clock when the hub read one.
     var time: LayeredTimestamp
     var values: [(column: ReadingColumn, value: RecordValue)]
     /// The statuses the device reported, by name (`bodyMovement`), in bit order.
@@ -116,6 +117,8 @@ struct RecordRow {
     /// The fields the device sent a special value for, by column field name, with the value's name
     /// (`("systolic", "NaN")`): their cells are empty.
     var unavailable: [(field: String, value: String)] = []
+    /// The time the device's clock gave, when `time` is that time corrected.
+    var deviceTime: LayeredTimestamp?
 
     init(_ stored: StoredReading) {
         self.init(
@@ -127,6 +130,7 @@ struct RecordRow {
         unavailable = stored.reading.unavailableFields.compactMap { field, value in
             (field.column?.field ?? field.name).map { ($0, value.description) }
         }
+        deviceTime = annotations.deviceTime
     }
 
     init(
@@ -173,15 +177,28 @@ enum RecordsFormatter {
             .joined(separator: ",") + "\r\n"
     }
 
+    /// The CSV header with the device's time (`records --device-time`): `device_time_utc` after `measured_at_utc`.
+    static var csvHeaderWithDeviceTime: String {
+        (["device", "kind", "measured_at_utc", "device_time_utc"] + ReadingColumn.allCases.map(\.name))
+            .joined(separator: ",") + "\r\n"
+    }
+
     /// Appends one CSV record (RFC 4180, CRLF-terminated): device, kind, time, then every column, empty where the
     /// reading has no such field or the device could not measure it, then `flags` (`RecordRow.flags`). No field
     /// needs quoting: MACs, kind names, times, numbers and flags have no comma, quote or line break.
-    static func appendCSVRow(_ row: RecordRow, to output: inout [UInt8]) {
+    ///
+    /// With `deviceTime` (`records --device-time`), the time the device's clock gave follows the time: empty when
+    /// it is the reading's time.
+    static func appendCSVRow(_ row: RecordRow, deviceTime: Bool = false, to output: inout [UInt8]) {
         output.append(contentsOf: row.device.description.utf8)
         output.append(UInt8(ascii: ","))
         output.append(contentsOf: row.kind.utf8)
         output.append(UInt8(ascii: ","))
         output.append(contentsOf: row.time.description.utf8)
+        if deviceTime {
+            output.append(UInt8(ascii: ","))
+            if let time = row.deviceTime { output.append(contentsOf: time.description.utf8) }
+        }
         var next = 0
         for (column, value) in row.values {
             while next <= column.rawValue {
@@ -217,14 +234,15 @@ enum RecordsFormatter {
         output[start...].reverse()
     }
 
-    /// One JSON object: `device`, `kind`, `measured_at_utc` and the reading's own columns, numbers as numbers;
-    /// then, only when the device said so, `flags`, its statuses by name (`["bodyMovement"]`), and `unavailable`,
-    /// each field it could not measure with the special value it sent (`{"systolic":"NaN"}`), whose column is left
-    /// out.
+    /// One JSON object: `device`, `kind`, `measured_at_utc`, `device_time_utc` when the device's clock gave
+    /// another time, and the reading's own columns, numbers as numbers; then, only when the device said so,
+    /// `flags`, its statuses by name (`["bodyMovement"]`), and `unavailable`, each field it could not measure with
+    /// the special value it sent (`{"systolic":"NaN"}`), whose column is left out.
     static func jsonObject(_ row: RecordRow) -> String {
         var members = [
             "\"device\":\"\(row.device)\"", "\"kind\":\"\(row.kind)\"", "\"measured_at_utc\":\"\(row.time)\"",
         ]
+        if let deviceTime = row.deviceTime { members.append("\"device_time_utc\":\"\(deviceTime)\"") }
         for (column, value) in row.values {
             members.append("\"\(column.name)\":\(value.json)")
         }
@@ -244,8 +262,9 @@ enum RecordsFormatter {
         + "------------  -----------------  -------------------  ------\n"
 
     /// One table line: fixed-width device, kind and time (so the table streams), then `field=value unit` pairs,
-    /// a field the device could not measure as `field=NaN` (the special value's name, never a number), and the
-    /// statuses in brackets: `systolic=NaN, diastolic=80 mmHg [bodyMovement]`.
+    /// a field the device could not measure as `field=NaN` (the special value's name, never a number), the
+    /// statuses in brackets (`systolic=NaN, diastolic=80 mmHg [bodyMovement]`), then `(device clock: time)` when
+    /// the device's clock gave another time.
     static func tableRow(_ row: RecordRow) -> String {
         var values = row.values.map { column, value in
             "\(column.field)=\(value.text)"
@@ -253,7 +272,8 @@ enum RecordsFormatter {
         }
         values += row.unavailable.map { "\($0.field)=\($0.value)" }
         let status = row.status.isEmpty ? "" : " [\(row.status.joined(separator: ", "))]"
+        let deviceTime = row.deviceTime.map { "  (device clock: \($0))" } ?? ""
         return "\(row.device)  \(row.kind.padding(toLength: 17, withPad: " ", startingAt: 0))  "
-            + "\(row.time)  \(values.joined(separator: ", "))\(status)\n"
+            + "\(row.time)  \(values.joined(separator: ", "))\(status)\(deviceTime)\n"
     }
 }

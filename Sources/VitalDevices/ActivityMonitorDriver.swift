@@ -6,7 +6,8 @@ import VitalCore
 /// The monitor is bound to the user profile the caller sends (``bind(_:)``). A sync asks for the stored days
 /// (``VendorCommand/reportActivity``), which arrive as ``ActivityDayRecord`` notifications followed by
 /// ``VendorEvent/transferComplete(count:)``; they are stored in batches as they arrive, and once the last batch is
-/// committed and the count matches, the driver deletes exactly that many days.
+/// committed and the count matches, the driver deletes exactly that many days. The monitor dates its days by its
+/// own clock, which its protocol can neither read nor set: every day is marked `timeUnverified`.
 public struct ActivityMonitorDriver: DeviceDriver {
     public let entry: CatalogEntry
     public let connection: any BluetoothConnection
@@ -48,7 +49,10 @@ public struct ActivityMonitorDriver: DeviceDriver {
                 guard let day = ActivityDayRecord(bytes: bytes) else {
                     throw DeviceError(.protocolViolation, message: "an activity record is malformed")
                 }
-                try await batches.add(DeviceRecord(reading: .activity(day.day)))
+                // the monitor dates its days by its own clock, which its protocol cannot read
+                var reading = LayeredReading.activity(day.day)
+                reading.annotations.status.insert(.timeUnverified)
+                try await batches.add(DeviceRecord(reading: reading))
             case .notification(GATTCharacteristics.vendorStatus, let bytes):
                 guard case .transferComplete(let count) = try vendorEvent(bytes) else { continue }
                 // what arrived is kept either way; the monitor forgets days only when the count is right

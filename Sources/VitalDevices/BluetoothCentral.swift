@@ -154,6 +154,7 @@ public enum GATTCharacteristics {
     public static let serialNumber = CharacteristicID(service: 0x180A, characteristic: 0x2A25)
     public static let firmwareRevision = CharacteristicID(service: 0x180A, characteristic: 0x2A26)
     public static let batteryLevel = CharacteristicID(service: 0x180F, characteristic: 0x2A19)
+    public static let currentTime = CharacteristicID(service: CurrentTime.service, characteristic: CurrentTime.uuid)
     public static let heartRateMeasurement = CharacteristicID(service: 0x180D, characteristic: 0x2A37)
     public static let bandControlPoint = CharacteristicID(
         service: SmartbandGATT.service, characteristic: SmartbandGATT.controlPoint)

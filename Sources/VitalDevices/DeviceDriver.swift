@@ -40,6 +40,10 @@ public protocol DeviceDriver: Sendable {
     var entry: CatalogEntry { get }
     var connection: any BluetoothConnection { get }
 
+    /// Reads the device's clock, before anything of the session reads a record, when its records carry the
+    /// device's time: the records of the session are then corrected by what it read (``DeviceClock``). `hubTime`
+    /// is the hub's time now. Nothing for devices whose readings the hub dates or that date only days.
+    func readClock(hubTime: LayeredTimestamp) async throws(DeviceError)
     /// Readies the device for a request of `session` before any stage runs: whatever the family needs first
     /// (authentication, clock, user binding). Nothing for most devices.
     func prepare(for session: DeviceSession) async throws(DeviceError)
@@ -56,6 +60,8 @@ public protocol DeviceDriver: Sendable {
 }
 
 extension DeviceDriver {
+    public func readClock(hubTime: LayeredTimestamp) async throws(DeviceError) {}
+
     public func prepare(for session: DeviceSession) async throws(DeviceError) {}
 
     public func deviceInfo() async throws(DeviceError) -> DeviceInfo {
@@ -206,11 +212,19 @@ func decode<C: GATTCharacteristic>(_ type: C.Type, _ bytes: [UInt8]) throws(Devi
 public struct PushDeviceDriver: DeviceDriver {
     public let entry: CatalogEntry
     public let connection: any BluetoothConnection
+    /// What the session read of the device's clock: every reading is corrected by it.
+    public let clockSession = DeviceClockSession()
 
     var measurementCharacteristic: CharacteristicID { entry.measurementCharacteristic }
 
     func record(from bytes: [UInt8]) throws(DeviceError) -> DeviceRecord {
-        try DeviceRecord(decoding: bytes, of: measurementCharacteristic.characteristic)
+        try DeviceRecord(decoding: bytes, of: measurementCharacteristic.characteristic, clock: clockSession.clock)
+    }
+
+    /// Reads the Current Time (0x2A2B); a monitor without the Current Time Service has its readings marked
+    /// `timeUnverified`.
+    public func readClock(hubTime: LayeredTimestamp) async throws(DeviceError) {
+        try await clockSession.read(from: connection, hubTime: hubTime)
     }
 
     /// Subscribes and stores every pushed stored reading until the transfer completes; returns how many.

@@ -245,22 +245,46 @@ extension DeviceRecord {
     /// `undatedAt` when given: a generic SIG device's readings are dated at the request's start. Without it, the
     /// reading is refused: the iHealth models always send their time.
     ///
+    /// A reading the device dated is corrected by `clock`, what the session read of the device's clock
+    /// (`DeviceClock.corrected(_:)`); one dated `undatedAt` is the hub's time, never corrected or
+    /// marked. Without a `clock` the time is the device's, unmarked.
+    ///
     /// - Throws: ``DeviceError/Code/protocolViolation`` for bytes that do not decode, or a reading without its
     ///   time and no `undatedAt`; ``DeviceError/Code/unsupported`` for another characteristic.
-    public init(decoding value: [UInt8], of characteristic: UInt16, undatedAt: LayeredTimestamp? = nil)
-        throws(DeviceError)
-    {
+    public init(
+        decoding value: [UInt8], of characteristic: UInt16, undatedAt: LayeredTimestamp? = nil,
+        clock: DeviceClock? = nil
+    ) throws(DeviceError) {
+        let dated: Bool
         switch characteristic {
-        case BloodPressureMeasurement.uuid: try self.init(decode(BloodPressureMeasurement.self, value), undatedAt)
-        case GlucoseMeasurement.uuid: try self.init(decode(GlucoseMeasurement.self, value))
-        case WeightMeasurement.uuid: try self.init(decode(WeightMeasurement.self, value), undatedAt)
-        case BodyCompositionMeasurement.uuid: try self.init(decode(BodyCompositionMeasurement.self, value), undatedAt)
-        case TemperatureMeasurement.uuid: try self.init(decode(TemperatureMeasurement.self, value), undatedAt)
-        case PLXSpotCheckMeasurement.uuid: try self.init(decode(PLXSpotCheckMeasurement.self, value), undatedAt)
+        case BloodPressureMeasurement.uuid:
+            let measurement = try decode(BloodPressureMeasurement.self, value)
+            dated = measurement.timeStamp != nil
+            self = try Self(measurement, undatedAt)
+        case GlucoseMeasurement.uuid:
+            dated = true
+            self = try Self(decode(GlucoseMeasurement.self, value))
+        case WeightMeasurement.uuid:
+            let measurement = try decode(WeightMeasurement.self, value)
+            dated = measurement.timeStamp != nil
+            self = try Self(measurement, undatedAt)
+        case BodyCompositionMeasurement.uuid:
+            let measurement = try decode(BodyCompositionMeasurement.self, value)
+            dated = measurement.timeStamp != nil
+            self = try Self(measurement, undatedAt)
+        case TemperatureMeasurement.uuid:
+            let measurement = try decode(TemperatureMeasurement.self, value)
+            dated = measurement.timeStamp != nil
+            self = try Self(measurement, undatedAt)
+        case PLXSpotCheckMeasurement.uuid:
+            let measurement = try decode(PLXSpotCheckMeasurement.self, value)
+            dated = measurement.timeStamp != nil
+            self = try Self(measurement, undatedAt)
         default:
             throw DeviceError(
                 .unsupported, message: "0x\(String(characteristic, radix: 16, uppercase: true)) carries no reading")
         }
+        if dated, let clock { self = clock.corrected(self) }
     }
 
     /// What the hub keeps of a standard measurement characteristic's `value` beyond its values: the annotations

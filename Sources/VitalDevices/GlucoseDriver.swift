@@ -23,11 +23,19 @@ public struct GlucoseDriver: DeviceDriver {
 
     /// A generic device's session (its new reading may come during a sync); `nil` for the vendor models.
     public let session: StandardSession?
+    /// What the session read of the meter's clock: every record is corrected by it.
+    public let clockSession = DeviceClockSession()
 
     public init(entry: CatalogEntry, connection: any BluetoothConnection, session: StandardSession? = nil) {
         self.entry = entry
         self.connection = connection
         self.session = session
+    }
+
+    /// Reads the Current Time (0x2A2B); a meter without the Current Time Service has its records marked
+    /// `timeUnverified` (a glucose record is always dated).
+    public func readClock(hubTime: LayeredTimestamp) async throws(DeviceError) {
+        try await clockSession.read(from: connection, hubTime: hubTime)
     }
 
     public func measure(
@@ -44,7 +52,8 @@ public struct GlucoseDriver: DeviceDriver {
             try checkCancellation()
             switch try await nextEvent(waiting: speaksVendor ? nil : StandardWaits.measurement) {
             case .notification(GATTCharacteristics.glucoseMeasurement, let bytes):
-                let record = try DeviceRecord(decoding: bytes, of: GlucoseMeasurement.uuid)
+                let record = try DeviceRecord(
+                    decoding: bytes, of: GlucoseMeasurement.uuid, clock: clockSession.clock)
                 try await store([record], in: sink)
                 return record
             case .notification(GATTCharacteristics.vendorStatus, let bytes):
@@ -84,7 +93,9 @@ public struct GlucoseDriver: DeviceDriver {
         guard expected > 0 else { return 0 }
         let received = try await transfer.receive(
             filter, expected: expected, into: sink, progress: progress,
-            decoding: { bytes throws(DeviceError) in try DeviceRecord(decoding: bytes, of: GlucoseMeasurement.uuid) },
+            decoding: { [clock = clockSession.clock] bytes throws(DeviceError) in
+                try DeviceRecord(decoding: bytes, of: GlucoseMeasurement.uuid, clock: clock)
+            },
             other: { characteristic, bytes throws(DeviceError) in
                 switch characteristic {
                 case GATTCharacteristics.glucoseContext: _ = try decode(GlucoseMeasurementContext.self, bytes)

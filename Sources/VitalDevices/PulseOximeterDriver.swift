@@ -42,6 +42,8 @@ public struct PulseOximeterDriver: DeviceDriver {
 
     /// A generic device's session (its new reading may come during a sync); `nil` for the vendor models.
     public let session: StandardSession?
+    /// What the session read of the oximeter's clock: every spot-check it dated is corrected by it.
+    public let clockSession = DeviceClockSession()
 
     public init(entry: CatalogEntry, connection: any BluetoothConnection, session: StandardSession? = nil) {
         self.entry = entry
@@ -82,6 +84,13 @@ public struct PulseOximeterDriver: DeviceDriver {
         } catch {
             throw mapped(error)
         }
+    }
+
+    /// Reads the Current Time (0x2A2B) of an oximeter with the Current Time Service. The PO3 has none, and its
+    /// protocol can only set its clock, never read it (`../spec/po3-sdk-ios.md`, "Sync time"): its spot-checks
+    /// are marked `timeUnverified`, their times as the PO3 sent them.
+    public func readClock(hubTime: LayeredTimestamp) async throws(DeviceError) {
+        try await clockSession.read(from: connection, hubTime: hubTime)
     }
 
     /// Authenticates the caller as the PO3's user, then sets the PO3's clock: the PO3 does nothing else first.
@@ -149,7 +158,8 @@ public struct PulseOximeterDriver: DeviceDriver {
                     if case .pulseWave(let wave) = try vendorEvent(bytes) { observer(.pulseWave(Int(wave))) }
                 case .indication(GATTCharacteristics.plxSpotCheck, let bytes, let token):
                     let record = try DeviceRecord(
-                        decoding: bytes, of: PLXSpotCheckMeasurement.uuid, undatedAt: session?.undatedAt)
+                        decoding: bytes, of: PLXSpotCheckMeasurement.uuid, undatedAt: session?.undatedAt,
+                        clock: clockSession.clock)
                     try await store([record], in: sink)
                     try await connection.confirm(token)
                     return record
@@ -241,8 +251,9 @@ public struct PulseOximeterDriver: DeviceDriver {
             guard count > 0 else { return 0 }
             let received = try await transfer.receive(
                 .all, expected: count, into: sink, progress: progress,
-                decoding: { bytes throws(DeviceError) in
-                    try DeviceRecord(decoding: bytes, of: PLXSpotCheckMeasurement.uuid, undatedAt: session?.undatedAt)
+                decoding: { [clock = clockSession.clock] bytes throws(DeviceError) in
+                    try DeviceRecord(
+                        decoding: bytes, of: PLXSpotCheckMeasurement.uuid, undatedAt: session?.undatedAt, clock: clock)
                 },
                 other: { characteristic, bytes throws(DeviceError) in
                     if characteristic == GATTCharacteristics.vendorStatus { _ = try vendorEvent(bytes) }

@@ -50,7 +50,8 @@ extension BandItem {
 }
 
 extension DayItemBatch {
-    /// A band's items, with its rule for a day's reading: a `BandDay` summed up from all of the day's items.
+    /// A band's items, with its rule for a day's reading: a `BandDay` summed up from all of the day's items, marked
+    /// `timeUnverified` (the band's clock, which dates its items, cannot be read).
     ///
     /// - Throws: ``DeviceError/Code/storeFailed`` for an undated item (today's totals the driver did not date with
     ///   ``BandItem/dated(today:)``): nothing of the batch is stored.
@@ -62,7 +63,11 @@ extension DayItemBatch {
             return DayItem(date: date, kind: item.kind, key: item.key, bytes: item.storedBytes)
         }
         self.init(items: items) { date, items in
-            .band(BandDay(date: date, items: try items.map { try BandItem(storedBytes: $0.bytes) }))
+            var day = BandDay(date: date, items: try items.map { try BandItem(storedBytes: $0.bytes) })
+            // the band dates its items by its own clock, which its protocol cannot read (the SDK's
+            // `responseOfGetTime:` has no request): the day's times are the band's, unverified
+            day.annotations.status.insert(.timeUnverified)
+            return .band(day)
         }
     }
 }

@@ -71,11 +71,20 @@ public struct StandardPushDriver: DeviceDriver {
     public let connection: any BluetoothConnection
     /// What this connection brought so far: its new reading is what a measurement returns.
     public let session: StandardSession
+    /// What the session read of the device's clock: every reading the device dated is corrected by it.
+    public let clockSession = DeviceClockSession()
 
     public init(entry: CatalogEntry, connection: any BluetoothConnection, session: StandardSession) {
         self.entry = entry
         self.connection = connection
         self.session = session
+    }
+
+    /// Reads the Current Time (0x2A2B), when the device dates its readings: a device without a clock sends no
+    /// time stamp (its readings are the hub's time) and needs no Current Time Service; one that dates them
+    /// without the service has them marked `timeUnverified`.
+    public func readClock(hubTime: LayeredTimestamp) async throws(DeviceError) {
+        try await clockSession.read(from: connection, hubTime: hubTime)
     }
 
     public func sync(into sink: any RecordSink, progress: @escaping @Sendable (SyncProgress) -> Void)
@@ -149,7 +158,8 @@ public struct StandardPushDriver: DeviceDriver {
                 switch event {
                 case .indication(measurement, let bytes, let token):
                     var record = try DeviceRecord(
-                        decoding: bytes, of: measurement.characteristic, undatedAt: session.undatedAt)
+                        decoding: bytes, of: measurement.characteristic, undatedAt: session.undatedAt,
+                        clock: clockSession.clock)
                     if pairs { record = pairing.received(weight: record) }
                     try await keep(record, new: true)
                     try await connection.confirm(token)
@@ -161,7 +171,8 @@ public struct StandardPushDriver: DeviceDriver {
                     }
                 case .indication(composition, let bytes, let token) where pairs:
                     let value = try decode(BodyCompositionMeasurement.self, bytes)
-                    let completed = try pairing.received(composition: value, undatedAt: session.undatedAt)
+                    let completed = try pairing.received(
+                        composition: value, undatedAt: session.undatedAt, clock: clockSession.clock)
                     if let completed { try await keep(completed.record, new: !completed.completes) }
                     try await connection.confirm(token)
                     if let record = completed?.record {
@@ -216,16 +227,21 @@ struct CompositionPairing {
     /// nothing until its weight comes. One whose body fat is unsuccessful completes its weight as any other
     /// (`BodyCompositionMeasurement.apply(to:)`).
     ///
+    /// A time stamp the scale sent is corrected by `clock`, as its weight's was.
+    ///
     /// - Throws: ``DeviceError/Code/protocolViolation`` for an incomplete time stamp.
-    mutating func received(composition measurement: BodyCompositionMeasurement, undatedAt: LayeredTimestamp)
-        throws(DeviceError) -> (record: DeviceRecord, completes: Bool)?
-    {
-        let time = try measurement.timeStamp.measuredAt("a body composition", undatedAt)
+    mutating func received(
+        composition measurement: BodyCompositionMeasurement, undatedAt: LayeredTimestamp, clock: DeviceClock? = nil
+    ) throws(DeviceError) -> (record: DeviceRecord, completes: Bool)? {
+        var time = try measurement.timeStamp.measuredAt("a body composition", undatedAt)
+        let dated = measurement.timeStamp != nil
+        if dated, let clock { time = clock.corrected(time) }
         let previous = weight.take()
         let completes = previous?.reading.measuredAt == time
         if measurement.weight != nil {
             // a whole reading: its weight is the scale's
-            return (try DeviceRecord(measurement, undatedAt), completes)
+            let record = try DeviceRecord(measurement, undatedAt)
+            return (dated ? clock?.corrected(record) ?? record : record, completes)
         }
         guard let previous, completes else {
             composition = (time, measurement)

@@ -22,6 +22,9 @@ public struct SimulatedDeviceConfiguration: Hashable, Sendable {
     public let spotCheck: Bool
     /// Whether the device's readings carry a time stamp; a generic device may have no clock.
     public let clock: Bool
+    /// How many seconds the device's clock runs ahead of the true time (negative: behind): the fleet's
+    /// `clockOffset`, or what `clockReset` makes of its first record; 0 for a clock that is right.
+    public let clockOffset: Int64
     /// How the device pairs through a simulated BlueZ; `nil`: `Pair` needs no dialogue.
     public let pairing: SimulatedPairing?
     /// Whether its first connection or pairing attempt through a simulated BlueZ is aborted (BlueZ's passing
@@ -116,6 +119,7 @@ public struct SimulatedDeviceConfiguration: Hashable, Sendable {
                 message: "is for the generic BPS, WSS, HTS and PLXS only (a glucose record is dated)")
         }
         clock = device.clock ?? true
+        clockOffset = try Self.clockOffset(of: device, model: model, clock: clock, path: path)
         pairing = try device.pairing.map { script throws(FleetError) in
             try SimulatedPairing(script, seed: device.seed ?? mac.value, path: path + ".pairing")
         }
@@ -129,6 +133,71 @@ public struct SimulatedDeviceConfiguration: Hashable, Sendable {
             _ = try check.reading(for: entry.family, at: path + ".nextMeasurements[\(index)]")
             try checkSent(reading, at: path + ".nextMeasurements[\(index)]")
         }
+    }
+
+    /// The longest a fleet's `clockOffset` may be, either way: ten years (a device's Date Time stays in its range).
+    public static let maximumClockOffset: Int64 = 10 * 366 * 86_400
+
+    /// The offset of the device's clock the fleet scripts (`clockOffset`, `clockReset`).
+    private static func clockOffset(of device: FleetDevice, model: DeviceModel, clock: Bool, path: String)
+        throws(FleetError) -> Int64
+    {
+        guard device.clockOffset != nil || device.clockReset == true else { return 0 }
+        let key = device.clockOffset != nil ? "clockOffset" : "clockReset"
+        let name = "\(model.name) \(device.mac)"
+        let family = DeviceCatalog.entry(for: model).family
+        guard clock, ![.activityMonitor, .smartband, .heartRateSensor].contains(family) else {
+            throw FleetError(
+                path: path + "." + key,
+                message:
+                    "is for a device that dates its readings with its clock; \(name) has none the simulator shifts")
+        }
+        if device.clockOffset != nil, device.clockReset == true {
+            throw FleetError(
+                path: path + ".clockReset", message: "of \(name) cannot be set with clockOffset: choose one clock")
+        }
+        if let offset = device.clockOffset {
+            guard Int64(offset).magnitude <= maximumClockOffset.magnitude else {
+                throw FleetError(
+                    path: path + ".clockOffset",
+                    message: "of \(name) must be from -\(maximumClockOffset) to \(maximumClockOffset) seconds")
+            }
+            return Int64(offset)
+        }
+        // the clock restarted at 2000-01-01 00:00:00 at the first record
+        var times = (device.records?.list ?? []).compactMap { $0.measuredAt.flatMap(LayeredTimestamp.init(parsing:)) }
+        if let generate = device.records?.generate, generate.count > 0,
+            let from = LayeredTimestamp(parsing: generate.from)
+        {
+            times.append(from)
+        }
+        guard let first = times.min() else {
+            throw FleetError(
+                path: path + ".clockReset",
+                message: "of \(name) needs records: the clock restarted at the device's first record")
+        }
+        return Self.clockEpoch.secondsSince1970 - first.secondsSince1970
+    }
+
+    /// Whether the device serves the Current Time Service (0x1805), read-only: every device that dates its
+    /// readings by a Bluetooth SIG profile (blood pressure monitors, scales, thermometers, glucose meters, a generic
+    /// oximeter with spot-checks), but not the PO3, whose protocol only sets its clock (`spec/po3-sdk-ios.md`), nor
+    /// a device without a clock, an activity monitor, a smartband or a heart-rate sensor.
+    public var readableClock: Bool {
+        guard clock else { return false }
+        switch entry.family {
+        case .bloodPressure, .scale, .thermometer, .glucose: return true
+        case .pulseOximeter: return entry.model.isStandardProfile && spotCheck
+        case .activityMonitor, .smartband, .heartRateSensor: return false
+        }
+    }
+
+    /// Where a reset clock restarts: 2000-01-01 00:00:00.
+    public static let clockEpoch = LayeredTimestamp(secondsSince1970: 946_684_800)
+
+    /// The time the device's clock shows at the true time `time`.
+    public func deviceTime(_ time: LayeredTimestamp) -> LayeredTimestamp {
+        LayeredTimestamp(secondsSince1970: time.secondsSince1970 + clockOffset)
     }
 
     /// Checks the device's records script, everything ``initialState()`` relies on, without generating records:

@@ -33,13 +33,16 @@ protocol SimulatedPeripheral {
 
 extension SimulatedPeripheral {
     /// The GATT table a device of `configuration` serves: Device Information, Battery, then its profile's
-    /// services.
+    /// services, then the Current Time Service of a device whose clock the hub can read
+    /// (`readableClock`).
     static func services(of configuration: SimulatedDeviceConfiguration) -> [GATTServiceLayout] {
         let g = GATTCharacteristics.self
+        let clock =
+            configuration.readableClock ? [GATTServiceLayout(CurrentTime.service, [(g.currentTime, .read)])] : []
         return [
             GATTServiceLayout(0x180A, [(g.serialNumber, .read), (g.firmwareRevision, .read)]),
             GATTServiceLayout(0x180F, [(g.batteryLevel, .read)]),
-        ] + profileServices(of: configuration)
+        ] + profileServices(of: configuration) + clock
     }
 
     func admits(_ command: VendorCommand, on link: Link) -> Bool { true }

@@ -177,6 +177,8 @@ public actor SimulatedWorld: BluetoothCentral {
         case GATTCharacteristics.serialNumber: return Array(runtime.configuration.serial.utf8)
         case GATTCharacteristics.firmwareRevision: return Array(runtime.configuration.firmware.utf8)
         case GATTCharacteristics.batteryLevel: return [UInt8(runtime.state.battery)]
+        case GATTCharacteristics.currentTime where runtime.configuration.readableClock:
+            return runtime.currentTime(at: clock.wallTime).encoded()
         default: throw DeviceError(.protocolViolation, message: "\(characteristic) cannot be read")
         }
     }

@@ -68,7 +68,7 @@ extension VitalStore {
             try writer.lookUp(readings.map(\.measuredAt))
             for reading in readings {
                 let stored = try writer.stored(reading.kind, at: reading.measuredAt)
-                if let same = stored.first(where: { $0.reading == reading }) {
+                if let same = try stored.first(where: { $0.reading == reading }) ?? writer.resent(reading) {
                     ids.append(same.id)
                 } else if merging.mayMerge(reading),
                     let (id, revised) = try Self.merge(reading, into: stored, merging, &writer)
@@ -235,11 +235,35 @@ struct ReadingWriter {
         }
     }
 
-    /// Finds at once which of `times` the device has readings at, so that ``stored(_:at:)`` looks only at those: a
-    /// sync's new readings then cost no query each (a statement per reading costs more than its insert). One range
-    /// read over the times' span; past four stored readings a time in it (a few records spread over a long history),
-    /// it gives up and every time is looked up alone, so memory stays bounded by the batch. One time (a device that
-    /// pushes its readings one by one) is looked up alone: the range read would be a query more.
+    /// How far, in seconds, a reading's corrected time may move when its device sends it again in a later session:
+    /// the offset of the device's clock is read to the second, so one record corrected in two sessions may be a
+    /// second apart (two, with a second's drift of the clock between them).
+    static let resentWindow: Int64 = 2
+
+    /// The stored reading that `reading`, corrected from the time its device's clock gave
+    /// (`annotations.deviceTime`), is: the device sent it again in a later session. It is the one of the device and
+    /// kind within `resentWindow` of `reading`'s time whose device time and values are `reading`'s (equal once
+    /// retimed to it); `nil` for a reading the hub did not correct.
+    mutating func resent(_ reading: LayeredReading) throws -> (id: Int64, reading: LayeredReading)? {
+        guard reading.annotations.deviceTime != nil else { return nil }
+        let time = reading.measuredAt.secondsSince1970
+        for delta in 1...Self.resentWindow {
+            for near in [time - delta, time + delta] {
+                let stored = try stored(reading.kind, at: LayeredTimestamp(secondsSince1970: near))
+                if let same = stored.first(where: { $0.reading.retimed(to: reading.measuredAt) == reading }) {
+                    return same
+                }
+            }
+        }
+        return nil
+    }
+
+    /// Finds at once which of `times` (and of the seconds `resentWindow` around them) the device has readings at,
+    /// so that ``stored(_:at:)`` looks only at those: a sync's new readings then cost no query each (a statement per
+    /// reading costs more than its insert). One range read over the times' span; past four stored readings a time in
+    /// it (a few records spread over a long history), it gives up and every time is looked up alone, so memory stays
+    /// bounded by the batch. One time (a device that pushes its readings one by one) is looked up alone: the range
+    /// read would be a query more.
     mutating func lookUp(_ times: [LayeredTimestamp]) throws {
         guard times.count > 1, let first = times.min()?.secondsSince1970, let last = times.max()?.secondsSince1970
         else { return }
@@ -247,7 +271,7 @@ struct ReadingWriter {
         let found = try Int64.fetchAll(
             db.cachedStatement(
                 sql: "SELECT measured_at FROM reading WHERE device_mac = ? AND measured_at BETWEEN ? AND ? LIMIT ?"),
-            arguments: [device, first, last, limit + 1])
+            arguments: [device, first - Self.resentWindow, last + Self.resentWindow, limit + 1])
         occupied = found.count > limit ? nil : Set(found)
     }
 

@@ -114,7 +114,10 @@ struct SmartbandTests {
                 Issue.record("not a band day: \(day.reading)")
                 continue
             }
-            #expect(summary == BandDay(date: summary.date, items: stored.filter { $0.date == summary.date }))
+            // the band's clock cannot be read: its days are marked timeUnverified
+            var expected = BandDay(date: summary.date, items: stored.filter { $0.date == summary.date })
+            expected.annotations.status = .timeUnverified
+            #expect(summary == expected)
         }
         // a second sync finds today's totals only: nothing stored twice, no day but today revised
         let before = try store.readings(device: Self.mac)

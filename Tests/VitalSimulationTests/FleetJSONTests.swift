@@ -328,7 +328,7 @@ struct FleetJSONTests {
                 radio: maybe {
                     RadioTiming(connectionIntervalMilliseconds: 7.5, notificationsPerEvent: 2, mtu: maybe { 185 })
                 },
-                authenticationResult: maybe { 2 })
+                authenticationResult: maybe { 2 }, clockOffset: maybe { -172_800 }, clockReset: maybe { true })
         }
         return Fleet(
             start: maybe { "2026-11-20 08:00:00" },

@@ -13,36 +13,42 @@ struct GATTTableTests {
     static let battery: Service = (0x180F, [(0x2A19, .read)])
     static let vendor: Service = (0xFFF0, [(0xFFF1, .write), (0xFFF2, .notify)])
     static let racp: (uuid: UInt16, properties: GATTProperties) = (0x2A52, [.write, .indicate])
+    /// The Current Time Service, read-only, last: on every device that dates its readings with a clock the hub may
+    /// read (not the PO3, whose protocol only sets its clock, nor a generic device without a clock).
+    static let currentTime: Service = (0x1805, [(0x2A2B, .read)])
 
     /// One device of each family, and of each variant whose table differs: model, MAC, fleet options, table.
     static let devices: [(device: FleetDevice, services: [Service])] = [
         (
             FleetDevice(model: "BP5", mac: "A00000000001"),
-            [deviceInformation, battery, (0x1810, [(0x2A35, .indicate), (0x2A36, .notify)]), vendor]
+            [deviceInformation, battery, (0x1810, [(0x2A35, .indicate), (0x2A36, .notify)]), vendor, currentTime]
         ),
         (
             FleetDevice(model: "BPS", mac: "A00000000002"),
-            [deviceInformation, battery, (0x1810, [(0x2A35, .indicate), (0x2A36, .notify)])]
+            [deviceInformation, battery, (0x1810, [(0x2A35, .indicate), (0x2A36, .notify)]), currentTime]
         ),
         (
             FleetDevice(model: "BG5", mac: "A00000000003"),
-            [deviceInformation, battery, (0x1808, [(0x2A18, .notify), (0x2A34, .notify), racp]), vendor]
+            [deviceInformation, battery, (0x1808, [(0x2A18, .notify), (0x2A34, .notify), racp]), vendor, currentTime]
         ),
         (
             FleetDevice(model: "HS4S", mac: "A00000000004"),
-            [deviceInformation, battery, (0x181B, [(0x2A9C, .indicate)]), vendor]
+            [deviceInformation, battery, (0x181B, [(0x2A9C, .indicate)]), vendor, currentTime]
         ),
         (
             FleetDevice(model: "HS2", mac: "A00000000005"),
-            [deviceInformation, battery, (0x181D, [(0x2A9D, .indicate)]), vendor]
+            [deviceInformation, battery, (0x181D, [(0x2A9D, .indicate)]), vendor, currentTime]
         ),
         (
             FleetDevice(model: "WSS", mac: "A00000000006", bodyComposition: "afterWeight"),
-            [deviceInformation, battery, (0x181D, [(0x2A9D, .indicate)]), (0x181B, [(0x2A9C, .indicate)])]
+            [
+                deviceInformation, battery, (0x181D, [(0x2A9D, .indicate)]), (0x181B, [(0x2A9C, .indicate)]),
+                currentTime,
+            ]
         ),
         (
             FleetDevice(model: "THV3", mac: "A00000000007"),
-            [deviceInformation, battery, (0x1809, [(0x2A1C, .indicate)]), vendor]
+            [deviceInformation, battery, (0x1809, [(0x2A1C, .indicate)]), vendor, currentTime]
         ),
         (
             FleetDevice(model: "PO3", mac: "A00000000008"),
@@ -63,6 +69,16 @@ struct GATTTableTests {
         (
             FleetDevice(model: "HRS", mac: "A0000000000C"),
             [deviceInformation, battery, (0x180D, [(0x2A37, .notify)])]
+        ),
+        (
+            FleetDevice(model: "PLXS", mac: "A0000000000D"),
+            [
+                deviceInformation, battery, (0x1822, [(0x2A5E, .indicate), (0x2A5F, .notify), racp]), currentTime,
+            ]
+        ),
+        (
+            FleetDevice(model: "BPS", mac: "A0000000000E", clock: false),
+            [deviceInformation, battery, (0x1810, [(0x2A35, .indicate), (0x2A36, .notify)])]
         ),
     ]
 

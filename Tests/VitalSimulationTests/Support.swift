@@ -75,3 +75,12 @@ func listedRecords(_ family: DeviceFamily, count: Int) -> RecordsScript {
             return reading
         })
 }
+
+/// `reading` as a driver reads it from a device whose clock it cannot read: an activity day marked
+/// `timeUnverified`; a reading of an instant as it is (the simulated devices that date instants serve their clock).
+func unverifiedIfDay(_ reading: LayeredReading) -> LayeredReading {
+    guard case .activity = reading else { return reading }
+    var reading = reading
+    reading.annotations.status.insert(.timeUnverified)
+    return reading
+}

@@ -1,0 +1,100 @@
+import HealthGATT
+import Locking
+import VitalCore
+
+/// What the hub learned of a device's clock in one session, before it read the device's records.
+///
+/// A device dates its records with its own clock, which may never have been set (it then counts from 2000-01-01,
+/// or from a Date Time of zeros), may have restarted after a battery change, or may simply be hours off. The hub
+/// reads the clock once a session, before any record (``DeviceDriver/readClock(hubTime:)``), and corrects every
+/// time stamp of the session by the offset: `measuredAt` = reported − offset, the reported time kept as the
+/// reading's `annotations.deviceTime`.
+///
+/// ```swift
+/// let clock = DeviceClock(deviceTime: device, hubTime: now)   // the device's clock is 2 h ahead: offset 7200
+/// clock.corrected(reading)   // measuredAt 2 h earlier, annotations.deviceTime the time the device sent
+/// ```
+public enum DeviceClock: Hashable, Sendable {
+    /// The device's clock was read: it runs `offset` seconds ahead of the hub's (negative: behind), in whole
+    /// seconds.
+    case read(offset: Int64)
+    /// The device dates its records but its clock could not be read (its protocol has no clock read, or the clock
+    /// says no time at all): its times are kept as reported and marked `timeUnverified`.
+    case unknown
+
+    /// The clock a device read at `deviceTime` when the hub's was `hubTime`.
+    public init(deviceTime: LayeredTimestamp, hubTime: LayeredTimestamp) {
+        self = .read(offset: deviceTime.secondsSince1970 - hubTime.secondsSince1970)
+    }
+
+    /// The clock a Current Time (0x2A2B) value gives, read when the hub's clock was `hubTime`: `unknown` for a
+    /// Date Time of zeros. The fractions of the second are dropped: the offset has a 1 s resolution.
+    public init(_ current: CurrentTime, hubTime: LayeredTimestamp) {
+        let time = current.dateTime
+        guard !current.isUnknown,
+            let device = LayeredTimestamp(
+                year: Int(time.year), month: Int(time.month), day: Int(time.day), hour: Int(time.hours),
+                minute: Int(time.minutes), second: Int(time.seconds))
+        else {
+            self = .unknown
+            return
+        }
+        self.init(deviceTime: device, hubTime: hubTime)
+    }
+
+    /// `reading`, which the device dated itself, with its time corrected: its `measuredAt` the reported time minus
+    /// the offset and its `annotations.deviceTime` the reported one (left out when the two are the same); with
+    /// status `timeUnverified` and its time as reported when the offset is unknown. Readings of a whole day (an
+    /// activity or band day) are returned as they are: a day has no time stamp to correct.
+    public func corrected(_ reading: LayeredReading) -> LayeredReading {
+        guard reading.isOfInstant else { return reading }
+        var reading = reading
+        switch self {
+        case .unknown:
+            reading.annotations.status.insert(.timeUnverified)
+        case .read(offset: 0):
+            break
+        case .read(let offset):
+            let reported = reading.measuredAt
+            reading = reading.retimed(to: LayeredTimestamp(secondsSince1970: reported.secondsSince1970 - offset))
+            reading.annotations.deviceTime = reported
+        }
+        return reading
+    }
+
+    /// `record` with its reading corrected, as `corrected(_:)` corrects a reading.
+    public func corrected(_ record: DeviceRecord) -> DeviceRecord {
+        DeviceRecord(reading: corrected(record.reading), sequenceNumber: record.sequenceNumber)
+    }
+
+    /// A time the device's clock gave, corrected: reported − offset (as reported when the offset is unknown).
+    public func corrected(_ time: LayeredTimestamp) -> LayeredTimestamp {
+        guard case .read(let offset) = self else { return time }
+        return LayeredTimestamp(secondsSince1970: time.secondsSince1970 - offset)
+    }
+}
+
+/// The clock of one driver's connection: `nil` until the session reads it (a driver used without a session, as
+/// in the tests of a driver alone, then keeps the times its device sent, unmarked).
+public final class DeviceClockSession: Sendable {
+    private let state: Locked<DeviceClock?>
+
+    public init(_ clock: DeviceClock? = nil) { state = Locked(clock) }
+
+    /// What the session learned of the clock, if it read it.
+    public var clock: DeviceClock? {
+        get { state.withLock { $0 } }
+        set { state.withLock { $0 = newValue } }
+    }
+
+    /// Reads the Current Time of `connection` when it offers one, else learns that the clock cannot be read;
+    /// `hubTime` is the hub's clock just before the read.
+    func read(from connection: any BluetoothConnection, hubTime: LayeredTimestamp) async throws(DeviceError) {
+        guard await connection.offers(GATTCharacteristics.currentTime) else {
+            clock = .unknown
+            return
+        }
+        let value = try decode(CurrentTime.self, try await connection.read(GATTCharacteristics.currentTime))
+        clock = DeviceClock(value, hubTime: hubTime)
+    }
+}

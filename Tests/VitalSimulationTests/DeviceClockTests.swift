@@ -1,0 +1,111 @@
+import HealthGATT
+import Testing
+import VitalCore
+import VitalDevices
+
+@testable import VitalSimulation
+
+/// A fleet device's clock (`clockOffset`, `clockReset`): refused by name when it cannot be, shown by the device's
+/// Current Time and in its records' time stamps.
+@Suite("Simulated device clocks")
+struct SimulatedClockTests {
+    static let records = ",\"records\": {\"list\": [{\"measuredAt\": \"2026-11-19 07:00:00\", \"glucose\": 104}]}"
+
+    @Test(
+        "a bad clock is refused, naming the device and the key",
+        arguments: [
+            (
+                "{\"model\": \"BG5\", \"mac\": \"004D3208D308\", \"clockOffset\": \"ahead\"}",
+                "devices[0].clockOffset", "is a string, not a whole number"
+            ),
+            (
+                "{\"model\": \"BG5\", \"mac\": \"004D3208D308\", \"clockOffset\": 1.5}",
+                "devices[0].clockOffset", "is a number, not a whole number"
+            ),
+            (
+                "{\"model\": \"BG5\", \"mac\": \"004D3208D308\", \"clockReset\": 1}",
+                "devices[0].clockReset", "is a number, not true or false"
+            ),
+            (
+                "{\"model\": \"BG5\", \"mac\": \"004D3208D308\", \"clockOffset\": 316224001}",
+                "devices[0].clockOffset", "of BG5 004D3208D308 must be from -316224000 to 316224000 seconds"
+            ),
+            (
+                "{\"model\": \"BG5\", \"mac\": \"004D3208D308\", \"clockOffset\": -316224001}",
+                "devices[0].clockOffset", "of BG5 004D3208D308 must be from -316224000 to 316224000 seconds"
+            ),
+            (
+                "{\"model\": \"BG5\", \"mac\": \"004D3208D308\", \"clockOffset\": 60, \"clockReset\": true\(records)}",
+                "devices[0].clockReset", "of BG5 004D3208D308 cannot be set with clockOffset: choose one clock"
+            ),
+            (
+                "{\"model\": \"BG5\", \"mac\": \"004D3208D308\", \"clockReset\": true}",
+                "devices[0].clockReset",
+                "of BG5 004D3208D308 needs records: the clock restarted at the device's first record"
+            ),
+            (
+                "{\"model\": \"AM4\", \"mac\": \"004D3208D30A\", \"clockOffset\": 60}",
+                "devices[0].clockOffset",
+                "is for a device that dates its readings with its clock; AM4 004D3208D30A has none the simulator shifts"
+            ),
+            (
+                "{\"model\": \"BPS\", \"mac\": \"004D3208D314\", \"clock\": false, \"clockReset\": true}",
+                "devices[0].clockReset",
+                "is for a device that dates its readings with its clock; BPS 004D3208D314 has none the simulator shifts"
+            ),
+        ])
+    func refused(device: String, path: String, message: String) {
+        #expect(throws: FleetError(path: path, message: message)) {
+            _ = try SimulatedWorld(fleet: Fleet(json: Array("{\"devices\": [\(device)]}".utf8)), start: start)
+        }
+    }
+
+    @Test("the clock keys are read and written back")
+    func roundTrip() throws {
+        let fleet = Fleet(devices: [
+            FleetDevice(model: "BG5", mac: "004D3208D308", clockOffset: -172_800),
+            FleetDevice(model: "BP5", mac: "004D3208D2F4", clockReset: true),
+        ])
+        #expect(try Fleet(json: fleet.json) == fleet)
+    }
+
+    @Test("the device's Current Time and its records' time stamps are its clock's, the record's own time the true one")
+    func shownTimes() async throws {
+        let json =
+            "{\"devices\": [{\"model\": \"BG5\", \"mac\": \"004D3208D308\", \"clockOffset\": 7200\(Self.records)}]}"
+        let world = try SimulatedWorld(fleet: Fleet(json: Array(json.utf8)), start: start)
+        let mac = MACAddress("004D3208D308")!
+        let connection = try await world.connect(to: mac)
+        let current = try CurrentTime(bytes: try await connection.read(GATTCharacteristics.currentTime))
+        // 2026-11-20 08:00:00 (a Friday) two hours ahead
+        #expect(current.dateTime == DateTime(year: 2026, month: 11, day: 20, hours: 10, minutes: 0, seconds: 0))
+        #expect(current.dayOfWeek == 5)
+        let truth = await world.storedReadings(of: mac)
+        #expect(truth.map(\.measuredAt.description) == ["2026-11-19 07:00:00"])
+        let state = try #require(await world.deviceState(of: mac))
+        let runtime = DeviceRuntime(configuration: world.configurations[0], state: state)
+        let sent = try GlucoseMeasurement(bytes: runtime.encode(state.records.first!))
+        #expect(sent.baseTime == DateTime(year: 2026, month: 11, day: 19, hours: 9, minutes: 0, seconds: 0))
+    }
+
+    @Test("a reset clock shows 2000-01-01 00:00:00 at the first record, and runs on from there")
+    func resetClock() async throws {
+        let json =
+            "{\"devices\": [{\"model\": \"BG5\", \"mac\": \"004D3208D308\", \"clockReset\": true\(Self.records)}]}"
+        let world = try SimulatedWorld(fleet: Fleet(json: Array(json.utf8)), start: start)
+        #expect(world.configurations[0].clockOffset == 946_684_800 - 1_795_071_600)
+        let connection = try await world.connect(to: MACAddress("004D3208D308")!)
+        let current = try CurrentTime(bytes: try await connection.read(GATTCharacteristics.currentTime))
+        // the world starts 25 h after the first record
+        #expect(current.dateTime == DateTime(year: 2000, month: 1, day: 2, hours: 1, minutes: 0, seconds: 0))
+    }
+
+    @Test("the PO3 serves no Current Time: its protocol only sets its clock")
+    func noClockRead() async throws {
+        let world = try SimulatedWorld(
+            fleet: Fleet(devices: [FleetDevice(model: "PO3", mac: "004D3208D2FA", clockOffset: 60)]), start: start)
+        let connection = try await world.connect(to: MACAddress("004D3208D2FA")!)
+        #expect(await !connection.offers(GATTCharacteristics.currentTime))
+        await #expect(throws: DeviceError.self) { try await connection.read(GATTCharacteristics.currentTime) }
+    }
+}

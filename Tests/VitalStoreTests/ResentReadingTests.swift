@@ -1,0 +1,52 @@
+import Testing
+import VitalCore
+
+@testable import VitalStore
+
+/// A record a device sends again in a later session has the same device time and values, but its corrected time
+/// may be a second or two apart (the clock's offset is read to the second): it is the stored reading, never a
+/// second one.
+@Suite("Readings sent again with another clock offset")
+struct ResentReadingTests {
+    static let device = MACAddress("004D3208D308")!
+    static let reported = LayeredTimestamp(secondsSince1970: 1_795_064_400)
+
+    /// A glucose of `value` the device dated `reported`, corrected by `offset`.
+    static func glucose(_ value: Double = 104, offset: Int64, reported: LayeredTimestamp = reported)
+        -> LayeredReading
+    {
+        var reading = LayeredReading.glucose(
+            GlucoseReading(
+                mgPerDeciliter: value,
+                measuredAt: LayeredTimestamp(secondsSince1970: reported.secondsSince1970 - offset)))
+        reading.annotations.deviceTime = reported
+        return reading
+    }
+
+    @Test(
+        "corrected up to 2 s apart, alone or in a batch: the stored reading's id, nothing stored twice",
+        arguments: [-2, -1, 1, 2] as [Int64])
+    func sameReading(shift: Int64) throws {
+        let store = try VitalStore()
+        let ids = try store.storeReadings([Self.glucose(offset: -7200)], device: Self.device)
+        #expect(try store.storeReadings([Self.glucose(offset: -7200 + shift)], device: Self.device) == ids)
+        let later = Self.glucose(120, offset: -7200, reported: LayeredTimestamp(secondsSince1970: 1_795_068_000))
+        let batch = try store.storeReadings([Self.glucose(offset: -7200 + shift), later], device: Self.device)
+        #expect(batch[0] == ids[0])
+        #expect(try store.readings().count == 2)
+    }
+
+    @Test("another device time, other values, 3 s apart or a reading the hub did not correct: another reading")
+    func otherReadings() throws {
+        let store = try VitalStore()
+        try store.storeReadings([Self.glucose(offset: -7200)], device: Self.device)
+        let other = LayeredTimestamp(secondsSince1970: Self.reported.secondsSince1970 + 1)
+        try store.storeReadings([Self.glucose(offset: -7199, reported: other)], device: Self.device)
+        try store.storeReadings([Self.glucose(105, offset: -7199)], device: Self.device)
+        try store.storeReadings([Self.glucose(offset: -7197)], device: Self.device)
+        var uncorrected = Self.glucose(offset: -7199)
+        uncorrected.annotations.deviceTime = nil
+        try store.storeReadings([uncorrected], device: Self.device)
+        #expect(try store.readings().count == 5)
+    }
+}
