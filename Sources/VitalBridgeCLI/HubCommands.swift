@@ -449,7 +449,7 @@ struct RecordsCommand: ParsableCommand {
         var first = true
         switch format {
         case .table: try output.write(RecordsFormatter.tableHeader)
-        case .csv: try output.write(deviceTime ? RecordsFormatter.csvHeaderWithDeviceTime : RecordsFormatter.csvHeader)
+        case .csv: try output.write(RecordsFormatter.csvHeader(deviceTime: deviceTime))
         case .json: try output.write("[")
         case .fhir: return  // written above, as a bundle
         }

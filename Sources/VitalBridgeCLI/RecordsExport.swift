@@ -172,15 +172,11 @@ extension RecordRow {
 
 /// The three forms of `records`, written one row at a time.
 enum RecordsFormatter {
-    static var csvHeader: String {
-        (["device", "kind", "measured_at_utc"] + ReadingColumn.allCases.map(\.name) + ["flags"])
-            .joined(separator: ",") + "\r\n"
-    }
-
-    /// The CSV header with the device's time (`records --device-time`): `device_time_utc` after `measured_at_utc`.
-    static var csvHeaderWithDeviceTime: String {
-        (["device", "kind", "measured_at_utc", "device_time_utc"] + ReadingColumn.allCases.map(\.name))
-            .joined(separator: ",") + "\r\n"
+    /// The CSV header: device, kind, time (then `device_time_utc` with `deviceTime`, `records --device-time`), every
+    /// column, and `flags`.
+    static func csvHeader(deviceTime: Bool = false) -> String {
+        (["device", "kind", "measured_at_utc"] + (deviceTime ? ["device_time_utc"] : [])
+            + ReadingColumn.allCases.map(\.name) + ["flags"]).joined(separator: ",") + "\r\n"
     }
 
     /// Appends one CSV record (RFC 4180, CRLF-terminated): device, kind, time, then every column, empty where the

@@ -1,4 +1,5 @@
 import HealthGATT
+import Locking
 import VitalCore
 
 /// The PO3 user authentication results (`../spec/po3-sdk-ios.md`): measuring is allowed after 1–4 only.
@@ -44,6 +45,9 @@ public struct PulseOximeterDriver: DeviceDriver {
     public let session: StandardSession?
     /// What the session read of the oximeter's clock: every spot-check it dated is corrected by it.
     public let clockSession = DeviceClockSession()
+    /// Whether this session set the PO3's clock to the hub's (in `prepare`): what it measures afterwards is dated
+    /// right, though its history, dated by the clock before, is not.
+    private let clockSet = Locked(false)
 
     public init(entry: CatalogEntry, connection: any BluetoothConnection, session: StandardSession? = nil) {
         self.entry = entry
@@ -98,6 +102,7 @@ public struct PulseOximeterDriver: DeviceDriver {
         guard isPO3 else { return }
         try await authenticate(userID: session.caller)
         try await setTime(session.time)
+        clockSet.withLock { $0 = true }
     }
 
     /// Sets the PO3's clock.
@@ -157,9 +162,10 @@ public struct PulseOximeterDriver: DeviceDriver {
                 case .notification(GATTCharacteristics.vendorStatus, let bytes):
                     if case .pulseWave(let wave) = try vendorEvent(bytes) { observer(.pulseWave(Int(wave))) }
                 case .indication(GATTCharacteristics.plxSpotCheck, let bytes, let token):
+                    // a PO3 whose clock this session set to the hub's, seconds ago, dates what it measures now right
                     let record = try DeviceRecord(
                         decoding: bytes, of: PLXSpotCheckMeasurement.uuid, undatedAt: session?.undatedAt,
-                        clock: clockSession.clock)
+                        clock: clockSet.withLock { $0 } ? .read(offset: 0) : clockSession.clock)
                     try await store([record], in: sink)
                     try await connection.confirm(token)
                     return record

@@ -111,6 +111,19 @@ struct DeviceClockTests {
         }
     }
 
+    @Test("a PO3's measurement after the hub set its clock is dated right: not marked; the history before it is")
+    func po3Measurement() async throws {
+        let mac = "004D3208D2FA"
+        let engine = try Engine([Self.device("PO3", mac, offset: 3600)])
+        let callback = try await engine.callback(request(.syncMeasure, .po3, mac))
+        #expect(callback.status == ActionStatus(action: .syncMeasure, ran: [.success, .success]))
+        let stored = try engine.store.readings(device: MACAddress(mac)!).map(\.reading)
+        let history = stored.filter { $0.annotations.status.contains(.timeUnverified) }
+        let live = stored.filter { !$0.annotations.status.contains(.timeUnverified) }
+        #expect(history.count == 3 && live.count == 1)
+        #expect(live.first?.annotations.deviceTime == nil)
+    }
+
     @Test("a generic monitor without a clock: its reading is the hub's time, neither corrected nor marked")
     func hubDated() async throws {
         let mac = "004D3208D314"
