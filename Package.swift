@@ -91,7 +91,8 @@ let package = Package(
             linkerSettings: [
                 .unsafeFlags(["-Xlinker", "--no-export-dynamic"], .when(platforms: [.linux], configuration: .release))
             ]),
-        .target(name: "VitalTestSupport", dependencies: ["VitalCore", "VitalSimulation"], path: "Tests/VitalTestSupport"),
+        .target(
+            name: "VitalTestSupport", dependencies: ["VitalCore", "VitalSimulation"], path: "Tests/VitalTestSupport"),
         // the trait `.needs(…)`: a test that needs a program the machine may lack is skipped naming it (CI runs all)
         .target(name: "TestRequirements", dependencies: ["VitalTestSupport", "DBus"], path: "Tests/TestRequirements"),
         .testTarget(name: "VitalCoreTests", dependencies: ["VitalCore", "VitalTestSupport", "TestRequirements"]),

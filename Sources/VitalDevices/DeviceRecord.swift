@@ -289,11 +289,11 @@ extension DeviceRecord {
 
     /// What the hub keeps of a standard measurement characteristic's `value` beyond its values: the annotations
     /// (statuses by name, user index) and the fields sent as special values, exactly as
-    /// ``init(decoding:of:undatedAt:)`` makes them, whatever the value's time says. For a capture whose time stamp
+    /// ``init(decoding:of:undatedAt:clock:)`` makes them, whatever the value's time says. For a capture whose time stamp
     /// may be incomplete (`vitalbridge gatt decode`); a body composition sent apart from its weight counts as one
     /// with a weight.
     ///
-    /// - Throws: as ``init(decoding:of:undatedAt:)``, never for the time stamp or a body composition's missing
+    /// - Throws: as ``init(decoding:of:undatedAt:clock:)``, never for the time stamp or a body composition's missing
     ///   weight.
     public static func annotations(decoding value: [UInt8], of characteristic: UInt16) throws(DeviceError) -> (
         annotations: ReadingAnnotations, unavailable: [(field: ReadingField, value: SpecialValue)]
