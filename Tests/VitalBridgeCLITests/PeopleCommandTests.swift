@@ -42,6 +42,17 @@ struct PeopleCommandTests {
         #expect(held.stdout.contains("user 2 of \(mac): 2 readings in quarantine until assigned"))
         #expect(!(try home.run(["records", "--home", home.path]).stdout.contains("systolic=177")))
         #expect(!(try Self.syncedSystolic(home).contains("177")))
+        // nor re-sent from a time, nor exported: CSV, FHIR and the report leave it out
+        let again = try home.callback(request(.sync, .bp5, extra: "&since=2000-01-01%2000:00:00"))
+        if case .list(let objects)? = again.result {
+            #expect(!objects.contains { $0.number(.systolic)?.description == "177" })
+        }
+        let csv = try home.run(["records", "--home", home.path, "--format", "csv"])
+        #expect(csv.status == 0 && !csv.stdout.contains(",177,"))
+        let fhir = try home.run(["records", "--home", home.path, "--format", "fhir", "--patient", "Ann"])
+        #expect(fhir.status == 0 && !fhir.stdout.contains("\"value\":177"), "\(fhir.stderr)")
+        let report = try home.run(["report", "--home", home.path, "--out", "-"])
+        #expect(report.status == 0 && !report.stdout.contains("177"), "\(report.stderr)")
 
         #expect(try home.run(["people", "add", "--home", home.path, "Ann"]).stdout == "added Ann\n")
         let assigned = try home.run([
@@ -51,6 +62,10 @@ struct PeopleCommandTests {
         // the home's one person: the demo caller, naming none, receives hers, with their own times
         #expect(Array(try Self.syncedSystolic(home).prefix(2)) == ["177", "178"])
         #expect(try home.run(["records", "--home", home.path]).stdout.contains("systolic=177 mmHg"))
+        #expect(try home.run(["records", "--home", home.path, "--format", "csv"]).stdout.contains(",177,"))
+        let exported = try home.run(["records", "--home", home.path, "--format", "fhir", "--patient", "Ann"]).stdout
+        #expect(exported.contains("\"value\":177"))
+        #expect(try home.run(["report", "--home", home.path, "--out", "-"]).stdout.contains("177"))
         #expect(!(try home.run(["records", "--home", home.path, "--quarantine"]).stdout.contains("systolic=177")))
         let list = try home.run(["people", "list", "--home", home.path])
         #expect(list.stdout.contains("Ann") && list.stdout.contains("\(mac)#2"))
