@@ -32,6 +32,9 @@ enum ReadingColumns {
     }
     .joined(separator: ", ")
 
+    /// How many columns ``selected`` names: the position of a column selected after them.
+    static let selectedCount = 4 + annotationNames.count + names.count
+
     /// Each kind by its name, with its stored fields and the position of each one's column among ``names``.
     private static let layouts: [String: (kind: ReadingKind, fields: [(field: ReadingField, column: Int)])] =
         Dictionary(

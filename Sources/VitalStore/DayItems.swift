@@ -43,7 +43,8 @@ extension VitalStore {
                 let reading = try summarize(day, stored)
                 let id: Int64
                 if let stored = try writer.stored(reading.kind, at: reading.measuredAt).first {
-                    guard stored.reading != reading else { continue }
+                    // a day the user deleted stays deleted, whatever the band adds to it
+                    guard stored.reading != reading, !stored.deleted else { continue }
                     id = stored.id
                     try writer.revise(id, to: reading)
                 } else {

@@ -63,7 +63,7 @@ extension VitalStore {
                         AND id NOT IN (SELECT reading_id FROM reservation WHERE caller = ?2)
                     ORDER BY measured_at, id
                     """, arguments: [mac.description, caller])
-            return try Array(rows.map(Self.reading(from:)))
+            return try Array(rows.map { try Self.reading(from: $0) })
         }
     }
 

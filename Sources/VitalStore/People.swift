@@ -102,8 +102,8 @@ extension VitalStore {
     }
 
     /// Assigns user index `userIndex` of device `mac` to the person named `person`: the readings of that index in
-    /// quarantine are released, each with its own time, and queued for the callers that receive the person's
-    /// readings. Returns how many were released.
+    /// quarantine are released, each with its own time, queued for the callers that receive the person's readings
+    /// and inserted in the change feed. Returns how many were released.
     ///
     /// - Throws: ``StoreError`` when the person is unknown, or the index is assigned already (to anyone: unassign
     ///   it first; readings already delivered as one person's cannot be taken back).
@@ -125,12 +125,19 @@ extension VitalStore {
                 sql: "INSERT INTO assignment (device_mac, user_index, person_id) VALUES (?, ?, ?)",
                 arguments: [mac.description, userIndex, id])
             try Self.requeueAttributed(db)
+            // released: new to the change feed, in the order they were stored
+            try db.execute(
+                sql: """
+                    INSERT OR REPLACE INTO feed (reading_id, op) SELECT id, \(FeedOperation.insert.rawValue) FROM reading
+                    WHERE device_mac = ? AND user_index = ? AND deleted_at IS NULL ORDER BY id
+                    """, arguments: [mac.description, userIndex])
             return try Self.count(of: mac, userIndex, db)
         }
     }
 
     /// Undoes an assignment: the index's readings return to quarantine (those not delivered yet leave the callers'
-    /// queues). Returns how many readings are quarantined again.
+    /// queues, and the change feed deletes them with the reason `ReadingChange.quarantineReason`). Returns how
+    /// many readings are quarantined again.
     ///
     /// - Throws: ``StoreError`` when the index is not assigned.
     @discardableResult
@@ -143,6 +150,13 @@ extension VitalStore {
                 throw StoreError(.failed, "user \(userIndex) of \(mac) is not assigned")
             }
             try Self.requeueAttributed(db)
+            // in quarantine again: no longer exported, so the change feed deletes them
+            try db.execute(
+                sql: """
+                    INSERT OR REPLACE INTO feed (reading_id, op, reason)
+                    SELECT id, \(FeedOperation.delete.rawValue), ? FROM reading
+                    WHERE device_mac = ? AND user_index = ? AND deleted_at IS NULL ORDER BY id
+                    """, arguments: [ReadingChange.quarantineReason, mac.description, userIndex])
             return try Self.count(of: mac, userIndex, db)
         }
     }
@@ -182,16 +196,16 @@ extension VitalStore {
 
     // MARK: SQL
 
-    /// Whether the `reading` row may be delivered to the caller the SQL expression `caller` names: it has no user
-    /// index, or its device and index are assigned to the caller's person (the one its whitelist entry names, else
-    /// the home's one person when there is exactly one).
+    /// Whether the `reading` row may be delivered to the caller the SQL expression `caller` names: the user has not
+    /// deleted it, and it has no user index, or its device and index are assigned to the caller's person (the one
+    /// its whitelist entry names, else the home's one person when there is exactly one).
     static func deliverable(to caller: String) -> String {
         """
-        (reading.user_index IS NULL OR EXISTS (SELECT 1 FROM assignment
+        (reading.deleted_at IS NULL AND (reading.user_index IS NULL OR EXISTS (SELECT 1 FROM assignment
             WHERE assignment.device_mac = reading.device_mac AND assignment.user_index = reading.user_index
             AND assignment.person_id = COALESCE(
                 (SELECT person_id FROM caller_person WHERE caller_person.caller = \(caller)),
-                (SELECT MIN(id) FROM person HAVING COUNT(*) = 1))))
+                (SELECT MIN(id) FROM person HAVING COUNT(*) = 1)))))
         """
     }
 
@@ -219,7 +233,7 @@ extension VitalStore {
 
     private static func count(of mac: MACAddress, _ userIndex: UInt8, _ db: Database) throws -> Int {
         try Int.fetchOne(
-            db, sql: "SELECT COUNT(*) FROM reading WHERE device_mac = ? AND user_index = ?",
+            db, sql: "SELECT COUNT(*) FROM reading WHERE device_mac = ? AND user_index = ? AND deleted_at IS NULL",
             arguments: [mac.description, userIndex])!
     }
 

@@ -14,7 +14,8 @@ public struct ReadingStream {
         _ db: Database, device mac: MACAddress?, since: LayeredTimestamp?, selection: ReadingSelection = .all,
         caller: String? = nil, counting: Bool
     ) throws {
-        var conditions = "1"
+        // a reading the user deleted is never read back
+        var conditions = "reading.deleted_at IS NULL"
         var arguments: StatementArguments = []
         if let mac {
             conditions += " AND device_mac = ?"

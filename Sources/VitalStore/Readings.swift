@@ -90,12 +90,13 @@ extension VitalStore {
     /// The stored reading (one of `stored`: of one device, kind and time) that `merging` makes `reading` one with:
     /// unchanged when `reading` is part of it, else revised to what the two make.
     private static func merge(
-        _ reading: LayeredReading, into stored: [(id: Int64, reading: LayeredReading)], _ merging: ReadingMerge,
+        _ reading: LayeredReading, into stored: [ReadingWriter.Stored], _ merging: ReadingMerge,
         _ writer: inout ReadingWriter
     ) throws -> (id: Int64, revised: Bool)? {
-        for (id, storedReading) in stored {
+        for (id, storedReading, deleted) in stored {
             guard let merged = merging.merged(reading, storedReading) else { continue }
-            guard merged != storedReading else { return (id, false) }
+            // a reading the user deleted stays as it was: the part is absorbed, nothing is revised or re-queued
+            guard merged != storedReading, !deleted else { return (id, false) }
             guard merged.kind == reading.kind, merged.measuredAt == reading.measuredAt else {
                 throw StoreError(.failed, "a merged reading must keep the kind and time of the readings it merges")
             }
@@ -179,17 +180,18 @@ extension VitalStore {
         }
     }
 
-    /// The reading of `row` (``ReadingColumns/selected``); a row the store cannot read is an error naming it, never
-    /// skipped.
-    static func reading(from row: Row) throws -> StoredReading {
-        let id: Int64 = row[0]
-        let macText: String = row[1]
+    /// The reading of `row`, whose columns from `start` are ``ReadingColumns/selected``; a row the store cannot read
+    /// is an error naming it, never skipped.
+    static func reading(from row: Row, at start: Int = 0) throws -> StoredReading {
+        let id: Int64 = row[start]
+        let macText: String = row[start + 1]
         guard let mac = MACAddress(macText) else {
             throw StoreError(.corrupt, "reading \(id) has an unreadable device MAC")
         }
         guard
             let reading = ReadingColumns.reading(
-                kind: row[2], measuredAt: LayeredTimestamp(secondsSince1970: row[3]), row: row, from: 4)
+                kind: row[start + 2], measuredAt: LayeredTimestamp(secondsSince1970: row[start + 3]), row: row,
+                from: start + 4)
         else { throw StoreError(.corrupt, "reading \(id) of \(macText) cannot be read (kind or values unknown)") }
         return StoredReading(id: id, device: mac, reading: reading)
     }
@@ -205,6 +207,7 @@ struct ReadingWriter {
     /// Per kind (by ordinal), taken from the connection's statement cache when first used.
     private var inserts: [Statement?]
     private var revisions: [Statement?]
+    private var publishing: Statement?
     private var callers: [String]?
     /// The times (seconds since 1970) ``lookUp(_:)`` found the device has readings at, with those inserted since;
     /// `nil`: not looked up, every time may have one.
@@ -221,19 +224,23 @@ struct ReadingWriter {
 
     /// The stored readings of the device of `kind` at `time`, oldest first. A row the store cannot read is left out:
     /// it is no match for a new reading (reading it back fails, naming it).
-    mutating func stored(_ kind: ReadingKind, at time: LayeredTimestamp) throws
-        -> [(id: Int64, reading: LayeredReading)]
-    {
+    mutating func stored(_ kind: ReadingKind, at time: LayeredTimestamp) throws -> [Stored] {
         if let occupied, !occupied.contains(time.secondsSince1970) { return [] }
         let ids = try Int64.fetchAll(find, arguments: [device, time.secondsSince1970, kind.rawValue])
         guard !ids.isEmpty else { return [] }
-        let row = try db.cachedStatement(sql: "SELECT \(ReadingColumns.selected) FROM reading WHERE id = ?")
+        let row = try db.cachedStatement(
+            sql: "SELECT \(ReadingColumns.selected), deleted_at IS NOT NULL FROM reading WHERE id = ?")
         return try ids.compactMap { id in
-            try Row.fetchOne(row, arguments: [id]).flatMap { try? VitalStore.reading(from: $0) }.map {
-                (id, $0.reading)
-            }
+            guard let row = try Row.fetchOne(row, arguments: [id]),
+                let stored = try? VitalStore.reading(from: row)
+            else { return nil }
+            return (id, stored.reading, row[ReadingColumns.selectedCount] as Bool)
         }
     }
+
+    /// A stored reading of the device: its identifier, the reading, and whether the user deleted it (a deleted
+    /// reading is still recognized when its device sends it again, and never revised).
+    typealias Stored = (id: Int64, reading: LayeredReading, deleted: Bool)
 
     /// How far, in seconds, a reading's corrected time may move when its device sends it again in a later session:
     /// the offset of the device's clock is read to the second, so one record corrected in two sessions may be a
@@ -244,7 +251,7 @@ struct ReadingWriter {
     /// (`annotations.deviceTime`), is: the device sent it again in a later session. It is the one of the device and
     /// kind within `resentWindow` of `reading`'s time whose device time and values are `reading`'s (equal once
     /// retimed to it); `nil` for a reading the hub did not correct.
-    mutating func resent(_ reading: LayeredReading) throws -> (id: Int64, reading: LayeredReading)? {
+    mutating func resent(_ reading: LayeredReading) throws -> Stored? {
         guard reading.annotations.deviceTime != nil else { return nil }
         let time = reading.measuredAt.secondsSince1970
         for delta in 1...Self.resentWindow {
@@ -285,7 +292,9 @@ struct ReadingWriter {
         arguments += ReadingColumns.values(of: reading)
         try insert.execute(arguments: StatementArguments(arguments))
         occupied?.insert(reading.measuredAt.secondsSince1970)
-        return db.lastInsertedRowID
+        let id = db.lastInsertedRowID
+        try publish(id, .insert, attributed: reading.annotations.userIndex != nil)
+        return id
     }
 
     /// Revises stored reading `id` to `reading` (of its kind and time).
@@ -296,6 +305,25 @@ struct ReadingWriter {
         try revise.execute(
             arguments: StatementArguments(
                 ReadingColumns.annotationValues(of: reading) + ReadingColumns.values(of: reading) + [id]))
+        try publish(id, .update, attributed: reading.annotations.userIndex != nil)
+    }
+
+    /// Makes `operation` reading `id`'s latest change in the feed (``VitalStore/changes(after:limit:)``), unless it
+    /// is `attributed` to a user index and in quarantine: the feed learns of it when it is released.
+    private mutating func publish(_ id: Int64, _ operation: ReadingChange.Operation, attributed: Bool) throws {
+        if attributed {
+            try db.cachedStatement(
+                sql: """
+                    INSERT OR REPLACE INTO feed (reading_id, op) SELECT id, ?2 FROM reading
+                    WHERE id = ?1 AND NOT \(VitalStore.quarantined)
+                    """
+            ).execute(arguments: [id, FeedOperation(operation).rawValue])
+            return
+        }
+        let publish =
+            try publishing ?? db.cachedStatement(sql: "INSERT OR REPLACE INTO feed (reading_id, op) VALUES (?, ?)")
+        publishing = publish
+        try publish.execute(arguments: [id, FeedOperation(operation).rawValue])
     }
 
     /// Queues reading `id`, new or revised, as pending for every caller that has asked for the device (the callers

@@ -98,7 +98,7 @@ struct StoreFile: Sendable {
                 sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"))
         let ours: Set = [
             "grdb_migrations", "device", "reading", "delivery", "delivery_reading", "reservation", "pending_caller",
-            "pending", "day_item", "hub", "person", "assignment", "caller_person",
+            "pending", "day_item", "hub", "person", "assignment", "caller_person", "feed", "sink",
         ]
         guard tables.isSubset(of: ours) else {
             throw StoreError(.foreignFile, "the file is not a VitalBridge store (an SQLite file with other tables)")

@@ -219,6 +219,39 @@ enum StoreSchema {
                     ) WITHOUT ROWID;
                     """)
         }
+        migrator.registerMigration("v8: the change feed, deletions and sinks") { db in
+            // `feed` keeps the latest change of each reading that may be exported (ReadingChange): `seq` grows in
+            // commit order and is never reused (AUTOINCREMENT), so it is the reading's version and a consumer's
+            // place; a reading's next change replaces its row under a larger `seq`. `op` is 0 insert, 1 update,
+            // 2 delete, with the deletion's `reason`. A reading in quarantine has none until it is released.
+            // Every reading stored before gets one insert, in the order it was stored.
+            // `reading.deleted_at`: when the user deleted it; a deleted reading stays, so that a device sending it
+            // again does not bring it back, but is never delivered nor exported.
+            // `sink`: each destination the feed is pushed to, its address without secrets, the password file it
+            // reads (never the password), and the feed's sequence it has committed (`position`).
+            try db.execute(
+                sql: """
+                    ALTER TABLE reading ADD COLUMN deleted_at INTEGER;
+                    CREATE TABLE feed (
+                        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                        reading_id INTEGER NOT NULL UNIQUE REFERENCES reading(id),
+                        op INTEGER NOT NULL,
+                        reason TEXT
+                    );
+                    INSERT INTO feed (reading_id, op) SELECT id, 0 FROM reading
+                        WHERE NOT \(VitalStore.quarantined) ORDER BY id;
+                    CREATE TABLE sink (
+                        name TEXT PRIMARY KEY NOT NULL,
+                        address TEXT NOT NULL,
+                        password_file TEXT,
+                        added_at INTEGER NOT NULL,
+                        position INTEGER NOT NULL DEFAULT 0,
+                        last_success_at INTEGER,
+                        last_error TEXT,
+                        last_error_at INTEGER
+                    ) WITHOUT ROWID;
+                    """)
+        }
         return migrator
     }
 }

@@ -70,12 +70,7 @@ public final class VitalStore: Sendable {
     /// The hub's identity: a random UUID (lowercase, `8-4-4-4-12` hex digits) made when the store was created or
     /// first opened by a VitalBridge that knows it, and never changed.
     public func hubID() throws(StoreError) -> String {
-        try file.query("read the hub's identity") { db in
-            guard let id = try String.fetchOne(db, sql: "SELECT id FROM hub") else {
-                throw StoreError(.corrupt, "the store has no hub identity")
-            }
-            return id
-        }
+        try file.query("read the hub's identity") { db in try Self.hubID(db) }
     }
 
     // MARK: Devices

@@ -51,7 +51,7 @@ struct TypedColumnsTests {
             Set(declared.keys)
                 == Set(
                     ReadingColumns.names + ReadingColumns.annotationNames + [
-                        "id", "device_mac", "kind", "measured_at", "revision", "unconverted",
+                        "id", "device_mac", "kind", "measured_at", "revision", "unconverted", "deleted_at",
                     ]))
         let row = try DatabaseQueue(path: path).read { db in
             try Row.fetchOne(db, sql: "SELECT kind, kg, fat, musclepct, bmr, imp, muscle, typeof(bmr) FROM reading")
@@ -153,7 +153,7 @@ struct TypedColumnsTests {
                 version: try Int.fetchOne(db, sql: "PRAGMA user_version")
             )
         }
-        #expect(after.version == 7)
+        #expect(after.version == 8)
         #expect(after.journal == before.journal && after.foreignKeys.isEmpty)
         #expect(after.rows.count == before.rows.count && before.rows.count == 110)
         for (old, new) in zip(before.rows, after.rows) {
