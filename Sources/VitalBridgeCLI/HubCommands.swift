@@ -399,7 +399,9 @@ struct RecordsCommand: ParsableCommand {
               vitalbridge records --heart-rate-minutes --device 004D3208D310 --format csv
               vitalbridge records --format fhir --patient 'Jane Doe' --time-zone Europe/Berlin > bundle.json
               vitalbridge records --format fhir --transaction --patient-id 8f2c1 --unit mmol/L > transaction.json
-            """)
+              vitalbridge records delete --id 42 --reason 'cuff too loose'
+            """,
+        subcommands: [Delete.self])
 
     @OptionGroup var homeOptions: HomeOptions
 

@@ -126,7 +126,7 @@ struct PeopleCommand: ParsableCommand {
 }
 
 /// `body`'s result; a store error it throws is printed after `what` and refuses the command (exit 1).
-private func refusing<T>(_ what: String, _ body: () throws(StoreError) -> T) throws(ExitStatus) -> T {
+func refusing<T>(_ what: String, _ body: () throws(StoreError) -> T) throws(ExitStatus) -> T {
     do {
         return try body()
     } catch {

@@ -1,0 +1,142 @@
+import ArgumentParser
+import Foundation
+import VitalCore
+import VitalStore
+
+/// `vitalbridge changes`: the change feed, as JSON lines.
+struct ChangesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "changes",
+        abstract: "Print the change feed: every reading stored, corrected or deleted, as JSON lines in commit order.",
+        discussion: """
+            Each line is one change: "cursor" (the place after it, HUB:SEQUENCE), "op" (insert, update or delete), \
+            "hub" (the hub's identity) and "id" (the reading's identifier in the hub: with the hub, unique across \
+            hubs), "version" (it grows with each change of the reading), "device", then for an insert or update \
+            "person" (when a user index is assigned to one) and "reading" (as records --format json writes it), \
+            and for a delete "reason". The feed holds the latest change of each reading: apply inserts and updates \
+            as upserts and deletes as deletes, and you hold exactly the hub's readings.
+
+            Resume with --after and the last cursor you applied: you get exactly what changed since, for the life \
+            of the store (the feed never expires). A cursor of another home, or a malformed one, is refused. A \
+            reading in quarantine enters the feed when its user index is assigned, and leaves it (a delete) when it \
+            is unassigned.
+
+            Examples:
+              vitalbridge changes
+              vitalbridge changes --after 2b1f6a54-9c1e-4c1a-8f51-0d6b9a3ec0de:1024 --limit 1000
+            """)
+
+    @OptionGroup var homeOptions: HomeOptions
+
+    @Option(help: "The cursor of the last change you have (HUB:SEQUENCE); the whole feed when not given.")
+    var after: String?
+
+    @Option(help: "At most this many changes (1 or more); all of them when not given.")
+    var limit: Int?
+
+    func validate() throws {
+        if let limit, limit < 1 { throw ValidationError("--limit must be 1 or more") }
+    }
+
+    /// The changes read from the store at a time: what one read transaction holds.
+    static let page = 1_000
+
+    func run() throws {
+        let hub = try openHub(homeOptions.home)
+        var cursor: FeedCursor
+        do {
+            if let after {
+                guard let given = FeedCursor(after) else {
+                    printError(
+                        "--after \(after.debugDescription) is not a cursor: a cursor is HUB:SEQUENCE, as a line's \"cursor\" gives it"
+                    )
+                    throw ExitStatus.refused
+                }
+                cursor = given
+            } else {
+                cursor = try hub.store.feedStart()
+            }
+        } catch let error as StoreError {
+            printError(error.message)
+            throw ExitStatus.refused
+        }
+        var left = limit ?? .max
+        var output = StreamingOutput()
+        do {
+            while left > 0 {
+                var read = 0
+                let page = min(left, Self.page)
+                try hub.store.forEachChange(after: cursor, limit: page) { change in
+                    cursor.sequence = change.sequence
+                    read += 1
+                    try output.append { Self.appendLine(change, hub: cursor.hubID, to: &$0) }
+                }
+                left -= read
+                if read < page { break }
+            }
+        } catch  where output.closed {
+            return
+        } catch let error as StoreError {
+            try output.flush()
+            printError(error.message)
+            throw ExitStatus.refused
+        }
+        try output.flush()
+    }
+
+    /// One line of the feed: `{"cursor":…,"op":…,"hub":…,"id":…,"version":…,"device":…,…}` and a newline.
+    static func appendLine(_ change: ReadingChange, hub: String, to bytes: inout [UInt8]) {
+        let cursor = FeedCursor(hubID: hub, sequence: change.sequence)
+        bytes += Array(
+            "{\"cursor\":\"\(cursor)\",\"op\":\"\(change.operation.rawValue)\",\"hub\":\"\(hub)\",\"id\":\(change.readingID),\"version\":\(change.version),\"device\":\"\(change.device)\""
+                .utf8)
+        if let person = change.person {
+            bytes += Array(",\"person\":".utf8)
+            JSON.appendString(person, to: &bytes)
+        }
+        if let reading = change.reading {
+            let row = RecordRow(StoredReading(id: change.readingID, device: change.device, reading: reading))
+            bytes += Array(",\"reading\":\(RecordsFormatter.jsonObject(row))".utf8)
+        }
+        if let reason = change.reason {
+            bytes += Array(",\"reason\":".utf8)
+            JSON.appendString(reason, to: &bytes)
+        }
+        bytes += Array("}\n".utf8)
+    }
+}
+
+extension RecordsCommand {
+    /// `vitalbridge records delete`: a user removes an erroneous reading.
+    struct Delete: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Delete an erroneous reading: it is never delivered nor exported again.",
+            discussion: """
+                The reading leaves every caller's queue, and the change feed and every sink receive its deletion \
+                with your reason. Find its id with vitalbridge changes (the "id" of its line). The hub remembers the \
+                deleted reading, so that its device sending it again does not bring it back.
+
+                Example:
+                  vitalbridge records delete --id 42 --reason 'cuff too loose'
+                """)
+
+        @OptionGroup var homeOptions: HomeOptions
+
+        @Option(help: "The reading's id, as vitalbridge changes gives it.")
+        var id: Int64
+
+        @Option(help: "Why it is wrong (at most 200 characters); sinks keep it with the deletion.")
+        var reason: String
+
+        func run() throws {
+            let hub = try openHub(homeOptions.home, readOnly: false)
+            do {
+                try hub.store.deleteReading(id, reason: reason, at: LayeredTimestamp(Date()))
+            } catch {
+                printError(error.message)
+                throw ExitStatus.refused
+            }
+            print("deleted reading \(id)")
+        }
+    }
+}
