@@ -35,6 +35,11 @@ public struct OutboxPush: Hashable, Sendable {
     public var pushed: Int
     /// The feed's sequence the destination has committed afterwards: the feed's end when the push returns.
     public var position: Int64
+
+    public init(pushed: Int, position: Int64) {
+        self.pushed = pushed
+        self.position = position
+    }
 }
 
 /// What ``Outbox/follow(_:connect:poll:events:)`` reports as it goes.
