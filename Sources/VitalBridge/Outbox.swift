@@ -6,7 +6,7 @@ import VitalStore
 /// one; the command line composes it.
 ///
 /// A destination keeps, per hub, the feed's sequence it has committed (``position(hub:)``), and commits each batch
-/// with its ``ChangeBatch/through`` in one transaction, so that a batch it has already is harmless to send again.
+/// with its `through` in one transaction, so that a batch it has already is harmless to send again.
 public protocol ChangeSink: Sendable {
     /// The sequence of hub `hubID`'s feed the destination has committed up to; 0 when it has nothing of the hub.
     func position(hub hubID: String) async throws -> Int64

@@ -98,7 +98,7 @@ extension VitalStore {
     }
 
     /// The next batch for a destination at `position` of this hub's feed: the hub's devices and people and at most
-    /// `limit` changes after `position`, read in one transaction; its ``ChangeBatch/changes`` are empty when the
+    /// `limit` changes after `position`, read in one transaction; its `changes` are empty when the
     /// destination has everything.
     public func changeBatch(after position: Int64, limit: Int) throws(StoreError) -> ChangeBatch {
         try file.snapshot("read a sink's batch") { db in
