@@ -58,6 +58,43 @@ func pushSync(_ benchmark: Benchmark, count: Int, model: DeviceModel = .bp5) asy
     benchmark.measurement(microsecondsPerRecord, Int(seconds(elapsed) * 1e6 / Double(count)))
 }
 
+/// A store file of `count` glucose readings, made once per process for each size (the feed's pages read it).
+func feedStore(_ count: Int) throws -> VitalStore {
+    feedStoresLock.lock()
+    defer { feedStoresLock.unlock() }
+    do {
+        if let store = feedStores[count] { return store }
+        let (store, _) = try temporaryStore()
+        let mac = MACAddress("004D3208D308")!
+        for batch in stride(from: 0, to: count, by: 10_000) {
+            try store.storeReadings(
+                (batch..<min(batch + 10_000, count)).map { index in
+                    .glucose(
+                        GlucoseReading(
+                            mgPerDeciliter: Double(80 + index % 120),
+                            measuredAt: LayeredTimestamp(secondsSince1970: 1_500_000_000 + Int64(index) * 60)))
+                }, device: mac)
+        }
+        feedStores[count] = store
+        return store
+    }
+}
+
+nonisolated(unsafe) var feedStores: [Int: VitalStore] = [:]
+let feedStoresLock = NSLock()
+
+/// A page of 1,000 changes of the feed of a home of `count` readings, after a cursor in its middle.
+func feedPage(_ benchmark: Benchmark, count: Int) throws {
+    let store = try feedStore(count)
+    var cursor = try store.feedEnd()
+    cursor.sequence /= 2
+    benchmark.startMeasurement()
+    for _ in benchmark.scaledIterations {
+        blackHole(try store.changes(after: cursor, limit: 1_000))
+    }
+    benchmark.stopMeasurement()
+}
+
 let itemsPerSecond = BenchmarkMetric.custom("band items per second", polarity: .prefersLarger, useScalingFactor: false)
 
 /// A Fit Pro 9614N that recorded for `days` days (each completed heart-rate hour, each night, sport and day), synced
@@ -186,6 +223,20 @@ let benchmarks: @Sendable () -> Void = {
         let elapsed = clock.now - start
         benchmark.stopMeasurement()
         benchmark.measurement(recordsPerSecond, Int(Double(count) / seconds(elapsed)))
+    }
+
+    Benchmark(
+        "A page of 1,000 changes of the feed of a 10,000-reading home (vitalbridge changes --limit 1000)",
+        configuration: .init(metrics: [.wallClock, .peakMemoryResident], maxDuration: .seconds(10), maxIterations: 200)
+    ) { benchmark in
+        try feedPage(benchmark, count: 10_000)
+    }
+
+    Benchmark(
+        "A page of 1,000 changes of the feed of a 1,000,000-reading home (vitalbridge changes --limit 1000)",
+        configuration: .init(metrics: [.wallClock, .peakMemoryResident], maxDuration: .seconds(10), maxIterations: 200)
+    ) { benchmark in
+        try feedPage(benchmark, count: 1_000_000)
     }
 
     Benchmark(
