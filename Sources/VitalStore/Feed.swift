@@ -49,16 +49,21 @@ extension VitalStore {
         }
         try file.write("delete a reading") { db in
             guard
-                let deletedAt = try Row.fetchOne(
-                    db, sql: "SELECT deleted_at FROM reading WHERE id = ?", arguments: [id])
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT deleted_at, device_mac, measured_at FROM reading WHERE id = ?", arguments: [id])
             else { throw StoreError(.failed, "the store has no reading \(id)") }
-            if let when = deletedAt[0] as Int64? {
+            if let when = row[0] as Int64? {
                 throw StoreError(
                     .failed, "reading \(id) was deleted already, at \(LayeredTimestamp(secondsSince1970: when)) UTC")
             }
             try db.execute(
                 sql: "UPDATE reading SET deleted_at = ? WHERE id = ?", arguments: [time.secondsSince1970, id])
-            try db.execute(sql: "DELETE FROM pending WHERE reading_id = ?", arguments: [id])
+            // through the queue's key, caller by caller: never a scan of every caller's queue
+            try db.execute(
+                sql: """
+                    DELETE FROM pending WHERE caller IN (SELECT caller FROM pending_caller WHERE device_mac = ?1)
+                    AND device_mac = ?1 AND measured_at = ?2 AND reading_id = ?3
+                    """, arguments: [row[1], row[2], id])
             try db.execute(
                 sql:
                     "INSERT OR REPLACE INTO feed (reading_id, op, reason) VALUES (?, \(FeedOperation.delete.rawValue), ?)",

@@ -1,9 +1,9 @@
 import Foundation
+import GRDB
 import Testing
 import VitalCore
 import VitalTestSupport
 
-import GRDB
 @testable import VitalStore
 
 /// The change feed: every change to what the hub exports, in commit order, resumable from any place ever given.
@@ -284,5 +284,62 @@ struct FeedTests {
         }
         #expect(rows.map { $0[0] as Int64 } == ids && ids.count == 110)
         #expect(rows.allSatisfy { $0[1] as Int == 0 })
+    }
+}
+
+/// The feed at the size of a long-lived hub.
+@Suite("Change feed at scale")
+struct FeedScaleTests {
+    @Test(
+        "a cursor resumed after 1,000,000 inserts, 10,000 deletions and 1,000 corrections yields exactly that difference"
+    )
+    func million() throws {
+        // in memory: the 10,000 deletions are a commit each, which on a file would time the disk, not the feed
+        let store = try VitalStore()
+        let mac = MACAddress("004D3208D40C")!
+        func weight(_ index: Int, fat: Double? = nil) -> LayeredReading {
+            .weight(
+                WeightReading(
+                    kilograms: 60 + Double(index % 400) / 10,
+                    measuredAt: LayeredTimestamp(secondsSince1970: 1_400_000_000 + Int64(index) * 60),
+                    bodyComposition: fat.map { BodyComposition(bodyFatPercentage: $0) }))
+        }
+        // a history before the cursor: 1,000 readings
+        try store.storeReadings((0..<1_000).map { weight($0) }, device: mac)
+        let cursor = try store.feedEnd()
+        let before = try FeedTests.exported(store)
+        let count = 100_000
+        for batch in stride(from: 1_000, to: 1_000 + count, by: 20_000) {
+            try store.storeReadings((batch..<batch + 20_000).map { weight($0) }, device: mac)
+        }
+        // 10,000 deletions, of readings before and after the cursor; 1,000 corrections, likewise
+        var random = SeededGenerator(seed: 36)
+        var deleted = Set<Int64>()
+        while deleted.count < 10_000 { deleted.insert(Int64.random(in: 1...Int64(1_000 + count), using: &random)) }
+        for id in deleted { try store.deleteReading(id, reason: "scale test", at: FeedTests.now) }
+        var corrected = Set<Int>()
+        while corrected.count < 1_000 {
+            let index = Int.random(in: 0..<(1_000 + count), using: &random)
+            if !deleted.contains(Int64(index + 1)) { corrected.insert(index) }
+        }
+        try store.storeReadings(corrected.map { weight($0, fat: 20) }, device: mac, merging: FeedTests.completing)
+        // a consumer that had the history up to the cursor applies what follows it
+        var replica = FeedTests.Replica(readings: before, cursor: cursor)
+        var operations: [ReadingChange.Operation: Int] = [:]
+        for change in try FeedTests.all(store, after: cursor, page: 10_000) {
+            operations[change.operation, default: 0] += 1
+            switch change.operation {
+            case .insert, .update: replica.readings[change.readingID] = change.reading
+            case .delete: replica.readings[change.readingID] = nil
+            }
+        }
+        #expect(replica.readings == (try FeedTests.exported(store)))
+        #expect(replica.readings.count == 1_000 + count - 10_000)
+        // each reading's latest change once: the new ones' inserts (less those deleted or corrected since), every
+        // deletion, and the corrections
+        #expect(operations[.delete] == 10_000 && operations[.update] == 1_000)
+        let newDeleted = deleted.filter { $0 > 1_000 }.count
+        let newCorrected = corrected.filter { $0 >= 1_000 }.count
+        #expect(operations[.insert] == count - newDeleted - newCorrected)
     }
 }

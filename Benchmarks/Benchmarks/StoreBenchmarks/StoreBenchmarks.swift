@@ -95,6 +95,56 @@ func feedPage(_ benchmark: Benchmark, count: Int) throws {
     benchmark.stopMeasurement()
 }
 
+/// A consumer resumes the feed after 1,000,000 inserts, 10,000 deletions and 1,000 corrections made since its
+/// cursor: the time to read all of it (in pages of 10,000), checked to be exactly that difference.
+func feedResume(_ benchmark: Benchmark) throws {
+    let (store, directory) = try temporaryStore()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let mac = MACAddress("004D3208D40C")!
+    func weight(_ index: Int, fat: Double? = nil) -> LayeredReading {
+        .weight(
+            WeightReading(
+                kilograms: 60 + Double(index % 400) / 10,
+                measuredAt: LayeredTimestamp(secondsSince1970: 1_400_000_000 + Int64(index) * 60),
+                bodyComposition: fat.map { BodyComposition(bodyFatPercentage: $0) }))
+    }
+    try store.storeReadings((0..<1_000).map { weight($0) }, device: mac)
+    let cursor = try store.feedEnd()
+    for batch in stride(from: 1_000, to: 1_001_000, by: 20_000) {
+        try store.storeReadings((batch..<batch + 20_000).map { weight($0) }, device: mac)
+    }
+    // every 100th reading deleted, every 1,000th (of the others) corrected: before and after the cursor
+    for id in stride(from: Int64(50), through: 1_001_000, by: 100) {
+        try store.deleteReading(id, reason: "benchmark", at: LayeredTimestamp(secondsSince1970: 1_764_000_000))
+    }
+    // indexes 10, 1,010, …: readings 11, 1,011, …, never a deleted one
+    let corrections = stride(from: 10, to: 1_000_000, by: 1_000).map { weight($0, fat: 20) }
+    try store.storeReadings(
+        corrections, device: mac,
+        merging: ReadingMerge(
+            mayMerge: { _ in true },
+            merged: { new, stored in
+                guard case .weight(var whole) = stored, case .weight(let part) = new else { return nil }
+                whole.bodyComposition = part.bodyComposition
+                return .weight(whole)
+            }))
+    var counts: [ReadingChange.Operation: Int] = [:]
+    var position = cursor
+    benchmark.startMeasurement()
+    while true {
+        let page = try store.changes(after: position, limit: 10_000)
+        guard let last = page.last else { break }
+        for change in page { counts[change.operation, default: 0] += 1 }
+        position.sequence = last.sequence
+    }
+    benchmark.stopMeasurement()
+    // 10,010 deletions, 1,000 corrections; every new reading neither deleted nor corrected once as an insert
+    precondition(counts[.delete] == 10_010 && counts[.update] == 1_000, "\(counts)")
+    let newDeleted = stride(from: 50, through: 1_001_000, by: 100).filter { $0 > 1_000 }.count
+    let newCorrected = stride(from: 10, to: 1_000_000, by: 1_000).filter { $0 >= 1_000 }.count
+    precondition(counts[.insert] == 1_000_000 - newDeleted - newCorrected, "\(counts)")
+}
+
 let itemsPerSecond = BenchmarkMetric.custom("band items per second", polarity: .prefersLarger, useScalingFactor: false)
 
 /// A Fit Pro 9614N that recorded for `days` days (each completed heart-rate hour, each night, sport and day), synced
@@ -237,6 +287,13 @@ let benchmarks: @Sendable () -> Void = {
         configuration: .init(metrics: [.wallClock, .peakMemoryResident], maxDuration: .seconds(10), maxIterations: 200)
     ) { benchmark in
         try feedPage(benchmark, count: 1_000_000)
+    }
+
+    Benchmark(
+        "Resume the feed after 1,000,000 inserts, 10,000 deletions and 1,000 corrections, checked to be exactly those",
+        configuration: .init(metrics: [.wallClock, .peakMemoryResident], maxDuration: .seconds(10), maxIterations: 1)
+    ) { benchmark in
+        try feedResume(benchmark)
     }
 
     Benchmark(
