@@ -123,6 +123,7 @@ fsync = off
 synchronous_commit = off
 full_page_writes = off
 log_min_messages = warning
+timezone = 'UTC'
 EOF
     if as_owner "$bindir/pg_ctl" -D "$dir/data" -l "$dir/postgres.log" -w -t 60 start >/dev/null 2>&1; then
         started=1
