@@ -131,7 +131,7 @@ public enum SinkPassword {
         -> String?
     {
         let wanted = [host, port, database, user]
-        for rawLine in contents.split(separator: "\n", omittingEmptySubsequences: true) {
+        for rawLine in contents.split(omittingEmptySubsequences: true, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
             var line = Substring(rawLine)
             if line.last == "\r" { line = line.dropLast() }
             guard !line.isEmpty, !line.hasPrefix("#") else { continue }

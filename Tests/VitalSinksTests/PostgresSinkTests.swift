@@ -183,20 +183,18 @@ struct PostgresSinkTests {
             (2...20_001).map { insert(Int64($0), version: Int64($0), pressure(120, 80, minute: Int64($0))) })
         // another session holds the deletions table, so that the push waits inside its transaction, after the hub,
         // devices and people and before its readings: there it is killed
-        let locker = Process()
-        locker.executableURL = URL(fileURLWithPath: cluster.binaries + "/psql")
-        locker.arguments = [
-            "-X", "-q", "-h", cluster.socketDirectory, "-p", "\(cluster.port)", "-U", cluster.superuser, "-d",
-            database, "-c", "BEGIN; LOCK TABLE vitalbridge.deletions IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(60);",
-        ]
-        locker.standardOutput = FileHandle.nullDevice
-        locker.standardError = FileHandle.nullDevice
-        try locker.run()
+        let locker = try SpawnedProgram(
+            cluster.binaries + "/psql",
+            [
+                "-X", "-q", "-h", cluster.socketDirectory, "-p", "\(cluster.port)", "-U", cluster.superuser, "-d",
+                database, "-c",
+                "BEGIN; LOCK TABLE vitalbridge.deletions IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(60);",
+            ])
         defer {
             _ = try? cluster.psql(
                 "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(database)' AND query LIKE '%pg_sleep(60)%' AND pid <> pg_backend_pid()"
             )
-            locker.waitUntilExit()
+            _ = locker.wait()
         }
         try await waitFor(
             database,

@@ -150,7 +150,7 @@ struct SinkPasswordTests {
                 user: cluster.passwordRole, database: database, endpoint: .tcp(host: "127.0.0.1", port: cluster.port),
                 sslMode: .disable)
         let found = SinkPassword.lookup(for: address, passfile: passfile, logger: testLogger)
-        let psql = try runProgram(
+        let psql = try SpawnedProgram.run(
             cluster.binaries + "/psql",
             [
                 "-X", "-w", "-A", "-t", "-c", "SELECT 1",

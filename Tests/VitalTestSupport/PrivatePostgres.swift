@@ -41,7 +41,7 @@ public struct PrivatePostgres: Sendable {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("postgres.sh").path
         do {
-            let output = try runProgram("/bin/bash", [script, "start", folder])
+            let output = try SpawnedProgram.run("/bin/bash", [script, "start", folder])
             guard output.status == 0 else {
                 let log = (try? String(contentsOfFile: folder + "/postgres.log", encoding: .utf8)) ?? ""
                 let tail = log.split(separator: "\n").suffix(20).joined(separator: "\n")
@@ -54,7 +54,7 @@ public struct PrivatePostgres: Sendable {
                 if let folder = PrivatePostgres.stopFolder.withLock({ $0 }) {
                     let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
                         .deletingLastPathComponent().appendingPathComponent("postgres.sh").path
-                    _ = try? runProgram("/bin/bash", [script, "stop", folder])
+                    _ = try? SpawnedProgram.run("/bin/bash", [script, "stop", folder])
                     try? FileManager.default.removeItem(atPath: folder)
                 }
             }
@@ -99,7 +99,7 @@ public struct PrivatePostgres: Sendable {
     /// Runs `sql` as the superuser in `database` with psql; throws with psql's message when it fails.
     @discardableResult
     public func psql(_ sql: String, database: String = "postgres") throws -> String {
-        let output = try runProgram(
+        let output = try SpawnedProgram.run(
             binaries + "/psql",
             [
                 "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", socketDirectory, "-p", "\(port)", "-U",
