@@ -55,6 +55,7 @@ public struct SinkAddress: Hashable, Sendable, CustomStringConvertible {
     public var user: String
     /// The database.
     public var database: String
+    /// The server's host and port, or its socket.
     public var endpoint: Endpoint
     /// The TLS mode: the address's, or the default for its host.
     public var sslMode: SSLMode

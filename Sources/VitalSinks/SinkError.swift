@@ -15,8 +15,11 @@
 public struct SinkError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What kind of problem it is: an open set, so that new codes may come.
     public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// The code's name: `passwordInAddress`.
         public var rawValue: String
+        /// The code named `rawValue`.
         public init(rawValue: String) { self.rawValue = rawValue }
+        /// The code's name.
         public var description: String { rawValue }
 
         /// The address is longer than ``SinkAddress/maximumLength``.
@@ -56,10 +59,12 @@ public struct SinkError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let unwritableReading = Code(rawValue: "unwritableReading")
     }
 
+    /// What kind of problem it is.
     public var code: Code
     /// One line for a person; never a password or a health value.
     public var message: String
 
+    /// An error of `code` saying `message`.
     public init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message

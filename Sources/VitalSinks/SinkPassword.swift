@@ -73,7 +73,10 @@ public enum SinkPassword {
     /// The password libpq's password file gives for `address`, or `nil` (no file, no matching line, or a file
     /// ignored with a warning on `logger`).
     ///
-    /// - Parameter passfile: the file; `nil`: ``defaultPassfile(environment:)``.
+    /// - Parameters:
+    ///   - address: the sink's address: its host (see ``passfileHost(_:)``), port, database and user are matched.
+    ///   - passfile: the file; `nil`: ``defaultPassfile(environment:)``.
+    ///   - logger: where a file ignored for its mode or type is reported.
     public static func lookup(
         for address: SinkAddress, passfile: String? = nil, logger: Logger = Logger(label: "org.vitalbridge.sinks")
     ) -> String? {
