@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "VitalExports", targets: ["VitalExports"]),
         .library(name: "DBus", targets: ["DBus"]),
         .library(name: "BlueZ", targets: ["BlueZ"]),
+        .library(name: "VitalSinks", targets: ["VitalSinks"]),
         .library(name: "SimulatedBlueZ", targets: ["SimulatedBlueZ"]),
         // what the tests and the benchmarks share: a private dbus-daemon, temporary folders, the Python oracles
         .library(name: "VitalTestSupport", targets: ["VitalTestSupport"]),
@@ -28,6 +29,9 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         // what every layer shares: MAC addresses, times, device models and units, each reading kind described once
@@ -64,6 +68,15 @@ let package = Package(
         .target(
             name: "VitalStore",
             dependencies: ["VitalCore", .product(name: "GRDB", package: "GRDB.swift")]),
+        // the outbox's far side: PostgreSQL through postgres-nio, the only module that imports it
+        .target(
+            name: "VitalSinks",
+            dependencies: [
+                "VitalCore", .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]),
         .target(
             name: "VitalBridge",
             dependencies: [
@@ -114,6 +127,14 @@ let package = Package(
             ]
         ),
         .testTarget(name: "LockingTests", dependencies: ["Locking"]),
+        // the sink against a private PostgreSQL cluster (Tests/postgres.sh); psql reads the tables back and is the
+        // oracle of ~/.pgpass
+        .testTarget(
+            name: "VitalSinksTests",
+            dependencies: [
+                "VitalCore", "VitalSinks", "VitalTestSupport", "TestRequirements",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "VitalTestSupport", "TestRequirements"]),
         .testTarget(
             name: "BlueZTests",

@@ -48,6 +48,15 @@ public struct Requirement: Sendable, CustomStringConvertible {
         description: "the Python oracles (Tests/Oracles/setup.sh: Debian packages python3 and python3-venv, and PyPI)"
     ) { (try? Oracles.python()) != nil }
 
+    /// A private PostgreSQL cluster (``PrivatePostgres``): its server (initdb, pg_ctl), psql, and openssl for its
+    /// certificates.
+    public static let postgres = Requirement(
+        description:
+            "initdb and pg_ctl (Debian package postgresql), psql (Debian package postgresql-client) and openssl (Debian package openssl)"
+    ) {
+        PrivatePostgres.serverBinaries() != nil && executable("psql") != nil && executable("openssl") != nil
+    }
+
     /// Those of `requirements` that are not met.
     static func missing(_ requirements: [Requirement]) -> [Requirement] { requirements.filter { !$0.isMet() } }
 
