@@ -91,7 +91,7 @@ let package = Package(
                 "VitalCore", "LayeredProtocol", "LayeredClient", "HealthGATT", "VitalDevices", "VitalSimulation",
                 "VitalStore",
                 "VitalBridge", "Locking",
-                "ShareVitalSigns", "WelltoryDDS", "VitalExports", "DBus", "BlueZ", "SimulatedBlueZ",
+                "ShareVitalSigns", "WelltoryDDS", "VitalExports", "DBus", "BlueZ", "SimulatedBlueZ", "VitalSinks",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

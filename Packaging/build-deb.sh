@@ -8,6 +8,7 @@
 #   /usr/share/{bash-completion,zsh,fish}/…                the completion scripts ArgumentParser writes
 #   /usr/share/applications/vitalbridge.desktop            the URL handler, as install-handler writes it per user
 #   /usr/lib/systemd/user/vitalbridge-follow@.service      `band follow` for one band, as a user service
+#   /usr/lib/systemd/user/vitalbridge-sink.service         `sink follow` for the home's sinks, as a user service
 # The version is what the built binary's --version says, the architecture dpkg's. Needs dpkg-dev (dpkg-shlibdeps
 # works out Depends), desktop-file-utils and xdg-utils (install-handler validates and registers the entry).
 # The package has no maintainer scripts: dpkg's triggers of man-db and desktop-file-utils index the pages and the
@@ -101,9 +102,9 @@ sed -e 's|^Exec=.*|Exec=/usr/bin/vitalbridge open --deliver %u|' -e '/^X-VitalBr
 grep -q '^MimeType=x-scheme-handler/ihealth-layer;' "$entry"
 desktop-file-validate "$entry"
 
-echo "== the systemd user unit" >&2
+echo "== the systemd user units" >&2
 install -d "$root/usr/lib/systemd/user"
-install -m 644 Packaging/vitalbridge-follow@.service "$root/usr/lib/systemd/user/"
+install -m 644 Packaging/vitalbridge-follow@.service Packaging/vitalbridge-sink.service "$root/usr/lib/systemd/user/"
 
 echo "== copyright and changelog" >&2
 install -d "$root/usr/share/doc/vitalbridge"

@@ -12,7 +12,7 @@ public struct VitalBridgeCommand: ParsableCommand {
         version: VitalBridgeCommand.version,
         subcommands: [
             DemoCommand.self, InitCommand.self, OpenCommand.self, DevicesCommand.self, RecordsCommand.self,
-            ChangesCommand.self, ReportCommand.self,
+            ChangesCommand.self, SinkCommand.self, ReportCommand.self,
             WhitelistCommand.self, PeopleCommand.self,
             FleetCommand.self, BandCommand.self, SVSCommand.self, DDSCommand.self, HRVCommand.self,
             RequestCommand.self, ComposeCommand.self, CallbackCommand.self, GATTCommand.self, ScanCommand.self,

@@ -1,0 +1,272 @@
+import ArgumentParser
+import Foundation
+import Logging
+import VitalBridge
+import VitalCore
+import VitalSinks
+import VitalStore
+
+/// `vitalbridge sink add|list|remove|status|push|follow`: the outbox to PostgreSQL.
+struct SinkCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sink",
+        abstract: "Push every reading, correction and deletion to PostgreSQL, exactly once.",
+        discussion: """
+            Every change is queued for every sink in the transaction that stores it; open never waits for a sink. \
+            sink push sends what is queued, in batches of 1,000, each committed by the server together with how \
+            far it has the hub's feed; a batch is never lost, and sending one again changes nothing: the database \
+            is keyed by (hub, reading, version). A sink added to a home with readings receives all of them, then \
+            follows. The hub makes and migrates its own schema, vitalbridge, in the database; many hubs may share \
+            one database.
+
+            The password comes from --password-file (a file of mode 600 that you own; its first line), or from \
+            libpq's password file (PGPASSFILE, else ~/.pgpass). It is never kept in the home, nor shown. Without \
+            sslmode, a sink on another host requires TLS (sslmode=require), one on this host or a socket prefers \
+            it; sslmode=verify-full also checks the server's certificate (sslrootcert=FILE) and name.
+
+            Examples:
+              vitalbridge sink add clinic 'postgresql://hub@db.example.org/health?sslmode=verify-full&sslrootcert=/etc/ssl/clinic.pem' --password-file ~/.config/vitalbridge/clinic.pw
+              vitalbridge sink add local 'postgresql://me@%2Fvar%2Frun%2Fpostgresql/health'
+              vitalbridge sink push
+              vitalbridge sink status
+              vitalbridge sink follow
+            """,
+        subcommands: [Add.self, List.self, Remove.self, Status.self, Push.self, Follow.self])
+
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add a PostgreSQL sink: it receives the whole history at its first push.",
+            discussion: """
+                URL forms: postgresql://USER@HOST[:PORT]/DB, postgresql://USER@%2Fsocket%2Fdir/DB or \
+                postgresql://USER@/DB?host=/socket/dir, each with ?sslmode=disable|allow|prefer|require|verify-ca|\
+                verify-full and sslrootcert=FILE. A password in the URL is refused.
+
+                Example:
+                  vitalbridge sink add clinic postgresql://hub@db.example.org/health --password-file ~/clinic.pw
+                """)
+        @OptionGroup var homeOptions: HomeOptions
+        @Argument(help: "The sink's name: 1-32 letters, digits, - or _.") var name: String
+        @Argument(help: "The database's URL, without a password.") var url: String
+        @Option(help: "A file whose first line is the password (mode 600, yours); else PGPASSFILE or ~/.pgpass.")
+        var passwordFile: String?
+
+        func run() throws {
+            let address: SinkAddress
+            do {
+                address = try SinkAddress(url)
+            } catch {
+                printError("cannot add sink \(name): \(error.message)")
+                throw ExitStatus.refused
+            }
+            var file: String?
+            if let passwordFile {
+                let path = URL(fileURLWithPath: passwordFile).standardizedFileURL.path
+                do {
+                    _ = try SinkPassword.read(file: path)
+                } catch {
+                    printError("cannot add sink \(name): \(error.message)")
+                    throw ExitStatus.refused
+                }
+                file = path
+            }
+            let hub = try openHub(homeOptions.home, readOnly: false)
+            let queued = try refusing("cannot add sink \(name)") { () throws(StoreError) in
+                try hub.store.addSink(
+                    SinkRecord(
+                        name: name, address: address.description, passwordFile: file,
+                        addedAt: LayeredTimestamp(Date())))
+                return try hub.store.queuedChanges(after: 0)
+            }
+            print(
+                "added sink \(name): \(address) (\(queued) reading\(queued == 1 ? "" : "s") queued; vitalbridge sink push \(name))"
+            )
+        }
+    }
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List the sinks: name, address and where the password comes from.",
+            discussion: "Example:\n  vitalbridge sink list")
+        @OptionGroup var homeOptions: HomeOptions
+
+        func run() throws {
+            let hub = try openHub(homeOptions.home)
+            let sinks = try refusing("cannot list the sinks") { () throws(StoreError) in try hub.store.sinks() }
+            print(
+                table(
+                    ["sink", "address", "password", "added (UTC)"],
+                    sinks.map { [$0.name, $0.address, $0.passwordFile ?? "PGPASSFILE or ~/.pgpass", "\($0.addedAt)"] }))
+        }
+    }
+
+    struct Remove: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Remove a sink; what its database received stays there.",
+            discussion: "Example:\n  vitalbridge sink remove clinic")
+        @OptionGroup var homeOptions: HomeOptions
+        @Argument(help: "The sink's name.") var name: String
+
+        func run() throws {
+            let hub = try openHub(homeOptions.home, readOnly: false)
+            try refusing("cannot remove sink \(name)") { () throws(StoreError) in
+                try hub.store.removeSink(named: name)
+            }
+            print("removed sink \(name)")
+        }
+    }
+
+    struct Status: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show each sink's queue, last success and last error, as of its last push.",
+            discussion: """
+                queued counts the readings with a change the sink had not committed at its last push.
+
+                Examples:
+                  vitalbridge sink status
+                  vitalbridge sink status clinic
+                """)
+        @OptionGroup var homeOptions: HomeOptions
+        @Argument(help: "One sink's name; all of them when not given.") var name: String?
+
+        func run() throws {
+            let hub = try openHub(homeOptions.home)
+            let rows = try refusing("cannot read the sinks") { () throws(StoreError) -> [[String]] in
+                var rows: [[String]] = []
+                for sink in try sinks(hub.store, named: name) {
+                    let queued = try hub.store.queuedChanges(after: sink.position)
+                    rows.append([
+                        sink.name, "\(queued)", "\(sink.position)", sink.lastSuccess.map { "\($0)" } ?? "never",
+                        sink.lastError.map { error in "\(sink.lastErrorAt.map { "\($0)" } ?? ""): \(error)" } ?? "",
+                    ])
+                }
+                return rows
+            }
+            print(table(["sink", "queued", "position", "last success (UTC)", "last error (UTC)"], rows))
+        }
+    }
+
+    struct Push: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Push everything queued to each sink (or one); exit 0 when every sink has it all.",
+            discussion: """
+                A sink that fails is named with why on standard error (exit 1); what it committed stays committed and \
+                the rest stays queued for the next push.
+
+                Examples:
+                  vitalbridge sink push
+                  vitalbridge sink push clinic
+                """)
+        @OptionGroup var homeOptions: HomeOptions
+        @Argument(help: "One sink's name; all of them when not given.") var name: String?
+
+        func run() async throws {
+            let hub = try openHub(homeOptions.home, readOnly: false)
+            let chosen = try refusing("cannot push") { () throws(StoreError) -> [SinkRecord] in
+                try sinks(hub.store, named: name)
+            }
+            let logger = hubLogger()
+            let outbox = Outbox(
+                store: hub.store, now: { LayeredTimestamp(Date()) }, clock: ContinuousClock(), logger: logger)
+            var failed = false
+            for sink in chosen {
+                do {
+                    let result = try await outbox.push(sink) { try await connect(sink, logger: logger) }
+                    print(
+                        "\(sink.name): pushed \(result.pushed) change\(result.pushed == 1 ? "" : "s"); it has the feed up to \(result.position)"
+                    )
+                } catch {
+                    printError("cannot push to sink \(sink.name): \(error.message)")
+                    failed = true
+                }
+            }
+            if failed { throw ExitStatus.refused }
+        }
+    }
+
+    struct Follow: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Keep pushing to the sinks as readings arrive, until SIGINT or SIGTERM.",
+            discussion: """
+                Reads the feed's end every --poll seconds and pushes a sink whenever it lacks changes, over a \
+                connection kept open. A sink that fails is tried again after 1 s, doubling to 60 s; the others go \
+                on. The systemd user unit vitalbridge-sink.service runs it.
+
+                Examples:
+                  vitalbridge sink follow
+                  vitalbridge sink follow clinic --poll 5
+                """)
+        @OptionGroup var homeOptions: HomeOptions
+        @Argument(help: "The sinks to follow; all of them when none is given.") var names: [String] = []
+        @Option(help: "Seconds between two reads of the feed's end (0.1 to 3600).") var poll: Double = 1
+
+        func validate() throws {
+            guard (0.1...3_600).contains(poll) else { throw ValidationError("--poll must be 0.1 to 3600 seconds") }
+        }
+
+        func run() async throws {
+            let stop = StopSignal()
+            let hub = try openHub(homeOptions.home, readOnly: false)
+            let all = try refusing("cannot follow") { () throws(StoreError) in try hub.store.sinks() }
+            for name in names where !all.contains(where: { $0.name == name }) {
+                printError("cannot follow: the home has no sink named \(name) (vitalbridge sink list)")
+                throw ExitStatus.refused
+            }
+            let sinks = names.isEmpty ? all : all.filter { names.contains($0.name) }
+            guard !sinks.isEmpty else {
+                printError("cannot follow: the home has no sink (vitalbridge sink add)")
+                throw ExitStatus.refused
+            }
+            let logger = hubLogger()
+            let outbox = Outbox(
+                store: hub.store, now: { LayeredTimestamp(Date()) }, clock: ContinuousClock(), logger: logger)
+            let following = Task {
+                await outbox.follow(
+                    sinks, connect: { try await connect($0, logger: logger) }, poll: .milliseconds(Int64(poll * 1_000))
+                ) { event in
+                    switch event {
+                    case .pushed(let sink, let changes, let position):
+                        printLine(
+                            "\(sink): pushed \(changes) change\(changes == 1 ? "" : "s"); it has the feed up to \(position)"
+                        )
+                    case .failed(let sink, let message, let retryIn):
+                        printLine("\(sink): \(message); trying again in \(retryIn)")
+                    }
+                }
+            }
+            stop.onSignal { following.cancel() }
+            await following.value
+            printLine("stopped")
+        }
+    }
+}
+
+/// The sink named `name`, or every sink when `name` is `nil`.
+private func sinks(_ store: VitalStore, named name: String?) throws(StoreError) -> [SinkRecord] {
+    if let name { return [try store.sink(named: name)] }
+    return try store.sinks()
+}
+
+/// A connection to `sink`'s database, its schema migrated: the password from the sink's file, else libpq's
+/// password file.
+private func connect(_ sink: SinkRecord, logger: Logger) async throws -> any ChangeSink {
+    let address = try SinkAddress(sink.address)
+    let password =
+        try sink.passwordFile.map { path throws(SinkError) in try SinkPassword.read(file: path) }
+        ?? SinkPassword.lookup(for: address, logger: logger)
+    let connection = try await PostgresSink.connect(address, password: password, logger: logger)
+    do {
+        try await connection.migrate()
+    } catch {
+        await connection.close()
+        throw error
+    }
+    return connection
+}
+
+/// Prints `line` and flushes standard output at once: `sink follow` runs for long, read line by line.
+private func printLine(_ line: String) {
+    print(line)
+    fflush(nil)
+}
+
+extension PostgresSink: ChangeSink {}
