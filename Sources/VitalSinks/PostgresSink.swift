@@ -20,7 +20,8 @@ import VitalCore
 /// the database holds for its reading (its version, the change's sequence, is larger than the row's and than any
 /// deletion's), so a batch sent twice, or an older batch after a newer one, changes nothing.
 ///
-/// Calls on one sink run one at a time, in the order they were made.
+/// Calls on one sink run one at a time, in the order they were made. After a lost connection (the server restarted,
+/// the network failed) every call throws: connect again.
 public actor PostgresSink {
     private let connection: PostgresConnection
     private let address: SinkAddress
@@ -65,16 +66,11 @@ public actor PostgresSink {
                 unixSocketPath: address.socketPath!, username: address.user, password: password,
                 database: address.database)
         case .tcp(let host, let port):
-            var configuration = PostgresConnection.Configuration(
+            // PostgresNIO sends a host name as the TLS server name, which verify-full checks against the
+            // certificate; an IP address (no valid server name) is checked against the certificate's IP addresses
+            return PostgresConnection.Configuration(
                 host: host, port: port, username: address.user, password: password, database: address.database,
                 tls: try tls(address))
-            if address.sslMode == .verifyFull {
-                configuration.options.tlsServerName = host
-            } else if address.sslMode != .disable {
-                // no name to verify, and an IP address is no server name (SNI)
-                configuration.options.tlsServerName = nil
-            }
-            return configuration
         }
     }
 
@@ -96,8 +92,14 @@ public actor PostgresSink {
         do {
             context = try NIOSSLContext(configuration: configuration)
         } catch {
-            let file = address.sslRootCertificate.map { " (sslrootcert \($0))" } ?? ""
-            throw SinkError(.connectionFailed, "cannot set up TLS\(file): \(error)")
+            let problem =
+                if case NIOSSLError.noSuchFilesystemObject = error {
+                    "no such file"
+                } else {
+                    "not PEM certificates (\(brief(error)))"
+                }
+            let file = address.sslRootCertificate.map { "sslrootcert \($0): \(problem)" } ?? brief(error)
+            throw SinkError(.connectionFailed, "cannot set up TLS for \(address.serverDescription): \(file)")
         }
         return address.sslMode == .allow || address.sslMode == .prefer ? .prefer(context) : .require(context)
     }
@@ -171,7 +173,9 @@ public actor PostgresSink {
                 for try await position in rows.decode(Int64.self) { return position }
                 return 0
             } catch {
-                throw SinkError(.queryFailed, "cannot read the position of hub \(hub): \(Self.reason(error))")
+                let missing = (error as? PSQLError)?.serverInfo?[.sqlState] == "42P01" ? " (migrate first)" : ""
+                throw SinkError(
+                    .queryFailed, "cannot read the position of hub \(hub): \(Self.reason(error))\(missing)")
             }
         }
     }
@@ -236,7 +240,11 @@ public actor PostgresSink {
                 try await body(connection, logger)
                 try await connection.query("COMMIT", logger: logger)
             } catch {
-                _ = try? await connection.query("ROLLBACK", logger: logger)
+                // a lost connection rolled the transaction back; a query on it might wait for an answer that
+                // never comes
+                if !connection.isClosed && !Self.isConnectionLost(error) {
+                    _ = try? await connection.query("ROLLBACK", logger: logger)
+                }
                 throw error
             }
         } catch let error as SinkError {
@@ -245,6 +253,15 @@ public actor PostgresSink {
             throw SinkError(
                 .queryFailed, "cannot \(step) \(address.serverDescription)/\(address.database): \(Self.reason(error))")
         }
+    }
+
+    /// Whether `error` ended the connection: the server closed it or terminated its session (SQLSTATE classes 08
+    /// and 57), or the network failed.
+    static func isConnectionLost(_ error: any Error) -> Bool {
+        guard let error = error as? PSQLError else { return false }
+        if let state = error.serverInfo?[.sqlState], state.hasPrefix("08") || state.hasPrefix("57") { return true }
+        return [.serverClosedConnection, .clientClosedConnection, .connectionError, .uncleanShutdown].contains(
+            error.code)
     }
 
     /// Runs `body` when no other call of this sink runs (an actor lets calls interleave at each `await`; a
@@ -269,17 +286,50 @@ public actor PostgresSink {
             if let message = error.serverInfo?[.message] {
                 let state = error.serverInfo?[.sqlState].map { " (SQLSTATE \($0))" } ?? ""
                 text = "the server said: \(message)\(state)"
+            } else if error.code == .authMechanismRequiresPassword {
+                text = "the server asks for a password, and none was given (--password-file or ~/.pgpass)"
+            } else if error.code == .sslUnsupported {
+                text = "the server does not offer TLS, which the sslmode requires"
+            } else if error.code == .serverClosedConnection {
+                text = "the server closed the connection" + (error.underlying.map { " (\(brief($0)))" } ?? "")
             } else if let underlying = error.underlying {
-                text = "\(error.code): \(underlying)"
+                text = brief(underlying)
             } else {
                 text = "\(error.code)"
             }
         } else if let error = error as? SinkError {
             text = error.message
         } else {
-            text = "\(error)"
+            text = brief(error)
         }
         if let password, !password.isEmpty { text = text.replacing(password, with: "***") }
-        return text.split(whereSeparator: \.isNewline).joined(separator: " ")
+        return text
+    }
+
+    /// A network or TLS error in words, on one line of at most 200 characters.
+    static func brief(_ error: any Error) -> String {
+        let text = String(describing: error)
+        if text.contains("CERTIFICATE_VERIFY_FAILED") {
+            return "TLS: the server's certificate is not signed by a trusted CA (check sslrootcert)"
+        }
+        if text.contains("failedToValidateHostname") || text.contains("unableToValidateCertificate") {
+            return "TLS: the server's certificate does not name the host"
+        }
+        if text.contains("Connection refused") {
+            return "connection refused (no server listens there)"
+        }
+        if text.contains("No such file or directory") {
+            return "no such socket (no server listens there)"
+        }
+        if text.contains("Permission denied") {
+            return "permission denied"
+        }
+        if text.lowercased().contains("timed out") || text.contains("connectTimeout") {
+            return "the connection timed out"
+        }
+        // the error's own words, without the source paths some of them carry
+        let line = text.split(whereSeparator: \.isNewline).joined(separator: " ")
+        let words = line.split(separator: " ").filter { !$0.hasPrefix("/") }.joined(separator: " ")
+        return words.count <= 200 ? words : String(words.prefix(199)) + "…"
     }
 }

@@ -5,7 +5,7 @@ import VitalCore
 import VitalSinks
 import VitalTestSupport
 
-@Suite("PostgresSink", .needs(.postgres))
+@Suite("PostgresSink", .needs(.postgres), .timeLimit(.minutes(3)))
 struct PostgresSinkTests {
     @Test("migrating twice leaves one schema with every migration once and every typed column")
     func migrateTwice() async throws {
@@ -360,7 +360,7 @@ struct PostgresSinkTests {
     }
 }
 
-@Suite("PostgresSink over TCP", .needs(.postgres))
+@Suite("PostgresSink over TCP", .needs(.postgres), .timeLimit(.minutes(3)))
 struct PostgresSinkTCPTests {
     func tcp(
         _ cluster: PrivatePostgres, user: String, database: String, host: String = "127.0.0.1",
@@ -390,7 +390,7 @@ struct PostgresSinkTCPTests {
         await sink.close()
     }
 
-    @Test("sslmode=verify-full with the cluster's CA connects to localhost; verify-ca to 127.0.0.1")
+    @Test("sslmode=verify-full with the cluster's CA connects to localhost and 127.0.0.1; verify-ca too")
     func verifyWithCA() async throws {
         let cluster = try cluster()
         let database = try cluster.makeDatabase(owner: cluster.sslRole)
@@ -398,6 +398,8 @@ struct PostgresSinkTCPTests {
             tcp(
                 cluster, user: cluster.sslRole, database: database, host: "localhost", .verifyFull,
                 rootCertificate: cluster.caCertificate),
+            tcp(
+                cluster, user: cluster.sslRole, database: database, .verifyFull, rootCertificate: cluster.caCertificate),
             tcp(cluster, user: cluster.sslRole, database: database, .verifyCA, rootCertificate: cluster.caCertificate),
         ] {
             let sink = try await PostgresSink.connect(address, password: cluster.password, logger: testLogger)
@@ -428,6 +430,53 @@ struct PostgresSinkTCPTests {
             #expect(!error.message.contains(cluster.password) && !error.message.contains("\n"))
             return error.code == .connectionFailed
         }
+    }
+
+    @Test(
+        "a connection that fails says where and what failed, on one line",
+        arguments: [
+            ("refused", "connection refused"), ("no socket", "no such socket"),
+            ("no password", "asks for a password"), ("no database", "does not exist"),
+            ("no CA file", "sslrootcert /nonexistent/ca.pem: no such file"),
+        ])
+    func connectionFailures(_ situation: String, _ says: String) async throws {
+        let cluster = try cluster()
+        let database = try cluster.makeDatabase(owner: cluster.sslRole)
+        var address = tcp(cluster, user: cluster.sslRole, database: database, .require)
+        var password: String? = cluster.password
+        switch situation {
+        case "refused": address.endpoint = .tcp(host: "127.0.0.1", port: 1)
+        case "no socket":
+            address = SinkAddress(
+                user: cluster.sslRole, database: database, endpoint: .unixSocket(directory: "/nonexistent", port: 5432))
+        case "no password": password = nil
+        case "no database": address.database = "nonexistent"
+        default:
+            address.sslMode = .verifyFull
+            address.sslRootCertificate = "/nonexistent/ca.pem"
+        }
+        await #expect {
+            _ = try await PostgresSink.connect(address, password: password, logger: testLogger)
+        } throws: { error in
+            guard let error = error as? SinkError else { return false }
+            #expect(error.message.contains(address.serverDescription), "\(error.message)")
+            #expect(error.message.contains(says), "\(error.message)")
+            #expect(!error.message.contains("\n") && !error.message.contains(cluster.password))
+            return error.code == .connectionFailed
+        }
+    }
+
+    @Test("the position of a database not yet migrated says to migrate")
+    func positionBeforeMigrating() async throws {
+        let cluster = try cluster()
+        let database = try cluster.makeDatabase()
+        let sink = try await PostgresSink.connect(socketAddress(cluster, database), password: nil, logger: testLogger)
+        await #expect {
+            _ = try await sink.position(hub: hubA)
+        } throws: { error in
+            (error as? SinkError)?.message.contains("migrate first") == true
+        }
+        await sink.close()
     }
 
     @Test("a wrong password fails without showing it")
