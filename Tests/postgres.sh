@@ -3,6 +3,7 @@
 #
 #   bash Tests/postgres.sh start DIR   # DIR: an empty (or new) folder; writes DIR/cluster.env when it accepts connections
 #   bash Tests/postgres.sh stop DIR
+#   bash Tests/postgres.sh restart DIR # an immediate stop, as a crash would, then a start
 #
 # It listens on a Unix socket in DIR and on 127.0.0.1 at a free port, with TLS (a CA of its own, DIR/ca.crt, and a
 # server certificate for localhost and 127.0.0.1). Roles, and how pg_hba.conf lets them in:
@@ -15,7 +16,7 @@
 set -euo pipefail
 
 usage() {
-    echo "usage: $0 start|stop DIR" >&2
+    echo "usage: $0 start|stop|restart DIR" >&2
     exit 2
 }
 [ $# -eq 2 ] || usage
@@ -47,6 +48,12 @@ stop)
     if [ -f "$dir/data/postmaster.pid" ]; then
         as_owner "$bindir/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null
     fi
+    exit 0
+    ;;
+restart)
+    # stops the running server at once (what a crash or a reboot does to its connections), then starts it again
+    as_owner "$bindir/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null
+    as_owner "$bindir/pg_ctl" -D "$dir/data" -l "$dir/postgres.log" -w -t 60 start >/dev/null
     exit 0
     ;;
 start) ;;

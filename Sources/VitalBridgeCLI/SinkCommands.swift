@@ -60,7 +60,10 @@ struct SinkCommand: ParsableCommand {
             }
             var file: String?
             if let passwordFile {
-                let path = URL(fileURLWithPath: passwordFile).standardizedFileURL.path
+                // absolute, as given: never resolved through a symbolic link, which the check refuses
+                let path =
+                    passwordFile.hasPrefix("/")
+                    ? passwordFile : FileManager.default.currentDirectoryPath + "/" + passwordFile
                 do {
                     _ = try SinkPassword.read(file: path)
                 } catch {
@@ -158,6 +161,7 @@ struct SinkCommand: ParsableCommand {
                 """)
         @OptionGroup var homeOptions: HomeOptions
         @Argument(help: "One sink's name; all of them when not given.") var name: String?
+        @OptionGroup var batch: BatchOption
 
         func run() async throws {
             let hub = try openHub(homeOptions.home, readOnly: false)
@@ -166,7 +170,9 @@ struct SinkCommand: ParsableCommand {
             }
             let logger = hubLogger()
             let outbox = Outbox(
-                store: hub.store, now: { LayeredTimestamp(Date()) }, clock: ContinuousClock(), logger: logger)
+                store: hub.store, now: { LayeredTimestamp(Date()) }, clock: ContinuousClock(),
+                batchSize: batch.batchSize,
+                logger: logger)
             var failed = false
             for sink in chosen {
                 do {
@@ -198,6 +204,7 @@ struct SinkCommand: ParsableCommand {
         @OptionGroup var homeOptions: HomeOptions
         @Argument(help: "The sinks to follow; all of them when none is given.") var names: [String] = []
         @Option(help: "Seconds between two reads of the feed's end (0.1 to 3600).") var poll: Double = 1
+        @OptionGroup var batch: BatchOption
 
         func validate() throws {
             guard (0.1...3_600).contains(poll) else { throw ValidationError("--poll must be 0.1 to 3600 seconds") }
@@ -218,7 +225,9 @@ struct SinkCommand: ParsableCommand {
             }
             let logger = hubLogger()
             let outbox = Outbox(
-                store: hub.store, now: { LayeredTimestamp(Date()) }, clock: ContinuousClock(), logger: logger)
+                store: hub.store, now: { LayeredTimestamp(Date()) }, clock: ContinuousClock(),
+                batchSize: batch.batchSize,
+                logger: logger)
             let following = Task {
                 await outbox.follow(
                     sinks, connect: { try await connect($0, logger: logger) }, poll: .milliseconds(Int64(poll * 1_000))
@@ -237,6 +246,16 @@ struct SinkCommand: ParsableCommand {
             await following.value
             printLine("stopped")
         }
+    }
+}
+
+/// How many changes a push sends in one transaction of the server.
+struct BatchOption: ParsableArguments {
+    @Option(help: "The changes sent in one transaction of the server (1 to 100000).")
+    var batchSize = Outbox.defaultBatchSize
+
+    func validate() throws {
+        guard (1...100_000).contains(batchSize) else { throw ValidationError("--batch-size must be 1 to 100000") }
     }
 }
 

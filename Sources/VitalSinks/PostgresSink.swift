@@ -23,14 +23,16 @@ import VitalCore
 /// Calls on one sink run one at a time, in the order they were made. After a lost connection (the server restarted,
 /// the network failed) every call throws: connect again.
 public actor PostgresSink {
-    private let connection: PostgresConnection
+    private let raw: PostgresConnection
+    /// The connection, its queries guarded against a close that would leave them unanswered.
+    private var connection: GuardedConnection { GuardedConnection(connection: raw) }
     private let address: SinkAddress
     private let logger: Logger
     private var busy = false
     private var waiting: [CheckedContinuation<Void, Never>] = []
 
     private init(connection: PostgresConnection, address: SinkAddress, logger: Logger) {
-        self.connection = connection
+        self.raw = connection
         self.address = address
         self.logger = logger
     }
@@ -146,7 +148,7 @@ public actor PostgresSink {
     }
 
     /// Adds each typed column `vitalbridge.readings` lacks (only those: ALTER TABLE locks the table).
-    private static func addTypedColumns(_ connection: PostgresConnection, logger: Logger) async throws {
+    private static func addTypedColumns(_ connection: GuardedConnection, logger: Logger) async throws {
         var present: Set<String> = []
         for try await name in try await connection.query(
             """
@@ -227,12 +229,12 @@ public actor PostgresSink {
 
     /// Closes the connection.
     public func close() async {
-        try? await connection.close()
+        try? await raw.close()
     }
 
     /// Runs `body` in a transaction; an error rolls it back and becomes a ``SinkError`` naming `step`.
     private func transaction(
-        _ step: String, _ body: (PostgresConnection, Logger) async throws -> Void
+        _ step: String, _ body: (GuardedConnection, Logger) async throws -> Void
     ) async throws {
         do {
             try await connection.query("BEGIN", logger: logger)

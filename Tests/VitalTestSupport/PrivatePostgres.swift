@@ -38,32 +38,57 @@ public struct PrivatePostgres: Sendable {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
             "vitalbridge-postgres-\(UUID().uuidString)"
         ).path
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("postgres.sh").path
         do {
-            let output = try SpawnedProgram.run("/bin/bash", [script, "start", folder])
-            guard output.status == 0 else {
-                let log = (try? String(contentsOfFile: folder + "/postgres.log", encoding: .utf8)) ?? ""
-                let tail = log.split(separator: "\n").suffix(20).joined(separator: "\n")
-                return .failure(
-                    PostgresStartError(
-                        message: "Tests/postgres.sh start \(folder) failed: \(output.stderr)\nlog:\n\(tail)"))
-            }
+            let cluster = try start(in: folder)
             stopFolder.withLock { $0 = folder }
             atexit {
                 if let folder = PrivatePostgres.stopFolder.withLock({ $0 }) {
-                    let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-                        .deletingLastPathComponent().appendingPathComponent("postgres.sh").path
-                    _ = try? SpawnedProgram.run("/bin/bash", [script, "stop", folder])
+                    _ = try? SpawnedProgram.run("/bin/bash", [PrivatePostgres.script, "stop", folder])
                     try? FileManager.default.removeItem(atPath: folder)
                 }
             }
-            return Result { try PrivatePostgres(environmentFile: folder + "/cluster.env") }
-                .mapError { PostgresStartError(message: "\($0)") }
+            return .success(cluster)
+        } catch let error as PostgresStartError {
+            return .failure(error)
         } catch {
-            return .failure(PostgresStartError(message: "cannot run Tests/postgres.sh: \(error)"))
+            return .failure(PostgresStartError(message: "\(error)"))
         }
     }()
+
+    /// `Tests/postgres.sh`.
+    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("postgres.sh").path
+
+    /// A cluster of the caller's own in `folder` (new, or empty), for a test that stops or restarts its server:
+    /// the caller stops it with ``stop()``. Throws, with the end of its log, when it cannot be started.
+    public static func start(in folder: String) throws -> PrivatePostgres {
+        let output: ProcessOutput
+        do {
+            output = try SpawnedProgram.run("/bin/bash", [script, "start", folder])
+        } catch {
+            throw PostgresStartError(message: "cannot run Tests/postgres.sh: \(error)")
+        }
+        guard output.status == 0 else {
+            let log = (try? String(contentsOfFile: folder + "/postgres.log", encoding: .utf8)) ?? ""
+            let tail = log.split(separator: "\n").suffix(20).joined(separator: "\n")
+            throw PostgresStartError(
+                message: "Tests/postgres.sh start \(folder) failed: \(output.stderr)\nlog:\n\(tail)")
+        }
+        return try PrivatePostgres(environmentFile: folder + "/cluster.env")
+    }
+
+    /// Stops the server at once, as a crash would, and starts it again (its connections are gone).
+    public func restart() throws {
+        let output = try SpawnedProgram.run("/bin/bash", [Self.script, "restart", socketDirectory])
+        guard output.status == 0 else {
+            throw PostgresStartError(message: "Tests/postgres.sh restart failed: \(output.stderr)\n\(logTail())")
+        }
+    }
+
+    /// Stops the server of a cluster ``start(in:)`` made.
+    public func stop() {
+        _ = try? SpawnedProgram.run("/bin/bash", [Self.script, "stop", socketDirectory])
+    }
 
     /// The folder of a cluster this process started, to stop at exit.
     private static let stopFolder = LockedValue<String?>(nil)
