@@ -169,10 +169,7 @@ struct SinkCommand: ParsableCommand {
                 try sinks(hub.store, named: name)
             }
             let logger = hubLogger()
-            let outbox = Outbox(
-                store: hub.store, now: { LayeredTimestamp(Date()) }, clock: ContinuousClock(),
-                batchSize: batch.batchSize,
-                logger: logger)
+            let outbox = batch.outbox(hub.store, logger: logger)
             var failed = false
             for sink in chosen {
                 do {
@@ -224,10 +221,7 @@ struct SinkCommand: ParsableCommand {
                 throw ExitStatus.refused
             }
             let logger = hubLogger()
-            let outbox = Outbox(
-                store: hub.store, now: { LayeredTimestamp(Date()) }, clock: ContinuousClock(),
-                batchSize: batch.batchSize,
-                logger: logger)
+            let outbox = batch.outbox(hub.store, logger: logger)
             let following = Task {
                 await outbox.follow(
                     sinks, connect: { try await connect($0, logger: logger) }, poll: .milliseconds(Int64(poll * 1_000))
@@ -256,6 +250,13 @@ struct BatchOption: ParsableArguments {
 
     func validate() throws {
         guard (1...100_000).contains(batchSize) else { throw ValidationError("--batch-size must be 1 to 100000") }
+    }
+
+    /// The outbox of `store` with this batch size, on the real clock.
+    func outbox(_ store: VitalStore, logger: Logger) -> Outbox {
+        Outbox(
+            store: store, now: { LayeredTimestamp(Date()) }, clock: ContinuousClock(), batchSize: batchSize,
+            logger: logger)
     }
 }
 

@@ -45,8 +45,5 @@ struct GuardedConnection: Sendable {
         return try await answer.futureResult.get()
     }
 
-    /// Whether the connection is closed.
-    var isClosed: Bool { connection.isClosed }
-
     static let closed = SinkError(.connectionFailed, "the server closed the connection")
 }

@@ -242,11 +242,8 @@ public actor PostgresSink {
                 try await body(connection, logger)
                 try await connection.query("COMMIT", logger: logger)
             } catch {
-                // a lost connection rolled the transaction back; a query on it might wait for an answer that
-                // never comes
-                if !connection.isClosed && !Self.isConnectionLost(error) {
-                    _ = try? await connection.query("ROLLBACK", logger: logger)
-                }
+                // on a lost connection the server rolled back already; GuardedConnection fails this at once
+                _ = try? await connection.query("ROLLBACK", logger: logger)
                 throw error
             }
         } catch let error as SinkError {
@@ -255,15 +252,6 @@ public actor PostgresSink {
             throw SinkError(
                 .queryFailed, "cannot \(step) \(address.serverDescription)/\(address.database): \(Self.reason(error))")
         }
-    }
-
-    /// Whether `error` ended the connection: the server closed it or terminated its session (SQLSTATE classes 08
-    /// and 57), or the network failed.
-    static func isConnectionLost(_ error: any Error) -> Bool {
-        guard let error = error as? PSQLError else { return false }
-        if let state = error.serverInfo?[.sqlState], state.hasPrefix("08") || state.hasPrefix("57") { return true }
-        return [.serverClosedConnection, .clientClosedConnection, .connectionError, .uncleanShutdown].contains(
-            error.code)
     }
 
     /// Runs `body` when no other call of this sink runs (an actor lets calls interleave at each `await`; a

@@ -35,7 +35,8 @@ enum FeedOperation: Int {
 extension VitalStore {
     /// Deletes stored reading `id` for the reason the user gives: it is never delivered nor exported again, it leaves
     /// every caller's queue, and the change feed (and so every sink) receives its deletion. The reading stays in the
-    /// file, marked, so that its device sending it again does not bring it back.
+    /// file, marked, so that its device sending it again does not bring it back. A callback already being handed
+    /// over when the reading is deleted (its readings reserved) still carries it: it was read before the deletion.
     ///
     /// - Throws: ``StoreError`` when the reason is empty, longer than 200 characters or holds a control character,
     ///   when the store has no reading `id`, or when it is deleted already.

@@ -302,6 +302,32 @@ struct SinkCommandTests {
         try Self.expectExact(home, cluster, database)
     }
 
+    @Test("sink follow pushes readings as they are stored, and SIGTERM stops it cleanly (exit 0)")
+    func follow() throws {
+        let (home, cluster, database) = try Self.homeWithSink(100)
+        let follow = try SpawnedProgram(
+            vitalbridgePath.path, ["sink", "follow", "--home", home.path, "--poll", "0.1"])
+        /// Waits up to 30 s for the database to hold `count` readings; whether it did.
+        func reach(_ count: Int) -> Bool {
+            let deadline = ContinuousClock.now + .seconds(30)
+            while ContinuousClock.now < deadline {
+                let rows = try? cluster.psql("SELECT count(*) FROM vitalbridge.readings", database: database)
+                if rows == "\(count)\n" { return true }
+                usleep(100_000)
+            }
+            return false
+        }
+        #expect(reach(100))
+        // stored by another process while it follows: pushed without being asked
+        try Self.add(25, from: 100, to: home)
+        #expect(reach(125))
+        kill(follow.pid, SIGTERM)
+        let output = follow.wait()
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.stdout.contains("lab: pushed 100 changes") && output.stdout.hasSuffix("stopped\n"))
+        try Self.expectExact(home, cluster, database)
+    }
+
     @Test("five homes pushing into one database at once: every reading of each once")
     func fiveHomes() throws {
         let cluster = try PrivatePostgres.shared()
