@@ -23,16 +23,15 @@ import VitalCore
 /// Calls on one sink run one at a time, in the order they were made. After a lost connection (the server restarted,
 /// the network failed) every call throws: connect again.
 public actor PostgresSink {
-    private let raw: PostgresConnection
     /// The connection, its queries guarded against a close that would leave them unanswered.
-    private var connection: GuardedConnection { GuardedConnection(connection: raw) }
+    private let connection: GuardedConnection
     private let address: SinkAddress
     private let logger: Logger
     private var busy = false
     private var waiting: [CheckedContinuation<Void, Never>] = []
 
     private init(connection: PostgresConnection, address: SinkAddress, logger: Logger) {
-        self.raw = connection
+        self.connection = GuardedConnection(connection: connection)
         self.address = address
         self.logger = logger
     }
@@ -227,9 +226,12 @@ public actor PostgresSink {
             ])
     }
 
+    /// How many of this sink's queries wait for their answer now: none between calls.
+    var queriesWaiting: Int { connection.waitingQueries }
+
     /// Closes the connection.
     public func close() async {
-        try? await raw.close()
+        try? await connection.connection.close()
     }
 
     /// Runs `body` in a transaction; an error rolls it back and becomes a ``SinkError`` naming `step`.

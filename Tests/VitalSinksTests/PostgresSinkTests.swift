@@ -2,8 +2,9 @@ import Foundation
 import TestRequirements
 import Testing
 import VitalCore
-import VitalSinks
 import VitalTestSupport
+
+@testable import VitalSinks
 
 @Suite("PostgresSink", .needs(.postgres), .timeLimit(.minutes(3)))
 struct PostgresSinkTests {
@@ -210,6 +211,7 @@ struct PostgresSinkTests {
                 "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = '\(database)' AND wait_event_type = 'Lock' AND query LIKE '%vitalbridge.readings%'",
                 database) == "1")
         await #expect(throws: SinkError.self) { try await push.value }
+        #expect(await sink.queriesWaiting == 0)
         await sink.close()
         _ = try cluster.psql(
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(database)' AND query LIKE '%pg_sleep(60)%' AND pid <> pg_backend_pid()"
@@ -341,7 +343,7 @@ struct PostgresSinkTests {
             rows.map { [$0[1], $0[3], $0[4], $0[5]] } == [["ana", "125", "82", "70"], ["ben", "140", "90", "70"]])
     }
 
-    @Test("100,000 readings are pushed in batches of 5,000")
+    @Test("100,000 readings are pushed in batches of 5,000, and the sink keeps none of its queries afterwards")
     func hundredThousand() async throws {
         let (sink, database) = try await migratedSink()
         defer { Task { await sink.close() } }
@@ -355,6 +357,8 @@ struct PostgresSinkTests {
         }
         let elapsed = ContinuousClock.now - start
         print("pushed 100,000 readings in \(elapsed)")
+        // an answered query is forgotten: before, each stayed attached to the connection until it closed
+        #expect(await sink.queriesWaiting == 0)
         #expect(try value("SELECT count(*) FROM vitalbridge.readings", database) == "100000")
         #expect(elapsed < .seconds(60))
     }
