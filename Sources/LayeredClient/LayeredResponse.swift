@@ -39,7 +39,7 @@ public struct ReceivedReading: Hashable, Sendable, CustomStringConvertible {
         /// Body temperature.
         case temperature(Quantity?)
         /// A day of activity (`yyyy-MM-dd`): steps, calories, and the distance when the device reports one. The
-        /// rest of the day (sleep, swimming, heart rate, sports) is in ``ReceivedReading/object``.
+        /// rest of the day (sleep, swimming, heart rate, sports) is ``ReceivedReading/day``.
         case activity(day: String, steps: Int, calories: Int, distance: Quantity?)
         /// A heart rate in beats per minute.
         case heartRate(Int?)
@@ -58,6 +58,8 @@ public struct ReceivedReading: Hashable, Sendable, CustomStringConvertible {
     /// The values the device could not measure (`unavailable`), by result key, with the special value it sent
     /// (`systolic` → NaN). A special value this version does not know is left out.
     public var unavailable: [ResultKey: SpecialValue]
+    /// The rest of an activity day: its sleep, swimming, heart rate and sports; `nil` for a reading of another kind.
+    public var day: ReceivedDay?
 
     public var description: String {
         let time = measuredAt.map { " at \($0)" } ?? ""
@@ -80,8 +82,9 @@ public struct ReceivedReading: Hashable, Sendable, CustomStringConvertible {
             return "SpO2 \(text(saturation, .oxygenSaturation)) %, pulse \(text(heartRate, .heartRate))/min"
                 + "\(perfusion.map { ", PI \($0) %" } ?? "")\(time)\(said)"
         case .temperature(let temperature): return "temperature \(text(temperature, .temperature))\(time)\(said)"
-        case .activity(let day, let steps, let calories, let distance):
-            return "activity \(day): \(steps) steps, \(calories) kcal\(distance.map { ", \($0)" } ?? "")\(said)"
+        case .activity(let date, let steps, let calories, let distance):
+            let rest = day.map { $0.description.isEmpty ? "" : "; \($0)" } ?? ""
+            return "activity \(date): \(steps) steps, \(calories) kcal\(distance.map { ", \($0)" } ?? "")\(rest)\(said)"
         case .heartRate(let rate): return "heart rate \(text(rate, .heartRate))/min\(time)\(said)"
         }
     }
@@ -90,6 +93,90 @@ public struct ReceivedReading: Hashable, Sendable, CustomStringConvertible {
     private var saidDescription: String {
         (flags + unavailable.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key)=\($0.value)" })
             .joined(separator: ", ")
+    }
+}
+
+/// What an activity day says beyond its steps, calories and distance: an activity monitor's sleep and swimming, a
+/// band's sleep phases, heart rate and sports. A member the callback does not carry is `nil` (an unmeasured one is
+/// in ``ReceivedReading/unavailable``).
+///
+/// ```swift
+/// // {"time":"2026-11-20","activedata":{…},"sleepdata":{"sleeptime":420,"sleepefficiency":85},"swimdata":{…}}
+/// reading.day?.sleep?.minutes   // 420
+/// reading.day?.description      // sleep 420 min (efficiency 85 %); swim 30 min, 210 kcal
+/// ```
+public struct ReceivedDay: Hashable, Sendable, CustomStringConvertible {
+    /// `sleepdata`: minutes asleep and the efficiency (0–100); a band's minutes of deep and light sleep and awake.
+    public struct Sleep: Hashable, Sendable {
+        public var minutes: Int?
+        public var efficiency: Int?
+        public var deep: Int?
+        public var light: Int?
+        public var awake: Int?
+    }
+
+    /// `swimdata`: minutes swum and the calories.
+    public struct Swim: Hashable, Sendable {
+        public var minutes: Int?
+        public var calories: Int?
+    }
+
+    /// `heartratedata`: a band's lowest, average and highest rate (beats per minute) over its minutes with a rate.
+    public struct HeartRate: Hashable, Sendable {
+        public var minimum: Int?
+        public var average: Int?
+        public var maximum: Int?
+        public var minutes: Int?
+    }
+
+    /// One of `sportdata`: a band's finished sport, by its sport code, from `start` to `end` (`HH:mm:ss`).
+    public struct Sport: Hashable, Sendable {
+        public var type: Int
+        public var start: String
+        public var end: String
+        public var calories: Int?
+    }
+
+    public var sleep: Sleep?
+    public var swim: Swim?
+    public var heartRate: HeartRate?
+    /// The sports, in the callback's order; empty when it lists none.
+    public var sports: [Sport]
+
+    /// Each part the day has, `; `-separated: `sleep 420 min (efficiency 85 %, deep 130, light 250, awake 40 min);
+    /// swim 30 min, 210 kcal; heart rate 52/68/131 /min (min/avg/max) over 900 min; sports 0x01 07:10:00–07:40:00
+    /// 120 kcal, 0x88 18:00:00–18:45:00 310 kcal`. Empty when the day has none of them.
+    public var description: String {
+        var parts: [String] = []
+        func join(_ items: [String?]) -> String { items.compactMap { $0 }.joined(separator: ", ") }
+        if let sleep {
+            let phases = join([
+                sleep.efficiency.map { "efficiency \($0) %" }, sleep.deep.map { "deep \($0)" },
+                sleep.light.map { "light \($0)" }, sleep.awake.map { "awake \($0)" },
+            ])
+            let unit = sleep.deep != nil || sleep.light != nil || sleep.awake != nil ? " min" : ""
+            parts.append(
+                "sleep" + (sleep.minutes.map { " \($0) min" } ?? "") + (phases.isEmpty ? "" : " (\(phases)\(unit))"))
+        }
+        if let swim {
+            let said = join([swim.minutes.map { "\($0) min" }, swim.calories.map { "\($0) kcal" }])
+            parts.append("swim" + (said.isEmpty ? "" : " \(said)"))
+        }
+        if let rate = heartRate {
+            let values = [rate.minimum, rate.average, rate.maximum].map { $0.map(String.init) ?? "-" }
+            parts.append(
+                "heart rate \(values.joined(separator: "/")) /min (min/avg/max)"
+                    + (rate.minutes.map { " over \($0) min" } ?? ""))
+        }
+        if !sports.isEmpty {
+            let listed = sports.map { sport in
+                let code = String(sport.type, radix: 16, uppercase: true)
+                return "0x\(code.count < 2 ? "0" + code : code) \(sport.start)–\(sport.end)"
+                    + (sport.calories.map { " \($0) kcal" } ?? "")
+            }
+            parts.append("sports " + listed.joined(separator: ", "))
+        }
+        return parts.joined(separator: "; ")
     }
 }
 
@@ -328,6 +415,62 @@ struct ReadingDecoder {
         }
         return ReceivedReading(
             origin: origin, value: value, measuredAt: measuredAt, object: object, status: status, flags: flags,
-            unavailable: unavailable)
+            unavailable: unavailable, day: category == .activity ? try receivedDay(object, fail) : nil)
+    }
+
+    /// The sleep, swimming, heart rate and sports of an activity day's result object.
+    ///
+    /// - Throws: `fail`'s error for a member that is there but not an object (`sleepdata`, `swimdata`,
+    ///   `heartratedata`) or a list of sports (`sportdata`), a number that is not whole, or a sport without its type,
+    ///   start or end.
+    func receivedDay(_ object: ResultObject, _ fail: (String) -> LayeredError) throws(LayeredError) -> ReceivedDay {
+        func part(_ key: ResultKey) throws(LayeredError) -> ResultObject? {
+            guard let value = object[key] else { return nil }
+            guard case .object(let part) = value else { throw fail("has a \(key) that is not an object") }
+            return part
+        }
+        func whole(_ part: ResultObject, _ key: ResultKey, in name: String) throws(LayeredError) -> Int? {
+            guard let value = part[key] else { return nil }
+            guard case .number(let number) = value, number.scale == 0, let integer = Int(exactly: number.significand)
+            else { throw fail("has \(name).\(key) that is not a whole number") }
+            return integer
+        }
+        var day = ReceivedDay(sports: [])
+        if let sleep = try part(.sleepData) {
+            let name = ResultKey.sleepData.rawValue
+            day.sleep = ReceivedDay.Sleep(
+                minutes: try whole(sleep, .sleepTime, in: name),
+                efficiency: try whole(sleep, .sleepEfficiency, in: name),
+                deep: try whole(sleep, .deep, in: name), light: try whole(sleep, .light, in: name),
+                awake: try whole(sleep, .awake, in: name))
+        }
+        if let swim = try part(.swimData) {
+            let name = ResultKey.swimData.rawValue
+            day.swim = ReceivedDay.Swim(
+                minutes: try whole(swim, .swimTime, in: name), calories: try whole(swim, .calories, in: name))
+        }
+        if let rate = try part(.heartRateData) {
+            let name = ResultKey.heartRateData.rawValue
+            day.heartRate = ReceivedDay.HeartRate(
+                minimum: try whole(rate, .minimum, in: name), average: try whole(rate, .average, in: name),
+                maximum: try whole(rate, .maximum, in: name), minutes: try whole(rate, .minutes, in: name))
+        }
+        switch object[.sportData] {
+        case nil:
+            break
+        case .list(let sports)?:
+            for (index, sport) in sports.enumerated() {
+                let name = "sportdata[\(index)]"
+                guard let type = try whole(sport, .type, in: name), let start = sport.string(.start),
+                    let end = sport.string(.end)
+                else { throw fail("has a \(name) without its type, start and end") }
+                day.sports.append(
+                    ReceivedDay.Sport(
+                        type: type, start: start, end: end, calories: try whole(sport, .calories, in: name)))
+            }
+        default:
+            throw fail("has a sportdata that is not a list of sports")
+        }
+        return day
     }
 }

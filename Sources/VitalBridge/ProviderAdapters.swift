@@ -143,7 +143,8 @@ extension Bridge {
             note: note, owner: owner)
     }
 
-    /// The answer for `signs`: each sign asked for from its device's live reading, quality 100; a failure answer
+    /// The answer for `signs`: each sign asked for from its device's live reading, with the quality of what the
+    /// device reported with it (`Quality(of:)`, whose rules the ShareVitalSigns article tabulates); a failure answer
     /// (with why) when a sign cannot be supplied or its measurement fails. The readings it carries are reserved
     /// for `requester`.
     func measureSigns(_ signs: VitalSign, for requester: String, owner: ReservationOwner) async
@@ -174,14 +175,15 @@ extension Bridge {
     }
 
     /// The ShareVitalSigns values of a live `reading`, by sign exponent (heart rate 0, SpO2 2, temperature 3,
-    /// systolic 4, diastolic 5), each of quality 100; `nil` for a kind SVS has no sign for. A value the device could
+    /// systolic 4, diastolic 5), each with the reading's quality (`Quality(of:)`: 100 less what the device's
+    /// statuses and perfusion index say against it); `nil` for a kind SVS has no sign for. A value the device could
     /// not measure (it sent a special value: NaN, ±INF…) is left out, never answered as a number.
     static func svsValues(of reading: LayeredReading) -> [Int: Answer.Entry]? {
-        let full = Quality(100)!
+        guard let quality = Quality(of: reading) else { return nil }
         let missing = Set(reading.unavailableFields.compactMap { $0.field.column })
         var values: [Int: Answer.Entry] = [:]
         func answer(_ exponent: Int, _ column: ReadingColumn, _ value: @autoclosure () -> SignValue) {
-            if !missing.contains(column) { values[exponent] = .init(value(), quality: full) }
+            if !missing.contains(column) { values[exponent] = .init(value(), quality: quality) }
         }
         switch reading {
         case .bloodPressure(let bp):

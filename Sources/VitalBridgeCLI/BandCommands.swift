@@ -60,9 +60,7 @@ struct BandOptions: ParsableArguments {
             throw ExitStatus.refused
         }
         guard let known else {
-            printError(
-                "\(mac) is not a device of this hub: add it first, e.g. vitalbridge open "
-                    + "'ihealth-layer://?cmd=1&addtype=0&devicemodel=700&scheme=vitalbridge-demo'")
+            printError("\(mac) is not a device of this hub: " + (await addAdvice(hub)))
             throw ExitStatus.refused
         }
         guard known.model.isSmartband else {
@@ -91,6 +89,23 @@ struct BandOptions: ParsableArguments {
             printError("band \(mac): \(error)")
             throw ExitStatus.refused
         }
+    }
+
+    /// How to add the band, which the hub does not know: the request for its own model when a scan finds it
+    /// (a Smartee Training 9616N is devicemodel 702), else the three models to choose from.
+    func addAdvice(_ hub: Hub) async -> String {
+        let bands = DeviceModel.allCases.filter(\.isSmartband)
+        let central = hub.transport.central
+        if bands.contains(where: central.reaches) {
+            for await found in central.scan(for: [SmartbandGATT.service]) where found.mac == address {
+                guard let model = bands.first(where: found.isDevice(of:)) else { break }
+                return "add it first (it is a \(model.name)): vitalbridge open --scan-qr \(address) "
+                    + "'ihealth-layer://?cmd=1&addtype=1&devicemodel=\(model.rawValue)&scheme=vitalbridge-demo'"
+            }
+        }
+        let models = bands.map { "\($0.rawValue) (\($0.name))" }
+        return "add it first with a layered request for its model, devicemodel "
+            + "\(models.dropLast().joined(separator: ", ")) or \(models.last ?? ""); no band of that address is in range"
     }
 
     /// Runs `command` on the band (the rules were checked when it was made) and prints `done`.

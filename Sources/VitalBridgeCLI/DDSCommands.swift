@@ -54,7 +54,9 @@ struct DDSCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Decode a DDS callback URL: each score with its colour, RMSSD, SDNN, power, token and extras.",
             discussion: """
-                A value out of range is refused with one line naming the parameter (exit 1).
+                A value out of range, or a callback that carries no result at all, is refused with one line naming
+                the parameter or what is missing (exit 1). A token's meaning is its share page, the token
+                percent-encoded.
 
                 Example:
                   vitalbridge dds callback --format json 'https://demoapp.com/dds/?stress=0.32&energy=0.75&productivity=0.63&rmssd=90.3&sdnn=45.1&power=100&stress_c=green&productivity_c=red&energy_c=yellow'
@@ -82,9 +84,7 @@ struct DDSCommand: ParsableCommand {
             add("rmssd", result.rmssd, nil, "ms")
             add("sdnn", result.sdnn, nil, "ms")
             add("power", result.power, nil, "ms²")
-            if let token = result.token {
-                rows.append(("token", .string(token), "https://app.welltory.com/share-measurement?token=\(token)"))
-            }
+            if let token = result.token, let page = result.shareLink { rows.append(("token", .string(token), page)) }
             if let failure = result.failure {
                 rows.append(("error", .string(failure.rawValue), "the provider could not measure"))
             }
@@ -134,7 +134,8 @@ struct DDSCommand: ParsableCommand {
             static let configuration = CommandConfiguration(abstract: "Register a source and its callback URL.")
             @OptionGroup var homeOptions: HomeOptions
             @Argument(help: "The source's name.") var source: String
-            @Argument(help: "Its callback URL: https with a host, or a custom app scheme.") var callback: String
+            @Argument(help: "Its callback URL: https with a host, or a custom app scheme; its own query is kept.")
+            var callback: String
 
             func run() throws {
                 let hub = try openHub(homeOptions.home, create: true)
@@ -231,6 +232,8 @@ struct DDSSources {
 
     /// Registers `callback` for `source`: a name of 1–100 printable characters, and either an https URL with a
     /// host (a universal link, as the document uses) or a custom app scheme the layered whitelist would accept.
+    /// Either may have a query of its own, which the results are appended to (`myapp://dds?x=1&rmssd=…`), as long
+    /// as it has no result parameter (`DDSResult.check(callback:)`).
     mutating func set(_ callback: String, for source: String) throws {
         guard !source.isEmpty, source.count <= 100,
             source.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F })
@@ -241,11 +244,18 @@ struct DDSSources {
                 throw HomeError("\(callback) is not an https URL with a host")
             }
         } else {
+            // the whitelist's rule is for a scheme and path; the query is the DDS reader's to check
+            let address = callback.prefix { $0 != "?" && $0 != "#" }
             do {
-                try Whitelist().check(callback, for: source)
+                try Whitelist().check(String(address), for: source)
             } catch {
                 throw HomeError("\(callback) is neither an https URL nor a custom app scheme: \(error)")
             }
+        }
+        do {
+            try DDSResult.check(callback: callback)
+        } catch {
+            throw HomeError("\(callback) cannot take the results: \(error)")
         }
         entries[source] = callback
     }

@@ -44,8 +44,11 @@ public struct VitalBridgeCommand: ParsableCommand {
         if let open = OpenInvocation(fastParsing: Array(CommandLine.arguments.dropFirst())) {
             Foundation.exit(await open.run().rawValue)
         }
+        // the command parsed, once it is: a usage error its `run` throws is told with its own usage
+        var parsed: (any ParsableCommand.Type)?
         do {
             var command = try parseAsRoot()
+            parsed = type(of: command)
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
@@ -56,16 +59,43 @@ public struct VitalBridgeCommand: ParsableCommand {
             Foundation.exit(status.rawValue)
         } catch {
             if exitCode(for: error) == .validationFailure {
-                var message = fullMessage(for: error)
-                if !message.hasSuffix("\n") { message += "\n" }
-                if let suggestion = suggestion(for: Array(CommandLine.arguments.dropFirst())) {
-                    message += suggestion + "\n"
+                var message: String
+                if let parsed, let validation = error as? ValidationError {
+                    message = usageError(validation.message, of: parsed)
+                } else {
+                    message = fullMessage(for: error)
+                    if !message.hasSuffix("\n") { message += "\n" }
+                    if let suggestion = suggestion(for: Array(CommandLine.arguments.dropFirst())) {
+                        message += suggestion + "\n"
+                    }
                 }
                 FileHandle.standardError.write(Data(message.utf8))
                 Foundation.exit(ExitStatus.usage.rawValue)
             }
             exit(withError: error)
         }
+    }
+
+    /// A usage error of `command`, as ArgumentParser tells one it finds while parsing: the message, then the
+    /// command's own usage (`Usage: vitalbridge band alarm --mac <mac> …`) and where its help is. ArgumentParser
+    /// knows which command a usage error thrown by a command's `run` belongs to only from the command line, and
+    /// tells the root's usage (`Usage: vitalbridge <subcommand>`) instead.
+    static func usageError(_ message: String, of command: any ParsableCommand.Type) -> String {
+        let names = commandPath(to: command) ?? [command._commandName]
+        return "Error: \(message)\nUsage: \(usageString(for: command))\n"
+            + "  See '\(names.joined(separator: " ")) --help' for more information.\n"
+    }
+
+    /// The names from the root to `command` (`["vitalbridge", "band", "alarm"]`), or `nil` if it is not in the tree
+    /// under `root`.
+    static func commandPath(
+        to command: any ParsableCommand.Type, from root: any ParsableCommand.Type = VitalBridgeCommand.self
+    ) -> [String]? {
+        if ObjectIdentifier(root) == ObjectIdentifier(command) { return [root._commandName] }
+        for subcommand in root.configuration.subcommands {
+            if let path = commandPath(to: command, from: subcommand) { return [root._commandName] + path }
+        }
+        return nil
     }
 }
 

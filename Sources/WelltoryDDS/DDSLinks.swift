@@ -156,12 +156,28 @@ public struct DDSResult: Hashable, Sendable {
         hasher.combine(token)
     }
 
+    /// The parameters a callback carries results under: the document's ten, then VitalBridge's `error`.
+    public static let parameterNames = [
+        "stress", "energy", "productivity", "rmssd", "sdnn", "power", "token", "stress_c", "energy_c",
+        "productivity_c", "error",
+    ]
+
+    /// The page that shows a shared measurement: `https://app.welltory.com/share-measurement`.
+    public static let sharePage = "https://app.welltory.com/share-measurement"
+
+    /// The page of ``token``: `https://app.welltory.com/share-measurement?token=abc%2B123` for the token `abc+123`,
+    /// the token percent-encoded like every value VitalBridge writes (a raw `+` would read as a space); `nil`
+    /// without a token.
+    public var shareLink: String? { token.map { "\(Self.sharePage)?token=\(DDSEncoding.encode($0))" } }
+
     /// Reads the results of a callback URL.
     ///
     /// - Throws: ``DDSError`` naming the parameter: a score outside 0–1, a negative or non-numeric `rmssd`, `sdnn`
-    ///   or `power`, a name given twice, or a value that does not percent-decode.
+    ///   or `power`, a name given twice, or a value that does not percent-decode; or, naming what is missing, a
+    ///   callback that carries none of ``parameterNames`` (a provider's answer always carries one).
     public init(callback url: String) throws(DDSError) {
         self.init()
+        var carriesResult = false
         for (name, value) in try DDSEncoding.query(of: url) {
             func number(_ range: ClosedRange<Double>, _ what: String) throws(DDSError) -> Double {
                 guard let number = Double(value), number.isFinite, range.contains(number) else {
@@ -169,6 +185,7 @@ public struct DDSResult: Hashable, Sendable {
                 }
                 return number
             }
+            if Self.parameterNames.contains(name) { carriesResult = true }
             switch name {
             case "stress": stress = try number(0...1, "a number from 0 to 1")
             case "energy": energy = try number(0...1, "a number from 0 to 1")
@@ -184,10 +201,27 @@ public struct DDSResult: Hashable, Sendable {
             default: extra.append((name, value))
             }
         }
+        guard carriesResult else {
+            throw DDSError(
+                "the callback carries no result: none of \(Self.parameterNames.dropLast().joined(separator: ", ")) "
+                    + "or \(Self.parameterNames.last!)")
+        }
     }
 
-    /// The callback URL with these results appended (`?` or `&`, then the document's parameters in its order,
-    /// then the extra ones), numbers in their shortest exact form.
+    /// Checks that results can be appended to `callback`, a callback URL as registered: its query, if it has one,
+    /// is kept, so it must read as a DDS query (printable ASCII, percent-encoded, no name twice) and must not already
+    /// carry a result parameter (``parameterNames``), which the appended results would repeat.
+    ///
+    /// - Throws: ``DDSError`` naming the parameter, or the byte that is not printable ASCII.
+    public static func check(callback: String) throws(DDSError) {
+        for (name, _) in try DDSEncoding.query(of: callback) where parameterNames.contains(name) {
+            throw DDSError(parameter: name, "is a result parameter; a callback URL's own query cannot have it")
+        }
+    }
+
+    /// The callback URL with these results appended, numbers in their shortest exact form: the document's
+    /// parameters in its order, then the extra ones, after the callback's own query if it has one
+    /// (`myapp://dds?x=1` gives `myapp://dds?x=1&rmssd=…`) and before its fragment.
     public func callbackURL(on callback: String) -> String {
         var parameters: [(String, String)] = []
         func add(_ name: String, _ value: Double?) { if let value { parameters.append((name, Self.text(value))) } }
@@ -204,7 +238,10 @@ public struct DDSResult: Hashable, Sendable {
         if let failure { parameters.append(("error", failure.rawValue)) }
         parameters += extra.map { ($0.name, $0.value) }
         let query = parameters.map { "\(DDSEncoding.encode($0.0))=\(DDSEncoding.encode($0.1))" }.joined(separator: "&")
-        return callback + (callback.contains("?") ? "&" : "?") + query
+        let fragment = callback.firstIndex(of: "#") ?? callback.endIndex
+        let base = callback[..<fragment]
+        let separator = !base.contains("?") ? "?" : base.hasSuffix("?") || base.hasSuffix("&") ? "" : "&"
+        return base + separator + query + callback[fragment...]
     }
 
     /// `value` in its shortest exact form, without a trailing `.0` when whole.

@@ -109,6 +109,86 @@ struct LayeredResponseTests {
         #expect(reading.object.object(.sleepData)?.number(.sleepTime) == FixedDecimal(420))
     }
 
+    @Test("an activity monitor's day keeps its sleep and swimming, typed and described")
+    func activitySleepAndSwim() throws {
+        let profile = ActivityProfile(
+            userID: 1, age: 30, sex: .female, height: 170, weight: 60, swim: .on, distanceUnit: .kilometre)
+        let day = ActivityDay(
+            date: LayeredDate(year: 2026, month: 11, day: 20)!, steps: 8042, calories: 310, sleepMinutes: 420,
+            sleepEfficiency: 88, swimMinutes: 30, swimCalories: 210)
+        let url = try Self.callbackURL(
+            LayeredIntent(.sync, .am4, mac: Self.mac, unit: .kilometre, profile: profile), readings: [.activity(day)])
+        let reading = try #require(try LayeredResponse(parsing: url).readings.first)
+        let received = try #require(reading.day)
+        #expect(received.sleep?.minutes == 420 && received.sleep?.efficiency == 88 && received.sleep?.deep == nil)
+        #expect(received.swim?.minutes == 30 && received.swim?.calories == 210)
+        #expect(received.heartRate == nil && received.sports.isEmpty)
+        #expect(
+            reading.description
+                == "activity 2026-11-20: 8042 steps, 310 kcal; sleep 420 min (efficiency 88 %); swim 30 min, 210 kcal")
+    }
+
+    @Test("a band's day keeps its sleep phases, heart rate and every sport, typed and described")
+    func bandDay() throws {
+        let day = BandDay(
+            date: LayeredDate(year: 2026, month: 11, day: 20)!, steps: 8421, calories: 312, distance: 6_120,
+            sleep: .init(deep: 95, light: 270, awake: 47),
+            heartRate: .init(minimum: 52, average: 71, maximum: 128, minutes: 1_380),
+            sports: [
+                .init(type: 1, start: 490, end: 525, calories: 120),
+                .init(type: 0x88, start: 1_080, end: 1_125, calories: 310),
+            ])
+        let url = try Self.callbackURL(LayeredIntent(.sync, .fitPro9614N, mac: Self.mac), readings: [.band(day)])
+        let reading = try #require(try LayeredResponse(parsing: url).readings.first)
+        let received = try #require(reading.day)
+        #expect(received.sleep?.minutes == 412 && received.sleep?.deep == 95 && received.sleep?.awake == 47)
+        #expect(received.heartRate?.average == 71 && received.heartRate?.minutes == 1_380)
+        #expect(received.sports.map(\.type) == [1, 0x88] && received.sports[1].start == "18:00:00")
+        #expect(received.sports.map(\.calories) == [120, 310] && received.swim == nil)
+        #expect(
+            reading.description
+                == "activity 2026-11-20: 8421 steps, 312 kcal, 6.12 km; "
+                + "sleep 412 min (efficiency 88 %, deep 95, light 270, awake 47 min); "
+                + "heart rate 52/71/128 /min (min/avg/max) over 1380 min; "
+                + "sports 0x01 08:10:00–08:45:00 120 kcal, 0x88 18:00:00–18:45:00 310 kcal")
+        // a band day without heart rate or sports says so by leaving them out
+        var quiet = day
+        quiet.heartRate = nil
+        quiet.sports = []
+        let plain = try #require(
+            try LayeredResponse(
+                parsing: Self.callbackURL(LayeredIntent(.sync, .fitPro9614N, mac: Self.mac), readings: [.band(quiet)])
+            ).readings.first)
+        #expect(plain.day?.heartRate == nil && plain.day?.sports == [])
+        #expect(!plain.description.contains("heart rate") && !plain.description.contains("sports"))
+    }
+
+    @Test(
+        "an activity day's sleep, swimming, heart rate or sports of the wrong shape is refused, naming it",
+        arguments: [
+            (#""sleepdata":7"#, "result object 1 has a sleepdata that is not an object"),
+            (#""sleepdata":{"sleeptime":4.5}"#, "result object 1 has sleepdata.sleeptime that is not a whole number"),
+            (#""swimdata":{"swimtime":"x"}"#, "result object 1 has swimdata.swimtime that is not a whole number"),
+            (#""heartratedata":{"avg":70.5}"#, "result object 1 has heartratedata.avg that is not a whole number"),
+            (#""sportdata":{"type":1}"#, "result object 1 has a sportdata that is not a list of sports"),
+            (
+                #""sportdata":[{"type":1,"start":"08:10:00"}]"#,
+                "result object 1 has a sportdata[0] without its type, start and end"
+            ),
+        ])
+    func badActivityParts(member: String, message: String) throws {
+        let object = #"{"time":"2026-11-20","activedata":{"steps":1,"calories":2},"# + member + "}"
+        let url =
+            "myapp://?cmd=2&devicemodel=700&mac=004D3208D2F4&status=0&result=" + PercentEncoding.encode("[\(object)]")
+        do {
+            _ = try LayeredResponse(parsing: url)
+            Issue.record("accepted \(member)")
+        } catch {
+            #expect(error.message == message, "\(error)")
+            #expect(error.parameter == "result")
+        }
+    }
+
     @Test("a combined action's stages, the measured reading first, and what remains")
     func combined() throws {
         let live = LayeredReading.bloodPressure(.init(systolic: 120, diastolic: 80, measuredAt: Self.at))

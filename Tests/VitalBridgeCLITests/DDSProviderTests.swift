@@ -56,6 +56,27 @@ struct DDSProviderTests {
         #expect(full.rrIntervals.reduce(0, +) >= 300_000)
     }
 
+    @Test("a registered callback URL with a query of its own keeps it: the results follow with &")
+    func callbackWithQuery() throws {
+        let callback = "notesapp://dds?x=1"
+        for sensor in [true, false] {
+            let home = try TestHome()
+            if sensor { try home.add(.heartRateSensor) }
+            let added = try home.run(["dds", "sources", "add", "--home", home.path, "Notes", callback])
+            #expect(added.status == 0, "\(added.stderr)")
+            let output = try home.open(Self.link("&visit=7&duration=120", source: "Notes", callback: callback))
+            #expect(output.status == 0, "\(output.stderr)")
+            let result = try DDSResult(callback: String(output.stdout.dropLast()))
+            #expect(result.extra.map(\.name) == ["x", "visit"] && result.extra.map(\.value) == ["1", "7"])
+            if sensor {
+                #expect(output.stdout.hasPrefix(callback + "&rmssd="), "\(output.stdout)")
+                #expect(result.rmssd != nil && result.sdnn != nil && result.power != nil)
+            } else {
+                #expect(output.stdout == callback + "&error=no_device&visit=7\n")
+            }
+        }
+    }
+
     @Test("no callback for an unregistered source, another callback URL or another link; bad parameters exit 1")
     func refusals() throws {
         let home = try Self.home()

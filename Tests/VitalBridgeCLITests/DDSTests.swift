@@ -68,6 +68,31 @@ struct DDSCommandTests {
             bad.status == 1 && bad.stderr == "invalid DDS callback: rmssd must be a number of at least 0, not '-1'\n")
     }
 
+    @Test("dds callback shows a token's share page with the token percent-encoded again: + stays %2B")
+    func shareLink() throws {
+        let output = try vitalbridge(["dds", "callback", "https://demoapp.com/dds/?rmssd=90.3&token=abc%2B123"])
+        #expect(output.status == 0, "\(output.stderr)")
+        let line = try #require(output.stdout.split(separator: "\n").first { $0.hasPrefix("token") })
+        #expect(line.hasSuffix("abc+123  https://app.welltory.com/share-measurement?token=abc%2B123"), "\(line)")
+        #expect(!output.stdout.contains("token=abc+123"))
+        let json = try vitalbridge(["dds", "callback", "--format", "json", "https://x/dds/?token=a%26b%2Bc"])
+        #expect(json.stdout == #"{"token":"a&b+c"}"# + "\n")
+    }
+
+    @Test(
+        "dds callback refuses a callback without any result, exit 1, one line naming what is missing",
+        arguments: ["https://demoapp.com/dds/", "https://demoapp.com/dds/?", "https://demoapp.com/dds/?visit=7"])
+    func emptyCallback(url: String) throws {
+        for format in ["table", "json"] {
+            let output = try vitalbridge(["dds", "callback", "--format", format, url])
+            #expect(output.status == 1 && output.stdout.isEmpty)
+            #expect(
+                output.stderr
+                    == "invalid DDS callback: the callback carries no result: none of stress, energy, productivity, "
+                    + "rmssd, sdnn, power, token, stress_c, energy_c, productivity_c or error\n")
+        }
+    }
+
     @Test("dds sources: one exact callback per source, https or a custom app scheme, never plain http")
     func sources() throws {
         let home = try TestHome()
@@ -76,12 +101,26 @@ struct DDSCommandTests {
         }
         #expect(try sources("add", "DemoApp", "https://www.demoapp.com/dds/").status == 0)
         #expect(try sources("add", "Diary", "diaryapp://dds").status == 0)
+        // a callback URL with a query of its own: the results are appended to it
+        #expect(try sources("add", "Notes", "notesapp://dds?x=1").status == 0)
+        #expect(try sources("add", "Web", "https://notes.example/dds/?user=1").status == 0)
         for bad in ["http://evil.example/", "https:///nohost", "javascript:alert(1)", "file:///etc/passwd"] {
             let refused = try sources("add", "Evil", bad)
             #expect(refused.status == 1, "\(bad)")
         }
+        for (bad, message) in [
+            ("evilapp://dds?stress=0.1", "stress is a result parameter; a callback URL's own query cannot have it"),
+            ("https://evil.example/dds/?x=1&x=2", "x is given twice"),
+            ("evilapp://dds?x=%ZZ", "x is not percent-encoded"),
+        ] {
+            let refused = try sources("add", "Evil", bad)
+            #expect(
+                refused.status == 1 && refused.stderr == "\(bad) cannot take the results: \(message)\n",
+                "\(bad): \(refused.stderr)")
+        }
         let list = try sources("list")
         #expect(list.stdout.contains("DemoApp  https://www.demoapp.com/dds/") && !list.stdout.contains("Evil"))
+        #expect(list.stdout.contains("Notes    notesapp://dds?x=1"), "\(list.stdout)")
         #expect(try sources("remove", "Diary").status == 0)
         #expect(try sources("remove", "Diary").status == 1)
         #expect(!(try sources("list")).stdout.contains("Diary"))

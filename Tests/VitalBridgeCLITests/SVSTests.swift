@@ -3,6 +3,7 @@ import ShareVitalSigns
 import TestRequirements
 import Testing
 import VitalCore
+import VitalSimulation
 import VitalTestSupport
 
 /// A hub home and a private runtime folder for the shared board: VitalBridge as requester and as provider, in
@@ -12,9 +13,10 @@ struct SVSWorld {
     let runtime: String
     static let requester = "org.vitalbridge.demo"
 
-    /// A home whose blood pressure monitor, pulse oximeter and thermometer are added (`devices`).
-    init(devices: [DeviceModel] = [.bp5, .po3, .thv3]) throws {
-        home = try TestHome()
+    /// A home whose blood pressure monitor, pulse oximeter and thermometer are added (`devices`), of `fleet` when
+    /// given (else the built-in one).
+    init(devices: [DeviceModel] = [.bp5, .po3, .thv3], fleet: Fleet? = nil) throws {
+        home = try TestHome(fleet: fleet)
         for model in devices { try home.add(model) }
         runtime = home.path + "/run"
         try FileManager.default.createDirectory(
@@ -71,7 +73,10 @@ struct SVSTests {
         }
         let live = try #require(stored.max { $0.measuredAt < $1.measuredAt })
         #expect(systolic.stdout == "\(Int(live.systolic))\n" && diastolic.stdout == "\(Int(live.diastolic))\n")
-        #expect(systolic.stderr == "quality 100\n")
+        // the quality is what the monitor reported with it: 100 unless it flagged something
+        let quality = try #require(Quality(of: .bloodPressure(live)))
+        #expect(quality.value == (live.annotations.status.isEmpty && live.arrhythmia != true ? 100 : 90))
+        #expect(systolic.stderr == "quality \(quality)\n" && diastolic.stderr == systolic.stderr)
         // BP itself answers its highest sign; a sign not asked for is invalid
         #expect(try world.retrieve("BP").stdout == diastolic.stdout)
         let temp = try world.retrieve("TEMP")
@@ -96,6 +101,47 @@ struct SVSTests {
         }
     }
 
+    @Test(
+        "the quality is what the device reported: a BP5's body movement and loose cuff, a PO3's questionable pulse and low PI"
+    )
+    func quality() throws {
+        var fleet = Fleet.default
+        for index in fleet.devices.indices {
+            switch DeviceModel(modelString: fleet.devices[index].model) {
+            case .bp5:
+                var reading = SimulatedReading([
+                    "systolic": .number(128), "diastolic": .number(84), "pulse": .number(70),
+                ])
+                reading.status = [.bodyMovement, .cuffTooLoose]
+                fleet.devices[index].nextMeasurements = [reading]
+            case .po3:
+                var reading = SimulatedReading(["spo2": .number(96), "pulse": .number(66), "pi": .number(0.3)])
+                reading.status = try #require(ReadingStatus(names: ["questionablePulse", "validatedData"]))
+                fleet.devices[index].nextMeasurements = [reading]
+            default:
+                break
+            }
+        }
+        let world = try SVSWorld(fleet: fleet)
+        #expect(try world.open(try world.request("BP")).status == 0)
+        for sign in ["BPSYS", "BPDIA"] {
+            let output = try world.retrieve(sign)
+            // 100 − 30 (body movement) − 30 (cuff too loose)
+            #expect(output.status == 0 && output.stderr == "quality 40\n", "\(sign): \(output.stderr)")
+        }
+        #expect(try world.retrieve("BPSYS").stdout == "128\n")
+        #expect(try world.open(try world.request("PO")).status == 0)
+        for sign in ["SPO2", "HR"] {
+            let output = try world.retrieve(sign)
+            // 100 − 30 (questionable pulse) − 30 (PI 0.3 %: low perfusion); validated data says nothing against it
+            #expect(output.status == 0 && output.stderr == "quality 40\n", "\(sign): \(output.stderr)")
+        }
+        #expect(try world.retrieve("SPO2").stdout == "96\n")
+        // the thermometer reports nothing against its value
+        #expect(try world.open(try world.request("TEMP")).status == 0)
+        #expect(try world.retrieve("TEMP").stderr == "quality 100\n")
+    }
+
     @Test("sealed: the board shows the sign asked for and nothing of the answer; plain mode shows it, and says so")
     func sealedVersusPlain() throws {
         let world = try SVSWorld()
@@ -107,7 +153,12 @@ struct SVSTests {
         let plainRequest = try world.svs(["request", "--sign", "BP", "--requester", SVSWorld.requester, "--plain"])
         #expect(plainRequest.stderr.contains("plain mode: any process of this user can read the answer"))
         #expect(try world.open(plainRequest.stdout.trimmingCharacters(in: .newlines)).status == 0)
-        #expect(world.board.contains("\"success\":1") && world.board.contains("\"4-qual\":100"))
+        let latest = try #require(
+            try world.home.store().readings().map(\.reading).filter { $0.kind == .bloodPressure }.max {
+                $0.measuredAt < $1.measuredAt
+            })
+        let quality = try #require(Quality(of: latest))
+        #expect(world.board.contains("\"success\":1") && world.board.contains("\"4-qual\":\(quality),"))
         #expect(try world.retrieve("BPSYS").status == 0)
         // the shared folder and board are private
         var status = stat()

@@ -83,6 +83,41 @@ struct VitalBridgeCLITests {
         #expect(failed.stdout.contains("reason: ERROR-100-4 (BP5 error 4)"))
     }
 
+    @Test(
+        "callback shows an activity day whole: an AM's sleep and swimming, a band's sleep phases, heart rate and sports"
+    )
+    func activityDays() throws {
+        let monitor =
+            #"[{"time":"2017-01-01","activedata":{"steps":1000,"calories":1000},"sleepdata":{"sleeptime":100,"sleepefficiency":100},"swimdata":{"swimtime":1000,"calories":1000}}]"#
+        let am = try vitalbridge(
+            "callback",
+            "myapp://?cmd=2&devicemodel=201&mac=004D3208D30A&unit=9&status=0&result=" + PercentEncoding.encode(monitor))
+        #expect(am.status == 0, "\(am.stderr)")
+        #expect(
+            am.stdout.hasSuffix(
+                "stored: activity 2017-01-01: 1000 steps, 1000 kcal; sleep 100 min (efficiency 100 %); "
+                    + "swim 1000 min, 1000 kcal\n"), "\(am.stdout)")
+        let day =
+            #"[{"time":"2026-11-20","activedata":{"steps":8421,"calories":312,"distance":6.12},"sleepdata":{"sleeptime":412,"sleepefficiency":88,"deep":95,"light":270,"awake":47},"heartratedata":{"min":52,"avg":71,"max":128,"minutes":1380},"sportdata":[{"type":1,"start":"08:10:00","end":"08:45:00","calories":120},{"type":136,"start":"18:00:00","end":"18:45:00","calories":310}]}]"#
+        let band = try vitalbridge(
+            "callback",
+            "myapp://?cmd=2&devicemodel=702&mac=004D3208D312&unit=10&status=0&result=" + PercentEncoding.encode(day))
+        #expect(band.status == 0, "\(band.stderr)")
+        #expect(
+            band.stdout.hasSuffix(
+                "stored: activity 2026-11-20: 8421 steps, 312 kcal, 6.12 km; "
+                    + "sleep 412 min (efficiency 88 %, deep 95, light 270, awake 47 min); "
+                    + "heart rate 52/71/128 /min (min/avg/max) over 1380 min; "
+                    + "sports 0x01 08:10:00–08:45:00 120 kcal, 0x88 18:00:00–18:45:00 310 kcal\n"), "\(band.stdout)")
+        // a part of the wrong shape is refused, naming it
+        let broken = try vitalbridge(
+            "callback",
+            "myapp://?cmd=2&devicemodel=702&mac=004D3208D312&unit=10&status=0&result="
+                + PercentEncoding.encode(day.replacingOccurrences(of: #""avg":71"#, with: #""avg":"high""#)))
+        #expect(broken.status == 1 && broken.stdout.isEmpty)
+        #expect(broken.stderr.contains("result object 1 has heartratedata.avg that is not a whole number"))
+    }
+
     @Test("callback rejects a URL without status")
     func badCallback() throws {
         let output = try vitalbridge("callback", "myapp://?cmd=0")

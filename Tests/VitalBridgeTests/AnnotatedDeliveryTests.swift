@@ -67,4 +67,22 @@ struct AnnotatedDeliveryTests {
             Bridge.svsValues(of: .bloodPressure(.init(systolic: 121.4, diastolic: 82, measuredAt: time))))
         #expect(whole[4]?.value == .number(121) && whole[5]?.value == .number(82))
     }
+
+    @Test("a ShareVitalSigns answer's values carry the quality of what the device reported with the reading")
+    func svsQuality() throws {
+        let time = LayeredTimestamp(secondsSince1970: 1_763_600_000)
+        var bp = LayeredReading.bloodPressure(.init(systolic: 121, diastolic: 82, measuredAt: time))
+        #expect(try #require(Bridge.svsValues(of: bp))[4]?.quality.value == 100)
+        bp.annotations.status = [.bodyMovement, .irregularPulse]
+        let flagged = try #require(Bridge.svsValues(of: bp))
+        #expect(flagged[4]?.quality.value == 60 && flagged[5]?.quality.value == 60)
+        var oximetry = LayeredReading.oximetry(
+            .init(oxygenSaturation: 96, heartRate: 61, perfusionIndex: 0.2, measuredAt: time))
+        let weak = try #require(Bridge.svsValues(of: oximetry))
+        #expect(weak[0]?.quality.value == 70 && weak[2]?.quality.value == 70)
+        oximetry.annotations.status = try #require(ReadingStatus(names: ["sensorUnconnectedToUser"]))
+        let off = try #require(Bridge.svsValues(of: oximetry))
+        #expect(off[0]?.quality.value == 0 && off[2]?.quality.value == 0)
+        #expect(Bridge.svsValues(of: .glucose(.init(mgPerDeciliter: 100, measuredAt: time))) == nil)
+    }
 }

@@ -89,13 +89,78 @@ struct DDSLinkTests {
         ("token=a b", "the URL has a byte that is not printable ASCII at offset 32; percent-encode it"),
         ("token=\u{1B}[2J", "the URL has a byte that is not printable ASCII at offset 31; percent-encode it"),
         ("token=é", "the URL has a byte that is not printable ASCII at offset 31; percent-encode it"),
+        // no result at all: the callback URL alone, or only what the request echoes
+        ("", Self.noResult),
+        ("visit=7&n=2", Self.noResult),
     ]
+
+    /// How a callback without any result is refused.
+    static let noResult =
+        "the callback carries no result: none of stress, energy, productivity, rmssd, sdnn, power, token, stress_c, energy_c, productivity_c or error"
 
     @Test("an out-of-range or non-numeric value is an error naming the parameter", arguments: badCallbackQueries)
     func badCallbacks(query: String, message: String) {
         do {
             _ = try DDSResult(callback: Self.base + query)
             Issue.record("accepted \(query)")
+        } catch {
+            #expect(error.description == message)
+        }
+    }
+
+    @Test("the share page of a token has the token percent-encoded: abc+123 is abc%2B123, never a raw +")
+    func shareLink() throws {
+        let result = try DDSResult(callback: Self.base + "token=abc%2B123")
+        #expect(result.token == "abc+123")
+        #expect(result.shareLink == "https://app.welltory.com/share-measurement?token=abc%2B123")
+        // any token reads back from its page as itself
+        for token in ["abc+123", "a b&c=d#e%f?g/h", "é🙂", "", String(repeating: "+", count: 500)] {
+            let link = try #require(DDSResult(token: token).shareLink)
+            #expect(link.hasPrefix(DDSResult.sharePage + "?token="))
+            let query = try DDSEncoding.query(of: link)
+            #expect(query.count == 1 && query[0] == ("token", token), "\(link)")
+        }
+        #expect(try DDSResult(callback: Self.base + "rmssd=1").shareLink == nil)
+    }
+
+    @Test(
+        "results follow a callback URL's own query with &, keep it, and go before its fragment",
+        arguments: [
+            ("myapp://dds?x=1", "myapp://dds?x=1&rmssd=38.6&visit=7"),
+            ("myapp://dds?x=1&y=a%26b", "myapp://dds?x=1&y=a%26b&rmssd=38.6&visit=7"),
+            ("myapp://dds?", "myapp://dds?rmssd=38.6&visit=7"),
+            ("myapp://dds?x=1&", "myapp://dds?x=1&rmssd=38.6&visit=7"),
+            ("myapp://dds", "myapp://dds?rmssd=38.6&visit=7"),
+            ("myapp://dds#top", "myapp://dds?rmssd=38.6&visit=7#top"),
+            ("https://demoapp.com/dds/?user=1#top", "https://demoapp.com/dds/?user=1&rmssd=38.6&visit=7#top"),
+        ])
+    func callbackWithQuery(callback: String, expected: String) throws {
+        let result = DDSResult(rmssd: 38.6, extra: [("visit", "7")])
+        let url = result.callbackURL(on: callback)
+        #expect(url == expected)
+        // the callback's own parameters read back first, as extras, then the echoed ones
+        let read = try DDSResult(callback: url)
+        let own = try DDSEncoding.query(of: callback)
+        #expect(read.rmssd == 38.6)
+        #expect(read.extra.map(\.name) == own.map(\.name) + ["visit"])
+        #expect(read.extra.map(\.value) == own.map(\.value) + ["7"])
+        #expect(throws: Never.self) { try DDSResult.check(callback: callback) }
+    }
+
+    @Test(
+        "a callback URL whose query has a result parameter, or does not read, cannot take the results",
+        arguments: [
+            ("myapp://dds?stress=1", "stress is a result parameter; a callback URL's own query cannot have it"),
+            ("myapp://dds?x=1&error=2", "error is a result parameter; a callback URL's own query cannot have it"),
+            ("myapp://dds?token", "token is a result parameter; a callback URL's own query cannot have it"),
+            ("myapp://dds?x=1&x=2", "x is given twice"),
+            ("myapp://dds?x=%ZZ", "x is not percent-encoded"),
+            ("myapp://dds?x=a b", "the URL has a byte that is not printable ASCII at offset 15; percent-encode it"),
+        ])
+    func badCallbackURLs(callback: String, message: String) {
+        do {
+            try DDSResult.check(callback: callback)
+            Issue.record("accepted \(callback)")
         } catch {
             #expect(error.description == message)
         }
