@@ -28,6 +28,7 @@ struct BandCommand: ParsableCommand {
             Scan.self, Follow.self, Info.self, Today.self, Sports.self, Bind.self, Unbind.self, Targets.self,
             Alarm.self,
             Sedentary.self, Schedule.self, Personal.self, Options.self, Text.self, Camera.self, Reset.self,
+            SportData.self, HourlyHeartRate.self, State.self,
         ])
 }
 
@@ -287,20 +288,23 @@ extension BandCommand {
     struct Sports: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "List the sports the band says it supports (not all may be activated: see targets).",
-            discussion: "Example:\n  vitalbridge band sports --mac 004D3208D310")
+            discussion: """
+                Each line: the sport's code, its name in the SDK document's table, then the band's own name for it
+                and its unit (the SDK's getSupportSportsList NAME and UNIT), e.g. `0x1  walk  走路 (步)`.
+
+                Example:
+                  vitalbridge band sports --mac 004D3208D310
+                """)
         @OptionGroup var band: BandOptions
 
         func run() async throws {
-            let answers = try await band.withBand { _, driver, sink in
-                try await driver.run(.getSupportedSports, storingInto: sink)
-            }
-            guard case .supportedSports(let list)? = answers.first else {
-                printError("band \(band.mac): it did not list its sports")
-                throw ExitStatus.refused
+            let (list, names) = try await band.withBand { _, driver, sink in
+                try await driver.supportedSports(storingInto: sink)
             }
             print("at most \(list.maximumActive) active at once")
             for sport in list.sports {
-                print("0x\(String(sport.rawValue, radix: 16, uppercase: true))  \(sport)")
+                let own = names.first { $0.sport == sport }.map { "  \($0.name) (\($0.unit))" } ?? ""
+                print("0x\(String(sport.rawValue, radix: 16, uppercase: true))  \(sport)\(own)")
             }
         }
     }
@@ -382,37 +386,49 @@ extension BandCommand {
     struct Sedentary: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Set the one sedentary reminder: between two hours, on the days given.",
-            discussion: "Example:\n  vitalbridge band sedentary --mac 004D3208D310 --from 9 --to 17 --days weekdays")
+            discussion: """
+                --repeat sets the weekly repeat bit (b7 of weekRepeat): the reminder comes back every week on those
+                days; without it, once.
+
+                Example:
+                  vitalbridge band sedentary --mac 004D3208D310 --from 9 --to 17 --days weekdays --repeat
+                """)
         @OptionGroup var band: BandOptions
         @Option(help: "The first hour, 0 to 23.") var from: Int
         @Option(help: "The last hour, after --from.") var to: Int
         @Option(help: "mon,tue,…,sun, weekdays, weekend or every-day.") var days: String
+        @Flag(help: "Remind every week on those days (else once).") var `repeat` = false
         @Flag(help: "Switch the reminder off.") var off = false
 
         func run() async throws {
-            let weekdays = try BandCommand.weekdays(days)
+            var weekdays = try BandCommand.weekdays(days)
+            if `repeat` { weekdays.insert(.repeatsWeekly) }
             let reminder = try BandCommand.checked { () throws(BandSettingError) in
                 try BandSedentaryReminder(isOn: !off, startHour: from, endHour: to, weekdays: weekdays)
             }
-            try await band.run(.setSedentary(reminder), saying: "sedentary reminder set")
+            try await band.run(
+                .setSedentary(reminder), saying: "sedentary reminder set" + (`repeat` ? ", every week" : ", once"))
         }
     }
 
     struct Schedule: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Write, check, delete or clear the band's schedules (at most 4 a day, never two at a minute).",
+            abstract: "Write, check, delete, clear or list the band's schedules (at most 4 a day, one a minute).",
             discussion: """
-                The title has 1 to 20 characters, the subtitle at most 33. The band refuses a fifth schedule on a
-                day, or a second at the same minute.
+                The title has 1 to 20 characters, the subtitle at most 33. Before writing, add reads the band's
+                schedule info and refuses a fifth schedule on a day (schedule.date) or a second at the same minute
+                (schedule.time); nothing is written then. info shows the band's limit and every minute it holds an
+                entry at (the SDK's readScheduleInfo).
 
                 Examples:
                   vitalbridge band schedule add --mac 004D3208D310 --date 2026-11-24 --time 09:30 --title Physio
                   vitalbridge band schedule check --mac 004D3208D310 --date 2026-11-24 --time 09:30
                   vitalbridge band schedule delete --mac 004D3208D310 --date 2026-11-24 --time 09:30
                   vitalbridge band schedule clear --mac 004D3208D310
+                  vitalbridge band schedule info --mac 004D3208D310
                 """)
-        enum Action: String, ExpressibleByArgument, CaseIterable { case add, check, delete, clear }
-        @Argument(help: "add, check, delete or clear.") var action: Action
+        enum Action: String, ExpressibleByArgument, CaseIterable { case add, check, delete, clear, info }
+        @Argument(help: "add, check, delete, clear or info.") var action: Action
         @OptionGroup var band: BandOptions
         @Option(help: "yyyy-MM-dd.") var date: String?
         @Option(help: "HH:mm.") var time: String?
@@ -424,6 +440,13 @@ extension BandCommand {
                 try await band.run(.clearSchedules, saying: "schedules cleared")
                 return
             }
+            if action == .info {
+                let info = try await band.withBand { _, driver, sink in try await driver.scheduleInfo(storingInto: sink)
+                }
+                print("\(info.slots.count) schedule(s) set, at most \(info.maximumPerDay) a day")
+                for slot in info.slots { print(slot.description) }
+                return
+            }
             guard let dateText = date, let day = LayeredDate(parsing: dateText) else {
                 throw ValidationError("--date must be yyyy-MM-dd")
             }
@@ -433,7 +456,10 @@ extension BandCommand {
                 let schedule = try BandCommand.checked { () throws(BandSettingError) in
                     try BandSchedule(date: day, hour: hour, minute: minute, title: title ?? "", subtitle: subtitle)
                 }
-                try await band.run(.writeSchedule(schedule), saying: "schedule written")
+                _ = try await band.withBand { _, driver, sink in
+                    try await driver.writeChecked(schedule, storingInto: sink)
+                }
+                print("schedule written")
             case .delete:
                 try await band.run(.deleteSchedule(day, hour: hour, minute: minute), saying: "schedule deleted")
             case .check:
@@ -441,7 +467,7 @@ extension BandCommand {
                     try await driver.run(.readSchedule(day, hour: hour, minute: minute), storingInto: sink)
                 }
                 print(answers.contains(.scheduleExists(true)) ? "a schedule is set then" : "no schedule then")
-            case .clear:
+            case .clear, .info:
                 break
             }
         }
@@ -545,6 +571,70 @@ extension BandCommand {
         @Argument(help: "on or off.") var mode: Switch
 
         func run() async throws { try await band.run(.cameraMode(mode.isOn), saying: "camera mode \(mode.rawValue)") }
+    }
+
+    struct SportData: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "sport-data",
+            abstract: "Switch the band's sport-data push on or off (the SDK's sportDataSwichOn).",
+            discussion: """
+                On, the band pushes each finished sport and the day's data at once while connected; off, it keeps
+                them until the switch is on again (nothing is lost: it sends them at the next sync). band follow
+                switches it on.
+
+                Examples:
+                  vitalbridge band sport-data --mac 004D3208D310 off
+                  vitalbridge band sport-data --mac 004D3208D310 on
+                """)
+        @OptionGroup var band: BandOptions
+        @Argument(help: "on or off.") var mode: Switch
+
+        func run() async throws {
+            try await band.run(.sportDataSwitch(mode.isOn), saying: "sport data \(mode.rawValue)")
+        }
+    }
+
+    struct HourlyHeartRate: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "hourly-hr",
+            abstract: "Switch the band's hourly heart-rate push on or off (the SDK's getHRDataOfHours).",
+            discussion: """
+                On, the band pushes each completed hour of heart rate at the turn of the hour while connected; off,
+                it keeps them for the next sync. band follow switches it on.
+
+                Examples:
+                  vitalbridge band hourly-hr --mac 004D3208D310 on
+                  vitalbridge band hourly-hr --mac 004D3208D310 off
+                """)
+        @OptionGroup var band: BandOptions
+        @Argument(help: "on or off.") var mode: Switch
+
+        func run() async throws {
+            try await band.run(.heartRateHourly(mode.isOn), saying: "hourly heart rate \(mode.rawValue)")
+        }
+    }
+
+    struct State: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show whether the band connects, to which user it is bound, and its switches.",
+            discussion: """
+                The SDK's currentState, isConnected and isBinded: the hub connects to the band, asks its state, and
+                prints one line each. A band out of range is an error (exit 1) saying why it did not connect.
+
+                Example:
+                  vitalbridge band state --mac 004D3208D310
+                """)
+        @OptionGroup var band: BandOptions
+
+        func run() async throws {
+            let status = try await band.withBand { _, driver, sink in try await driver.status(storingInto: sink) }
+            func word(_ on: Bool) -> String { on ? "on" : "off" }
+            print("connected: yes")
+            print("bound: " + (status.boundUserID.map { "yes, to user \($0)" } ?? "no"))
+            print("sport data: \(word(status.sportData))")
+            print("hourly heart rate: \(word(status.hourlyHeartRate))")
+            print("camera mode: \(word(status.cameraMode))")
+        }
     }
 
     struct Reset: AsyncParsableCommand {

@@ -342,3 +342,75 @@ struct BandSession {
         batch.removeAll(keepingCapacity: true)
     }
 }
+
+// MARK: - State, schedule info and checked schedules
+
+extension SmartbandDriver {
+    /// The band's state (``BandCommand/getStatus``): to whom it is bound and its switches; what the band pushes
+    /// meanwhile is stored.
+    ///
+    /// - Throws: ``DeviceError/Code/protocolViolation`` if the band does not say.
+    public func status(storingInto sink: any RecordSink) async throws(DeviceError) -> BandStatus {
+        for answer in try await run(.getStatus, storingInto: sink) {
+            if case .status(let status) = answer { return status }
+        }
+        throw DeviceError(.protocolViolation, message: "the band did not report its state")
+    }
+
+    /// The band's schedule information (``BandCommand/readScheduleInfo``): how many entries a day it holds and
+    /// the minutes it holds entries at.
+    ///
+    /// - Throws: ``DeviceError/Code/protocolViolation`` if the band does not say, or lists another number of
+    ///   entries than it announced.
+    public func scheduleInfo(storingInto sink: any RecordSink) async throws(DeviceError) -> BandScheduleInfo {
+        var header: (maximumPerDay: Int, count: Int)?
+        var slots: [BandScheduleSlot] = []
+        for answer in try await run(.readScheduleInfo, storingInto: sink) {
+            switch answer {
+            case .scheduleInfo(let maximumPerDay, let count): header = (maximumPerDay, count)
+            case .scheduleSlot(let slot): slots.append(slot)
+            default: continue
+            }
+        }
+        guard let header else { throw DeviceError(.protocolViolation, message: "the band sent no schedule info") }
+        guard slots.count == header.count else {
+            throw DeviceError(
+                .protocolViolation,
+                message: "the band announced \(header.count) schedule entries and listed \(slots.count)")
+        }
+        return BandScheduleInfo(maximumPerDay: header.maximumPerDay, slots: slots)
+    }
+
+    /// Writes `schedule` once the band's entries allow it (``BandSchedule/check(adding:toSlots:)``, against what
+    /// ``scheduleInfo(storingInto:)`` lists): a fifth entry on a day or a second at a minute is refused by name
+    /// before anything is written.
+    ///
+    /// - Throws: ``BandSettingError`` naming `schedule.date` or `schedule.time`; `DeviceError` if the band fails.
+    public func writeChecked(_ schedule: BandSchedule, storingInto sink: any RecordSink) async throws {
+        let info = try await scheduleInfo(storingInto: sink)
+        try BandSchedule.check(adding: schedule, toSlots: info.slots)
+        guard info.slots.filter({ $0.date == schedule.date }).count < info.maximumPerDay else {
+            throw BandSettingError(
+                "schedule.date",
+                "the band holds at most \(info.maximumPerDay) entries a day (\(schedule.date) has them)")
+        }
+        try await run(.writeSchedule(schedule), storingInto: sink)
+    }
+
+    /// The sports the band supports with its own names and units (``BandCommand/getSupportedSports``).
+    public func supportedSports(storingInto sink: any RecordSink) async throws(DeviceError)
+        -> (list: BandSupportedSports, names: [BandSportName])
+    {
+        var list: BandSupportedSports?
+        var names: [BandSportName] = []
+        for answer in try await run(.getSupportedSports, storingInto: sink) {
+            switch answer {
+            case .supportedSports(let sports): list = sports
+            case .sportName(let name): names.append(name)
+            default: continue
+            }
+        }
+        guard let list else { throw DeviceError(.protocolViolation, message: "the band did not list its sports") }
+        return (list, names)
+    }
+}

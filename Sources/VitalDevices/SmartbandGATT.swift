@@ -56,6 +56,17 @@ public enum BandMessage: Hashable, Sendable {
     case findPhone
     /// `15`: the wearer pressed the camera button (in camera mode).
     case takePicture
+    /// `16 bb uuuuuuuu sd hr cm`: the answer to ``BandCommand/getStatus``: bound (`bb` 1) to user `u` (0 when not
+    /// bound), then the sport-data, hourly heart-rate and camera-mode switches.
+    case status(BandStatus)
+    /// `17 dd nnnn`: the answer to ``BandCommand/readScheduleInfo``: at most `dd` entries a day, `n` (u16) held;
+    /// one ``scheduleSlot(_:)`` follows for each.
+    case scheduleInfo(maximumPerDay: Int, count: Int)
+    /// `18 yyyy mm dd hh mi`: a minute the band holds a schedule entry at.
+    case scheduleSlot(BandScheduleSlot)
+    /// `19 cc (len name) (len unit)`: after ``supportedSports(_:)``, one for each sport: its code, the band's own
+    /// name for it and its unit.
+    case sportName(BandSportName)
 }
 
 /// A command written to the band's control point 0xFFD1; its op code is the first byte.
@@ -100,6 +111,8 @@ public enum BandCommand: Hashable, Sendable {
     case reset
     /// `14 ssssssss`: every item through this number is committed: the band may forget them.
     case receivedThrough(UInt32)
+    /// `15`: ask the band's state: answered with ``BandMessage/status(_:)``.
+    case getStatus
 
     /// The command's op code, its first byte.
     public var opCode: UInt8 {
@@ -124,6 +137,7 @@ public enum BandCommand: Hashable, Sendable {
         case .cameraMode: 0x12
         case .reset: 0x13
         case .receivedThrough: 0x14
+        case .getStatus: 0x15
         }
     }
 }
@@ -225,6 +239,7 @@ extension BandMessage {
             writer.bytes += [0x13, exists ? 1 : 0]
         case .findPhone: writer.u8(0x14)
         case .takePicture: writer.u8(0x15)
+        case .status, .scheduleInfo, .scheduleSlot, .sportName: writer.bytes = stateEncoded
         }
         return writer.bytes
     }
@@ -241,7 +256,7 @@ extension BandCommand {
         }
         switch self {
         case .bind(let userID): writer.u32(Int(userID))
-        case .unbind, .getToday, .getSupportedSports, .clearSchedules, .readScheduleInfo, .reset: break
+        case .unbind, .getToday, .getSupportedSports, .clearSchedules, .readScheduleInfo, .reset, .getStatus: break
         case .sportDataSwitch(let on), .heartRateHourly(let on), .cameraMode(let on): writer.flag(on)
         case .setSportTargets(let targets):
             writer.u8(targets.targets.count)
@@ -384,6 +399,7 @@ extension BandMessage {
         case 0x13: self = .scheduleExists(try reader.flag("exists"))
         case 0x14: self = .findPhone
         case 0x15: self = .takePicture
+        case 0x16...0x19: self = try Self.stateMessage(type, &reader)
         default: throw reader.error(.reservedValue, "type", at: 0)
         }
         try reader.finish()
@@ -540,8 +556,69 @@ extension BandCommand {
         case 0x12: self = .cameraMode(try reader.flag("on"))
         case 0x13: self = .reset
         case 0x14: self = .receivedThrough(UInt32(try reader.u32("sequence")))
+        case 0x15: self = .getStatus
         default: throw reader.error(.reservedValue, "opCode", at: 0)
         }
         try reader.finish()
+    }
+}
+
+// MARK: - State, schedule info and the band's sport names
+
+extension BandMessage {
+    /// The bytes of a state, schedule-info or sport-name message.
+    var stateEncoded: [UInt8] {
+        var writer = BandWriter()
+        switch self {
+        case .status(let status):
+            writer.u8(0x16)
+            writer.flag(status.boundUserID != nil)
+            writer.u32(Int(status.boundUserID ?? 0))
+            writer.flag(status.sportData)
+            writer.flag(status.hourlyHeartRate)
+            writer.flag(status.cameraMode)
+        case .scheduleInfo(let maximumPerDay, let count):
+            writer.u8(0x17)
+            writer.u8(maximumPerDay)
+            writer.u16(count)
+        case .scheduleSlot(let slot):
+            writer.u8(0x18)
+            writer.date(slot.date)
+            writer.u8(slot.minute / 60)
+            writer.u8(slot.minute % 60)
+        case .sportName(let name):
+            writer.u8(0x19)
+            writer.u8(Int(name.sport.rawValue))
+            writer.text(name.name)
+            writer.text(name.unit)
+        default: break
+        }
+        return writer.bytes
+    }
+
+    /// Decodes the body of a message `16`–`19`.
+    static func stateMessage(_ type: Int, _ reader: inout ByteReader) throws(GATTError) -> BandMessage {
+        switch type {
+        case 0x16:
+            let bound = try reader.flag("bound")
+            let userOffset = reader.offset
+            let user = UInt32(try reader.u32("userID"))
+            guard bound == (user != 0) else { throw reader.error(.invalidValue, "userID", at: userOffset) }
+            return .status(
+                BandStatus(
+                    boundUserID: bound ? user : nil, sportData: try reader.flag("sportData"),
+                    hourlyHeartRate: try reader.flag("hourlyHeartRate"), cameraMode: try reader.flag("cameraMode")))
+        case 0x17:
+            return .scheduleInfo(maximumPerDay: try reader.u8("maximumPerDay"), count: try reader.u16("count"))
+        case 0x18:
+            let date = try reader.date("date")
+            let timeOffset = reader.offset
+            let (hour, minute) = (try reader.u8("hour"), try reader.u8("minute"))
+            guard hour < 24, minute < 60 else { throw reader.error(.invalidValue, "hour", at: timeOffset) }
+            return .scheduleSlot(BandScheduleSlot(date: date, minute: hour * 60 + minute))
+        default:
+            let sport = BandSport(rawValue: UInt8(try reader.u8("sport")))
+            return .sportName(BandSportName(sport: sport, name: try reader.text("name"), unit: try reader.text("unit")))
+        }
     }
 }

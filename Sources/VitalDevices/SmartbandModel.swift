@@ -311,12 +311,87 @@ public struct BandSchedule: Hashable, Sendable {
 
     /// Throws unless `schedule` may join `existing`: at most 4 entries a day, never two at the same minute.
     public static func check(adding schedule: BandSchedule, to existing: [BandSchedule]) throws(BandSettingError) {
+        try check(adding: schedule, toSlots: existing.map { BandScheduleSlot(date: $0.date, minute: $0.slot.minute) })
+    }
+
+    /// Throws unless `schedule` may join the entries at `existing` (what ``BandScheduleInfo`` lists): never two at
+    /// the same minute (`schedule.time`), at most ``maximumPerDay`` a day (`schedule.date`).
+    public static func check(adding schedule: BandSchedule, toSlots existing: [BandScheduleSlot])
+        throws(BandSettingError)
+    {
         let sameDay = existing.filter { $0.date == schedule.date }
-        guard !sameDay.contains(where: { $0.slot.minute == schedule.slot.minute }) else {
+        guard !sameDay.contains(where: { $0.minute == schedule.slot.minute }) else {
             throw BandSettingError(
-                "schedule", "another entry is at \(schedule.date) \(MinuteOfDay(schedule.slot.minute)!) already")
+                "schedule.time", "another entry is at \(schedule.date) \(MinuteOfDay(schedule.slot.minute)!) already")
         }
-        guard sameDay.count < 4 else { throw BandSettingError("schedule", "the band holds at most 4 entries a day") }
+        guard sameDay.count < maximumPerDay else {
+            throw BandSettingError(
+                "schedule.date", "the band holds at most \(maximumPerDay) entries a day (\(schedule.date) has them)")
+        }
+    }
+
+    /// How many entries a day the band holds (the SDK document's rule).
+    public static let maximumPerDay = 4
+}
+
+/// The minute of a day a schedule entry is at, as the band lists it in ``BandScheduleInfo``.
+public struct BandScheduleSlot: Hashable, Sendable, CustomStringConvertible {
+    public let date: LayeredDate
+    /// The minute of the day, 0–1439.
+    public let minute: Int
+
+    public init(date: LayeredDate, minute: Int) {
+        self.date = date
+        self.minute = minute
+    }
+
+    /// `yyyy-MM-dd HH:mm`.
+    public var description: String { "\(date) \(MinuteOfDay(minute).map { String($0.description.prefix(5)) } ?? "")" }
+}
+
+/// What `readScheduleInfo` answers: how many entries a day the band holds, and the minutes it holds entries at.
+public struct BandScheduleInfo: Hashable, Sendable {
+    /// At most this many entries a day.
+    public var maximumPerDay: Int
+    /// The entries held, by the minute each is at, in the band's order.
+    public var slots: [BandScheduleSlot]
+
+    public init(maximumPerDay: Int, slots: [BandScheduleSlot]) {
+        self.maximumPerDay = maximumPerDay
+        self.slots = slots
+    }
+}
+
+/// The band's connection-independent state, as `band state` reports it (the SDK's `isBinded` and switches): to
+/// which user it is bound, and whether sport data, hourly heart rate and camera mode are on.
+public struct BandStatus: Hashable, Sendable {
+    /// The user the band is bound to; `nil` when it is not bound.
+    public var boundUserID: UInt32?
+    public var sportData: Bool
+    public var hourlyHeartRate: Bool
+    public var cameraMode: Bool
+
+    public init(boundUserID: UInt32?, sportData: Bool, hourlyHeartRate: Bool, cameraMode: Bool) {
+        self.boundUserID = boundUserID
+        self.sportData = sportData
+        self.hourlyHeartRate = hourlyHeartRate
+        self.cameraMode = cameraMode
+    }
+}
+
+/// A supported sport as the band names it (`getSupportSportsList`'s NAME and UNIT arrays): its code, the band's
+/// own name for it (Chinese on the SDK's bands) and the unit it counts in.
+public struct BandSportName: Hashable, Sendable {
+    public var sport: BandSport
+    /// The band's name for the sport.
+    public var name: String
+    /// The band's unit for the sport's amount.
+    public var unit: String
+
+    public init(sport: BandSport, name: String, unit: String) {
+        self.sport = sport
+        self.name = name
+        self.unit = unit
     }
 }
 

@@ -265,6 +265,9 @@ struct BandPeripheral: SimulatedPeripheral {
                 GATTCharacteristics.bandData,
                 BandMessage.supportedSports(BandSupportedSports(sports: BandSport.table.map(\.sport), maximumActive: 5))
                     .encoded())
+            for name in Self.sportNames {
+                link.notify(GATTCharacteristics.bandData, BandMessage.sportName(name).encoded())
+            }
         case .writeSchedule(let schedule):
             do {
                 try BandSchedule.check(adding: schedule, to: band.schedules)
@@ -278,7 +281,19 @@ struct BandPeripheral: SimulatedPeripheral {
             success = band.schedules.count < before
         case .clearSchedules: band.schedules.removeAll()
         case .readScheduleInfo:
-            link.notify(GATTCharacteristics.bandData, BandMessage.scheduleExists(!band.schedules.isEmpty).encoded())
+            // the SDK's readScheduleInfo always answers yes, then its information: the day's limit and the entries
+            link.notify(GATTCharacteristics.bandData, BandMessage.scheduleExists(true).encoded())
+            let info = BandMessage.scheduleInfo(maximumPerDay: BandSchedule.maximumPerDay, count: band.schedules.count)
+            link.notify(GATTCharacteristics.bandData, info.encoded())
+            for schedule in band.schedules {
+                let slot = BandScheduleSlot(date: schedule.date, minute: schedule.slot.minute)
+                link.notify(GATTCharacteristics.bandData, BandMessage.scheduleSlot(slot).encoded())
+            }
+        case .getStatus:
+            let status = BandStatus(
+                boundUserID: band.boundUserID, sportData: band.sportData, hourlyHeartRate: band.hourlyHeartRate,
+                cameraMode: band.cameraMode)
+            link.notify(GATTCharacteristics.bandData, BandMessage.status(status).encoded())
         case .readSchedule(let date, let hour, let minute):
             let exists = band.schedules.contains { $0.date == date && $0.hour == hour && $0.minute == minute }
             link.notify(GATTCharacteristics.bandData, BandMessage.scheduleExists(exists).encoded())
@@ -338,6 +353,18 @@ struct BandPeripheral: SimulatedPeripheral {
     }
 
     func sendMeasurement(_ record: StoredRecord, on link: Link) {}
+
+    /// The simulated band's names and units for its sports (`getSupportSportsList`'s NAME and UNIT), in Chinese
+    /// as the SDK document says the bands name them.
+    static let sportNames: [BandSportName] =
+        ([
+            (0x01, "走路", "步"), (0x02, "仰卧起坐", "个"), (0x03, "俯卧撑", "个"), (0x04, "跳绳", "个"), (0x05, "登山", "米"),
+            (0x06, "引体向上", "个"), (0x80, "羽毛球", "分钟"), (0x81, "篮球", "分钟"), (0x82, "足球", "分钟"),
+            (0x83, "游泳", "米"), (0x84, "排球", "分钟"), (0x85, "乒乓球", "分钟"), (0x86, "保龄球", "分钟"),
+            (0x87, "网球", "分钟"), (0x88, "骑行", "米"), (0x89, "滑雪", "分钟"), (0x8A, "滑冰", "分钟"),
+            (0x8B, "攀岩", "分钟"), (0x8C, "健身房", "分钟"), (0x8D, "跳舞", "分钟"), (0x8E, "平板支撑", "秒"),
+            (0x8F, "健身操", "分钟"), (0x90, "瑜伽", "分钟"), (0x91, "毽球", "分钟"),
+        ] as [(UInt8, String, String)]).map { BandSportName(sport: BandSport(rawValue: $0.0), name: $0.1, unit: $0.2) }
 }
 
 /// A link's exchange with a band: what it sent on this link.

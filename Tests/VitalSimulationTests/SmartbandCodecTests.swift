@@ -244,7 +244,9 @@ struct SmartbandCodecTests {
             book.append(entry)
         }
         let fifth = try BandSchedule(date: Self.day, hour: 22, minute: 0, title: "Pills")
-        #expect(throws: BandSettingError("schedule", "the band holds at most 4 entries a day")) {
+        #expect(
+            throws: BandSettingError("schedule.date", "the band holds at most 4 entries a day (\(Self.day) has them)")
+        ) {
             try BandSchedule.check(adding: fifth, to: book)
         }
         let sameMinute = try BandSchedule(date: Self.day, hour: 12, minute: 0, title: "Lunch")
