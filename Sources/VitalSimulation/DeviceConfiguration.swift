@@ -30,6 +30,8 @@ public struct SimulatedDeviceConfiguration: Hashable, Sendable {
     /// Whether its first connection or pairing attempt through a simulated BlueZ is aborted (BlueZ's passing
     /// `le-connection-abort-by-local`).
     public let abortFirstConnection: Bool
+    /// A smartband's scripted button presses, in time order (the fleet's `presses`).
+    public let presses: [ScriptedPress]
     let device: FleetDevice
 
     init(_ device: FleetDevice, path: String) throws(FleetError) {
@@ -124,6 +126,7 @@ public struct SimulatedDeviceConfiguration: Hashable, Sendable {
             try SimulatedPairing(script, seed: device.seed ?? mac.value, path: path + ".pairing")
         }
         abortFirstConnection = device.abortFirstConnection ?? false
+        presses = try Self.presses(of: device, model: model, path: path)
         self.device = device
         for (index, reading) in (device.nextMeasurements ?? []).enumerated() {
             // the time of a live measurement defaults to when it is taken
@@ -418,5 +421,36 @@ struct ByMAC<Value> {
             case (nil, nil): break
             }
         }
+    }
+}
+
+/// A press of a smartband's button at a time of the world (the fleet's `presses`).
+public struct ScriptedPress: Hashable, Sendable {
+    public let time: LayeredTimestamp
+    public let event: BandEvent
+}
+
+extension SimulatedDeviceConfiguration {
+    /// The fleet's `presses`, checked and in time order: smartbands only, each a time and a button.
+    static func presses(of device: FleetDevice, model: DeviceModel, path: String) throws(FleetError)
+        -> [ScriptedPress]
+    {
+        guard let scripts = device.presses else { return [] }
+        guard model.isSmartband else { throw FleetError(path: path + ".presses", message: "is for smartbands only") }
+        var presses: [ScriptedPress] = []
+        for (index, script) in scripts.enumerated() {
+            guard let time = LayeredTimestamp(parsing: script.at) else {
+                throw FleetError(path: path + ".presses[\(index)].at", message: "is not yyyy-MM-dd HH:mm:ss")
+            }
+            let event: BandEvent
+            switch script.button {
+            case "takePicture": event = .takePicture
+            case "findPhone": event = .findPhone
+            default:
+                throw FleetError(path: path + ".presses[\(index)].button", message: "must be takePicture or findPhone")
+            }
+            presses.append(ScriptedPress(time: time, event: event))
+        }
+        return presses.sorted { $0.time < $1.time }
     }
 }

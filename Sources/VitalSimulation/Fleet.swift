@@ -96,6 +96,10 @@ public struct FleetDevice: Hashable, Sendable {
     /// `records`), as after a battery change: an offset of 2000-01-01 minus that record's true time. Not with
     /// `clockOffset`; `false` when absent.
     public var clockReset: Bool?
+    /// Smartbands only: the wearer's presses of the band's buttons, each at a time of the world. A band connected
+    /// and following when the world's time passes a press notifies it (a take-picture only in camera mode); a press
+    /// while nobody follows is lost, as on a real band.
+    public var presses: [PressScript]?
 
     public init(
         model: String, mac: String, serial: String? = nil, firmware: String? = nil, battery: Int? = nil,
@@ -103,7 +107,8 @@ public struct FleetDevice: Hashable, Sendable {
         nextMeasurements: [SimulatedReading]? = nil, seed: UInt64? = nil, failures: FailureScript? = nil,
         radio: RadioTiming? = nil, authenticationResult: Int? = nil, recordingSince: String? = nil,
         bodyComposition: String? = nil, spotCheck: Bool? = nil, clock: Bool? = nil, pairing: PairingScript? = nil,
-        abortFirstConnection: Bool? = nil, clockOffset: Int? = nil, clockReset: Bool? = nil
+        abortFirstConnection: Bool? = nil, clockOffset: Int? = nil, clockReset: Bool? = nil,
+        presses: [PressScript]? = nil
     ) {
         self.model = model
         self.mac = mac
@@ -126,6 +131,20 @@ public struct FleetDevice: Hashable, Sendable {
         self.abortFirstConnection = abortFirstConnection
         self.clockOffset = clockOffset
         self.clockReset = clockReset
+        self.presses = presses
+    }
+}
+
+/// A press of a band's button, as the fleet file writes it: `{"at": "2026-11-20 13:00:00", "button":
+/// "takePicture"}`; `button` is `takePicture` or `findPhone`.
+public struct PressScript: Hashable, Sendable {
+    /// `yyyy-MM-dd HH:mm:ss` (UTC), a time of the world.
+    public var at: String
+    public var button: String
+
+    public init(at: String, button: String) {
+        self.at = at
+        self.button = button
     }
 }
 

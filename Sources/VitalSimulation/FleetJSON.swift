@@ -78,7 +78,8 @@ extension FleetDevice {
             bodyComposition: try fields.string("bodyComposition"), spotCheck: try fields.bool("spotCheck"),
             clock: try fields.bool("clock"), pairing: try fields.object("pairing", PairingScript.init(fields:)),
             abortFirstConnection: try fields.bool("abortFirstConnection"), clockOffset: try fields.int("clockOffset"),
-            clockReset: try fields.bool("clockReset"))
+            clockReset: try fields.bool("clockReset"), presses: try fields.objects("presses", PressScript.init(fields:))
+        )
         try fields.finish()
     }
 
@@ -105,6 +106,24 @@ extension FleetDevice {
         members["abortFirstConnection"] = abortFirstConnection.map(JSON.bool)
         members["clockOffset"] = clockOffset.map(JSON.number)
         members["clockReset"] = clockReset.map(JSON.bool)
+        members["presses"] = presses.map { .array($0.map(\.jsonValue)) }
+        return members.object
+    }
+}
+
+extension PressScript {
+    init(fields: JSONFields) throws(FleetError) {
+        var fields = fields
+        guard let at = try fields.string("at") else { throw fields.missing("at") }
+        guard let button = try fields.string("button") else { throw fields.missing("button") }
+        self.init(at: at, button: button)
+        try fields.finish()
+    }
+
+    var jsonValue: JSON {
+        var members = JSONMembers()
+        members["at"] = .string(at)
+        members["button"] = .string(button)
         return members.object
     }
 }

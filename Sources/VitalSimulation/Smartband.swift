@@ -345,14 +345,41 @@ struct BandPeripheral: SimulatedPeripheral {
         else { return false }
         let clock = link.clock
         let next = BandState.nextEvent(after: clock.wallTime, life: life)
+        if pressBefore(next, on: link) { return true }
         clock.advance(by: .seconds(next.secondsSince1970 - clock.wallTime.secondsSince1970))
         band.record(until: next, life: life)
         // and today's running totals, as they stand now
         band.keep(.todayTotals(life.totals(next.day, through: next.secondsSince1970 % 86_400)))
+        notifyPresses(at: next, on: link)
         return true
     }
 
     func sendMeasurement(_ record: StoredRecord, on link: Link) {}
+
+    /// Lets the world's time pass to the fleet's next press before `next`, if there is one, and notifies the presses
+    /// at that time; `false` when no press comes first (one at `next` itself comes with what the band records then).
+    private func pressBefore(_ next: LayeredTimestamp, on link: Link) -> Bool {
+        let clock = link.clock
+        let now = clock.wallTime
+        guard let first = runtime.configuration.presses.first(where: { $0.time > now }), first.time < next else {
+            return false
+        }
+        clock.advance(by: .seconds(first.time.secondsSince1970 - now.secondsSince1970))
+        notifyPresses(at: first.time, on: link)
+        return true
+    }
+
+    /// Notifies the fleet's presses at `time` (a take-picture only in camera mode).
+    private func notifyPresses(at time: LayeredTimestamp, on link: Link) {
+        for press in runtime.configuration.presses where press.time == time {
+            switch press.event {
+            case .findPhone: link.notify(GATTCharacteristics.bandData, BandMessage.findPhone.encoded())
+            case .takePicture where band.cameraMode:
+                link.notify(GATTCharacteristics.bandData, BandMessage.takePicture.encoded())
+            case .takePicture: break
+            }
+        }
+    }
 
     /// The simulated band's names and units for its sports (`getSupportSportsList`'s NAME and UNIT), in Chinese
     /// as the SDK document says the bands name them.

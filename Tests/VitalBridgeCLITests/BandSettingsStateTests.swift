@@ -5,7 +5,16 @@ import VitalDevices
 import VitalSimulation
 import VitalTestSupport
 
-@Suite("vitalbridge band: state, switches, schedule info and sport names (issue 37)")
+/// The band's fleet with the wearer's presses scripted, at times after the world's start (2026-11-20 12:00).
+func bandFleet(presses: [(String, String)]) -> Fleet {
+    var fleet = bandFleet(days: 1)
+    if let index = fleet.devices.firstIndex(where: { $0.mac == bandMAC }) {
+        fleet.devices[index].presses = presses.map { PressScript(at: $0.0, button: $0.1) }
+    }
+    return fleet
+}
+
+@Suite("vitalbridge band: state, switches, schedule info and the wearer's presses (issue 37)")
 struct BandSettingsStateTests {
     /// The lines `band state` prints, minus `connected: yes`.
     static func state(_ home: TestHome) throws -> [String] {
@@ -109,5 +118,32 @@ struct BandSettingsStateTests {
         #expect(lines.first == "at most 5 active at once" && lines.count == 1 + BandSport.table.count)
         #expect(lines.contains("0x1  walk  走路 (步)") && lines.contains("0x88  cycling  骑行 (米)"), "\(output.stdout)")
         #expect(lines.contains("0x8E  tablet support  平板支撑 (秒)"))
+    }
+
+    @Test("band follow reports the fleet's find-phone presses, and take-picture presses only in camera mode")
+    func wearerPresses() throws {
+        let presses = [
+            ("2026-11-20 12:30:00", "findPhone"), ("2026-11-20 13:15:00", "takePicture"),
+            ("2026-11-20 14:45:00", "takePicture"), ("2026-11-20 16:00:00", "findPhone"),
+        ]
+        let home = try TestHome(fleet: bandFleet(presses: presses))
+        _ = try home.callback(request(.add, .fitPro9614N))
+        #expect(try home.band("camera", "on").status == 0)
+        let output = try home.band("follow", "--hours", "3")
+        #expect(output.status == 0, "\(output.stderr)")
+        let lines = output.stdout.split(separator: "\n").filter { $0.hasPrefix("the wearer") }
+        // the press at 16:00 comes after the three hours followed: lost, as on a band nobody follows
+        #expect(
+            lines == [
+                "the wearer pressed find-phone", "the wearer took a picture", "the wearer took a picture",
+            ], "\(output.stdout)")
+        // in camera mode off, the band shows no camera button: only find-phone comes through
+        let plain = try TestHome(fleet: bandFleet(presses: presses))
+        _ = try plain.callback(request(.add, .fitPro9614N))
+        let followed = try plain.band("follow", "--hours", "5")
+        #expect(
+            followed.stdout.split(separator: "\n").filter { $0.hasPrefix("the wearer") } == [
+                "the wearer pressed find-phone", "the wearer pressed find-phone",
+            ], "\(followed.stdout)")
     }
 }

@@ -5,7 +5,7 @@ import VitalDevices
 
 @testable import VitalSimulation
 
-@Suite("Band codec: state, schedule info, and sport names (issue 37)")
+@Suite("Band codec: state, schedule info, sport names, and the fleet's presses (issue 37)")
 struct BandStateCodecTests {
     static let day = LayeredDate(year: 2026, month: 11, day: 25)!
 
@@ -97,5 +97,46 @@ struct BandStateCodecTests {
         for name in BandPeripheral.sportNames {
             #expect(BandMessage.sportName(name).encoded().count <= SmartbandGATT.minimumMTU - 3)
         }
+    }
+
+    @Test(
+        "a fleet's presses are checked: smartbands only, a time and a known button",
+        arguments: [
+            (
+                #"{"model": "BP5", "mac": "004D3208D2F4", "presses": [{"at": "2026-11-20 12:30:00", "button": "findPhone"}]}"#,
+                "devices[0].presses", "is for smartbands only"
+            ),
+            (
+                #"{"model": "FitPro9614N", "mac": "004D3208D310", "presses": [{"at": "noon", "button": "findPhone"}]}"#,
+                "devices[0].presses[0].at", "is not yyyy-MM-dd HH:mm:ss"
+            ),
+            (
+                #"{"model": "FitPro9614N", "mac": "004D3208D310", "presses": [{"at": "2026-11-20 12:30:00", "button": "sos"}]}"#,
+                "devices[0].presses[0].button", "must be takePicture or findPhone"
+            ),
+            (
+                #"{"model": "FitPro9614N", "mac": "004D3208D310", "presses": [{"at": "2026-11-20 12:30:00"}]}"#,
+                "devices[0].presses[0].button", "is required"
+            ),
+        ])
+    func pressesChecked(device: String, path: String, message: String) {
+        #expect(throws: FleetError(path: path, message: message)) {
+            _ = try SimulatedWorld(
+                fleet: Fleet(json: Array(#"{"devices": [\#(device)]}"#.utf8)),
+                start: LayeredTimestamp(secondsSince1970: 0))
+        }
+    }
+
+    @Test("a fleet's presses survive its JSON and come in time order")
+    func pressesRoundTrip() throws {
+        let json = #"""
+            {"devices": [{"model": "FitPro9614N", "mac": "004D3208D310", "presses": [
+              {"at": "2026-11-20 14:00:00", "button": "takePicture"}, {"at": "2026-11-20 12:30:00", "button": "findPhone"}]}]}
+            """#
+        let fleet = try Fleet(json: Array(json.utf8))
+        #expect(try Fleet(json: fleet.json) == fleet)
+        let configuration = try SimulatedDeviceConfiguration(fleet.devices[0], path: "devices[0]")
+        #expect(configuration.presses.map(\.event) == [.findPhone, .takePicture])
+        #expect(configuration.presses.map(\.time.description) == ["2026-11-20 12:30:00", "2026-11-20 14:00:00"])
     }
 }
