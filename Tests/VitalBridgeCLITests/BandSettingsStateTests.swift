@@ -51,6 +51,18 @@ struct BandSettingsStateTests {
         #expect(try !home.bandItems().isEmpty)
     }
 
+    @Test("band state of a band out of range is one line saying it did not connect, exit 1")
+    func outOfRange() throws {
+        var fleet = bandFleet(days: 1)
+        let home = try TestHome(fleet: fleet)
+        _ = try home.callback(request(.add, .fitPro9614N))
+        fleet.devices[fleet.devices.firstIndex { $0.mac == bandMAC }!].inRange = false
+        try Data(fleet.json).write(to: URL(fileURLWithPath: home.path + "/fleet.json"))
+        let output = try home.band("state")
+        #expect(output.status == 1 && output.stdout.isEmpty, "\(output.stdout)")
+        #expect(output.stderr.hasPrefix("band \(bandMAC): ") && output.stderr.split(separator: "\n").count == 1)
+    }
+
     @Test("a switch that is neither on nor off is a usage error naming the argument, and nothing is sent")
     func badSwitch() throws {
         let home = try TestHome(fleet: bandFleet(days: 1))
