@@ -76,6 +76,14 @@ struct BandDriverStateTests {
         }
     }
 
+    @Test("readScheduleInfo always answers yes (the document's rule), then the limit and no entries on an empty band")
+    func scheduleInfoAlwaysYes() async throws {
+        try await Self.withBand { driver, sink in
+            let answers = try await driver.run(.readScheduleInfo, storingInto: sink)
+            #expect(answers == [.scheduleExists(true), .scheduleInfo(maximumPerDay: 4, count: 0)])
+        }
+    }
+
     @Test("the supported sports come with the band's own name and unit for each")
     func sportNames() async throws {
         try await Self.withBand { driver, sink in
