@@ -115,6 +115,18 @@ public struct PulseOximeterDriver: DeviceDriver {
         try await command(.factoryReset)
     }
 
+    /// Stores the PO3's history (``sync(into:progress:)``, which then deletes it on the device), then restores its
+    /// factory settings: nothing it held is lost. A generic oximeter has no vendor reset:
+    /// ``DeviceError/Code/unsupported``.
+    public func resetToFactory(storingInto sink: any RecordSink) async throws(DeviceError) -> Int {
+        guard isPO3 else {
+            throw DeviceError(.unsupported, message: "\(entry.model.name) has no factory reset the hub can send")
+        }
+        let stored = try await sync(into: sink) { _ in }
+        try await factoryReset()
+        return stored
+    }
+
     /// Ends the connection (the SDK's `commandEndPO3CurrentConnect`).
     public func disconnect() async {
         await connection.disconnect()
