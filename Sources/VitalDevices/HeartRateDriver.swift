@@ -4,7 +4,7 @@ import VitalCore
 /// A Bluetooth SIG Heart Rate Service sensor (VitalBridge's devicemodel 905): it notifies Heart Rate Measurement
 /// (0x2A37) with each beat's rate and RR intervals while the central is subscribed, and stores nothing.
 ///
-/// A measurement records for ``measurementSeconds``; ``record(seconds:)`` records for as long as asked (a DDS
+/// A measurement records for ``measurementSeconds``; ``record(seconds:observer:)`` records for as long as asked (a DDS
 /// measurement takes 300 s). The time is the heart's own, the sum of the RR intervals, or the host's clock for a
 /// sensor that reports none, whichever reaches it first. The reading is the mean reported rate and every RR
 /// interval, in ms.
