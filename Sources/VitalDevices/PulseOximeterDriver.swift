@@ -23,7 +23,9 @@ public enum PO3Authentication: UInt8, Hashable, Sendable, CaseIterable {
 /// factory reset of the PO3 SDK.
 ///
 /// ``authenticate(userID:)`` must succeed (results 1–4) before anything else; results 5–8 stop the operation with
-/// the PO3's error 111. Device errors carry the PO3 error IDs 0–7; a link that drops is error 6.
+/// the PO3's error 111 (the SDK headers' value; the PO3 document's enum counts `PO3UserInvalidate` as 8). Device
+/// errors carry the PO3 error IDs 0–6; a link that drops is error 6. `PO3DataZero` (7, no data) is never thrown:
+/// a sync of an empty history returns 0, a success with nothing stored.
 ///
 /// A pulse oximeter of any maker (VitalBridge's 904) has the same service without the vendor one: no
 /// authentication, no error IDs, and a measurement is the next spot-check it indicates, the one the user takes on
