@@ -71,6 +71,9 @@ public struct DeviceDesk: Sendable {
     let now: @Sendable () -> LayeredTimestamp
     let logger: Logger
 
+    /// How long past its `seconds` a live stream may run before the desk stops it.
+    public static let liveGrace = Duration.seconds(2)
+
     /// The hub's own name as the PO3's user (its authentication) for operations no caller asked for.
     public static let hubUser = "org.vitalbridge.hub"
 
@@ -110,7 +113,9 @@ public struct DeviceDesk: Sendable {
 
     /// Streams the device's live samples to `onSample` while it measures: a pulse oximeter or a blood pressure
     /// monitor until its measurement ends, a heart-rate sensor for `seconds` of its own recording (until stopped
-    /// when `nil`); `seconds` also bounds every stream on the desk's clock. Cancelling the task stops the stream.
+    /// when `nil`); `seconds` also bounds every stream on the desk's clock, plus ``liveGrace`` (so that a
+    /// recording of `seconds` by the host's clock ends with its reading rather than the bound). Cancelling the task
+    /// stops the stream.
     ///
     /// - Returns: ``LiveEnding/measured(_:)`` with the stored reading, or ``LiveEnding/stopped``.
     public func live(
@@ -138,7 +143,7 @@ public struct DeviceDesk: Sendable {
                 }
                 if let seconds {
                     group.addTask {
-                        try await clock.sleep(for: .seconds(seconds))
+                        try await clock.sleep(for: .seconds(seconds) + Self.liveGrace)
                         return .stopped
                     }
                 }
