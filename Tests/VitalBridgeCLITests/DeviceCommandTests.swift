@@ -61,6 +61,18 @@ struct DeviceCommandTests {
         #expect(bad.status == 2 && bad.stderr.contains("--mac must be 12 hexadecimal digits"))
     }
 
+    @Test(
+        "on a BlueZ home a vendor device is refused before anything connects: nothing simulated answers",
+        arguments: [["info"], ["reset", "--yes"], ["live"]])
+    func bluezHome(command: [String]) throws {
+        let home = try TestHome.with(.po3)
+        let output = try home.device(command + ["--transport", "bluez"], .po3)
+        #expect(output.status == 1 && output.stdout.isEmpty, "\(output.stdout)")
+        #expect(
+            output.stderr == "device \(macOf(.po3)): \(macOf(.po3)) is a PO3: this home's transport does not speak its "
+                + "protocol\n")
+    }
+
     @Test("device reset stores the PO3's history first, then resets it: a sync then delivers the stored records")
     func resetPO3() throws {
         let home = try TestHome.with(.po3)
