@@ -206,6 +206,39 @@ public struct DeviceFailure: Hashable, Sendable, CustomStringConvertible {
     }
 
     public var description: String { "\(model) error \(code)" }
+
+    /// The PO3's error, read as the PO3 document's `PO3ErrorID` and the iHealth SDK headers both read it; `nil` for
+    /// another model or a code neither defines.
+    ///
+    /// The hub answers a failed user authentication with the headers' value, 111 (`ERROR-300-111`). The document's
+    /// enum counts `PO3UserInvalidate` eighth, as 8, a code the headers leave unused: so 8 is read as the
+    /// authentication failure too, and a caller written against either reading gets the same answer.
+    public var po3Error: PO3Error? {
+        guard model == .po3 else { return nil }
+        return code == 8 ? .userAuthentication : PO3Error(rawValue: code)
+    }
+}
+
+/// The PO3's error IDs (`PO3ErrorID` of the PO3 SDK document, with the SDK headers' 111 for the authentication).
+public enum PO3Error: Int, Hashable, Sendable, CaseIterable {
+    /// Bluetooth communication error.
+    case communication = 0
+    /// Flash (data) access error.
+    case flashAccess = 1
+    /// Irregular hardware error.
+    case hardware = 2
+    /// The SpO2 or pulse rate is beyond the measurement range.
+    case outOfRange = 3
+    /// Unknown interference detected.
+    case interference = 4
+    /// Sending a command failed.
+    case sendFailed = 5
+    /// The device disconnected.
+    case disconnected = 6
+    /// No data (`PO3DataZero`): the hub never sends it, an empty history is a success with `result=[]`.
+    case noData = 7
+    /// User authentication failed (`PO3UserInvalidate`): 111 as the hub sends it, 8 in the document's enum.
+    case userAuthentication = 111
 }
 
 /// A callback as the caller reads it: each stage's outcome, the device, the readings typed in the requested unit,

@@ -14,7 +14,7 @@ public struct VitalBridgeCommand: ParsableCommand {
             DemoCommand.self, InitCommand.self, OpenCommand.self, DevicesCommand.self, RecordsCommand.self,
             ChangesCommand.self, SinkCommand.self, ReportCommand.self,
             WhitelistCommand.self, PeopleCommand.self,
-            FleetCommand.self, BandCommand.self, SVSCommand.self, DDSCommand.self, HRVCommand.self,
+            FleetCommand.self, BandCommand.self, DeviceCommand.self, SVSCommand.self, DDSCommand.self, HRVCommand.self,
             RequestCommand.self, ComposeCommand.self, CallbackCommand.self, GATTCommand.self, ScanCommand.self,
             SimulateCommand.self, InstallHandlerCommand.self, UninstallHandlerCommand.self, DoctorCommand.self,
             PairCommand.self,

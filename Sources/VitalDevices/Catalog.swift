@@ -18,6 +18,13 @@ extension DeviceFamily {
     /// Whether the family's devices indicate their stored readings unasked, each deleted when confirmed: blood
     /// pressure monitors, scales and thermometers (the others delete only on a command).
     public var pushesStoredRecords: Bool { self == .bloodPressure || self == .scale || self == .thermometer }
+
+    /// Whether the family's devices send live samples while they measure (``LiveSample``): pulse oximeters (SpO2,
+    /// pulse, PI and the pulse wave), blood pressure monitors (the Intermediate Cuff Pressure) and heart-rate
+    /// sensors (each beat's rate and RR intervals).
+    public var streamsLiveSamples: Bool {
+        self == .pulseOximeter || self == .bloodPressure || self == .heartRateSensor
+    }
 }
 
 /// The Bluetooth profile a family speaks: a SIG service, or VitalBridge's documented vendor service for the

@@ -57,12 +57,20 @@ public protocol DeviceDriver: Sendable {
     /// Reads every stored record into `sink`, then lets the device forget exactly those. Returns how many.
     func sync(into sink: any RecordSink, progress: @escaping @Sendable (SyncProgress) -> Void) async throws(DeviceError)
         -> Int
+    /// Restores the device's factory settings after storing through `sink` everything it still holds (a reset
+    /// erases its memory); returns how many records were stored first. Throws ``DeviceError/Code/unsupported``
+    /// for a device with no factory reset the hub can send (all but the PO3 and the smartbands).
+    func resetToFactory(storingInto sink: any RecordSink) async throws(DeviceError) -> Int
 }
 
 extension DeviceDriver {
     public func readClock(hubTime: LayeredTimestamp) async throws(DeviceError) {}
 
     public func prepare(for session: DeviceSession) async throws(DeviceError) {}
+
+    public func resetToFactory(storingInto sink: any RecordSink) async throws(DeviceError) -> Int {
+        throw DeviceError(.unsupported, message: "\(entry.model.name) has no factory reset the hub can send")
+    }
 
     public func deviceInfo() async throws(DeviceError) -> DeviceInfo {
         let serial = try await connection.read(GATTCharacteristics.serialNumber)

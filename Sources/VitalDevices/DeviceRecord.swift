@@ -91,6 +91,9 @@ public enum LiveSample: Hashable, Sendable {
     case oximetry(spO2: Double?, pulseRate: Double?, perfusionIndex: Double?)
     /// A pulse oximeter's pulse-wave (pulse intensity) sample, 0–100.
     case pulseWave(Int)
+    /// A heart-rate sensor's Heart Rate Measurement: the rate it reports (beats per minute; `nil` when it reports
+    /// none, or no skin contact) and the RR intervals it carries, in milliseconds.
+    case heartRate(beatsPerMinute: Int?, rrIntervals: [Double])
 }
 
 /// How far a sync has come.

@@ -4,7 +4,7 @@ import VitalCore
 /// A Bluetooth SIG Heart Rate Service sensor (VitalBridge's devicemodel 905): it notifies Heart Rate Measurement
 /// (0x2A37) with each beat's rate and RR intervals while the central is subscribed, and stores nothing.
 ///
-/// A measurement records for ``measurementSeconds``; ``record(seconds:)`` records for as long as asked (a DDS
+/// A measurement records for ``measurementSeconds``; ``record(seconds:observer:)`` records for as long as asked (a DDS
 /// measurement takes 300 s). The time is the heart's own, the sum of the RR intervals, or the host's clock for a
 /// sensor that reports none, whichever reaches it first. The reading is the mean reported rate and every RR
 /// interval, in ms.
@@ -30,7 +30,7 @@ public struct HeartRateDriver: DeviceDriver {
         _ options: MeasureOptions, into sink: any RecordSink, observer: @escaping @Sendable (LiveSample) -> Void
     ) async throws(DeviceError) -> DeviceRecord {
         let seconds = options.recordingSeconds ?? measurementSeconds
-        let record = DeviceRecord(reading: .heartRate(try await record(seconds: seconds)))
+        let record = DeviceRecord(reading: .heartRate(try await record(seconds: seconds, observer: observer)))
         try await store([record], in: sink)
         return record
     }
@@ -42,12 +42,14 @@ public struct HeartRateDriver: DeviceDriver {
     }
 
     /// Collects the sensor's notifications until its RR intervals add up to `seconds`, or the host's clock has
-    /// moved on by as much.
+    /// moved on by as much; `observer` hears each notification as a ``LiveSample/heartRate(beatsPerMinute:rrIntervals:)``.
     ///
     /// - Throws: ``DeviceError/Code/protocolViolation`` for a value that does not decode;
     ///   ``DeviceError/Code/deviceReported`` when the sensor reported no rate at all; a dropped link as
     ///   ``DeviceError/Code/disconnected``.
-    public func record(seconds: Int) async throws(DeviceError) -> HeartRateReading {
+    public func record(seconds: Int, observer: @Sendable (LiveSample) -> Void = { _ in }) async throws(DeviceError)
+        -> HeartRateReading
+    {
         try await connection.subscribe(GATTCharacteristics.heartRateMeasurement)
         let start = clock()
         var rates: [Int] = []
@@ -60,14 +62,12 @@ public struct HeartRateDriver: DeviceDriver {
                     try await connection.nextEvent()
             else { continue }
             let measurement = try decode(HeartRateMeasurement.self, bytes)
-            if measurement.sensorContact != .notDetected, measurement.heartRate > 0 {
-                rates.append(Int(measurement.heartRate))
-            }
-            for interval in measurement.rrIntervals {
-                let milliseconds = Double(interval) * 1_000 / 1_024
-                intervals.append(milliseconds)
-                beats += milliseconds
-            }
+            let rate = measurement.sensorContact != .notDetected && measurement.heartRate > 0
+            if rate { rates.append(Int(measurement.heartRate)) }
+            let milliseconds = measurement.rrIntervals.map { Double($0) * 1_000 / 1_024 }
+            intervals += milliseconds
+            beats += milliseconds.reduce(0, +)
+            observer(.heartRate(beatsPerMinute: rate ? Int(measurement.heartRate) : nil, rrIntervals: milliseconds))
         }
         guard !rates.isEmpty else {
             throw DeviceError(.deviceReported, message: "the sensor reported no heart rate in \(seconds) s")

@@ -23,7 +23,9 @@ public enum PO3Authentication: UInt8, Hashable, Sendable, CaseIterable {
 /// factory reset of the PO3 SDK.
 ///
 /// ``authenticate(userID:)`` must succeed (results 1–4) before anything else; results 5–8 stop the operation with
-/// the PO3's error 111. Device errors carry the PO3 error IDs 0–7; a link that drops is error 6.
+/// the PO3's error 111 (the SDK headers' value; the PO3 document's enum counts `PO3UserInvalidate` as 8). Device
+/// errors carry the PO3 error IDs 0–6; a link that drops is error 6. `PO3DataZero` (7, no data) is never thrown:
+/// a sync of an empty history returns 0, a success with nothing stored.
 ///
 /// A pulse oximeter of any maker (VitalBridge's 904) has the same service without the vendor one: no
 /// authentication, no error IDs, and a measurement is the next spot-check it indicates, the one the user takes on
@@ -113,6 +115,18 @@ public struct PulseOximeterDriver: DeviceDriver {
     /// Restores factory settings; the stored history is erased.
     public func factoryReset() async throws(DeviceError) {
         try await command(.factoryReset)
+    }
+
+    /// Stores the PO3's history (``sync(into:progress:)``, which then deletes it on the device), then restores its
+    /// factory settings: nothing it held is lost. A generic oximeter has no vendor reset:
+    /// ``DeviceError/Code/unsupported``.
+    public func resetToFactory(storingInto sink: any RecordSink) async throws(DeviceError) -> Int {
+        guard isPO3 else {
+            throw DeviceError(.unsupported, message: "\(entry.model.name) has no factory reset the hub can send")
+        }
+        let stored = try await sync(into: sink) { _ in }
+        try await factoryReset()
+        return stored
     }
 
     /// Ends the connection (the SDK's `commandEndPO3CurrentConnect`).

@@ -222,6 +222,26 @@ struct LayeredResponseTests {
         #expect(cancelled.cancelled && cancelled.reason == .cancel && cancelled.deviceFailure == nil)
     }
 
+    @Test(
+        "a PO3 error reads as PO3ErrorID; 111 (the hub's) and 8 (the enum's) are both the authentication failure",
+        arguments: [
+            (111, PO3Error.userAuthentication), (8, .userAuthentication), (0, .communication), (3, .outOfRange),
+            (6, .disconnected), (7, .noData),
+        ])
+    func po3Errors(code: Int, error: PO3Error) throws {
+        let url =
+            "myapp://?cmd=2&devicemodel=300&scheme=myapp&status=1&mac=004D3208D307&reason=ERROR-300-\(code)"
+        let response = try LayeredResponse(parsing: url)
+        #expect(response.deviceFailure?.po3Error == error)
+    }
+
+    @Test("a code the PO3 does not define, or another model's code, is no PO3 error")
+    func notPO3Errors() throws {
+        #expect(DeviceFailure(model: .po3, code: 9).po3Error == nil)
+        #expect(DeviceFailure(model: .po3, code: 110).po3Error == nil)
+        #expect(DeviceFailure(model: .bp5, code: 8).po3Error == nil)
+    }
+
     @Test("an Android callback, its names in their original case, is read the same")
     func androidEcho() throws {
         let object = #"[{"blood_glucose":5.8,"measured_at":"2026-11-20 07:30:00"}]"#

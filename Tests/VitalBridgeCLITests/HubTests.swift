@@ -481,7 +481,7 @@ struct DeliveryTests {
         "--help on every command explains it with examples",
         arguments: [
             "demo", "open", "devices", "records", "whitelist list", "whitelist add", "whitelist remove", "fleet show",
-            "request", "callback", "gatt decode",
+            "request", "callback", "gatt decode", "device info", "device reset", "device live",
         ])
     func help(command: String) throws {
         let words = command.split(separator: " ").map(String.init)

@@ -333,6 +333,7 @@ struct HomeTests {
             ["people", "assign", "--mac", "004D3208D2F4", "--user-index", "1", "--person", "Ann"],
             ["people", "unassign", "--mac", "004D3208D2F4", "--user-index", "1"],
             ["changes"], ["records", "delete", "--id", "1", "--reason", "wrong"],
+            ["device", "info", "--mac", "004D3208D2F4"],
         ] {
             let output = try vitalbridge(command + ["--home", missing])
             #expect(output.status == 1 && output.stderr.contains("no VitalBridge home at \(missing)"), "\(command)")

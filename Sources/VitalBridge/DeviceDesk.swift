@@ -1,0 +1,212 @@
+import LayeredProtocol
+import Logging
+import VitalCore
+import VitalDevices
+import VitalStore
+
+/// Why a ``DeviceDesk`` operation was refused or failed: one line naming what was wrong, never a health value.
+public struct DeviceDeskError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What went wrong.
+    public struct Code: RawRepresentable, Hashable, Sendable {
+        public var rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+
+        /// The MAC is not a device of the hub.
+        public static let unknownDevice = Code(rawValue: "unknownDevice")
+        /// The device does not offer the operation (a glucose meter's live stream, a scale's factory reset).
+        public static let unsupported = Code(rawValue: "unsupported")
+        /// The home's transport cannot reach the device (BlueZ and a vendor protocol).
+        public static let unreachable = Code(rawValue: "unreachable")
+        /// The device failed, refused or could not be connected.
+        public static let device = Code(rawValue: "device")
+        /// The hub's store failed.
+        public static let store = Code(rawValue: "store")
+    }
+
+    public var code: Code
+    public var message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { message }
+}
+
+/// What a device of the hub says about itself (``DeviceDesk/info(_:)``).
+public struct DeviceReport: Hashable, Sendable {
+    public var mac: MACAddress
+    public var model: DeviceModel
+    public var info: DeviceInfo
+
+    public init(mac: MACAddress, model: DeviceModel, info: DeviceInfo) {
+        self.mac = mac
+        self.model = model
+        self.info = info
+    }
+}
+
+/// How a live stream (``DeviceDesk/live(_:seconds:onSample:)``) ended.
+public enum LiveEnding: Hashable, Sendable {
+    /// The device's measurement ended: its reading is stored, pending for the callers, as any measurement's.
+    case measured(DeviceRecord)
+    /// The stream was stopped (its seconds passed, or the task was cancelled: Ctrl-C) before a reading came;
+    /// nothing was stored.
+    case stopped
+}
+
+/// The engine's direct operations on one device of the hub, outside any caller's request: what it says about
+/// itself, its factory reset, and its live samples. Each runs under the device's lease, through the home's
+/// transport, with the device's driver; whatever the device hands over is stored before it may forget it.
+///
+/// Only devices the hub knows (added by a layered request) are used, so a device's model is the one stored, and a
+/// transport that cannot reach the model (BlueZ and a vendor protocol) is refused before anything is connected:
+/// nothing simulated reaches a real home, and no real device is spoken to in a protocol it does not have.
+public struct DeviceDesk: Sendable {
+    let store: VitalStore
+    let central: any BluetoothCentral
+    let leases: any DeviceLeases
+    let clock: any Clock<Duration>
+    let now: @Sendable () -> LayeredTimestamp
+    let logger: Logger
+
+    /// How long past its `seconds` a live stream may run before the desk stops it.
+    public static let liveGrace = Duration.seconds(2)
+
+    /// The hub's own name as the PO3's user (its authentication) for operations no caller asked for.
+    public static let hubUser = "org.vitalbridge.hub"
+
+    /// A desk over `store`, reaching devices through `central` under `leases`; `clock` measures a live stream's
+    /// seconds, `now` is the time devices' clocks and stored readings are dated by, `logger` hears failures.
+    public init(
+        store: VitalStore, central: any BluetoothCentral, leases: any DeviceLeases, clock: any Clock<Duration>,
+        now: @escaping @Sendable () -> LayeredTimestamp, logger: Logger = Logger(label: "org.vitalbridge.engine")
+    ) {
+        self.store = store
+        self.central = central
+        self.leases = leases
+        self.clock = clock
+        self.now = now
+        self.logger = logger
+    }
+
+    /// The device's model, serial number, firmware revision and battery level (Device Information and Battery
+    /// services). Changes nothing in the store.
+    public func info(_ mac: MACAddress) async throws(DeviceDeskError) -> DeviceReport {
+        let known = try knownDevice(mac)
+        return try await withDriver(known, doing: "device information") { driver in
+            DeviceReport(mac: mac, model: known.model, info: try await driver.deviceInfo())
+        }
+    }
+
+    /// Stores what the device still holds, then restores its factory settings; returns how many records were
+    /// stored first. The PO3 and the smartbands have a factory reset.
+    public func reset(_ mac: MACAddress) async throws(DeviceDeskError) -> Int {
+        let known = try knownDevice(mac)
+        let sink = StoreSink(store: store, device: mac)
+        return try await withDriver(known, doing: "factory reset") { driver in
+            try await driver.prepare(for: DeviceSession(caller: Self.hubUser, time: now()))
+            return try await driver.resetToFactory(storingInto: sink)
+        }
+    }
+
+    /// Streams the device's live samples to `onSample` while it measures: a pulse oximeter or a blood pressure
+    /// monitor until its measurement ends, a heart-rate sensor for `seconds` of its own recording (until stopped
+    /// when `nil`); `seconds` also bounds every stream on the desk's clock, plus ``liveGrace`` (so that a
+    /// recording of `seconds` by the host's clock ends with its reading rather than the bound). Cancelling the task
+    /// stops the stream.
+    ///
+    /// - Returns: ``LiveEnding/measured(_:)`` with the stored reading, or ``LiveEnding/stopped``.
+    public func live(
+        _ mac: MACAddress, seconds: Int?, onSample: @escaping @Sendable (LiveSample) -> Void
+    ) async throws(DeviceDeskError) -> LiveEnding {
+        let known = try knownDevice(mac)
+        guard DeviceCatalog.entry(for: known.model).family.streamsLiveSamples else {
+            throw DeviceDeskError(.unsupported, "\(mac) is a \(known.model.name), which sends no live samples")
+        }
+        let sink = StoreSink(store: store, device: mac)
+        let clock = clock
+        let now = now
+        return try await withDriver(known, doing: "live stream") { driver in
+            try await driver.readClock(hubTime: now())
+            try await driver.prepare(for: DeviceSession(caller: Self.hubUser, time: now()))
+            // a heart-rate sensor records until stopped: as long as an Int says
+            let options = MeasureOptions(recordingSeconds: seconds ?? Int.max)
+            return try await withThrowingTaskGroup(of: LiveEnding.self) { group in
+                group.addTask {
+                    do {
+                        return .measured(try await driver.measure(options, into: sink, observer: onSample))
+                    } catch let error as DeviceError where error.code == .cancelled && Task.isCancelled {
+                        return .stopped
+                    }
+                }
+                if let seconds {
+                    group.addTask {
+                        try await clock.sleep(for: .seconds(seconds) + Self.liveGrace)
+                        return .stopped
+                    }
+                }
+                defer { group.cancelAll() }
+                do {
+                    return try await group.next() ?? .stopped
+                } catch is CancellationError {
+                    return .stopped
+                }
+            }
+        }
+    }
+
+    /// The device `mac` as the store knows it, if the transport reaches its model.
+    func knownDevice(_ mac: MACAddress) throws(DeviceDeskError) -> StoredDevice {
+        let known: StoredDevice?
+        do {
+            known = try store.device(mac)
+        } catch {
+            logger.error("the hub's storage failed", metadata: ["error": "\(error)"])
+            throw DeviceDeskError(.store, "cannot read the store: \(error)")
+        }
+        guard let known else {
+            throw DeviceDeskError(
+                .unknownDevice, "\(mac) is not a device of this hub: add it first with a layered request (cmd=1)")
+        }
+        guard central.reaches(known.model) else {
+            throw DeviceDeskError(
+                .unreachable, "\(mac) is a \(known.model.name): this home's transport does not speak its protocol")
+        }
+        return known
+    }
+
+    /// Runs `body` with the driver of `known` on a connection made under its lease, closed after whatever
+    /// happened; maps what fails to a ``DeviceDeskError`` naming `operation`.
+    func withDriver<T: Sendable>(
+        _ known: StoredDevice, doing operation: String,
+        _ body: @escaping @Sendable (any DeviceDriver) async throws -> T
+    ) async throws(DeviceDeskError) -> T {
+        let (mac, central, now) = (known.mac, central, now)
+        let entry = DeviceCatalog.entry(for: known.model)
+        do {
+            return try await leases.withLease(mac) {
+                let connection = try await central.connect(to: mac)
+                do {
+                    let result = try await body(makeDriver(for: entry, connection: connection, clock: now))
+                    await connection.disconnect()
+                    return result
+                } catch {
+                    await connection.disconnect()
+                    throw error
+                }
+            }
+        } catch let error as DeviceError where error.code == .unsupported {
+            throw DeviceDeskError(.unsupported, "\(mac) is a \(known.model.name): \(error.message)")
+        } catch let error as DeviceError {
+            logger.notice(
+                "a device operation failed",
+                metadata: ["device": "\(mac)", "operation": "\(operation)", "error": "\(error)"])
+            throw DeviceDeskError(.device, "\(known.model.name) \(mac): \(operation) failed: \(error.message)")
+        } catch {
+            logger.error("the hub's storage failed", metadata: ["device": "\(mac)", "error": "\(error)"])
+            throw DeviceDeskError(.store, "\(known.model.name) \(mac): \(operation) failed: \(error)")
+        }
+    }
+}

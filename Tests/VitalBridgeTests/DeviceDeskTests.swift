@@ -1,0 +1,129 @@
+import Foundation
+import LayeredProtocol
+import Locking
+import Testing
+import VitalBridge
+import VitalCore
+import VitalDevices
+import VitalSimulation
+import VitalStore
+
+/// The desk over a simulated world of the built-in fleet's `models`, each stored as a device of the hub.
+struct Desk {
+    let world: SimulatedWorld
+    let store: VitalStore
+    let desk: DeviceDesk
+
+    init(_ models: DeviceModel...) throws {
+        let devices = Fleet.default.devices.filter { device in models.contains { $0.name == device.model } }
+        world = try SimulatedWorld(fleet: Fleet(user: UserScript(), devices: devices), start: Engine.start)
+        store = try VitalStore()
+        for device in devices {
+            try store.saveDevice(
+                StoredDevice(
+                    mac: MACAddress(device.mac)!, model: DeviceModel(modelString: device.model)!,
+                    addedAt: Engine.start))
+        }
+        let clock = world.clock
+        desk = DeviceDesk(
+            store: store, central: world, leases: LocalLeases(), clock: ContinuousClock(),
+            now: { clock.wallTime })
+    }
+
+    static func mac(_ model: DeviceModel) -> MACAddress {
+        MACAddress(Fleet.default.devices.first { $0.model == model.name }!.mac)!
+    }
+}
+
+@Suite("DeviceDesk")
+struct DeviceDeskTests {
+    @Test("info reads the model, serial, firmware and battery of a known device")
+    func info() async throws {
+        let desk = try Desk(.po3)
+        let report = try await desk.desk.info(Desk.mac(.po3))
+        #expect(report.model == .po3)
+        #expect(report.info == DeviceInfo(serialNumber: "PO3-D307", firmwareRevision: "1.0.0", batteryLevel: 90))
+    }
+
+    @Test("every operation refuses a MAC the hub does not know, before connecting")
+    func unknown() async throws {
+        let desk = try Desk(.po3)
+        let other = MACAddress("004D3208D2F4")!
+        await #expect(
+            throws: DeviceDeskError(
+                .unknownDevice, "\(other) is not a device of this hub: add it first with a layered request (cmd=1)")
+        ) {
+            try await desk.desk.info(other)
+        }
+        do {
+            _ = try await desk.desk.reset(other)
+            Issue.record("reset an unknown device")
+        } catch {
+            #expect(error.code == .unknownDevice)
+        }
+    }
+
+    @Test("reset stores the PO3's history before the reset erases it")
+    func resetPO3() async throws {
+        let desk = try Desk(.po3)
+        #expect(try await desk.desk.reset(Desk.mac(.po3)) == 5)
+        #expect(try desk.store.readings(device: Desk.mac(.po3)).count == 5)
+        #expect(try await desk.desk.reset(Desk.mac(.po3)) == 0)
+    }
+
+    @Test("a device without a factory reset, or without live samples, is refused by name")
+    func unsupported() async throws {
+        let desk = try Desk(.bg5)
+        do {
+            _ = try await desk.desk.reset(Desk.mac(.bg5))
+            Issue.record("reset a BG5")
+        } catch {
+            #expect(error.code == .unsupported && error.message.contains("no factory reset"))
+        }
+        do {
+            _ = try await desk.desk.live(Desk.mac(.bg5), seconds: nil) { _ in }
+            Issue.record("streamed a BG5")
+        } catch {
+            #expect(error.code == .unsupported && error.message.contains("no live samples"))
+        }
+    }
+
+    @Test("live streams the PO3's pulse wave and values, then stores its reading")
+    func livePO3() async throws {
+        let desk = try Desk(.po3)
+        let samples = Locked<[LiveSample]>([])
+        let ending = try await desk.desk.live(Desk.mac(.po3), seconds: 60) { sample in
+            samples.withLock { $0.append(sample) }
+        }
+        let oximetry = LiveSample.oximetry(spO2: 97, pulseRate: 70, perfusionIndex: nil)
+        #expect(
+            samples.withLock { $0 }
+                == [20, 60, 90, 40].flatMap { [LiveSample.pulseWave($0), oximetry] })
+        guard case .measured(let record) = ending else {
+            Issue.record("no reading: \(ending)")
+            return
+        }
+        #expect(try desk.store.readings(device: Desk.mac(.po3)).map(\.reading) == [record.reading])
+    }
+
+    @Test("live on a heart-rate sensor with no seconds streams until the task is cancelled, and stores nothing")
+    func liveCancelled() async throws {
+        let desk = try Desk(.heartRateSensor)
+        let (heard, beat) = AsyncStream.makeStream(of: LiveSample.self)
+        let streaming = Task {
+            try await desk.desk.live(Desk.mac(.heartRateSensor), seconds: nil) { beat.yield($0) }
+        }
+        var count = 0
+        for await sample in heard {
+            guard case .heartRate(let rate?, let intervals) = sample, rate > 0, !intervals.isEmpty else {
+                Issue.record("not a beat: \(sample)")
+                break
+            }
+            count += 1
+            if count == 100 { break }
+        }
+        streaming.cancel()
+        #expect(try await streaming.value == .stopped)
+        #expect(try desk.store.readings(device: Desk.mac(.heartRateSensor)).isEmpty)
+    }
+}
