@@ -99,7 +99,8 @@ extension BandDay {
     /// - sleep: the minutes of its deep (3), light (4) and wake-up (6) segments; start, end and placed segments
     ///   mark the night and count for nothing;
     /// - heart rate: minimum, mean (rounded half up) and maximum of its minutes with a value, and how many;
-    /// - sports: its finished sports by start time.
+    /// - sports: its finished sports by start time, each with its steps, distance and `detail_data` (repetitions,
+    ///   activity, the detail's distance).
     public init(date: LayeredDate, items: some Sequence<BandItem>) {
         var (steps, calories, distance) = (0, 0, 0)
         var sleep = Sleep(deep: 0, light: 0, awake: 0)
@@ -115,7 +116,9 @@ extension BandDay {
                 sports.append(
                     Sport(
                         type: Int(session.sport.rawValue), start: session.start.value, end: session.end.value,
-                        calories: session.calories))
+                        calories: session.calories, steps: session.steps, distance: session.distance,
+                        count: session.detail?.count, activity: session.detail?.activity,
+                        detailDistance: session.detail?.distance))
             case .sleep(let segment):
                 switch segment.type {
                 case .deepSleep: sleep.deep += segment.minutes
