@@ -129,12 +129,27 @@ public struct ReceivedDay: Hashable, Sendable, CustomStringConvertible {
         public var minutes: Int?
     }
 
-    /// One of `sportdata`: a band's finished sport, by its sport code, from `start` to `end` (`HH:mm:ss`).
+    /// One of `sportdata`: a band's finished sport, by its sport code, from `start` to `end` (`HH:mm:ss`), with
+    /// the steps and distance (in the request's unit) the hub sends, and the band's `detail_data` when it sent one.
     public struct Sport: Hashable, Sendable {
+        /// `detail`: the band's `detail_data` of a sport, those members it sent.
+        public struct Detail: Hashable, Sendable {
+            /// Repetitions (sit-ups, push-ups, rope skips, pull-ups).
+            public var count: Int?
+            /// The band's own measure, without a unit.
+            public var activity: Int?
+            /// In the request's unit, km by default.
+            public var distance: FixedDecimal?
+        }
+
         public var type: Int
         public var start: String
         public var end: String
         public var calories: Int?
+        public var steps: Int?
+        /// In the request's unit, km by default.
+        public var distance: FixedDecimal?
+        public var detail: Detail?
     }
 
     public var sleep: Sleep?
@@ -172,7 +187,8 @@ public struct ReceivedDay: Hashable, Sendable, CustomStringConvertible {
             let listed = sports.map { sport in
                 let code = String(sport.type, radix: 16, uppercase: true)
                 return "0x\(code.count < 2 ? "0" + code : code) \(sport.start)–\(sport.end)"
-                    + (sport.calories.map { " \($0) kcal" } ?? "")
+                    + (sport.calories.map { " \($0) kcal" } ?? "") + (sport.steps.map { " \($0) steps" } ?? "")
+                    + (sport.detail?.count.map { " \($0) reps" } ?? "")
             }
             parts.append("sports " + listed.joined(separator: ", "))
         }
@@ -468,6 +484,11 @@ struct ReadingDecoder {
             else { throw fail("has \(name).\(key) that is not a whole number") }
             return integer
         }
+        func number(_ part: ResultObject, _ key: ResultKey, in name: String) throws(LayeredError) -> FixedDecimal? {
+            guard let value = part[key] else { return nil }
+            guard case .number(let number) = value else { throw fail("has \(name).\(key) that is not a number") }
+            return number
+        }
         var day = ReceivedDay(sports: [])
         if let sleep = try part(.sleepData) {
             let name = ResultKey.sleepData.rawValue
@@ -497,9 +518,21 @@ struct ReadingDecoder {
                 guard let type = try whole(sport, .type, in: name), let start = sport.string(.start),
                     let end = sport.string(.end)
                 else { throw fail("has a \(name) without its type, start and end") }
+                var detail: ReceivedDay.Sport.Detail?
+                switch sport[.detail] {
+                case nil: break
+                case .object(let object)?:
+                    detail = ReceivedDay.Sport.Detail(
+                        count: try whole(object, .count, in: name + ".detail"),
+                        activity: try whole(object, .activity, in: name + ".detail"),
+                        distance: try number(object, .distance, in: name + ".detail"))
+                default: throw fail("has \(name).detail that is not an object")
+                }
                 day.sports.append(
                     ReceivedDay.Sport(
-                        type: type, start: start, end: end, calories: try whole(sport, .calories, in: name)))
+                        type: type, start: start, end: end, calories: try whole(sport, .calories, in: name),
+                        steps: try whole(sport, .steps, in: name), distance: try number(sport, .distance, in: name),
+                        detail: detail))
             }
         default:
             throw fail("has a sportdata that is not a list of sports")

@@ -146,7 +146,8 @@ public struct ResultKey: RawRepresentable, Hashable, Sendable, ExpressibleByStri
     public static let maximum: ResultKey = "max"
     /// `minutes`: how many minutes had a heart rate.
     public static let minutes: ResultKey = "minutes"
-    /// `sportdata`: a band day's finished sports, a list of `{"type":…,"start":…,"end":…,"calories":…}`.
+    /// `sportdata`: a band day's finished sports, a list of `{"type":…,"start":…,"end":…,"calories":…}`, extended
+    /// with `steps`, `distance` and, when the band sent one, `detail`.
     public static let sportData: ResultKey = "sportdata"
     /// `type`: a band's sport code.
     public static let type: ResultKey = "type"
@@ -154,6 +155,13 @@ public struct ResultKey: RawRepresentable, Hashable, Sendable, ExpressibleByStri
     public static let start: ResultKey = "start"
     /// `end`: `HH:mm:ss`.
     public static let end: ResultKey = "end"
+    /// `detail`: a VitalBridge extension, a band sport's `detail_data`: `count`, `activity` and `distance`, those
+    /// the band sent.
+    public static let detail: ResultKey = "detail"
+    /// `count`: repetitions of a counting sport (sit-ups, push-ups, rope skips, pull-ups).
+    public static let count: ResultKey = "count"
+    /// `activity`: the band's own measure of a sport, without a unit.
+    public static let activity: ResultKey = "activity"
     /// `flags`: a VitalBridge extension, the statuses the device reported with the reading, by name
     /// (`["bodyMovement","irregularPulse"]`); present only when it reported one.
     public static let flags: ResultKey = "flags"

@@ -15,7 +15,10 @@ extension LayeredReading {
     /// - activity: `time`, `activedata`, `sleepdata`, `swimdata`;
     /// - heart rate: `heart_rate`, `measured_at` (the RR intervals are stored, not sent);
     /// - band day: `time`, `activedata` (with `distance` in km or miles), `sleepdata` (with `deep`, `light`,
-    ///   `awake`), `heartratedata` (only when the day has heart-rate minutes), `sportdata` (a list, maybe empty).
+    ///   `awake`), `heartratedata` (only when the day has heart-rate minutes), `sportdata` (a list, maybe empty, of
+    ///   `type`, `start`, `end`, `calories`, `steps` and `distance` in km or miles (unless stored before VitalBridge
+    ///   kept them), and `detail` when the band sent its
+    ///   `detail_data`: `count`, `activity`, `distance` in km or miles, those it sent).
     ///
     /// Optional quantities the device did not report are left out; a value that is not finite is left out too.
     ///
@@ -74,16 +77,30 @@ extension LayeredReading {
         case (.distance, .integer(let metres)):
             (unit ?? .kilometre).resultValue(canonical: Double(metres) / 1000).map(ResultValue.number)
         case (.sports, .sports(let sports)):
-            .list(
-                sports.map { sport in
-                    ResultObject([
-                        .init(.type, .number(FixedDecimal(sport.type))),
-                        .init(.start, .string(BandDay.timeOfDay(sport.start))),
-                        .init(.end, .string(BandDay.timeOfDay(sport.end))),
-                        .init(.calories, .number(FixedDecimal(sport.calories))),
-                    ])
-                })
+            .list(sports.map { sportObject($0, unit: unit) })
         default: nil
         }
+    }
+
+    /// A band day's sport: its type, times and calories, then the extension: steps, distance, and its `detail_data`
+    /// when the band sent one (distances in `unit`, km by default).
+    private static func sportObject(_ sport: BandDay.Sport, unit: VitalUnit?) -> ResultObject {
+        func distance(_ metres: Int) -> ResultValue? {
+            (unit ?? .kilometre).resultValue(canonical: Double(metres) / 1000).map(ResultValue.number)
+        }
+        var fields: [ResultObject.Field] = [
+            .init(.type, .number(FixedDecimal(sport.type))),
+            .init(.start, .string(BandDay.timeOfDay(sport.start))),
+            .init(.end, .string(BandDay.timeOfDay(sport.end))),
+            .init(.calories, .number(FixedDecimal(sport.calories))),
+        ]
+        if let steps = sport.steps { fields.append(.init(.steps, .number(FixedDecimal(steps)))) }
+        if let metres = sport.distance.flatMap(distance) { fields.append(.init(.distance, metres)) }
+        var detail: [ResultObject.Field] = []
+        if let count = sport.count { detail.append(.init(.count, .number(FixedDecimal(count)))) }
+        if let activity = sport.activity { detail.append(.init(.activity, .number(FixedDecimal(activity)))) }
+        if let metres = sport.detailDistance.flatMap(distance) { detail.append(.init(.distance, metres)) }
+        if sport.hasDetail { fields.append(.init(.detail, .object(ResultObject(detail)))) }
+        return ResultObject(fields)
     }
 }

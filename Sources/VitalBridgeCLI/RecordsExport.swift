@@ -37,8 +37,9 @@ extension ReadingColumn {
 }
 
 extension RecordValue {
-    /// A field's value as `records` writes it: sports as `type start-end kcal`
-    /// (`1 08:10-08:45 120kcal; 128 18:00-18:40 300kcal`), RR intervals as their count (the series itself is in
+    /// A field's value as `records` writes it: sports as `type start-end kcal`, then what the band sent of steps,
+    /// metres, repetitions and activity (`1 08:10-08:45 120kcal 4100steps 2870m; 2 12:05-12:15 80kcal 0steps 0m
+    /// 220reps 10activity`), RR intervals as their count (the series itself is in
     /// the store, and `vitalbridge hrv` reads one); `nil` for a day without sports, whose column stays empty.
     init?(_ value: FieldValue) {
         switch value {
@@ -52,6 +53,11 @@ extension RecordValue {
                 sports.map { sport in
                     "\(sport.type) \(BandDay.timeOfDay(sport.start).prefix(5))-\(BandDay.timeOfDay(sport.end).prefix(5)) "
                         + "\(sport.calories)kcal"
+                        + [
+                            sport.steps.map { " \($0)steps" }, sport.distance.map { " \($0)m" },
+                            sport.count.map { " \($0)reps" }, sport.activity.map { " \($0)activity" },
+                            sport.detailDistance.map { " \($0)m detail" },
+                        ].compactMap { $0 }.joined()
                 }
                 .joined(separator: "; "))
         }

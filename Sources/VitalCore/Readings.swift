@@ -227,7 +227,9 @@ public struct ActivityDay: Hashable, Sendable {
 /// A callback reports it as an activity monitor's day, extended:
 /// `{"time":"2026-11-20","activedata":{"steps":8421,"calories":312,"distance":6.12},"sleepdata":{"sleeptime":412,`
 /// `"sleepefficiency":88,"deep":95,"light":270,"awake":47},"heartratedata":{"min":52,"avg":71,"max":128,`
-/// `"minutes":1380},"sportdata":[{"type":1,"start":"08:10:00","end":"08:45:00","calories":120}]}`.
+/// `"minutes":1380},"sportdata":[{"type":1,"start":"08:10:00","end":"08:45:00","calories":120,"steps":4100,`
+/// `"distance":2.87},{"type":2,"start":"12:05:00","end":"12:15:00","calories":80,"steps":0,"distance":0.00,`
+/// `"detail":{"count":220,"activity":10}}]}`.
 public struct BandDay: Hashable, Sendable {
     /// The night's segments dated this day, in minutes by kind.
     public struct Sleep: Hashable, Sendable {
@@ -273,13 +275,36 @@ public struct BandDay: Hashable, Sendable {
         public var end: Int
         /// Kilocalories.
         public var calories: Int
+        /// Steps taken during it; `nil` for a sport stored before VitalBridge kept them.
+        public var steps: Int?
+        /// Metres; `nil` for a sport stored before VitalBridge kept them.
+        public var distance: Int?
+        /// The repetitions of a counting sport (sit-ups, push-ups, rope skips, pull-ups): the `count` of the band's
+        /// `detail_data`; `nil` when it sent none.
+        public var count: Int?
+        /// The `activity` of the band's `detail_data` (the band's own measure, without a unit); `nil` when it sent
+        /// none.
+        public var activity: Int?
+        /// The `distance` of the band's `detail_data`, in metres; `nil` when it sent none.
+        public var detailDistance: Int?
 
-        public init(type: Int, start: Int, end: Int, calories: Int) {
+        public init(
+            type: Int, start: Int, end: Int, calories: Int, steps: Int? = nil, distance: Int? = nil, count: Int? = nil,
+            activity: Int? = nil, detailDistance: Int? = nil
+        ) {
             self.type = type
             self.start = start
             self.end = end
             self.calories = calories
+            self.steps = steps
+            self.distance = distance
+            self.count = count
+            self.activity = activity
+            self.detailDistance = detailDistance
         }
+
+        /// Whether the band sent a `detail_data` with any member.
+        public var hasDetail: Bool { count != nil || activity != nil || detailDistance != nil }
     }
 
     public var date: LayeredDate

@@ -21,18 +21,30 @@ extension BandItem {
 
     /// What tells a stored item from the other items of its day and kind, so that an item sent again replaces
     /// the one stored: the sport of totals (newer totals of a day replace older ones), the start minute of a sport
-    /// or sleep segment, the hour of heart rate.
+    /// or sleep segment, the hour of heart rate. The marks of a night (start 1, end 2, placed 5) share a minute with
+    /// the segment they open or close, so theirs is offset by 1440 times their type: neither replaces the other.
     public var key: Int {
         switch self {
         case .todayTotals(let totals), .dayTotals(_, let totals): Int(totals.sport.rawValue)
         case .sport(let session): session.start.value
-        case .sleep(let segment): segment.start.value
+        case .sleep(let segment):
+            switch segment.type {
+            case .startSleep, .endSleep, .placed: 1440 * Int(segment.type.rawValue) + segment.start.value
+            case .deepSleep, .lightSleep, .wakeUp: segment.start.value
+            }
         case .heartRate(let hour): hour.hour
         }
     }
 
-    /// The item's kind as stored: its type byte, today's totals counting as a day's (type 2).
-    public var kind: Int { type == 0x01 ? 0x02 : Int(type) }
+    /// The item's kind as stored: its type byte, today's totals counting as a day's (type 2), and an item with the
+    /// counting sports' additions as the item without them (totals 2, a sport 3), so that either replaces the other.
+    public var kind: Int {
+        switch type {
+        case 0x01, 0x07, 0x08: 0x02
+        case 0x06: 0x03
+        default: Int(type)
+        }
+    }
 
     /// The item's bytes as stored: the notification with sequence number 0 (date today's totals first, with
     /// ``dated(today:)``: their own date bytes are not kept).
@@ -87,7 +99,8 @@ extension BandDay {
     /// - sleep: the minutes of its deep (3), light (4) and wake-up (6) segments; start, end and placed segments
     ///   mark the night and count for nothing;
     /// - heart rate: minimum, mean (rounded half up) and maximum of its minutes with a value, and how many;
-    /// - sports: its finished sports by start time.
+    /// - sports: its finished sports by start time, each with its steps, distance and `detail_data` (repetitions,
+    ///   activity, the detail's distance).
     public init(date: LayeredDate, items: some Sequence<BandItem>) {
         var (steps, calories, distance) = (0, 0, 0)
         var sleep = Sleep(deep: 0, light: 0, awake: 0)
@@ -103,7 +116,9 @@ extension BandDay {
                 sports.append(
                     Sport(
                         type: Int(session.sport.rawValue), start: session.start.value, end: session.end.value,
-                        calories: session.calories))
+                        calories: session.calories, steps: session.steps, distance: session.distance,
+                        count: session.detail?.count, activity: session.detail?.activity,
+                        detailDistance: session.detail?.distance))
             case .sleep(let segment):
                 switch segment.type {
                 case .deepSleep: sleep.deep += segment.minutes

@@ -37,6 +37,14 @@ public enum BandItem: Hashable, Sendable {
     case sleep(BandSleepSegment)
     /// `05`: a completed heart-rate hour: date, hour u8, then 60 bytes, minute 0 to 59, 255 where there is none.
     case heartRate(BandHeartRateHour)
+
+    // Types `06`–`08` are the same items with what the SDK adds for counting sports; the type is chosen by whether
+    // the value has it (a session's `detail`, a total's `count`), so items without it are written as before.
+    //
+    // `06`: a finished sport with its `detail_data`: the body of `03`, then a presence byte (b0 count, b1 activity,
+    // b2 distance; other bits reserved) and each member present, in that order, u32.
+    // `07`: a past day's totals with `count`: the body of `02`, then count u32.
+    // `08`: today's totals with `count`: the body of `01`, then count u32.
 }
 
 /// A notification of the band's data characteristic 0xFFD2.
@@ -168,6 +176,12 @@ struct BandWriter {
         u32(totals.steps)
         u32(totals.calories)
         u32(totals.distance)
+        if let count = totals.count { u32(count) }
+    }
+    mutating func detail(_ detail: BandSportDetail) {
+        let members = [detail.count, detail.activity, detail.distance]
+        u8(members.indices.reduce(0) { flags, index in members[index] == nil ? flags : flags | 1 << index })
+        for case let member? in members { u32(member) }
     }
 }
 
@@ -175,9 +189,9 @@ extension BandItem {
     /// The item's type byte.
     var type: UInt8 {
         switch self {
-        case .todayTotals: 0x01
-        case .dayTotals: 0x02
-        case .sport: 0x03
+        case .todayTotals(let totals): totals.count == nil ? 0x01 : 0x08
+        case .dayTotals(_, let totals): totals.count == nil ? 0x02 : 0x07
+        case .sport(let session): session.detail == nil ? 0x03 : 0x06
         case .sleep: 0x04
         case .heartRate: 0x05
         }
@@ -201,6 +215,7 @@ extension BandItem {
             writer.u32(session.steps)
             writer.u32(session.calories)
             writer.u32(session.distance)
+            if let detail = session.detail { writer.detail(detail) }
         case .sleep(let segment):
             writer.date(segment.date)
             writer.u8(Int(segment.type.rawValue))
@@ -358,10 +373,22 @@ extension ByteReader {
         return text
     }
 
-    mutating func totals() throws(GATTError) -> BandTotals {
+    mutating func totals(counted: Bool = false) throws(GATTError) -> BandTotals {
         BandTotals(
             sport: BandSport(rawValue: try uint8("sport")), steps: try u32("steps"), calories: try u32("calories"),
-            distance: try u32("distance"))
+            distance: try u32("distance"), count: counted ? try u32("count") : nil)
+    }
+
+    /// A session's `detail_data`: a presence byte (b0 count, b1 activity, b2 distance), then each member present.
+    mutating func detail() throws(GATTError) -> BandSportDetail {
+        let flagsOffset = offset
+        let flags = try u8("detail.flags")
+        guard flags & ~0b111 == 0 else { throw error(.reservedValue, "detail.flags", at: flagsOffset) }
+        var detail = BandSportDetail()
+        if flags & 0b001 != 0 { detail.count = try u32("detail.count") }
+        if flags & 0b010 != 0 { detail.activity = try u32("detail.activity") }
+        if flags & 0b100 != 0 { detail.distance = try u32("detail.distance") }
+        return detail
     }
 
     /// Turns a setting the rules refuse into an invalid value at `start`, naming the setting's field.
@@ -383,7 +410,7 @@ extension BandMessage {
         var reader = ByteReader(bytes, characteristic: "band data")
         let type = try reader.u8("type")
         switch type {
-        case 0x01...0x05:
+        case 0x01...0x08:
             let sequence = UInt32(try reader.u32("sequence"))
             self = .item(sequence: sequence, try Self.item(type, &reader))
         case 0x10: self = .caughtUp(last: UInt32(try reader.u32("last")))
@@ -407,23 +434,26 @@ extension BandMessage {
 
     private static func item(_ type: Int, _ reader: inout ByteReader) throws(GATTError) -> BandItem {
         switch type {
-        case 0x01:
+        case 0x01, 0x08:
             // the band's date for today is read past, not trusted (the SDK document's rule)
             _ = try reader.u16("date.year")
             _ = try reader.u16("date.month_day")
-            return .todayTotals(try reader.totals())
-        case 0x02:
+            return .todayTotals(try reader.totals(counted: type == 0x08))
+        case 0x02, 0x07:
             let date = try reader.date("date")
-            return .dayTotals(date, try reader.totals())
-        case 0x03:
+            return .dayTotals(date, try reader.totals(counted: type == 0x07))
+        case 0x03, 0x06:
             let date = try reader.date("date")
             let sport = BandSport(rawValue: UInt8(try reader.u8("sport")))
             let start = try reader.minute("start")
             let end = try reader.minute("end")
+            let (steps, calories, distance) = (
+                try reader.u32("steps"), try reader.u32("calories"), try reader.u32("distance")
+            )
             return .sport(
                 BandSportSession(
-                    date: date, sport: sport, start: start, end: end, steps: try reader.u32("steps"),
-                    calories: try reader.u32("calories"), distance: try reader.u32("distance")))
+                    date: date, sport: sport, start: start, end: end, steps: steps, calories: calories,
+                    distance: distance, detail: type == 0x06 ? try reader.detail() : nil))
         case 0x04:
             let date = try reader.date("date")
             let typeOffset = reader.offset

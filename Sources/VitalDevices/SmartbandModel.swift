@@ -65,11 +65,32 @@ public struct BandTotals: Hashable, Sendable {
     public var calories: Int
     /// Metres.
     public var distance: Int
+    /// The repetitions the sport counts over the day (the SDK's `count`: sit-ups, push-ups, rope skips, pull-ups);
+    /// `nil` when the band did not send one.
+    public var count: Int?
 
-    public init(sport: BandSport = .walk, steps: Int, calories: Int, distance: Int) {
+    public init(sport: BandSport = .walk, steps: Int, calories: Int, distance: Int, count: Int? = nil) {
         self.sport = sport
         self.steps = steps
         self.calories = calories
+        self.distance = distance
+        self.count = count
+    }
+}
+
+/// What a band says about one finished sport beyond its steps, calories and distance: the SDK's `detail_data`,
+/// whose members depend on the sport. Each is `nil` when the band did not send it.
+public struct BandSportDetail: Hashable, Sendable {
+    /// The SDK's `activity`: the band's own measure of how much was done, a number without a unit.
+    public var activity: Int?
+    /// The SDK's `count`: repetitions (sit-ups, push-ups, rope skips, pull-ups).
+    public var count: Int?
+    /// The SDK's `distance` of the detail, in metres.
+    public var distance: Int?
+
+    public init(activity: Int? = nil, count: Int? = nil, distance: Int? = nil) {
+        self.activity = activity
+        self.count = count
         self.distance = distance
     }
 }
@@ -85,10 +106,12 @@ public struct BandSportSession: Hashable, Sendable {
     public var calories: Int
     /// Metres.
     public var distance: Int
+    /// The session's `detail_data`; `nil` when the band sent none (item `03`).
+    public var detail: BandSportDetail?
 
     public init(
         date: LayeredDate, sport: BandSport, start: MinuteOfDay, end: MinuteOfDay, steps: Int, calories: Int,
-        distance: Int
+        distance: Int, detail: BandSportDetail? = nil
     ) {
         self.date = date
         self.sport = sport
@@ -97,7 +120,11 @@ public struct BandSportSession: Hashable, Sendable {
         self.steps = steps
         self.calories = calories
         self.distance = distance
+        self.detail = detail
     }
+
+    /// The session's repetitions (its detail's `count`), `nil` when the band counted none.
+    public var count: Int? { detail?.count }
 }
 
 /// One period of sleep of one kind; a night comes in many of them.

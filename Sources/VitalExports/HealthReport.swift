@@ -156,6 +156,7 @@ public struct HealthReport {
                 ])
             note("Steps", "\(day.steps)", day: day.date)
             note("Sleep", Self.hours(day.sleep.deep + day.sleep.light), day: day.date)
+            if !day.sports.isEmpty { note("Sports", Self.sports(day.sports), day: day.date) }
         case .heartRate(let recording):
             note("Heart rate", "\(recording.heartRate) bpm, \(recording.rrIntervals.count) RR intervals")
         }
@@ -237,5 +238,24 @@ public struct HealthReport {
         let tenths = Int64((value * 10).rounded())
         let sign = tenths < 0 ? "-" : ""
         return tenths % 10 == 0 ? "\(tenths / 10)" : "\(sign)\(abs(tenths) / 10).\(abs(tenths) % 10)"
+    }
+}
+
+extension HealthReport {
+    /// A band day's sports as the report's latest table shows them, `; `-separated: the band's sport code, the
+    /// times, then what the band sent of calories, steps, metres, repetitions and activity
+    /// (`sport 2 12:05–12:15 80 kcal, 220 reps, activity 10; sport 1 18:00–18:40 300 kcal, 4200 steps, 2940 m`).
+    static func sports(_ sports: [BandDay.Sport]) -> String {
+        sports.map { sport in
+            let said = [
+                "\(sport.calories) kcal", sport.steps.flatMap { $0 == 0 ? nil : "\($0) steps" },
+                sport.distance.flatMap { $0 == 0 ? nil : "\($0) m" }, sport.count.map { "\($0) reps" },
+                sport.activity.map { "activity \($0)" }, sport.detailDistance.map { "\($0) m in detail" },
+            ]
+            return
+                "sport \(sport.type) \(BandDay.timeOfDay(sport.start).prefix(5))–\(BandDay.timeOfDay(sport.end).prefix(5)) "
+                + said.compactMap { $0 }.joined(separator: ", ")
+        }
+        .joined(separator: "; ")
     }
 }

@@ -36,7 +36,9 @@ extension HealthReport {
     }
 
     private var latestTable: String {
-        let order = ["Blood pressure", "Glucose", "Weight", "SpO2", "Temperature", "Heart rate", "Steps", "Sleep"]
+        let order = [
+            "Blood pressure", "Glucose", "Weight", "SpO2", "Temperature", "Heart rate", "Steps", "Sleep", "Sports",
+        ]
         let rows = order.compactMap { quantity in
             latest[quantity].map {
                 "<tr><th scope=\"row\">\(quantity)</th><td>\(escape($0.value))</td>"

@@ -78,9 +78,10 @@ public struct BandState: Hashable, Sendable {
 }
 
 /// What a band wearer does, day after day, drawn from the band's seed and the date alone, so that a day is the
-/// same however the simulation steps through it: a night's sleep of its own length, over by 07:00; an evening
-/// sport of its own kind, start and length, over by 20:45; a heart rate each minute (a few missing), and the day's
-/// totals.
+/// same however the simulation steps through it: a night's sleep of its own length, over by 07:00, then the band
+/// put down for a few minutes; a counting exercise (sit-ups, push-ups, rope skipping or pull-ups) around noon; an
+/// evening sport of its own kind, start and length, over by 20:45; a heart rate each minute (a few missing), and
+/// the day's totals of each sport.
 struct BandLife {
     let seed: UInt64
 
@@ -99,7 +100,8 @@ struct BandLife {
     }
 
     /// The night ending on the morning of `day`: start, then light, deep and wake-up segments, then end; asleep
-    /// between 00:00 and 01:30, awake between 05:30 and 06:55.
+    /// between 00:00 and 01:30, awake between 05:30 and 06:55; then the band lies placed (5) for 1 to 4 minutes,
+    /// before 07:00.
     func night(_ day: LayeredDate) -> [BandSleepSegment] {
         var random = random(day)
         _ = random.next()
@@ -120,6 +122,9 @@ struct BandLife {
             index += 1
         }
         segment(.endSleep, awake, awake)
+        // drawn from a generator of its own, so that the night's other segments are as they were without it
+        var placed = self.random(day, hour: 25)
+        segment(.placed, awake, awake + Int.random(in: 1...4, using: &placed))
         return segments
     }
 
@@ -138,6 +143,43 @@ struct BandLife {
         return BandSportSession(
             date: day, sport: sport, start: MinuteOfDay(start)!, end: MinuteOfDay(start + minutes)!, steps: steps,
             calories: minutes * Int.random(in: 4...10, using: &random), distance: steps * 7 / 10)
+    }
+
+    /// The sports that count repetitions, with the repetitions a minute a wearer does.
+    private static let countingSports: [(sport: BandSport, perMinute: ClosedRange<Int>)] = [
+        (BandSport(rawValue: 0x02), 15...30), (BandSport(rawValue: 0x03), 10...25),
+        (BandSport(rawValue: 0x04), 60...120),
+        (BandSport(rawValue: 0x06), 4...10),
+    ]
+
+    /// The noon exercise of `day`, a counting sport: starting between 12:00 and 12:25, 5 to 15 minutes long, with
+    /// its repetitions and its active minutes in its detail; over before 13:00, when the band pushes it.
+    func exercise(_ day: LayeredDate) -> BandSportSession {
+        var random = random(day, hour: 26)
+        let (sport, perMinute) = Self.countingSports[Int.random(in: 0..<Self.countingSports.count, using: &random)]
+        let start = 12 * 60 + Int.random(in: 0...5, using: &random) * 5
+        let minutes = Int.random(in: 5...15, using: &random)
+        let count = minutes * Int.random(in: perMinute, using: &random)
+        return BandSportSession(
+            date: day, sport: sport, start: MinuteOfDay(start)!, end: MinuteOfDay(start + minutes)!, steps: 0,
+            calories: minutes * Int.random(in: 6...12, using: &random), distance: 0,
+            detail: BandSportDetail(activity: minutes, count: count))
+    }
+
+    /// The finished day's totals, one per sport: walking all day, the evening sport unless it was a walk, and the
+    /// noon exercise with its repetitions.
+    func dayTotals(_ day: LayeredDate) -> [BandTotals] {
+        var totals = [totals(day)]
+        let evening = sport(day)
+        if evening.sport != .walk {
+            totals.append(
+                BandTotals(
+                    sport: evening.sport, steps: evening.steps, calories: evening.calories, distance: evening.distance))
+        }
+        let noon = exercise(day)
+        totals.append(
+            BandTotals(sport: noon.sport, steps: 0, calories: noon.calories, distance: 0, count: noon.count))
+        return totals
     }
 
     /// When the sport of `day` is over, in seconds since 1970.
@@ -160,8 +202,8 @@ struct BandLife {
     }
 
     /// What the band records from after `from` through `through`, passed to `record` in order: each completed
-    /// hour of heart rate at its end, the night at 07:00, the sport when it is over, a finished day's totals at
-    /// midnight.
+    /// hour of heart rate at its end, the night at 07:00, the noon exercise at 13:00, the sport when it is over, a
+    /// finished day's totals of each sport at midnight.
     func items(after from: LayeredTimestamp, through: LayeredTimestamp, _ record: (BandItem) -> Void) {
         // every event falls on a whole minute: step through the hours and the sport's end, which may not be on one
         var hourStart = from.secondsSince1970 / 3_600 * 3_600
@@ -175,8 +217,9 @@ struct BandLife {
                 // the turn of the hour ends the hour before it, and at midnight the day before it
                 let previous = LayeredTimestamp(secondsSince1970: hourStart - 3_600)
                 record(.heartRate(heartRate(previous.day, hour: Int(previous.secondsSince1970 % 86_400 / 3_600))))
-                if hour == 0 { record(.dayTotals(previous.day, totals(previous.day))) }
+                if hour == 0 { for totals in dayTotals(previous.day) { record(.dayTotals(previous.day, totals)) } }
                 if hour == 7 { for segment in night(day) { record(.sleep(segment)) } }
+                if hour == 13 { record(.sport(exercise(day))) }
             }
             let sportEnd = sportEnd(day)
             // a sport over at the turn of the hour is this hour's too

@@ -232,8 +232,14 @@ struct BatchRows {
                     .text(
                         values.map {
                             guard case .sports(let sports) = $0 else { return nil }
-                            let objects = sports.map {
-                                "{\"type\":\($0.type),\"start\":\($0.start),\"end\":\($0.end),\"calories\":\($0.calories)}"
+                            let objects = sports.map { sport in
+                                let more = [
+                                    ("steps", sport.steps), ("distance", sport.distance), ("count", sport.count),
+                                    ("activity", sport.activity), ("detail_distance", sport.detailDistance),
+                                ]
+                                .compactMap { name, value in value.map { ",\"\(name)\":\($0)" } }.joined()
+                                return "{\"type\":\(sport.type),\"start\":\(sport.start),\"end\":\(sport.end),"
+                                    + "\"calories\":\(sport.calories)\(more)}"
                             }
                             return "[" + objects.joined(separator: ",") + "]"
                         })), "::text[]"

@@ -155,9 +155,18 @@ enum ReadingColumns {
 
     // MARK: Lists as text
 
-    /// A band day's sports: type/start/end/kcal, comma-separated (`1/490/525/120,128/1080/1120/300`).
+    /// A band day's sports: type/start/end/kcal, comma-separated (`1/490/525/120,128/1080/1120/300`); a sport with
+    /// steps, distance or a detail adds steps/metres/count/activity/detail metres, a member not known empty
+    /// (`2/725/735/80/0/0/220/10/`). A sport without them is written as before they were kept, so a stored
+    /// day reads the same.
     static func text(of sports: [BandDay.Sport]) -> String {
-        sports.map { "\($0.type)/\($0.start)/\($0.end)/\($0.calories)" }.joined(separator: ",")
+        sports.map { sport in
+            let base = "\(sport.type)/\(sport.start)/\(sport.end)/\(sport.calories)"
+            guard sport.steps != nil || sport.distance != nil || sport.hasDetail else { return base }
+            let more = [sport.steps, sport.distance, sport.count, sport.activity, sport.detailDistance]
+            return base + "/" + more.map { $0.map(String.init) ?? "" }.joined(separator: "/")
+        }
+        .joined(separator: ",")
     }
 
     /// RR intervals in ms, `/`-separated, each written exactly (`812.5/790.0390625`).
@@ -167,9 +176,19 @@ enum ReadingColumns {
         var sports: [BandDay.Sport] = []
         for item in text.split(separator: ",", omittingEmptySubsequences: false) {
             let parts = item.split(separator: "/", omittingEmptySubsequences: false)
-            let numbers = parts.compactMap { Int($0) }
-            guard parts.count == 4, numbers.count == 4 else { return nil }
-            sports.append(.init(type: numbers[0], start: numbers[1], end: numbers[2], calories: numbers[3]))
+            let numbers = parts.prefix(4).compactMap { Int($0) }
+            guard parts.count == 4 || parts.count == 9, numbers.count == 4 else { return nil }
+            var sport = BandDay.Sport(type: numbers[0], start: numbers[1], end: numbers[2], calories: numbers[3])
+            if parts.count == 9 {
+                var more: [Int?] = []
+                for part in parts[4...] {
+                    guard part.isEmpty || Int(part) != nil else { return nil }
+                    more.append(Int(part))
+                }
+                (sport.steps, sport.distance, sport.count) = (more[0], more[1], more[2])
+                (sport.activity, sport.detailDistance) = (more[3], more[4])
+            }
+            sports.append(sport)
         }
         return sports
     }

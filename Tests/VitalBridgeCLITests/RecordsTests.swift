@@ -132,8 +132,9 @@ struct RecordsTests {
         #expect(band.count >= 7)
         let json = try home.run(["records", "--home", home.path, "--format", "json", "--device", macOf(.fitPro9614N)])
         let objects = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
-        // the day's evening sport: its kind, start and end (between 17:00 and 20:45), calories
-        let sport = #"^[0-9]+ (1[7-9]|20):[0-5][0-9]-(1[7-9]|20):[0-5][0-9] [0-9]+kcal$"#
+        // the day's evening sport, after its noon exercise: its kind, start and end (between 17:00 and 20:45),
+        // calories, steps and metres
+        let sport = #"(^|; )[0-9]+ (1[7-9]|20):[0-5][0-9]-(1[7-9]|20):[0-5][0-9] [0-9]+kcal [0-9]+steps [0-9]+m$"#
         #expect(objects.contains { ($0["sports"] as? String)?.range(of: sport, options: .regularExpression) != nil })
         let minutes = try home.run(["records", "--home", home.path, "--heart-rate-minutes", "--format", "csv"])
         #expect(minutes.status == 0, "\(minutes.stderr)")

@@ -143,9 +143,32 @@ struct PersonTests {
         var recorded: [BandSportSession] = []
         let from = Self.start
         let through = LayeredTimestamp(secondsSince1970: from.secondsSince1970 + 90 * 86_400)
-        life.items(after: from, through: through) { if case .sport(let session) = $0 { recorded.append(session) } }
+        var exercises: [BandSportSession] = []
+        var placed = 0
+        var totals: [(date: LayeredDate, totals: BandTotals)] = []
+        life.items(after: from, through: through) { item in
+            switch item {
+            case .sport(let session) where session.detail == nil: recorded.append(session)
+            case .sport(let session): exercises.append(session)
+            case .sleep(let segment) where segment.type == .placed: placed += 1
+            case .dayTotals(let date, let day): totals.append((date, day))
+            default: break
+            }
+        }
         let all = (0..<90).map { life.sport(LayeredDate(daysSince1970: Self.start.day.daysSince1970 + Int64($0))) }
         #expect(recorded == all)
+        // a counting exercise each day at noon, with its repetitions; its sport's totals carry them too; each night
+        // ends with the band placed
+        #expect(exercises.count == 90 && placed == 90)
+        let counting: Set<UInt8> = [0x02, 0x03, 0x04, 0x06]
+        #expect(exercises.allSatisfy { counting.contains($0.sport.rawValue) && ($0.count ?? 0) > 0 })
+        #expect(exercises.allSatisfy { $0.start.value >= 12 * 60 && $0.end.value < 13 * 60 })
+        #expect(Set(exercises.map(\.sport)).count == 4)
+        // each day's totals: walking, the evening sport unless a walk, and the exercise with its repetitions
+        let counted = totals.filter { $0.totals.count != nil }
+        #expect(counted.count >= 89)
+        #expect(counted.allSatisfy { $0.totals.count == life.exercise($0.date).count })
+        #expect(totals.contains { $0.totals.sport != .walk && $0.totals.count == nil })
         #expect(all.contains { $0.end.value % 60 == 0 })
         for day in days.prefix(3) {
             let end = life.sportEnd(day)
