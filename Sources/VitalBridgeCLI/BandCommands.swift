@@ -259,9 +259,7 @@ extension BandCommand {
                 try await driver.run(.getToday, storingInto: sink)
                 return (driver.entry.model, info)
             }
-            print(
-                "\(model.name) (devicemodel \(model.rawValue)), serial \(info.serialNumber), "
-                    + "firmware \(info.firmwareRevision), battery \(info.batteryLevel)%")
+            print(deviceLine(model, info))
         }
     }
 

@@ -67,9 +67,7 @@ extension DeviceCommand {
             let report = try await device.refusing { () throws(DeviceDeskError) in
                 try await desk.info(device.address)
             }
-            print(
-                "\(report.model.name) (devicemodel \(report.model.rawValue)), serial \(report.info.serialNumber), "
-                    + "firmware \(report.info.firmwareRevision), battery \(report.info.batteryLevel)%")
+            print(deviceLine(report.model, report.info))
         }
     }
 
@@ -135,6 +133,12 @@ extension DeviceCommand {
             }
         }
     }
+}
+
+/// What `device info` and `band info` print: `PO3 (devicemodel 300), serial …, firmware …, battery 80%`.
+func deviceLine(_ model: DeviceModel, _ info: DeviceInfo) -> String {
+    "\(model.name) (devicemodel \(model.rawValue)), serial \(info.serialNumber), firmware \(info.firmwareRevision), "
+        + "battery \(info.batteryLevel)%"
 }
 
 /// One live sample as a JSON object, with the PO3 SDK's keys (`spo2`, `bpm`, `pi`, `wave`).
