@@ -137,8 +137,9 @@ extension DeviceCommand {
 
 /// What `device info` and `band info` print: `PO3 (devicemodel 300), serial …, firmware …, battery 80%`.
 func deviceLine(_ model: DeviceModel, _ info: DeviceInfo) -> String {
-    "\(model.name) (devicemodel \(model.rawValue)), serial \(info.serialNumber), firmware \(info.firmwareRevision), "
-        + "battery \(info.batteryLevel)%"
+    "\(model.name) (devicemodel \(model.rawValue)), serial \(info.serialNumber ?? "not reported"), "
+        + "firmware \(info.firmwareRevision ?? "not reported"), "
+        + "battery \(info.batteryLevel.map { "\($0)%" } ?? "not reported")"
 }
 
 /// One live sample as a JSON object, with the PO3 SDK's keys (`spo2`, `bpm`, `pi`, `wave`).

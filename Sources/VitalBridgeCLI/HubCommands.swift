@@ -620,7 +620,8 @@ struct FleetCommand: ParsableCommand {
             for device in world.configurations {
                 let stored = await world.heldCount(of: device.mac)
                 rows.append([
-                    device.mac.description, device.entry.model.name, device.entry.family.rawValue, device.serial,
+                    device.mac.description, device.entry.model.name, device.entry.family.rawValue,
+                    device.serial ?? "none",
                     device.paired ? "yes" : "no", device.inRange ? "yes" : "no", String(stored),
                 ])
             }

@@ -72,14 +72,37 @@ extension DeviceDriver {
         throw DeviceError(.unsupported, message: "\(entry.model.name) has no factory reset the hub can send")
     }
 
+    /// Reads what the device has of its Serial Number and Firmware Revision strings and its battery level: a
+    /// characteristic its GATT table lacks (a device without the Battery Service, a partial Device Information
+    /// Service) is `nil`, not an error. A string's trailing NUL bytes (padding some devices send) are dropped.
+    /// - Throws: ``DeviceError/Code/protocolViolation`` naming the characteristic whose value is malformed (a
+    ///   string that is not UTF-8, a battery level that is not one byte from 0 to 100).
     public func deviceInfo() async throws(DeviceError) -> DeviceInfo {
-        let serial = try await connection.read(GATTCharacteristics.serialNumber)
-        let firmware = try await connection.read(GATTCharacteristics.firmwareRevision)
-        let battery = try await connection.read(GATTCharacteristics.batteryLevel)
-        guard let serialText = String(validating: serial, as: UTF8.self),
-            let firmwareText = String(validating: firmware, as: UTF8.self), battery.count == 1, battery[0] <= 100
-        else { throw DeviceError(.protocolViolation, message: "device information is malformed") }
-        return DeviceInfo(serialNumber: serialText, firmwareRevision: firmwareText, batteryLevel: Int(battery[0]))
+        let g = GATTCharacteristics.self
+        let serial = try await text(g.serialNumber, "serial number")
+        let firmware = try await text(g.firmwareRevision, "firmware revision")
+        var battery: Int?
+        if await connection.offers(g.batteryLevel) {
+            let bytes = try await connection.read(g.batteryLevel)
+            guard bytes.count == 1, bytes[0] <= 100 else {
+                throw DeviceError(
+                    .protocolViolation,
+                    message: "the battery level \(hexadecimal(bytes)) is not one byte from 0 to 100 (percent)")
+            }
+            battery = Int(bytes[0])
+        }
+        return DeviceInfo(serialNumber: serial, firmwareRevision: firmware, batteryLevel: battery)
+    }
+
+    /// The UTF-8 string of `characteristic` without trailing NULs, `nil` when the device does not have it.
+    private func text(_ characteristic: CharacteristicID, _ name: String) async throws(DeviceError) -> String? {
+        guard await connection.offers(characteristic) else { return nil }
+        var bytes = try await connection.read(characteristic)
+        while bytes.last == 0 { bytes.removeLast() }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw DeviceError(.protocolViolation, message: "the \(name) \(hexadecimal(bytes)) is not UTF-8")
+        }
+        return text
     }
 
     /// Writes a vendor command.
@@ -300,4 +323,13 @@ public struct PushDeviceDriver: DeviceDriver {
             }
         }
     }
+}
+
+/// `bytes` in hexadecimal for an error message: `[01 FF]`.
+private func hexadecimal(_ bytes: [UInt8]) -> String {
+    let digits = bytes.map { byte in
+        let text = String(byte, radix: 16, uppercase: true)
+        return byte < 16 ? "0" + text : text
+    }
+    return "[" + digits.joined(separator: " ") + "]"
 }

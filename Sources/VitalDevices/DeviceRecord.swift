@@ -117,12 +117,14 @@ public struct SyncProgress: Hashable, Sendable {
 
 /// What a device says about itself (Device Information and Battery services).
 public struct DeviceInfo: Hashable, Sendable {
-    public var serialNumber: String
-    public var firmwareRevision: String
-    /// Percent.
-    public var batteryLevel: Int
+    /// The Device Information Service's Serial Number String; `nil` when the device does not have it.
+    public var serialNumber: String?
+    /// The Device Information Service's Firmware Revision String; `nil` when the device does not have it.
+    public var firmwareRevision: String?
+    /// The Battery Service's level, in percent; `nil` for a device without the Battery Service.
+    public var batteryLevel: Int?
 
-    public init(serialNumber: String, firmwareRevision: String, batteryLevel: Int) {
+    public init(serialNumber: String?, firmwareRevision: String?, batteryLevel: Int?) {
         self.serialNumber = serialNumber
         self.firmwareRevision = firmwareRevision
         self.batteryLevel = batteryLevel

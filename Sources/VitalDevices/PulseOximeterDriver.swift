@@ -134,9 +134,13 @@ public struct PulseOximeterDriver: DeviceDriver {
         await connection.disconnect()
     }
 
-    /// The battery level in percent.
+    /// The battery level in percent (the SDK's `commandQueryBatteryInfo`).
+    /// - Throws: ``DeviceError/Code/unsupported`` for an oximeter without the Battery Service.
     public func batteryLevel() async throws(DeviceError) -> Int {
-        try await deviceInfo().batteryLevel
+        guard let level = try await deviceInfo().batteryLevel else {
+            throw DeviceError(.unsupported, message: "\(entry.model.name) reports no battery level")
+        }
+        return level
     }
 
     /// A vendor command; a refusal is the PO3's error 5 (send failed), a dropped link its error 6.

@@ -5,8 +5,12 @@ import VitalDevices
 public struct SimulatedDeviceConfiguration: Hashable, Sendable {
     public let entry: CatalogEntry
     public let mac: MACAddress
-    public let serial: String
-    public let firmware: String
+    /// The Serial Number String; `nil` for a device without it (the fleet's `omits`).
+    public let serial: String?
+    /// The Firmware Revision String; `nil` for a device without it.
+    public let firmware: String?
+    /// Whether it has the Battery Service.
+    public let hasBattery: Bool
     public let paired: Bool
     public let inRange: Bool
     public let failures: FailureScript
@@ -44,6 +48,20 @@ public struct SimulatedDeviceConfiguration: Hashable, Sendable {
         if let battery = device.battery, !(0...100).contains(battery) {
             throw FleetError(path: path + ".battery", message: "must be from 0 to 100")
         }
+        let omits = device.omits ?? []
+        for (index, item) in omits.enumerated() {
+            guard ["serial", "firmware", "battery"].contains(item) else {
+                throw FleetError(path: path + ".omits[\(index)]", message: "must be serial, firmware or battery")
+            }
+            guard !omits[..<index].contains(item) else {
+                throw FleetError(path: path + ".omits[\(index)]", message: "repeats \(item)")
+            }
+            guard item != "battery" || device.battery == nil, item != "serial" || device.serial == nil,
+                item != "firmware" || device.firmware == nil
+            else {
+                throw FleetError(path: path + ".omits[\(index)]", message: "omits the \(item) the device also gives")
+            }
+        }
         let result = device.authenticationResult ?? 2
         guard (1...8).contains(result) else {
             throw FleetError(path: path + ".authenticationResult", message: "must be from 1 to 8")
@@ -66,8 +84,9 @@ public struct SimulatedDeviceConfiguration: Hashable, Sendable {
         }
         entry = DeviceCatalog.entry(for: model)
         self.mac = mac
-        serial = device.serial ?? "\(model.name)-\(mac.description.suffix(6))"
-        firmware = device.firmware ?? "1.0.0"
+        serial = omits.contains("serial") ? nil : device.serial ?? "\(model.name)-\(mac.description.suffix(6))"
+        firmware = omits.contains("firmware") ? nil : device.firmware ?? "1.0.0"
+        hasBattery = !omits.contains("battery")
         paired = device.paired ?? (device.pairing == nil)
         inRange = device.inRange ?? true
         failures = device.failures ?? FailureScript()

@@ -52,6 +52,10 @@ public struct FleetDevice: Hashable, Sendable {
     public var firmware: String?
     /// Percent, 0–100; 100 when absent.
     public var battery: Int?
+    /// What the device does not have of `serial`, `firmware` (the Device Information Service's Serial Number and
+    /// Firmware Revision strings) and `battery` (the Battery Service), as a generic device may lack them: it has
+    /// all three when absent. A device lacking both strings has no Device Information Service.
+    public var omits: [String]?
     /// Whether the phone has bonded with it (an add by scan finds only paired devices); `true` when absent, `false`
     /// when absent for a device with ``pairing``.
     public var paired: Bool?
@@ -103,7 +107,7 @@ public struct FleetDevice: Hashable, Sendable {
 
     public init(
         model: String, mac: String, serial: String? = nil, firmware: String? = nil, battery: Int? = nil,
-        paired: Bool? = nil, inRange: Bool? = nil, records: RecordsScript? = nil,
+        omits: [String]? = nil, paired: Bool? = nil, inRange: Bool? = nil, records: RecordsScript? = nil,
         nextMeasurements: [SimulatedReading]? = nil, seed: UInt64? = nil, failures: FailureScript? = nil,
         radio: RadioTiming? = nil, authenticationResult: Int? = nil, recordingSince: String? = nil,
         bodyComposition: String? = nil, spotCheck: Bool? = nil, clock: Bool? = nil, pairing: PairingScript? = nil,
@@ -115,6 +119,7 @@ public struct FleetDevice: Hashable, Sendable {
         self.serial = serial
         self.firmware = firmware
         self.battery = battery
+        self.omits = omits
         self.paired = paired
         self.inRange = inRange
         self.records = records

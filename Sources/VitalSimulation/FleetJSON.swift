@@ -68,7 +68,8 @@ extension FleetDevice {
         guard let mac = try fields.string("mac") else { throw fields.missing("mac") }
         self.init(
             model: model, mac: mac, serial: try fields.string("serial"), firmware: try fields.string("firmware"),
-            battery: try fields.int("battery"), paired: try fields.bool("paired"), inRange: try fields.bool("inRange"),
+            battery: try fields.int("battery"), omits: try fields.strings("omits"), paired: try fields.bool("paired"),
+            inRange: try fields.bool("inRange"),
             records: try fields.object("records", RecordsScript.init(fields:)),
             nextMeasurements: try fields.objects("nextMeasurements", SimulatedReading.init(fields:)),
             seed: try fields.uint64("seed"), failures: try fields.object("failures", FailureScript.init(fields:)),
@@ -90,6 +91,7 @@ extension FleetDevice {
         members["serial"] = serial.map(JSON.string)
         members["firmware"] = firmware.map(JSON.string)
         members["battery"] = battery.map(JSON.number)
+        members["omits"] = omits.map { .array($0.map(JSON.string)) }
         members["paired"] = paired.map(JSON.bool)
         members["inRange"] = inRange.map(JSON.bool)
         members["records"] = records?.jsonValue

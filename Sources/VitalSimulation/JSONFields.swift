@@ -97,6 +97,16 @@ struct JSONFields {
         return result
     }
 
+    /// The strings of the array `key`.
+    mutating func strings(_ key: String) throws(FleetError) -> [String]? {
+        try array(key) { element, path throws(FleetError) in
+            guard case .string(let text) = element else {
+                throw FleetError(path: path, message: "is \(element.kind), not a string")
+            }
+            return text
+        }
+    }
+
     /// The objects of the array `key`, each read by `make`.
     mutating func objects<T>(_ key: String, _ make: (JSONFields) throws(FleetError) -> T) throws(FleetError) -> [T]? {
         try array(key) { element, path throws(FleetError) in try make(try JSONFields(element, at: path)) }

@@ -32,17 +32,20 @@ protocol SimulatedPeripheral {
 }
 
 extension SimulatedPeripheral {
-    /// The GATT table a device of `configuration` serves: Device Information, Battery, then its profile's
+    /// The GATT table a device of `configuration` serves: Device Information and Battery (what it has of them, the
+    /// fleet's `omits`), then its profile's
     /// services, then the Current Time Service of a device whose clock the hub can read
     /// (`readableClock`).
     static func services(of configuration: SimulatedDeviceConfiguration) -> [GATTServiceLayout] {
         let g = GATTCharacteristics.self
         let clock =
             configuration.readableClock ? [GATTServiceLayout(CurrentTime.service, [(g.currentTime, .read)])] : []
-        return [
-            GATTServiceLayout(0x180A, [(g.serialNumber, .read), (g.firmwareRevision, .read)]),
-            GATTServiceLayout(0x180F, [(g.batteryLevel, .read)]),
-        ] + profileServices(of: configuration) + clock
+        let strings =
+            (configuration.serial == nil ? [] : [(g.serialNumber, GATTProperties.read)])
+            + (configuration.firmware == nil ? [] : [(g.firmwareRevision, .read)])
+        let information = strings.isEmpty ? [] : [GATTServiceLayout(0x180A, strings)]
+        let battery = configuration.hasBattery ? [GATTServiceLayout(0x180F, [(g.batteryLevel, .read)])] : []
+        return information + battery + profileServices(of: configuration) + clock
     }
 
     func admits(_ command: VendorCommand, on link: Link) -> Bool { true }

@@ -5,11 +5,12 @@ import VitalDevices
 /// What the world offers a transport that serves it to other processes (a BlueZ-compatible service on D-Bus):
 /// each device's GATT table, and its link's events without a central waiting in the same process.
 extension SimulatedDeviceConfiguration {
-    /// What the device advertises: its model's name with the end of its serial number, its profile's service
+    /// What the device advertises: its model's name with the end of its serial number (of its MAC without one), its
+    /// profile's service
     /// (and the Body Composition Service, on a scale that has it), and a signal strength drawn from its MAC.
     public var advertisement: Advertisement {
         Advertisement(
-            mac: mac, localName: "\(entry.model.name) \(serial.suffix(4))",
+            mac: mac, localName: "\(entry.model.name) \((serial ?? mac.description).suffix(4))",
             services: [entry.profile.serviceUUID] + (bodyComposition == nil ? [] : [0x181B]),
             isPaired: paired, rssi: -40 - Int(mac.value % 40))
     }

@@ -173,12 +173,14 @@ public actor SimulatedWorld: BluetoothCentral {
         let link = try link(mac, id)
         advanceRadio(link)
         let runtime = link.runtime
+        guard offers(characteristic, on: mac) else {
+            throw DeviceError(.unsupported, message: "\(mac) has no characteristic \(characteristic)")
+        }
         switch characteristic {
-        case GATTCharacteristics.serialNumber: return Array(runtime.configuration.serial.utf8)
-        case GATTCharacteristics.firmwareRevision: return Array(runtime.configuration.firmware.utf8)
+        case GATTCharacteristics.serialNumber: return Array((runtime.configuration.serial ?? "").utf8)
+        case GATTCharacteristics.firmwareRevision: return Array((runtime.configuration.firmware ?? "").utf8)
         case GATTCharacteristics.batteryLevel: return [UInt8(runtime.state.battery)]
-        case GATTCharacteristics.currentTime where runtime.configuration.readableClock:
-            return runtime.currentTime(at: clock.wallTime).encoded()
+        case GATTCharacteristics.currentTime: return runtime.currentTime(at: clock.wallTime).encoded()
         default: throw DeviceError(.protocolViolation, message: "\(characteristic) cannot be read")
         }
     }

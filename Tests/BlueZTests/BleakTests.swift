@@ -70,8 +70,8 @@ struct BleakTests {
             let found = try #require(probes[BlueZNames.address(device.mac)], "\(device.mac)")
             #expect(found.name == device.advertisement.localName)
             #expect(found.services == device.advertisement.services.map(BlueZNames.uuid))
-            #expect(found.reads[BlueZNames.uuid(0x2A25)].map(Self.bytes) == Array(device.serial.utf8))
-            #expect(found.reads[BlueZNames.uuid(0x2A26)].map(Self.bytes) == Array(device.firmware.utf8))
+            #expect(found.reads[BlueZNames.uuid(0x2A25)].map(Self.bytes) == device.serial.map { Array($0.utf8) })
+            #expect(found.reads[BlueZNames.uuid(0x2A26)].map(Self.bytes) == device.firmware.map { Array($0.utf8) })
             #expect(found.reads[BlueZNames.uuid(0x2A19)] == "5a")
             // what a push device indicates and what a glucose meter reports are its stored readings, in order
             let measurement = device.entry.measurementCharacteristic.characteristic

@@ -98,6 +98,18 @@ struct BlueZTransportTests {
         #expect(scan.stdout.contains("Blood Pressure (0x1810)"))
     }
 
+    @Test("a device without the Battery Service and a serial number is added through BlueZ; device info says so")
+    func partialInfo() throws {
+        let bench = try SimulatedBus(fleet: fleet(.bloodPressureMonitor) { $0.omit(["serial", "battery"]) })
+        defer { bench.stop() }
+        let mac = macOf(.bloodPressureMonitor)
+        #expect(try Self.callback(bench, request(.add, .bloodPressureMonitor, mac: mac)).status == .success(.add))
+        let info = try vitalbridge(
+            ["device", "info", "--transport", "bluez", "--mac", mac], environment: bench.environment)
+        #expect(info.status == 0, "\(info.stderr)")
+        #expect(info.stdout == "BPS (devicemodel 900), serial not reported, firmware 1.0.0, battery not reported\n")
+    }
+
     /// Every cmd each generic SIG model supports.
     static let standardMatrix: [(LayeredAction, DeviceModel)] = DeviceModel.allCases.filter(\.isStandardProfile)
         .flatMap { model in LayeredAction.allCases.filter(model.supports).map { ($0, model) } }

@@ -27,6 +27,16 @@ extension TestHome {
     }
 }
 
+extension FleetDevice {
+    /// The device without `items` (`serial`, `firmware`, `battery`): it serves no such characteristic.
+    mutating func omit(_ items: [String]) {
+        omits = items
+        if items.contains("serial") { serial = nil }
+        if items.contains("firmware") { firmware = nil }
+        if items.contains("battery") { battery = nil }
+    }
+}
+
 /// The JSON objects of a live stream's lines.
 func liveLines(_ stdout: String) throws -> [[String: Any]] {
     try stdout.split(separator: "\n").map {
@@ -48,6 +58,24 @@ struct DeviceCommandTests {
             output.stdout
                 == "\(model.name) (devicemodel \(model.rawValue)), serial \(model.name)-\(mac.suffix(4)), "
                 + "firmware 1.0.0, battery 90%\n")
+    }
+
+    @Test(
+        "a SIG device without the Battery Service or a serial number is added, and device info says what it lacks",
+        arguments: [
+            (["battery"], "serial BPS-D314, firmware 1.0.0, battery not reported"),
+            (["serial", "firmware", "battery"], "serial not reported, firmware not reported, battery not reported"),
+        ])
+    func partialInfo(omits: [String], line: String) throws {
+        let home = try TestHome(fleet: fleet(.bloodPressureMonitor) { $0.omit(omits) })
+        let mac = macOf(.bloodPressureMonitor)
+        let added = try home.callback(request(.add, .bloodPressureMonitor, mac: mac))
+        #expect(added.status == .success, "\(added.reason?.rawValue ?? "")")
+        let output = try home.device(["info"], .bloodPressureMonitor)
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.stdout == "BPS (devicemodel 900), \(line)\n")
+        // the device is the hub's, and measures
+        #expect(try home.callback(request(.measure, .bloodPressureMonitor)).status == .success(.measure))
     }
 
     @Test("device info refuses an unknown MAC and a malformed one, naming it")

@@ -152,6 +152,57 @@ struct BloodPressureScriptTests {
                 == DeviceInfo(serialNumber: "004D3208D2F4", firmwareRevision: "1.0.2", batteryLevel: 87))
         #expect(connection.operations == [.read(g.serialNumber), .read(g.firmwareRevision), .read(g.batteryLevel)])
     }
+
+    @Test(
+        "a device lacking a Device Information string or the Battery Service reports it as absent, reading nothing",
+        arguments: [
+            (
+                [g.serialNumber, g.firmwareRevision],
+                DeviceInfo(serialNumber: "S1", firmwareRevision: "2.0", batteryLevel: nil)
+            ),
+            (
+                [g.firmwareRevision, g.batteryLevel],
+                DeviceInfo(serialNumber: nil, firmwareRevision: "2.0", batteryLevel: 40)
+            ),
+            ([], DeviceInfo(serialNumber: nil, firmwareRevision: nil, batteryLevel: nil)),
+        ])
+    func partialInfo(offered: [CharacteristicID], expected: DeviceInfo) async throws {
+        let reads = [g.serialNumber: Array("S1".utf8), g.firmwareRevision: Array("2.0".utf8), g.batteryLevel: [40]]
+        let connection = ScriptedConnection(
+            [], offering: [g.bloodPressureMeasurement] + offered, reads: reads.filter { offered.contains($0.key) })
+        let driver = makeDriver(for: DeviceCatalog.entry(for: .bp5), connection: connection) { time(12, 0).host }
+        #expect(try await driver.deviceInfo() == expected)
+        #expect(connection.operations == offered.map { .read($0) })
+    }
+
+    @Test("a string's trailing NUL padding is dropped")
+    func paddedString() async throws {
+        let (driver, _) = driver(
+            [],
+            reads: [
+                g.serialNumber: Array("SN42".utf8) + [0, 0, 0], g.firmwareRevision: Array("1.0".utf8),
+                g.batteryLevel: [5],
+            ])
+        #expect(try await driver.deviceInfo().serialNumber == "SN42")
+    }
+
+    @Test(
+        "malformed device information is refused naming the characteristic and its bytes",
+        arguments: [
+            (g.batteryLevel, [101], "the battery level [65] is not one byte from 0 to 100 (percent)"),
+            (g.batteryLevel, [50, 0], "the battery level [32 00] is not one byte from 0 to 100 (percent)"),
+            (g.batteryLevel, [], "the battery level [] is not one byte from 0 to 100 (percent)"),
+            (g.serialNumber, [0x41, 0xFF], "the serial number [41 FF] is not UTF-8"),
+            (g.firmwareRevision, [0xC3], "the firmware revision [C3] is not UTF-8"),
+        ] as [(CharacteristicID, [UInt8], String)])
+    func malformedInfo(characteristic: CharacteristicID, bytes: [UInt8], message: String) async throws {
+        var reads = [g.serialNumber: Array("S1".utf8), g.firmwareRevision: Array("2.0".utf8), g.batteryLevel: [40]]
+        reads[characteristic] = bytes
+        let (driver, _) = driver([], reads: reads)
+        let error = await #expect(throws: DeviceError.self) { try await driver.deviceInfo() }
+        #expect(error?.code == .protocolViolation)
+        #expect(error?.message == message)
+    }
 }
 
 @Suite("Scale and thermometer drivers against scripted devices")

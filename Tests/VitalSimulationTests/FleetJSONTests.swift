@@ -148,6 +148,14 @@ struct FleetJSONTests {
             ),
             ("{\"devices\": [], \"users\": {}}", "users", "is not a known field"),
             (
+                "{\"devices\": [{\"model\": \"BP5\", \"mac\": \"004D3208D2F4\", \"omits\": \"battery\"}]}",
+                "devices[0].omits", "is a string, not an array"
+            ),
+            (
+                "{\"devices\": [{\"model\": \"BP5\", \"mac\": \"004D3208D2F4\", \"omits\": [\"serial\", 7]}]}",
+                "devices[0].omits[1]", "is a number, not a string"
+            ),
+            (
                 "{\"devices\": [{\"model\": \"BP5\", \"mac\": \"004D3208D2F4\", \"radio\": {\"notificationsPerEvent\": 1}}]}",
                 "devices[0].radio.connectionIntervalMilliseconds", "is required"
             ),
@@ -255,6 +263,22 @@ struct FleetJSONTests {
         let json = #"{"devices": [{"model": "\#(model)", "mac": "004D3208D2F4", \#(member)}]}"#
         let fleet = try Fleet(json: Array(json.utf8))
         #expect(throws: FleetError(path: "devices[0]." + path, message: "is not for this device")) {
+            try SimulatedWorld(fleet: fleet, start: start)
+        }
+    }
+
+    @Test(
+        "what a device omits of its information is serial, firmware or battery, once, and not also given",
+        arguments: [
+            (#""omits": ["model"]"#, "omits[0]", "must be serial, firmware or battery"),
+            (#""omits": ["battery", "battery"]"#, "omits[1]", "repeats battery"),
+            (#""battery": 50, "omits": ["battery"]"#, "omits[0]", "omits the battery the device also gives"),
+            (#""serial": "S", "omits": ["firmware", "serial"]"#, "omits[1]", "omits the serial the device also gives"),
+        ])
+    func omitsErrors(member: String, path: String, message: String) throws {
+        let json = #"{"devices": [{"model": "BP5", "mac": "004D3208D2F4", \#(member)}]}"#
+        let fleet = try Fleet(json: Array(json.utf8))
+        #expect(throws: FleetError(path: "devices[0]." + path, message: message)) {
             try SimulatedWorld(fleet: fleet, start: start)
         }
     }

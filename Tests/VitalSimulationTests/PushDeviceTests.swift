@@ -245,4 +245,18 @@ struct PushDeviceTests {
         let info = try await driver(world, Self.mac).deviceInfo()
         #expect(info == DeviceInfo(serialNumber: "THV3-77", firmwareRevision: "2.1.0", batteryLevel: 64))
     }
+
+    @Test("a device that omits its serial and the Battery Service serves neither, and reports them absent")
+    func partialInfo() async throws {
+        let partial = try world(
+            FleetDevice(model: "THV3", mac: Self.mac, firmware: "2.1.0", omits: ["serial", "battery"]))
+        let mac = try #require(MACAddress(Self.mac))
+        #expect(
+            partial.services(of: mac).map(\.uuid).prefix(2) == [0x180A, 0x1809],
+            "Device Information with the firmware only, no Battery Service")
+        let info = try await driver(partial, Self.mac).deviceInfo()
+        #expect(info == DeviceInfo(serialNumber: nil, firmwareRevision: "2.1.0", batteryLevel: nil))
+        let bare = try world(FleetDevice(model: "THV3", mac: Self.mac, omits: ["serial", "firmware", "battery"]))
+        #expect(!bare.services(of: mac).map(\.uuid).contains(0x180A))
+    }
 }
