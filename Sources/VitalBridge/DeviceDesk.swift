@@ -21,6 +21,9 @@ public struct DeviceDeskError: Error, Hashable, Sendable, CustomStringConvertibl
         public static let device = Code(rawValue: "device")
         /// The hub's store failed.
         public static let store = Code(rawValue: "store")
+        /// A smartband setting breaks a rule the band states (its schedules a day): nothing was sent. The message
+        /// names the field and the rule: `schedule.date the band holds at most 4 entries a day (…)`.
+        public static let setting = Code(rawValue: "setting")
     }
 
     public var code: Code
@@ -164,7 +167,7 @@ public struct DeviceDesk: Sendable {
             known = try store.device(mac)
         } catch {
             logger.error("the hub's storage failed", metadata: ["error": "\(error)"])
-            throw DeviceDeskError(.store, "cannot read the store: \(error)")
+            throw DeviceDeskError(.store, "\(mac): cannot read the store: \(error)")
         }
         guard let known else {
             throw DeviceDeskError(
@@ -183,13 +186,26 @@ public struct DeviceDesk: Sendable {
         _ known: StoredDevice, doing operation: String,
         _ body: @escaping @Sendable (any DeviceDriver) async throws -> T
     ) async throws(DeviceDeskError) -> T {
-        let (mac, central, now) = (known.mac, central, now)
         let entry = DeviceCatalog.entry(for: known.model)
+        let now = now
+        return try await withConnection(known, doing: operation) { connection in
+            try await body(makeDriver(for: entry, connection: connection, clock: now))
+        }
+    }
+
+    /// Runs `body` on a connection to `known` made under its lease, closed after whatever happened; maps what
+    /// fails to a ``DeviceDeskError`` naming `operation`. Every message starts with the device but a broken
+    /// setting's rule (``DeviceDeskError/Code/setting``), which names the field.
+    func withConnection<T: Sendable>(
+        _ known: StoredDevice, doing operation: String,
+        _ body: @escaping @Sendable (any BluetoothConnection) async throws -> T
+    ) async throws(DeviceDeskError) -> T {
+        let (mac, central) = (known.mac, central)
         do {
             return try await leases.withLease(mac) {
                 let connection = try await central.connect(to: mac)
                 do {
-                    let result = try await body(makeDriver(for: entry, connection: connection, clock: now))
+                    let result = try await body(connection)
                     await connection.disconnect()
                     return result
                 } catch {
@@ -200,10 +216,13 @@ public struct DeviceDesk: Sendable {
         } catch let error as DeviceError where error.code == .unsupported {
             throw DeviceDeskError(.unsupported, "\(mac) is a \(known.model.name): \(error.message)")
         } catch let error as DeviceError {
-            logger.notice(
+            // the caller reports it (one line): the log keeps it for a trace, below the default level
+            logger.info(
                 "a device operation failed",
                 metadata: ["device": "\(mac)", "operation": "\(operation)", "error": "\(error)"])
             throw DeviceDeskError(.device, "\(known.model.name) \(mac): \(operation) failed: \(error.message)")
+        } catch let error as BandSettingError {
+            throw DeviceDeskError(.setting, "\(error)")
         } catch {
             logger.error("the hub's storage failed", metadata: ["device": "\(mac)", "error": "\(error)"])
             throw DeviceDeskError(.store, "\(known.model.name) \(mac): \(operation) failed: \(error)")

@@ -32,86 +32,44 @@ struct BandCommand: ParsableCommand {
         ])
 }
 
-/// `--home` and `--mac` of every band command.
-struct BandOptions: ParsableArguments {
-    @OptionGroup var homeOptions: HomeOptions
+/// `--home`, `--transport` and `--mac` of every band command: the device's options.
+typealias BandOptions = DeviceOptions
 
-    @Option(help: "The band's MAC address (12 hexadecimal digits).")
-    var mac: String
-
-    func validate() throws {
-        guard MACAddress(mac) != nil else { throw ValidationError("--mac must be 12 hexadecimal digits") }
+extension DeviceOptions {
+    /// Runs `body` on the band through the engine (``DeviceDesk/withBand(_:doing:_:)``): under its lease, what it
+    /// pushes meanwhile stored. A band the hub does not know, a device that is not a band, a broken rule or a
+    /// failing band exits 1 with one line saying why.
+    func withBand<T: Sendable>(
+        doing operation: String, _ body: @escaping @Sendable (SmartbandDriver, any RecordSink) async throws -> T
+    ) async throws -> T {
+        try await onBand { desk throws(DeviceDeskError) in try await desk.withBand(address, doing: operation, body) }
     }
 
-    var address: MACAddress { MACAddress(mac)! }
-
-    /// Runs `body` on the band with the hub's store as its sink, under the band's lease (its saved state is loaded
-    /// and saved back); a band the hub does not know, a device that is not a band or a failing band exits 1 with
-    /// one line saying why.
-    func withBand<T: Sendable>(
-        _ body: @escaping @Sendable (Hub, SmartbandDriver, StoreSink) async throws -> T
-    ) async throws -> T {
-        let hub = try openHub(homeOptions.home, readOnly: false)
-        let mac = address
-        let known: StoredDevice?
-        do {
-            known = try hub.store.device(mac)
-        } catch {
-            printError("cannot read the store: \(error)")
-            throw ExitStatus.refused
-        }
-        guard let known else {
-            printError("\(mac) is not a device of this hub: " + (await addAdvice(hub)))
-            throw ExitStatus.refused
-        }
-        guard known.model.isSmartband else {
-            printError("\(mac) is a \(known.model.name), not a smartband")
-            throw ExitStatus.refused
-        }
-        guard hub.transport.central.reaches(known.model) else {
-            printError("\(mac) is a \(known.model.name): BlueZ does not speak the smartbands' vendor protocol")
-            throw ExitStatus.refused
-        }
-        let now = hub.transport.now
-        do {
-            return try await hub.withConnection(to: mac) { connection in
-                let driver = SmartbandDriver(
-                    entry: DeviceCatalog.entry(for: known.model), connection: connection, clock: now)
-                return try await body(hub, driver, StoreSink(store: hub.store, device: mac))
-            }
-        } catch let error as DeviceError {
-            printError("band \(mac): \(error.message)")
-            throw ExitStatus.refused
-        } catch let error as BandSettingError {
-            throw BandCommand.refuse(error)
-        } catch let error as ExitStatus {
-            throw error
-        } catch {
-            printError("band \(mac): \(error)")
-            throw ExitStatus.refused
-        }
+    /// Runs `body` with the engine's desk on the home; its refusal exits 1 with one line, and a band the hub does
+    /// not know gets the request that adds it.
+    func onBand<T>(_ body: (DeviceDesk) async throws(DeviceDeskError) -> T) async throws -> T {
+        let desk = try desk(readOnly: false)
+        let advice = { await addAdvice(desk) }
+        return try await refusing(advice: advice) { () throws(DeviceDeskError) in try await body(desk) }
     }
 
     /// How to add the band, which the hub does not know: the request for its own model when a scan finds it
     /// (a Smartee Training 9616N is devicemodel 702), else the three models to choose from.
-    func addAdvice(_ hub: Hub) async -> String {
-        let bands = DeviceModel.allCases.filter(\.isSmartband)
-        let central = hub.transport.central
-        if bands.contains(where: central.reaches) {
-            for await found in central.scan(for: [SmartbandGATT.service]) where found.mac == address {
-                guard let model = bands.first(where: found.isDevice(of:)) else { break }
-                return "add it first (it is a \(model.name)): vitalbridge open --scan-qr \(address) "
-                    + "'ihealth-layer://?cmd=1&addtype=1&devicemodel=\(model.rawValue)&scheme=vitalbridge-demo'"
-            }
+    func addAdvice(_ desk: DeviceDesk) async -> String {
+        if let model = await desk.scannedBandModel(address) {
+            return "add it first (it is a \(model.name)): vitalbridge open --scan-qr \(address) "
+                + "'ihealth-layer://?cmd=1&addtype=1&devicemodel=\(model.rawValue)&scheme=vitalbridge-demo'"
         }
-        let models = bands.map { "\($0.rawValue) (\($0.name))" }
+        let models = DeviceModel.allCases.filter(\.isSmartband).map { "\($0.rawValue) (\($0.name))" }
         return "add it first with a layered request for its model, devicemodel "
             + "\(models.dropLast().joined(separator: ", ")) or \(models.last ?? ""); no band of that address is in range"
     }
 
     /// Runs `command` on the band (the rules were checked when it was made) and prints `done`.
     func run(_ command: BandCommand.Kind, saying done: String) async throws {
-        _ = try await withBand { _, driver, sink in try await driver.run(command, storingInto: sink) }
+        _ = try await withBand(doing: "the command") { driver, sink in
+            try await driver.run(command, storingInto: sink)
+        }
         print(done)
     }
 }
@@ -197,18 +155,9 @@ extension BandCommand {
             let stop = StopSignal()
             let hours = self.hours
             let mac = band.address
-            let total = try await band.withBand { hub, first, sink in
-                // the home's transport and the band's clock
-                let bandClock = hub.transport.now
-                let follower = BandFollower(
-                    central: hub.transport.central, entry: first.entry, mac: mac, firstLink: first.connection,
-                    sink: sink,
-                    bandClock: bandClock, clock: ContinuousClock(), batchSize: first.batchSize, logger: hubLogger())
-                let end = hours.map {
-                    LayeredTimestamp(secondsSince1970: bandClock().secondsSince1970 + Int64($0) * 3_600)
-                }
-                let following = Task {
-                    try await follower.run(until: end) { event in
+            let total = try await band.onBand { desk throws(DeviceDeskError) in
+                let following = Task { () throws(DeviceDeskError) in
+                    try await desk.follow(mac, hours: hours) { event in
                         switch event {
                         case .stored(let count, let bandTime):
                             print("stored \(count) item(s) on this link, band time \(bandTime)")
@@ -222,7 +171,14 @@ extension BandCommand {
                     }
                 }
                 stop.onSignal { following.cancel() }
-                return try await following.value
+                // the task throws only the desk's errors; Task.value does not say so in its type
+                do {
+                    return try await following.value
+                } catch let error as DeviceDeskError {
+                    throw error
+                } catch {
+                    throw DeviceDeskError(.device, "\(mac): follow failed: \(error)")
+                }
             }
             print("stopped: \(total) item(s) stored")
         }
@@ -254,7 +210,7 @@ extension BandCommand {
         @OptionGroup var band: BandOptions
 
         func run() async throws {
-            let (model, info) = try await band.withBand { _, driver, sink in
+            let (model, info) = try await band.withBand(doing: "device information") { driver, sink in
                 let info = try await driver.deviceInfo()
                 try await driver.run(.getToday, storingInto: sink)
                 return (driver.entry.model, info)
@@ -270,14 +226,8 @@ extension BandCommand {
         @OptionGroup var band: BandOptions
 
         func run() async throws {
-            let mac = band.address
-            let today = try await band.withBand { hub, driver, sink in
-                try await driver.run(.getToday, storingInto: sink)
-                let day = hub.transport.now().day
-                return try hub.store.readings(
-                    device: mac, since: LayeredTimestamp(secondsSince1970: day.daysSince1970 * 86_400)
-                )
-                .last?.reading
+            let today = try await band.onBand { desk throws(DeviceDeskError) in
+                try await desk.bandToday(band.address)
             }
             print(today.map { $0.resultObject(unit: .kilometre).json } ?? "nothing recorded today")
         }
@@ -296,7 +246,7 @@ extension BandCommand {
         @OptionGroup var band: BandOptions
 
         func run() async throws {
-            let (list, names) = try await band.withBand { _, driver, sink in
+            let (list, names) = try await band.withBand(doing: "the sports list") { driver, sink in
                 try await driver.supportedSports(storingInto: sink)
             }
             print("at most \(list.maximumActive) active at once")
@@ -439,7 +389,8 @@ extension BandCommand {
                 return
             }
             if action == .info {
-                let info = try await band.withBand { _, driver, sink in try await driver.scheduleInfo(storingInto: sink)
+                let info = try await band.withBand(doing: "the schedule information") { driver, sink in
+                    try await driver.scheduleInfo(storingInto: sink)
                 }
                 print("\(info.slots.count) schedule(s) set, at most \(info.maximumPerDay) a day")
                 for slot in info.slots { print(slot.description) }
@@ -454,14 +405,14 @@ extension BandCommand {
                 let schedule = try BandCommand.checked { () throws(BandSettingError) in
                     try BandSchedule(date: day, hour: hour, minute: minute, title: title ?? "", subtitle: subtitle)
                 }
-                _ = try await band.withBand { _, driver, sink in
+                _ = try await band.withBand(doing: "the schedule") { driver, sink in
                     try await driver.writeChecked(schedule, storingInto: sink)
                 }
                 print("schedule written")
             case .delete:
                 try await band.run(.deleteSchedule(day, hour: hour, minute: minute), saying: "schedule deleted")
             case .check:
-                let answers = try await band.withBand { _, driver, sink in
+                let answers = try await band.withBand(doing: "the schedule check") { driver, sink in
                     try await driver.run(.readSchedule(day, hour: hour, minute: minute), storingInto: sink)
                 }
                 print(answers.contains(.scheduleExists(true)) ? "a schedule is set then" : "no schedule then")
@@ -538,7 +489,7 @@ extension BandCommand {
                     language: language == .english ? .english : .simplifiedChinese, leSwitch: le.isOn,
                     wristSwitch: wrist.isOn)
             }
-            _ = try await band.withBand { _, driver, sink in
+            _ = try await band.withBand(doing: "the options") { driver, sink in
                 guard options.whiteBackground == nil || driver.entry.model == .smarteeTraining9616N else {
                     throw BandSettingError("options.whiteBackground", "exists on the Smartee Training 9616N only")
                 }
@@ -625,7 +576,9 @@ extension BandCommand {
         @OptionGroup var band: BandOptions
 
         func run() async throws {
-            let status = try await band.withBand { _, driver, sink in try await driver.status(storingInto: sink) }
+            let status = try await band.withBand(doing: "band state") { driver, sink in
+                try await driver.status(storingInto: sink)
+            }
             func word(_ on: Bool) -> String { on ? "on" : "off" }
             print("connected: yes")
             print("bound: " + (status.boundUserID.map { "yes, to user \($0)" } ?? "no"))
@@ -648,11 +601,7 @@ extension BandCommand {
 
         func run() async throws {
             // the band holds nothing unstored by then: the reset follows a sync on the same link
-            let stored = try await band.withBand { _, driver, sink in
-                let stored = try await driver.sync(into: sink) { _ in }
-                try await driver.run(.reset, storingInto: sink)
-                return stored
-            }
+            let stored = try await band.onBand { desk throws(DeviceDeskError) in try await desk.reset(band.address) }
             print("stored \(stored) item(s), then reset the band")
         }
     }

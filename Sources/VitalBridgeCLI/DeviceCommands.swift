@@ -44,12 +44,20 @@ struct DeviceOptions: ParsableArguments {
             now: hub.transport.now, logger: hubLogger())
     }
 
-    /// Runs `body`, turning the desk's refusal into one line on stderr and exit 1.
-    func refusing<T>(_ body: () async throws(DeviceDeskError) -> T) async throws -> T {
+    /// Runs `body`, turning the desk's refusal into one line on stderr and exit 1: its message, which names the
+    /// device (a broken setting's rule: `refused: ` and the field); `advice` says how to add a device the hub does
+    /// not know.
+    func refusing<T>(
+        advice: (() async -> String)? = nil, _ body: () async throws(DeviceDeskError) -> T
+    ) async throws -> T {
         do {
             return try await body()
         } catch {
-            printError("device \(address): \(error.message)")
+            if error.code == .unknownDevice, let advice {
+                printError("\(address) is not a device of this hub: \(await advice())")
+            } else {
+                printError(error.code == .setting ? "refused: \(error.message)" : error.message)
+            }
             throw ExitStatus.refused
         }
     }
@@ -124,7 +132,7 @@ extension DeviceCommand {
             do {
                 ending = try await streaming.value
             } catch let error as DeviceDeskError {
-                printError("device \(mac): \(error.message)")
+                printError(error.message)
                 throw ExitStatus.refused
             }
             switch ending {

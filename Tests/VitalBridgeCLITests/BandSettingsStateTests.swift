@@ -60,7 +60,8 @@ struct BandSettingsStateTests {
         try Data(fleet.json).write(to: URL(fileURLWithPath: home.path + "/fleet.json"))
         let output = try home.band("state")
         #expect(output.status == 1 && output.stdout.isEmpty, "\(output.stdout)")
-        #expect(output.stderr.hasPrefix("band \(bandMAC): ") && output.stderr.split(separator: "\n").count == 1)
+        #expect(output.stderr.hasPrefix("FitPro9614N \(bandMAC): band state failed: "))
+        #expect(output.stderr.split(separator: "\n").count == 1, "\(output.stderr)")
     }
 
     @Test("a switch that is neither on nor off is a usage error naming the argument, and nothing is sent")

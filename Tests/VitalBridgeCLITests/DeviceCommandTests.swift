@@ -97,8 +97,20 @@ struct DeviceCommandTests {
         let output = try home.device(command + ["--transport", "bluez"], .po3)
         #expect(output.status == 1 && output.stdout.isEmpty, "\(output.stdout)")
         #expect(
-            output.stderr == "device \(macOf(.po3)): \(macOf(.po3)) is a PO3: this home's transport does not speak its "
+            output.stderr == "\(macOf(.po3)) is a PO3: this home's transport does not speak its "
                 + "protocol\n")
+    }
+
+    @Test(
+        "band commands go through the same desk: on a BlueZ home a band is refused before anything connects",
+        arguments: [["state"], ["info"], ["today"], ["follow", "--hours", "1"], ["reset", "--yes"]])
+    func bandOnBluezHome(command: [String]) throws {
+        let home = try TestHome.with(.fitPro9614N)
+        let mac = macOf(.fitPro9614N)
+        let output = try home.run(["band"] + command + ["--home", home.path, "--mac", mac, "--transport", "bluez"])
+        #expect(output.status == 1 && output.stdout.isEmpty, "\(output.stdout)")
+        #expect(
+            output.stderr == "\(mac) is a FitPro9614N: this home's transport does not speak its protocol\n")
     }
 
     @Test("device reset stores the PO3's history first, then resets it: a sync then delivers the stored records")

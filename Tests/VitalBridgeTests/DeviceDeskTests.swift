@@ -126,4 +126,50 @@ struct DeviceDeskTests {
         #expect(try await streaming.value == .stopped)
         #expect(try desk.store.readings(device: Desk.mac(.heartRateSensor)).isEmpty)
     }
+
+    @Test("band operations go through the desk: a device that is not a band is refused by name, before connecting")
+    func notABand() async throws {
+        let desk = try Desk(.bg5)
+        await #expect(throws: DeviceDeskError(.unsupported, "\(Desk.mac(.bg5)) is a BG5, not a smartband")) {
+            try await desk.desk.withBand(Desk.mac(.bg5), doing: "test") { _, _ in 0 }
+        }
+        #expect(await desk.world.storedReadings(of: Desk.mac(.bg5)).count == 5)
+    }
+
+    @Test("today asks the band for today's totals, stores what it pushed, and returns today as stored")
+    func bandToday() async throws {
+        let desk = try Desk(.fitPro9614N)
+        let mac = Desk.mac(.fitPro9614N)
+        let today = try #require(try await desk.desk.bandToday(mac))
+        guard case .band(let day) = today else {
+            Issue.record("not a day: \(today)")
+            return
+        }
+        #expect(day.date == desk.world.clock.wallTime.day)
+        #expect(try desk.store.readings(device: mac).last?.reading == today)
+    }
+
+    @Test("a band's rule broken inside an operation is a setting refusal naming the field; nothing else is lost")
+    func bandSetting() async throws {
+        let desk = try Desk(.fitPro9614N)
+        let mac = Desk.mac(.fitPro9614N)
+        let day = desk.world.clock.wallTime.day
+        for minute in 0..<4 {
+            let schedule = try BandSchedule(date: day, hour: 10, minute: minute, title: "x")
+            try await desk.desk.withBand(mac, doing: "schedule") { band, sink in
+                try await band.writeChecked(schedule, storingInto: sink)
+            }
+        }
+        let stored = try desk.store.readings(device: mac).count
+        let fifth = try BandSchedule(date: day, hour: 11, minute: 0, title: "x")
+        do {
+            try await desk.desk.withBand(mac, doing: "schedule") { band, sink in
+                try await band.writeChecked(fifth, storingInto: sink)
+            }
+            Issue.record("a fifth schedule was written")
+        } catch {
+            #expect(error.code == .setting && error.message.hasPrefix("schedule.date "), "\(error)")
+        }
+        #expect(try desk.store.readings(device: mac).count >= stored)
+    }
 }
