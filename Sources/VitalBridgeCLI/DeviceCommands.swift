@@ -150,27 +150,20 @@ func deviceLine(_ model: DeviceModel, _ info: DeviceInfo) -> String {
         + "battery \(info.batteryLevel.map { "\($0)%" } ?? "not reported")"
 }
 
-/// One live sample as a JSON object, with the PO3 SDK's keys (`spo2`, `bpm`, `pi`, `wave`).
+/// One live sample as a compact JSON object, keys sorted, with the PO3 SDK's keys (`spo2`, `bpm`, `pi`, `wave`),
+/// `cuffPressure` and `rr`; written by VitalCore's JSON writer (no encoder is set up for each of a wave's samples).
 func liveJSON(_ sample: LiveSample) -> String {
-    struct Line: Encodable {
-        var spo2: Double?
-        var bpm: Double?
-        var pi: Double?
-        var wave: Int?
-        var cuffPressure: Double?
-        var rr: [Double]?
-    }
-    var line = Line()
+    var members: [(key: String, value: JSON)] = []
     switch sample {
     case .oximetry(let spO2, let pulseRate, let perfusionIndex):
-        (line.spo2, line.bpm, line.pi) = (spO2, pulseRate, perfusionIndex)
-    case .pulseWave(let wave): line.wave = wave
-    case .cuffPressure(let pressure): line.cuffPressure = pressure
+        if let pulseRate { members.append(("bpm", .number(pulseRate))) }
+        if let perfusionIndex { members.append(("pi", .number(perfusionIndex))) }
+        if let spO2 { members.append(("spo2", .number(spO2))) }
+    case .pulseWave(let wave): members.append(("wave", .number(wave)))
+    case .cuffPressure(let pressure): members.append(("cuffPressure", .number(pressure)))
     case .heartRate(let rate, let intervals):
-        line.bpm = rate.map(Double.init)
-        line.rr = intervals.map { ($0 * 10).rounded() / 10 }
+        if let rate { members.append(("bpm", .number(rate))) }
+        members.append(("rr", .array(intervals.map { .number(($0 * 10).rounded() / 10) })))
     }
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    return String(decoding: (try? encoder.encode(line)) ?? Data("{}".utf8), as: UTF8.self)
+    return String(decoding: JSON.object(members).serialized(pretty: false), as: UTF8.self)
 }
