@@ -152,15 +152,61 @@ public struct ReceivedDay: Hashable, Sendable, CustomStringConvertible {
         public var detail: Detail?
     }
 
+    /// One of `activedata.sports`: a band's totals of one sport over the day.
+    public struct SportTotal: Hashable, Sendable {
+        /// The band's sport code (1 is walking).
+        public var type: Int
+        /// Steps over the day.
+        public var steps: Int?
+        /// Kilocalories over the day.
+        public var calories: Int?
+        /// In the request's unit, km by default.
+        public var distance: FixedDecimal?
+        /// Repetitions, when the band counted them.
+        public var count: Int?
+    }
+
+    /// One of `sleepdata.segments`: a segment of a band's night.
+    public struct SleepSegment: Hashable, Sendable {
+        /// 1 start, 2 end, 3 deep, 4 light, 5 placed, 6 wake-up.
+        public var type: Int
+        /// Minutes of the day, 0–1439.
+        public var start: Int
+        /// Minutes of the day, 0–1439; before `start` when the segment runs past midnight.
+        public var end: Int
+
+        /// The type's name: `start`, `end`, `deep`, `light`, `placed`, `wake-up`; `type N` for another.
+        public var name: String {
+            switch type {
+            case 1: "start"
+            case 2: "end"
+            case 3: "deep"
+            case 4: "light"
+            case 5: "placed"
+            case 6: "wake-up"
+            default: "type \(type)"
+            }
+        }
+    }
+
     public var sleep: Sleep?
     public var swim: Swim?
     public var heartRate: HeartRate?
     /// The sports, in the callback's order; empty when it lists none.
     public var sports: [Sport]
+    /// `activedata.sports`, in the callback's order; empty when it lists none.
+    public var sportTotals: [SportTotal] = []
+    /// `sleepdata.segments`, in the callback's order; empty when it lists none.
+    public var sleepSegments: [SleepSegment] = []
+    /// `leftout`: the lists the hub left out of a day too large for one callback (`sleepdata.segments`,
+    /// `activedata.sports`); empty when it left none out.
+    public var leftOut: [String] = []
 
     /// Each part the day has, `; `-separated: `sleep 420 min (efficiency 85 %, deep 130, light 250, awake 40 min);
     /// swim 30 min, 210 kcal; heart rate 52/68/131 /min (min/avg/max) over 900 min; sports 0x01 07:10:00–07:40:00
-    /// 120 kcal, 0x88 18:00:00–18:45:00 310 kcal`. Empty when the day has none of them.
+    /// 120 kcal, 0x88 18:00:00–18:45:00 310 kcal; sport totals 0x01 8421 steps, 312 kcal, distance 6.12, 0x02 0 steps,
+    /// 80 kcal, distance 0.00, 220 reps; sleep segments start 00:40, light 00:40–01:20, end 06:40, placed 06:40–06:43`.
+    /// Empty when the day has none of them.
     public var description: String {
         var parts: [String] = []
         func join(_ items: [String?]) -> String { items.compactMap { $0 }.joined(separator: ", ") }
@@ -192,6 +238,29 @@ public struct ReceivedDay: Hashable, Sendable, CustomStringConvertible {
             }
             parts.append("sports " + listed.joined(separator: ", "))
         }
+        if !sportTotals.isEmpty {
+            let listed = sportTotals.map { total in
+                let code = String(total.type, radix: 16, uppercase: true)
+                let said = join([
+                    total.steps.map { "\($0) steps" }, total.calories.map { "\($0) kcal" },
+                    total.distance.map { "distance \($0)" }, total.count.map { "\($0) reps" },
+                ])
+                return "0x\(code.count < 2 ? "0" + code : code)" + (said.isEmpty ? "" : " " + said)
+            }
+            parts.append("sport totals " + listed.joined(separator: ", "))
+        }
+        if !sleepSegments.isEmpty {
+            func time(_ minute: Int) -> String {
+                let (hour, minute) = (minute / 60, minute % 60)
+                return (hour < 10 ? "0" : "") + "\(hour):" + (minute < 10 ? "0" : "") + "\(minute)"
+            }
+            let listed = sleepSegments.map { segment in
+                segment.name + " " + time(segment.start)
+                    + (segment.end == segment.start ? "" : "–" + time(segment.end))
+            }
+            parts.append("sleep segments " + listed.joined(separator: ", "))
+        }
+        if !leftOut.isEmpty { parts.append("left out " + leftOut.joined(separator: ", ")) }
         return parts.joined(separator: "; ")
     }
 }
@@ -536,6 +605,37 @@ struct ReadingDecoder {
             }
         default:
             throw fail("has a sportdata that is not a list of sports")
+        }
+        func list(_ part: ResultObject?, _ key: ResultKey, in name: String) throws(LayeredError) -> [ResultObject] {
+            switch part?[key] {
+            case nil: return []
+            case .list(let objects)?: return objects
+            default: throw fail("has a \(name) that is not a list")
+            }
+        }
+        let totals = try list(try part(.activeData), .sports, in: "activedata.sports")
+        for (index, total) in totals.enumerated() {
+            let name = "activedata.sports[\(index)]"
+            guard let type = try whole(total, .type, in: name) else { throw fail("has a \(name) without its type") }
+            day.sportTotals.append(
+                ReceivedDay.SportTotal(
+                    type: type, steps: try whole(total, .steps, in: name),
+                    calories: try whole(total, .calories, in: name), distance: try number(total, .distance, in: name),
+                    count: try whole(total, .count, in: name)))
+        }
+        let segments = try list(try part(.sleepData), .segments, in: "sleepdata.segments")
+        for (index, segment) in segments.enumerated() {
+            let name = "sleepdata.segments[\(index)]"
+            guard let type = try whole(segment, .type, in: name), let start = try whole(segment, .start, in: name),
+                let end = try whole(segment, .end, in: name)
+            else { throw fail("has a \(name) without its type, start and end") }
+            day.sleepSegments.append(ReceivedDay.SleepSegment(type: type, start: start, end: end))
+        }
+        switch object[.leftOut] {
+        case nil: break
+        case .strings(let paths)?: day.leftOut = paths
+        case .list(let objects)? where objects.isEmpty: break
+        default: throw fail("has a leftout that is not a list of names")
         }
         return day
     }

@@ -248,7 +248,9 @@ extension LayeredCallback {
     /// `maximumLength` characters, and reports which were left out.
     ///
     /// Readings are ordered by `LayeredReading.measuredAt` (ties keep their order) and taken from the oldest
-    /// until the next one does not fit; a reading is never cut. When some are left out the callback's `remaining`
+    /// until the next one does not fit; a reading is never cut, with one exception: a band day that does not fit
+    /// even as the first reading goes without its sleep segments, then without its sport totals too, and says so
+    /// in its `leftout` (`LayeredReading.smallerResultObjects(unit:)`), rather than stay pending forever. When some are left out the callback's `remaining`
     /// says how many, and its length counts too. For an action with a combined result, `measured` are the live
     /// readings (`measureresult`, always included) and `readings` the stored ones (`syncresult`). For a plain
     /// list, `leading` readings (the live one of a measurement) come first and are always included.
@@ -326,12 +328,25 @@ extension LayeredCallback {
         var objects: [ResultObject] = []
         var json: [UInt8] = []
         while objects.count < count, let reading = try next() {
-            let object = reading.resultObject(unit: unit)
-            json.removeAll(keepingCapacity: true)
-            JSONWriter.append(object, to: &json)
             let needsComma = !objects.isEmpty || !leadingObjects.isEmpty
-            let added = PercentEncoding.encodedLength(of: json) + (needsComma ? 1 : 0)
-            guard length + added + remainingSuffixLength(count - objects.count - 1) <= maximumLength else { break }
+            let suffix = remainingSuffixLength(count - objects.count - 1)
+            var object = reading.resultObject(unit: unit)
+            func encode(_ object: ResultObject) -> Int {
+                json.removeAll(keepingCapacity: true)
+                JSONWriter.append(object, to: &json)
+                return PercentEncoding.encodedLength(of: json) + (needsComma ? 1 : 0)
+            }
+            var added = encode(object)
+            if objects.isEmpty, length + added + suffix > maximumLength {
+                // a day too large for a callback on its own would stay pending forever, and every later reading
+                // behind it: it goes without its longest lists, named in `leftout` (they stay in the store)
+                for smaller in reading.smallerResultObjects(unit: unit) {
+                    added = encode(smaller)
+                    object = smaller
+                    if length + added + suffix <= maximumLength { break }
+                }
+            }
+            guard length + added + suffix <= maximumLength else { break }
             if needsComma { encoded.append(UInt8(ascii: ",")) }
             PercentEncoding.append(json, to: &encoded)
             length += added

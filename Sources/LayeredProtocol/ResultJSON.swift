@@ -162,6 +162,16 @@ public struct ResultKey: RawRepresentable, Hashable, Sendable, ExpressibleByStri
     public static let count: ResultKey = "count"
     /// `activity`: the band's own measure of a sport, without a unit.
     public static let activity: ResultKey = "activity"
+    /// `sports`: a VitalBridge extension inside a band day's `activedata`, the day's totals of each sport, a list of
+    /// `{"type":…,"steps":…,"calories":…,"distance":…}` with `count` when the band sent one.
+    public static let sports: ResultKey = "sports"
+    /// `segments`: a VitalBridge extension inside a band day's `sleepdata`, the night's segments in order, a list of
+    /// `{"type":…,"start":…,"end":…}`, types 1 start, 2 end, 3 deep, 4 light, 5 placed, 6 wake-up, times in
+    /// minutes of the day.
+    public static let segments: ResultKey = "segments"
+    /// `leftout`: a VitalBridge extension, the lists of a day too large for the URL budget on its own that its
+    /// result leaves out, by path (`["sleepdata.segments"]`); present only when one is left out.
+    public static let leftOut: ResultKey = "leftout"
     /// `flags`: a VitalBridge extension, the statuses the device reported with the reading, by name
     /// (`["bodyMovement","irregularPulse"]`); present only when it reported one.
     public static let flags: ResultKey = "flags"

@@ -18,7 +18,10 @@ extension LayeredReading {
     ///   `awake`), `heartratedata` (only when the day has heart-rate minutes), `sportdata` (a list, maybe empty, of
     ///   `type`, `start`, `end`, `calories`, `steps` and `distance` in km or miles (unless stored before VitalBridge
     ///   kept them), and `detail` when the band sent its
-    ///   `detail_data`: `count`, `activity`, `distance` in km or miles, those it sent).
+    ///   `detail_data`: `count`, `activity`, `distance` in km or miles, those it sent); within `activedata`,
+    ///   `sports`, the day's totals of each sport (`type`, `steps`, `calories`, `distance` in km or miles, and
+    ///   `count` when the band sent one), and within `sleepdata`, `segments`, the night's segments in order
+    ///   (`type` 1–6, `start` and `end` in minutes of the day): each only when the day has any.
     ///
     /// Optional quantities the device did not report are left out; a value that is not finite is left out too.
     ///
@@ -78,8 +81,54 @@ extension LayeredReading {
             (unit ?? .kilometre).resultValue(canonical: Double(metres) / 1000).map(ResultValue.number)
         case (.sports, .sports(let sports)):
             .list(sports.map { sportObject($0, unit: unit) })
+        case (.sportTotals, .sportTotals(let totals)):
+            .list(totals.map { totalObject($0, unit: unit) })
+        case (.sleepSegments, .sleepSegments(let segments)):
+            .list(
+                segments.map { segment in
+                    ResultObject([
+                        .init(.type, .number(FixedDecimal(segment.type))),
+                        .init(.start, .number(FixedDecimal(segment.start))),
+                        .init(.end, .number(FixedDecimal(segment.end))),
+                    ])
+                })
         default: nil
         }
+    }
+
+    /// A band day's totals of one sport: its type, steps, calories, distance in `unit` (km by default), and its
+    /// repetitions when the band sent them.
+    private static func totalObject(_ total: BandDay.SportTotal, unit: VitalUnit?) -> ResultObject {
+        var fields: [ResultObject.Field] = [
+            .init(.type, .number(FixedDecimal(total.type))), .init(.steps, .number(FixedDecimal(total.steps))),
+            .init(.calories, .number(FixedDecimal(total.calories))),
+        ]
+        if let distance = (unit ?? .kilometre).resultValue(canonical: Double(total.distance) / 1000) {
+            fields.append(.init(.distance, .number(distance)))
+        }
+        if let count = total.count { fields.append(.init(.count, .number(FixedDecimal(count)))) }
+        return ResultObject(fields)
+    }
+
+    /// The result object of a day too large for a callback on its own, made smaller: its sleep segments left out,
+    /// then its sport totals too, each named in `leftout` (`["sleepdata.segments","activedata.sports"]`); empty for
+    /// a reading without them. Nothing else is ever left out: the sums, sleep minutes and sessions stay.
+    public func smallerResultObjects(unit: VitalUnit?) -> [ResultObject] {
+        var object = resultObject(unit: unit)
+        var leftOut: [String] = []
+        var smaller: [ResultObject] = []
+        for (outer, inner) in [(ResultKey.sleepData, ResultKey.segments), (.activeData, .sports)] {
+            guard let index = object.fields.firstIndex(where: { $0.key == outer }),
+                case .object(var part) = object.fields[index].value, part[inner] != nil
+            else { continue }
+            part.fields.removeAll { $0.key == inner }
+            object.fields[index] = .init(outer, .object(part))
+            leftOut.append("\(outer.rawValue).\(inner.rawValue)")
+            var marked = object
+            marked.fields.append(.init(.leftOut, .strings(leftOut)))
+            smaller.append(marked)
+        }
+        return smaller
     }
 
     /// A band day's sport: its type, times and calories, then the extension: steps, distance, and its `detail_data`

@@ -40,7 +40,9 @@ extension RecordValue {
     /// A field's value as `records` writes it: sports as `type start-end kcal`, then what the band sent of steps,
     /// metres, repetitions and activity (`1 08:10-08:45 120kcal 4100steps 2870m; 2 12:05-12:15 80kcal 0steps 0m
     /// 220reps 10activity`), RR intervals as their count (the series itself is in
-    /// the store, and `vitalbridge hrv` reads one); `nil` for a day without sports, whose column stays empty.
+    /// the store, and `vitalbridge hrv` reads one); a band day's sport totals as `type steps kcal metres`
+    /// (`1 8421steps 312kcal 6120m; 2 0steps 80kcal 0m 220reps`) and its sleep segments as ``segment(_:)`` writes
+    /// them, `; `-separated; `nil` for a day without sports (or totals, or segments), whose column stays empty.
     init?(_ value: FieldValue) {
         switch value {
         case .number(let number): self = .number(number)
@@ -60,7 +62,27 @@ extension RecordValue {
                         ].compactMap { $0 }.joined()
                 }
                 .joined(separator: "; "))
+        case .sportTotals(let totals):
+            guard !totals.isEmpty else { return nil }
+            self = .text(
+                totals.map { total in
+                    "\(total.type) \(total.steps)steps \(total.calories)kcal \(total.distance)m"
+                        + (total.count.map { " \($0)reps" } ?? "")
+                }
+                .joined(separator: "; "))
+        case .sleepSegments(let segments):
+            guard !segments.isEmpty else { return nil }
+            self = .text(segments.map(Self.segment).joined(separator: "; "))
         }
+    }
+
+    /// A sleep segment as `records` writes it: its type's name and its times, one time for a mark
+    /// (`start 00:40`, `light 00:40-01:20`, `placed 06:40-06:43`).
+    static func segment(_ segment: BandDay.SleepSegment) -> String {
+        let names = [1: "start", 2: "end", 3: "deep", 4: "light", 5: "placed", 6: "wake-up"]
+        let start = BandDay.timeOfDay(segment.start).prefix(5)
+        let end = segment.end == segment.start ? "" : "-" + BandDay.timeOfDay(segment.end).prefix(5)
+        return "\(names[segment.type] ?? "type \(segment.type)") \(start)\(end)"
     }
 
     /// The value as CSV, JSON and the table write it: whole numbers without a fraction, others in Swift's shortest

@@ -257,6 +257,8 @@ extension LayeredReading {
         case .flag: _ = write(&self, .flag(false))
         case .sports: _ = write(&self, .sports([]))
         case .intervals: _ = write(&self, .intervals([]))
+        case .sportTotals: _ = write(&self, .sportTotals([]))
+        case .sleepSegments: _ = write(&self, .sleepSegments([]))
         }
         annotations.unavailable[position] = value
     }

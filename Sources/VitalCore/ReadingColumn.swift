@@ -5,6 +5,9 @@ public enum ReadingColumn: Int, CaseIterable, Hashable, Sendable {
     case calories, sleep, sleepEfficiency, swim, swimCalories, distance, deepSleep, lightSleep, awake
     case heartRateMinimum, heartRateAverage, heartRateMaximum, heartRateMinutes, sports, rrIntervals
     case bodyFat, musclePercentage, muscleMass, fatFreeMass, softLeanMass, bodyWaterMass, basalMetabolism, impedance
+    /// A band day's totals of each sport, and its sleep segments (last: a CSV reader that counts columns reads
+    /// the earlier ones where they were).
+    case sportTotals, sleepSegments
 
     /// The field alone, for the table: `systolic`.
     public var field: String {
@@ -42,6 +45,8 @@ public enum ReadingColumn: Int, CaseIterable, Hashable, Sendable {
         case .bodyWaterMass: "body_water_mass"
         case .basalMetabolism: "basal_metabolism"
         case .impedance: "impedance"
+        case .sportTotals: "sport_totals"
+        case .sleepSegments: "sleep_segments"
         }
     }
 
@@ -50,7 +55,7 @@ public enum ReadingColumn: Int, CaseIterable, Hashable, Sendable {
         switch self {
         case .systolic, .diastolic: "mmHg"
         case .heartRate, .heartRateMinimum, .heartRateAverage, .heartRateMaximum: "bpm"
-        case .arrhythmia, .steps, .heartRateMinutes, .sports, .rrIntervals: ""
+        case .arrhythmia, .steps, .heartRateMinutes, .sports, .rrIntervals, .sportTotals, .sleepSegments: ""
         case .distance: "m"
         case .glucose: "mg/dL"
         case .weight, .muscleMass, .fatFreeMass, .softLeanMass, .bodyWaterMass: "kg"

@@ -113,6 +113,20 @@ extension ReadingField {
         FieldsOf<BandDay>.integer(
             "dist", { $0.distance }, { $0.distance = $1 }, result: ["activedata", "distance"], .distance,
             column: .distance),
+        // the lists are left out (nil) when empty: a day stored before they were kept is written as it was
+        ReadingField(
+            name: "sporttotals", type: .sportTotals, presence: .optional, resultPath: ["activedata", "sports"],
+            resultRule: .sportTotals, column: .sportTotals, fleetKey: nil, loinc: nil,
+            read: { reading in
+                guard case .band(let day) = reading, !day.sportTotals.isEmpty else { return nil }
+                return .sportTotals(day.sportTotals)
+            },
+            write: { reading, value in
+                guard case .band(var day) = reading, case .sportTotals(let totals) = value else { return false }
+                day.sportTotals = totals
+                reading = .band(day)
+                return true
+            }),
         computed(result: ["sleepdata", "sleeptime"], column: .sleep) { $0.sleep.minutes },
         computed(result: ["sleepdata", "sleepefficiency"], column: .sleepEfficiency) { $0.sleep.efficiency },
         FieldsOf<BandDay>.integer(
@@ -121,6 +135,22 @@ extension ReadingField {
             "light", { $0.sleep.light }, { $0.sleep.light = $1 }, result: ["sleepdata", "light"], column: .lightSleep),
         FieldsOf<BandDay>.integer(
             "awake", { $0.sleep.awake }, { $0.sleep.awake = $1 }, result: ["sleepdata", "awake"], column: .awake),
+        ReadingField(
+            name: "sleepsegs", type: .sleepSegments, presence: .optional, resultPath: ["sleepdata", "segments"],
+            resultRule: .sleepSegments, column: .sleepSegments, fleetKey: nil, loinc: nil,
+            read: { reading in
+                guard case .band(let day) = reading, !day.sleepSegments.isEmpty else { return nil }
+                return .sleepSegments(day.sleepSegments)
+            },
+            write: { reading, value in
+                guard case .band(var day) = reading, case .sleepSegments(let segments) = value,
+                    segments.allSatisfy({ (1...6).contains($0.type) && (0..<1440).contains($0.start) })
+                        && segments.allSatisfy({ (0..<1440).contains($0.end) })
+                else { return false }
+                day.sleepSegments = segments
+                reading = .band(day)
+                return true
+            }),
         bandHeartRate("hrmin", { $0.minimum }, { $0.minimum = $1 }, result: "min", column: .heartRateMinimum),
         bandHeartRate("hravg", { $0.average }, { $0.average = $1 }, result: "avg", column: .heartRateAverage),
         bandHeartRate("hrmax", { $0.maximum }, { $0.maximum = $1 }, result: "max", column: .heartRateMaximum),

@@ -116,6 +116,10 @@ public enum FieldValue: Hashable, Sendable {
     case sports([BandDay.Sport])
     /// RR intervals in milliseconds, in order.
     case intervals([Double])
+    /// A band day's totals of each sport.
+    case sportTotals([BandDay.SportTotal])
+    /// A band day's sleep segments, in order.
+    case sleepSegments([BandDay.SleepSegment])
 }
 
 /// One field of a reading kind, with its name in every vocabulary VitalBridge writes: the store, the callback
@@ -126,7 +130,7 @@ public enum FieldValue: Hashable, Sendable {
 public final class ReadingField: Sendable {
     /// What a field holds, which decides how text is read into it.
     public enum ValueType: Sendable {
-        case number, integer, flag, sports, intervals
+        case number, integer, flag, sports, intervals, sportTotals, sleepSegments
     }
 
     /// Whether a reading has the field.
@@ -154,6 +158,11 @@ public final class ReadingField: Sendable {
         case distance
         /// A list of `{"type","start","end","calories"}` objects, present even when empty.
         case sports
+        /// A list of `{"type","steps","calories","distance"}` objects (distance in km or miles, `count` when the
+        /// band sent one).
+        case sportTotals
+        /// A list of `{"type","start","end"}` objects, times in minutes of the day.
+        case sleepSegments
     }
 
     /// The field's name in the store (`sys`); `nil` for a field computed from others (a band day's sleep time).

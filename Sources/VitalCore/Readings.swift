@@ -230,6 +230,10 @@ public struct ActivityDay: Hashable, Sendable {
 /// `"minutes":1380},"sportdata":[{"type":1,"start":"08:10:00","end":"08:45:00","calories":120,"steps":4100,`
 /// `"distance":2.87},{"type":2,"start":"12:05:00","end":"12:15:00","calories":80,"steps":0,"distance":0.00,`
 /// `"detail":{"count":220,"activity":10}}]}`.
+///
+/// It also keeps what the band sent before it was summed up: the day's totals of each sport (``sportTotals``,
+/// `activedata.sports` in a callback) and the night's segments in order, start, end and placed marks among them
+/// (``sleepSegments``, `sleepdata.segments`).
 public struct BandDay: Hashable, Sendable {
     /// The night's segments dated this day, in minutes by kind.
     public struct Sleep: Hashable, Sendable {
@@ -307,13 +311,65 @@ public struct BandDay: Hashable, Sendable {
         public var hasDetail: Bool { count != nil || activity != nil || detailDistance != nil }
     }
 
+    /// One sport's totals over the day, as the band reported them (the SDK's `WholeDaySportDataNotification`, one
+    /// per sport): the day's ``BandDay/steps``, ``BandDay/calories`` and ``BandDay/distance`` are their sums.
+    public struct SportTotal: Hashable, Sendable {
+        /// The band's sport code (1 is walking).
+        public var type: Int
+        /// Steps taken in the sport over the day.
+        public var steps: Int
+        /// Kilocalories.
+        public var calories: Int
+        /// Metres.
+        public var distance: Int
+        /// The repetitions a counting sport made over the day (the SDK's `count`); `nil` when the band sent none.
+        public var count: Int?
+
+        /// A sport's totals: its code, steps, kilocalories, metres and repetitions (`nil`: none sent).
+        public init(type: Int, steps: Int, calories: Int, distance: Int, count: Int? = nil) {
+            self.type = type
+            self.steps = steps
+            self.calories = calories
+            self.distance = distance
+            self.count = count
+        }
+    }
+
+    /// One segment of a night as the band sent it (the SDK's `SleepDataNotification`).
+    public struct SleepSegment: Hashable, Sendable {
+        /// The SDK's sleep type: 1 start, 2 end, 3 deep, 4 light, 5 placed (the band lying unworn), 6 wake-up.
+        public var type: Int
+        /// Minutes of the day, 0–1439; a segment whose end is before its start runs past midnight. The start (1) and
+        /// end (2) marks start and end at the same minute.
+        public var start: Int
+        /// Minutes of the day, 0–1439.
+        public var end: Int
+
+        /// A segment of sleep type `type` (1–6) from minute `start` to minute `end` of the day.
+        public init(type: Int, start: Int, end: Int) {
+            self.type = type
+            self.start = start
+            self.end = end
+        }
+
+        /// The segment's length in minutes.
+        public var minutes: Int { (end - start + 1440) % 1440 }
+    }
+
     public var date: LayeredDate
     public var steps: Int
     /// Kilocalories.
     public var calories: Int
     /// Metres.
     public var distance: Int
+    /// The day's totals of each sport, by sport code; empty for a day stored before VitalBridge kept them (schema 8
+    /// and earlier) until the band sends the day again.
+    public var sportTotals: [SportTotal]
     public var sleep: Sleep
+    /// The segments of the night dated this day, by start minute (a mark before the segment it opens at the same
+    /// minute, and after the one it closes); empty for a day stored before VitalBridge kept them until the band
+    /// sends the day again.
+    public var sleepSegments: [SleepSegment]
     /// `nil` when the band had no heart-rate minute that day.
     public var heartRate: HeartRate?
     /// Oldest first.
@@ -324,14 +380,17 @@ public struct BandDay: Hashable, Sendable {
 
     public init(
         date: LayeredDate, steps: Int, calories: Int, distance: Int, sleep: Sleep, heartRate: HeartRate?,
-        sports: [Sport], annotations: ReadingAnnotations = .none
+        sports: [Sport], sportTotals: [SportTotal] = [], sleepSegments: [SleepSegment] = [],
+        annotations: ReadingAnnotations = .none
     ) {
         self.annotations = annotations
         self.date = date
         self.steps = steps
         self.calories = calories
         self.distance = distance
+        self.sportTotals = sportTotals
         self.sleep = sleep
+        self.sleepSegments = sleepSegments
         self.heartRate = heartRate
         self.sports = sports
     }

@@ -96,8 +96,11 @@ extension RecordSink {
 extension BandDay {
     /// The day `date` summed up from its band items (already dated):
     /// - steps, calories and distance: the sum of its totals, one per sport;
+    /// - sport totals: those totals themselves, by sport code, each with its `count` when the band sent one;
     /// - sleep: the minutes of its deep (3), light (4) and wake-up (6) segments; start, end and placed segments
     ///   mark the night and count for nothing;
+    /// - sleep segments: every segment, marks included, by start minute; at the same minute a mark (no length)
+    ///   comes before a segment, so that a night reads start, the segments, end, then placed;
     /// - heart rate: minimum, mean (rounded half up) and maximum of its minutes with a value, and how many;
     /// - sports: its finished sports by start time, each with its steps, distance and `detail_data` (repetitions,
     ///   activity, the detail's distance).
@@ -106,12 +109,18 @@ extension BandDay {
         var sleep = Sleep(deep: 0, light: 0, awake: 0)
         var (minimum, maximum, sum, count) = (Int.max, 0, 0, 0)
         var sports: [Sport] = []
+        var sportTotals: [SportTotal] = []
+        var segments: [SleepSegment] = []
         for item in items {
             switch item {
             case .todayTotals(let totals), .dayTotals(_, let totals):
                 steps += totals.steps
                 calories += totals.calories
                 distance += totals.distance
+                sportTotals.append(
+                    SportTotal(
+                        type: Int(totals.sport.rawValue), steps: totals.steps, calories: totals.calories,
+                        distance: totals.distance, count: totals.count))
             case .sport(let session):
                 sports.append(
                     Sport(
@@ -120,6 +129,8 @@ extension BandDay {
                         count: session.detail?.count, activity: session.detail?.activity,
                         detailDistance: session.detail?.distance))
             case .sleep(let segment):
+                segments.append(
+                    SleepSegment(type: Int(segment.type.rawValue), start: segment.start.value, end: segment.end.value))
                 switch segment.type {
                 case .deepSleep: sleep.deep += segment.minutes
                 case .lightSleep: sleep.light += segment.minutes
@@ -136,13 +147,15 @@ extension BandDay {
             }
         }
         sports.sort { ($0.start, $0.type) < ($1.start, $1.type) }
+        sportTotals.sort { $0.type < $1.type }
+        segments.sort { ($0.start, $0.minutes, $0.type) < ($1.start, $1.minutes, $1.type) }
         let heartRate =
             count == 0
             ? nil
             : HeartRate(minimum: minimum, average: (2 * sum + count) / (2 * count), maximum: maximum, minutes: count)
         self.init(
             date: date, steps: steps, calories: calories, distance: distance, sleep: sleep, heartRate: heartRate,
-            sports: sports)
+            sports: sports, sportTotals: sportTotals, sleepSegments: segments)
     }
 }
 

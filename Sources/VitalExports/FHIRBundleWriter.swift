@@ -322,7 +322,8 @@ public struct FHIRBundleWriter {
         case .intervals(let intervals):
             HRVFigures(rr: intervals).sdnn.flatMap { FixedDecimal(rounding: $0, scale: 1) }
                 .map { .number($0.description) }
-        case .flag, .sports: nil
+        // a band day's sessions, sport totals and sleep segments have no Observation: the bundle leaves them out
+        case .flag, .sports, .sportTotals, .sleepSegments: nil
         }
     }
 

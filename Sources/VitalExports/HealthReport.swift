@@ -157,6 +157,10 @@ public struct HealthReport {
             note("Steps", "\(day.steps)", day: day.date)
             note("Sleep", Self.hours(day.sleep.deep + day.sleep.light), day: day.date)
             if !day.sports.isEmpty { note("Sports", Self.sports(day.sports), day: day.date) }
+            if !day.sportTotals.isEmpty { note("Sport totals", Self.sportTotals(day.sportTotals), day: day.date) }
+            if !day.sleepSegments.isEmpty {
+                note("Sleep segments", Self.sleepSegments(day.sleepSegments), day: day.date)
+            }
         case .heartRate(let recording):
             note("Heart rate", "\(recording.heartRate) bpm, \(recording.rrIntervals.count) RR intervals")
         }
@@ -257,5 +261,31 @@ extension HealthReport {
                 + said.compactMap { $0 }.joined(separator: ", ")
         }
         .joined(separator: "; ")
+    }
+
+    /// A band day's totals of each sport as the report's latest table shows them, `; `-separated
+    /// (`sport 1 8421 steps, 312 kcal, 6120 m; sport 2 80 kcal, 220 reps`); zero steps and metres are left out.
+    static func sportTotals(_ totals: [BandDay.SportTotal]) -> String {
+        totals.map { total in
+            let said = [
+                total.steps == 0 ? nil : "\(total.steps) steps", "\(total.calories) kcal",
+                total.distance == 0 ? nil : "\(total.distance) m", total.count.map { "\($0) reps" },
+            ]
+            return "sport \(total.type) " + said.compactMap { $0 }.joined(separator: ", ")
+        }
+        .joined(separator: "; ")
+    }
+
+    /// A band day's sleep segments as the report's latest table shows them, in order, `, `-separated: a mark at
+    /// its minute, a segment with its times (`start 00:40, light 00:40–01:20, deep 01:20–02:05, end 06:40,
+    /// placed 06:40–06:43`).
+    static func sleepSegments(_ segments: [BandDay.SleepSegment]) -> String {
+        let names = [1: "start", 2: "end", 3: "deep", 4: "light", 5: "placed", 6: "wake-up"]
+        return segments.map { segment in
+            let start = BandDay.timeOfDay(segment.start).prefix(5)
+            let end = segment.end == segment.start ? "" : "–" + BandDay.timeOfDay(segment.end).prefix(5)
+            return "\(names[segment.type] ?? "type \(segment.type)") \(start)\(end)"
+        }
+        .joined(separator: ", ")
     }
 }

@@ -38,6 +38,7 @@ extension HealthReport {
     private var latestTable: String {
         let order = [
             "Blood pressure", "Glucose", "Weight", "SpO2", "Temperature", "Heart rate", "Steps", "Sleep", "Sports",
+            "Sport totals", "Sleep segments",
         ]
         let rows = order.compactMap { quantity in
             latest[quantity].map {

@@ -145,7 +145,7 @@ struct BatchRows {
             sources.append(parameter(array) + cast)
             aliases.append(column.name)
             switch column.valueType {
-            case .sports: selected.append("u.\(column.name)::jsonb")
+            case .sports, .sportTotals, .sleepSegments: selected.append("u.\(column.name)::jsonb")
             case .intervals: selected.append("u.\(column.name)::double precision[]")
             case .number, .integer, .flag: selected.append("u.\(column.name)")
             }
@@ -240,6 +240,31 @@ struct BatchRows {
                                 .compactMap { name, value in value.map { ",\"\(name)\":\($0)" } }.joined()
                                 return "{\"type\":\(sport.type),\"start\":\(sport.start),\"end\":\(sport.end),"
                                     + "\"calories\":\(sport.calories)\(more)}"
+                            }
+                            return "[" + objects.joined(separator: ",") + "]"
+                        })), "::text[]"
+            )
+        case .sportTotals:
+            return (
+                ColumnArray(
+                    .text(
+                        values.map {
+                            guard case .sportTotals(let totals) = $0 else { return nil }
+                            let objects = totals.map { total in
+                                "{\"type\":\(total.type),\"steps\":\(total.steps),\"calories\":\(total.calories),"
+                                    + "\"distance\":\(total.distance)\(total.count.map { ",\"count\":\($0)" } ?? "")}"
+                            }
+                            return "[" + objects.joined(separator: ",") + "]"
+                        })), "::text[]"
+            )
+        case .sleepSegments:
+            return (
+                ColumnArray(
+                    .text(
+                        values.map {
+                            guard case .sleepSegments(let segments) = $0 else { return nil }
+                            let objects = segments.map {
+                                "{\"type\":\($0.type),\"start\":\($0.start),\"end\":\($0.end)}"
                             }
                             return "[" + objects.joined(separator: ",") + "]"
                         })), "::text[]"

@@ -118,7 +118,7 @@ public enum SinkSchema {
             case .number: "double precision"
             case .integer: "integer"
             case .flag: "boolean"
-            case .sports: "jsonb"
+            case .sports, .sportTotals, .sleepSegments: "jsonb"
             case .intervals: "double precision[]"
             }
         return TypedColumn(column: column, name: columnName(column), sqlType: sqlType, valueType: field.type)

@@ -3,8 +3,8 @@ import VitalCore
 
 /// How a reading is kept in the `reading` table (schema 6 on): its kind's name (`blood_pressure`), its time, and
 /// one typed column for each of its kind's stored fields, named by the field (``ReadingField/name``): a number is
-/// `REAL`, a whole number `INTEGER`, a flag `INTEGER` 1 or 0, a band day's sports and a recording's RR intervals
-/// `TEXT`; a value a reading does not have is `NULL`. A column of one name serves every kind that has the field
+/// `REAL`, a whole number `INTEGER`, a flag `INTEGER` 1 or 0, a band day's sports, sport totals and sleep segments
+/// (schema 9 on) and a recording's RR intervals `TEXT`; a value a reading does not have is `NULL`. A column of one name serves every kind that has the field
 /// (`hr`: a blood pressure's, an oximetry's and a recording's heart rate).
 ///
 /// Adding a stored field to a kind adds its column: a new migration makes it, and a test checks that the table has
@@ -69,6 +69,8 @@ enum ReadingColumns {
             case .flag(let flag)?: flag ? 1 : 0
             case .sports(let sports)?: sports.isEmpty ? nil : text(of: sports)
             case .intervals(let intervals)?: intervals.isEmpty ? nil : text(of: intervals)
+            case .sportTotals(let totals)?: totals.isEmpty ? nil : text(of: totals)
+            case .sleepSegments(let segments)?: segments.isEmpty ? nil : text(of: segments)
             }
         }
     }
@@ -149,6 +151,8 @@ enum ReadingColumns {
         case (.flag, .int64(let flag)) where flag == 0 || flag == 1: .flag(flag == 1)
         case (.sports, .string(let text)): sports(text[...]).map(FieldValue.sports)
         case (.intervals, .string(let text)): intervals(text[...]).map(FieldValue.intervals)
+        case (.sportTotals, .string(let text)): sportTotals(text[...]).map(FieldValue.sportTotals)
+        case (.sleepSegments, .string(let text)): sleepSegments(text[...]).map(FieldValue.sleepSegments)
         default: nil
         }
     }
@@ -193,6 +197,46 @@ enum ReadingColumns {
         return sports
     }
 
+    /// A band day's totals of each sport (schema 9 on): type/steps/kcal/metres, then /count when the band sent
+    /// one, comma-separated (`1/8421/312/6120,2/0/80/0/220`).
+    static func text(of totals: [BandDay.SportTotal]) -> String {
+        totals.map { total in
+            "\(total.type)/\(total.steps)/\(total.calories)/\(total.distance)" + (total.count.map { "/\($0)" } ?? "")
+        }
+        .joined(separator: ",")
+    }
+
+    static func sportTotals(_ text: Substring) -> [BandDay.SportTotal]? {
+        var totals: [BandDay.SportTotal] = []
+        for item in text.split(separator: ",", omittingEmptySubsequences: false) {
+            let parts = item.split(separator: "/", omittingEmptySubsequences: false)
+            let numbers = parts.compactMap { Int($0) }
+            guard parts.count == 4 || parts.count == 5, numbers.count == parts.count else { return nil }
+            totals.append(
+                BandDay.SportTotal(
+                    type: numbers[0], steps: numbers[1], calories: numbers[2], distance: numbers[3],
+                    count: numbers.count == 5 ? numbers[4] : nil))
+        }
+        return totals
+    }
+
+    /// A band day's sleep segments (schema 9 on): type/start/end minutes, comma-separated, in order
+    /// (`1/40/40,4/40/85,2/400/400`).
+    static func text(of segments: [BandDay.SleepSegment]) -> String {
+        segments.map { "\($0.type)/\($0.start)/\($0.end)" }.joined(separator: ",")
+    }
+
+    static func sleepSegments(_ text: Substring) -> [BandDay.SleepSegment]? {
+        var segments: [BandDay.SleepSegment] = []
+        for item in text.split(separator: ",", omittingEmptySubsequences: false) {
+            let parts = item.split(separator: "/", omittingEmptySubsequences: false)
+            let numbers = parts.compactMap { Int($0) }
+            guard parts.count == 3, numbers.count == 3 else { return nil }
+            segments.append(BandDay.SleepSegment(type: numbers[0], start: numbers[1], end: numbers[2]))
+        }
+        return segments
+    }
+
     static func intervals(_ text: Substring) -> [Double]? {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
         let numbers = parts.compactMap { Double($0) }
@@ -230,6 +274,8 @@ enum LegacyPayload {
         case .flag: Int(text).map { .flag($0 == 1) }
         case .sports: ReadingColumns.sports(text).map(FieldValue.sports)
         case .intervals: ReadingColumns.intervals(text).map(FieldValue.intervals)
+        // release 0.14.0 had neither list
+        case .sportTotals, .sleepSegments: nil
         }
     }
 }

@@ -252,6 +252,18 @@ enum StoreSchema {
                     ) WITHOUT ROWID;
                     """)
         }
+        migrator.registerMigration("v9: a band day's sport totals and sleep segments") { db in
+            // A band day keeps the totals of each sport (`sporttotals`) and the night's segments (`sleepsegs`), as
+            // text (ReadingColumns). Columns, not derived from `day_item` when read: a reading is read, exported
+            // and fed without its device's items, and reading them would make every read cost a day's items. A day
+            // stored before has NULL in both (empty lists) until its band sends it again, which revises the reading
+            // in place from all its stored items, marks included.
+            try db.execute(
+                sql: """
+                    ALTER TABLE reading ADD COLUMN sporttotals TEXT;
+                    ALTER TABLE reading ADD COLUMN sleepsegs TEXT;
+                    """)
+        }
         return migrator
     }
 }

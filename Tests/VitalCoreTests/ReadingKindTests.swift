@@ -57,7 +57,8 @@ struct ReadingKindTests {
         // a band day's sleep time and efficiency are computed from its segments, never stored
         #expect(
             names(.bandDay) == [
-                "steps", "cal", "dist", "-", "-", "deep", "light", "awake", "hrmin", "hravg", "hrmax", "hrn", "sports",
+                "steps", "cal", "dist", "sporttotals", "-", "-", "deep", "light", "awake", "sleepsegs", "hrmin",
+                "hravg", "hrmax", "hrn", "sports",
             ])
         #expect(names(.heartRate) == ["hr", "rr"])
         #expect(ReadingKind.heartRate.fields.map(\.resultPath) == [["heart_rate"], nil])
@@ -95,7 +96,7 @@ struct ReadingKindTests {
                 types[name] = field.type
             }
         }
-        #expect(types.count == 33)
+        #expect(types.count == 35)
     }
 
     @Test("each kind's fields in column order are its fields with a column, sorted by column")
@@ -148,7 +149,7 @@ struct ReadingKindTests {
             Self.reading(.glucose, [("mgdl", .number(90))])
                 == .glucose(GlucoseReading(mgPerDeciliter: 90, measuredAt: Self.time)))
         // a computed field is not stored, so it cannot be given
-        let computed = ReadingKind.bandDay.fields[3]
+        let computed = ReadingKind.bandDay.fields[4]
         #expect(computed.name == nil && !computed.isStored)
     }
 

@@ -266,7 +266,12 @@ struct PostgresSinkTests {
                     date: day, steps: 9000, calories: 400, distance: 6120,
                     sleep: .init(deep: 95, light: 270, awake: 47),
                     heartRate: .init(minimum: 52, average: 71, maximum: 128, minutes: 1380),
-                    sports: [.init(type: 1, start: 490, end: 525, calories: 120)])),
+                    sports: [.init(type: 1, start: 490, end: 525, calories: 120)],
+                    sportTotals: [
+                        .init(type: 1, steps: 9000, calories: 320, distance: 6120),
+                        .init(type: 2, steps: 0, calories: 80, distance: 0, count: 220),
+                    ],
+                    sleepSegments: [.init(type: 1, start: 40, end: 40), .init(type: 3, start: 40, end: 135)])),
             .heartRate(HeartRateReading(heartRate: 62, rrIntervals: [812.5, 790, 1003.25], measuredAt: time)),
         ]
         #expect(Set(readings.map(\.kind)) == Set(ReadingKind.allCases))
@@ -323,6 +328,24 @@ struct PostgresSinkTests {
             else { return false }
             return objects
                 == sports.map { ["type": $0.type, "start": $0.start, "end": $0.end, "calories": $0.calories] }
+        case .sportTotals(let totals):
+            guard let data = stored.data(using: .utf8),
+                let objects = try? JSONSerialization.jsonObject(with: data) as? [[String: Int]]
+            else { return false }
+            return objects
+                == totals.map { total in
+                    var object = [
+                        "type": total.type, "steps": total.steps, "calories": total.calories,
+                        "distance": total.distance,
+                    ]
+                    object["count"] = total.count
+                    return object
+                }
+        case .sleepSegments(let segments):
+            guard let data = stored.data(using: .utf8),
+                let objects = try? JSONSerialization.jsonObject(with: data) as? [[String: Int]]
+            else { return false }
+            return objects == segments.map { ["type": $0.type, "start": $0.start, "end": $0.end] }
         }
     }
 

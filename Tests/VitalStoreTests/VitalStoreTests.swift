@@ -72,7 +72,7 @@ struct VitalStoreTests {
         let (first, directory) = try Self.fileStore()
         defer { try? FileManager.default.removeItem(at: directory) }
         try first.storeReadings(Self.readings, device: Self.mac)
-        #expect(try first.pragma("user_version") == "8")
+        #expect(try first.pragma("user_version") == "9")
         let path = directory.appendingPathComponent("vitalbridge.sqlite").path
         /// Closes the store (its last connection checkpoints the WAL into the file), then sets user_version in the
         /// file's header (bytes 60–63, big-endian).
@@ -84,14 +84,14 @@ struct VitalStoreTests {
         _ = consume first
         try setUserVersion(0)  // a store made before the version was kept
         let migrated = try VitalStore(path: path)
-        #expect(try migrated.pragma("user_version") == "8")
+        #expect(try migrated.pragma("user_version") == "9")
         #expect(try migrated.readings().count == Self.readings.count)
         _ = consume migrated
-        try setUserVersion(9)
+        try setUserVersion(10)
         #expect {
             try VitalStore(path: path)
         } throws: { error in
-            "\(error)".contains("written by a newer VitalBridge (schema 9; this one knows 8)")
+            "\(error)".contains("written by a newer VitalBridge (schema 10; this one knows 9)")
         }
     }
 
