@@ -257,6 +257,7 @@ extension LayeredReading {
         case .flag: _ = write(&self, .flag(false))
         case .sports: _ = write(&self, .sports([]))
         case .intervals: _ = write(&self, .intervals([]))
+        case .samples: _ = write(&self, .samples([]))
         }
         annotations.unavailable[position] = value
     }

@@ -5,6 +5,8 @@ public enum ReadingColumn: Int, CaseIterable, Hashable, Sendable {
     case calories, sleep, sleepEfficiency, swim, swimCalories, distance, deepSleep, lightSleep, awake
     case heartRateMinimum, heartRateAverage, heartRateMaximum, heartRateMinutes, sports, rrIntervals
     case bodyFat, musclePercentage, muscleMass, fatFreeMass, softLeanMass, bodyWaterMass, basalMetabolism, impedance
+    /// A pulse oximeter's pulse wave: its samples (0–100), last so that the columns before it keep their places.
+    case wave
 
     /// The field alone, for the table: `systolic`.
     public var field: String {
@@ -42,6 +44,7 @@ public enum ReadingColumn: Int, CaseIterable, Hashable, Sendable {
         case .bodyWaterMass: "body_water_mass"
         case .basalMetabolism: "basal_metabolism"
         case .impedance: "impedance"
+        case .wave: "wave"
         }
     }
 
@@ -50,7 +53,7 @@ public enum ReadingColumn: Int, CaseIterable, Hashable, Sendable {
         switch self {
         case .systolic, .diastolic: "mmHg"
         case .heartRate, .heartRateMinimum, .heartRateAverage, .heartRateMaximum: "bpm"
-        case .arrhythmia, .steps, .heartRateMinutes, .sports, .rrIntervals: ""
+        case .arrhythmia, .steps, .heartRateMinutes, .sports, .rrIntervals, .wave: ""
         case .distance: "m"
         case .glucose: "mg/dL"
         case .weight, .muscleMass, .fatFreeMass, .softLeanMass, .bodyWaterMass: "kg"

@@ -299,7 +299,7 @@ extension SimulatedReading {
                 case .number(let number): .number(number)
                 case .integer(let whole): .number(whole)
                 case .flag(let flag): .bool(flag)
-                case .sports, .intervals: preconditionFailure("a fleet file scripts no \(value)")
+                case .sports, .intervals, .samples: preconditionFailure("a fleet file scripts no \(value)")
                 }
         }
         for (slot, special) in specials { members[Self.keys[slot]] = .string(special.description) }

@@ -3,8 +3,8 @@ import VitalCore
 
 /// How a reading is kept in the `reading` table (schema 6 on): its kind's name (`blood_pressure`), its time, and
 /// one typed column for each of its kind's stored fields, named by the field (``ReadingField/name``): a number is
-/// `REAL`, a whole number `INTEGER`, a flag `INTEGER` 1 or 0, a band day's sports and a recording's RR intervals
-/// `TEXT`; a value a reading does not have is `NULL`. A column of one name serves every kind that has the field
+/// `REAL`, a whole number `INTEGER`, a flag `INTEGER` 1 or 0, a band day's sports, a recording's RR intervals and
+/// an oximetry's pulse wave `TEXT`; a value a reading does not have is `NULL`. A column of one name serves every kind that has the field
 /// (`hr`: a blood pressure's, an oximetry's and a recording's heart rate).
 ///
 /// Adding a stored field to a kind adds its column: a new migration makes it, and a test checks that the table has
@@ -69,6 +69,7 @@ enum ReadingColumns {
             case .flag(let flag)?: flag ? 1 : 0
             case .sports(let sports)?: sports.isEmpty ? nil : text(of: sports)
             case .intervals(let intervals)?: intervals.isEmpty ? nil : text(of: intervals)
+            case .samples(let samples)?: samples.isEmpty ? nil : text(of: samples)
             }
         }
     }
@@ -149,6 +150,7 @@ enum ReadingColumns {
         case (.flag, .int64(let flag)) where flag == 0 || flag == 1: .flag(flag == 1)
         case (.sports, .string(let text)): sports(text[...]).map(FieldValue.sports)
         case (.intervals, .string(let text)): intervals(text[...]).map(FieldValue.intervals)
+        case (.samples, .string(let text)): samples(text[...]).map(FieldValue.samples)
         default: nil
         }
     }
@@ -171,6 +173,20 @@ enum ReadingColumns {
 
     /// RR intervals in ms, `/`-separated, each written exactly (`812.5/790.0390625`).
     static func text(of intervals: [Double]) -> String { intervals.map { "\($0)" }.joined(separator: "/") }
+
+    /// A pulse wave's samples, comma-separated (`12,40,77`): the `wave` column (schema 10 on).
+    static func text(of samples: [Int]) -> String { samples.map(String.init).joined(separator: ",") }
+
+    /// The samples of a `wave` column; `nil` unless it is 1 to 255 whole numbers 0–100, comma-separated (a value
+    /// the store did not write makes the row unreadable, never a shorter wave).
+    static func samples(_ text: Substring) -> [Int]? {
+        var samples: [Int] = []
+        for part in text.split(separator: ",", omittingEmptySubsequences: false) {
+            guard let sample = Int(part), OximetryReading.waveRange.contains(sample) else { return nil }
+            samples.append(sample)
+        }
+        return (1...OximetryReading.maximumWaveSamples).contains(samples.count) ? samples : nil
+    }
 
     static func sports(_ text: Substring) -> [BandDay.Sport]? {
         var sports: [BandDay.Sport] = []
@@ -230,6 +246,7 @@ enum LegacyPayload {
         case .flag: Int(text).map { .flag($0 == 1) }
         case .sports: ReadingColumns.sports(text).map(FieldValue.sports)
         case .intervals: ReadingColumns.intervals(text).map(FieldValue.intervals)
+        case .samples: ReadingColumns.samples(text).map(FieldValue.samples)
         }
     }
 }

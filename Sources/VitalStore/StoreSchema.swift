@@ -252,6 +252,12 @@ enum StoreSchema {
                     ) WITHOUT ROWID;
                     """)
         }
+        migrator.registerMigration("v10: a pulse oximeter's pulse wave") { db in
+            // `reading.wave`: the pulse wave a PO3 sent with a history record, its samples (0–100) comma-separated
+            // (`12,40,77`); NULL for every reading stored before and for a record the device sent without one.
+            // Registered after v8 with the number 10: v9 is another branch's.
+            try db.execute(sql: "ALTER TABLE reading ADD COLUMN wave TEXT")
+        }
         return migrator
     }
 }

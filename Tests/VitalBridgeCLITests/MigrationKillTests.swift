@@ -9,10 +9,11 @@ import VitalTestSupport
     import Glibc
 #endif
 
-/// Migration 6 rewrites every reading of a 0.14.0 store in one transaction, and migration 7 adds the readings'
-/// annotations in another: a process killed at any write of them leaves the store as 0.14.0 or migration 6 left
-/// it, and the next process migrates the rest once, every row intact.
-@Suite("Upgrade: the first open of a 0.14.0 home killed during migrations 6 and 7")
+/// Migration 6 rewrites every reading of a 0.14.0 store in one transaction, and migrations 7, 8 and 10 add the
+/// readings' annotations, the change feed and the pulse wave in others: a process killed at any write of them leaves
+/// the store as 0.14.0 or the last committed migration left it, and the next process migrates the rest once, every
+/// row intact.
+@Suite("Upgrade: the first open of a 0.14.0 home killed during migrations 6, 7, 8 and 10")
 struct MigrationKillTests {
     /// The fixture's first caller's sync: the request that opens, and so migrates, the store first.
     static let demoSync = "ihealth-layer://?cmd=2&devicemodel=100&mac=004D3208D2F4&ver=100&scheme=vitalbridge-demo"
@@ -26,8 +27,10 @@ struct MigrationKillTests {
         case migratedTo6
         /// Migrations 6 and 7 are committed, migration 8 is not.
         case migratedTo7
-        /// Migrations 6, 7 and 8 are committed; the schema number (`user_version`) that says so to the next open is
-        /// not.
+        /// Migrations 6, 7 and 8 are committed, migration 10 is not.
+        case migratedTo8
+        /// Migrations 6, 7, 8 and 10 are committed; the schema number (`user_version`) that says so to the next open
+        /// is not.
         case migrated
         /// Both are committed.
         case upToDate
@@ -83,16 +86,18 @@ struct MigrationKillTests {
                 v6 = c.execute("SELECT count(*) FROM grdb_migrations WHERE identifier LIKE 'v6:%'").fetchone()[0]
                 v7 = c.execute("SELECT count(*) FROM grdb_migrations WHERE identifier LIKE 'v7:%'").fetchone()[0]
                 v8 = c.execute("SELECT count(*) FROM grdb_migrations WHERE identifier LIKE 'v8:%'").fetchone()[0]
-                print(version, v6, v7, v8)
+                v10 = c.execute("SELECT count(*) FROM grdb_migrations WHERE identifier LIKE 'v10:%'").fetchone()[0]
+                print(version, v6, v7, v8, v10)
                 """,
                 copy.file("vitalbridge.sqlite"),
             ])
         switch probe.stdout {
-        case "5 0 0 0\n": return .beforeMigration
-        case "5 1 0 0\n": return .migratedTo6
-        case "5 1 1 0\n": return .migratedTo7
-        case "5 1 1 1\n": return .migrated
-        case "8 1 1 1\n": return .upToDate
+        case "5 0 0 0 0\n": return .beforeMigration
+        case "5 1 0 0 0\n": return .migratedTo6
+        case "5 1 1 0 0\n": return .migratedTo7
+        case "5 1 1 1 0\n": return .migratedTo8
+        case "5 1 1 1 1\n": return .migrated
+        case "\(VitalStore.schemaVersion) 1 1 1 1\n": return .upToDate
         default: throw StoreProbeError(output: probe.stdout + probe.stderr)
         }
     }
@@ -102,15 +107,15 @@ struct MigrationKillTests {
         var description: String { "the store probe answered: \(output)" }
     }
 
-    /// Where the `write`th write of the first open's 79 to the store's log falls, counted once with
+    /// Where the `write`th write of the first open's 87 to the store's log falls, counted once with
     /// `strace -xx -e trace=pwrite64` (a write is a 24-byte frame header or a 4,096-byte page): 1 is the log's
     /// header; 2–35 are migration 6's 17 pages, its last frame's header (write 34) marking the commit; 36–57 are
-    /// migration 7's 11 pages (commit at write 56); 58–73 are migration 8's 8 pages (commit at write 72); 74–75 write
-    /// the schema number (`PRAGMA user_version`, one page); 76–79 are the sync's journal commit, after its answer was
-    /// printed. A change to what the first open writes moves these counts, and the test says so by the phase it
-    /// finds: count them again then.
+    /// migration 7's 11 pages (commit at write 56); 58–73 are migration 8's 8 pages (commit at write 72); 74–81 are
+    /// migration 10's 4 pages (commit at write 80); 82–83 write the schema number (`PRAGMA user_version`, one page);
+    /// 84–87 are the sync's journal commit, after its answer was printed. A change to what the first open writes
+    /// moves these counts, and the test says so by the phase it finds: count them again then.
     enum Landing: Sendable {
-        case inMigration, inMigration7, inMigration8, beforeSchemaNumber, inJournal, never
+        case inMigration, inMigration7, inMigration8, inMigration10, beforeSchemaNumber, inJournal, never
 
         /// The phase the store is in after the kill.
         var phase: Phase {
@@ -118,6 +123,7 @@ struct MigrationKillTests {
             case .inMigration: .beforeMigration
             case .inMigration7: .migratedTo6
             case .inMigration8: .migratedTo7
+            case .inMigration10: .migratedTo8
             case .beforeSchemaNumber: .migrated
             case .inJournal, .never: .upToDate
             }
@@ -125,13 +131,14 @@ struct MigrationKillTests {
     }
 
     @Test(
-        "killed at the Nth write to the log, in migration 6, 7, 8 or after them, the next open migrates once and gives every answer, reading and device 0.14.0 gave",
+        "killed at the Nth write to the log, in migration 6, 7, 8, 10 or after them, the next open migrates once and gives every answer, reading and device 0.14.0 gave",
         .needs(.strace, .python3),
         arguments: [
             (1, Landing.inMigration), (2, .inMigration), (5, .inMigration), (20, .inMigration), (34, .inMigration),
             (35, .inMigration), (36, .inMigration7), (46, .inMigration7), (56, .inMigration7), (57, .inMigration7),
             (58, .inMigration8), (66, .inMigration8), (72, .inMigration8), (73, .inMigration8),
-            (74, .beforeSchemaNumber), (75, .beforeSchemaNumber), (76, .inJournal), (80, .never),
+            (74, .inMigration10), (78, .inMigration10), (80, .inMigration10), (81, .inMigration10),
+            (82, .beforeSchemaNumber), (83, .beforeSchemaNumber), (84, .inJournal), (88, .never),
         ])
     func killedDuringMigration(write: Int, lands: Landing) throws {
         let home = try Self.fixtureHome()
@@ -146,7 +153,7 @@ struct MigrationKillTests {
             // the journal is committed after the hand-off: the answer was printed whole before the kill
             #expect(first.killed, "write \(write) was not reached: the hub ended by itself")
             #expect(first.stdout == answer, "write \(write)")
-        case .inMigration, .inMigration7, .inMigration8, .beforeSchemaNumber:
+        case .inMigration, .inMigration7, .inMigration8, .inMigration10, .beforeSchemaNumber:
             #expect(first.killed, "write \(write) was not reached: the hub ended by itself")
             #expect(first.stdout.isEmpty, "write \(write)")
         }
