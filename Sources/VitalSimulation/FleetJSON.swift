@@ -78,7 +78,9 @@ extension FleetDevice {
             bodyComposition: try fields.string("bodyComposition"), spotCheck: try fields.bool("spotCheck"),
             clock: try fields.bool("clock"), pairing: try fields.object("pairing", PairingScript.init(fields:)),
             abortFirstConnection: try fields.bool("abortFirstConnection"), clockOffset: try fields.int("clockOffset"),
-            clockReset: try fields.bool("clockReset"), presses: try fields.objects("presses", PressScript.init(fields:))
+            clockReset: try fields.bool("clockReset"),
+            presses: try fields.objects("presses", PressScript.init(fields:)),
+            waveSamples: try fields.int("waveSamples")
         )
         try fields.finish()
     }
@@ -107,6 +109,7 @@ extension FleetDevice {
         members["clockOffset"] = clockOffset.map(JSON.number)
         members["clockReset"] = clockReset.map(JSON.bool)
         members["presses"] = presses.map { .array($0.map(\.jsonValue)) }
+        members["waveSamples"] = waveSamples.map(JSON.number)
         return members.object
     }
 }
