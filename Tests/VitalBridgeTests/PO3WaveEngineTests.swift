@@ -63,6 +63,23 @@ struct PO3WaveEngineTests {
         #expect(try second.store.readings().count == 4)
     }
 
+    @Test("a record stored without its wave (an upgraded home) is completed by the PO3's resend, not stored twice")
+    func completedByResend() async throws {
+        let store = try VitalStore()
+        // the store as an earlier release left it: the PO3's records, synced without waves
+        let before = try Engine([Self.po3(count: 3, waveSamples: 0)], store: store)
+        _ = try await before.callback(request(.sync, .po3, Self.po3))
+        let kept = try store.readings()
+        #expect(Self.waves(kept.map(\.reading)) == [nil, nil, nil])
+        // the same PO3 (same seed, so the same records) sends them again, with their waves
+        let engine = try Engine([Self.po3(count: 3)], store: store)
+        let callback = try await engine.callback(request(.sync, .po3, Self.po3))
+        #expect(callback.status == ActionStatus(action: .sync, ran: [.success]))
+        let stored = try store.readings()
+        #expect(stored.map(\.id) == kept.map(\.id))
+        #expect(Self.waves(stored.map(\.reading)).map { $0?.count } == [18, 18, nil])
+    }
+
     @Test("a wave the radio cut is refused as truncated: the sync fails, the stored readings stay, the PO3 keeps all")
     func truncatedWave() async throws {
         let store = try VitalStore()
