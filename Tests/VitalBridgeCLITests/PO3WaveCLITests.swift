@@ -100,4 +100,51 @@ struct PO3WaveCLITests {
         #expect(again.status == .success(.sync))
         #expect(try Self.storedWaves(home).map { $0?.count } == [18, 18, nil])
     }
+
+    @Test("a home of schema 8 opens migrated: every reading reads as before, its wave column NULL", .needs(.python3))
+    func upgradedHome() throws {
+        let home = try MigrationKillTests.fixtureHome()
+        defer { home.remove() }
+        // the 0.14.0 fixture brought to schema 8: migrated by this release's first answers, then its migration 10
+        // taken back
+        for url in [MigrationKillTests.demoSync, MigrationKillTests.otherSync] {
+            #expect(try vitalbridge(["open", "--home", home.path, url]).status == 0)
+        }
+        let downgrade = try runProgram(
+            "/usr/bin/env",
+            [
+                "python3", "-c",
+                """
+                import sqlite3, sys
+                c = sqlite3.connect(sys.argv[1])
+                c.execute('ALTER TABLE reading DROP COLUMN wave')
+                c.execute("DELETE FROM grdb_migrations WHERE identifier LIKE 'v10:%'")
+                c.execute('PRAGMA user_version = 8')
+                c.commit()
+                """,
+                home.file("vitalbridge.sqlite"),
+            ])
+        try #require(downgrade.status == 0, "\(downgrade.stderr)")
+        // a read-only command does not migrate; the next answer does, and changes nothing else
+        let refused = try vitalbridge(["records", "--home", home.path])
+        #expect(refused.status == 1 && refused.stderr.contains("its schema is 8, not \(VitalStore.schemaVersion)"))
+        let again = try vitalbridge(["open", "--home", home.path, MigrationKillTests.demoSync])
+        #expect(again.status == 0, "\(again.stderr)")
+        let records = try vitalbridge(["records", "--home", home.path, "--format", "json"])
+        #expect(records.status == 0, "\(records.stderr)")
+        #expect(records.stdout == (try UpgradeTests.expected("records.json")))
+        let probe = try runProgram(
+            "/usr/bin/env",
+            [
+                "python3", "-c",
+                """
+                import sqlite3, sys
+                c = sqlite3.connect('file:' + sys.argv[1] + '?mode=ro', uri=True)
+                print(c.execute('PRAGMA user_version').fetchone()[0],
+                      c.execute('SELECT count(*), count(wave) FROM reading').fetchone())
+                """,
+                home.file("vitalbridge.sqlite"),
+            ])
+        #expect(probe.stdout == "\(VitalStore.schemaVersion) (110, 0)\n", "\(probe.stderr)")
+    }
 }
