@@ -11,7 +11,8 @@ extension LayeredReading {
     ///   `fat_free_mass`, `soft_lean_mass`, `body_water_mass`, `basal_metabolism`, `impedance` (those it measured),
     ///   and `measured_at`;
     ///   temperature: `temperature`, `measured_at`;
-    /// - oximeter: `oxygen_saturation`, `heart_rate`, `perfusion_index`, `measured_at`;
+    /// - oximeter: `oxygen_saturation`, `heart_rate`, `perfusion_index`, `measured_at` (the pulse wave is stored, not
+    ///   sent: the URL budget);
     /// - activity: `time`, `activedata`, `sleepdata`, `swimdata`;
     /// - heart rate: `heart_rate`, `measured_at` (the RR intervals are stored, not sent);
     /// - band day: `time`, `activedata` (with `distance` in km or miles), `sleepdata` (with `deep`, `light`,

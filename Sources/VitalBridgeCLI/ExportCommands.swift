@@ -139,7 +139,8 @@ struct ReportCommand: ParsableCommand {
             then charts over time: blood pressure as diastolic-to-systolic lines over the 130/80 and 140/90 \
             thresholds, glucose over the 70–180 mg/dL range, weight with its trend, SpO2, temperature, daily steps \
             and sleep. Under each chart is its data as CSV, also as a download link. A chart of more than 1,500 \
-            readings shows one line a day, from the day's lowest to its highest value.
+            readings shows one line a day, from the day's lowest to its highest value. A PO3 record's pulse wave is \
+            left out (records and --format fhir carry it).
 
             Values are in the units of --unit (any of mmHg, kPa, mg/dL, mmol/L, kg, lb, st, C, F; one per quantity), \
             rounded as callbacks round them; times are local, in --time-zone or the system's. The file is written \

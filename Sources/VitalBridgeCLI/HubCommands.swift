@@ -372,7 +372,9 @@ struct RecordsCommand: ParsableCommand {
             (CRLF line ends, one column per field, empty where a reading has no such field); JSON is an array of \
             objects with numbers as numbers. Readings are read and written one at a time, so any history streams. \
             A smartband's day (band_day) shows its totals, sleep, heart-rate summary and sports; its heart-rate \
-            minutes, one row each, are listed with --heart-rate-minutes.
+            minutes, one row each, are listed with --heart-rate-minutes. A PO3 history record's pulse wave is the \
+            wave column: its samples (0-100, 20 ms apart) separated by spaces in CSV, a list in JSON, a count in \
+            the table; with --format fhir, a SampledData component of the SpO2 observation.
 
             What a device said beyond the values is kept: a value it could not measure (it sent NaN, NRes, +INF, \
             -INF or a reserved value) is never written as a number. Its CSV cell is empty and the last column, \

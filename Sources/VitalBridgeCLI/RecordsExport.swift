@@ -15,6 +15,8 @@ enum RecordValue {
     case flag(Bool)
     /// Text without commas, quotes or line breaks (a band day's sports).
     case text(String)
+    /// A pulse wave's samples: a JSON list, space-separated in CSV (`12 40 77`), their count in the table.
+    case samples([Int])
 }
 
 extension ReadingColumn {
@@ -42,13 +44,15 @@ extension RecordValue {
     /// 220reps 10activity`), RR intervals as their count (the series itself is in
     /// the store, and `vitalbridge hrv` reads one); a band day's sport totals as `type steps kcal metres`
     /// (`1 8421steps 312kcal 6120m; 2 0steps 80kcal 0m 220reps`) and its sleep segments as ``segment(_:)`` writes
-    /// them, `; `-separated; `nil` for a day without sports (or totals, or segments), whose column stays empty.
+    /// them, `; `-separated; a pulse wave as its samples; `nil` for a day without sports (or totals, or segments)
+    /// and a reading without a wave, whose column stays empty.
     init?(_ value: FieldValue) {
         switch value {
         case .number(let number): self = .number(number)
         case .integer(let integer): self = .number(Double(integer))
         case .flag(let flag): self = .flag(flag)
         case .intervals(let intervals): self = .number(Double(intervals.count))
+        case .samples(let samples): self = .samples(samples)
         case .sports(let sports):
             guard !sports.isEmpty else { return nil }
             self = .text(
@@ -93,12 +97,17 @@ extension RecordValue {
             number == number.rounded() && abs(number) < 1e15 ? String(Int64(number)) : "\(number)"
         case .flag(let flag): flag ? "true" : "false"
         case .text(let text): text
+        case .samples(let samples): samples.map(String.init).joined(separator: " ")
         }
     }
 
     /// The value as a JSON value: text quoted, numbers and flags as they are.
     var json: String {
-        if case .text(let text) = self { "\"\(text)\"" } else { self.text }
+        switch self {
+        case .text(let text): "\"\(text)\""
+        case .samples(let samples): "[" + samples.map(String.init).joined(separator: ",") + "]"
+        default: self.text
+        }
     }
 }
 
@@ -291,7 +300,8 @@ enum RecordsFormatter {
     /// the device's clock gave another time.
     static func tableRow(_ row: RecordRow) -> String {
         var values = row.values.map { column, value in
-            "\(column.field)=\(value.text)"
+            if case .samples(let samples) = value { return "\(column.field)=\(samples.count) samples" }
+            return "\(column.field)=\(value.text)"
                 + (column.unit.isEmpty ? "" : (column.unit == "%" ? "%" : " \(column.unit)"))
         }
         values += row.unavailable.map { "\($0.field)=\($0.value)" }

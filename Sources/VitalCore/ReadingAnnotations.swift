@@ -259,6 +259,7 @@ extension LayeredReading {
         case .intervals: _ = write(&self, .intervals([]))
         case .sportTotals: _ = write(&self, .sportTotals([]))
         case .sleepSegments: _ = write(&self, .sleepSegments([]))
+        case .samples: _ = write(&self, .samples([]))
         }
         annotations.unavailable[position] = value
     }

@@ -8,6 +8,8 @@ public enum ReadingColumn: Int, CaseIterable, Hashable, Sendable {
     /// A band day's totals of each sport, and its sleep segments (last: a CSV reader that counts columns reads
     /// the earlier ones where they were).
     case sportTotals, sleepSegments
+    /// A pulse oximeter's pulse wave: its samples (0–100), last so that the columns before it keep their places.
+    case wave
 
     /// The field alone, for the table: `systolic`.
     public var field: String {
@@ -47,6 +49,7 @@ public enum ReadingColumn: Int, CaseIterable, Hashable, Sendable {
         case .impedance: "impedance"
         case .sportTotals: "sport_totals"
         case .sleepSegments: "sleep_segments"
+        case .wave: "wave"
         }
     }
 
@@ -55,7 +58,7 @@ public enum ReadingColumn: Int, CaseIterable, Hashable, Sendable {
         switch self {
         case .systolic, .diastolic: "mmHg"
         case .heartRate, .heartRateMinimum, .heartRateAverage, .heartRateMaximum: "bpm"
-        case .arrhythmia, .steps, .heartRateMinutes, .sports, .rrIntervals, .sportTotals, .sleepSegments: ""
+        case .arrhythmia, .steps, .heartRateMinutes, .sports, .rrIntervals, .sportTotals, .sleepSegments, .wave: ""
         case .distance: "m"
         case .glucose: "mg/dL"
         case .weight, .muscleMass, .fatFreeMass, .softLeanMass, .bodyWaterMass: "kg"

@@ -80,6 +80,25 @@ extension ReadingField {
             "pi", { $0.perfusionIndex }, { $0.perfusionIndex = $1 }, result: ["perfusion_index"], .tenths,
             column: .perfusionIndex,
             fleet: "pi"),
+        // results leave the wave out (the URL budget: up to 255 samples, about 1 KB a record); FHIR gives it as the
+        // SpO2 observation's sampled-data component, CSV and `records` as its samples
+        ReadingField(
+            name: "wave", type: .samples, presence: .optional, resultPath: nil, resultRule: .whole, column: .wave,
+            fleetKey: nil, loinc: nil,
+            read: { reading in
+                guard case .oximetry(let oximetry) = reading else { return nil }
+                return oximetry.wave.map(FieldValue.samples)
+            },
+            write: { reading, value in
+                // no samples: no wave (what marking it unavailable writes); else 1–255 samples, each 0–100
+                guard case .oximetry(var oximetry) = reading, case .samples(let samples) = value,
+                    samples.count <= OximetryReading.maximumWaveSamples,
+                    samples.allSatisfy(OximetryReading.waveRange.contains)
+                else { return false }
+                oximetry.wave = samples.isEmpty ? nil : samples
+                reading = .oximetry(oximetry)
+                return true
+            }),
     ]
 
     static let activity: [ReadingField] = [

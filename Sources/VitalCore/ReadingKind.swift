@@ -120,6 +120,8 @@ public enum FieldValue: Hashable, Sendable {
     case sportTotals([BandDay.SportTotal])
     /// A band day's sleep segments, in order.
     case sleepSegments([BandDay.SleepSegment])
+    /// A pulse wave's samples, in order, each 0–100 (``OximetryReading/wave``).
+    case samples([Int])
 }
 
 /// One field of a reading kind, with its name in every vocabulary VitalBridge writes: the store, the callback
@@ -130,7 +132,7 @@ public enum FieldValue: Hashable, Sendable {
 public final class ReadingField: Sendable {
     /// What a field holds, which decides how text is read into it.
     public enum ValueType: Sendable {
-        case number, integer, flag, sports, intervals, sportTotals, sleepSegments
+        case number, integer, flag, sports, intervals, sportTotals, sleepSegments, samples
     }
 
     /// Whether a reading has the field.
@@ -170,7 +172,7 @@ public final class ReadingField: Sendable {
     public let type: ValueType
     public let presence: Presence
     /// Where a result object writes it: a key (`["systolic"]`) or a key in a nested object
-    /// (`["activedata", "steps"]`); `nil` when results leave it out (RR intervals).
+    /// (`["activedata", "steps"]`); `nil` when results leave it out (RR intervals, a pulse wave).
     public let resultPath: [String]?
     public let resultRule: ResultRule
     /// Its column in a CSV export or a `records` table (which has one column for every kind).

@@ -156,19 +156,32 @@ public struct OximetryReading: Hashable, Sendable {
     public var heartRate: Int
     /// Perfusion index in percent, if measured.
     public var perfusionIndex: Double?
+    /// The pulse wave the device recorded with it (a PO3 history record's), its samples in order, each 0–100 (the
+    /// pulse intensity, in percent of the device's full scale), at most ``maximumWaveSamples``; `nil` when the
+    /// device sent none. Two readings with the same values but different waves are two readings.
+    public var wave: [Int]?
     public var measuredAt: LayeredTimestamp
 
     /// What the device said about it beyond its values.
     public var annotations: ReadingAnnotations
 
+    /// The most samples a reading's ``wave`` holds: one count byte of the PO3's history wave (VitalDevices'
+    /// `PO3HistoryWave`).
+    public static let maximumWaveSamples = 255
+    /// The samples' range: pulse intensity in percent of the device's full scale.
+    public static let waveRange = 0...100
+    /// The time between two samples of a wave, in milliseconds (50 Hz, the PO3's history wave).
+    public static let waveSamplePeriodMilliseconds = 20
+
     public init(
-        oxygenSaturation: Int, heartRate: Int, perfusionIndex: Double? = nil, measuredAt: LayeredTimestamp,
-        annotations: ReadingAnnotations = .none
+        oxygenSaturation: Int, heartRate: Int, perfusionIndex: Double? = nil, wave: [Int]? = nil,
+        measuredAt: LayeredTimestamp, annotations: ReadingAnnotations = .none
     ) {
         self.annotations = annotations
         self.oxygenSaturation = oxygenSaturation
         self.heartRate = heartRate
         self.perfusionIndex = perfusionIndex
+        self.wave = wave
         self.measuredAt = measuredAt
     }
 }

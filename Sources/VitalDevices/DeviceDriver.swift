@@ -212,6 +212,14 @@ public func makeDriver(
 
 /// Reads a vendor status event, turning device errors and user stops into thrown errors.
 func vendorEvent(_ value: [UInt8]) throws(DeviceError) -> VendorEvent {
+    if value.first == PO3HistoryWave.eventCode {
+        // a history wave that does not decode says what is wrong with it (truncated, overlong, out of range)
+        do {
+            return .historyWave(try PO3HistoryWave(bytes: value))
+        } catch {
+            throw DeviceError(.protocolViolation, message: "\(error)")
+        }
+    }
     guard let event = VendorEvent(bytes: value) else {
         throw DeviceError(.protocolViolation, message: "an unknown vendor status event")
     }

@@ -47,15 +47,28 @@ public enum RecordMerging {
     /// Whether `reading` may be one with a stored reading of its device, kind and time: a weight. A sink looks only
     /// these up.
     public static func mayMerge(_ reading: LayeredReading) -> Bool {
-        if case .weight = reading { return true }
-        return false
+        switch reading {
+        case .weight: true
+        // a PO3 record stored before the hub kept waves comes again with its wave
+        case .oximetry(let oximetry): oximetry.wave != nil
+        default: false
+        }
     }
 
     /// The one reading that `new` and `stored` (of one device, kind and time) are, or `nil` when they are two: a
     /// weight with a body composition completes a stored one of the same mass without one (the merged reading is
     /// the new one), a weight without one is part of a stored one of the same mass with one (the stored one), and
     /// a weight equal to the stored one is it (whatever text an earlier release stored it as).
+    ///
+    /// An oximetry reading with a pulse wave completes a stored one without a wave whose values are the same (one
+    /// stored before the hub kept waves, sent again by a PO3 that still held it): the merged reading is the new
+    /// one. Two waves that differ are two readings.
     public static func merged(_ new: LayeredReading, with stored: LayeredReading) -> LayeredReading? {
+        if case .oximetry(let oximetry) = new, case .oximetry(var kept) = stored {
+            guard oximetry.wave != nil, kept.wave == nil else { return nil }
+            kept.wave = oximetry.wave
+            return kept == oximetry ? new : nil
+        }
         guard case .weight(let weight) = new, case .weight(let kept) = stored, kept.kilograms == weight.kilograms
         else { return nil }
         if weight == kept { return stored }

@@ -252,7 +252,10 @@ public struct PulseOximeterDriver: DeviceDriver {
             message: "no \(Self.settledSamples) settled measurements in a row among \(Self.samplesBeforeTimeout)")
     }
 
-    /// Reads the stored spot-checks: their count, then each one, stored in batches of ``batchSize`` with progress
+    /// Reads the stored spot-checks: their count, then each one (a PO3's with the pulse wave it notified just before
+    /// it, ``PO3HistoryWave``: a wave that does not decode, two waves for one record or a wave after the last record
+    /// end the sync with ``DeviceError/Code/protocolViolation``, deleting nothing), stored in batches of
+    /// ``batchSize`` with progress
     /// from 0 to 1; only when the last batch is committed, and the device still holds as many records as it sent
     /// (the Pulse Oximeter Service deletes all records or none), does it delete them on the device. (A confirmed
     /// indication deletes nothing on the PO3: its records go only with the Record Access Control Point delete.) A
@@ -273,15 +276,33 @@ public struct PulseOximeterDriver: DeviceDriver {
             let count = try await transfer.count(.all)
             progress(SyncProgress(stored: 0, expected: count))
             guard count > 0 else { return 0 }
+            // the PO3 notifies a record's pulse wave just before it indicates the record
+            var wave: PO3HistoryWave?
             let received = try await transfer.receive(
                 .all, expected: count, into: sink, progress: progress,
                 decoding: { [clock = clockSession.clock] bytes throws(DeviceError) in
-                    try DeviceRecord(
+                    var record = try DeviceRecord(
                         decoding: bytes, of: PLXSpotCheckMeasurement.uuid, undatedAt: session?.undatedAt, clock: clock)
+                    if let samples = wave?.readingSamples, case .oximetry(var reading) = record.reading {
+                        reading.wave = samples
+                        record.reading = .oximetry(reading)
+                    }
+                    wave = nil
+                    return record
                 },
                 other: { characteristic, bytes throws(DeviceError) in
-                    if characteristic == GATTCharacteristics.vendorStatus { _ = try vendorEvent(bytes) }
+                    guard characteristic == GATTCharacteristics.vendorStatus,
+                        case .historyWave(let next) = try vendorEvent(bytes)
+                    else { return }
+                    guard wave == nil else {
+                        throw DeviceError(.protocolViolation, message: "two history waves came for one record")
+                    }
+                    wave = next
                 })
+            // the records are committed, not deleted: the PO3 sends them again, with the wave, next time
+            guard wave == nil else {
+                throw DeviceError(.protocolViolation, message: "a history wave came after the last record")
+            }
             // every record is committed; now the oximeter may forget them all, unless it holds another one (a
             // spot-check the user took meanwhile), which a delete of all would take unreported: the records then
             // stay, and the next sync reports them all again (stored once) and deletes them

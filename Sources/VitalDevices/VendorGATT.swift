@@ -129,6 +129,8 @@ public enum VendorEvent: Hashable, Sendable {
     case pulseWave(UInt8)
     /// `05 oo ss`: the command with op code `oo` (a ``VendorOpCode``) finished, `ss` 0 success, 1 failure.
     case commandResult(opCode: UInt8, success: Bool)
+    /// `06 nn s…`: the pulse wave of the PO3 history record indicated next (``PO3HistoryWave``).
+    case historyWave(PO3HistoryWave)
 
     public var encoded: [UInt8] {
         switch self {
@@ -137,11 +139,18 @@ public enum VendorEvent: Hashable, Sendable {
         case .authenticationResult(let result): [0x03, result]
         case .pulseWave(let wave): [0x04, wave]
         case .commandResult(let opCode, let success): [0x05, opCode, success ? 0 : 1]
+        case .historyWave(let wave): wave.encoded
         }
     }
 
-    /// Decodes a status notification; `nil` for bytes that are not an event.
+    /// Decodes a status notification; `nil` for bytes that are not an event (``PO3HistoryWave/init(bytes:)`` says
+    /// what is wrong with a history wave that does not decode).
     public init?(bytes: [UInt8]) {
+        if bytes.first == PO3HistoryWave.eventCode {
+            guard let wave = try? PO3HistoryWave(bytes: bytes) else { return nil }
+            self = .historyWave(wave)
+            return
+        }
         switch (bytes.first, bytes.count) {
         case (0x01, 2): self = .deviceError(code: bytes[1])
         case (0x02, 3): self = .transferComplete(count: UInt16(bytes[1]) | UInt16(bytes[2]) << 8)
@@ -151,6 +160,73 @@ public enum VendorEvent: Hashable, Sendable {
         default: return nil
         }
     }
+}
+
+/// The pulse wave of one PO3 history record (the SDK's `disposePO3WaveHistoryData`, key `wave`): event `06` of
+/// the vendor status characteristic 0xFFF2, notified during a history transfer immediately **before** the
+/// spot-check indication (0x2A5E) of the record it belongs to. A record without a wave has no such event.
+///
+/// Bytes: `06`, the sample count `nn` (1–255), then `nn` samples, one byte each, 0–100 (pulse intensity in percent
+/// of the PO3's full scale), oldest first, taken 20 ms apart (50 Hz: ``samplePeriodMilliseconds``). At most 257
+/// bytes: a 255-sample wave needs an ATT MTU of at least 260. Example: `06 04 14 3C 5A 28`, four samples
+/// 20, 60, 90, 40.
+///
+/// Decoding is strict: a missing count, a count of 0, fewer samples than the count (truncated), bytes after them
+/// (overlong) and a sample above 100 are each a `GATTError` naming the field and its byte offset.
+public struct PO3HistoryWave: Hashable, Sendable {
+    /// The event's first byte.
+    public static let eventCode: UInt8 = 0x06
+    /// The most samples one wave carries: its count is one byte.
+    public static let maximumSamples = 255
+    /// The time between two samples, in milliseconds (50 Hz).
+    public static let samplePeriodMilliseconds = OximetryReading.waveSamplePeriodMilliseconds
+    /// What a characteristic error names the event.
+    static let name = "PO3 History Wave"
+
+    /// The samples, oldest first, each 0–100; 1 to ``maximumSamples`` of them.
+    public let samples: [UInt8]
+
+    /// A wave of `samples`; `nil` for none, more than ``maximumSamples``, or a sample above 100.
+    public init?(samples: [UInt8]) {
+        guard (1...Self.maximumSamples).contains(samples.count), samples.allSatisfy({ $0 <= 100 }) else { return nil }
+        self.samples = samples
+    }
+
+    /// A wave of a reading's samples (`OximetryReading.wave`); `nil` when they are not a wave's.
+    public init?(_ samples: [Int]) {
+        guard samples.allSatisfy({ (0...100).contains($0) }) else { return nil }
+        self.init(samples: samples.map { UInt8($0) })
+    }
+
+    /// The event's bytes: `06`, the count, the samples.
+    public var encoded: [UInt8] { [Self.eventCode, UInt8(samples.count)] + samples }
+
+    /// Decodes the event's bytes.
+    ///
+    /// - Throws: `GATTError` naming the field: `op_code` that is not `06`; `sample_count` missing (short) or 0
+    ///   (invalid); `samples[i]` missing (short: the wave is truncated) or above 100 (invalid); bytes after the last
+    ///   sample (too long).
+    public init(bytes: [UInt8]) throws(GATTError) {
+        var reader = ByteReader(bytes, characteristic: Self.name)
+        guard try reader.uint8("op_code") == Self.eventCode else {
+            throw reader.error(.invalidValue, "op_code", at: 0)
+        }
+        let count = Int(try reader.uint8("sample_count"))
+        guard count > 0 else { throw reader.error(.invalidValue, "sample_count", at: 1) }
+        var samples: [UInt8] = []
+        samples.reserveCapacity(count)
+        for index in 0..<count {
+            let at = reader.offset
+            let sample = try reader.uint8("samples[\(index)]")
+            guard sample <= 100 else { throw reader.error(.invalidValue, "samples[\(index)]", at: at) }
+            samples.append(sample)
+        }
+        try reader.finish()
+        self.samples = samples
+    }
+
+    /// The samples as a reading keeps them.
+    public var readingSamples: [Int] { samples.map(Int.init) }
 }
 
 /// One day of an activity monitor's memory, as notified on 0xFFE2 (17 bytes):

@@ -306,7 +306,35 @@ public struct FHIRBundleWriter {
             observations.append((kind, [("valueQuantity", quantity(kind, number))]))
         }
         if !components.isEmpty { observations.insert((.bloodPressure, [("component", .array(components))]), at: 0) }
+        if case .oximetry(let oximetry) = reading, let wave = oximetry.wave,
+            let spO2 = observations.firstIndex(where: { $0.0 == .oxygenSaturation })
+        {
+            observations[spO2].1.append(("component", .array([waveComponent(wave)])))
+        }
         return observations
+    }
+
+    /// The pulse wave an oximeter sent with a reading, as a `component` of its oxygen saturation Observation: coded
+    /// MDC_PULS_OXIM_PLETH (ISO/IEEE 11073-10101 150452, the plethysmogram), its `valueSampledData` one dimension
+    /// of the samples (0–100, percent of the device's full scale) from an origin of 0 %, one every
+    /// `OximetryReading.waveSamplePeriodMilliseconds` ms, space-separated in `data` as FHIR R4 SampledData says.
+    static func waveComponent(_ samples: [Int]) -> JSON {
+        let coding: JSON = .object([
+            ("system", .string("urn:iso:std:iso:11073:10101")), ("code", .string("150452")),
+            ("display", .string("MDC_PULS_OXIM_PLETH")),
+        ])
+        let code: JSON = .object([("coding", .array([coding])), ("text", .string("Pulse wave (plethysmogram)"))])
+        let origin: JSON = .object([
+            ("value", .number("0")), ("unit", .string("%")), ("system", .string("http://unitsofmeasure.org")),
+            ("code", .string("%")),
+        ])
+        let range = OximetryReading.waveRange
+        let sampled: JSON = .object([
+            ("origin", origin), ("period", .number(String(OximetryReading.waveSamplePeriodMilliseconds))),
+            ("lowerLimit", .number(String(range.lowerBound))), ("upperLimit", .number(String(range.upperBound))),
+            ("dimensions", .number("1")), ("data", .string(samples.map(String.init).joined(separator: " "))),
+        ])
+        return .object([("code", code), ("valueSampledData", sampled)])
     }
 
     /// The Observation value of a field's `value`: glucose in the unit `glucose` names, the SDNN of RR intervals;
@@ -323,7 +351,7 @@ public struct FHIRBundleWriter {
             HRVFigures(rr: intervals).sdnn.flatMap { FixedDecimal(rounding: $0, scale: 1) }
                 .map { .number($0.description) }
         // a band day's sessions, sport totals and sleep segments have no Observation: the bundle leaves them out
-        case .flag, .sports, .sportTotals, .sleepSegments: nil
+        case .flag, .sports, .sportTotals, .sleepSegments, .samples: nil
         }
     }
 

@@ -36,6 +36,9 @@ public struct SimulatedDeviceConfiguration: Hashable, Sendable {
     public let abortFirstConnection: Bool
     /// A smartband's scripted button presses, in time order (the fleet's `presses`).
     public let presses: [ScriptedPress]
+    /// How many samples the PO3 sends with each history record that has a wave (the fleet's `waveSamples`); 0 for
+    /// every other device.
+    public let waveSamples: Int
     let device: FleetDevice
 
     init(_ device: FleetDevice, path: String) throws(FleetError) {
@@ -146,6 +149,13 @@ public struct SimulatedDeviceConfiguration: Hashable, Sendable {
         }
         abortFirstConnection = device.abortFirstConnection ?? false
         presses = try Self.presses(of: device, model: model, path: path)
+        if device.waveSamples != nil, model != .po3 {
+            throw FleetError(path: path + ".waveSamples", message: "is for the PO3 only")
+        }
+        if let samples = device.waveSamples, !(0...PO3HistoryWave.maximumSamples).contains(samples) {
+            throw FleetError(path: path + ".waveSamples", message: "must be from 0 to \(PO3HistoryWave.maximumSamples)")
+        }
+        waveSamples = model == .po3 ? device.waveSamples ?? 18 : 0
         self.device = device
         for (index, reading) in (device.nextMeasurements ?? []).enumerated() {
             // the time of a live measurement defaults to when it is taken

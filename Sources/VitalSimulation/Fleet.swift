@@ -104,6 +104,11 @@ public struct FleetDevice: Hashable, Sendable {
     /// and following when the world's time passes a press notifies it (a take-picture only in camera mode); a press
     /// while nobody follows is lost, as on a real band.
     public var presses: [PressScript]?
+    /// The PO3 only: how many samples the pulse wave of each of its history records that has one holds (two of
+    /// every three records, by sequence number, have one), 0 for none; 18 when absent, the most that fit the
+    /// default MTU of 23 (a wave is 2 bytes and its samples). A wave longer than the MTU allows is cut by the radio
+    /// as a notification is, and the hub refuses it as truncated.
+    public var waveSamples: Int?
 
     public init(
         model: String, mac: String, serial: String? = nil, firmware: String? = nil, battery: Int? = nil,
@@ -112,7 +117,7 @@ public struct FleetDevice: Hashable, Sendable {
         radio: RadioTiming? = nil, authenticationResult: Int? = nil, recordingSince: String? = nil,
         bodyComposition: String? = nil, spotCheck: Bool? = nil, clock: Bool? = nil, pairing: PairingScript? = nil,
         abortFirstConnection: Bool? = nil, clockOffset: Int? = nil, clockReset: Bool? = nil,
-        presses: [PressScript]? = nil
+        presses: [PressScript]? = nil, waveSamples: Int? = nil
     ) {
         self.model = model
         self.mac = mac
@@ -137,6 +142,7 @@ public struct FleetDevice: Hashable, Sendable {
         self.clockOffset = clockOffset
         self.clockReset = clockReset
         self.presses = presses
+        self.waveSamples = waveSamples
     }
 }
 

@@ -79,7 +79,9 @@ extension FleetDevice {
             bodyComposition: try fields.string("bodyComposition"), spotCheck: try fields.bool("spotCheck"),
             clock: try fields.bool("clock"), pairing: try fields.object("pairing", PairingScript.init(fields:)),
             abortFirstConnection: try fields.bool("abortFirstConnection"), clockOffset: try fields.int("clockOffset"),
-            clockReset: try fields.bool("clockReset"), presses: try fields.objects("presses", PressScript.init(fields:))
+            clockReset: try fields.bool("clockReset"),
+            presses: try fields.objects("presses", PressScript.init(fields:)),
+            waveSamples: try fields.int("waveSamples")
         )
         try fields.finish()
     }
@@ -109,6 +111,7 @@ extension FleetDevice {
         members["clockOffset"] = clockOffset.map(JSON.number)
         members["clockReset"] = clockReset.map(JSON.bool)
         members["presses"] = presses.map { .array($0.map(\.jsonValue)) }
+        members["waveSamples"] = waveSamples.map(JSON.number)
         return members.object
     }
 }
@@ -301,7 +304,7 @@ extension SimulatedReading {
                 case .number(let number): .number(number)
                 case .integer(let whole): .number(whole)
                 case .flag(let flag): .bool(flag)
-                case .sports, .intervals, .sportTotals, .sleepSegments:
+                case .sports, .intervals, .sportTotals, .sleepSegments, .samples:
                     preconditionFailure("a fleet file scripts no \(value)")
                 }
         }

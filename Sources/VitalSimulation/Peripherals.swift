@@ -29,6 +29,9 @@ protocol SimulatedPeripheral {
     /// The central waits and nothing is queued: lets the world's time pass to what the device sends next and
     /// queues it; `false` if the device has nothing more to say (the link then times out).
     func waitForMore(on link: Link) -> Bool
+    /// What the device notifies on its vendor status just before it sends `record` of a history transfer (the PO3's
+    /// pulse wave); `nil` for nothing.
+    func eventBefore(_ record: StoredRecord) -> VendorEvent?
 }
 
 extension SimulatedPeripheral {
@@ -57,6 +60,7 @@ extension SimulatedPeripheral {
     func sendLiveSamples(on link: Link) {}
     func pump(on link: Link) {}
     func waitForMore(on link: Link) -> Bool { false }
+    func eventBefore(_ record: StoredRecord) -> VendorEvent? { nil }
 }
 
 /// The peripheral type of `family`'s profile.
@@ -310,6 +314,35 @@ struct OximeterPeripheral: SimulatedPeripheral {
         link.authenticated = PO3Authentication(rawValue: result)?.allowsMeasuring ?? false
         link.status(.authenticationResult(result))
         return true
+    }
+
+    /// The PO3's pulse wave of a history record: two of every three records have one (those whose sequence number
+    /// is not a multiple of 3), of ``SimulatedDeviceConfiguration/waveSamples`` samples drawn from the device's
+    /// seed and the record's sequence number, so that the same record always has the same wave.
+    func eventBefore(_ record: StoredRecord) -> VendorEvent? {
+        let count = runtime.configuration.waveSamples
+        guard count > 0, record.sequenceNumber % 3 != 0 else { return nil }
+        return .historyWave(
+            PO3HistoryWave(
+                samples: Self.wave(
+                    count: count, seed: runtime.configuration.seed ^ 0x5741_5645 ^ UInt64(record.sequenceNumber)))!)
+    }
+
+    /// A plethysmogram of `count` samples (0–100): beats of 12 to 20 samples, each a quick rise from a baseline of
+    /// 5–15 to a peak of 70–95 over a third of the beat and a slower fall, with ±2 of noise.
+    static func wave(count: Int, seed: UInt64) -> [UInt8] {
+        var random = SeededGenerator(seed: seed)
+        let beat = Int.random(in: 12...20, using: &random)
+        let base = Int.random(in: 5...15, using: &random)
+        let peak = Int.random(in: 70...95, using: &random)
+        let rise = max(beat / 3, 1)
+        return (0..<count).map { index in
+            let phase = index % beat
+            let height =
+                phase < rise
+                ? base + (peak - base) * phase / rise : peak - (peak - base) * (phase - rise) / (beat - rise)
+            return UInt8(min(max(height + Int.random(in: -2...2, using: &random), 0), 100))
+        }
     }
 
     func sendLiveSamples(on link: Link) {

@@ -116,9 +116,18 @@ public actor SimulatedWorld: BluetoothCentral {
         return band.pending.count
     }
 
-    /// The readings in the memory of device `mac`, oldest first.
+    /// The readings in the memory of device `mac`, oldest first, as the device sends them: a PO3's with the pulse
+    /// wave it sends before each record that has one.
     public func storedReadings(of mac: MACAddress) -> [LayeredReading] {
-        runtime(mac)?.state.records.map(\.reading) ?? []
+        guard let runtime = runtime(mac) else { return [] }
+        let peripheral = makePeripheral(runtime)
+        return runtime.state.records.map { record in
+            guard case .historyWave(let wave)? = peripheral.eventBefore(record),
+                case .oximetry(var oximetry) = record.reading
+            else { return record.reading }
+            oximetry.wave = wave.readingSamples
+            return .oximetry(oximetry)
+        }
     }
 
     // MARK: BluetoothCentral
@@ -329,6 +338,7 @@ public actor SimulatedWorld: BluetoothCentral {
                 link.indicate(values[part].0, values[part].1, deleting: last ? record.sequenceNumber : nil)
                 transfer.part = last ? 0 : part + 1
             case .indications:
+                if let event = link.peripheral.eventBefore(record) { link.status(event) }
                 link.indicate(transfer.characteristic, runtime.encode(record))
                 position += 1
             case .notifications:

@@ -147,6 +147,7 @@ struct BatchRows {
             switch column.valueType {
             case .sports, .sportTotals, .sleepSegments: selected.append("u.\(column.name)::jsonb")
             case .intervals: selected.append("u.\(column.name)::double precision[]")
+            case .samples: selected.append("u.\(column.name)::smallint[]")
             case .number, .integer, .flag: selected.append("u.\(column.name)")
             }
         }
@@ -276,6 +277,15 @@ struct BatchRows {
                         values.map {
                             guard case .intervals(let intervals) = $0 else { return nil }
                             return "{" + intervals.map { "\($0)" }.joined(separator: ",") + "}"
+                        })), "::text[]"
+            )
+        case .samples:
+            return (
+                ColumnArray(
+                    .text(
+                        values.map {
+                            guard case .samples(let samples) = $0 else { return nil }
+                            return "{" + samples.map(String.init).joined(separator: ",") + "}"
                         })), "::text[]"
             )
         }

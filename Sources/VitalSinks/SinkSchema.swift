@@ -22,7 +22,8 @@ public enum SinkSchema {
         public var column: ReadingColumn
         /// Its SQL name: `systolic_mmhg`, `heart_rate_bpm`, `weight_kg`, `rr_intervals_ms`.
         public var name: String
-        /// Its SQL type: `double precision`, `integer`, `boolean`, `jsonb`, `double precision[]`.
+        /// Its SQL type: `double precision`, `integer`, `boolean`, `jsonb`, `double precision[]`, `smallint[]` (a
+        /// pulse wave's samples).
         public var sqlType: String
         /// What its fields hold.
         public var valueType: ReadingField.ValueType
@@ -120,6 +121,7 @@ public enum SinkSchema {
             case .flag: "boolean"
             case .sports, .sportTotals, .sleepSegments: "jsonb"
             case .intervals: "double precision[]"
+            case .samples: "smallint[]"
             }
         return TypedColumn(column: column, name: columnName(column), sqlType: sqlType, valueType: field.type)
     }

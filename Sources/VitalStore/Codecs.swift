@@ -4,7 +4,8 @@ import VitalCore
 /// How a reading is kept in the `reading` table (schema 6 on): its kind's name (`blood_pressure`), its time, and
 /// one typed column for each of its kind's stored fields, named by the field (``ReadingField/name``): a number is
 /// `REAL`, a whole number `INTEGER`, a flag `INTEGER` 1 or 0, a band day's sports, sport totals and sleep segments
-/// (schema 9 on) and a recording's RR intervals `TEXT`; a value a reading does not have is `NULL`. A column of one name serves every kind that has the field
+/// (schema 9 on), a recording's RR intervals and an oximetry's pulse wave (schema 10 on) `TEXT`; a value a reading
+/// does not have is `NULL`. A column of one name serves every kind that has the field
 /// (`hr`: a blood pressure's, an oximetry's and a recording's heart rate).
 ///
 /// Adding a stored field to a kind adds its column: a new migration makes it, and a test checks that the table has
@@ -71,6 +72,7 @@ enum ReadingColumns {
             case .intervals(let intervals)?: intervals.isEmpty ? nil : text(of: intervals)
             case .sportTotals(let totals)?: totals.isEmpty ? nil : text(of: totals)
             case .sleepSegments(let segments)?: segments.isEmpty ? nil : text(of: segments)
+            case .samples(let samples)?: samples.isEmpty ? nil : text(of: samples)
             }
         }
     }
@@ -153,6 +155,7 @@ enum ReadingColumns {
         case (.intervals, .string(let text)): intervals(text[...]).map(FieldValue.intervals)
         case (.sportTotals, .string(let text)): sportTotals(text[...]).map(FieldValue.sportTotals)
         case (.sleepSegments, .string(let text)): sleepSegments(text[...]).map(FieldValue.sleepSegments)
+        case (.samples, .string(let text)): samples(text[...]).map(FieldValue.samples)
         default: nil
         }
     }
@@ -175,6 +178,20 @@ enum ReadingColumns {
 
     /// RR intervals in ms, `/`-separated, each written exactly (`812.5/790.0390625`).
     static func text(of intervals: [Double]) -> String { intervals.map { "\($0)" }.joined(separator: "/") }
+
+    /// A pulse wave's samples, comma-separated (`12,40,77`): the `wave` column (schema 10 on).
+    static func text(of samples: [Int]) -> String { samples.map(String.init).joined(separator: ",") }
+
+    /// The samples of a `wave` column; `nil` unless it is 1 to 255 whole numbers 0–100, comma-separated (a value
+    /// the store did not write makes the row unreadable, never a shorter wave).
+    static func samples(_ text: Substring) -> [Int]? {
+        var samples: [Int] = []
+        for part in text.split(separator: ",", omittingEmptySubsequences: false) {
+            guard let sample = Int(part), OximetryReading.waveRange.contains(sample) else { return nil }
+            samples.append(sample)
+        }
+        return (1...OximetryReading.maximumWaveSamples).contains(samples.count) ? samples : nil
+    }
 
     static func sports(_ text: Substring) -> [BandDay.Sport]? {
         var sports: [BandDay.Sport] = []
@@ -274,8 +291,8 @@ enum LegacyPayload {
         case .flag: Int(text).map { .flag($0 == 1) }
         case .sports: ReadingColumns.sports(text).map(FieldValue.sports)
         case .intervals: ReadingColumns.intervals(text).map(FieldValue.intervals)
-        // release 0.14.0 had neither list
-        case .sportTotals, .sleepSegments: nil
+        // release 0.14.0 had none of these lists
+        case .sportTotals, .sleepSegments, .samples: nil
         }
     }
 }

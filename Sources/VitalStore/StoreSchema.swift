@@ -264,6 +264,11 @@ enum StoreSchema {
                     ALTER TABLE reading ADD COLUMN sleepsegs TEXT;
                     """)
         }
+        migrator.registerMigration("v10: a pulse oximeter's pulse wave") { db in
+            // `reading.wave`: the pulse wave a PO3 sent with a history record, its samples (0–100) comma-separated
+            // (`12,40,77`); NULL for every reading stored before and for a record the device sent without one.
+            try db.execute(sql: "ALTER TABLE reading ADD COLUMN wave TEXT")
+        }
         return migrator
     }
 }

@@ -53,6 +53,22 @@ def main():
             # what the device said: a value it could not measure, its statuses, its site
             if resource.dataAbsentReason is not None:
                 item["absent"] = [c.code for c in resource.dataAbsentReason.coding]
+            # a pulse wave: the SampledData of a component, as the library read it
+            item["sampled"] = [
+                [
+                    component.code.coding[0].code,
+                    {
+                        "origin": quantity(component.valueSampledData.origin),
+                        "period": str(component.valueSampledData.period),
+                        "lowerLimit": str(component.valueSampledData.lowerLimit),
+                        "upperLimit": str(component.valueSampledData.upperLimit),
+                        "dimensions": component.valueSampledData.dimensions,
+                        "data": component.valueSampledData.data,
+                    },
+                ]
+                for component in resource.component or []
+                if component.valueSampledData is not None
+            ]
             item["componentsAbsent"] = [
                 [component.code.coding[0].code, [c.code for c in component.dataAbsentReason.coding]]
                 for component in resource.component or []

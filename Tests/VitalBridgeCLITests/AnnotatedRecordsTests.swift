@@ -56,7 +56,7 @@ struct AnnotatedRecordsTests {
         let output = try home.run(["records", "--home", home.path, "--since", Self.since, "--format", "csv"])
         #expect(output.status == 0)
         let header = try #require(output.stdout.components(separatedBy: "\r\n").first)
-        #expect(header.hasSuffix(",impedance_ohm,sport_totals,sleep_segments,flags"))
+        #expect(header.hasSuffix(",impedance_ohm,sport_totals,sleep_segments,wave,flags"))
         let python = Process()
         python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         python.arguments = [

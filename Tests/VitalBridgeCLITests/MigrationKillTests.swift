@@ -28,7 +28,9 @@ struct MigrationKillTests {
         case migratedTo7
         /// Migrations 6, 7 and 8 are committed, migration 9 is not.
         case migratedTo8
-        /// Migrations 6 to 9 are committed; the schema number (`user_version`) that says so to the next open is not.
+        /// Migrations 6 to 9 are committed, migration 10 is not.
+        case migratedTo9
+        /// Migrations 6 to 10 are committed; the schema number (`user_version`) that says so to the next open is not.
         case migrated
         /// Both are committed.
         case upToDate
@@ -85,17 +87,19 @@ struct MigrationKillTests {
                 v7 = c.execute("SELECT count(*) FROM grdb_migrations WHERE identifier LIKE 'v7:%'").fetchone()[0]
                 v8 = c.execute("SELECT count(*) FROM grdb_migrations WHERE identifier LIKE 'v8:%'").fetchone()[0]
                 v9 = c.execute("SELECT count(*) FROM grdb_migrations WHERE identifier LIKE 'v9:%'").fetchone()[0]
-                print(version, v6, v7, v8, v9)
+                v10 = c.execute("SELECT count(*) FROM grdb_migrations WHERE identifier LIKE 'v10:%'").fetchone()[0]
+                print(version, v6, v7, v8, v9, v10)
                 """,
                 copy.file("vitalbridge.sqlite"),
             ])
         switch probe.stdout {
-        case "5 0 0 0 0\n": return .beforeMigration
-        case "5 1 0 0 0\n": return .migratedTo6
-        case "5 1 1 0 0\n": return .migratedTo7
-        case "5 1 1 1 0\n": return .migratedTo8
-        case "5 1 1 1 1\n": return .migrated
-        case "9 1 1 1 1\n": return .upToDate
+        case "5 0 0 0 0 0\n": return .beforeMigration
+        case "5 1 0 0 0 0\n": return .migratedTo6
+        case "5 1 1 0 0 0\n": return .migratedTo7
+        case "5 1 1 1 0 0\n": return .migratedTo8
+        case "5 1 1 1 1 0\n": return .migratedTo9
+        case "5 1 1 1 1 1\n": return .migrated
+        case "\(VitalStore.schemaVersion) 1 1 1 1 1\n": return .upToDate
         default: throw StoreProbeError(output: probe.stdout + probe.stderr)
         }
     }
@@ -105,15 +109,16 @@ struct MigrationKillTests {
         var description: String { "the store probe answered: \(output)" }
     }
 
-    /// Where the `write`th write of the first open's 87 to the store's log falls, counted once with
-    /// `strace -xx -e trace=pwrite64` (a write is a 24-byte frame header or a 4,096-byte page): 1 is the log's
-    /// header; 2–35 are migration 6's 17 pages, its last frame's header (write 34) marking the commit; 36–57 are
-    /// migration 7's 11 pages (commit at write 56); 58–73 are migration 8's 8 pages (commit at write 72); 74–81 are
-    /// migration 9's 4 pages (commit at write 80); 82–83 write the schema number (`PRAGMA user_version`, one page);
-    /// 84–87 are the sync's journal commit, after its answer was printed. A change to what the first open writes moves these counts, and the test says so by the phase it
-    /// finds: count them again then.
+    /// Where the `write`th write of the first open's 95 to the store's log falls, counted once with
+    /// `strace -xx -e trace=pwrite64` (a write is a 24-byte frame header or a 4,096-byte page; a header whose second
+    /// word is not 0 marks a commit): 1 is the log's header; 2–35 are migration 6's 17 pages, its last frame's header
+    /// (write 34) marking the commit; 36–57 are migration 7's 11 pages (commit at write 56); 58–73 are migration 8's
+    /// 8 pages (commit at write 72); 74–81 are migration 9's 4 pages (commit at write 80); 82–89 migration 10's 4
+    /// pages (commit at write 88); 90–91 write the schema number (`PRAGMA user_version`, one page); 92–95 are the
+    /// sync's journal commit, after its answer was printed. A change to what the first open writes moves these
+    /// counts, and the test says so by the phase it finds: count them again then.
     enum Landing: Sendable {
-        case inMigration, inMigration7, inMigration8, inMigration9, beforeSchemaNumber, inJournal, never
+        case inMigration, inMigration7, inMigration8, inMigration9, inMigration10, beforeSchemaNumber, inJournal, never
 
         /// The phase the store is in after the kill.
         var phase: Phase {
@@ -122,6 +127,7 @@ struct MigrationKillTests {
             case .inMigration7: .migratedTo6
             case .inMigration8: .migratedTo7
             case .inMigration9: .migratedTo8
+            case .inMigration10: .migratedTo9
             case .beforeSchemaNumber: .migrated
             case .inJournal, .never: .upToDate
             }
@@ -129,14 +135,15 @@ struct MigrationKillTests {
     }
 
     @Test(
-        "killed at the Nth write to the log, in migration 6, 7, 8, 9 or after them, the next open migrates once and gives every answer, reading and device 0.14.0 gave",
+        "killed at the Nth write to the log, in migration 6, 7, 8, 9, 10 or after them, the next open migrates once and gives every answer, reading and device 0.14.0 gave",
         .needs(.strace, .python3),
         arguments: [
             (1, Landing.inMigration), (2, .inMigration), (5, .inMigration), (20, .inMigration), (34, .inMigration),
             (35, .inMigration), (36, .inMigration7), (46, .inMigration7), (56, .inMigration7), (57, .inMigration7),
             (58, .inMigration8), (66, .inMigration8), (72, .inMigration8), (73, .inMigration8),
             (74, .inMigration9), (78, .inMigration9), (80, .inMigration9), (81, .inMigration9),
-            (82, .beforeSchemaNumber), (83, .beforeSchemaNumber), (84, .inJournal), (88, .never),
+            (82, .inMigration10), (86, .inMigration10), (88, .inMigration10), (89, .inMigration10),
+            (90, .beforeSchemaNumber), (91, .beforeSchemaNumber), (92, .inJournal), (96, .never),
         ])
     func killedDuringMigration(write: Int, lands: Landing) throws {
         let home = try Self.fixtureHome()
@@ -151,7 +158,7 @@ struct MigrationKillTests {
             // the journal is committed after the hand-off: the answer was printed whole before the kill
             #expect(first.killed, "write \(write) was not reached: the hub ended by itself")
             #expect(first.stdout == answer, "write \(write)")
-        case .inMigration, .inMigration7, .inMigration8, .inMigration9, .beforeSchemaNumber:
+        case .inMigration, .inMigration7, .inMigration8, .inMigration9, .inMigration10, .beforeSchemaNumber:
             #expect(first.killed, "write \(write) was not reached: the hub ended by itself")
             #expect(first.stdout.isEmpty, "write \(write)")
         }

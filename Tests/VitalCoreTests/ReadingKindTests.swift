@@ -48,7 +48,7 @@ struct ReadingKindTests {
                 "weight_kg", "body_fat_percent", "muscle_percent", "muscle_mass_kg", "fat_free_mass_kg",
                 "soft_lean_mass_kg", "body_water_mass_kg", "basal_metabolism_kJ", "impedance_ohm",
             ])
-        #expect(names(.oximetry) == ["spo2", "hr", "pi"])
+        #expect(names(.oximetry) == ["spo2", "hr", "pi", "wave"])
         #expect(names(.activity) == ["steps", "cal", "sleep", "eff", "swim", "swimcal"])
         #expect(
             ReadingKind.activity.fields.map(\.fleetKey) == [
@@ -96,7 +96,7 @@ struct ReadingKindTests {
                 types[name] = field.type
             }
         }
-        #expect(types.count == 35)
+        #expect(types.count == 36)
     }
 
     @Test("each kind's fields in column order are its fields with a column, sorted by column")
@@ -105,7 +105,7 @@ struct ReadingKindTests {
             let expected = kind.fields.compactMap(\.column).sorted { $0.rawValue < $1.rawValue }
             #expect(kind.fieldsInColumnOrder.compactMap(\.column) == expected, "\(kind)")
         }
-        #expect(ReadingKind.oximetry.fieldsInColumnOrder.map(\.name) == ["hr", "spo2", "pi"])
+        #expect(ReadingKind.oximetry.fieldsInColumnOrder.map(\.name) == ["hr", "spo2", "pi", "wave"])
     }
 
     @Test("every reading is rebuilt from its stored fields, equal", arguments: full)

@@ -198,6 +198,12 @@ struct PulseOximeterTests {
         let sink = MemorySink()
         let progress = Locked<[Double]>([])
         #expect(try await driver.sync(into: sink) { update in progress.withLock { $0.append(update.fraction) } } == 3)
+        // the records, each with the wave the PO3 sent before it: records 1 and 2 have one (18 samples), 3 none
+        let waves = sink.readings.map { reading -> [Int]? in
+            guard case .oximetry(let oximetry) = reading else { return nil }
+            return oximetry.wave
+        }
+        #expect(waves.map { $0?.count } == [18, 18, nil])
         #expect(sink.readings == expected)
         // stored in batches of two, then the rest
         #expect(progress.withLock { $0 } == [0, 2.0 / 3, 1])

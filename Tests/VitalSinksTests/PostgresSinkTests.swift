@@ -255,7 +255,9 @@ struct PostgresSinkTests {
                     bodyComposition: BodyComposition(
                         bodyFatPercentage: 21.4, basalMetabolism: 6400, musclePercentage: 40.1, muscleMass: 30.5,
                         fatFreeMass: 56.0, softLeanMass: 52.2, bodyWaterMass: 40.9, impedance: 512.3))),
-            .oximetry(OximetryReading(oxygenSaturation: 97, heartRate: 64, perfusionIndex: 3.2, measuredAt: time)),
+            .oximetry(
+                OximetryReading(
+                    oxygenSaturation: 97, heartRate: 64, perfusionIndex: 3.2, wave: [20, 60, 90, 40], measuredAt: time)),
             .temperature(TemperatureReading(celsius: 36.85, measuredAt: time)),
             .activity(
                 ActivityDay(
@@ -322,6 +324,8 @@ struct PostgresSinkTests {
         case .intervals(let intervals):
             let numbers = stored.dropFirst().dropLast().split(separator: ",").map { Double($0) }
             return numbers == intervals.map { Optional($0) }
+        case .samples(let samples):
+            return stored == "{" + samples.map(String.init).joined(separator: ",") + "}"
         case .sports(let sports):
             guard let data = stored.data(using: .utf8),
                 let objects = try? JSONSerialization.jsonObject(with: data) as? [[String: Int]]

@@ -42,7 +42,7 @@ struct TypedColumnsTests {
                     switch field.type {
                     case .number: "REAL"
                     case .integer, .flag: "INTEGER"
-                    case .sports, .intervals, .sportTotals, .sleepSegments: "TEXT"
+                    case .sports, .intervals, .sportTotals, .sleepSegments, .samples: "TEXT"
                     }
                 #expect(declared[field.name!] == type, "\(kind).\(field.name!)")
             }
@@ -153,7 +153,7 @@ struct TypedColumnsTests {
                 version: try Int.fetchOne(db, sql: "PRAGMA user_version")
             )
         }
-        #expect(after.version == 9)
+        #expect(after.version == VitalStore.schemaVersion)
         #expect(after.journal == before.journal && after.foreignKeys.isEmpty)
         #expect(after.rows.count == before.rows.count && before.rows.count == 110)
         for (old, new) in zip(before.rows, after.rows) {

@@ -72,7 +72,8 @@ struct VitalStoreTests {
         let (first, directory) = try Self.fileStore()
         defer { try? FileManager.default.removeItem(at: directory) }
         try first.storeReadings(Self.readings, device: Self.mac)
-        #expect(try first.pragma("user_version") == "9")
+        let version = VitalStore.schemaVersion
+        #expect(try first.pragma("user_version") == "\(version)")
         let path = directory.appendingPathComponent("vitalbridge.sqlite").path
         /// Closes the store (its last connection checkpoints the WAL into the file), then sets user_version in the
         /// file's header (bytes 60–63, big-endian).
@@ -84,14 +85,14 @@ struct VitalStoreTests {
         _ = consume first
         try setUserVersion(0)  // a store made before the version was kept
         let migrated = try VitalStore(path: path)
-        #expect(try migrated.pragma("user_version") == "9")
+        #expect(try migrated.pragma("user_version") == "\(version)")
         #expect(try migrated.readings().count == Self.readings.count)
         _ = consume migrated
-        try setUserVersion(10)
+        try setUserVersion(UInt8(version + 1))
         #expect {
             try VitalStore(path: path)
         } throws: { error in
-            "\(error)".contains("written by a newer VitalBridge (schema 10; this one knows 9)")
+            "\(error)".contains("written by a newer VitalBridge (schema \(version + 1); this one knows \(version))")
         }
     }
 
