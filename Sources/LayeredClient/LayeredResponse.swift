@@ -166,28 +166,9 @@ public struct ReceivedDay: Hashable, Sendable, CustomStringConvertible {
         public var count: Int?
     }
 
-    /// One of `sleepdata.segments`: a segment of a band's night.
-    public struct SleepSegment: Hashable, Sendable {
-        /// 1 start, 2 end, 3 deep, 4 light, 5 placed, 6 wake-up.
-        public var type: Int
-        /// Minutes of the day, 0–1439.
-        public var start: Int
-        /// Minutes of the day, 0–1439; before `start` when the segment runs past midnight.
-        public var end: Int
-
-        /// The type's name: `start`, `end`, `deep`, `light`, `placed`, `wake-up`; `type N` for another.
-        public var name: String {
-            switch type {
-            case 1: "start"
-            case 2: "end"
-            case 3: "deep"
-            case 4: "light"
-            case 5: "placed"
-            case 6: "wake-up"
-            default: "type \(type)"
-            }
-        }
-    }
+    /// One of `sleepdata.segments`: a segment of a band's night, as the hub keeps it (type 1–6, minutes of the
+    /// day).
+    public typealias SleepSegment = BandDay.SleepSegment
 
     public var sleep: Sleep?
     public var swim: Swim?
@@ -250,15 +231,7 @@ public struct ReceivedDay: Hashable, Sendable, CustomStringConvertible {
             parts.append("sport totals " + listed.joined(separator: ", "))
         }
         if !sleepSegments.isEmpty {
-            func time(_ minute: Int) -> String {
-                let (hour, minute) = (minute / 60, minute % 60)
-                return (hour < 10 ? "0" : "") + "\(hour):" + (minute < 10 ? "0" : "") + "\(minute)"
-            }
-            let listed = sleepSegments.map { segment in
-                segment.name + " " + time(segment.start)
-                    + (segment.end == segment.start ? "" : "–" + time(segment.end))
-            }
-            parts.append("sleep segments " + listed.joined(separator: ", "))
+            parts.append("sleep segments " + sleepSegments.map { $0.text() }.joined(separator: ", "))
         }
         if !leftOut.isEmpty { parts.append("left out " + leftOut.joined(separator: ", ")) }
         return parts.joined(separator: "; ")

@@ -43,7 +43,7 @@ extension RecordValue {
     /// metres, repetitions and activity (`1 08:10-08:45 120kcal 4100steps 2870m; 2 12:05-12:15 80kcal 0steps 0m
     /// 220reps 10activity`), RR intervals as their count (the series itself is in
     /// the store, and `vitalbridge hrv` reads one); a band day's sport totals as `type steps kcal metres`
-    /// (`1 8421steps 312kcal 6120m; 2 0steps 80kcal 0m 220reps`) and its sleep segments as ``segment(_:)`` writes
+    /// (`1 8421steps 312kcal 6120m; 2 0steps 80kcal 0m 220reps`) and its sleep segments as `BandDay.SleepSegment.text(dash:)` writes
     /// them, `; `-separated; a pulse wave as its samples; `nil` for a day without sports (or totals, or segments)
     /// and a reading without a wave, whose column stays empty.
     init?(_ value: FieldValue) {
@@ -76,17 +76,8 @@ extension RecordValue {
                 .joined(separator: "; "))
         case .sleepSegments(let segments):
             guard !segments.isEmpty else { return nil }
-            self = .text(segments.map(Self.segment).joined(separator: "; "))
+            self = .text(segments.map { $0.text(dash: "-") }.joined(separator: "; "))
         }
-    }
-
-    /// A sleep segment as `records` writes it: its type's name and its times, one time for a mark
-    /// (`start 00:40`, `light 00:40-01:20`, `placed 06:40-06:43`).
-    static func segment(_ segment: BandDay.SleepSegment) -> String {
-        let names = [1: "start", 2: "end", 3: "deep", 4: "light", 5: "placed", 6: "wake-up"]
-        let start = BandDay.timeOfDay(segment.start).prefix(5)
-        let end = segment.end == segment.start ? "" : "-" + BandDay.timeOfDay(segment.end).prefix(5)
-        return "\(names[segment.type] ?? "type \(segment.type)") \(start)\(end)"
     }
 
     /// The value as CSV, JSON and the table write it: whole numbers without a fraction, others in Swift's shortest

@@ -367,6 +367,26 @@ public struct BandDay: Hashable, Sendable {
 
         /// The segment's length in minutes.
         public var minutes: Int { (end - start + 1440) % 1440 }
+
+        /// The type's name: `start`, `end`, `deep`, `light`, `placed`, `wake-up`; `type N` for another.
+        public var name: String {
+            switch type {
+            case 1: "start"
+            case 2: "end"
+            case 3: "deep"
+            case 4: "light"
+            case 5: "placed"
+            case 6: "wake-up"
+            default: "type \(type)"
+            }
+        }
+
+        /// The segment as a person reads it: its type's name and its times (`HH:mm`) joined by `dash`, one time for
+        /// a start or end mark (`start 00:40`, `light 00:40–01:20`).
+        public func text(dash: String = "–") -> String {
+            let from = BandDay.timeOfDay(start).prefix(5)
+            return "\(name) \(from)" + (end == start ? "" : dash + BandDay.timeOfDay(end).prefix(5))
+        }
     }
 
     public var date: LayeredDate

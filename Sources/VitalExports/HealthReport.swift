@@ -280,12 +280,6 @@ extension HealthReport {
     /// its minute, a segment with its times (`start 00:40, light 00:40–01:20, deep 01:20–02:05, end 06:40,
     /// placed 06:40–06:43`).
     static func sleepSegments(_ segments: [BandDay.SleepSegment]) -> String {
-        let names = [1: "start", 2: "end", 3: "deep", 4: "light", 5: "placed", 6: "wake-up"]
-        return segments.map { segment in
-            let start = BandDay.timeOfDay(segment.start).prefix(5)
-            let end = segment.end == segment.start ? "" : "–" + BandDay.timeOfDay(segment.end).prefix(5)
-            return "\(names[segment.type] ?? "type \(segment.type)") \(start)\(end)"
-        }
-        .joined(separator: ", ")
+        segments.map { $0.text() }.joined(separator: ", ")
     }
 }
