@@ -216,7 +216,7 @@ enum AddressParser {
             guard !value.isEmpty, !value.contains(",") else {
                 throw SinkError(.badHost, "host= must name one host or one socket folder")
             }
-            host = value
+            host = try hostParameter(value)
         }
         if let value = parameters["port"] {
             guard port == nil else {
@@ -262,8 +262,18 @@ enum AddressParser {
                 .conflictingParameter,
                 "sslmode=\(sslMode.rawValue) needs TCP: a Unix socket does not use TLS (use prefer or disable)")
         }
-        return SinkAddress(
+        let address = SinkAddress(
             user: user, database: database, endpoint: endpoint, sslMode: sslMode, sslRootCertificate: rootCertificate)
+        // the canonical form percent-encodes what the text may give raw (a space, a non-ASCII letter): it is what
+        // `sink add` stores and reads back, so it must fit the limit too
+        let canonicalLength = address.description.utf8.count
+        guard canonicalLength <= SinkAddress.maximumLength else {
+            throw SinkError(
+                .addressTooLong,
+                "the address written in its canonical form (percent-encoded) is \(canonicalLength) bytes long: "
+                    + "at most \(SinkAddress.maximumLength) are read")
+        }
+        return address
     }
 
     static let passwordError = SinkError(
@@ -304,7 +314,7 @@ enum AddressParser {
                 throw SinkError(.badHost, "the address's IPv6 host has no closing ]")
             }
             let host = text[text.index(after: text.startIndex)..<close]
-            guard !host.isEmpty, host.allSatisfy({ $0.isHexDigit || $0 == ":" || $0 == "." }) else {
+            guard isIPv6(host) else {
                 throw SinkError(.badHost, "the address's IPv6 host is not an IPv6 address")
             }
             let after = text[text.index(after: close)...]
@@ -320,16 +330,40 @@ enum AddressParser {
         }
         let host = try decode(rawHost, "the host")
         let port = try rawPort.map { (port: Substring) throws(SinkError) -> Int in try parsePort(port) }
-        if !host.isEmpty && !host.hasPrefix("/") {
-            guard
-                host.allSatisfy({
-                    $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "." || $0 == "_")
-                })
-            else {
-                throw SinkError(.badHost, "the address's host is not a host name or IP address")
-            }
+        if !host.isEmpty && !host.hasPrefix("/") && !isHostName(host) {
+            throw SinkError(.badHost, "the address's host is not a host name or IP address")
         }
         return (host.isEmpty ? nil : host, port)
+    }
+
+    /// The `host=` parameter's value checked as the URL's host is: a socket folder (from `/`), a host name or IPv4
+    /// address, or an IPv6 address, which libpq takes here without brackets (lowercased, as in brackets).
+    static func hostParameter(_ value: String) throws(SinkError) -> String {
+        if value.hasPrefix("/") { return value }
+        if value.contains(":") {
+            guard isIPv6(value) else { throw SinkError(.badHost, "host= is not an IPv6 address") }
+            return value.lowercased()
+        }
+        guard isHostName(value) else {
+            throw SinkError(.badHost, "host= is not a host name, IP address or socket folder (from /)")
+        }
+        return value
+    }
+
+    /// Whether `text` is made of a host name's or IPv4 address's characters: ASCII letters, digits, `-`, `.`, `_`.
+    static func isHostName(_ text: some StringProtocol) -> Bool {
+        text.utf8.allSatisfy { byte in
+            (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte)
+                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_")
+        }
+    }
+
+    /// Whether `text` is made of an IPv6 address's characters (ASCII hex digits, `:`, `.`) and is not empty.
+    static func isIPv6(_ text: some StringProtocol) -> Bool {
+        !text.isEmpty
+            && text.utf8.allSatisfy { byte in
+                hexValue(byte) != nil || byte == UInt8(ascii: ":") || byte == UInt8(ascii: ".")
+            }
     }
 
     static func parsePort(_ text: Substring) throws(SinkError) -> Int {

@@ -51,6 +51,12 @@ struct SinkAddressTests {
             text: "postgresql://hub@/health?host=db.example", user: "hub", database: "health",
             endpoint: .tcp(host: "db.example", port: 5432), sslMode: .require),
         Accepted(
+            text: "postgresql://hub@/health?host=2001:DB8::1&port=5433", user: "hub", database: "health",
+            endpoint: .tcp(host: "2001:db8::1", port: 5433), sslMode: .require),
+        Accepted(
+            text: "postgresql://hub@/health?host=%3A%3A1", user: "hub", database: "health",
+            endpoint: .tcp(host: "::1", port: 5432), sslMode: .prefer),
+        Accepted(
             text: "postgresql://h%C3%BCb%40home@db.example/my%20db%2Fx?sslmode=allow", user: "hüb@home",
             database: "my db/x", endpoint: .tcp(host: "db.example", port: 5432), sslMode: .allow),
         Accepted(
@@ -90,6 +96,20 @@ struct SinkAddressTests {
         #expect(again.description == address.description)
         #expect(address.description.hasPrefix("postgresql://"))
         #expect(address.description.contains("sslmode=\(address.sslMode.rawValue)"))
+    }
+
+    @Test("an address whose canonical form is exactly the limit is read, and reads back from that form")
+    func canonicalFormAtTheLimit() throws {
+        // "postgresql://hub@db.example:5432/" and "?sslmode=require" around the database: 50 bytes
+        let frame = "postgresql://hub@db.example:5432/?sslmode=require".utf8.count
+        let spaces = (SinkAddress.maximumLength - frame) / 3
+        let filler = String(repeating: "x", count: SinkAddress.maximumLength - frame - 3 * spaces)
+        let address = try SinkAddress("postgresql://hub@db.example/" + filler + String(repeating: " ", count: spaces))
+        #expect(address.description.utf8.count == SinkAddress.maximumLength)
+        #expect(try SinkAddress(address.description) == address)
+        #expect(throws: SinkError.self) {
+            try SinkAddress("postgresql://hub@db.example/x" + filler + String(repeating: " ", count: spaces))
+        }
     }
 
     @Test("a socket's file is named by its port")
@@ -160,6 +180,20 @@ struct SinkAddressTests {
         Refused(text: "postgresql://hub@[zz]/health", code: .badHost, says: "IPv6"),
         Refused(text: "postgresql://hub@db%20example/health", code: .badHost, says: "host name"),
         Refused(text: "postgresql://hub@/health", code: .badHost, says: "no host"),
+        // found by Fuzz/FuzzSinkAddress: host= was taken as any text, so its canonical form did not read back
+        Refused(text: "postgresql://hub@/health?host=a%20b", code: .badHost, says: "host= is not a host name"),
+        Refused(text: "postgresql://hub@/health?host=db%2Fexample", code: .badHost, says: "host= is not a host name"),
+        Refused(text: "postgresql://hub@/health?host=h%C3%BCb", code: .badHost, says: "host= is not a host name"),
+        Refused(text: "postgresql://hub@/health?host=%5B::1%5D", code: .badHost, says: "host= is not an IPv6"),
+        Refused(text: "postgresql://hub@/health?host=%EF%BC%A1::1", code: .badHost, says: "host= is not an IPv6"),
+        Refused(text: "postgresql://hub@[%EF%BC%A1::1]/health", code: .badHost, says: "IPv6"),
+        // found by Fuzz/FuzzSinkAddress: a text under the limit whose canonical (percent-encoded) form is over it
+        Refused(
+            text: "postgresql://hub@db.example/" + String(repeating: "é", count: 700), code: .addressTooLong,
+            says: "canonical form (percent-encoded) is 4249 bytes"),
+        Refused(
+            text: "postgresql://hub@db.example/" + String(repeating: " ", count: 1000), code: .addressTooLong,
+            says: "canonical form"),
         Refused(text: "postgresql://hub@db.example/health#x", code: .malformedAddress, says: "fragment"),
         Refused(text: "postgresql://hub@db.example/health?sslmode", code: .malformedAddress, says: "no value"),
     ]
