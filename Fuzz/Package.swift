@@ -35,6 +35,7 @@ let package = Package(
             "FuzzSealedBox", using: ["ShareVitalSigns", "VitalCore"],
             also: [.product(name: "Crypto", package: "swift-crypto")]),
         fuzzTarget("FuzzDDS", using: ["VitalCore", "WelltoryDDS"]),
+        fuzzTarget("FuzzFeedCursor", using: ["VitalCore"]),
     ],
     swiftLanguageModes: [.v6]
 )
