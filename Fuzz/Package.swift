@@ -37,6 +37,7 @@ let package = Package(
         fuzzTarget("FuzzDDS", using: ["VitalCore", "WelltoryDDS"]),
         fuzzTarget("FuzzFeedCursor", using: ["VitalCore"]),
         fuzzTarget("FuzzSinkAddress", using: ["VitalSinks"]),
+        fuzzTarget("FuzzDBus", using: ["DBus"]),
     ],
     swiftLanguageModes: [.v6]
 )
