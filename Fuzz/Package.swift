@@ -35,6 +35,9 @@ let package = Package(
             "FuzzSealedBox", using: ["ShareVitalSigns", "VitalCore"],
             also: [.product(name: "Crypto", package: "swift-crypto")]),
         fuzzTarget("FuzzDDS", using: ["VitalCore", "WelltoryDDS"]),
+        fuzzTarget("FuzzFeedCursor", using: ["VitalCore"]),
+        fuzzTarget("FuzzSinkAddress", using: ["VitalSinks"]),
+        fuzzTarget("FuzzDBus", using: ["DBus"]),
     ],
     swiftLanguageModes: [.v6]
 )

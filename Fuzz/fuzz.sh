@@ -15,7 +15,8 @@ origin=$PWD
 cd "$(dirname "$0")"
 export SWIFT_BACKTRACE=enable=no
 
-targets=(FuzzRequest FuzzCallback FuzzHealthGATT FuzzJSON FuzzFleet FuzzWhitelist FuzzSmartband FuzzSealedBox FuzzDDS)
+targets=(FuzzRequest FuzzCallback FuzzHealthGATT FuzzJSON FuzzFleet FuzzWhitelist FuzzSmartband FuzzSealedBox FuzzDDS
+    FuzzFeedCursor FuzzSinkAddress FuzzDBus)
 mode=${1:-ci}
 configuration=debug
 [ "$mode" = long ] && configuration=release
