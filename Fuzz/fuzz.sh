@@ -2,8 +2,9 @@
 # Builds VitalBridge's libFuzzer targets with AddressSanitizer and runs them over the committed seed corpus.
 #
 #   bash Fuzz/fuzz.sh ci                 every target for FUZZ_SECONDS (default 25) seconds: what CI runs
-#   bash Fuzz/fuzz.sh long [RUNS]        every target for RUNS executions (default 10,000,000), a release build;
-#                                        writes the figures to Fuzz/long-run.md
+#   bash Fuzz/fuzz.sh long [RUNS [T…]]   every target (or the targets T…) for RUNS executions (default 10,000,000), a
+#                                        release build; writes each target's row of Fuzz/long-run.md (the rows of
+#                                        targets not run stay, with their own commit and date)
 #   bash Fuzz/fuzz.sh run TARGET [ARGS]  one target, with libFuzzer's own arguments (e.g. -max_total_time=60)
 #   bash Fuzz/fuzz.sh replay TARGET FILE… the target on these inputs alone (a crash it saved, to check a fix)
 #
@@ -55,10 +56,12 @@ run() {
         rm -f "$log"
         exit 1
     fi
-    local executions
+    local executions corpus
     executions=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+    # the last status line: "#N DONE cov: C ft: F corp: INPUTS/SIZE … rss: MMb"
+    corpus=$(grep -E '^#[0-9]+\s+DONE' "$log" | tail -1 | sed -E 's/.*cov: ([0-9]+).* corp: ([0-9]+)\/([0-9a-zA-Z]+).* rss: ([0-9]+Mb).*/\2 \3 \1 \4/')
     rm -f "$log"
-    echo "$target $executions $((SECONDS - start))"
+    echo "$target $executions $((SECONDS - start)) ${corpus:-? ? ? ?}"
 }
 
 case "$mode" in
@@ -68,24 +71,33 @@ ci)
     ;;
 long)
     runs=${2:-10000000}
+    [ $# -gt 2 ] && targets=("${@:3}")
     # the commit the binaries are built from, taken now: the run lasts an hour and the tree may move on meanwhile
-    commit=$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- .. || echo ' (with uncommitted changes)')
+    commit=$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- .. || echo '+')
     build
-    {
-        echo "| Target | Executions | Seconds | Executions/s |"
-        echo "| --- | ---: | ---: | ---: |"
-        for target in "${targets[@]}"; do
-            read -r name executions seconds < <(run "$target" -runs="$runs" -fork=0)
-            echo "| $name | $executions | $seconds | $((executions / (seconds > 0 ? seconds : 1))) |"
-        done
-    } | tee .build/long-run.partial
-    {
-        echo "Last long run: \`bash Fuzz/fuzz.sh long $runs\` at commit $commit, $(date -u +%Y-%m-%d),"
-        echo "$(nproc) cores, release build with AddressSanitizer: no crash, no broken property."
-        echo
-        cat .build/long-run.partial
-    } >long-run.md
-    rm -f .build/long-run.partial
+    header="| Target | Executions | Seconds | Executions/s | Corpus at the end (inputs, size) | Coverage (edges) | Peak RSS | Commit | Date |"
+    for target in "${targets[@]}"; do
+        read -r name executions seconds inputs size edges rss < <(run "$target" -runs="$runs" -fork=0)
+        row="| $name | $executions | $seconds | $((executions / (seconds > 0 ? seconds : 1))) | $inputs, $size | $edges | $rss | $commit | $(date -u +%Y-%m-%d) |"
+        echo "$row"
+        # this target's row replaces its last one; the others stay
+        {
+            grep -E '^\| Fuzz' long-run.md 2>/dev/null | grep -v "^| $name |" || true
+            echo "$row"
+        } | sort >.build/long-run.rows
+        {
+            echo "Each row is the last \`bash Fuzz/fuzz.sh long RUNS [TARGET…]\` of its target on $(nproc) cores: a release"
+            echo "build with AddressSanitizer (LeakSanitizer on), the committed seeds (\`Fuzz/Corpus/TARGET\`) and what the"
+            echo "target's earlier runs found (\`Fuzz/.build/fuzz-corpus/TARGET\`), libFuzzer's defaults otherwise (1,200 s"
+            echo "per input before a timeout, 2,048 MB of memory): no crash, no leak, no timeout, no broken property. A commit"
+            echo "ending in + had uncommitted changes."
+            echo
+            echo "$header"
+            echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |"
+            cat .build/long-run.rows
+        } >long-run.md
+    done
+    rm -f .build/long-run.rows
     ;;
 run)
     target=${2:?usage: fuzz.sh run TARGET [libFuzzer arguments]}
