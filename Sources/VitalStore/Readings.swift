@@ -329,10 +329,19 @@ struct ReadingWriter {
             ).execute(arguments: [id, FeedOperation(operation).rawValue])
             return
         }
+        // A new reading has no feed row yet (`reading.id` is AUTOINCREMENT: an identifier is never used twice): a
+        // plain INSERT, which SQLite runs with a third fewer steps than INSERT OR REPLACE's search and delete of the
+        // row it would replace. Were a row there all the same, the INSERT fails and the transaction with it.
+        guard operation == .insert else {
+            let replace = try db.cachedStatement(sql: "INSERT OR REPLACE INTO feed (reading_id, op) VALUES (?, ?)")
+            try DirectStatement.run(replace, id.databaseValue, FeedOperation(operation).rawValue.databaseValue)
+            return
+        }
         let publish =
-            try publishing ?? db.cachedStatement(sql: "INSERT OR REPLACE INTO feed (reading_id, op) VALUES (?, ?)")
+            try publishing
+            ?? db.cachedStatement(sql: "INSERT INTO feed (reading_id, op) VALUES (?, \(FeedOperation.insert.rawValue))")
         publishing = publish
-        try DirectStatement.run(publish, id.databaseValue, FeedOperation(operation).rawValue.databaseValue)
+        try DirectStatement.run(publish, id.databaseValue)
     }
 
     /// Queues reading `id`, new or revised, as pending for every caller that has asked for the device (the callers
