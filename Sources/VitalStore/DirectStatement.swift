@@ -42,7 +42,11 @@ enum DirectStatement {
             case .null: code = sqlite3_bind_null(handle, index)
             case .int64(let value): code = sqlite3_bind_int64(handle, index, value)
             case .double(let value): code = sqlite3_bind_double(handle, index, value)
-            case .string(let value): code = sqlite3_bind_text(handle, index, value, -1, transient)
+            case .string(let value):
+                // by its length in bytes, as GRDB binds it: a NUL inside the text is kept, not an end
+                code = value.withCString { text in
+                    sqlite3_bind_text(handle, index, text, Int32(value.utf8.count), transient)
+                }
             case .blob(let value):
                 code = value.withUnsafeBytes { bytes in
                     sqlite3_bind_blob(handle, index, bytes.baseAddress, Int32(bytes.count), transient)
