@@ -67,7 +67,11 @@ let package = Package(
             dependencies: ["VitalCore", "VitalDevices", "HealthGATT", "LayeredProtocol", "Locking"]),
         .target(
             name: "VitalStore",
-            dependencies: ["VitalCore", .product(name: "GRDB", package: "GRDB.swift")]),
+            dependencies: [
+                "VitalCore", .product(name: "GRDB", package: "GRDB.swift"),
+                // SQLite's C API, for the statements a pushed reading runs (DirectStatement)
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]),
         // the outbox's far side: PostgreSQL through postgres-nio, the only module that imports it
         .target(
             name: "VitalSinks",

@@ -203,11 +203,15 @@ extension VitalStore {
 struct ReadingWriter {
     private let db: Database
     private let device: String
+    /// `device` as the value bound to the statements (``DirectStatement``).
+    private let deviceValue: DatabaseValue
     private let find: Statement
     /// Per kind (by ordinal), taken from the connection's statement cache when first used.
     private var inserts: [Statement?]
     private var revisions: [Statement?]
     private var publishing: Statement?
+    private var queueing: Statement?
+    /// The callers that asked for the device, read once a transaction for queueing readings attributed to a user.
     private var callers: [String]?
     /// The times (seconds since 1970) ``lookUp(_:)`` found the device has readings at, with those inserted since;
     /// `nil`: not looked up, every time may have one.
@@ -216,6 +220,7 @@ struct ReadingWriter {
     init(_ db: Database, device: String) throws {
         self.db = db
         self.device = device
+        deviceValue = device.databaseValue
         find = try db.cachedStatement(
             sql: "SELECT id FROM reading WHERE device_mac = ? AND measured_at = ? AND kind = ? ORDER BY id")
         inserts = Array(repeating: nil, count: ReadingKind.allCases.count)
@@ -226,7 +231,8 @@ struct ReadingWriter {
     /// it is no match for a new reading (reading it back fails, naming it).
     mutating func stored(_ kind: ReadingKind, at time: LayeredTimestamp) throws -> [Stored] {
         if let occupied, !occupied.contains(time.secondsSince1970) { return [] }
-        let ids = try Int64.fetchAll(find, arguments: [device, time.secondsSince1970, kind.rawValue])
+        let ids = try DirectStatement.run(
+            find, deviceValue, time.secondsSince1970.databaseValue, kind.rawValue.databaseValue)
         guard !ids.isEmpty else { return [] }
         let row = try db.cachedStatement(
             sql: "SELECT \(ReadingColumns.selected), deleted_at IS NOT NULL FROM reading WHERE id = ?")
@@ -287,10 +293,13 @@ struct ReadingWriter {
         let kind = reading.kind
         let insert = try inserts[kind.ordinal] ?? db.cachedStatement(sql: ReadingColumns.inserts[kind.ordinal])
         inserts[kind.ordinal] = insert
-        var arguments: [(any DatabaseValueConvertible)?] = [device, kind.rawValue, reading.measuredAt.secondsSince1970]
-        arguments += ReadingColumns.annotationValues(of: reading)
-        arguments += ReadingColumns.values(of: reading)
-        try insert.execute(arguments: StatementArguments(arguments))
+        let annotations = ReadingColumns.annotationValues(of: reading)
+        let values = ReadingColumns.values(of: reading)
+        var arguments = [deviceValue, kind.rawValue.databaseValue, reading.measuredAt.secondsSince1970.databaseValue]
+        arguments.reserveCapacity(3 + annotations.count + values.count)
+        for value in annotations { arguments.append(value.bound) }
+        for value in values { arguments.append(value.bound) }
+        try DirectStatement.run(insert, arguments)
         occupied?.insert(reading.measuredAt.secondsSince1970)
         let id = db.lastInsertedRowID
         try publish(id, .insert, attributed: reading.annotations.userIndex != nil)
@@ -320,28 +329,44 @@ struct ReadingWriter {
             ).execute(arguments: [id, FeedOperation(operation).rawValue])
             return
         }
+        // A new reading has no feed row yet (`reading.id` is AUTOINCREMENT: an identifier is never used twice): a
+        // plain INSERT, which SQLite runs with a third fewer steps than INSERT OR REPLACE's search and delete of the
+        // row it would replace. Were a row there all the same, the INSERT fails and the transaction with it.
+        guard operation == .insert else {
+            let replace = try db.cachedStatement(sql: "INSERT OR REPLACE INTO feed (reading_id, op) VALUES (?, ?)")
+            try DirectStatement.run(replace, id.databaseValue, FeedOperation(operation).rawValue.databaseValue)
+            return
+        }
         let publish =
-            try publishing ?? db.cachedStatement(sql: "INSERT OR REPLACE INTO feed (reading_id, op) VALUES (?, ?)")
+            try publishing
+            ?? db.cachedStatement(sql: "INSERT INTO feed (reading_id, op) VALUES (?, \(FeedOperation.insert.rawValue))")
         publishing = publish
-        try publish.execute(arguments: [id, FeedOperation(operation).rawValue])
+        try DirectStatement.run(publish, id.databaseValue)
     }
 
     /// Queues reading `id`, new or revised, as pending for every caller that has asked for the device (the callers
     /// it was delivered to included); a reading `attributed` to a user index only for the callers that may receive
     /// it (``VitalStore/deliverable(to:)``): none while it is in quarantine.
     mutating func queue(_ id: Int64, at time: LayeredTimestamp, attributed: Bool) throws {
+        guard attributed else {
+            // one statement for every caller: no list of callers read back first (a statement more a reading)
+            let queue =
+                try queueing
+                ?? db.cachedStatement(
+                    sql: """
+                        INSERT OR IGNORE INTO pending (caller, device_mac, measured_at, reading_id)
+                        SELECT caller, device_mac, ?2, ?3 FROM pending_caller WHERE device_mac = ?1
+                        """)
+            queueing = queue
+            try DirectStatement.run(queue, deviceValue, time.secondsSince1970.databaseValue, id.databaseValue)
+            return
+        }
         let callers =
             try self.callers
             ?? String.fetchAll(
                 db.cachedStatement(sql: "SELECT caller FROM pending_caller WHERE device_mac = ?"), arguments: [device])
         self.callers = callers
         guard !callers.isEmpty else { return }
-        let queue = try db.cachedStatement(
-            sql: "INSERT OR IGNORE INTO pending (caller, device_mac, measured_at, reading_id) VALUES (?, ?, ?, ?)")
-        guard attributed else {
-            for caller in callers { try queue.execute(arguments: [caller, device, time.secondsSince1970, id]) }
-            return
-        }
         let queueIfDeliverable = try db.cachedStatement(
             sql: """
                 INSERT OR IGNORE INTO pending (caller, device_mac, measured_at, reading_id)
