@@ -5,7 +5,9 @@
 #   bash Benchmarks/soak.sh --short    # CI: 2 simulated days in 150 s, 15 kills, under 5 minutes once built; uses
 #                                      # .build/debug/vitalbridge when present (swift test made it), else builds debug
 # Needs python3 and the Debian packages postgresql and postgresql-client (Tests/postgres.sh), nothing else.
-# SOAK_SECONDS and SOAK_KILLS override the length and the number of kills; SOAK_SEED the random choices.
+# SOAK_SECONDS and SOAK_KILLS override the length and the number of kills; SOAK_SEED the random choices;
+# SOAK_KEEP=1 keeps the home and logs; SOAK_INJECT=redelivery hands one callback over again at the end, from an
+# invocation that was not killed, to see the verdict fail (exit 1, "delivered twice").
 #
 # The home (a fresh temporary one; nothing outside it and the private PostgreSQL is touched):
 #   - 20 devices: 4 smartbands, 6 BP5 and 4 HS4 (push devices: a record is forgotten when its indication is
@@ -343,6 +345,14 @@ for _, _, mac in bands:
 out = run(["sink", "push", "--home", home])
 final_push = out.returncode
 if final_push != 0: print(f"error: the final sink push failed: {out.stdout} {out.stderr}")
+
+# SOAK_INJECT=redelivery checks the check: one callback handed over again by an invocation that was not killed
+if os.environ.get("SOAK_INJECT") == "redelivery":
+    first = next(path for path in sorted(glob.glob(f"{work}/deliveries/*"), key=os.path.getmtime)
+                 if "status=0" in open(path).read() and "result=" in open(path).read())
+    next_id[0] += 1
+    invocations[next_id[0]] = {"kind": "open", "args": [], "pid": 0, "killed": False, "rc": 0}
+    with open(f"{work}/deliveries/{next_id[0]}.0", "w") as copy: copy.write(open(first).read())
 
 # ---- the verdict
 failures = []
