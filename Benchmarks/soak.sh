@@ -45,9 +45,9 @@
 #   duplicated     no two readings of the store for one device and time; PostgreSQL has one row per reading id and
 #                  as many rows as the store has readings
 #   RSS            of each `band follow` and `sink follow` process (a restarted one starts a new series): VmRSS from
-#                  /proc/PID/status every second; after a warm-up (the first 20 % of the soak, or of the process's
-#                  life after its start when it started later), every sample within ±5 % of the series' median.
-#                  Series with fewer than 10 samples after warm-up are listed but not judged.
+#                  /proc/PID/status every second; after a warm-up (the first 30 s of the process's life, or 20 % of
+#                  the soak when that is shorter), every sample within ±5 % of the series' median. Series with fewer
+#                  than 10 samples after warm-up (a process killed soon after its start) are listed, not judged.
 # It prints a summary table: devices, simulated time covered, real time, syncs, kills, readings stored, PostgreSQL
 # rows, deliveries, explained re-deliveries, and the RSS range of each series.
 set -euo pipefail
@@ -439,9 +439,9 @@ if undelivered: failures.append(f"delivered: {len(undelivered)} stored readings 
 
 # RSS series
 rows = []
-warm_until = started + 0.2 * seconds
+warm_up = min(30, 0.2 * seconds)
 for pid, (name, begun, samples) in sorted(rss.items(), key=lambda item: item[1][1]):
-    after = [kib for t, kib in samples if t >= max(warm_until, begun + 0.2 * seconds)]
+    after = [kib for t, kib in samples if t >= begun + warm_up]
     if len(after) < 10:
         rows.append((name, pid, len(samples), "-", "-", "not judged (short series)"))
         continue
@@ -484,13 +484,16 @@ print()
 print(f"{'RSS series':22} {'pid':>8} {'samples':>8} {'min MiB':>8} {'max MiB':>8}  after warm-up")
 for name, pid, count, low, high, note in rows:
     print(f"{name:22} {pid:>8} {count:>8} {low:>8} {high:>8}  {note}")
+with open(work + "/rss.log", "w") as f:
+    for pid, (name, begun, samples) in rss.items():
+        f.write(f"{name} {pid} " + " ".join(f"{t - started:.0f}:{kib}" for t, kib in samples) + "\n")
 with open(work + "/kills.log", "w") as f:
     for entry in kill_log: f.write("%.2f %s %d %d\n" % entry)
 log.close()
 print()
 if failures:
     for failure in failures: print("FAILED " + failure)
-    print(f"(logs: {work}/soak.log, {work}/kills.log; SOAK_KEEP=1 keeps them)")
+    print(f"(logs: {work}/soak.log, kills.log, rss.log and deliveries/; SOAK_KEEP=1 keeps them)")
     sys.exit(1)
 print("ok: 0 lost, 0 delivered twice, 0 duplicated, RSS flat")
 PY
