@@ -109,6 +109,11 @@ public struct SimulatedDeviceConfiguration: Hashable, Sendable {
                 path: path + ".failures",
                 message: "of a \(kind) are atConnect and disconnectAfter: it reports no device errors")
         }
+        if let rate = device.failures?.linkDrops, !(0...0.5).contains(rate) {
+            throw FleetError(
+                path: path + ".failures.linkDrops",
+                message: "must be from 0 to 0.5 (a probability per notification the device sends)")
+        }
         if let text = device.recordingSince {
             guard model.isSmartband else {
                 throw FleetError(path: path + ".recordingSince", message: "is for smartbands only")

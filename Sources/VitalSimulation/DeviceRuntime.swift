@@ -31,6 +31,15 @@ final class DeviceRuntime {
         return nil
     }
 
+    /// Whether the link drops instead of sending the device's next notification or indication (the fleet's
+    /// `linkDrops`): drawn from the device's generator, which its saved state keeps, so the same fleet drops at the
+    /// same packets on every run, and a later process does not repeat an earlier one's draws.
+    func dropsLink() -> Bool {
+        guard let rate = configuration.failures.linkDrops, rate > 0 else { return false }
+        // 53 random bits: a uniform Double in [0, 1)
+        return Double(state.generator.next() >> 11) * 0x1p-53 < rate
+    }
+
     /// The characteristic a push device indicates its readings on.
     var pushCharacteristic: CharacteristicID { entry.measurementCharacteristic }
 
@@ -394,11 +403,26 @@ public final class SimulatedConnection: BluetoothConnection {
     }
 
     public func nextEvent() async throws(DeviceError) -> GATTEvent {
-        try await world.nextEvent(peripheral, linkID)
+        let before = world.clock.elapsedTime
+        let event = try await world.nextEvent(peripheral, linkID)
+        await keepPace(since: before)
+        return event
     }
 
     public func nextEvent(within timeout: Duration) async throws(DeviceError) -> GATTEvent? {
-        try await world.nextEvent(peripheral, linkID, within: timeout)
+        let before = world.clock.elapsedTime
+        let event = try await world.nextEvent(peripheral, linkID, within: timeout)
+        await keepPace(since: before)
+        return event
+    }
+
+    /// With the fleet's `pace`, waits in real time for the world's time that passed since `before`, divided by the
+    /// pace; at once without one (and when the task is cancelled: a stopped follower does not wait).
+    private func keepPace(since before: Duration) async {
+        guard let pace = world.pace else { return }
+        let passed = world.clock.elapsedTime - before
+        guard passed > .zero else { return }
+        try? await Task.sleep(for: passed / pace)
     }
 
     public func offers(_ characteristic: CharacteristicID) async -> Bool {

@@ -8,11 +8,17 @@ public struct Fleet: Hashable, Sendable {
     /// The wall-clock time the world starts at (`yyyy-MM-dd HH:mm:ss`, UTC); the hub passes its own clock when
     /// absent.
     public var start: String?
+    /// How many seconds of the world's time pass in a second of real time (1 to 1,000,000): a link waits, in real
+    /// time, for the world's time its device's events take, divided by `pace`. Absent, nothing waits (the world's
+    /// time moves at once), as every test wants; a soak sets it so that a smartband followed for minutes lives
+    /// through days, not years.
+    public var pace: Double?
     public var user: UserScript
     public var devices: [FleetDevice]
 
-    public init(start: String? = nil, user: UserScript = UserScript(), devices: [FleetDevice]) {
+    public init(start: String? = nil, pace: Double? = nil, user: UserScript = UserScript(), devices: [FleetDevice]) {
         self.start = start
+        self.pace = pace
         self.user = user
         self.devices = devices
     }
@@ -223,15 +229,20 @@ public struct FailureScript: Hashable, Sendable {
     public var duringSync: SyncFailure?
     /// The link drops after this many records of a transfer.
     public var disconnectAfter: Int?
+    /// Unlike the others, a rate that never runs out: the probability (0–0.5) that the link drops at each
+    /// notification or indication the device sends, instead of sending it. Drawn from the device's seeded
+    /// generator, which its saved state keeps, so a fleet's drops are the same on every run.
+    public var linkDrops: Double?
 
     public init(
         atConnect: Bool? = nil, duringMeasurement: Int? = nil, duringSync: SyncFailure? = nil,
-        disconnectAfter: Int? = nil
+        disconnectAfter: Int? = nil, linkDrops: Double? = nil
     ) {
         self.atConnect = atConnect
         self.duringMeasurement = duringMeasurement
         self.duringSync = duringSync
         self.disconnectAfter = disconnectAfter
+        self.linkDrops = linkDrops
     }
 }
 

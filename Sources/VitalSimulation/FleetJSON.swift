@@ -13,6 +13,7 @@ extension Fleet {
     public init(json: [UInt8]) throws(FleetError) {
         var fields = try JSONFields(document: json, name: "fleet", at: "")
         start = try fields.string("start")
+        pace = try fields.double("pace")
         user = try fields.object("user", UserScript.init(fields:)) ?? UserScript()
         guard let devices = try fields.objects("devices", FleetDevice.init(fields:)) else {
             throw fields.missing("devices")
@@ -25,6 +26,7 @@ extension Fleet {
     public var json: [UInt8] {
         var members = JSONMembers()
         members["start"] = start.map(JSON.string)
+        members["pace"] = pace.map(JSON.number)
         members["user"] = user.jsonValue
         members["devices"] = .array(devices.map(\.jsonValue))
         return members.object.serialized(pretty: true)
@@ -198,6 +200,7 @@ extension FailureScript {
         duringMeasurement = try fields.int("duringMeasurement")
         duringSync = try fields.object("duringSync", SyncFailure.init(fields:))
         disconnectAfter = try fields.int("disconnectAfter")
+        linkDrops = try fields.double("linkDrops")
         try fields.finish()
     }
 
@@ -207,6 +210,7 @@ extension FailureScript {
         members["duringMeasurement"] = duringMeasurement.map(JSON.number)
         members["duringSync"] = duringSync?.jsonValue
         members["disconnectAfter"] = disconnectAfter.map(JSON.number)
+        members["linkDrops"] = linkDrops.map(JSON.number)
         return members.object
     }
 }

@@ -47,6 +47,10 @@ extension SimulatedWorld {
             drop(link)
             throw DeviceError(.disconnected, message: "the link to \(connection.peripheral) dropped")
         case .event(let event):
+            if link.runtime.dropsLink() {
+                drop(link)
+                throw DeviceError(.disconnected, message: "the link to \(connection.peripheral) dropped")
+            }
             radioSent(link)
             return event
         }

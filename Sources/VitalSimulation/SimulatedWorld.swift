@@ -15,6 +15,9 @@ public actor SimulatedWorld: BluetoothCentral {
     public nonisolated let clock: VirtualClock
     /// What the simulated user does (for the hub's add, cancel and QR steps).
     public nonisolated let user: UserScript
+    /// Seconds of the world's time a second of real time lets pass, when the fleet sets `pace`: a link then waits
+    /// in real time for what its events take of the world's time. `nil`: nothing waits.
+    public nonisolated let pace: Double?
     /// The devices, as the fleet describes them.
     public nonisolated let configurations: [SimulatedDeviceConfiguration]
 
@@ -39,6 +42,10 @@ public actor SimulatedWorld: BluetoothCentral {
             startTime = parsed
         }
         clock = VirtualClock(start: startTime)
+        if let pace = fleet.pace, !(1...1_000_000).contains(pace) {
+            throw FleetError(path: "pace", message: "must be from 1 to 1000000 (seconds of the world's time a second)")
+        }
+        pace = fleet.pace
         user = fleet.user
         var configurations: [SimulatedDeviceConfiguration] = []
         var runtimes = ByMAC<DeviceRuntime>()
@@ -248,6 +255,10 @@ public actor SimulatedWorld: BluetoothCentral {
             drop(link)
             throw DeviceError(.disconnected, message: "the link to \(mac) dropped")
         case .event(let event):
+            if link.runtime.dropsLink() {
+                drop(link)
+                throw DeviceError(.disconnected, message: "the link to \(mac) dropped")
+            }
             radioSent(link)
             return event
         }

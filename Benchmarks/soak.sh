@@ -1,0 +1,499 @@
+#!/usr/bin/env bash
+# The soak (issue 38): one simulated home of 20 devices run as a user would for 2 simulated days, whole processes,
+# with 1 % link drops and random SIGKILLs of the hub, then a verdict. Run from the repository root:
+#   bash Benchmarks/soak.sh            # release build; 2 simulated days in 25 minutes, 100 kills
+#   bash Benchmarks/soak.sh --short    # CI: 2 simulated days in 150 s, 15 kills, under 5 minutes once built; uses
+#                                      # .build/debug/vitalbridge when present (swift test made it), else builds debug
+# Needs python3 and the Debian packages postgresql and postgresql-client (Tests/postgres.sh), nothing else.
+# SOAK_SECONDS and SOAK_KILLS override the length and the number of kills; SOAK_SEED the random choices;
+# SOAK_KEEP=1 keeps the home and logs; SOAK_INJECT=redelivery hands one callback over again at the end, from an
+# invocation that was not killed, to see the verdict fail (exit 1, "delivered twice").
+#
+# The home (a fresh temporary one; nothing outside it and the private PostgreSQL is touched):
+#   - 20 devices: 4 smartbands, 6 BP5 and 4 HS4 (push devices: a record is forgotten when its indication is
+#     confirmed), 4 BG5 and 1 PO3 (Record Access Control Point: forgotten only on the delete after a whole
+#     transfer), 1 heart-rate sensor. Each history device holds a list of records the script writes (so it knows
+#     every one): 300 on a BP5 or HS4, 60 on a BG5, 40 on the PO3. Every device has "failures": {"linkDrops": 0.01}.
+#   - The world's time: the fleet's `pace` makes 48 simulated hours last the soak's length, and the script moves the
+#     fleet's `start` to the simulated time now before it starts any process, so a restarted process goes on where
+#     the soak is.
+#   - Running all along, each restarted when it ends or is killed: `band follow` of each band and `sink follow` to a
+#     private PostgreSQL (Tests/postgres.sh). Beside them, two caller apps (org.soak.a, org.soak.b) sync a random
+#     history device with `open --deliver` (cmd=2), two at a time, and now and then a ShareVitalSigns BP request
+#     (`svs request` + `svs open`) and a Welltory DDS measurement of the heart-rate sensor (`open vitalbridge://dds/`).
+#   - At random times (uniform over the first 90 %), SOAK_KILLS SIGKILLs of a random running hub process: an `open`
+#     sync, a `band follow` or the `sink follow` (a third each, as far as one of the kind runs).
+#   - Then: everything stopped (SIGTERM), every history device drained by each caller with syncs until it holds
+#     nothing and no callback says `remaining`, and a final `sink push`.
+#
+# Deliveries: `open --deliver --opener "handler.sh ID"` hands each callback to handler.sh, which writes the URL to a
+# file of its own named by the invocation ID and exits 0; the hub journals the delivery only after that. A reading
+# (a device and its measurement time; the script's records have distinct times) is DELIVERED TWICE when it is in
+# the callbacks of two invocations for the same caller, except when the earlier is EXPLAINED: that invocation was
+# killed by the soak (so its journal commit may be missing: the hub delivers at least once) and the store's delivery
+# journal has no commit of that reading for that caller from before the later delivery, i.e. the journal holds at
+# most one commit per reading and caller. So an unexplained re-delivery is one whose earlier invocation ended by
+# itself (its journal was committed) or a journal with two commits of a reading for a caller.
+#
+# Verdict (exit 0 only when all hold; else exit 1 naming what failed):
+#   lost           every record a history device forgot (acknowledged) is in the store; after the drain, that is
+#                  every record of the fleet; and each is in PostgreSQL after the final push. A band (after one last
+#                  follow of an hour without kills): every hour of heart rate it recorded since the soak's start and
+#                  no longer holds has minutes in the store (when it still holds items, they are its newest: its
+#                  last 3 hours are then left out). Its sleep, sports and day totals are not checked one by one.
+#   delivered      no reading delivered twice to a caller (above); every stored history reading reached both callers
+#   duplicated     no two readings of the store for one device and time; PostgreSQL has one row per reading id and
+#                  as many rows as the store has readings
+#   RSS            of each `band follow` and `sink follow` process (a restarted one starts a new series): VmRSS from
+#                  /proc/PID/status every second; after a warm-up (the first 30 s of the process's life, or 20 % of
+#                  the soak when that is shorter), every sample within ±5 % of the series' median. Series with fewer
+#                  than 10 samples after warm-up (a process killed soon after its start) are listed, not judged.
+# It prints a summary table: devices, simulated time covered, real time, syncs, kills, readings stored, PostgreSQL
+# rows, deliveries, explained re-deliveries, and the RSS range of each series.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+short=0
+for argument in "$@"; do
+    case "$argument" in
+    --short) short=1 ;;
+    *)
+        echo "usage: $0 [--short]" >&2
+        exit 2
+        ;;
+    esac
+done
+
+if [ "$short" = 1 ]; then
+    if [ ! -x .build/debug/vitalbridge ]; then swift build --product vitalbridge >/dev/null; fi
+    tool="$PWD/.build/debug/vitalbridge"
+    seconds=${SOAK_SECONDS:-150}
+    kills=${SOAK_KILLS:-15}
+else
+    swift build -c release --product vitalbridge >/dev/null
+    tool="$PWD/.build/release/vitalbridge"
+    seconds=${SOAK_SECONDS:-1500}
+    kills=${SOAK_KILLS:-100}
+fi
+
+work=$(mktemp -d)
+chmod 755 "$work"
+keep=${SOAK_KEEP:-}
+cleanup() {
+    bash Tests/postgres.sh stop "$work/pg" >/dev/null 2>&1 || true
+    if [ -n "$keep" ]; then echo "kept $work"; else rm -rf "$work"; fi
+}
+trap cleanup EXIT
+bash Tests/postgres.sh start "$work/pg" >/dev/null
+# shellcheck disable=SC1091
+source "$work/pg/cluster.env"
+"$BIN/psql" -X -q -h "$SOCKET_DIR" -p "$PORT" -U "$SUPERUSER" -d postgres -c "CREATE DATABASE soak"
+
+cat >"$work/handler.sh" <<'EOF'
+#!/usr/bin/env bash
+# a caller app's URL handler: keeps the callback, one file per hand-off, named by the invocation
+set -euo pipefail
+printf '%s\n' "$2" >"$(dirname "$0")/deliveries/$1.$$"
+EOF
+chmod 755 "$work/handler.sh"
+mkdir "$work/deliveries"
+
+python3 - "$tool" "$work" "$seconds" "$kills" "$short" \
+    "postgresql://$SUPERUSER@${SOCKET_DIR//\//%2F}:$PORT/soak" \
+    "$BIN/psql -X -q -A -t -h $SOCKET_DIR -p $PORT -U $SUPERUSER -d soak" <<'PY'
+import calendar, glob, json, os, random, signal, sqlite3, statistics, subprocess, sys, threading, time
+import urllib.parse
+
+tool, work, seconds, kills, short, sink_url, psql = sys.argv[1:8]
+seconds, kills, short = float(seconds), int(kills), short == "1"
+home = work + "/home"
+SEED = int(os.environ.get("SOAK_SEED", "38"))
+random.seed(SEED)
+T0 = calendar.timegm((2026, 11, 20, 0, 0, 0))
+SPAN = 48 * 3600
+pace = SPAN / seconds
+run_dir = work + "/run"
+os.makedirs(run_dir, mode=0o700)
+env = dict(os.environ, XDG_RUNTIME_DIR=run_dir, VITALBRIDGE_LOG_LEVEL="notice")
+env.pop("VITALBRIDGE_HOME", None)
+
+def stamp(t):
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(t))
+
+# ---- the fleet: 20 devices, the records of each written here, so every one is known
+bands = [("FitPro9614N", 700, "004D3208E010"), ("FitPro9614N", 700, "004D3208E011"),
+         ("FitPulse9615N", 701, "004D3208E012"), ("SmarteeTraining9616N", 702, "004D3208E013")]
+history = []  # (model, devicemodel, unit, mac, count)
+for i in range(6): history.append(("BP5", 100, 2, "004D3208E1%02X" % i, 300))
+for i in range(4): history.append(("HS4", 500, 4, "004D3208E2%02X" % i, 300))
+for i in range(4): history.append(("BG5", 400, 1, "004D3208E3%02X" % i, 60))
+history.append(("PO3", 300, 0, "004D3208E400", 40))
+sensor = "004D3208E500"
+records = {}  # mac -> {measured epoch}
+devices = []
+for number, (model, _, _, mac, count) in enumerate(history):
+    rng = random.Random(number)
+    step = (SPAN + 86400) // count
+    listed, times = [], set()
+    for k in range(count):
+        t = T0 - 86400 + k * step + rng.randrange(0, 60)
+        times.add(t)
+        r = {"measuredAt": stamp(t)}
+        if model == "BP5":
+            s = rng.randrange(105, 150)
+            r.update(systolic=s, diastolic=s - rng.randrange(30, 45), pulse=rng.randrange(55, 95))
+        elif model == "HS4":
+            r["weight"] = round(rng.randrange(12000, 18000) * 0.005, 3)
+        elif model == "BG5":
+            r["glucose"] = rng.randrange(70, 180)
+        else:
+            r.update(spo2=rng.randrange(92, 100), pulse=rng.randrange(55, 95), pi=rng.randrange(10, 90) / 10)
+        listed.append(r)
+    records[mac] = times
+    devices.append({"model": model, "mac": mac, "records": {"list": listed}, "failures": {"linkDrops": 0.01}})
+for model, _, mac in bands:
+    devices.append({"model": model, "mac": mac, "recordingSince": stamp(T0), "failures": {"linkDrops": 0.01}})
+devices.append({"model": "HRS", "mac": sensor, "failures": {"linkDrops": 0.01}})
+assert len(devices) == 20
+fleet = {"pace": pace, "user": {"chooseDevice": history[0][3]}, "devices": devices}
+
+started = None
+fleet_lock = threading.Lock()
+def sim_now():
+    return T0 if started is None else T0 + int((time.monotonic() - started) * pace)
+
+def write_fleet():
+    """The fleet with `start` at the simulated time now, renamed into place (a process reads it once)."""
+    with fleet_lock:
+        fleet["start"] = stamp(sim_now())
+        path = home + "/.fleet.soak.tmp"
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.write(fd, json.dumps(fleet).encode())
+        os.close(fd)
+        os.rename(path, home + "/fleet.json")
+
+def run(args, **kw):
+    write_fleet()
+    return subprocess.run([tool] + args, env=env, capture_output=True, text=True, **kw)
+
+os.mkdir(home, 0o700)
+write_fleet()
+for step in (["init", "--home", home],
+             ["whitelist", "add", "--home", home, "org.soak.a", "soaka://"],
+             ["whitelist", "add", "--home", home, "org.soak.b", "soakb://"],
+             ["dds", "sources", "add", "--home", home, "SoakDDS", "https://dds.example.org/soak/"],
+             ["sink", "add", "--home", home, "lab", sink_url]):
+    out = run(step)
+    if out.returncode != 0: sys.exit(f"setup {step[:2]} failed: {out.stderr}")
+for model, number, mac in bands + [("HRS", 905, sensor)]:
+    out = run(["open", "--home", home, "--scan-qr", mac,
+               f"ihealth-layer://?cmd=1&addtype=1&devicemodel={number}&scheme=soaka&appid=org.soak.a"])
+    if "status=0" not in out.stdout: sys.exit(f"adding {mac} failed: {out.stdout} {out.stderr}")
+
+# ---- the run
+log = open(work + "/soak.log", "w")
+lock = threading.Lock()
+invocations = {}   # id -> dict(kind, args, pid, killed, rc)
+live = {}          # pid -> (kind, Popen, id)
+kill_log = []      # (real seconds, kind, pid, invocation)
+rss = {}           # pid -> [kind, start monotonic, [(t, kib)]]
+stats = {"syncs": 0, "svs": 0, "dds": 0, "restarts": 0}
+stopping = threading.Event()
+next_id = [0]
+
+def spawn(kind, args, stdin=None):
+    with lock:
+        next_id[0] += 1
+        ident = next_id[0]
+    if kind == "open":
+        args = args[:1] + ["--home", home, "--deliver", "--opener", f"{work}/handler.sh {ident}"] + args[1:]
+    write_fleet()
+    process = subprocess.Popen([tool] + args, env=env, stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    with lock:
+        invocations[ident] = {"kind": kind, "args": args, "pid": process.pid, "killed": False, "rc": None}
+        live[process.pid] = (kind, process, ident)
+        if kind in ("band", "sink") and not stopping.is_set():
+            rss[process.pid] = [kind + (" " + args[args.index("--mac") + 1] if kind == "band" else ""),
+                                time.monotonic(), []]
+    return ident, process
+
+def finish(ident, process, stdin=None):
+    out, err = process.communicate(stdin)
+    with lock:
+        invocations[ident]["rc"] = process.returncode
+        invocations[ident]["stdout"] = out
+        live.pop(process.pid, None)
+    if process.returncode not in (0, -9) and invocations[ident]["kind"] not in ("band", "sink"):
+        log.write(f"{invocations[ident]['kind']} {ident} exit {process.returncode}: {err.strip()[:300]}\n")
+    return out, err
+
+def keep_running(kind, args):
+    while not stopping.is_set():
+        ident, process = spawn(kind, args)
+        out, err = finish(ident, process)
+        if not stopping.is_set():
+            log.write(f"{kind} {args[-1]} ended ({process.returncode}): {err.strip()[-300:]}\n")
+            with lock: stats["restarts"] += 1
+            time.sleep(0.2)
+
+def sync_request(model, number, unit, mac, caller):
+    return (f"ihealth-layer://?cmd=2&devicemodel={number}&mac={mac}&unit={unit}&ver=100"
+            f"&scheme=soak{caller}&appid=org.soak.{caller}")
+
+def syncer():
+    rng = random.Random(SEED * 1000 + threading.get_ident())
+    while not stopping.is_set():
+        model, number, unit, mac, _ = rng.choice(history)
+        ident, process = spawn("open", ["open", sync_request(model, number, unit, mac, rng.choice("ab"))])
+        finish(ident, process)
+        with lock: stats["syncs"] += 1
+
+def requests():
+    rng = random.Random(SEED + 7)
+    while not stopping.is_set():
+        time.sleep(rng.uniform(1, 4))
+        if rng.random() < 0.5:
+            out = run(["svs", "request", "--home", home, "--sign", "BP", "--requester", "org.soak.a"])
+            if out.returncode == 0:
+                ident, process = spawn("svs", ["svs", "open", "--home", home, "-"], stdin=True)
+                finish(ident, process, out.stdout)
+                with lock: stats["svs"] += 1
+        else:
+            link = ("vitalbridge://dds/measurement?source=SoakDDS&callback="
+                    + urllib.parse.quote("https://dds.example.org/soak/", safe="") + "&duration=120")
+            ident, process = spawn("dds", ["open", "--home", home, link])
+            finish(ident, process)
+            with lock: stats["dds"] += 1
+
+def sampler():
+    while not stopping.is_set():
+        with lock: pids = [pid for pid in rss if pid in live]
+        for pid in pids:
+            try:
+                with open(f"/proc/{pid}/status") as status:
+                    kib = next(int(line.split()[1]) for line in status if line.startswith("VmRSS:"))
+                rss[pid][2].append((time.monotonic(), kib))
+            except (OSError, StopIteration):
+                pass
+        time.sleep(1)
+
+def killer():
+    rng = random.Random(SEED + 99)
+    moments = sorted(rng.uniform(0.03, 0.9) * seconds for _ in range(kills))
+    for moment in moments:
+        while time.monotonic() - started < moment:
+            if stopping.wait(0.05): return
+        for _ in range(200):
+            kind = rng.choice(["open", "band", "sink"])
+            with lock: candidates = [(pid, entry) for pid, entry in live.items() if entry[0] == kind]
+            if candidates: break
+            time.sleep(0.01)
+        else:
+            continue
+        pid, (kind, process, ident) = rng.choice(candidates)
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            continue
+        with lock:
+            invocations[ident]["killed"] = True
+            kill_log.append((time.monotonic() - started, kind, pid, ident))
+
+started = time.monotonic()
+threads = [threading.Thread(target=keep_running, args=("band", ["band", "follow", "--home", home, "--mac", mac]))
+           for _, _, mac in bands]
+threads.append(threading.Thread(target=keep_running, args=("sink", ["sink", "follow", "--home", home, "--poll", "0.5"])))
+threads += [threading.Thread(target=syncer) for _ in range(2)]
+threads += [threading.Thread(target=requests), threading.Thread(target=sampler)]
+killing = threading.Thread(target=killer)
+for thread in threads + [killing]: thread.start()
+killing.join(timeout=seconds)
+time.sleep(max(0, seconds - (time.monotonic() - started)))
+covered = sim_now() - T0
+stopping.set()
+with lock: running = list(live.items())
+for pid, (kind, process, ident) in running:
+    if kind in ("band", "sink"):
+        process.send_signal(signal.SIGTERM)
+for thread in threads + [killing]: thread.join()
+real = time.monotonic() - started
+print(f"soak ran {real:.0f} s; draining", flush=True)
+
+# ---- the drain: each caller syncs each history device until it holds nothing and nothing remains for it
+def device_holds(mac):
+    path = f"{home}/world/{mac}.json"
+    if not os.path.exists(path): return None
+    with open(path) as f: return json.loads(f.readline())["recordCount"]
+
+for model, number, unit, mac, count in history:
+    for caller in "ab":
+        for attempt in range(200):
+            ident, process = spawn("open", ["open", sync_request(model, number, unit, mac, caller)])
+            finish(ident, process)
+            with lock: stats["syncs"] += 1
+            urls = [open(path).read() for path in glob.glob(f"{work}/deliveries/{ident}.*")]
+            done = any("status=0" in url and "remaining=" not in url for url in urls)
+            if done and device_holds(mac) == 0: break
+        else:
+            print(f"error: {mac} still holds {device_holds(mac)} records for {caller} after 200 syncs")
+# each band: one more follow without kills, one simulated hour past the soak, so that it hands over what it holds
+for _, _, mac in bands:
+    ident, process = spawn("band", ["band", "follow", "--home", home, "--mac", mac, "--hours", "1"])
+    out, err = finish(ident, process)
+    if process.returncode != 0: print(f"error: the last follow of {mac} failed: {err.strip()[-300:]}")
+out = run(["sink", "push", "--home", home])
+final_push = out.returncode
+if final_push != 0: print(f"error: the final sink push failed: {out.stdout} {out.stderr}")
+
+# SOAK_INJECT=redelivery checks the check: one callback handed over again by an invocation that was not killed
+if os.environ.get("SOAK_INJECT") == "redelivery":
+    first = next(path for path in sorted(glob.glob(f"{work}/deliveries/*"), key=os.path.getmtime)
+                 if "status=0" in open(path).read() and "result=" in open(path).read())
+    next_id[0] += 1
+    invocations[next_id[0]] = {"kind": "open", "args": [], "pid": 0, "killed": False, "rc": 0}
+    with open(f"{work}/deliveries/{next_id[0]}.0", "w") as copy: copy.write(open(first).read())
+
+# ---- the verdict
+failures = []
+store = sqlite3.connect(f"file:{home}/vitalbridge.sqlite?mode=ro", uri=True)
+integrity = store.execute("PRAGMA integrity_check").fetchone()[0]
+if integrity != "ok": failures.append(f"store: integrity_check says {integrity}")
+stored = {}
+for mac, measured, ident in store.execute("SELECT device_mac, measured_at, id FROM reading"):
+    stored.setdefault((mac.replace(":", "").upper(), measured), []).append(ident)
+reading_count = store.execute("SELECT count(*) FROM reading").fetchone()[0]
+missing = [(mac, t) for mac, times in records.items() for t in times if (mac, t) not in stored]
+if missing:
+    failures.append(f"lost: {len(missing)} acknowledged records are not in the store, e.g. {missing[:3]}")
+held = {mac: device_holds(mac) for mac in records}
+if any(held.values()):
+    failures.append(f"lost: devices still hold records after the drain: {held}")
+# a band's heart rate: every hour it recorded and was acknowledged has minutes in the store (an hour misses about
+# one minute in thirty, never all); what it still holds is its newest items, so the last 3 hours it recorded are
+# left out when it still holds any
+band_hours = {}
+for _, _, mac in bands:
+    with open(f"{home}/world/{mac}.json") as f: band = json.loads(f.readline())["band"]
+    through = calendar.timegm(time.strptime(band["recordedThrough"], "%Y-%m-%d %H:%M:%S"))
+    last = through - (3 * 3600 if band["itemCount"] else 0)
+    out = run(["records", "--home", home, "--heart-rate-minutes", "--device", mac, "--format", "csv"])
+    hours = set()
+    for line in out.stdout.splitlines()[1:]:
+        minute = calendar.timegm(time.strptime(line.split(",")[2], "%Y-%m-%d %H:%M:%S"))
+        hours.add(minute - minute % 3600)
+    expected = range(T0, last - last % 3600, 3600)
+    lacking = [stamp(h) for h in expected if h not in hours]
+    band_hours[mac] = (len(expected), band["itemCount"], stamp(through))
+    if lacking:
+        failures.append(f"lost: band {mac} acknowledged {len(lacking)} hours of heart rate the store lacks, e.g. "
+                        f"{lacking[:3]}")
+doubles = {key: ids for key, ids in stored.items() if len(ids) > 1}
+if doubles:
+    failures.append(f"duplicated: {len(doubles)} readings stored more than once, e.g. {list(doubles.items())[:3]}")
+
+def pg(query):
+    return subprocess.run(psql.split() + ["-c", query], capture_output=True, text=True, check=True).stdout.strip()
+pg_rows = int(pg("SELECT count(*) FROM vitalbridge.readings"))
+pg_ids = int(pg("SELECT count(DISTINCT reading_id) FROM vitalbridge.readings"))
+if pg_rows != pg_ids: failures.append(f"duplicated: PostgreSQL has {pg_rows} rows for {pg_ids} reading ids")
+if pg_rows != reading_count:
+    failures.append(f"duplicated or lost: PostgreSQL has {pg_rows} rows, the store {reading_count} readings")
+pg_times = set()
+for line in pg("SELECT device_mac, extract(epoch FROM measured_at)::bigint FROM vitalbridge.readings").splitlines():
+    mac, epoch = line.split("|")
+    pg_times.add((mac.replace(":", "").upper(), int(epoch)))
+pg_missing = [(mac, t) for mac, times in records.items() for t in times if (mac, t) not in pg_times]
+if pg_missing: failures.append(f"lost: {len(pg_missing)} records are not in PostgreSQL, e.g. {pg_missing[:3]}")
+
+# deliveries: (caller, mac, measured) -> [invocation ids, in hand-off order]
+handed = {}
+delivery_files = sorted(glob.glob(f"{work}/deliveries/*"), key=os.path.getmtime)
+for path in delivery_files:
+    ident = int(os.path.basename(path).split(".")[0])
+    url = open(path).read().strip()
+    query = urllib.parse.parse_qs(urllib.parse.urlsplit(url).query)
+    caller = url.split(":", 1)[0]
+    mac = query.get("mac", [""])[0].replace(":", "").upper()
+    for reading in json.loads(query.get("result", ["[]"])[0]) if "result" in query else []:
+        if "measured_at" not in reading: continue
+        t = calendar.timegm(time.strptime(reading["measured_at"], "%Y-%m-%d %H:%M:%S"))
+        handed.setdefault((caller, mac, t), []).append(ident)
+journal = {}
+for caller, reading_id in store.execute("SELECT caller, reading_id FROM delivery_reading"):
+    journal[(caller, reading_id)] = journal.get((caller, reading_id), 0) + 1
+twice, explained = [], 0
+for (caller, mac, t), idents in handed.items():
+    for earlier in idents[:-1]:
+        if invocations[earlier]["killed"]:
+            explained += 1
+        else:
+            twice.append((caller, mac, stamp(t), idents))
+callers = {"soaka": "org.soak.a", "soakb": "org.soak.b"}
+for (caller, reading_id), count in journal.items():
+    if count > 1: twice.append((caller, "journal", reading_id, count))
+undelivered = [(scheme, mac, t) for mac, times in records.items() for t in times for scheme in callers
+               if (scheme, mac, t) not in handed]
+if twice: failures.append(f"delivered twice: {len(twice)} unexplained, e.g. {twice[:3]}")
+if undelivered: failures.append(f"delivered: {len(undelivered)} stored readings never reached their caller, e.g. {undelivered[:3]}")
+
+# RSS series
+rows = []
+warm_up = min(30, 0.2 * seconds)
+for pid, (name, begun, samples) in sorted(rss.items(), key=lambda item: item[1][1]):
+    after = [kib for t, kib in samples if t >= begun + warm_up]
+    if len(after) < 10:
+        rows.append((name, pid, len(samples), "-", "-", "not judged (short series)"))
+        continue
+    median = statistics.median(after)
+    low, high = min(after), max(after)
+    flat = low >= 0.95 * median and high <= 1.05 * median
+    rows.append((name, pid, len(samples), f"{low / 1024:.1f}", f"{high / 1024:.1f}",
+                 f"{(low / median - 1) * 100:+.1f} % / {(high / median - 1) * 100:+.1f} % of median"
+                 + ("" if flat else "  NOT FLAT")))
+    if not flat: failures.append(f"RSS: {name} (pid {pid}) ranged {low}–{high} KiB around {median:.0f} KiB")
+
+reasons = {}
+for path in delivery_files:
+    query = urllib.parse.parse_qs(urllib.parse.urlsplit(open(path).read().strip()).query)
+    if query.get("status", ["0"])[0] != "0":
+        reason = query.get("reason", ["?"])[0]
+        reasons[reason] = reasons.get(reason, 0) + 1
+band_drops = sum((entry.get("stdout") or "").count("the link dropped")
+                 for entry in invocations.values() if entry["kind"] == "band")
+kinds = {}
+for _, kind, _, _ in kill_log: kinds[kind] = kinds.get(kind, 0) + 1
+deliveries = len(delivery_files)
+print()
+print(f"{'devices':32} {len(devices)} (4 bands, 6 BP5, 4 HS4, 4 BG5, 1 PO3, 1 HRS), linkDrops 0.01 each")
+print(f"{'simulated time covered':32} {covered / 3600:.1f} h ({stamp(T0)} to {stamp(T0 + covered)}), pace {pace:.0f}")
+print(f"{'real time':32} {real:.0f} s of soak ({'debug' if short else 'release'} build, {tool})")
+print(f"{'syncs (open cmd=2)':32} {stats['syncs']} (drain included); SVS {stats['svs']}, DDS {stats['dds']}")
+print(f"{'link drops seen':32} band links {band_drops}; failed callbacks "
+      + (", ".join(f"{r} {n}" for r, n in sorted(reasons.items())) or "none"))
+print(f"{'kills (SIGKILL)':32} {len(kill_log)}: " + ", ".join(f"{k} {v}" for k, v in sorted(kinds.items()))
+      + f"; band/sink restarts {stats['restarts']}")
+print(f"{'history records (fleet)':32} {sum(len(t) for t in records.values())}; missing from store {len(missing)}")
+print(f"{'band hours checked':32} " + "; ".join(f"{mac[-4:]} {n} h to {through}, {held} held"
+                                              for mac, (n, held, through) in band_hours.items()))
+print(f"{'readings stored':32} {reading_count}")
+print(f"{'PostgreSQL rows':32} {pg_rows} ({pg_ids} reading ids); final push exit {final_push}")
+print(f"{'callbacks delivered':32} {deliveries} ({sum(len(v) for v in handed.values())} readings)")
+print(f"{'re-deliveries explained':32} {explained} (earlier invocation killed); unexplained {len(twice)}")
+print()
+print(f"{'RSS series':22} {'pid':>8} {'samples':>8} {'min MiB':>8} {'max MiB':>8}  after warm-up")
+for name, pid, count, low, high, note in rows:
+    print(f"{name:22} {pid:>8} {count:>8} {low:>8} {high:>8}  {note}")
+with open(work + "/rss.log", "w") as f:
+    for pid, (name, begun, samples) in rss.items():
+        f.write(f"{name} {pid} " + " ".join(f"{t - started:.0f}:{kib}" for t, kib in samples) + "\n")
+with open(work + "/kills.log", "w") as f:
+    for entry in kill_log: f.write("%.2f %s %d %d\n" % entry)
+log.close()
+print()
+if failures:
+    for failure in failures: print("FAILED " + failure)
+    print(f"(logs: {work}/soak.log, kills.log, rss.log and deliveries/; SOAK_KEEP=1 keeps them)")
+    sys.exit(1)
+print("ok: 0 lost, 0 delivered twice, 0 duplicated, RSS flat")
+PY
