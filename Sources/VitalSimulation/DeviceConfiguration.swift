@@ -295,6 +295,7 @@ public struct SimulatedDeviceConfiguration: Hashable, Sendable {
     func initialState(start: LayeredTimestamp) -> DeviceState {
         var generator = SeededGenerator(seed: seed)
         var records = DeviceMemory([])
+        records.reserveCapacity((device.records?.list?.count ?? 0) + max(device.records?.generate?.count ?? 0, 0))
         var sequenceNumber: UInt16 = 1
         func keep(_ reading: LayeredReading) {
             records.append(StoredRecord(sequenceNumber: sequenceNumber, reading: reading))

@@ -72,6 +72,10 @@ public struct DeviceMemory: RandomAccessCollection, ExpressibleByArrayLiteral, H
 
     public mutating func append(_ record: StoredRecord) { storage.append(record) }
 
+    /// Makes room for `count` records in all, so a device of 65,000 generated records is made in one allocation
+    /// rather than grown by doubling (its peak then holds one array of the final size, not an old and a new one).
+    public mutating func reserveCapacity(_ count: Int) { storage.reserveCapacity(start + count) }
+
     /// Forgets the `count` oldest records.
     public mutating func removeFirst(_ count: Int = 1) {
         precondition(count >= 0 && count <= self.count, "cannot forget more records than the memory holds")

@@ -66,7 +66,7 @@ struct ScriptedAnnotationsTests {
         let sink = MemorySink()
         if model == "PO3" {
             // the PO3 answers only an authenticated user
-            var po3 = PulseOximeterDriver(
+            let po3 = PulseOximeterDriver(
                 entry: DeviceCatalog.entry(for: .po3), connection: try await world.connect(to: MACAddress(mac)!))
             try await po3.authenticate(userID: "user@example.com")
             _ = try await po3.sync(into: sink) { _ in }
