@@ -272,6 +272,12 @@ struct Home {
     /// The folder is not flushed: a power loss may undo the rename, and the old state is safe to come back to (a
     /// device that then sends a record again has it ignored by the store, which never stores a reading twice).
     static func writeFile(_ bytes: [UInt8], to path: String) throws(HomeError) {
+        try writeFile(to: path) { writeAll(bytes, to: $0) }
+    }
+
+    /// As `writeFile(_:to:)`, the bytes written by `fill` to the temporary file's descriptor as it makes them (it
+    /// returns `false`, with `errno` set, when a write fails): a file too large to be held whole first.
+    static func writeFile(to path: String, _ fill: (Int32) -> Bool) throws(HomeError) {
         func failure(_ what: String) -> HomeError {
             HomeError("cannot write \(path): \(what): \(String(cString: strerror(errno)))")
         }
@@ -286,7 +292,7 @@ struct Home {
                 throw failure("cannot create a temporary file in \(folder)")
             }
         }
-        guard writeAll(bytes, to: descriptor) else {
+        guard fill(descriptor) else {
             let error = failure("cannot write \(temporary)")
             close(descriptor)
             unlink(temporary)

@@ -4,7 +4,20 @@ extension HealthReport {
     /// The report as one HTML document: `title`, the line `subtitle` under it (what the report covers), the latest
     /// readings, then a chart per quantity that has readings, each with its CSV.
     public func html(title: String, subtitle: String) -> [UInt8] {
-        var page = """
+        var page: [UInt8] = []
+        write(title: title, subtitle: subtitle) { page.append(contentsOf: $0.utf8) }
+        return page
+    }
+
+    /// The same document as `html(title:subtitle:)`, handed to `output` in small parts (a chart's SVG mark, a CSV
+    /// row) as they are made, so that neither the page nor a chart is ever held whole in memory: a report of a long
+    /// history (a mark a day for 26 years) is about 1.8 MB, and holding it, its charts' marks and rows and their
+    /// joined copies made `report` the one command over 40 MiB on a home of 1,000,000 readings
+    /// (Benchmarks/history.sh). The parts, concatenated, are byte for byte the document `html(title:subtitle:)`
+    /// returns.
+    public func write(title: String, subtitle: String, to output: (String) -> Void) {
+        output(
+            """
             <!DOCTYPE html>
             <html lang="en">
             <head>
@@ -17,15 +30,14 @@ extension HealthReport {
             <body>
             <header><h1>\(escape(title))</h1><p>\(escape(subtitle))</p>\(summary)</header>
 
-            """
+            """)
         if readings == 0 {
-            page += "<p class=\"empty\">No readings to show.</p>\n"
+            output("<p class=\"empty\">No readings to show.</p>\n")
         } else {
-            page += latestTable
-            for chart in Chart.allCases { page += section(chart) ?? "" }
+            output(latestTable)
+            for chart in Chart.allCases { section(chart, to: output) }
         }
-        page += "</body>\n</html>\n"
-        return Array(page.utf8)
+        output("</body>\n</html>\n")
     }
 
     private var summary: String {
@@ -56,31 +68,62 @@ extension HealthReport {
 
     // MARK: Charts
 
-    /// The section of `chart`: title, note, SVG and CSV; `nil` if the chart has no readings.
-    private func section(_ chart: Chart) -> String? {
-        let drawn: (svg: [String], csv: [String], count: Int, note: String)
+    /// What a chart's drawing hands out: its SVG marks, or its CSV rows (the header first).
+    private enum Part {
+        case svg
+        case csv
+    }
+
+    /// The section of `chart` (title, note, SVG and CSV) to `output`, a mark or a row at a time; nothing if the
+    /// chart has no readings. The chart is drawn three times, for its SVG, its CSV as a link and its CSV as text,
+    /// so that none of them is held whole.
+    private func section(_ chart: Chart, to output: (String) -> Void) {
+        let draw: (Part, (String) -> Void) -> Void
+        let count: Int
+        let note: String
         switch chart {
         case .bloodPressure, .glucose, .weight, .oxygen, .temperature:
-            guard let series = series[chart], series.readings > 0 else { return nil }
-            drawn = timeChart(chart, series)
+            guard let series = series[chart], series.readings > 0 else { return }
+            draw = { timeChart(chart, series, $0, to: $1) }
+            count = series.marks.count
+            note = self.note(chart, daily: series.daily)
         case .steps, .sleep:
-            guard let days = days[chart], !days.days.isEmpty else { return nil }
-            drawn = dayChart(chart, days.sorted)
+            guard let days = days[chart], !days.days.isEmpty else { return }
+            let sorted = days.sorted
+            draw = { dayChart(chart, sorted, $0, to: $1) }
+            count = sorted.count
+            note = self.note(chart, daily: true)
         }
-        let csv = drawn.csv.joined(separator: "\r\n") + "\r\n"
         let title = title(chart)
         let legend = series[chart].map(legend) ?? ""
-        return """
-            <section class="chart" id="\(chart.rawValue)"><h2>\(escape(title))</h2>
-            <p class="note">\(escape(drawn.note))</p>
-            <svg data-chart="\(chart.rawValue)" role="img" aria-label="\(escape(title))" viewBox="0 0 \(Int(Plot.width)) \(Int(Plot.height))" xmlns="http://www.w3.org/2000/svg">
-            \(drawn.svg.joined(separator: "\n"))
-            </svg>
-            \(legend)<p><a download="\(chart.rawValue).csv" href="data:text/csv;charset=utf-8,\(PercentEncoding.encode(csv))">Download the data (CSV)</a></p>
-            <details><summary>The data behind this chart (\(drawn.count) rows)</summary><pre>\(escape(csv))</pre></details>
-            </section>
-
+        output(
             """
+            <section class="chart" id="\(chart.rawValue)"><h2>\(escape(title))</h2>
+            <p class="note">\(escape(note))</p>
+            <svg data-chart="\(chart.rawValue)" role="img" aria-label="\(escape(title))" viewBox="0 0 \(Int(Plot.width)) \(Int(Plot.height))" xmlns="http://www.w3.org/2000/svg">
+
+            """)
+        var first = true
+        draw(.svg) { mark in
+            if !first { output("\n") }
+            first = false
+            output(mark)
+        }
+        output(
+            "\n</svg>\n\(legend)<p><a download=\"\(chart.rawValue).csv\" href=\"data:text/csv;charset=utf-8,")
+        let lineEnd = PercentEncoding.encode("\r\n")
+        draw(.csv) { row in
+            output(PercentEncoding.encode(row))
+            output(lineEnd)
+        }
+        output(
+            "\">Download the data (CSV)</a></p>\n"
+                + "<details><summary>The data behind this chart (\(count) rows)</summary><pre>")
+        draw(.csv) { row in
+            output(escape(row))
+            output("\r\n")
+        }
+        output("</pre></details>\n</section>\n")
     }
 
     /// The legend of the marks of readings a device said something about, with every name they carry; empty for a
@@ -190,85 +233,106 @@ extension HealthReport {
         String(unit.symbol.compactMap { $0 == "/" ? "_" : $0 == "°" ? nil : $0 })
     }
 
-    private func timeChart(_ chart: Chart, _ series: TimeSeries) -> (
-        svg: [String], csv: [String], count: Int, note: String
-    ) {
+    /// Draws a time chart: its SVG marks (grid, axis, references, trend, a mark a reading or day) or its CSV rows,
+    /// as `part` says, each to `output` as it is made.
+    private func timeChart(_ chart: Chart, _ series: TimeSeries, _ part: Part, to output: (String) -> Void) {
         let marks = series.marks
-        let measured = series.hasUnmeasured ? marks.filter { !$0.isUnmeasured } : marks
-        let references = references(chart)
-        let values =
-            measured.flatMap { [$0.low, $0.high] } + references.flatMap { [$0.low] + ($0.high.map { [$0] } ?? []) }
-        let span = series.daily ? 86_400.0 : 0
-        // a margin of 2 % each side, so that the first and last marks are not cut by the plot's edges
-        let start = Double(marks.first!.time)
-        let end = Double(marks.last!.time) + span
-        let margin = (end - start) * 0.02
-        let plot = Plot(
-            x: (start - margin)...(end + margin), values: values, ceiling: chart == .oxygen ? 100 : nil)
-        var svg = plot.grid() + plot.timeAxis()
-        svg += references.map { plot.reference($0.low, $0.high, label: $0.label, style: $0.style) }
         let unit = unit(of: chart)
         let unitText = unit?.symbol ?? "%"
         let digits = unit?.fractionDigits ?? 0
-        let suffix = unit.map(csvUnit) ?? "percent"
         /// A value as a callback writes it in the chart's unit: `18.0` kPa, `78.10` kg.
         func value(_ number: Double) -> String {
             FixedDecimal(rounding: number, scale: digits)?.description ?? Self.number(number)
         }
-        let column = (chart == .bloodPressure ? "pressure" : chart == .oxygen ? "spo2" : chart.rawValue) + "_" + suffix
-        var csv: [String]
-        if series.daily {
-            csv = ["day,lowest_\(column),highest_\(column),readings"]
-        } else if chart == .bloodPressure {
-            csv = ["time,systolic_\(suffix),diastolic_\(suffix)"]
-        } else {
-            csv = ["time,\(column)"]
-        }
         // what the devices said is a last column, only in a chart that has some: the others are as they were
         let flagged = series.hasFlagged
-        if flagged { csv[0] += series.daily ? ",flagged,flags" : ",flags" }
-        if chart == .weight, measured.count >= 2, let trend = Self.trend(measured) {
-            svg.append(
-                "<line class=\"trend\" x1=\"\(Plot.f(plot.px(start)))\" y1=\"\(Plot.f(plot.py(trend(start))))\" "
-                    + "x2=\"\(Plot.f(plot.px(end)))\" y2=\"\(Plot.f(plot.py(trend(end))))\"/>")
+        let span = series.daily ? 86_400.0 : 0
+        let plot: Plot
+        var (start, end) = (0.0, 0.0)
+        switch part {
+        case .svg:
+            let measured = series.hasUnmeasured ? marks.filter { !$0.isUnmeasured } : marks
+            let references = references(chart)
+            let values =
+                measured.flatMap { [$0.low, $0.high] }
+                + references.flatMap { [$0.low] + ($0.high.map { [$0] } ?? []) }
+            // a margin of 2 % each side, so that the first and last marks are not cut by the plot's edges
+            start = Double(marks.first!.time)
+            end = Double(marks.last!.time) + span
+            let margin = (end - start) * 0.02
+            plot = Plot(
+                x: (start - margin)...(end + margin), values: values, ceiling: chart == .oxygen ? 100 : nil)
+            for line in plot.grid() + plot.timeAxis() { output(line) }
+            for reference in references {
+                output(plot.reference(reference.low, reference.high, label: reference.label, style: reference.style))
+            }
+            if chart == .weight, measured.count >= 2, let trend = Self.trend(measured) {
+                output(
+                    "<line class=\"trend\" x1=\"\(Plot.f(plot.px(start)))\" y1=\"\(Plot.f(plot.py(trend(start))))\" "
+                        + "x2=\"\(Plot.f(plot.px(end)))\" y2=\"\(Plot.f(plot.py(trend(end))))\"/>")
+            }
+        case .csv:
+            // the rows need no plot: one over nothing, never drawn
+            plot = Plot(x: 0...1, values: [0], ceiling: nil)
+            let suffix = unit.map(csvUnit) ?? "percent"
+            let column =
+                (chart == .bloodPressure ? "pressure" : chart == .oxygen ? "spo2" : chart.rawValue) + "_" + suffix
+            var header: String
+            if series.daily {
+                header = "day,lowest_\(column),highest_\(column),readings"
+            } else if chart == .bloodPressure {
+                header = "time,systolic_\(suffix),diastolic_\(suffix)"
+            } else {
+                header = "time,\(column)"
+            }
+            if flagged { header += series.daily ? ",flagged,flags" : ",flags" }
+            output(header)
         }
+        // a plain mark's empty flags columns, in a chart that has flagged ones
+        let noFlags = flagged ? (series.daily ? ",0," : ",") : ""
         for mark in marks {
-            let x = plot.px(Double(mark.time) + span / 2)
+            let x = part == .svg ? plot.px(Double(mark.time) + span / 2) : 0
             if flagged, mark.flagged > 0 || mark.isUnmeasured || mark.lowMissing || mark.highMissing {
                 let (drawn, row) = flaggedMark(mark, chart: chart, x: x, plot: plot, daily: series.daily, value: value)
-                svg.append(drawn)
-                csv.append(row)
+                output(part == .svg ? drawn : row)
                 continue
             }
-            defer { if flagged { csv[csv.count - 1] += series.daily ? ",0," : "," } }
             if series.daily {
                 let day = Self.time(mark.time, withClock: false)
-                let title =
-                    "\(day): \(mark.count) readings, \(value(mark.low)) to \(value(mark.high)) \(unitText)"
-                svg.append(
-                    "<line class=\"point day\" x1=\"\(Plot.f(x))\" y1=\"\(Plot.f(plot.py(mark.low)))\" x2=\"\(Plot.f(x))\" "
-                        + "y2=\"\(Plot.f(plot.py(mark.high)))\"><title>\(escape(title))</title></line>")
-                csv.append("\(day),\(value(mark.low)),\(value(mark.high)),\(mark.count)")
+                switch part {
+                case .svg:
+                    let title =
+                        "\(day): \(mark.count) readings, \(value(mark.low)) to \(value(mark.high)) \(unitText)"
+                    output(
+                        "<line class=\"point day\" x1=\"\(Plot.f(x))\" y1=\"\(Plot.f(plot.py(mark.low)))\" x2=\"\(Plot.f(x))\" "
+                            + "y2=\"\(Plot.f(plot.py(mark.high)))\"><title>\(escape(title))</title></line>")
+                case .csv: output("\(day),\(value(mark.low)),\(value(mark.high)),\(mark.count)\(noFlags)")
+                }
             } else if chart == .bloodPressure {
                 let time = Self.time(mark.time, withClock: true)
-                let pressure = "\(value(mark.high))/\(value(mark.low))"
-                svg.append(
-                    "<g class=\"point\"><title>\(time): \(pressure) \(escape(unitText))</title>"
-                        + "<line x1=\"\(Plot.f(x))\" y1=\"\(Plot.f(plot.py(mark.low)))\" x2=\"\(Plot.f(x))\" "
-                        + "y2=\"\(Plot.f(plot.py(mark.high)))\"/>"
-                        + "<circle class=\"systolic\" cx=\"\(Plot.f(x))\" cy=\"\(Plot.f(plot.py(mark.high)))\" r=\"3\"/>"
-                        + "<circle class=\"diastolic\" cx=\"\(Plot.f(x))\" cy=\"\(Plot.f(plot.py(mark.low)))\" r=\"3\"/></g>"
-                )
-                csv.append("\(time),\(value(mark.high)),\(value(mark.low))")
+                switch part {
+                case .svg:
+                    let pressure = "\(value(mark.high))/\(value(mark.low))"
+                    output(
+                        "<g class=\"point\"><title>\(time): \(pressure) \(escape(unitText))</title>"
+                            + "<line x1=\"\(Plot.f(x))\" y1=\"\(Plot.f(plot.py(mark.low)))\" x2=\"\(Plot.f(x))\" "
+                            + "y2=\"\(Plot.f(plot.py(mark.high)))\"/>"
+                            + "<circle class=\"systolic\" cx=\"\(Plot.f(x))\" cy=\"\(Plot.f(plot.py(mark.high)))\" r=\"3\"/>"
+                            + "<circle class=\"diastolic\" cx=\"\(Plot.f(x))\" cy=\"\(Plot.f(plot.py(mark.low)))\" r=\"3\"/></g>"
+                    )
+                case .csv: output("\(time),\(value(mark.high)),\(value(mark.low))\(noFlags)")
+                }
             } else {
                 let time = Self.time(mark.time, withClock: true)
-                svg.append(
-                    "<circle class=\"point\" cx=\"\(Plot.f(x))\" cy=\"\(Plot.f(plot.py(mark.low)))\" r=\"3\">"
-                        + "<title>\(time): \(value(mark.low)) \(escape(unitText))</title></circle>")
-                csv.append("\(time),\(value(mark.low))")
+                switch part {
+                case .svg:
+                    output(
+                        "<circle class=\"point\" cx=\"\(Plot.f(x))\" cy=\"\(Plot.f(plot.py(mark.low)))\" r=\"3\">"
+                            + "<title>\(time): \(value(mark.low)) \(escape(unitText))</title></circle>")
+                case .csv: output("\(time),\(value(mark.low))\(noFlags)")
+                }
             }
         }
-        return (svg, csv, marks.count, note(chart, daily: series.daily))
     }
 
     /// A mark of a chart whose readings a device said something about, and its CSV row (with the flags last): a
@@ -331,18 +395,32 @@ extension HealthReport {
         )
     }
 
-    private func dayChart(_ chart: Chart, _ days: [DaySeries.Day]) -> (
-        svg: [String], csv: [String], count: Int, note: String
-    ) {
+    /// Draws a day chart: its SVG marks (grid, axis, a stack of bars a day) or its CSV rows, as `part` says, each to
+    /// `output` as it is made.
+    private func dayChart(_ chart: Chart, _ days: [DaySeries.Day], _ part: Part, to output: (String) -> Void) {
         let scale = chart == .sleep ? 1.0 / 60 : 1
         let first = Double(days.first!.day * 86_400)
         let plot = Plot(
             x: first...Double((days.last!.day + 1) * 86_400), values: [0] + days.map { $0.total * scale }, ceiling: nil)
-        var svg = plot.grid() + plot.timeAxis(days: true)
-        var csv = [chart == .steps ? "day,steps" : "day,asleep_min,deep_min,light_min,awake_min"]
+        switch part {
+        case .svg: for line in plot.grid() + plot.timeAxis(days: true) { output(line) }
+        case .csv: output(chart == .steps ? "day,steps" : "day,asleep_min,deep_min,light_min,awake_min")
+        }
         let width = max(1, plot.px(86_400 + first) - plot.px(first) - 2)
         for day in days {
             let date = LayeredDate(daysSince1970: day.day).description
+            let parts = Dictionary(day.parts.map { ($0.name, Int($0.value)) }, uniquingKeysWith: +)
+            let asleep = parts["asleep"] ?? ((parts["deep"] ?? 0) + (parts["light"] ?? 0))
+            guard part == .svg else {
+                if chart == .steps {
+                    output("\(date),\(Int(day.total))")
+                } else {
+                    output(
+                        "\(date),\(asleep),\(parts["deep"].map(String.init) ?? ""),\(parts["light"].map(String.init) ?? ""),"
+                            + "\(parts["awake"].map(String.init) ?? "")")
+                }
+                continue
+            }
             let x = plot.px(Double(day.day * 86_400)) + 1
             var base = 0.0
             var bars = ""
@@ -353,25 +431,15 @@ extension HealthReport {
                     + "height=\"\(Plot.f(plot.py(base) - plot.py(top)))\"/>"
                 base = top
             }
-            let parts = Dictionary(day.parts.map { ($0.name, Int($0.value)) }, uniquingKeysWith: +)
-            let title: String
-            if chart == .steps {
-                title = "\(date): \(Int(day.total)) steps"
-                csv.append("\(date),\(Int(day.total))")
-            } else {
-                let asleep = parts["asleep"] ?? ((parts["deep"] ?? 0) + (parts["light"] ?? 0))
-                title =
-                    "\(date): \(Self.hours(asleep)) asleep"
+            let title =
+                chart == .steps
+                ? "\(date): \(Int(day.total)) steps"
+                : "\(date): \(Self.hours(asleep)) asleep"
                     + (parts["deep"] != nil
                         ? " (deep \(parts["deep"]!) min, light \(parts["light"]!) min, awake \(parts["awake"]!) min)"
                         : "")
-                csv.append(
-                    "\(date),\(asleep),\(parts["deep"].map(String.init) ?? ""),\(parts["light"].map(String.init) ?? ""),"
-                        + "\(parts["awake"].map(String.init) ?? "")")
-            }
-            svg.append("<g class=\"point\"><title>\(escape(title))</title>\(bars)</g>")
+            output("<g class=\"point\"><title>\(escape(title))</title>\(bars)</g>")
         }
-        return (svg, csv, days.count, note(chart, daily: true))
     }
 
     /// The least-squares line through the marks (their middles), as value at a time; `nil` if all share one time.

@@ -127,6 +127,26 @@ struct ReportTests {
         #expect(Self.count("class=\"point\"", in: Self.chart("glucose", in: page)!) == 3)
     }
 
+    @Test("the page is handed out a mark or a row at a time, never a chart whole, and the parts are the page")
+    func streamed() {
+        // a glucose reading every hour for 25 days: 600 points and rows, a chart of about 130 kB
+        var readings = Self.readings
+        for hour in 0..<600 {
+            let time = Self.time(day: 1 + hour / 24, hour % 24)
+            readings.append(.glucose(.init(mgPerDeciliter: Double(80 + hour % 50), measuredAt: time)))
+        }
+        for limit in [1_500, 4] {
+            var report = HealthReport(pointLimit: limit, utcOffset: { _ in 3_600 })
+            for reading in readings { report.add(reading, device: "BG5 004D3208E001") }
+            var parts: [String] = []
+            report.write(title: "Report", subtitle: "test") { parts.append($0) }
+            #expect(Array(parts.joined().utf8) == report.html(title: "Report", subtitle: "test"))
+            // the largest part is the page's head with its style, not a chart
+            #expect(parts.map(\.utf8.count).max()! < 4_096, "limit \(limit)")
+            #expect(parts.count > 3 * 600 / (limit == 4 ? 24 : 1))
+        }
+    }
+
     @Test("the latest reading of each quantity, with its local time and device, in a table")
     func latest() {
         let page = Self.page()
