@@ -10,6 +10,7 @@
 #     and SQLite's own bulk insert of the same rows (python3's sqlite3 module, one transaction);
 #   - sink: sink-push.sh, `sink push` of the same homes (history.sh's, reused) to a private PostgreSQL, and psql's
 #     COPY of the same rows;
+#   - push-cpu: push-cpu.sh, a push sync's CPU and fsync wait a record against the disk's fsync floor;
 #   - the last long fuzz run, read from Fuzz/long-run.md (`bash Fuzz/fuzz.sh long` takes 75 minutes; run it first).
 # About 12 minutes here once built (history and sink about 7 of them). Needs hyperfine, GNU time, valgrind and
 # PostgreSQL (apt-get install hyperfine time valgrind postgresql). From the repository root:
@@ -21,7 +22,7 @@ source Benchmarks/callgrind.sh
 work=$(mktemp -d)
 chmod 755 "$work"
 trap 'rm -rf "$work"' EXIT
-all=(micro open lean tricks scale history sink)
+all=(micro open lean tricks scale history sink push-cpu)
 parts=("${@:-${all[@]}}")
 for part in "${parts[@]}"; do
     [[ " ${all[*]} " == *" $part "* ]] || { echo "figures.sh: no part $part (${all[*]})" >&2; exit 2; }
@@ -73,8 +74,10 @@ if wanted sink; then
     echo "== sink-push.sh" >&2
     bash Benchmarks/sink-push.sh "$work/homes" >"$work/sink.txt"
 fi
-# The place of push-cpu.sh (issue 38: the hub's CPU per pushed record against the disk's fsync floor): its run goes
-# here, as a part of its own, and its rows where the table's "push-cpu" section is made below.
+if wanted push-cpu; then
+    echo "== push-cpu.sh" >&2
+    bash Benchmarks/push-cpu.sh --instructions >"$work/push-cpu.txt"
+fi
 
 python3 - "$work" "$(date -u +%Y-%m-%d)" "$(git rev-parse --short HEAD)" "${parts[@]}" <<'PY'
 import re, sys, textwrap
@@ -329,10 +332,30 @@ if "sink" in parts:
         "", goal("100 K ≤ 10 s", wall["100000"] <= 10) + "; " + goal("≤ 40 MiB at 1 M", peak["1000000"] <= 40),
         "`bash Benchmarks/sink-push.sh`"))
 
-# push-cpu: push-cpu.sh's rows go in sections["push-cpu"], made from its output as the parts above are.
+if "push-cpu" in parts:
+    pushed = text("push-cpu.txt")
+    fields = lambda row: dict(item.split("=", 1) for item in row.split()[1:])
+    families = [fields(row) for row in pushed if row.startswith("push-cpu family=")]
+    floor = fields(line(pushed, "push-cpu-floor "))
+    counted = fields(line(pushed, "push-cpu-instructions "))
+    besides = max(float(family["cpu_besides_sync_us"]) for family in families)
+    sections["push-cpu"] = [(
+        f"A push sync's cost a record (BP5, HS4, THV3, {int(families[0]['records']):,} records each, one transaction "
+        "a record committed before the device is acknowledged), whole process, release: wall time; the hub's CPU "
+        "(user + sys, the simulated device included); that CPU less what a program doing only as many write + "
+        "fdatasync calls spends (the hub's own work); the wait in fsync/fdatasync; beside it the disk's floor, "
+        "write + fdatasync of one 4,096-byte block",
+        "; ".join(f"{family['family']}: wall {float(family['wall_us']):.0f} µs, CPU {float(family['cpu_us']):.0f} µs "
+                  f"(user {float(family['user_us']):.0f}, sys {float(family['sys_us']):.0f}), besides the syncs "
+                  f"{float(family['cpu_besides_sync_us']):.0f} µs, fsync wait {float(family['sync_wait_us']):.0f} µs "
+                  f"({float(family['syncs']):.2f} syncs)" for family in families)
+        + f"; floor {float(floor['append_fdatasync_us']):.0f} µs a call appending, "
+          f"{float(floor['inplace_fdatasync_us']):.0f} µs in place",
+        f"{int(counted['per_record']):,} a BP5 record",
+        goal("hub's own CPU ≤ 75 µs a record", besides <= 75), "`bash Benchmarks/push-cpu.sh --instructions`")]
 
 fuzz = open("Fuzz/long-run.md").read()
-fuzz_date = re.search(r"(\d{4}-\d\d-\d\d)", fuzz).group(1)
+fuzz_date = min(re.findall(r"\| (\d{4}-\d\d-\d\d) \|", fuzz))
 runs = [re.match(r"\| (\w+) \| (\d+) \| (\d+) \| (\d+) \|", row) for row in fuzz.splitlines()]
 runs = [(m.group(1), int(m.group(2)), int(m.group(4))) for m in runs if m]
 slowest = min(runs, key=lambda run: run[2])

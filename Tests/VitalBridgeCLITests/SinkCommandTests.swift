@@ -254,12 +254,20 @@ struct SinkCommandTests {
             attempts += 1
             let push = try SpawnedProgram(
                 vitalbridgePath.path, ["sink", "push", "--home", home.path, "--batch-size", "500"])
-            // terminate every backend of the database, again and again, while the push runs
-            for _ in 0..<3 {
-                usleep(150_000)
-                _ = try? cluster.psql(
-                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(database)' AND pid <> pg_backend_pid()"
+            // terminate every backend of the database, again and again, while the push runs: each time one is
+            // there, however slowly the push starts (a fixed delay let a push under ThreadSanitizer connect only
+            // after the last termination, and complete)
+            var terminated = 0
+            while terminated < 3, Self.isRunning(push.pid) {
+                let ended = try cluster.psql(
+                    "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = '\(database)' AND pid <> pg_backend_pid()"
                 )
+                if ended.trimmingCharacters(in: .whitespacesAndNewlines) == "0" {
+                    usleep(10_000)
+                } else {
+                    terminated += 1
+                    usleep(150_000)
+                }
             }
             let output = push.wait()
             if output.status == 0 { break }
@@ -270,6 +278,14 @@ struct SinkCommandTests {
         let last = try home.run(["sink", "push", "--home", home.path])
         #expect(last.status == 0, "\(last.stderr)")
         try Self.expectExact(home, cluster, database)
+    }
+
+    /// Whether process `pid`, a child not yet waited for, is still running (not exited and left a zombie).
+    static func isRunning(_ pid: pid_t) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return false }
+        return !stat[close...].hasPrefix(") Z")
     }
 
     @Test("the server stopped at once and restarted during a push: the push fails naming it, the next completes")
