@@ -1,6 +1,8 @@
-# Sourced by the benchmark scripts that measure a large history (history.sh, sink-push.sh); needs $tool (the
-# vitalbridge binary) and GNU time.
+# Sourced by the benchmark scripts that make simulated homes (history.sh, sink-push.sh, scale.sh, push-cpu.sh).
 #
+#   fleet_home DIR FLEET_JSON                 makes DIR a private home (0700) with that fleet.json (0600)
+#   generated_device MODEL MAC COUNT [FROM]   prints a fleet device holding COUNT records generated from FROM
+#                                             (2016-01-01 00:00:00 unless given) to 2026-11-19 00:00:00
 #   bulk_home DIR COUNT   makes DIR a private home holding COUNT generated glucose readings (COUNT 5,000, or a
 #                         multiple of 50,000), unless DIR already holds one made so (a file DIR.count says how many)
 #
@@ -10,6 +12,20 @@
 # records (004D3208D2F4, for measurements) and a BG5 of 5,000 records never synced here (004D3208EFFF, the probe:
 # a sync into the finished home). Homes made from one COUNT hold the same readings, as the generator is
 # deterministic.
+
+# bulk_home needs $tool (the vitalbridge binary) and GNU time.
+
+fleet_home() {
+    rm -rf "$1"
+    mkdir -m 700 "$1"
+    printf '%s' "$2" >"$1/fleet.json"
+    chmod 600 "$1/fleet.json"
+}
+
+generated_device() {
+    printf '{"model":"%s","mac":"%s","records":{"generate":{"count":%d,"from":"%s","to":"2026-11-19 00:00:00"}}}' \
+        "$1" "$2" "$3" "${4:-2016-01-01 00:00:00}"
+}
 
 # the request that bulk-syncs the BG5 of that MAC
 bulk_sync_request() {
@@ -26,15 +42,13 @@ bulk_home() {
         return 1
     fi
     devices=$((count / per))
-    rm -rf "$dir" "$dir.count" "$dir.syncs"
-    mkdir -m 700 "$dir"
+    rm -rf "$dir.count" "$dir.syncs"
     fleet='{"model":"BP5","mac":"004D3208D2F4"}'
-    fleet+=',{"model":"BG5","mac":"004D3208EFFF","records":{"generate":{"count":5000,"from":"2026-01-01 00:00:00","to":"2026-11-19 00:00:00"}}}'
+    fleet+=",$(generated_device BG5 004D3208EFFF 5000 "2026-01-01 00:00:00")"
     for index in $(seq 1 "$devices"); do
-        fleet+=",$(printf '{"model":"BG5","mac":"004D3208E%03X","records":{"generate":{"count":%d,"from":"2000-01-01 00:00:00","to":"2026-11-19 00:00:00"}}}' "$index" "$per")"
+        fleet+=",$(generated_device BG5 "$(printf '004D3208E%03X' "$index")" "$per" "2000-01-01 00:00:00")"
     done
-    printf '{"devices":[%s]}' "$fleet" >"$dir/fleet.json"
-    chmod 600 "$dir/fleet.json"
+    fleet_home "$dir" "{\"devices\":[$fleet]}"
     for index in $(seq 1 "$devices"); do
         mac=$(printf '004D3208E%03X' "$index")
         /usr/bin/time -o "$dir.time" -f "%e %U %S %M" "$tool" open --home "$dir" "$(bulk_sync_request "$mac")" \

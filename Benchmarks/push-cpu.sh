@@ -27,6 +27,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source Benchmarks/callgrind.sh
+source Benchmarks/homes.sh
 count=${COUNT:-20000}
 floor=${FLOOR:-2000}
 with_instructions=
@@ -42,13 +43,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 # home <dir> <model> <count>: a private home whose fleet holds one device of <model> with <count> generated records
-home() {
-    rm -rf "$1"
-    mkdir -m 700 "$1"
-    printf '{"devices":[{"model":"%s","mac":"004D3208D2F4","records":{"generate":{"count":%d,"from":"%s","to":"%s"}}}]}' \
-        "$2" "$3" "2016-01-01 00:00:00" "2026-11-19 00:00:00" >"$1/fleet.json"
-    chmod 600 "$1/fleet.json"
-}
+home() { fleet_home "$1" "{\"devices\":[$(generated_device "$2" 004D3208D2F4 "$3")]}"; }
 request() { # request <devicemodel> <unit>: a history request (cmd=2) for the fleet's device
     echo "ihealth-layer://?cmd=2&devicemodel=$1&mac=004D3208D2F4&ver=100&scheme=vitalbridge-demo&unit=$2"
 }

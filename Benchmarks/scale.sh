@@ -15,17 +15,7 @@ tool="$PWD/.build/release/vitalbridge"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# home <dir> <fleet JSON>: a private home with that fleet
-home() {
-    rm -rf "$1"
-    mkdir -m 700 "$1"
-    printf '%s' "$2" >"$1/fleet.json"
-    chmod 600 "$1/fleet.json"
-}
-device() { # device <model> <mac> <count> [from]: a fleet device holding <count> generated records
-    printf '{"model":"%s","mac":"%s","records":{"generate":{"count":%d,"from":"%s","to":"2026-11-19 00:00:00"}}}' \
-        "$1" "$2" "$3" "${4:-2016-01-01 00:00:00}"
-}
+source Benchmarks/homes.sh
 request() { # request <cmd> <devicemodel> <mac> <extra>
     echo "ihealth-layer://?cmd=$1&devicemodel=$2&mac=$3&ver=100&scheme=vitalbridge-demo$4"
 }
@@ -46,7 +36,7 @@ families=(
 for family in "${families[@]}"; do
     read -r model number extra from <<<"$family"
     for count in "${counts[@]}"; do
-        home "$work/sync" "{\"devices\":[$(device "$model" 004D3208D2F4 "$count" "$from 00:00:00")]}"
+        fleet_home "$work/sync" "{\"devices\":[$(generated_device "$model" 004D3208D2F4 "$count" "$from 00:00:00")]}"
         /usr/bin/time -o "$work/time" -f "%e %M" "$tool" open --home "$work/sync" \
             "$(request 2 "$number" 004D3208D2F4 "$extra")" >"$work/callback"
         grep -q "status=0" "$work/callback" || { echo "sync of $model failed: $(cat "$work/callback")"; exit 1; }
