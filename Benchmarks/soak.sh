@@ -22,7 +22,9 @@
 #     history device with `open --deliver` (cmd=2), two at a time, and now and then a ShareVitalSigns BP request
 #     (`svs request` + `svs open`) and a Welltory DDS measurement of the heart-rate sensor (`open vitalbridge://dds/`).
 #   - At random times (uniform over the first 90 %), SOAK_KILLS SIGKILLs of a random running hub process: an `open`
-#     sync, a `band follow` or the `sink follow` (a third each, as far as one of the kind runs).
+#     sync, a `band follow` or the `sink follow` (a third each, as far as one of the kind runs). Half the kills of an
+#     `open` land at the hand-off: the next handler to keep a callback then SIGKILLs the hub (its parent) before the
+#     hub can journal that delivery, the moment that makes an at-least-once hub deliver again.
 #   - Then: everything stopped (SIGTERM), every history device drained by each caller with syncs until it holds
 #     nothing and no callback says `remaining`, and a final `sink push`.
 #
@@ -91,12 +93,15 @@ source "$work/pg/cluster.env"
 
 cat >"$work/handler.sh" <<'EOF'
 #!/usr/bin/env bash
-# a caller app's URL handler: keeps the callback, one file per hand-off, named by the invocation
+# a caller app's URL handler: keeps the callback, one file per hand-off, named by the invocation; when the soak
+# asked for a kill at the hand-off (the file kill-at-handoff), it takes the request and SIGKILLs the hub, its parent
 set -euo pipefail
-printf '%s\n' "$2" >"$(dirname "$0")/deliveries/$1.$$"
+dir=$(dirname "$0")
+printf '%s\n' "$2" >"$dir/deliveries/$1.$$"
+if mv "$dir/kill-at-handoff" "$dir/handoff-kills/$1" 2>/dev/null; then kill -KILL "$PPID"; fi
 EOF
 chmod 755 "$work/handler.sh"
-mkdir "$work/deliveries"
+mkdir "$work/deliveries" "$work/handoff-kills"
 
 python3 - "$tool" "$work" "$seconds" "$kills" "$short" \
     "postgresql://$SUPERUSER@${SOCKET_DIR//\//%2F}:$PORT/soak" \
@@ -224,6 +229,9 @@ def finish(ident, process, stdin=None):
         invocations[ident]["rc"] = process.returncode
         invocations[ident]["stdout"] = out
         live.pop(process.pid, None)
+        if os.path.exists(f"{work}/handoff-kills/{ident}"):
+            invocations[ident]["killed"] = True
+            kill_log.append((time.monotonic() - started, "open at hand-off", process.pid, ident))
     if process.returncode not in (0, -9) and invocations[ident]["kind"] not in ("band", "sink"):
         log.write(f"{invocations[ident]['kind']} {ident} exit {process.returncode}: {err.strip()[:300]}\n")
     return out, err
@@ -291,6 +299,10 @@ def killer():
             time.sleep(0.01)
         else:
             continue
+        if kind == "open" and not os.path.exists(f"{work}/kill-at-handoff") and rng.random() < 0.5:
+            # the next hand-off's handler kills its hub (finish() logs the kill)
+            with open(f"{work}/kill-at-handoff", "w"): pass
+            continue
         pid, (kind, process, ident) = rng.choice(candidates)
         try:
             os.kill(pid, signal.SIGKILL)
@@ -317,6 +329,7 @@ for pid, (kind, process, ident) in running:
     if kind in ("band", "sink"):
         process.send_signal(signal.SIGTERM)
 for thread in threads + [killing]: thread.join()
+if os.path.exists(f"{work}/kill-at-handoff"): os.remove(f"{work}/kill-at-handoff")  # not taken: the drain runs unkilled
 real = time.monotonic() - started
 print(f"soak ran {real:.0f} s; draining", flush=True)
 
