@@ -30,7 +30,8 @@
 #
 # Deliveries: `open --deliver --opener "handler.sh ID"` hands each callback to handler.sh, which writes the URL to a
 # file of its own named by the invocation ID and exits 0; the hub journals the delivery only after that. A reading
-# (a device and its measurement time; the script's records have distinct times) is DELIVERED TWICE when it is in
+# (a device, its measurement time and its values: the script's records have distinct times, but a ShareVitalSigns
+# measurement of the first BP5 may fall in the second of one of them) is DELIVERED TWICE when it is in
 # the callbacks of two invocations for the same caller, except when the earlier is EXPLAINED: that invocation was
 # killed by the soak (so its journal commit may be missing: the hub delivers at least once) and the store's delivery
 # journal has no commit of that reading for that caller from before the later delivery, i.e. the journal holds at
@@ -44,7 +45,8 @@
 #                  no longer holds has minutes in the store (when it still holds items, they are its newest: its
 #                  last 3 hours are then left out). Its sleep, sports and day totals are not checked one by one.
 #   delivered      no reading delivered twice to a caller (above); every stored history reading reached both callers
-#   duplicated     no two readings of the store for one device and time; PostgreSQL has one row per reading id and
+#   duplicated     no two readings of the store for one device, time, kind and measured values (their status, user
+#                  or device time aside); PostgreSQL has one row per reading id and
 #                  as many rows as the store has readings
 #   RSS            of each `band follow` and `sink follow` process (a restarted one starts a new series): VmRSS from
 #                  /proc/PID/status every second; after a warm-up (the first 30 s of the process's life, or 20 % of
@@ -372,9 +374,16 @@ failures = []
 store = sqlite3.connect(f"file:{home}/vitalbridge.sqlite?mode=ro", uri=True)
 integrity = store.execute("PRAGMA integrity_check").fetchone()[0]
 if integrity != "ok": failures.append(f"store: integrity_check says {integrity}")
-stored = {}
-for mac, measured, ident in store.execute("SELECT device_mac, measured_at, id FROM reading"):
-    stored.setdefault((mac.replace(":", "").upper(), measured), []).append(ident)
+# a reading is its device, kind, time and measured values: a ShareVitalSigns measurement of a BP5 may fall in the
+# second of one of its scripted records, and is then another reading of that second, not a duplicate; what the device
+# says of a value (status, unavailable, user, its clock) does not make a second reading of the same values
+stored, duplicates = {}, {}
+columns = [row[1] for row in store.execute("PRAGMA table_info(reading)") if row[1] not in
+           ("id", "revision", "device_mac", "measured_at", "status", "unavailable", "user_index", "device_time",
+            "deleted_at")]
+for row in store.execute(f"SELECT device_mac, measured_at, id, {', '.join(columns)} FROM reading"):
+    stored.setdefault((row[0].replace(":", "").upper(), row[1]), []).append(row[2])
+    duplicates.setdefault((row[0], row[1]) + tuple(row[3:]), []).append(row[2])
 reading_count = store.execute("SELECT count(*) FROM reading").fetchone()[0]
 missing = [(mac, t) for mac, times in records.items() for t in times if (mac, t) not in stored]
 if missing:
@@ -401,7 +410,7 @@ for _, _, mac in bands:
     if lacking:
         failures.append(f"lost: band {mac} acknowledged {len(lacking)} hours of heart rate the store lacks, e.g. "
                         f"{lacking[:3]}")
-doubles = {key: ids for key, ids in stored.items() if len(ids) > 1}
+doubles = {key[:2]: ids for key, ids in duplicates.items() if len(ids) > 1}
 if doubles:
     failures.append(f"duplicated: {len(doubles)} readings stored more than once, e.g. {list(doubles.items())[:3]}")
 
@@ -431,12 +440,13 @@ for path in delivery_files:
     for reading in json.loads(query.get("result", ["[]"])[0]) if "result" in query else []:
         if "measured_at" not in reading: continue
         t = calendar.timegm(time.strptime(reading["measured_at"], "%Y-%m-%d %H:%M:%S"))
-        handed.setdefault((caller, mac, t), []).append(ident)
+        values = json.dumps({k: v for k, v in reading.items() if k != "measured_at"}, sort_keys=True)
+        handed.setdefault((caller, mac, t, values), []).append(ident)
 journal = {}
 for caller, reading_id in store.execute("SELECT caller, reading_id FROM delivery_reading"):
     journal[(caller, reading_id)] = journal.get((caller, reading_id), 0) + 1
 twice, explained = [], 0
-for (caller, mac, t), idents in handed.items():
+for (caller, mac, t, _), idents in handed.items():
     for earlier in idents[:-1]:
         if invocations[earlier]["killed"]:
             explained += 1
@@ -445,8 +455,9 @@ for (caller, mac, t), idents in handed.items():
 callers = {"soaka": "org.soak.a", "soakb": "org.soak.b"}
 for (caller, reading_id), count in journal.items():
     if count > 1: twice.append((caller, "journal", reading_id, count))
+reached = {key[:3] for key in handed}
 undelivered = [(scheme, mac, t) for mac, times in records.items() for t in times for scheme in callers
-               if (scheme, mac, t) not in handed]
+               if (scheme, mac, t) not in reached]
 if twice: failures.append(f"delivered twice: {len(twice)} unexplained, e.g. {twice[:3]}")
 if undelivered: failures.append(f"delivered: {len(undelivered)} stored readings never reached their caller, e.g. {undelivered[:3]}")
 
