@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "VitalExports", targets: ["VitalExports"]),
         .library(name: "DBus", targets: ["DBus"]),
         .library(name: "BlueZ", targets: ["BlueZ"]),
+        .library(name: "SinkSettings", targets: ["SinkSettings"]),
         .library(name: "VitalSinks", targets: ["VitalSinks"]),
         .library(name: "SimulatedBlueZ", targets: ["SimulatedBlueZ"]),
         // what the tests and the benchmarks share: a private dbus-daemon, temporary folders, the Python oracles
@@ -72,11 +73,14 @@ let package = Package(
                 // SQLite's C API, for the statements a pushed reading runs (DirectStatement)
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]),
+        // where a sink is and how it logs in: its address, its password's sources and its errors, without the network
+        // stack (the fuzz targets and `sink add`'s checks need no PostgresNIO)
+        .target(name: "SinkSettings", dependencies: [.product(name: "Logging", package: "swift-log")]),
         // the outbox's far side: PostgreSQL through postgres-nio, the only module that imports it
         .target(
             name: "VitalSinks",
             dependencies: [
-                "VitalCore", .product(name: "Logging", package: "swift-log"),
+                "VitalCore", "SinkSettings", .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -96,7 +100,8 @@ let package = Package(
                 "VitalCore", "LayeredProtocol", "LayeredClient", "HealthGATT", "VitalDevices", "VitalSimulation",
                 "VitalStore",
                 "VitalBridge", "Locking",
-                "ShareVitalSigns", "WelltoryDDS", "VitalExports", "DBus", "BlueZ", "SimulatedBlueZ", "VitalSinks",
+                "ShareVitalSigns", "WelltoryDDS", "VitalExports", "DBus", "BlueZ", "SimulatedBlueZ", "SinkSettings",
+                "VitalSinks",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -134,10 +139,11 @@ let package = Package(
         .testTarget(name: "LockingTests", dependencies: ["Locking"]),
         // the sink against a private PostgreSQL cluster (Tests/postgres.sh); psql reads the tables back and is the
         // oracle of ~/.pgpass
+        .testTarget(name: "SinkSettingsTests", dependencies: ["SinkSettings"]),
         .testTarget(
             name: "VitalSinksTests",
             dependencies: [
-                "VitalCore", "VitalSinks", "VitalTestSupport", "TestRequirements",
+                "VitalCore", "SinkSettings", "VitalSinks", "VitalTestSupport", "TestRequirements",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "VitalTestSupport", "TestRequirements"]),

@@ -36,7 +36,7 @@ let package = Package(
             also: [.product(name: "Crypto", package: "swift-crypto")]),
         fuzzTarget("FuzzDDS", using: ["VitalCore", "WelltoryDDS"]),
         fuzzTarget("FuzzFeedCursor", using: ["VitalCore"]),
-        fuzzTarget("FuzzSinkAddress", using: ["VitalSinks"]),
+        fuzzTarget("FuzzSinkAddress", using: ["SinkSettings"]),
         fuzzTarget("FuzzDBus", using: ["DBus"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import SinkSettings
 import VitalBridge
 import VitalCore
 import VitalSinks

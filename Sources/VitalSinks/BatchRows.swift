@@ -1,4 +1,5 @@
 import PostgresNIO
+import SinkSettings
 import VitalCore
 
 /// A `ChangeBatch` taken apart into columns: the readings to upsert and the deletions, each reading once (its

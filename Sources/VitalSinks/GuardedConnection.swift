@@ -2,6 +2,7 @@ import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import PostgresNIO
+import SinkSettings
 
 /// A PostgresNIO connection whose queries fail when the connection closes before they are answered.
 ///
@@ -46,7 +47,7 @@ final class GuardedConnection: Sendable {
     /// How many queries wait for their answer now.
     var waitingQueries: Int { waiting.withLockedValue { $0.queries.count } }
 
-    /// `query`'s rows; a ``SinkError`` (``SinkError/Code/connectionFailed``) when the connection closed first.
+    /// `query`'s rows; a `SinkError` (`SinkError/Code/connectionFailed`) when the connection closed first.
     @discardableResult
     func query(_ query: PostgresQuery, logger: Logger) async throws -> PostgresRowSequence {
         let connection = self.connection

@@ -3,6 +3,7 @@ import NIOCore
 import NIOPosix
 import NIOSSL
 import PostgresNIO
+import SinkSettings
 import VitalCore
 
 /// A connection to a PostgreSQL database that receives a hub's changes exactly once.
@@ -37,9 +38,9 @@ public actor PostgresSink {
     }
 
     /// Connects to `address` as its user, with `password` when the server asks for one, over TLS as its
-    /// ``SinkAddress/sslMode`` says.
+    /// `SinkAddress/sslMode` says.
     ///
-    /// Throws a ``SinkError`` (``SinkError/Code/connectionFailed``) whose message names the server and what failed
+    /// Throws a `SinkError` (`SinkError/Code/connectionFailed`) whose message names the server and what failed
     /// (the TLS handshake, the password, the database), never the password.
     public static func connect(_ address: SinkAddress, password: String?, logger: Logger) async throws -> PostgresSink {
         let configuration = try configuration(address, password: password)
@@ -234,7 +235,7 @@ public actor PostgresSink {
         try? await connection.connection.close()
     }
 
-    /// Runs `body` in a transaction; an error rolls it back and becomes a ``SinkError`` naming `step`.
+    /// Runs `body` in a transaction; an error rolls it back and becomes a `SinkError` naming `step`.
     private func transaction(
         _ step: String, _ body: (GuardedConnection, Logger) async throws -> Void
     ) async throws {

@@ -1,4 +1,5 @@
 import Foundation
+import SinkSettings
 import TestRequirements
 import Testing
 import VitalCore

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import SinkSettings
 import VitalCore
 import VitalSinks
 import VitalTestSupport

@@ -1,5 +1,5 @@
 import FuzzCheck
-import VitalSinks
+import SinkSettings
 
 // A sink's connection URL (`postgresql://USER@HOST/DATABASE?…`) as a user types it, and a password file (pgpass) as
 // a user writes it. The first byte picks the reader. Properties: neither reader traps; an address is accepted or

@@ -1,5 +1,5 @@
+import SinkSettings
 import Testing
-import VitalSinks
 
 @Suite("SinkAddress")
 struct SinkAddressTests {
