@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds VitalBridge's libFuzzer targets with AddressSanitizer and runs them over the committed seed corpus.
 #
-#   bash Fuzz/fuzz.sh ci                 every target for FUZZ_SECONDS (default 25) seconds: what CI runs
+#   bash Fuzz/fuzz.sh build              the targets' build alone (CI starts it beside the soak)
+#   bash Fuzz/fuzz.sh ci                 every target for FUZZ_SECONDS (default 25) seconds, FUZZ_JOBS (default: the
+#                                        cores) at once: what CI runs
 #   bash Fuzz/fuzz.sh long [RUNS [T…]]   every target (or the targets T…) for RUNS executions (default 10,000,000), a
 #                                        release build; writes each target's row of Fuzz/long-run.md (the rows of
 #                                        targets not run stay, with their own commit and date)
@@ -65,9 +67,28 @@ run() {
 }
 
 case "$mode" in
+build)
+    build
+    ;;
 ci)
     build
-    for target in "${targets[@]}"; do run "$target" -max_total_time="${FUZZ_SECONDS:-25}"; done
+    # one target a core at a time (libFuzzer runs on one thread); each still gets its whole FUZZ_SECONDS
+    jobs=${FUZZ_JOBS:-$(nproc)}
+    running=0
+    failed=0
+    for target in "${targets[@]}"; do
+        if [ "$running" -ge "$jobs" ]; then
+            wait -n || failed=1
+            running=$((running - 1))
+        fi
+        run "$target" -max_total_time="${FUZZ_SECONDS:-25}" &
+        running=$((running + 1))
+    done
+    while [ "$running" -gt 0 ]; do
+        wait -n || failed=1
+        running=$((running - 1))
+    done
+    exit "$failed"
     ;;
 long)
     runs=${2:-10000000}
@@ -117,7 +138,7 @@ replay)
     "$binaries/$target" "${inputs[@]}"
     ;;
 *)
-    echo "usage: fuzz.sh ci | long [RUNS] | run TARGET [ARGS] | replay TARGET FILE..." >&2
+    echo "usage: fuzz.sh build | ci | long [RUNS] | run TARGET [ARGS] | replay TARGET FILE..." >&2
     exit 2
     ;;
 esac

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Builds the Debian package of VitalBridge, vitalbridge_<version>_<arch>.deb, into OUTDIR:
-#   bash Packaging/build-deb.sh OUTDIR
+#   bash Packaging/build-deb.sh OUTDIR           the release build: the package to ship
+#   bash Packaging/build-deb.sh --debug OUTDIR   the debug build `swift test` made, linked static: CI's check of the
+#                                                package, which then costs a link instead of a release build
 # From a checkout, with no network: the Swift packages come from SwiftPM's cache as for any build. It holds
 #   /usr/bin/vitalbridge                                   the release build, static in the Swift runtime and
 #                                                          Foundation, so it runs where no Swift is installed
@@ -15,8 +17,13 @@
 # entry, and nothing of it touches a user's home, so removing it leaves every home as it was.
 set -euo pipefail
 
+configuration=release
+if [ "${1:-}" = --debug ]; then
+    configuration=debug
+    shift
+fi
 if [ $# -ne 1 ]; then
-    echo "usage: bash Packaging/build-deb.sh OUTDIR" >&2
+    echo "usage: bash Packaging/build-deb.sh [--debug] OUTDIR" >&2
     exit 2
 fi
 mkdir -p "$1"
@@ -40,15 +47,26 @@ trap 'rm -rf "$work"' EXIT
 # the tree of the package laid out as in a source package (debian/<package>), where dpkg-shlibdeps expects it
 root="$work/source/debian/vitalbridge"
 
-echo "== the release binary (static Swift runtime)" >&2
+echo "== the $configuration binary (static Swift runtime)" >&2
 # The README's release build, in a scratch folder of its own: .build/release holds the dynamic release build of the
 # benchmark scripts, and switching one folder between the two recompiles everything (4 minutes here). The folder is
 # the one of Benchmarks/open-latency.sh's and lean-binary.sh's static build. The man pages' generation tool is built
 # there with the same flags, so the two products share one configuration.
-release=(swift build -c release --static-swift-stdlib --scratch-path .build-static)
-"${release[@]}" --product vitalbridge >&2
-"${release[@]}" --product generate-manual >&2
-bin=$("${release[@]}" --show-bin-path)
+build=(swift build -c release --static-swift-stdlib --scratch-path .build-static)
+if [ "$configuration" = debug ]; then
+    # Objects compiled for the dynamic runtime name only Foundation among Foundation's libraries; a release build
+    # compiled for the static runtime names the rest itself. They are named here, as one group so that their order
+    # does not matter, and only for this link: the objects are the ones the debug build already has.
+    group=(-Xlinker --start-group)
+    for library in Foundation CoreFoundation FoundationInternationalization _FoundationICU FoundationEssentials \
+        _FoundationCShims _FoundationCollections swiftDispatch dispatch BlocksRuntime stdc++ m; do
+        group+=(-Xlinker "-l$library")
+    done
+    build=(swift build --static-swift-stdlib "${group[@]}" -Xlinker --end-group)
+fi
+"${build[@]}" --product vitalbridge >&2
+"${build[@]}" --product generate-manual >&2
+bin=$("${build[@]}" --show-bin-path)
 tool="$bin/vitalbridge"
 version=$("$tool" --version)
 arch=$(dpkg --print-architecture)
@@ -147,5 +165,8 @@ EOF
 
 deb="$out/vitalbridge_${version}_${arch}.deb"
 # owned by root whoever builds it, without fakeroot
-dpkg-deb --root-owner-group -Zxz --build "$root" "$deb" >&2
+# (a debug binary is three times the size, and xz takes a minute on it: CI's check packs it fast instead)
+compression=(-Zxz)
+[ "$configuration" = debug ] && compression=(-Zgzip -z1)
+dpkg-deb --root-owner-group "${compression[@]}" --build "$root" "$deb" >&2
 echo "$deb"
