@@ -192,25 +192,6 @@ struct Hub {
     /// Device leases across processes; on a simulated home they load and save each device's state.
     var leases: FileLeases { FileLeases(home: home, world: transport.world, timeout: Self.deviceWait) }
 
-    /// Runs `body` on a connection to device `mac`, under the device's lease; the connection is closed after,
-    /// whatever happened.
-    func withConnection<T: Sendable>(
-        to mac: MACAddress, _ body: @escaping @Sendable (any BluetoothConnection) async throws -> T
-    ) async throws -> T {
-        let central = transport.central
-        return try await leases.withLease(mac) {
-            let connection = try await central.connect(to: mac)
-            do {
-                let result = try await body(connection)
-                await connection.disconnect()
-                return result
-            } catch {
-                await connection.disconnect()
-                throw error
-            }
-        }
-    }
-
     /// How long a request waits for a device another process uses: `$VITALBRIDGE_DEVICE_WAIT_SECONDS`, else 10 s.
     static var deviceWait: Duration {
         let text = environment("VITALBRIDGE_DEVICE_WAIT_SECONDS")
