@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "LayeredProtocol", targets: ["LayeredProtocol"]),
         .library(name: "LayeredClient", targets: ["LayeredClient"]),
         .library(name: "HealthGATT", targets: ["HealthGATT"]),
+        .library(name: "HealthGATTJSON", targets: ["HealthGATTJSON"]),
         .library(name: "VitalDevices", targets: ["VitalDevices"]),
         .library(name: "VitalSimulation", targets: ["VitalSimulation"]),
         .library(name: "VitalStore", targets: ["VitalStore"]),
@@ -21,6 +22,7 @@ let package = Package(
         .library(name: "SinkSettings", targets: ["SinkSettings"]),
         .library(name: "VitalSinks", targets: ["VitalSinks"]),
         .library(name: "SimulatedBlueZ", targets: ["SimulatedBlueZ"]),
+        .library(name: "VitalHome", targets: ["VitalHome"]),
         // what the tests and the benchmarks share: a private dbus-daemon, temporary folders, the Python oracles
         .library(name: "VitalTestSupport", targets: ["VitalTestSupport"]),
         .executable(name: "vitalbridge", targets: ["vitalbridge"]),
@@ -41,6 +43,8 @@ let package = Package(
         // a caller's side, with no Linux-only API: an iOS app could use it
         .target(name: "LayeredClient", dependencies: ["VitalCore", "LayeredProtocol"]),
         .target(name: "HealthGATT"),
+        // the JSON of `gatt decode`, beside the codec (as swift-http-types keeps HTTPTypesFoundation beside its core)
+        .target(name: "HealthGATTJSON", dependencies: ["HealthGATT"]),
         .target(
             name: "ShareVitalSigns",
             dependencies: ["VitalCore", .product(name: "Crypto", package: "swift-crypto")]),
@@ -94,14 +98,24 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // the home's files: its layout, link and owner checks, atomic writes, device leases, process identity, the DDS
+        // sources and ShareVitalSigns' board and keys, the programs the hub runs (the opener), the desktop's handler
+        // registration, and `doctor`'s checks of all of it and of BlueZ
+        .target(
+            name: "VitalHome",
+            dependencies: [
+                "VitalCore", "LayeredProtocol", "VitalBridge", "VitalDevices", "VitalSimulation", "VitalStore",
+                "ShareVitalSigns", "WelltoryDDS", "BlueZ", "DBus",
+            ]),
         .target(
             name: "VitalBridgeCLI",
             dependencies: [
-                "VitalCore", "LayeredProtocol", "LayeredClient", "HealthGATT", "VitalDevices", "VitalSimulation",
+                "VitalCore", "LayeredProtocol", "LayeredClient", "HealthGATT", "HealthGATTJSON", "VitalDevices",
+                "VitalSimulation",
                 "VitalStore",
                 "VitalBridge", "Locking",
                 "ShareVitalSigns", "WelltoryDDS", "VitalExports", "DBus", "BlueZ", "SimulatedBlueZ", "SinkSettings",
-                "VitalSinks",
+                "VitalSinks", "VitalHome",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -179,12 +193,17 @@ let package = Package(
                 "WelltoryDDS", "ShareVitalSigns", "Locking", "HealthGATT",
             ]),
         .testTarget(
+            name: "VitalHomeTests",
+            dependencies: [
+                "VitalHome", "VitalCore", "VitalBridge", "VitalStore", "ShareVitalSigns", "VitalTestSupport",
+            ]),
+        .testTarget(
             name: "VitalBridgeCLITests",
             dependencies: [
                 "VitalCore", "vitalbridge", "VitalBridgeCLI", "LayeredProtocol", "LayeredClient", "VitalBridge",
                 "VitalSimulation",
                 "VitalStore",
-                "VitalDevices", "ShareVitalSigns", "WelltoryDDS", "VitalTestSupport", "TestRequirements",
+                "VitalDevices", "ShareVitalSigns", "WelltoryDDS", "VitalTestSupport", "TestRequirements", "VitalHome",
             ]
         ),
     ],

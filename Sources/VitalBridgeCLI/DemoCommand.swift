@@ -3,6 +3,7 @@ import Foundation
 import LayeredProtocol
 import VitalBridge
 import VitalCore
+import VitalHome
 
 /// `vitalbridge demo`: a guided run on a fresh temporary home.
 struct DemoCommand: AsyncParsableCommand {

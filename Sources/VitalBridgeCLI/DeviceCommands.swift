@@ -3,6 +3,7 @@ import Foundation
 import VitalBridge
 import VitalCore
 import VitalDevices
+import VitalHome
 
 /// `vitalbridge device …`: one device of the hub, outside any caller's request, through the engine's
 /// ``DeviceDesk``: what it says about itself, its factory reset, its live samples.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import VitalCore
+import VitalExports
 import VitalStore
 
 /// `vitalbridge changes`: the change feed, as JSON lines.
@@ -69,7 +70,7 @@ struct ChangesCommand: ParsableCommand {
                 try hub.store.forEachChange(after: cursor, limit: page) { change in
                     cursor.sequence = change.sequence
                     read += 1
-                    try output.append { Self.appendLine(change, hub: cursor.hubID, to: &$0) }
+                    try output.append { ChangeFeedFormat.appendLine(change, hub: cursor.hubID, to: &$0) }
                 }
                 left -= read
                 if read < page { break }
@@ -82,27 +83,6 @@ struct ChangesCommand: ParsableCommand {
             throw ExitStatus.refused
         }
         try output.flush()
-    }
-
-    /// One line of the feed: `{"cursor":…,"op":…,"hub":…,"id":…,"version":…,"device":…,…}` and a newline.
-    static func appendLine(_ change: ReadingChange, hub: String, to bytes: inout [UInt8]) {
-        let cursor = FeedCursor(hubID: hub, sequence: change.sequence)
-        bytes += Array(
-            "{\"cursor\":\"\(cursor)\",\"op\":\"\(change.operation.rawValue)\",\"hub\":\"\(hub)\",\"id\":\(change.readingID),\"version\":\(change.version),\"device\":\"\(change.device)\""
-                .utf8)
-        if let person = change.person {
-            bytes += Array(",\"person\":".utf8)
-            JSON.appendString(person, to: &bytes)
-        }
-        if let reading = change.reading {
-            let row = RecordRow(StoredReading(id: change.readingID, device: change.device, reading: reading))
-            bytes += Array(",\"reading\":\(RecordsFormatter.jsonObject(row))".utf8)
-        }
-        if let reason = change.reason {
-            bytes += Array(",\"reason\":".utf8)
-            JSON.appendString(reason, to: &bytes)
-        }
-        bytes += Array("}\n".utf8)
     }
 }
 

@@ -4,6 +4,8 @@ import LayeredProtocol
 import VitalBridge
 import VitalCore
 import VitalDevices
+import VitalExports
+import VitalHome
 import VitalSimulation
 import VitalStore
 
@@ -461,7 +463,11 @@ struct RecordsCommand: ParsableCommand {
             switch format {
             case .table: try output.write(RecordsFormatter.tableRow(row))
             case .csv: try output.append { RecordsFormatter.appendCSVRow(row, deviceTime: deviceTime, to: &$0) }
-            case .json: try output.write((first ? "\n" : ",\n") + RecordsFormatter.jsonObject(row))
+            case .json:
+                try output.append {
+                    $0 += Array((first ? "\n" : ",\n").utf8)
+                    $0 += RecordsFormatter.jsonObject(row).serialized(pretty: false)
+                }
             case .fhir: break
             }
             first = false
@@ -481,7 +487,7 @@ struct RecordsCommand: ParsableCommand {
                 var held: [String: Int] = [:]
                 try hub.store.forEachReading(device: mac, since: from, selection: .quarantined) { stored in
                     held["user \(stored.reading.annotations.userIndex!) of \(stored.device)", default: 0] += 1
-                    try write(RecordRow(stored))
+                    try write(RecordRow(device: stored.device, reading: stored.reading))
                 }
                 if format == .table {
                     for (user, count) in held.sorted(by: { $0.key < $1.key }) {
@@ -492,7 +498,7 @@ struct RecordsCommand: ParsableCommand {
                 }
             } else {
                 try hub.store.forEachReading(device: mac, since: from, selection: .released) {
-                    try write(RecordRow($0))
+                    try write(RecordRow(device: $0.device, reading: $0.reading))
                 }
             }
             if format == .json { try output.write(first ? "]\n" : "\n]\n") }

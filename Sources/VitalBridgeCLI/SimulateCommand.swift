@@ -3,6 +3,7 @@ import DBus
 import Foundation
 import SimulatedBlueZ
 import VitalCore
+import VitalHome
 import VitalSimulation
 
 /// `vitalbridge simulate`: serves a simulated fleet on a D-Bus bus as BlueZ serves real devices.

@@ -4,6 +4,7 @@ import Locking
 import Synchronization
 import VitalBridge
 import VitalCore
+import VitalHome
 
 /// A person at a terminal, standing in for the phone's dialogs: the connect prompt (`popflag=1`), the camera that
 /// reads a device's QR code (its text typed, or read from a file with `@FILE`), the list of devices found to choose

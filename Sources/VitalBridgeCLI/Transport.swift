@@ -3,6 +3,7 @@ import BlueZ
 import DBus
 import Foundation
 import VitalDevices
+import VitalHome
 
 /// How the hub reaches devices: the simulated world, or real Bluetooth through BlueZ.
 enum Transport: String, CaseIterable, ExpressibleByArgument {
@@ -35,9 +36,7 @@ struct TransportOptions: ParsableArguments {
 
     /// An adapter name as BlueZ gives them: `hci` and digits.
     static func check(adapter name: String) throws {
-        guard name.hasPrefix("hci"), name.count > 3, name.dropFirst(3).allSatisfy(\.isASCII),
-            name.dropFirst(3).allSatisfy(\.isNumber)
-        else { throw ValidationError("--adapter must be an adapter name such as hci0") }
+        guard Home.isAdapterName(name) else { throw ValidationError("--adapter must be an adapter name such as hci0") }
     }
 
     var choice: TransportChoice { TransportChoice(transport: transport.first, adapter: adapter.first) }

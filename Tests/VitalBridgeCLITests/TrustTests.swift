@@ -4,6 +4,7 @@ import TestRequirements
 import Testing
 import VitalBridge
 import VitalCore
+import VitalHome
 import VitalSimulation
 import VitalStore
 import VitalTestSupport

@@ -1,4 +1,3 @@
-import ArgumentParser
 import Foundation
 import VitalBridge
 import VitalCore
@@ -11,25 +10,6 @@ import VitalStore
     import Darwin
 #endif
 
-/// `--home`, shared by every command that uses the hub's files.
-struct HomeOptions: ParsableArguments {
-    @Option(
-        name: .customLong("home"),
-        help: ArgumentHelp(
-            "The hub's folder: store, whitelist, fleet and world state; at most once.",
-            discussion: "Default: $VITALBRIDGE_HOME, else $XDG_DATA_HOME/vitalbridge, else ~/.local/share/vitalbridge.",
-            valueName: "home"))
-    var homes: [String] = []
-
-    /// The folder `--home` names, if given.
-    var home: String? { homes.first }
-
-    func validate() throws {
-        guard homes.count <= 1 else { throw ValidationError("--home may be given once") }
-        guard home != "" else { throw ValidationError("--home cannot be empty") }
-    }
-}
-
 /// The hub's files in its home folder.
 ///
 /// The home holds health data, so it is private and never followed: the folder is 0700 and its files 0600
@@ -41,41 +21,53 @@ struct HomeOptions: ParsableArguments {
 ///
 /// Paths are plain strings and files are read and written with POSIX calls: `vitalbridge open` runs once per
 /// request, and Foundation's URL and file APIs cost more at first use than the whole request.
-struct Home {
-    let directory: String
+public struct Home: Sendable {
+    /// The home folder.
+    public let directory: String
 
-    var storePath: String { directory + "/vitalbridge.sqlite" }
-    var whitelistPath: String { directory + "/AppWhiteList.plist" }
-    var fleetPath: String { directory + "/fleet.json" }
+    /// The store, SQLite.
+    public var storePath: String { directory + "/vitalbridge.sqlite" }
+    /// The callers the hub answers, a property list.
+    public var whitelistPath: String { directory + "/AppWhiteList.plist" }
+    /// The simulated fleet's script.
+    public var fleetPath: String { directory + "/fleet.json" }
     /// One line naming the Bluetooth adapter the hub uses (`hci0`): its transport is then BlueZ.
-    var adapterPath: String { directory + "/adapter" }
+    public var adapterPath: String { directory + "/adapter" }
 
     /// The adapter the home names, if any.
-    func adapter() throws(HomeError) -> String? {
+    public func adapter() throws(HomeError) -> String? {
         guard Self.exists(adapterPath) else { return nil }
         let bytes = try Self.readFile(adapterPath, limit: 64)
         let name = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard (try? TransportOptions.check(adapter: name)) != nil else {
+        guard Self.isAdapterName(name) else {
             throw HomeError("\(adapterPath) does not name an adapter such as hci0")
         }
         return name
     }
-    var worldDirectory: String { directory + "/world" }
-    var locksDirectory: String { directory + "/locks" }
+
+    /// Whether `name` is an adapter name as BlueZ gives them: `hci` and digits.
+    public static func isAdapterName(_ name: String) -> Bool {
+        name.hasPrefix("hci") && name.count > 3 && name.dropFirst(3).allSatisfy { $0.isASCII && $0.isNumber }
+    }
+
+    /// The simulated devices' saved states, one file each.
+    public var worldDirectory: String { directory + "/world" }
+    /// The devices' lock files, one each.
+    public var locksDirectory: String { directory + "/locks" }
 
     /// The largest file the hub reads, per kind of file.
-    enum Limit {
+    public enum Limit {
         /// `AppWhiteList.plist`: 1 MiB (thousands of callers).
-        static let whitelist = 1 << 20
+        public static let whitelist = 1 << 20
         /// `fleet.json`: 32 MiB (a scripted list of hundreds of thousands of records).
-        static let fleet = 32 << 20
+        public static let fleet = 32 << 20
         /// `world/<MAC>.json`, what one simulated device stores: 64 MiB.
-        static let deviceState = 64 << 20
+        public static let deviceState = 64 << 20
     }
 
     /// The folder `--home` names, else `$VITALBRIDGE_HOME`, else `$XDG_DATA_HOME/vitalbridge`, else
     /// `~/.local/share/vitalbridge`.
-    static func directory(option: String?) -> String {
+    public static func directory(option: String?) -> String {
         if let option { return option }
         if let path = environment("VITALBRIDGE_HOME") { return path }
         if let path = environment("XDG_DATA_HOME") { return path + "/vitalbridge" }
@@ -85,7 +77,7 @@ struct Home {
 
     /// Opens the home `directory`: creating it and its missing default files when `create`, else requiring a home
     /// that exists (one with a store). Either way the folders and files it has are checked and tightened.
-    init(_ directory: String, create: Bool) throws(HomeError) {
+    public init(_ directory: String, create: Bool) throws(HomeError) {
         self.directory = directory
         if create {
             try Self.makeDirectory(directory, intermediates: true)
@@ -114,10 +106,10 @@ struct Home {
 
     /// The home at `directory`, neither checked nor changed: for `doctor`, which reports what the other commands
     /// would refuse or tighten.
-    init(unchecked directory: String) { self.directory = directory }
+    public init(unchecked directory: String) { self.directory = directory }
 
     /// Whether anything is at `path`, a link included (even one that leads nowhere): `access` would follow it.
-    static func exists(_ path: String) -> Bool {
+    public static func exists(_ path: String) -> Bool {
         var status = stat()
         return lstat(path, &status) == 0
     }
@@ -125,7 +117,7 @@ struct Home {
     /// Creates the folder `path` (0700) unless something is there already: another process may be creating it at
     /// the same moment, so an existing one is no error (``checkDirectory(_:ownedByUser:)`` then says whether it is
     /// a folder). Its missing parents are created when `intermediates`.
-    static func makeDirectory(_ path: String, intermediates: Bool) throws(HomeError) {
+    public static func makeDirectory(_ path: String, intermediates: Bool) throws(HomeError) {
         if mkdir(path, 0o700) == 0 || errno == EEXIST { return }
         if intermediates && errno == ENOENT {
             do {
@@ -142,7 +134,7 @@ struct Home {
 
     /// Throws unless `path` is a folder (the home itself may be reached through a link the user made; its
     /// subfolders may not), owned by this user when `ownedByUser`; tightens it to 0700.
-    static func checkDirectory(_ path: String, ownedByUser: Bool) throws(HomeError) {
+    public static func checkDirectory(_ path: String, ownedByUser: Bool) throws(HomeError) {
         var status = stat()
         guard (ownedByUser ? stat(path, &status) : lstat(path, &status)) == 0 else {
             throw HomeError("cannot use \(path): \(String(cString: strerror(errno)))")
@@ -157,7 +149,7 @@ struct Home {
     }
 
     /// Throws if `path` exists and is a link or not a regular file; tightens it to 0600.
-    static func checkFile(_ path: String) throws(HomeError) {
+    public static func checkFile(_ path: String) throws(HomeError) {
         var status = stat()
         guard lstat(path, &status) == 0 else { return }
         guard status.st_mode & S_IFMT == S_IFREG else {
@@ -166,18 +158,20 @@ struct Home {
         if status.st_mode & 0o077 != 0 { chmod(path, 0o600) }
     }
 
-    func whitelist() throws(HomeError) -> Whitelist {
+    /// The callers the home answers: its whitelist file, else the default one.
+    public func whitelist() throws(HomeError) -> Whitelist {
         guard Self.exists(whitelistPath) else { return Whitelist.default }
         return try load(whitelistPath, limit: Limit.whitelist) { bytes in try Whitelist(plist: bytes) }
     }
 
-    func fleet() throws(HomeError) -> Fleet {
+    /// The home's simulated fleet: its fleet file, else the built-in one.
+    public func fleet() throws(HomeError) -> Fleet {
         guard Self.exists(fleetPath) else { return Fleet.default }
         return try load(fleetPath, limit: Limit.fleet) { bytes in try Fleet(json: bytes) }
     }
 
     /// The store; opened read-only when `readOnly` (nothing is written to the file).
-    func store(readOnly: Bool = false) throws(HomeError) -> VitalStore {
+    public func store(readOnly: Bool = false) throws(HomeError) -> VitalStore {
         do {
             return try VitalStore(path: storePath, readOnly: readOnly)
         } catch {
@@ -186,10 +180,10 @@ struct Home {
     }
 
     /// The file that keeps what device `mac` remembers.
-    func statePath(_ mac: MACAddress) -> String { worldDirectory + "/\(mac).json" }
+    public func statePath(_ mac: MACAddress) -> String { worldDirectory + "/\(mac).json" }
 
     /// The saved state of device `mac`, if any.
-    func deviceState(_ mac: MACAddress) throws(HomeError) -> DeviceState? {
+    public func deviceState(_ mac: MACAddress) throws(HomeError) -> DeviceState? {
         let path = statePath(mac)
         var status = stat()
         guard lstat(path, &status) == 0 else { return nil }
@@ -199,7 +193,7 @@ struct Home {
     }
 
     /// Saves the state of device `mac` atomically: a reader sees the old file or the new one, never a part.
-    func save(_ state: DeviceState, of mac: MACAddress) throws(HomeError) {
+    public func save(_ state: DeviceState, of mac: MACAddress) throws(HomeError) {
         try Self.writeFile(state.json, to: statePath(mac))
     }
 
@@ -217,7 +211,7 @@ struct Home {
 
     /// The bytes of one of the user's own files outside the home (a desktop file, a QR code's text), at most
     /// `limit`: unlike the home's files, their mode is theirs and left as it is.
-    static func readUserFile(_ path: String, limit: Int = 1 << 20) throws(HomeError) -> [UInt8] {
+    public static func readUserFile(_ path: String, limit: Int = 1 << 20) throws(HomeError) -> [UInt8] {
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw HomeError("cannot read \(path): \(String(cString: strerror(errno)))")
         }
@@ -229,7 +223,7 @@ struct Home {
 
     /// The bytes of the regular file at `path`, at most `limit` of them; a link, a pipe, a device or a larger file
     /// is refused. The file is tightened to 0600.
-    static func readFile(_ path: String, limit: Int) throws(HomeError) -> [UInt8] {
+    public static func readFile(_ path: String, limit: Int) throws(HomeError) -> [UInt8] {
         // O_NONBLOCK: opening a pipe must not wait for a writer; O_NOFOLLOW: a link is refused (ELOOP)
         let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else {
@@ -260,7 +254,7 @@ struct Home {
     }
 
     /// The folder of `path` (`.` if it names none) and the file's name.
-    static func folderAndName(of path: String) -> (folder: String, name: String) {
+    public static func folderAndName(of path: String) -> (folder: String, name: String) {
         guard let slash = path.lastIndex(of: "/") else { return (".", path) }
         return (String(path[..<slash]), String(path[path.index(after: slash)...]))
     }
@@ -271,13 +265,13 @@ struct Home {
     ///
     /// The folder is not flushed: a power loss may undo the rename, and the old state is safe to come back to (a
     /// device that then sends a record again has it ignored by the store, which never stores a reading twice).
-    static func writeFile(_ bytes: [UInt8], to path: String) throws(HomeError) {
+    public static func writeFile(_ bytes: [UInt8], to path: String) throws(HomeError) {
         try writeFile(to: path) { writeAll(bytes, to: $0) }
     }
 
     /// As `writeFile(_:to:)`, the bytes written by `fill` to the temporary file's descriptor as it makes them (it
     /// returns `false`, with `errno` set, when a write fails): a file too large to be held whole first.
-    static func writeFile(to path: String, _ fill: (Int32) -> Bool) throws(HomeError) {
+    public static func writeFile(to path: String, _ fill: (Int32) -> Bool) throws(HomeError) {
         func failure(_ what: String) -> HomeError {
             HomeError("cannot write \(path): \(what): \(String(cString: strerror(errno)))")
         }
@@ -317,7 +311,7 @@ struct Home {
     /// the file `name` (`.<name>.<pid>-<random>.tmp`).
     ///
     /// Read with `opendir`, not `FileManager`, whose first use costs more than the request `open` runs.
-    static func removeStaleTemporaryFiles(in folder: String, of name: String? = nil) {
+    public static func removeStaleTemporaryFiles(in folder: String, of name: String? = nil) {
         guard let directory = opendir(folder) else { return }
         var entries: [String] = []
         while let record = readdir(directory) {
@@ -340,7 +334,7 @@ struct Home {
 
 /// Writes all of `bytes` to `descriptor` (retrying short and interrupted writes); `false` with `errno` set if it
 /// cannot.
-func writeAll(_ bytes: [UInt8], to descriptor: Int32) -> Bool {
+public func writeAll(_ bytes: [UInt8], to descriptor: Int32) -> Bool {
     var written = 0
     while written < bytes.count {
         let count = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + written, $0.count - written) }
@@ -353,13 +347,15 @@ func writeAll(_ bytes: [UInt8], to descriptor: Int32) -> Bool {
 
 /// The value of the environment variable `name`, `nil` when unset or empty (read with `getenv`, without building
 /// the whole environment as `ProcessInfo` does).
-func environment(_ name: String) -> String? {
+public func environment(_ name: String) -> String? {
     guard let value = getenv(name).map({ String(cString: $0) }), !value.isEmpty else { return nil }
     return value
 }
 
 /// A home folder that cannot be used.
-struct HomeError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+public struct HomeError: Error, CustomStringConvertible {
+    /// The one line that says what is wrong, naming the file.
+    public let description: String
+    /// The error `description` says.
+    public init(_ description: String) { self.description = description }
 }

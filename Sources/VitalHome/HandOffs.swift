@@ -1,16 +1,44 @@
 import Foundation
 import VitalBridge
 
-/// The desktop's URL opener (`xdg-open` unless configured): the program `open --deliver` hands each callback to.
-struct Opener: Equatable {
-    /// The program and the arguments that come before the URL (`["gio", "open"]`).
-    let command: [String]
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
-    static let standard = Opener(command: ["xdg-open"])
+/// Hands a callback over by writing it, with a newline, to standard output in full (`write(2)` straight to the
+/// descriptor, so nothing stays in a buffer); a closed or full output is an error, and the readings stay pending.
+public struct StandardOutputHandOff: CallbackHandOff {
+    /// The hand-off to standard output.
+    public init() {}
+
+    public func handOver(_ url: String) async throws {
+        guard writeAll(Array((url + "\n").utf8), to: 1) else {
+            throw HomeError("cannot write to standard output: \(String(cString: strerror(errno)))")
+        }
+    }
+}
+
+/// A hand-off that only accepts: the demo shows each callback itself.
+public struct ShownHandOff: CallbackHandOff {
+    /// The hand-off that only accepts.
+    public init() {}
+
+    public func handOver(_ url: String) async throws {}
+}
+
+/// The desktop's URL opener (`xdg-open` unless configured): the program `open --deliver` hands each callback to.
+public struct Opener: Equatable, Sendable {
+    /// The program and the arguments that come before the URL (`["gio", "open"]`).
+    public let command: [String]
+
+    /// `xdg-open`.
+    public static let standard = Opener(command: ["xdg-open"])
 
     /// The opener `text` names: a program, then any arguments it needs before the URL, separated by spaces
     /// (`xdg-open`, `gio open`, `/usr/local/bin/my-opener --quiet`).
-    init?(_ text: String) {
+    public init?(_ text: String) {
         let words = text.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
         guard let program = words.first, !program.hasPrefix("-"),
             !text.unicodeScalars.contains(where: { $0.value < 0x20 && $0 != "\t" || $0.value == 0x7F })
@@ -22,12 +50,13 @@ struct Opener: Equatable {
 
     /// The opener `option` names, else `$VITALBRIDGE_OPENER`, else `xdg-open`; `nil` when the one named is not a
     /// command.
-    static func chosen(option: String?) -> Opener? {
+    public static func chosen(option: String?) -> Opener? {
         guard let text = option ?? environment("VITALBRIDGE_OPENER") else { return .standard }
         return Opener(text)
     }
 
-    var description: String { command.joined(separator: " ") }
+    /// The program and its arguments, as the user wrote them.
+    public var description: String { command.joined(separator: " ") }
 }
 
 /// Hands a callback over by running the desktop's opener with it, the way an app opens another app's URL.
@@ -41,10 +70,14 @@ struct Opener: Equatable {
 /// The callback, with its readings, is in the opener's arguments while it runs (and in the caller's handler's):
 /// other local users can read a process's arguments in `/proc` unless it is mounted with `hidepid=2`. Desktop URL
 /// dispatch has no other way to pass a URL.
-struct OpenerHandOff: CallbackHandOff {
-    let opener: Opener
+public struct OpenerHandOff: CallbackHandOff {
+    /// The program that opens each callback.
+    public let opener: Opener
 
-    func handOver(_ url: String) async throws {
+    /// Hands callbacks to `opener`.
+    public init(opener: Opener) { self.opener = opener }
+
+    public func handOver(_ url: String) async throws {
         let status = try ChildProcess(opener.command + [url], name: "the opener '\(opener.description)'").run().status
         guard status == 0 else {
             throw HomeError(
@@ -54,32 +87,33 @@ struct OpenerHandOff: CallbackHandOff {
     }
 
     /// `url`'s scheme (`myapp://`), named in a failure instead of the URL, which may carry health values.
-    static func scheme(of url: String) -> String {
+    public static func scheme(of url: String) -> String {
         "\(url.prefix { $0 != ":" }.prefix(40))://"
     }
 
 }
 
 /// A program the hub runs and waits for (the opener, the desktop's tools).
-struct ChildProcess {
+public struct ChildProcess: Sendable {
     /// The program, found on `PATH`, and its arguments.
-    let arguments: [String]
+    public let arguments: [String]
     /// What errors call it (`the opener 'xdg-open'`).
-    var name: String
+    public var name: String
 
-    init(_ arguments: [String], name: String? = nil) {
+    /// The program `arguments[0]` with the rest as its arguments; `name` (else the program) in errors.
+    public init(_ arguments: [String], name: String? = nil) {
         self.arguments = arguments
         self.name = name ?? arguments[0]
     }
 
     /// What a `waitpid` status says: `exited with status 4`, `was ended by signal 9`.
-    static func describe(_ status: Int32) -> String {
+    public static func describe(_ status: Int32) -> String {
         let signal = status & 0x7F
         return signal == 0 ? "exited with status \((status >> 8) & 0xFF)" : "was ended by signal \(signal)"
     }
 
     /// What of the program's output is returned.
-    enum Capture {
+    public enum Capture: Sendable {
         /// Nothing: its standard output goes to standard error.
         case none
         /// Its standard output and standard error together.
@@ -93,7 +127,7 @@ struct ChildProcess {
     /// output is returned. Its `waitpid` status, and what it wrote.
     ///
     /// - Throws: a `HomeError` when it cannot be started.
-    func run(capture: Capture = .none) throws(HomeError) -> (status: Int32, output: String) {
+    public func run(capture: Capture = .none) throws(HomeError) -> (status: Int32, output: String) {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }

@@ -1,17 +1,16 @@
-import LayeredProtocol
 import VitalCore
-import VitalDevices
-import VitalStore
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
 #endif
 
 /// A field's value as `records` writes it.
-enum RecordValue {
+public enum RecordValue: Sendable {
+    /// A number: a measurement, a count.
     case number(Double)
+    /// A yes or no.
     case flag(Bool)
     /// Text without commas, quotes or line breaks (a band day's sports).
     case text(String)
@@ -21,10 +20,10 @@ enum RecordValue {
 
 extension ReadingColumn {
     /// How many columns there are.
-    static let count = allCases.count
+    public static let count = allCases.count
 
     /// The fields `reading` has, in column order.
-    static func values(of reading: LayeredReading) -> [(column: ReadingColumn, value: RecordValue)] {
+    public static func values(of reading: LayeredReading) -> [(column: ReadingColumn, value: RecordValue)] {
         let fields = reading.kind.fieldsInColumnOrder
         var values: [(column: ReadingColumn, value: RecordValue)] = []
         values.reserveCapacity(fields.count)
@@ -46,7 +45,7 @@ extension RecordValue {
     /// (`1 8421steps 312kcal 6120m; 2 0steps 80kcal 0m 220reps`) and its sleep segments as `BandDay.SleepSegment.text(dash:)` writes
     /// them, `; `-separated; a pulse wave as its samples; `nil` for a day without sports (or totals, or segments)
     /// and a reading without a wave, whose column stays empty.
-    init?(_ value: FieldValue) {
+    public init?(_ value: FieldValue) {
         switch value {
         case .number(let number): self = .number(number)
         case .integer(let integer): self = .number(Double(integer))
@@ -82,7 +81,7 @@ extension RecordValue {
 
     /// The value as CSV, JSON and the table write it: whole numbers without a fraction, others in Swift's shortest
     /// exact form (readings are finite), flags as `true`/`false`.
-    var text: String {
+    public var text: String {
         switch self {
         case .number(let number):
             number == number.rounded() && abs(number) < 1e15 ? String(Int64(number)) : "\(number)"
@@ -92,76 +91,51 @@ extension RecordValue {
         }
     }
 
-    /// The value as a JSON value: text quoted, numbers and flags as they are.
-    var json: String {
+    /// The value as a JSON value: text as a string, samples as an array, numbers and flags as ``text`` writes them.
+    public var json: JSON {
         switch self {
-        case .text(let text): "\"\(text)\""
-        case .samples(let samples): "[" + samples.map(String.init).joined(separator: ",") + "]"
-        default: self.text
+        case .text(let text): .string(text)
+        case .samples(let samples): .array(samples.map { .number($0) })
+        case .flag(let flag): .bool(flag)
+        case .number: .number(text)
         }
-    }
-}
-
-/// Writes `records` output to standard output as it is produced, 64 KiB at a time, so that any number of readings
-/// takes the same memory. A closed pipe (`records | head`) ends the listing: writing then throws
-/// ``ExitStatus/done`` (and ``closed`` says so, where a store wraps what its reader threw).
-struct StreamingOutput {
-    private var buffer: [UInt8] = []
-    /// Whether standard output was closed.
-    private(set) var closed = false
-
-    init() { buffer.reserveCapacity(1 << 16) }
-
-    mutating func write(_ text: String) throws(ExitStatus) {
-        buffer.append(contentsOf: text.utf8)
-        if buffer.count >= 1 << 16 { try flush() }
-    }
-
-    /// Lets `body` append bytes to the buffer, then flushes it if it is full.
-    mutating func append(_ body: (inout [UInt8]) -> Void) throws(ExitStatus) {
-        body(&buffer)
-        if buffer.count >= 1 << 16 { try flush() }
-    }
-
-    mutating func flush() throws(ExitStatus) {
-        guard !buffer.isEmpty else { return }
-        guard writeAll(buffer, to: 1) else {
-            closed = true
-            throw .done
-        }
-        buffer.removeAll(keepingCapacity: true)
     }
 }
 
 /// One line of `records`: a stored reading, or a band's heart-rate minute.
-struct RecordRow {
-    var device: MACAddress
-    var kind: String
+public struct RecordRow: Sendable {
+    /// The device that measured it.
+    public var device: MACAddress
+    /// The reading's kind (`blood_pressure`), or `heart_rate_minute`.
+    public var kind: String
     /// When the reading was taken: corrected by the offset of its device's clock when the hub read one.
-    var time: LayeredTimestamp
-    var values: [(column: ReadingColumn, value: RecordValue)]
+    public var time: LayeredTimestamp
+    /// The reading's fields, in column order.
+    public var values: [(column: ReadingColumn, value: RecordValue)]
     /// The statuses the device reported, by name (`bodyMovement`), in bit order.
-    var status: [String] = []
+    public var status: [String] = []
     /// The fields the device sent a special value for, by column field name, with the value's name
     /// (`("systolic", "NaN")`): their cells are empty.
-    var unavailable: [(field: String, value: String)] = []
+    public var unavailable: [(field: String, value: String)] = []
     /// The time the device's clock gave, when `time` is that time corrected.
-    var deviceTime: LayeredTimestamp?
+    public var deviceTime: LayeredTimestamp?
 
-    init(_ stored: StoredReading) {
+    /// The row of `reading`, measured by `device`.
+    public init(device: MACAddress, reading: LayeredReading) {
         self.init(
-            device: stored.device, kind: stored.reading.kind.rawValue, time: stored.reading.measuredAt,
-            values: ReadingColumn.values(of: stored.reading))
-        let annotations = stored.reading.annotations
+            device: device, kind: reading.kind.rawValue, time: reading.measuredAt,
+            values: ReadingColumn.values(of: reading))
+        let annotations = reading.annotations
         guard !annotations.isEmpty else { return }
         status = annotations.status.names
-        unavailable = stored.reading.unavailableFields.compactMap { field, value in
+        unavailable = reading.unavailableFields.compactMap { field, value in
             (field.column?.field ?? field.name).map { ($0, value.description) }
         }
         deviceTime = annotations.deviceTime
     }
 
-    init(
+    /// A row of `values`, with no status.
+    public init(
         device: MACAddress, kind: String, time: LayeredTimestamp,
         values: [(column: ReadingColumn, value: RecordValue)]
     ) {
@@ -174,35 +148,16 @@ struct RecordRow {
     /// The `flags` cell: the status names, then each unavailable field as `field=value`, separated by single spaces
     /// (`bodyMovement irregularPulse systolic=NaN`), so that the cell needs no quoting in CSV, whatever the
     /// delimiter; empty when the device said nothing beyond the values.
-    var flags: String {
+    public var flags: String {
         (status + unavailable.map { "\($0.field)=\($0.value)" }).joined(separator: " ")
     }
 }
 
-extension RecordRow {
-    /// The heart-rate minutes of a band's stored item, one row each with a value (a minute without one is not
-    /// listed); none for an item that is not an hour of heart rate.
-    ///
-    /// - Throws: `GATTError` if the stored bytes are not a band item.
-    static func heartRateMinutes(of item: DayItem, device: MACAddress) throws -> [RecordRow] {
-        guard case .heartRate(let hour) = try BandItem(storedBytes: item.bytes) else { return [] }
-        let start = hour.date.daysSince1970 * 86_400 + Int64(hour.hour) * 3_600
-        return hour.minutes.enumerated().compactMap { minute, rate in
-            rate.map {
-                RecordRow(
-                    device: device, kind: "heart_rate_minute",
-                    time: LayeredTimestamp(secondsSince1970: start + Int64(minute) * 60),
-                    values: [(.heartRate, .number(Double($0)))])
-            }
-        }
-    }
-}
-
 /// The three forms of `records`, written one row at a time.
-enum RecordsFormatter {
+public enum RecordsFormatter {
     /// The CSV header: device, kind, time (then `device_time_utc` with `deviceTime`, `records --device-time`), every
     /// column, and `flags`.
-    static func csvHeader(deviceTime: Bool = false) -> String {
+    public static func csvHeader(deviceTime: Bool = false) -> String {
         (["device", "kind", "measured_at_utc"] + (deviceTime ? ["device_time_utc"] : [])
             + ReadingColumn.allCases.map(\.name) + ["flags"]).joined(separator: ",") + "\r\n"
     }
@@ -213,7 +168,7 @@ enum RecordsFormatter {
     ///
     /// With `deviceTime` (`records --device-time`), the time the device's clock gave follows the time: empty when
     /// it is the reading's time.
-    static func appendCSVRow(_ row: RecordRow, deviceTime: Bool = false, to output: inout [UInt8]) {
+    public static func appendCSVRow(_ row: RecordRow, deviceTime: Bool = false, to output: inout [UInt8]) {
         output.append(contentsOf: row.device.description.utf8)
         output.append(UInt8(ascii: ","))
         output.append(contentsOf: row.kind.utf8)
@@ -240,7 +195,7 @@ enum RecordsFormatter {
     }
 
     /// Appends `value` as ``RecordValue/text`` writes it, whole numbers digit by digit.
-    static func append(_ value: RecordValue, to output: inout [UInt8]) {
+    public static func append(_ value: RecordValue, to output: inout [UInt8]) {
         guard case .number(let number) = value, number == number.rounded(), abs(number) < 1e15 else {
             output.append(contentsOf: value.text.utf8)
             return
@@ -262,26 +217,22 @@ enum RecordsFormatter {
     /// another time, and the reading's own columns, numbers as numbers; then, only when the device said so,
     /// `flags`, its statuses by name (`["bodyMovement"]`), and `unavailable`, each field it could not measure with
     /// the special value it sent (`{"systolic":"NaN"}`), whose column is left out.
-    static func jsonObject(_ row: RecordRow) -> String {
-        var members = [
-            "\"device\":\"\(row.device)\"", "\"kind\":\"\(row.kind)\"", "\"measured_at_utc\":\"\(row.time)\"",
+    public static func jsonObject(_ row: RecordRow) -> JSON {
+        var members: [(key: String, value: JSON)] = [
+            ("device", .string(row.device.description)), ("kind", .string(row.kind)),
+            ("measured_at_utc", .string(row.time.description)),
         ]
-        if let deviceTime = row.deviceTime { members.append("\"device_time_utc\":\"\(deviceTime)\"") }
-        for (column, value) in row.values {
-            members.append("\"\(column.name)\":\(value.json)")
-        }
-        if !row.status.isEmpty {
-            members.append("\"flags\":[" + row.status.map { "\"\($0)\"" }.joined(separator: ",") + "]")
-        }
+        if let deviceTime = row.deviceTime { members.append(("device_time_utc", .string(deviceTime.description))) }
+        for (column, value) in row.values { members.append((column.name, value.json)) }
+        if !row.status.isEmpty { members.append(("flags", .array(row.status.map { .string($0) }))) }
         if !row.unavailable.isEmpty {
-            members.append(
-                "\"unavailable\":{" + row.unavailable.map { "\"\($0.field)\":\"\($0.value)\"" }.joined(separator: ",")
-                    + "}")
+            members.append(("unavailable", .object(row.unavailable.map { ($0.field, .string($0.value)) })))
         }
-        return "{" + members.joined(separator: ",") + "}"
+        return .object(members)
     }
 
-    static let tableHeader =
+    /// The table's two header lines.
+    public static let tableHeader =
         "device        kind               measured at (UTC)    values\n"
         + "------------  -----------------  -------------------  ------\n"
 
@@ -289,7 +240,7 @@ enum RecordsFormatter {
     /// a field the device could not measure as `field=NaN` (the special value's name, never a number), the
     /// statuses in brackets (`systolic=NaN, diastolic=80 mmHg [bodyMovement]`), then `(device clock: time)` when
     /// the device's clock gave another time.
-    static func tableRow(_ row: RecordRow) -> String {
+    public static func tableRow(_ row: RecordRow) -> String {
         var values = row.values.map { column, value in
             if case .samples(let samples) = value { return "\(column.field)=\(samples.count) samples" }
             return "\(column.field)=\(value.text)"
@@ -298,7 +249,27 @@ enum RecordsFormatter {
         values += row.unavailable.map { "\($0.field)=\($0.value)" }
         let status = row.status.isEmpty ? "" : " [\(row.status.joined(separator: ", "))]"
         let deviceTime = row.deviceTime.map { "  (device clock: \($0))" } ?? ""
-        return "\(row.device)  \(row.kind.padding(toLength: 17, withPad: " ", startingAt: 0))  "
+        return "\(row.device)  \((row.kind + String(repeating: " ", count: 17)).prefix(17))  "
             + "\(row.time)  \(values.joined(separator: ", "))\(status)\(deviceTime)\n"
+    }
+}
+
+/// The change feed's lines, as `vitalbridge changes` prints them and the sinks publish them.
+public enum ChangeFeedFormat {
+    /// One line of the feed: `{"cursor":…,"op":…,"hub":…,"id":…,"version":…,"device":…}`, then `person`, `reading`
+    /// (as ``RecordsFormatter/jsonObject(_:)`` writes it) and `reason` when the change has them, and a newline.
+    public static func appendLine(_ change: ReadingChange, hub: String, to bytes: inout [UInt8]) {
+        var members: [(key: String, value: JSON)] = [
+            ("cursor", .string(FeedCursor(hubID: hub, sequence: change.sequence).description)),
+            ("op", .string(change.operation.rawValue)), ("hub", .string(hub)), ("id", .number(change.readingID)),
+            ("version", .number(change.version)), ("device", .string(change.device.description)),
+        ]
+        if let person = change.person { members.append(("person", .string(person))) }
+        if let reading = change.reading {
+            members.append(("reading", RecordsFormatter.jsonObject(RecordRow(device: change.device, reading: reading))))
+        }
+        if let reason = change.reason { members.append(("reason", .string(reason))) }
+        bytes += JSON.object(members).serialized(pretty: false)
+        bytes.append(UInt8(ascii: "\n"))
     }
 }

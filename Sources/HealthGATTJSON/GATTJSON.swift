@@ -8,15 +8,17 @@ import HealthGATT
 
 /// The JSON shape `vitalbridge gatt decode` prints: snake_case keys after the SIG field names, units in `unit`,
 /// time stamps as objects, special float values as strings. Each characteristic has an `Encodable` body whose
-/// camelCase properties become the keys (``gattEncoder`` converts them); an absent optional field is left out.
-protocol JSONRepresentable {
+/// camelCase properties become the keys (``gattEncoder()`` converts them); an absent optional field is left out.
+public protocol JSONRepresentable {
+    /// The body's type.
     associatedtype JSONBody: Encodable
+    /// The JSON body of this value.
     var json: JSONBody { get }
 }
 
 /// The encoder of every `gatt decode` document: indented, keys sorted (JSONEncoder keeps no member order, so the
 /// SIG field order cannot be kept), camelCase property names written in snake case.
-func gattEncoder() -> JSONEncoder {
+public func gattEncoder() -> JSONEncoder {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
     encoder.keyEncodingStrategy = .convertToSnakeCase
@@ -24,33 +26,38 @@ func gattEncoder() -> JSONEncoder {
 }
 
 /// A measured number: `mantissa × 10^exponent` written exactly (as a `Decimal`), or a special value's name.
-struct GATTNumber: Encodable, Sendable {
+public struct GATTNumber: Encodable, Sendable {
     var special: SpecialFloatValue?
     var value: Decimal
 
-    init(mantissa: Int, exponent: Int, special: SpecialFloatValue? = nil) {
+    /// `mantissa × 10^exponent`, or the special value `special`.
+    public init(mantissa: Int, exponent: Int, special: SpecialFloatValue? = nil) {
         self.special = special
         value = Decimal(
             sign: mantissa < 0 ? .minus : .plus, exponent: exponent, significand: Decimal(mantissa.magnitude))
     }
 
-    init(_ number: SFloat) { self.init(mantissa: number.mantissa, exponent: number.exponent, special: number.special) }
-    init(_ number: MedicalFloat) {
+    /// The value of an SFLOAT.
+    public init(_ number: SFloat) {
+        self.init(mantissa: number.mantissa, exponent: number.exponent, special: number.special)
+    }
+    /// The value of a FLOAT.
+    public init(_ number: MedicalFloat) {
         self.init(mantissa: number.mantissa, exponent: number.exponent, special: number.special)
     }
 
-    func encode(to encoder: any Encoder) throws {
+    public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         if let special { try container.encode(special.rawValue) } else { try container.encode(value) }
     }
 }
 
 /// A number, or a text where the device sent a sentinel (`measurement unsuccessful`).
-enum NumberOrText: Encodable, Sendable {
+public enum NumberOrText: Encodable, Sendable {
     case number(GATTNumber)
     case text(String)
 
-    func encode(to encoder: any Encoder) throws {
+    public func encode(to encoder: any Encoder) throws {
         switch self {
         case .number(let number): try number.encode(to: encoder)
         case .text(let text):
@@ -71,7 +78,7 @@ private struct NamedKey: CodingKey {
 
 /// A bit field as flags named after the SIG's bit names, with its raw value (and, for the blood pressure status,
 /// the pulse rate range, a two-bit field).
-struct GATTFlags: Encodable, Sendable {
+public struct GATTFlags: Encodable, Sendable {
     var flags: [(name: String, isSet: Bool)]
     var raw: UInt64
     var texts: [(name: String, value: String)] = []
@@ -81,7 +88,7 @@ struct GATTFlags: Encodable, Sendable {
         self.raw = UInt64(raw)
     }
 
-    func encode(to encoder: any Encoder) throws {
+    public func encode(to encoder: any Encoder) throws {
         // the SIG names are snake case already; the encoder's key strategy, which only splits words at capitals,
         // leaves them as they are
         var container = encoder.container(keyedBy: NamedKey.self)
@@ -109,7 +116,7 @@ private func decimal(_ mantissa: Int, _ exponent: Int) -> GATTNumber {
     GATTNumber(mantissa: mantissa, exponent: exponent)
 }
 
-struct DateTimeJSON: Encodable, Sendable {
+public struct DateTimeJSON: Encodable, Sendable {
     var year: UInt16
     var month, day, hours, minutes, seconds: UInt8
 
@@ -121,7 +128,7 @@ struct DateTimeJSON: Encodable, Sendable {
 }
 
 extension DateTime: JSONRepresentable {
-    var json: DateTimeJSON { DateTimeJSON(self) }
+    public var json: DateTimeJSON { DateTimeJSON(self) }
 }
 
 extension BloodPressureMeasurementStatus {
@@ -139,7 +146,7 @@ extension BloodPressureMeasurementStatus {
 }
 
 /// Blood pressure measurement and intermediate cuff pressure.
-struct PressureJSON: Encodable, Sendable {
+public struct PressureJSON: Encodable, Sendable {
     var unit: String
     var systolic, diastolic, meanArterialPressure, currentCuffPressure: GATTNumber?
     var timeStamp: DateTimeJSON?
@@ -160,7 +167,7 @@ struct PressureJSON: Encodable, Sendable {
 }
 
 extension BloodPressureMeasurement: JSONRepresentable {
-    var json: PressureJSON {
+    public var json: PressureJSON {
         var body = PressureJSON(
             unit: unit.rawValue, timeStamp: timeStamp, pulseRate: pulseRate, userID: userID, status: status)
         body.systolic = GATTNumber(systolic)
@@ -171,7 +178,7 @@ extension BloodPressureMeasurement: JSONRepresentable {
 }
 
 extension IntermediateCuffPressure: JSONRepresentable {
-    var json: PressureJSON {
+    public var json: PressureJSON {
         var body = PressureJSON(
             unit: unit.rawValue, timeStamp: timeStamp, pulseRate: pulseRate, userID: userID, status: status)
         body.currentCuffPressure = GATTNumber(cuffPressure)
@@ -180,7 +187,7 @@ extension IntermediateCuffPressure: JSONRepresentable {
 }
 
 extension BloodPressureFeature: JSONRepresentable {
-    var json: GATTFlags {
+    public var json: GATTFlags {
         GATTFlags(
             self,
             [
@@ -210,7 +217,7 @@ extension SensorStatusAnnunciation {
     }
 }
 
-struct GlucoseJSON: Encodable, Sendable {
+public struct GlucoseJSON: Encodable, Sendable {
     var sequenceNumber: UInt16
     var baseTime: DateTimeJSON
     var timeOffset: Int16?
@@ -222,7 +229,7 @@ struct GlucoseJSON: Encodable, Sendable {
 }
 
 extension GlucoseMeasurement: JSONRepresentable {
-    var json: GlucoseJSON {
+    public var json: GlucoseJSON {
         GlucoseJSON(
             sequenceNumber: sequenceNumber, baseTime: DateTimeJSON(baseTime), timeOffset: timeOffset,
             unit: concentration.map { _ in unit.rawValue },
@@ -232,7 +239,7 @@ extension GlucoseMeasurement: JSONRepresentable {
     }
 }
 
-struct GlucoseContextJSON: Encodable, Sendable {
+public struct GlucoseContextJSON: Encodable, Sendable {
     var sequenceNumber: UInt16
     var extendedFlags: UInt8?
     var carbohydrateId: String?
@@ -248,7 +255,7 @@ struct GlucoseContextJSON: Encodable, Sendable {
 }
 
 extension GlucoseMeasurementContext: JSONRepresentable {
-    var json: GlucoseContextJSON {
+    public var json: GlucoseContextJSON {
         GlucoseContextJSON(
             sequenceNumber: sequenceNumber, extendedFlags: extendedFlags,
             carbohydrateId: carbohydrate.map { words($0.id) },
@@ -262,7 +269,7 @@ extension GlucoseMeasurementContext: JSONRepresentable {
 }
 
 extension GlucoseFeature: JSONRepresentable {
-    var json: GATTFlags {
+    public var json: GATTFlags {
         GATTFlags(
             self,
             [
@@ -280,7 +287,7 @@ extension GlucoseFeature: JSONRepresentable {
     }
 }
 
-struct RACPJSON: Encodable, Sendable {
+public struct RACPJSON: Encodable, Sendable {
     /// A bound of a filter: a sequence number or a user-facing time.
     enum Bound: Encodable, Sendable {
         case number(UInt16)
@@ -348,7 +355,7 @@ struct RACPJSON: Encodable, Sendable {
 }
 
 extension RecordAccessControlPoint: JSONRepresentable {
-    var json: RACPJSON {
+    public var json: RACPJSON {
         switch self {
         case .reportStoredRecords(let filter): return RACPJSON(.reportStoredRecords, filter)
         case .deleteStoredRecords(let filter): return RACPJSON(.deleteStoredRecords, filter)
@@ -378,7 +385,7 @@ private func heightNumber(_ raw: UInt16, _ system: MeasurementSystem) -> GATTNum
     system == .si ? decimal(Int(raw), -3) : decimal(Int(raw), -1)
 }
 
-struct WeightJSON: Encodable, Sendable {
+public struct WeightJSON: Encodable, Sendable {
     var unit, heightUnit: String
     var weight: NumberOrText
     var timeStamp: DateTimeJSON?
@@ -387,7 +394,7 @@ struct WeightJSON: Encodable, Sendable {
 }
 
 extension WeightMeasurement: JSONRepresentable {
-    var json: WeightJSON {
+    public var json: WeightJSON {
         WeightJSON(
             unit: system == .si ? "kg" : "lb", heightUnit: system == .si ? "m" : "in",
             weight: massNumber(weight, system),
@@ -396,13 +403,13 @@ extension WeightMeasurement: JSONRepresentable {
     }
 }
 
-struct WeightScaleFeatureJSON: Encodable, Sendable {
+public struct WeightScaleFeatureJSON: Encodable, Sendable {
     var timeStampSupported, multipleUsersSupported, bmiSupported: Bool
     var weightMeasurementResolution, heightMeasurementResolution, raw: UInt32
 }
 
 extension WeightScaleFeature: JSONRepresentable {
-    var json: WeightScaleFeatureJSON {
+    public var json: WeightScaleFeatureJSON {
         WeightScaleFeatureJSON(
             timeStampSupported: timeStampSupported, multipleUsersSupported: multipleUsersSupported,
             bmiSupported: bmiSupported, weightMeasurementResolution: weightResolution,
@@ -410,7 +417,7 @@ extension WeightScaleFeature: JSONRepresentable {
     }
 }
 
-struct BodyCompositionJSON: Encodable, Sendable {
+public struct BodyCompositionJSON: Encodable, Sendable {
     var unit, heightUnit: String
     var bodyFatPercentage: NumberOrText
     var timeStamp: DateTimeJSON?
@@ -425,7 +432,7 @@ struct BodyCompositionJSON: Encodable, Sendable {
 }
 
 extension BodyCompositionMeasurement: JSONRepresentable {
-    var json: BodyCompositionJSON {
+    public var json: BodyCompositionJSON {
         BodyCompositionJSON(
             unit: system == .si ? "kg" : "lb", heightUnit: system == .si ? "m" : "in",
             bodyFatPercentage: bodyFatPercentage == 0xFFFF
@@ -441,7 +448,7 @@ extension BodyCompositionMeasurement: JSONRepresentable {
     }
 }
 
-struct TemperatureJSON: Encodable, Sendable {
+public struct TemperatureJSON: Encodable, Sendable {
     var unit: String
     var temperatureMeasurementValue: GATTNumber
     var timeStamp: DateTimeJSON?
@@ -449,7 +456,7 @@ struct TemperatureJSON: Encodable, Sendable {
 }
 
 extension TemperatureMeasurement: JSONRepresentable {
-    var json: TemperatureJSON {
+    public var json: TemperatureJSON {
         TemperatureJSON(
             unit: unit.rawValue, temperatureMeasurementValue: GATTNumber(temperature),
             timeStamp: timeStamp.map(DateTimeJSON.init), temperatureType: type.map { words($0) })
@@ -494,13 +501,13 @@ extension PLXDeviceAndSensorStatus {
     }
 }
 
-struct SpO2PulseRateJSON: Encodable, Sendable {
+public struct SpO2PulseRateJSON: Encodable, Sendable {
     var spo2, pr: GATTNumber
 
     init(_ value: SpO2PulseRate) { (spo2, pr) = (GATTNumber(value.spO2), GATTNumber(value.pulseRate)) }
 }
 
-struct PLXJSON: Encodable, Sendable {
+public struct PLXJSON: Encodable, Sendable {
     var unit = "%, bpm"
     var spo2prSpotCheck, spo2prNormal, spo2prFast, spo2prSlow: SpO2PulseRateJSON?
     var timeStamp: DateTimeJSON?
@@ -510,7 +517,7 @@ struct PLXJSON: Encodable, Sendable {
 }
 
 extension PLXSpotCheckMeasurement: JSONRepresentable {
-    var json: PLXJSON {
+    public var json: PLXJSON {
         PLXJSON(
             spo2prSpotCheck: SpO2PulseRateJSON(spO2PulseRate), timeStamp: timeStamp.map(DateTimeJSON.init),
             measurementStatus: measurementStatus?.json, deviceAndSensorStatus: deviceAndSensorStatus?.json,
@@ -519,7 +526,7 @@ extension PLXSpotCheckMeasurement: JSONRepresentable {
 }
 
 extension PLXContinuousMeasurement: JSONRepresentable {
-    var json: PLXJSON {
+    public var json: PLXJSON {
         PLXJSON(
             spo2prNormal: SpO2PulseRateJSON(normal), spo2prFast: fast.map(SpO2PulseRateJSON.init),
             spo2prSlow: slow.map(SpO2PulseRateJSON.init), measurementStatus: measurementStatus?.json,
@@ -528,20 +535,20 @@ extension PLXContinuousMeasurement: JSONRepresentable {
     }
 }
 
-struct PLXFeaturesJSON: Encodable, Sendable {
+public struct PLXFeaturesJSON: Encodable, Sendable {
     var supportedFeatures: UInt16
     var measurementStatusSupport, deviceAndSensorStatusSupport: GATTFlags?
 }
 
 extension PLXFeatures: JSONRepresentable {
-    var json: PLXFeaturesJSON {
+    public var json: PLXFeaturesJSON {
         PLXFeaturesJSON(
             supportedFeatures: supportedFeaturesField, measurementStatusSupport: measurementStatusSupport?.json,
             deviceAndSensorStatusSupport: deviceAndSensorStatusSupport?.json)
     }
 }
 
-struct HeartRateJSON: Encodable, Sendable {
+public struct HeartRateJSON: Encodable, Sendable {
     var unit = "bpm"
     var heartRateMeasurementValue: UInt16
     var valueFormat, sensorContact: String
@@ -552,7 +559,7 @@ struct HeartRateJSON: Encodable, Sendable {
 }
 
 extension HeartRateMeasurement: JSONRepresentable {
-    var json: HeartRateJSON {
+    public var json: HeartRateJSON {
         HeartRateJSON(
             heartRateMeasurementValue: heartRate, valueFormat: valueFormat == .uint8 ? "uint8" : "uint16",
             sensorContact: sensorContact.rawValue, energyExpended: energyExpended,
@@ -562,11 +569,12 @@ extension HeartRateMeasurement: JSONRepresentable {
 }
 
 /// A bare SFLOAT or FLOAT: its value (or special value's name), with its mantissa and exponent unless special.
-struct BareNumberJSON: Encodable, Sendable {
+public struct BareNumberJSON: Encodable, Sendable {
     var value: GATTNumber
     var mantissa, exponent: Int?
 
-    init(_ value: GATTNumber, mantissa: Int, exponent: Int) {
+    /// `value`, with its mantissa and exponent unless it is a special value.
+    public init(_ value: GATTNumber, mantissa: Int, exponent: Int) {
         self.value = value
         if value.special == nil { (self.mantissa, self.exponent) = (mantissa, exponent) }
     }
