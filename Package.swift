@@ -129,7 +129,9 @@ let package = Package(
                 .unsafeFlags(["-Xlinker", "--no-export-dynamic"], .when(platforms: [.linux], configuration: .release))
             ]),
         .target(
-            name: "VitalTestSupport", dependencies: ["VitalCore", "VitalSimulation"], path: "Tests/VitalTestSupport"),
+            name: "VitalTestSupport",
+            dependencies: ["VitalCore", "VitalSimulation", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/VitalTestSupport"),
         // the trait `.needs(…)`: a test that needs a program the machine may lack is skipped naming it (CI runs all)
         .target(name: "TestRequirements", dependencies: ["VitalTestSupport", "DBus"], path: "Tests/TestRequirements"),
         .testTarget(name: "VitalCoreTests", dependencies: ["VitalCore", "VitalTestSupport", "TestRequirements"]),
@@ -204,6 +206,7 @@ let package = Package(
                 "VitalSimulation",
                 "VitalStore",
                 "VitalDevices", "ShareVitalSigns", "WelltoryDDS", "VitalTestSupport", "TestRequirements", "VitalHome",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
     ],

@@ -220,17 +220,6 @@ if "tricks" in parts:
         f"{int(number(trick_counts, r'ArgumentParser: ([0-9]+)')):,}: "
         f"saves {number(trick_counts, r'saved: ([0-9.]+) %')} %",
         goal("kept if it saves > 2 %", saved > 2), "`bash Benchmarks/speed-tricks.sh`"))
-    pool = line(trick_lines, "median thread pool")
-    pool_saved = number(line(trick_lines, "CallingThreadExecutor saves"), r", (-?[0-9.]+) %")
-    pool_counts = line(trick_lines, "instructions, CallingThreadExecutor")
-    rows.append((
-        "A speed trick on trial: `open` run on the main thread by CallingThreadExecutor against the same `open` built "
-        "with `-DVITALBRIDGE_THREAD_POOL` (the concurrency runtime's thread pool), release, static",
-        f"median {number(fast, r': ([0-9.]+) ms')} vs {number(pool, r': ([0-9.]+) ms')} ms: saves {pool_saved} %",
-        f"{int(number(pool_counts, r'CallingThreadExecutor: ([0-9]+)')):,} vs "
-        f"{int(number(pool_counts, r'thread pool: ([0-9]+)')):,}: "
-        f"saves {number(pool_counts, r'saved: (-?[0-9.]+) %')} %",
-        goal("kept if it saves > 2 %", pool_saved > 2), "`bash Benchmarks/speed-tricks.sh`"))
     readers = [line(json_lines, name + ":") for name in ("fleet.json", "small.json", "full.json")]
     rows.append((
         "A speed trick on trial: VitalBridge's JSON reader against JSONDecoder (a floor: synthesized mirrors), first "

@@ -34,7 +34,7 @@ public final class BlueZCentral: BluetoothCentral {
     /// `retryPolicy` says, each retry logged to `logger`.
     public init(
         bus address: DBusConnection.Address = .system, adapter: String? = nil, scanDuration: Duration = .seconds(5),
-        connectTimeout: Duration = .seconds(20), logger: Logger = Logger(label: "vitalbridge.bluez"),
+        connectTimeout: Duration = .seconds(20), logger: Logger,
         retryPolicy: BlueZRetryPolicy = .standard
     ) {
         self.scanDuration = scanDuration

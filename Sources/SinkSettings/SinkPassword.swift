@@ -78,7 +78,7 @@ public enum SinkPassword {
     ///   - passfile: the file; `nil`: ``defaultPassfile(environment:)``.
     ///   - logger: where a file ignored for its mode or type is reported.
     public static func lookup(
-        for address: SinkAddress, passfile: String? = nil, logger: Logger = Logger(label: "org.vitalbridge.sinks")
+        for address: SinkAddress, passfile: String? = nil, logger: Logger
     ) -> String? {
         guard let path = passfile ?? defaultPassfile() else { return nil }
         let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)

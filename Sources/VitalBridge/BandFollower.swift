@@ -68,7 +68,7 @@ public struct BandFollower: Sendable {
         central: any BluetoothCentral, entry: CatalogEntry, mac: MACAddress,
         firstLink: (any BluetoothConnection)? = nil, sink: any RecordSink,
         bandClock: @escaping @Sendable () -> LayeredTimestamp, clock: any Clock<Duration>,
-        batchSize: Int = SmartbandGATT.window, logger: Logger = Logger(label: "org.vitalbridge.engine")
+        batchSize: Int = SmartbandGATT.window, logger: Logger
     ) {
         self.central = central
         self.entry = entry

@@ -78,7 +78,7 @@ public actor Bridge {
     public init(
         store: VitalStore, central: any BluetoothCentral, user: any HubUser, leases: any DeviceLeases,
         whitelist: Whitelist, handOff: any CallbackHandOff, reservation: ReservationOwner,
-        providers: ProviderSettings = ProviderSettings(), logger: Logger = Logger(label: "org.vitalbridge.engine"),
+        providers: ProviderSettings = ProviderSettings(), logger: Logger,
         now: @escaping @Sendable () -> LayeredTimestamp, callbackBudget: Int? = nil, scheme: String = layeredAppScheme,
         progress: @escaping @Sendable (SyncProgress) -> Void = { _ in }
     ) {

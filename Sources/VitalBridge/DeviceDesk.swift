@@ -84,7 +84,7 @@ public struct DeviceDesk: Sendable {
     /// seconds, `now` is the time devices' clocks and stored readings are dated by, `logger` hears failures.
     public init(
         store: VitalStore, central: any BluetoothCentral, leases: any DeviceLeases, clock: any Clock<Duration>,
-        now: @escaping @Sendable () -> LayeredTimestamp, logger: Logger = Logger(label: "org.vitalbridge.engine")
+        now: @escaping @Sendable () -> LayeredTimestamp, logger: Logger
     ) {
         self.store = store
         self.central = central

@@ -81,7 +81,7 @@ public struct Outbox: Sendable {
     ///   - logger: hears failures (never a health value, never a secret).
     public init(
         store: VitalStore, now: @escaping @Sendable () -> LayeredTimestamp, clock: any Clock<Duration>,
-        batchSize: Int = Outbox.defaultBatchSize, logger: Logger = Logger(label: "org.vitalbridge.outbox")
+        batchSize: Int = Outbox.defaultBatchSize, logger: Logger
     ) {
         self.store = store
         self.now = now

@@ -78,9 +78,8 @@ extension BandCommand {
     typealias Kind = VitalDevices.BandCommand
 
     /// A setting's rule broken: one line naming the field, exit 1, nothing sent.
-    static func refuse(_ error: BandSettingError) -> ExitStatus {
-        printError("refused: \(error)")
-        return ExitStatus.refused
+    static func refuse(_ error: BandSettingError) -> CommandError {
+        CommandError("refused: \(error)")
     }
 
     /// Runs a rule-checked constructor, turning its refusal into ``refuse(_:)``.
@@ -116,13 +115,44 @@ extension BandCommand {
         return days
     }
 
-    /// `HH:mm`, 00:00–23:59.
-    static func time(_ text: String, _ option: String) throws -> (hour: Int, minute: Int) {
-        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 2, parts.allSatisfy({ $0.count == 2 }), let hour = Int(parts[0]),
-            let minute = Int(parts[1]), (0...23).contains(hour), (0...59).contains(minute)
-        else { throw ValidationError("\(option) must be HH:mm, 00:00 to 23:59") }
-        return (hour, minute)
+    /// A time of day, `HH:mm`.
+    struct ClockTime: ExpressibleByArgument {
+        var hour: Int
+        var minute: Int
+
+        /// `HH:mm`, 00:00–23:59.
+        init?(argument text: String) {
+            let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+            guard parts.count == 2, parts.allSatisfy({ $0.count == 2 }), let hour = Int(parts[0]),
+                let minute = Int(parts[1]), (0...23).contains(hour), (0...59).contains(minute)
+            else { return nil }
+            (self.hour, self.minute) = (hour, minute)
+        }
+
+        /// The reader of `option`'s value: a usage error that says the form.
+        static func parse(_ option: String) -> @Sendable (String) throws -> ClockTime {
+            { text in
+                guard let time = ClockTime(argument: text) else {
+                    throw ValidationError("\(option) must be HH:mm, 00:00 to 23:59")
+                }
+                return time
+            }
+        }
+    }
+
+    /// A sport's calorie target, `SPORT=KCAL`: the sport by its name in the band's table or its code (`0x0b`).
+    static func sportTarget(_ text: String) throws -> (sport: BandSport, calories: Int) {
+        let parts = text.split(separator: "=", maxSplits: 1)
+        guard parts.count == 2, let calories = Int(parts[1]) else {
+            throw ValidationError("--sport must be SPORT=KCAL, e.g. walk=300 (got '\(text)')")
+        }
+        let name = parts[0].lowercased()
+        let code = name.hasPrefix("0x") ? UInt8(name.dropFirst(2), radix: 16) : nil
+        guard
+            let sport = code.map(BandSport.init(rawValue:))
+                ?? BandSport.table.first(where: { $0.name == name })?.sport
+        else { throw ValidationError("--sport: '\(parts[0])' is not a sport of the band's table") }
+        return (sport, calories)
     }
 
     struct Follow: AsyncParsableCommand {
@@ -152,7 +182,7 @@ extension BandCommand {
         }
 
         func run() async throws {
-            let stop = StopSignal()
+            let stop = SignalWatcher.watch([SIGINT, SIGTERM], secondEnds: false)
             let hours = self.hours
             let mac = band.address
             let total = try await band.onBand { desk throws(DeviceDeskError) in
@@ -286,23 +316,12 @@ extension BandCommand {
                   vitalbridge band targets --mac 004D3208D310 --sport walk=300 --sport cycling=500
                 """)
         @OptionGroup var band: BandOptions
-        @Option(name: .customLong("sport"), help: "SPORT=KCAL, repeated for each sport.") var sports: [String]
+        @Option(
+            name: .customLong("sport"), help: "SPORT=KCAL, repeated for each sport.",
+            transform: BandCommand.sportTarget)
+        var targets: [(sport: BandSport, calories: Int)]
 
         func run() async throws {
-            var targets: [(sport: BandSport, calories: Int)] = []
-            for text in sports {
-                let parts = text.split(separator: "=", maxSplits: 1)
-                guard parts.count == 2, let calories = Int(parts[1]) else {
-                    throw ValidationError("--sport must be SPORT=KCAL, e.g. walk=300 (got '\(text)')")
-                }
-                let name = parts[0].lowercased()
-                let code = name.hasPrefix("0x") ? UInt8(name.dropFirst(2), radix: 16) : nil
-                guard
-                    let sport = code.map(BandSport.init(rawValue:))
-                        ?? BandSport.table.first(where: { $0.name == name })?.sport
-                else { throw ValidationError("--sport: '\(parts[0])' is not a sport of the band's table") }
-                targets.append((sport, calories))
-            }
             let checked = try BandCommand.checked { () throws(BandSettingError) in try BandSportTargets(targets) }
             try await band.run(.setSportTargets(checked), saying: "\(targets.count) sport(s) activated")
         }
@@ -315,17 +334,17 @@ extension BandCommand {
                 "Example:\n  vitalbridge band alarm --mac 004D3208D310 --id 7 --time 06:30 --days mon,fri --repeat")
         @OptionGroup var band: BandOptions
         @Option(help: "The alarm, 0 to 7.") var id: Int
-        @Option(help: "HH:mm.") var time: String
-        @Option(help: "mon,tue,…,sun, weekdays, weekend or every-day.") var days: String
+        @Option(help: "HH:mm.", transform: ClockTime.parse("--time")) var time: ClockTime
+        @Option(help: "mon,tue,…,sun, weekdays, weekend or every-day.", transform: BandCommand.weekdays)
+        var days: BandWeekdays
         @Flag(help: "Ring every week on those days (else once).") var `repeat` = false
         @Flag(help: "Store the alarm switched off.") var off = false
 
         func run() async throws {
-            let (hour, minute) = try BandCommand.time(time, "--time")
-            var weekdays = try BandCommand.weekdays(days)
+            var weekdays = days
             if `repeat` { weekdays.insert(.repeatsWeekly) }
             let alarm = try BandCommand.checked { () throws(BandSettingError) in
-                try BandAlarm(id: id, isOn: !off, hour: hour, minute: minute, weekdays: weekdays)
+                try BandAlarm(id: id, isOn: !off, hour: time.hour, minute: time.minute, weekdays: weekdays)
             }
             try await band.run(.setAlarm(alarm), saying: "alarm \(id) set\(alarm.rings ? "" : " (it will not ring)")")
         }
@@ -344,12 +363,13 @@ extension BandCommand {
         @OptionGroup var band: BandOptions
         @Option(help: "The first hour, 0 to 23.") var from: Int
         @Option(help: "The last hour, after --from.") var to: Int
-        @Option(help: "mon,tue,…,sun, weekdays, weekend or every-day.") var days: String
+        @Option(help: "mon,tue,…,sun, weekdays, weekend or every-day.", transform: BandCommand.weekdays)
+        var days: BandWeekdays
         @Flag(help: "Remind every week on those days (else once).") var `repeat` = false
         @Flag(help: "Switch the reminder off.") var off = false
 
         func run() async throws {
-            var weekdays = try BandCommand.weekdays(days)
+            var weekdays = days
             if `repeat` { weekdays.insert(.repeatsWeekly) }
             let reminder = try BandCommand.checked { () throws(BandSettingError) in
                 try BandSedentaryReminder(isOn: !off, startHour: from, endHour: to, weekdays: weekdays)
@@ -378,10 +398,22 @@ extension BandCommand {
         enum Action: String, ExpressibleByArgument, CaseIterable { case add, check, delete, clear, info }
         @Argument(help: "add, check, delete, clear or info.") var action: Action
         @OptionGroup var band: BandOptions
-        @Option(help: "yyyy-MM-dd.") var date: String?
-        @Option(help: "HH:mm.") var time: String?
+        @Option(
+            help: "yyyy-MM-dd.",
+            transform: { text in
+                guard let day = LayeredDate(parsing: text) else { throw ValidationError("--date must be yyyy-MM-dd") }
+                return day
+            })
+        var date: LayeredDate?
+        @Option(help: "HH:mm.", transform: ClockTime.parse("--time")) var time: ClockTime?
         @Option(help: "1 to 20 characters (add).") var title: String?
         @Option(help: "At most 33 characters (add).") var subtitle: String = ""
+
+        func validate() throws {
+            guard action != .clear, action != .info else { return }
+            guard date != nil else { throw ValidationError("--date must be yyyy-MM-dd") }
+            guard time != nil else { throw ValidationError("--time must be HH:mm, 00:00 to 23:59") }
+        }
 
         func run() async throws {
             if action == .clear {
@@ -396,10 +428,9 @@ extension BandCommand {
                 for slot in info.slots { print(slot.description) }
                 return
             }
-            guard let dateText = date, let day = LayeredDate(parsing: dateText) else {
-                throw ValidationError("--date must be yyyy-MM-dd")
-            }
-            let (hour, minute) = try BandCommand.time(time ?? "", "--time")
+            // validate() made sure add, check and delete have both
+            guard let day = date, let time else { return }
+            let (hour, minute) = (time.hour, time.minute)
             switch action {
             case .add:
                 let schedule = try BandCommand.checked { () throws(BandSettingError) in
@@ -476,11 +507,22 @@ extension BandCommand {
         @Option(help: "on or off.") var le: Switch = .on
         @Option(help: "on or off: wake the screen when the wrist turns.") var wrist: Switch = .on
 
-        func run() async throws {
-            let hours = backlight.split(separator: "-", omittingEmptySubsequences: false).map { Int($0) }
-            guard hours.count == 2, let start = hours[0], let end = hours[1] else {
+        func validate() throws {
+            guard Self.hours(backlight) != nil else {
                 throw ValidationError("--backlight must be START-END, e.g. 22-7")
             }
+        }
+
+        /// `START-END` as two hours, or `nil`.
+        static func hours(_ text: String) -> (start: Int, end: Int)? {
+            let hours = text.split(separator: "-", omittingEmptySubsequences: false).map { Int($0) }
+            guard hours.count == 2, let start = hours[0], let end = hours[1] else { return nil }
+            return (start, end)
+        }
+
+        func run() async throws {
+            guard let hours = Self.hours(backlight) else { return }  // validate() refused it
+            let (start, end) = hours
             let options = try BandCommand.checked { () throws(BandSettingError) in
                 try BandHardwareOptions(
                     units: units == .metric ? .metric : .imperial,
@@ -604,40 +646,5 @@ extension BandCommand {
             let stored = try await band.onBand { desk throws(DeviceDeskError) in try await desk.reset(band.address) }
             print("stored \(stored) item(s), then reset the band")
         }
-    }
-}
-
-/// SIGINT and SIGTERM, caught: the first calls the handler given (and every handler given after it).
-final class StopSignal: @unchecked Sendable {
-    private let lock = NSLock()
-    private var handler: (@Sendable () -> Void)?
-    private var signalled = false
-    private var sources: [DispatchSourceSignal] = []
-
-    init() {
-        for number in [SIGINT, SIGTERM] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { [weak self] in self?.fire() }
-            source.resume()
-            sources.append(source)
-        }
-    }
-
-    /// `body` runs at the next signal, or now if one came already.
-    func onSignal(_ body: @escaping @Sendable () -> Void) {
-        let now = lock.withLock {
-            handler = body
-            return signalled
-        }
-        if now { body() }
-    }
-
-    private func fire() {
-        let body = lock.withLock {
-            signalled = true
-            return handler
-        }
-        body?()
     }
 }

@@ -48,9 +48,8 @@ struct ComposeCommand: ParsableCommand {
     }
 
     func run() throws {
-        func refuse(_ message: String) -> ExitStatus {
-            printError("cannot compose: \(message)")
-            return ExitStatus.refused
+        func refuse(_ message: String) -> CommandError {
+            CommandError("cannot compose: \(message)")
         }
         func wire<T: RawRepresentable<Int>>(_ value: Int?, _ name: String) throws -> T? {
             guard let value else { return nil }

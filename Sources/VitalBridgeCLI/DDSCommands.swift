@@ -30,23 +30,27 @@ struct DDSCommand: ParsableCommand {
                 """)
         @Option(help: "The application's registered name.") var source: String
         @Option(help: "The application's registered callback URL.") var callback: String
-        @Option(help: "NAME=VALUE, echoed back with the results; repeated.") var extra: [String] = []
-        @Flag(help: "The link for a user's first request (it installs Welltory when needed).") var first = false
-        @Option(help: "Another provider's link, e.g. vitalbridge://dds/measurement.") var base: String?
-
-        func run() throws {
-            guard !source.isEmpty, !callback.isEmpty else {
-                throw ValidationError("--source and --callback are required")
-            }
-            var pairs: [(name: String, value: String)] = []
-            for item in extra {
+        @Option(
+            help: "NAME=VALUE, echoed back with the results; repeated.",
+            transform: { item in
                 let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
                 guard parts.count == 2, !parts[0].isEmpty, !["source", "callback"].contains(String(parts[0])) else {
                     throw ValidationError("--extra must be NAME=VALUE with a name other than source and callback")
                 }
-                pairs.append((String(parts[0]), String(parts[1])))
+                return (String(parts[0]), String(parts[1]))
+            })
+        var extra: [(name: String, value: String)] = []
+        @Flag(help: "The link for a user's first request (it installs Welltory when needed).") var first = false
+        @Option(help: "Another provider's link, e.g. vitalbridge://dds/measurement.") var base: String?
+
+        func validate() throws {
+            guard !source.isEmpty, !callback.isEmpty else {
+                throw ValidationError("--source and --callback are required")
             }
-            let request = DDSRequest(source: source, callback: callback, extra: pairs)
+        }
+
+        func run() throws {
+            let request = DDSRequest(source: source, callback: callback, extra: extra)
             print(request.link(on: base ?? (first ? DDSRequest.firstLaunchLink : DDSRequest.directLink)))
         }
     }
@@ -71,8 +75,7 @@ struct DDSCommand: ParsableCommand {
             do {
                 result = try DDSResult(callback: url)
             } catch {
-                printError("invalid DDS callback: \(error)")
-                throw ExitStatus.refused
+                throw CommandError("invalid DDS callback: \(error)")
             }
             var rows: [(String, JSON, String)] = []
             func add(_ name: String, _ value: Double?, _ colour: DDSColour? = nil, _ unit: String = "") {
@@ -145,8 +148,7 @@ struct DDSCommand: ParsableCommand {
                     try sources.set(callback, for: source)
                     try DDSSources.save(sources, in: hub.home)
                 } catch {
-                    printError("\(error)")
-                    throw ExitStatus.refused
+                    throw CommandError("\(error)")
                 }
                 print("\(source) → \(callback)")
             }
@@ -162,8 +164,7 @@ struct DDSCommand: ParsableCommand {
                 do {
                     sources = try DDSSources.load(hub.home)
                 } catch {
-                    printError("\(error)")
-                    throw ExitStatus.refused
+                    throw CommandError("\(error)")
                 }
                 print(
                     table(
@@ -181,15 +182,13 @@ struct DDSCommand: ParsableCommand {
                 do {
                     var sources = try DDSSources.load(hub.home)
                     guard sources.entries.removeValue(forKey: source) != nil else {
-                        printError("\(source) is not a DDS source of this hub")
-                        throw ExitStatus.refused
+                        throw CommandError("\(source) is not a DDS source of this hub")
                     }
                     try DDSSources.save(sources, in: hub.home)
-                } catch let error as ExitStatus {
+                } catch let error as CommandError {
                     throw error
                 } catch {
-                    printError("\(error)")
-                    throw ExitStatus.refused
+                    throw CommandError("\(error)")
                 }
                 print("removed \(source)")
             }
@@ -223,8 +222,7 @@ struct HRVCommand: ParsableCommand {
         var intervals: [Double] = []
         func read(_ text: Substring, _ place: String) throws {
             guard let value = Double(text.trimmingCharacters(in: .whitespaces)), value.isFinite, value > 0 else {
-                printError("\(place) ('\(text)') is not an interval in milliseconds")
-                throw ExitStatus.refused
+                throw CommandError("\(place) ('\(text)') is not an interval in milliseconds")
             }
             intervals.append(value)
         }
@@ -237,8 +235,7 @@ struct HRVCommand: ParsableCommand {
             do {
                 bytes = try Home.readFile(rrFile, limit: 64 << 20)
             } catch {
-                printError("\(error)")
-                throw ExitStatus.refused
+                throw CommandError("\(error)")
             }
             for (index, line) in String(decoding: bytes, as: UTF8.self).split(
                 separator: "\n", omittingEmptySubsequences: false

@@ -61,8 +61,7 @@ struct DemoCommand: AsyncParsableCommand {
             let home = try Home(directory.path, create: true)
             hub = try Hub(home: home, whitelist: try home.whitelist())
         } catch {
-            printError("cannot create the demo home: \(error)")
-            throw ExitStatus.refused
+            throw CommandError("cannot create the demo home: \(error)")
         }
         print("VitalBridge demo: a caller app (vitalbridge-demo://) asks the hub for vital signs.\n")
         for (index, (title, url)) in Self.steps.enumerated() {

@@ -28,14 +28,10 @@ struct DeviceOptions: ParsableArguments {
     @OptionGroup var homeOptions: HomeOptions
     @OptionGroup var transportOptions: TransportOptions
 
-    @Option(help: "The device's MAC address (12 hexadecimal digits).")
-    var mac: String
-
-    func validate() throws {
-        guard MACAddress(mac) != nil else { throw ValidationError("--mac must be 12 hexadecimal digits") }
-    }
-
-    var address: MACAddress { MACAddress(mac)! }
+    @Option(
+        name: .customLong("mac"), help: "The device's MAC address (12 hexadecimal digits).",
+        transform: MACArgument.parse("--mac"))
+    var address: MACAddress
 
     /// The engine's desk for the home, its store opened read-only when `readOnly`.
     func desk(readOnly: Bool) throws -> DeviceDesk {
@@ -55,11 +51,9 @@ struct DeviceOptions: ParsableArguments {
             return try await body()
         } catch {
             if error.code == .unknownDevice, let advice {
-                printError("\(address) is not a device of this hub: \(await advice())")
-            } else {
-                printError(error.code == .setting ? "refused: \(error.message)" : error.message)
+                throw CommandError("\(address) is not a device of this hub: \(await advice())")
             }
-            throw ExitStatus.refused
+            throw CommandError(error.code == .setting ? "refused: \(error.message)" : error.message)
         }
     }
 }
@@ -120,7 +114,7 @@ extension DeviceCommand {
         }
 
         func run() async throws {
-            let stop = StopSignal()
+            let stop = SignalWatcher.watch([SIGINT, SIGTERM], secondEnds: false)
             let desk = try device.desk(readOnly: false)
             let (mac, seconds) = (device.address, seconds)
             let streaming = Task {
@@ -133,8 +127,7 @@ extension DeviceCommand {
             do {
                 ending = try await streaming.value
             } catch let error as DeviceDeskError {
-                printError(error.message)
-                throw ExitStatus.refused
+                throw CommandError(error.message)
             }
             switch ending {
             case .measured: printError("the measurement ended; its reading is stored")

@@ -55,6 +55,6 @@ struct DoctorCommand: AsyncParsableCommand {
         } else {
             for finding in findings { print(finding.line) }
         }
-        if !ready { throw ExitStatus.refused }
+        if !ready { throw CommandError(ending: .refused) }
     }
 }

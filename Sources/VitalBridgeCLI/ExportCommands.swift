@@ -230,7 +230,7 @@ struct ReportCommand: ParsableCommand {
             return written && writeAll(buffer, to: descriptor)
         }
         if out == "-" {
-            guard page(to: 1) else { throw ExitStatus.refused }
+            guard page(to: 1) else { throw CommandError(ending: .refused) }
             return
         }
         // what an earlier report killed as it wrote left beside this one
@@ -239,8 +239,7 @@ struct ReportCommand: ParsableCommand {
         do {
             try Home.writeFile(to: out, page(to:))
         } catch {
-            printError("cannot write the report: \(error)")
-            throw ExitStatus.refused
+            throw CommandError("cannot write the report: \(error)")
         }
         printError("wrote \(out): \(report.readings) readings")
     }

@@ -48,18 +48,16 @@ struct ChangesCommand: ParsableCommand {
         do {
             if let after {
                 guard let given = FeedCursor(after) else {
-                    printError(
+                    throw CommandError(
                         "--after \(after.debugDescription) is not a cursor: a cursor is HUB:SEQUENCE, as a line's \"cursor\" gives it"
                     )
-                    throw ExitStatus.refused
                 }
                 cursor = given
             } else {
                 cursor = try hub.store.feedStart()
             }
         } catch let error as StoreError {
-            printError(error.message)
-            throw ExitStatus.refused
+            throw CommandError(error.message)
         }
         var left = limit ?? .max
         var output = StreamingOutput()
@@ -79,8 +77,7 @@ struct ChangesCommand: ParsableCommand {
             return
         } catch let error as StoreError {
             try output.flush()
-            printError(error.message)
-            throw ExitStatus.refused
+            throw CommandError(error.message)
         }
         try output.flush()
     }
@@ -113,8 +110,7 @@ extension RecordsCommand {
             do {
                 try hub.store.deleteReading(id, reason: reason, at: LayeredTimestamp(Date()))
             } catch {
-                printError(error.message)
-                throw ExitStatus.refused
+                throw CommandError(error.message)
             }
             print("deleted reading \(id)")
         }

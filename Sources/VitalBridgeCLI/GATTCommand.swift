@@ -112,15 +112,13 @@ struct GATTDecodeCommand: ParsableCommand {
 
     func run() throws {
         guard let bytes = parseHex(hex) else {
-            printError("invalid hex: expected pairs of hexadecimal digits, got '\(hex)'")
-            throw ExitStatus.refused
+            throw CommandError("invalid hex: expected pairs of hexadecimal digits, got '\(hex)'")
         }
         do {
             let json = try gattEncoder().encode(Self.decoders[key]!.decode(bytes))
             print(String(decoding: json, as: UTF8.self))
         } catch {
-            printError("cannot decode: \(error)")
-            throw ExitStatus.refused
+            throw CommandError("cannot decode: \(error)")
         }
     }
 }

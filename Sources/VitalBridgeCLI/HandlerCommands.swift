@@ -50,8 +50,7 @@ struct InstallHandlerCommand: ParsableCommand {
                 )
             }
         } catch {
-            printError("cannot install the handler: \(error)")
-            throw ExitStatus.refused
+            throw CommandError("cannot install the handler: \(error)")
         }
     }
 }
@@ -78,8 +77,7 @@ struct UninstallHandlerCommand: ParsableCommand {
                 print("no VitalBridge handler is installed in \(handler.applications)")
             }
         } catch {
-            printError("cannot uninstall the handler: \(error)")
-            throw ExitStatus.refused
+            throw CommandError("cannot uninstall the handler: \(error)")
         }
     }
 }

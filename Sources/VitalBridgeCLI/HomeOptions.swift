@@ -1,4 +1,5 @@
 import ArgumentParser
+import VitalCore
 
 /// `--home`, shared by every command that uses the hub's files.
 struct HomeOptions: ParsableArguments {
@@ -16,5 +17,17 @@ struct HomeOptions: ParsableArguments {
     func validate() throws {
         guard homes.count <= 1 else { throw ValidationError("--home may be given once") }
         guard home != "" else { throw ValidationError("--home cannot be empty") }
+    }
+}
+
+/// A MAC address read as the command line is parsed (`@Option(transform: MACArgument.parse("--mac"))`), so that a
+/// command's `run` gets the address itself: a usage error naming the option when it is not 12 hexadecimal digits.
+enum MACArgument {
+    /// The reader of `option`'s value.
+    static func parse(_ option: String) -> @Sendable (String) throws -> MACAddress {
+        { text in
+            guard let mac = MACAddress(text) else { throw ValidationError("\(option) must be 12 hexadecimal digits") }
+            return mac
+        }
     }
 }

@@ -96,7 +96,7 @@ struct OpenCommand: AsyncParsableCommand {
 
     func run() async throws {
         let status = await invocation.run()
-        guard status == .done else { throw status }
+        guard status == .done else { throw CommandError(ending: status) }
     }
 }
 
@@ -265,8 +265,7 @@ func openHub(
             home: home, whitelist: try home.whitelist(), readOnly: readOnly ?? !create, transport: transport,
             scanDuration: scanDuration)
     } catch {
-        printError("cannot use the home folder: \(error)")
-        throw ExitStatus.refused
+        throw CommandError("cannot use the home folder: \(error)")
     }
 }
 
@@ -302,8 +301,7 @@ struct InitCommand: ParsableCommand {
                 try Home.writeFile(Array((adapter + "\n").utf8), to: hub.home.adapterPath)
             }
         } catch {
-            printError("cannot use the home folder: \(error)")
-            throw ExitStatus.refused
+            throw CommandError("cannot use the home folder: \(error)")
         }
         print("VitalBridge home at \(hub.home.directory)")
         if let adapter = try? hub.home.adapter() { print("devices are reached through BlueZ, adapter \(adapter)") }
@@ -560,15 +558,13 @@ struct WhitelistCommand: ParsableCommand {
             do {
                 try whitelist.set(callback, for: caller)
             } catch {
-                printError("cannot whitelist \(escapedCallerText(caller)): \(error)")
-                throw ExitStatus.refused
+                throw CommandError("cannot whitelist \(escapedCallerText(caller)): \(error)")
             }
             // the person first: a caller never receives anyone's readings for a moment
             do {
                 try hub.store.setPerson(person, forCaller: caller)
             } catch {
-                printError("cannot whitelist \(escapedCallerText(caller)): \(error.message)")
-                throw ExitStatus.refused
+                throw CommandError("cannot whitelist \(escapedCallerText(caller)): \(error.message)")
             }
             try Home.writeFile(whitelist.plist, to: hub.home.whitelistPath)
             print("\(caller) → \(callback)" + (person.map { " (the readings of \($0))" } ?? ""))
@@ -593,8 +589,7 @@ struct WhitelistCommand: ParsableCommand {
             let hub = try openHub(homeOptions.home, readOnly: false)
             var whitelist = hub.whitelist
             guard whitelist.remove(caller) else {
-                printError("\(escapedCallerText(caller)) is not whitelisted")
-                throw ExitStatus.refused
+                throw CommandError("\(escapedCallerText(caller)) is not whitelisted")
             }
             try Home.writeFile(whitelist.plist, to: hub.home.whitelistPath)
             try hub.store.setPerson(nil, forCaller: caller)
@@ -621,8 +616,7 @@ struct FleetCommand: ParsableCommand {
                 world = try hub.simulatedWorld()
                 try await hub.restoreWorld()
             } catch {
-                printError("cannot use the home folder: \(error)")
-                throw ExitStatus.refused
+                throw CommandError("cannot use the home folder: \(error)")
             }
             var rows: [[String]] = []
             for device in world.configurations {

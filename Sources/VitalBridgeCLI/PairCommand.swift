@@ -26,9 +26,17 @@ struct PairCommand: AsyncParsableCommand {
     @OptionGroup var homeOptions: HomeOptions
 
     @Option(
+        name: .customLong("mac"),
         help: ArgumentHelp(
-            "The device's Bluetooth address: 12 hexadecimal digits, with or without colons.", valueName: "address"))
-    var mac: String
+            "The device's Bluetooth address: 12 hexadecimal digits, with or without colons.", valueName: "address"),
+        transform: { text in
+            guard let device = PairCommand.address(text) else {
+                throw ValidationError(
+                    "--mac must be a Bluetooth address: 12 hexadecimal digits, or 6 pairs separated by colons")
+            }
+            return device
+        })
+    var device: MACAddress
 
     @Flag(help: "Accept a passkey the device shows for comparison without asking.")
     var yes = false
@@ -43,29 +51,19 @@ struct PairCommand: AsyncParsableCommand {
         return parts.count == 1 ? MACAddress(text) : nil
     }
 
-    func validate() throws {
-        guard Self.address(mac) != nil else {
-            throw ValidationError(
-                "--mac must be a Bluetooth address: 12 hexadecimal digits, or 6 pairs separated by colons")
-        }
-    }
-
     func run() async throws {
-        guard let device = Self.address(mac) else { throw ExitStatus.usage }
         let hub = try openHub(homeOptions.home)
         guard case .bluez(let central) = hub.transport else {
-            printError(
+            throw CommandError(
                 "cannot pair \(BlueZNames.address(device)): the home reaches simulated devices; pairing is for a "
                     + "BlueZ home (vitalbridge init --adapter hci0)")
-            throw ExitStatus.refused
         }
         let result: PairingResult
         do {
             result = try await central.pair(device, user: TerminalPairingUser(acceptsComparison: yes))
         } catch {
             await central.close()
-            printError("cannot pair \(BlueZNames.address(device)): \(error.message)")
-            throw ExitStatus.refused
+            throw CommandError("cannot pair \(BlueZNames.address(device)): \(error.message)")
         }
         await central.close()
         var notes: [String] = []

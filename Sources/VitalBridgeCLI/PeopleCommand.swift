@@ -60,16 +60,15 @@ struct PeopleCommand: ParsableCommand {
 
     /// A device and one of its user indexes.
     struct DeviceUser: ParsableArguments {
-        @Option(help: "The device (12 hex digits).") var mac: String
+        @Option(name: .customLong("mac"), help: "The device (12 hex digits).", transform: MACArgument.parse("--mac"))
+        var device: MACAddress
         @Option(help: "The user index the device gives the person's readings (0-255; 255 is its unknown user).")
         var userIndex: Int
 
         func validate() throws {
-            guard MACAddress(mac) != nil else { throw ValidationError("--mac must be 12 hexadecimal digits") }
             guard UInt8(exactly: userIndex) != nil else { throw ValidationError("--user-index must be 0 to 255") }
         }
 
-        var device: MACAddress { MACAddress(mac)! }
         var index: UInt8 { UInt8(userIndex) }
     }
 
@@ -126,11 +125,10 @@ struct PeopleCommand: ParsableCommand {
 }
 
 /// `body`'s result; a store error it throws is printed after `what` and refuses the command (exit 1).
-func refusing<T>(_ what: String, _ body: () throws(StoreError) -> T) throws(ExitStatus) -> T {
+func refusing<T>(_ what: String, _ body: () throws(StoreError) -> T) throws(CommandError) -> T {
     do {
         return try body()
     } catch {
-        printError("\(what): \(error.message)")
-        throw ExitStatus.refused
+        throw CommandError("\(what): \(error.message)")
     }
 }

@@ -13,22 +13,22 @@ struct StreamingOutput {
 
     init() { buffer.reserveCapacity(1 << 16) }
 
-    mutating func write(_ text: String) throws(ExitStatus) {
+    mutating func write(_ text: String) throws(CommandError) {
         buffer.append(contentsOf: text.utf8)
         if buffer.count >= 1 << 16 { try flush() }
     }
 
     /// Lets `body` append bytes to the buffer, then flushes it if it is full.
-    mutating func append(_ body: (inout [UInt8]) -> Void) throws(ExitStatus) {
+    mutating func append(_ body: (inout [UInt8]) -> Void) throws(CommandError) {
         body(&buffer)
         if buffer.count >= 1 << 16 { try flush() }
     }
 
-    mutating func flush() throws(ExitStatus) {
+    mutating func flush() throws(CommandError) {
         guard !buffer.isEmpty else { return }
         guard writeAll(buffer, to: 1) else {
             closed = true
-            throw .done
+            throw CommandError(ending: .done)
         }
         buffer.removeAll(keepingCapacity: true)
     }

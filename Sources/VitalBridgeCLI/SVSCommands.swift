@@ -48,14 +48,13 @@ struct SVSCommand: ParsableCommand {
                   vitalbridge svs request --sign 8 --requester org.vitalbridge.demo --plain
                 """)
         @OptionGroup var homeOptions: HomeOptions
-        @Option(help: "The sign: a name (HR, BP, …) or a code.") var sign: String
+        @Option(help: "The sign: a name (HR, BP, …) or a code.", transform: SVSCommand.sign) var sign: VitalSign
         @Option(help: "The requester's id, also the scheme the provider returns to.") var requester: String
         @Option(help: "new or resume.") var state: StateArgument = .new
         @Flag(help: "Unsealed, for requesters that predate sealing: the answer is readable by any process.")
         var plain = false
 
         func run() throws {
-            let sign = try SVSCommand.sign(sign)
             let home = try openHub(homeOptions.home, create: true).home
             var random = SystemRandomNumberGenerator()
             func bytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in UInt8.random(in: 0...255, using: &random) } }
@@ -66,15 +65,13 @@ struct SVSCommand: ParsableCommand {
                     key: plain ? nil : bytes(SealedAnswer.keySize),
                     requestID: plain ? nil : bytes(16))
             } catch {
-                printError("cannot request \(sign): \(error)")
-                throw ExitStatus.refused
+                throw CommandError("cannot request \(sign): \(error)")
             }
             do {
                 try SVSFiles.saveRequest(request, requester: requester, in: home)
                 try SVSFiles.writeBoard(request.board)
             } catch {
-                printError("\(error)")
-                throw ExitStatus.refused
+                throw CommandError("\(error)")
             }
             if plain {
                 printError("plain mode: any process of this user can read the answer and change it")
@@ -106,13 +103,12 @@ struct SVSCommand: ParsableCommand {
         func run() async throws {
             let text = url == "-" ? (readLine(strippingNewline: true) ?? "") : url
             guard ProviderProtocol(of: text) == .shareVitalSigns else {
-                printError("not a ShareVitalSigns request: \(text.prefix(200)) has no svs- scheme")
-                throw ExitStatus.refused
+                throw CommandError("not a ShareVitalSigns request: \(text.prefix(200)) has no svs- scheme")
             }
             let status = await OpenInvocation(
                 home: homeOptions.home, platform: .ios, caller: caller, scanQR: nil, url: text
             ).run()
-            guard status == .done else { throw status }
+            guard status == .done else { throw CommandError(ending: status) }
         }
     }
 
@@ -128,7 +124,8 @@ struct SVSCommand: ParsableCommand {
                   vitalbridge svs retrieve --sign BPSYS --requester org.vitalbridge.demo
                 """)
         @OptionGroup var homeOptions: HomeOptions
-        @Option(help: "The sign: a name (HR, BPSYS, …) or a code.") var sign: String
+        @Option(help: "The sign: a name (HR, BPSYS, …) or a code.", transform: SVSCommand.sign)
+        var sign: VitalSign
         @Option(help: "The requester's id.") var requester: String
 
         func validate() throws {
@@ -138,24 +135,22 @@ struct SVSCommand: ParsableCommand {
         }
 
         func run() throws {
-            let sign = try SVSCommand.sign(sign)
             let answer: PollAnswer
             do {
                 answer = try SVSFiles.poll(sign, requester: requester, home: openHub(homeOptions.home).home)
-            } catch let error as ExitStatus {
+            } catch let error as CommandError {
                 throw error
             } catch {
-                printError("invalid: \(error)")
                 print("invalid")
-                throw ExitStatus.refused
+                throw CommandError("invalid: \(error)")
             }
             switch answer {
             case .inProgress:
                 print("in progress")
-                throw ExitStatus.notYet
+                throw CommandError(ending: .notYet)
             case .invalid:
                 print("invalid")
-                throw ExitStatus.refused
+                throw CommandError(ending: .refused)
             case .value(let value, let quality):
                 print(value)
                 printError("quality \(quality)")

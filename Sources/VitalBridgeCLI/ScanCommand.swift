@@ -45,8 +45,7 @@ struct ScanCommand: AsyncParsableCommand {
             do {
                 _ = try await bluez.adapters()
             } catch {
-                printError("cannot scan through BlueZ: \(error.message)")
-                throw ExitStatus.refused
+                throw CommandError("cannot scan through BlueZ: \(error.message)")
             }
         }
         var rows: [[String]] = []

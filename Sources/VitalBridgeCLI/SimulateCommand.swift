@@ -45,8 +45,7 @@ struct SimulateCommand: AsyncParsableCommand {
             do {
                 devices = try Fleet(json: try Home.readFile(path, limit: Home.Limit.fleet))
             } catch {
-                printError("cannot use the fleet: \(path): \(error)")
-                throw ExitStatus.refused
+                throw CommandError("cannot use the fleet: \(path): \(error)")
             }
         } else {
             devices = Fleet.default
@@ -56,8 +55,7 @@ struct SimulateCommand: AsyncParsableCommand {
             let world = try SimulatedWorld(fleet: devices, start: LayeredTimestamp(Date()))
             server = try await SimulatedBlueZ(world: world, bus: bus, pace: pace)
         } catch {
-            printError("cannot serve on \(bus): \(error)")
-            throw ExitStatus.refused
+            throw CommandError("cannot serve on \(bus): \(error)")
         }
         // written at once, unbuffered: a script waits for this line before it starts a client
         FileHandle.standardOutput.write(
@@ -65,8 +63,7 @@ struct SimulateCommand: AsyncParsableCommand {
         do {
             try await server.run()
         } catch {
-            printError("the bus failed: \(error)")
-            throw ExitStatus.refused
+            throw CommandError("the bus failed: \(error)")
         }
     }
 }

@@ -56,8 +56,7 @@ struct SinkCommand: ParsableCommand {
             do {
                 address = try SinkAddress(url)
             } catch {
-                printError("cannot add sink \(name): \(error.message)")
-                throw ExitStatus.refused
+                throw CommandError("cannot add sink \(name): \(error.message)")
             }
             var file: String?
             if let passwordFile {
@@ -68,8 +67,7 @@ struct SinkCommand: ParsableCommand {
                 do {
                     _ = try SinkPassword.read(file: path)
                 } catch {
-                    printError("cannot add sink \(name): \(error.message)")
-                    throw ExitStatus.refused
+                    throw CommandError("cannot add sink \(name): \(error.message)")
                 }
                 file = path
             }
@@ -183,7 +181,7 @@ struct SinkCommand: ParsableCommand {
                     failed = true
                 }
             }
-            if failed { throw ExitStatus.refused }
+            if failed { throw CommandError(ending: .refused) }
         }
     }
 
@@ -209,17 +207,15 @@ struct SinkCommand: ParsableCommand {
         }
 
         func run() async throws {
-            let stop = StopSignal()
+            let stop = SignalWatcher.watch([SIGINT, SIGTERM], secondEnds: false)
             let hub = try openHub(homeOptions.home, readOnly: false)
             let all = try refusing("cannot follow") { () throws(StoreError) in try hub.store.sinks() }
             for name in names where !all.contains(where: { $0.name == name }) {
-                printError("cannot follow: the home has no sink named \(name) (vitalbridge sink list)")
-                throw ExitStatus.refused
+                throw CommandError("cannot follow: the home has no sink named \(name) (vitalbridge sink list)")
             }
             let sinks = names.isEmpty ? all : all.filter { names.contains($0.name) }
             guard !sinks.isEmpty else {
-                printError("cannot follow: the home has no sink (vitalbridge sink add)")
-                throw ExitStatus.refused
+                throw CommandError("cannot follow: the home has no sink (vitalbridge sink add)")
             }
             let logger = hubLogger()
             let outbox = batch.outbox(hub.store, logger: logger)

@@ -1,7 +1,6 @@
 import Foundation
 import LayeredProtocol
 import Locking
-import Synchronization
 import VitalBridge
 import VitalCore
 import VitalHome
@@ -59,38 +58,19 @@ struct TerminalUser: HubUser {
 
 /// Ctrl-C while a request runs: the first press cancels it (the request's task, so its device stage stops with
 /// `ERROR_CANCEL`, and any prompt), a second one ends the process as usual.
-///
-/// The signal handler only writes a byte to a pipe; a thread of its own reads it and cancels the task.
 final class Interrupt: Sendable {
-    private let state = Atomic<Bool>(false)
+    private let watcher: SignalWatcher
     private let task = Locked<Task<HubOutcome, Never>?>(nil)
 
+    private init(_ watcher: SignalWatcher) { self.watcher = watcher }
+
     /// Whether Ctrl-C was pressed.
-    var pressed: Bool { state.load(ordering: .acquiring) }
+    var pressed: Bool { watcher.signalled }
 
     /// Starts watching for Ctrl-C.
     static func watch() -> Interrupt {
-        let interrupt = Interrupt()
-        var ends: [Int32] = [-1, -1]
-        guard pipe(&ends) == 0 else { return interrupt }
-        interruptPipe = ends[1]
-        // the program that started this one may have blocked SIGINT (a test runner does), and it is inherited
-        var mask = sigset_t()
-        sigemptyset(&mask)
-        sigaddset(&mask, SIGINT)
-        pthread_sigmask(SIG_UNBLOCK, &mask, nil)
-        signal(SIGINT) { _ in
-            var byte: UInt8 = 1
-            _ = write(interruptPipe, &byte, 1)
-        }
-        let reader = ends[0]
-        Thread.detachNewThread {
-            var byte: UInt8 = 0
-            while read(reader, &byte, 1) < 0 && errno == EINTR {}
-            signal(SIGINT, SIG_DFL)
-            interrupt.state.store(true, ordering: .releasing)
-            interrupt.task.withLock { $0?.cancel() }
-        }
+        let interrupt = Interrupt(SignalWatcher.watch([SIGINT], secondEnds: true))
+        interrupt.watcher.onSignal { interrupt.task.withLock { $0?.cancel() } }
         return interrupt
     }
 
@@ -99,15 +79,12 @@ final class Interrupt: Sendable {
         cancelledBy interrupt: Interrupt?, _ operation: @escaping @Sendable () async -> HubOutcome
     ) async -> HubOutcome {
         guard let interrupt else { return await operation() }
-        let work = Task(executorPreference: CallingThreadExecutor.shared) { await operation() }
+        let work = Task { await operation() }
         interrupt.task.withLock { $0 = work }
         if interrupt.pressed { work.cancel() }
         return await work.value
     }
 }
-
-/// The pipe the SIGINT handler writes to (set once, before the handler is installed).
-nonisolated(unsafe) private var interruptPipe: Int32 = -1
 
 extension DeviceCandidate {
     /// The candidate `text` names: its number in the list (from 1) or its address; `nil` for anything else.

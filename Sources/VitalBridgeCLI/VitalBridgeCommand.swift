@@ -26,16 +26,17 @@ public struct VitalBridgeCommand: ParsableCommand {
     /// This release of VitalBridge (`vitalbridge --version`).
     public static let version = "0.14.0"
 
-    /// Runs the command line on the calling thread, without starting the concurrency runtime's thread pool; usage
-    /// errors exit 2 (not ArgumentParser's 64), so every VitalBridge command answers 0 done, 1 rejected input, 2 usage,
-    /// 3 no callback may be sent.
+    /// Runs the command line and exits: usage errors exit 2 (not ArgumentParser's 64), so every VitalBridge command
+    /// answers 0 done, 1 rejected input, 2 usage, 3 no callback may be sent (``ExitStatus``).
     public static func runFromCommandLine() -> Never {
         // A closed standard output is an error a command reports (a callback not handed over exits 5), not a
         // signal that kills it.
         signal(SIGPIPE, SIG_IGN)
         // Everything the hub creates is private to the user: folders 0700, files 0600.
         umask(0o077)
-        CallingThreadExecutor.run { await runCommandLine() }
+        // the command runs as a task; the main thread only waits, and the task ends the process
+        Task { await runCommandLine() }
+        dispatchMain()
     }
 
     private static func runCommandLine() async -> Never {
@@ -44,58 +45,31 @@ public struct VitalBridgeCommand: ParsableCommand {
         if let open = OpenInvocation(fastParsing: Array(CommandLine.arguments.dropFirst())) {
             Foundation.exit(await open.run().rawValue)
         }
-        // the command parsed, once it is: a usage error its `run` throws is told with its own usage
-        var parsed: (any ParsableCommand.Type)?
         do {
             var command = try parseAsRoot()
-            parsed = type(of: command)
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
                 try command.run()
             }
             exit(withError: nil)
-        } catch let status as ExitStatus {
-            Foundation.exit(status.rawValue)
+        } catch let failure as CommandError {
+            if let message = failure.message { printError(message) }
+            Foundation.exit(failure.status.rawValue)
         } catch {
+            // what ArgumentParser found while parsing: a usage error exits 2, with the closest command when a word
+            // of the command line is not one
             if exitCode(for: error) == .validationFailure {
-                var message: String
-                if let parsed, let validation = error as? ValidationError {
-                    message = usageError(validation.message, of: parsed)
-                } else {
-                    message = fullMessage(for: error)
-                    if !message.hasSuffix("\n") { message += "\n" }
-                    if let suggestion = suggestion(for: Array(CommandLine.arguments.dropFirst())) {
-                        message += suggestion + "\n"
-                    }
+                var message = fullMessage(for: error)
+                if !message.hasSuffix("\n") { message += "\n" }
+                if let suggestion = suggestion(for: Array(CommandLine.arguments.dropFirst())) {
+                    message += suggestion + "\n"
                 }
                 FileHandle.standardError.write(Data(message.utf8))
                 Foundation.exit(ExitStatus.usage.rawValue)
             }
             exit(withError: error)
         }
-    }
-
-    /// A usage error of `command`, as ArgumentParser tells one it finds while parsing: the message, then the
-    /// command's own usage (`Usage: vitalbridge band alarm --mac <mac> …`) and where its help is. ArgumentParser
-    /// knows which command a usage error thrown by a command's `run` belongs to only from the command line, and
-    /// tells the root's usage (`Usage: vitalbridge <subcommand>`) instead.
-    static func usageError(_ message: String, of command: any ParsableCommand.Type) -> String {
-        let names = commandPath(to: command) ?? [command._commandName]
-        return "Error: \(message)\nUsage: \(usageString(for: command))\n"
-            + "  See '\(names.joined(separator: " ")) --help' for more information.\n"
-    }
-
-    /// The names from the root to `command` (`["vitalbridge", "band", "alarm"]`), or `nil` if it is not in the tree
-    /// under `root`.
-    static func commandPath(
-        to command: any ParsableCommand.Type, from root: any ParsableCommand.Type = VitalBridgeCommand.self
-    ) -> [String]? {
-        if ObjectIdentifier(root) == ObjectIdentifier(command) { return [root._commandName] }
-        for subcommand in root.configuration.subcommands {
-            if let path = commandPath(to: command, from: subcommand) { return [root._commandName] + path }
-        }
-        return nil
     }
 }
 
@@ -144,8 +118,7 @@ struct RequestCommand: ParsableCommand {
         do {
             request = try LayeredRequest(parsing: url, platform: options.platform)
         } catch {
-            printError("invalid request: \(error); fail callback reason \(error.reason)")
-            throw ExitStatus.refused
+            throw CommandError("invalid request: \(error); fail callback reason \(error.reason)")
         }
         for (name, value) in describe(request) { print("\(name): \(value)") }
     }
@@ -211,8 +184,7 @@ struct CallbackCommand: ParsableCommand {
         do {
             response = try LayeredResponse(parsing: url)
         } catch {
-            printError("invalid callback: \(error)")
-            throw ExitStatus.refused
+            throw CommandError("invalid callback: \(error)")
         }
         print("destination: \(response.callback.destination)")
         if let id = response.requestID { print("requestid: \(id)") }
@@ -241,15 +213,21 @@ func suggestion(
 {
     let subcommands = command.configuration.subcommands
     guard !subcommands.isEmpty, let word = arguments.first, !word.hasPrefix("-") else { return nil }
-    if let next = subcommands.first(where: { $0._commandName == word }) {
+    if let next = subcommands.first(where: { name(of: $0) == word }) {
         return suggestion(for: Array(arguments.dropFirst()), in: next, root: false)
     }
-    let names = subcommands.map { $0._commandName } + (root ? ["help"] : [])
+    let names = subcommands.map(name(of:)) + (root ? ["help"] : [])
     let scored = names.map { (name: $0, distance: editDistance(word, $0)) }
     guard let best = scored.min(by: { $0.distance < $1.distance }),
         best.distance <= max(2, best.name.count / 3)
     else { return nil }
     return "Did you mean '\(best.name)'?"
+}
+
+/// The name `command` has on the command line: its configuration's, else its type's name in lowercase, as
+/// ArgumentParser derives it for the one-word types (`Alarm`, `Follow`) that give none.
+func name(of command: any ParsableCommand.Type) -> String {
+    command.configuration.commandName ?? String(describing: command).lowercased()
 }
 
 /// The Levenshtein distance between `a` and `b` (insertions, deletions and substitutions of characters).

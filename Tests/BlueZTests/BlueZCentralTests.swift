@@ -31,7 +31,8 @@ struct BlueZBench {
         let server = server
         serving = Task(executorPreference: executor) { try? await server.run() }
         central = BlueZCentral(
-            bus: .address(bus.address), scanDuration: .milliseconds(300), connectTimeout: .seconds(5))
+            bus: .address(bus.address), scanDuration: .milliseconds(300), connectTimeout: .seconds(5),
+            logger: testLogger)
     }
 
     func stop() async {
@@ -165,7 +166,7 @@ struct BlueZCentralTests {
             let missing = await #expect(throws: DeviceError.self) { try await bench.central.connect(to: Self.bp5) }
             #expect(missing?.code == .notFound)
         }
-        let nowhere = BlueZCentral(bus: .address("unix:path=/nonexistent/bus"))
+        let nowhere = BlueZCentral(bus: .address("unix:path=/nonexistent/bus"), logger: testLogger)
         let unreachable = await #expect(throws: DeviceError.self) { try await nowhere.connect(to: Self.bp5) }
         #expect(unreachable?.code == .connectionFailed)
     }

@@ -5,6 +5,7 @@ import VitalCore
 import VitalDevices
 import VitalSimulation
 import VitalStore
+import VitalTestSupport
 
 /// A clock whose sleeps return at once, having moved its own virtual time on: it keeps every duration it was asked
 /// to sleep. A cancelled task's sleep throws and is not kept.
@@ -178,7 +179,7 @@ struct BandFollowerTests {
     ) -> BandFollower {
         BandFollower(
             central: central ?? world, entry: DeviceCatalog.entry(for: .fitPro9614N), mac: mac, firstLink: firstLink,
-            sink: sink, bandClock: { world.clock.wallTime }, clock: clock)
+            sink: sink, bandClock: { world.clock.wallTime }, clock: clock, logger: testLogger)
     }
 
     /// Whether some central holds a link to the band: a second connection is then refused.

@@ -7,6 +7,7 @@ import VitalCore
 import VitalDevices
 import VitalSimulation
 import VitalStore
+import VitalTestSupport
 
 /// The desk over a simulated world of the built-in fleet's `models`, each stored as a device of the hub.
 struct Desk {
@@ -27,7 +28,7 @@ struct Desk {
         let clock = world.clock
         desk = DeviceDesk(
             store: store, central: world, leases: LocalLeases(), clock: ContinuousClock(),
-            now: { clock.wallTime })
+            now: { clock.wallTime }, logger: testLogger)
     }
 
     static func mac(_ model: DeviceModel) -> MACAddress {

@@ -97,8 +97,8 @@ struct Engine {
         let clock = world.clock
         return Bridge(
             store: store, central: world, user: user, leases: leases, whitelist: .default, handOff: handOff,
-            reservation: ReservationOwner(owner: owner), providers: providers, now: { clock.wallTime },
-            callbackBudget: budget)
+            reservation: ReservationOwner(owner: owner), providers: providers, logger: testLogger,
+            now: { clock.wallTime }, callbackBudget: budget)
     }
 
     /// Handles `url` from iOS and returns the callback it handed over, parsed; records an issue if there is none.

@@ -3,6 +3,7 @@ import Testing
 import VitalBridge
 import VitalCore
 import VitalStore
+import VitalTestSupport
 
 /// A destination in memory with the exactly-once rules of a real one (VitalSinks' PostgreSQL schema): per hub its
 /// position, one row per live reading at its latest version, a tombstone per deletion; a change older than what it
@@ -88,7 +89,7 @@ struct OutboxTests {
     }
 
     static func outbox(_ store: VitalStore, batchSize: Int = 10) -> Outbox {
-        Outbox(store: store, now: { now }, clock: ContinuousClock(), batchSize: batchSize)
+        Outbox(store: store, now: { now }, clock: ContinuousClock(), batchSize: batchSize, logger: testLogger)
     }
 
     /// The store's exported readings, by identifier.

@@ -69,7 +69,8 @@ let benchmarks: @Sendable () -> Void = {
         defer { daemon.stop() }
         let server = try await SimulatedBlueZ(world: try world(), bus: daemon.address, pace: 0)
         let serving = Task { try await server.run() }
-        let central = BlueZCentral(bus: .address(daemon.address), scanDuration: .milliseconds(200))
+        let central = BlueZCentral(
+            bus: .address(daemon.address), scanDuration: .milliseconds(200), logger: testLogger)
         try await measure(benchmark) { try await sync(central) }
         await central.close()
         await server.close()
