@@ -25,12 +25,12 @@ public struct LayeredIntent: Hashable, Sendable {
     /// The strip code a BG5 measurement needs.
     public var stripCode: StripCode?
     /// `since`: a sync returns only readings from this time on.
-    public var since: LayeredTimestamp?
+    public var since: Timestamp?
 
     public init(
         _ action: LayeredAction, _ model: DeviceModel, mac: MACAddress? = nil, addType: AddType? = nil,
         popFlag: PopFlag? = nil, unit: VitalUnit? = nil, profile: ActivityProfile? = nil, stripCode: StripCode? = nil,
-        since: LayeredTimestamp? = nil
+        since: Timestamp? = nil
     ) {
         self.action = action
         self.model = model

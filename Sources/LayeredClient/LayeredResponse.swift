@@ -48,7 +48,7 @@ public struct ReceivedReading: Hashable, Sendable, CustomStringConvertible {
     public var origin: Origin
     public var value: Value
     /// When it was measured; `nil` for an activity day, which is dated by ``Value/activity(day:steps:calories:distance:)``.
-    public var measuredAt: LayeredTimestamp?
+    public var measuredAt: Timestamp?
     /// The result object as the callback sent it.
     public var object: ResultObject
     /// The statuses the device reported with the reading (`flags`), those this version knows by name.
@@ -457,7 +457,7 @@ struct ReadingDecoder {
             guard let unit, let value = object.number(key) else { return nil }
             return Quantity(value, unit)
         }
-        var measuredAt: LayeredTimestamp?
+        var measuredAt: Timestamp?
         if category != .activity {
             guard let time = object.measuredAt else { throw fail("has no measured_at") }
             measuredAt = time

@@ -247,10 +247,10 @@ extension LayeredCallback {
     /// Builds a success callback whose result carries `readings`, oldest first, as many whole readings as fit in
     /// `maximumLength` characters, and reports which were left out.
     ///
-    /// Readings are ordered by `LayeredReading.measuredAt` (ties keep their order) and taken from the oldest
+    /// Readings are ordered by `Reading.measuredAt` (ties keep their order) and taken from the oldest
     /// until the next one does not fit; a reading is never cut, with one exception: a band day that does not fit
     /// even as the first reading goes without its sleep segments, then without its sport totals too, and says so
-    /// in its `leftout` (`LayeredReading.smallerResultObjects(unit:)`), rather than stay pending forever. When some are left out the callback's `remaining`
+    /// in its `leftout` (`Reading.smallerResultObjects(unit:)`), rather than stay pending forever. When some are left out the callback's `remaining`
     /// says how many, and its length counts too. For an action with a combined result, `measured` are the live
     /// readings (`measureresult`, always included) and `readings` the stored ones (`syncresult`). For a plain
     /// list, `leading` readings (the live one of a measurement) come first and are always included.
@@ -264,8 +264,8 @@ extension LayeredCallback {
     ///   - maximumLength: the longest URL allowed, in characters (``Platform/defaultCallbackBudget``).
     /// - Throws: ``LayeredError/Code/urlBudget`` if not even the result without any stored reading fits.
     public static func packing(
-        _ callback: LayeredCallback, readings: [LayeredReading], measured: [LayeredReading]? = nil,
-        leading: [LayeredReading] = [], unit: VitalUnit?, maximumLength: Int
+        _ callback: LayeredCallback, readings: [Reading], measured: [Reading]? = nil,
+        leading: [Reading] = [], unit: VitalUnit?, maximumLength: Int
     ) throws(LayeredError) -> PackedCallback {
         let order = readings.indices.sorted {
             (readings[$0].measuredAt, $0) < (readings[$1].measuredAt, $1)
@@ -287,7 +287,7 @@ extension LayeredCallback {
     }
 
     /// Builds a success callback like ``packing(_:readings:measured:leading:unit:maximumLength:)`` from `count`
-    /// stored readings that `next` hands over already oldest first (by `LayeredReading.measuredAt`), taking
+    /// stored readings that `next` hands over already oldest first (by `Reading.measuredAt`), taking
     /// them until one does not fit: it asks for at most one reading more than the callback carries, so a store can
     /// deliver from a history of any size without reading all of it.
     ///
@@ -302,8 +302,8 @@ extension LayeredCallback {
     /// - Returns: the callback, its URL and how many of the first stored readings it carries.
     /// - Throws: ``LayeredError/Code/urlBudget`` if not even the result without any stored reading fits.
     public static func packingOldestFirst(
-        _ callback: LayeredCallback, count: Int, next: () throws -> LayeredReading?, measured: [LayeredReading]? = nil,
-        leading: [LayeredReading] = [], unit: VitalUnit?, maximumLength: Int
+        _ callback: LayeredCallback, count: Int, next: () throws -> Reading?, measured: [Reading]? = nil,
+        leading: [Reading] = [], unit: VitalUnit?, maximumLength: Int
     ) throws -> PackedPrefix {
         var bare = callback
         bare.result = nil

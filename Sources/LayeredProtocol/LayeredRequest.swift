@@ -67,7 +67,7 @@ public struct LayeredRequest: Hashable, Sendable {
     public var stripCode: StripCode?
     /// `since` (VitalBridge's addition, for actions that sync): re-deliver the stored readings measured at or after
     /// this time, for a caller that lost a callback.
-    public var since: LayeredTimestamp?
+    public var since: Timestamp?
     /// `ver`: always ``layeredProtocolVersion`` once validated (absent means 100).
     public var version: Int
     /// Every parameter, in order, as sent.
@@ -163,7 +163,7 @@ public struct LayeredRequest: Hashable, Sendable {
 
         // `+` is read as a space here, as form-encoding callers write it
         since = try reader.value(.since, applies: action.includes(.sync)) {
-            LayeredTimestamp(parsing: $0.replacingPlusWithSpace())
+            Timestamp(parsing: $0.replacingPlusWithSpace())
         }
     }
 

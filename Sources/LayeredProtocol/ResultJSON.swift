@@ -57,7 +57,7 @@ public struct ResultObject: Hashable, Sendable {
     }
 
     /// `measured_at` parsed, if present and well formed.
-    public var measuredAt: LayeredTimestamp? { string(.measuredAt).flatMap { LayeredTimestamp(parsing: $0) } }
+    public var measuredAt: Timestamp? { string(.measuredAt).flatMap { Timestamp(parsing: $0) } }
 
     /// The object as compact JSON: no spaces, no new lines.
     public var json: String {

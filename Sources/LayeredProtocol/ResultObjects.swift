@@ -1,6 +1,6 @@
 import VitalCore
 
-extension LayeredReading {
+extension Reading {
     /// The reading as a result object, values converted to `unit` and rounded.
     ///
     /// A `unit` that is `nil` or of another category gives the category's default unit (request validation
@@ -26,7 +26,7 @@ extension LayeredReading {
     ///
     /// Optional quantities the device did not report are left out; a value that is not finite is left out too.
     ///
-    /// What the device said beyond the values (`LayeredReading.annotations`) follows, only when it said something,
+    /// What the device said beyond the values (`Reading.annotations`) follows, only when it said something,
     /// so that a reading without annotations is written exactly as before: `flags`, the names of its statuses in
     /// bit order (`["bodyMovement","irregularPulse"]`), and `unavailable`, each value the device sent a special
     /// value for by its result key (`{"systolic":"NaN"}`; a nested member by its path, `swimdata.calories`), whose

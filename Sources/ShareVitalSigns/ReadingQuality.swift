@@ -76,13 +76,13 @@ extension Quality {
     /// ``lowPerfusionIndex`` as `lowPerfusion` (each once). Every value a reading supplies gets its quality.
     ///
     /// ```swift
-    /// var reading = LayeredReading.bloodPressure(.init(systolic: 128, diastolic: 84, measuredAt: time))
+    /// var reading = Reading.bloodPressure(.init(systolic: 128, diastolic: 84, measuredAt: time))
     /// reading.annotations.status = [.bodyMovement, .irregularPulse]
     /// Quality(of: reading)   // 60: 100 − 30 (body movement) − 10 (irregular pulse)
     /// ```
     ///
     /// `nil` for a kind ShareVitalSigns has no sign for (only blood pressure, oximetry and temperature have).
-    public init?(of reading: LayeredReading) {
+    public init?(of reading: Reading) {
         var status = reading.annotations.status
         switch reading {
         case .bloodPressure(let bloodPressure):

@@ -29,11 +29,11 @@ extension DeviceDesk {
 
     /// Asks the band for today's totals now and stores them; returns today's day as the store has it (and a caller
     /// gets it), `nil` when the band recorded nothing today.
-    public func bandToday(_ mac: MACAddress) async throws(DeviceDeskError) -> LayeredReading? {
+    public func bandToday(_ mac: MACAddress) async throws(DeviceDeskError) -> Reading? {
         let (store, now) = (store, now)
         return try await withBand(mac, doing: "today's totals") { driver, sink in
             try await driver.run(.getToday, storingInto: sink)
-            let midnight = LayeredTimestamp(secondsSince1970: now().day.daysSince1970 * 86_400)
+            let midnight = Timestamp(secondsSince1970: now().day.daysSince1970 * 86_400)
             return try store.readings(device: mac, since: midnight).last?.reading
         }
     }
@@ -49,7 +49,7 @@ extension DeviceDesk {
             let follower = BandFollower(
                 central: central, entry: first.entry, mac: mac, firstLink: first.connection, sink: sink,
                 bandClock: now, clock: clock, batchSize: first.batchSize, logger: logger)
-            let end = hours.map { LayeredTimestamp(secondsSince1970: now().secondsSince1970 + Int64($0) * 3_600) }
+            let end = hours.map { Timestamp(secondsSince1970: now().secondsSince1970 + Int64($0) * 3_600) }
             return try await follower.run(until: end, events: events)
         }
     }

@@ -8,7 +8,7 @@ import VitalDevices
 public enum BandFollowEvent: Hashable, Sendable {
     /// A batch was committed and acknowledged: `count` items were stored on the current link so far; `bandTime` is
     /// the band clock's time then.
-    case stored(count: Int, bandTime: LayeredTimestamp)
+    case stored(count: Int, bandTime: Timestamp)
     /// The wearer pressed a button of the band (find-phone, or the camera button in camera mode).
     case wearer(BandEvent)
     /// The link dropped; the follower reconnects after its backoff.
@@ -45,7 +45,7 @@ public struct BandFollower: Sendable {
     let mac: MACAddress
     let firstLink: (any BluetoothConnection)?
     let sink: any RecordSink
-    let bandClock: @Sendable () -> LayeredTimestamp
+    let bandClock: @Sendable () -> Timestamp
     let clock: any Clock<Duration>
     let batchSize: Int
     let logger: Logger
@@ -67,7 +67,7 @@ public struct BandFollower: Sendable {
     public init(
         central: any BluetoothCentral, entry: CatalogEntry, mac: MACAddress,
         firstLink: (any BluetoothConnection)? = nil, sink: any RecordSink,
-        bandClock: @escaping @Sendable () -> LayeredTimestamp, clock: any Clock<Duration>,
+        bandClock: @escaping @Sendable () -> Timestamp, clock: any Clock<Duration>,
         batchSize: Int = SmartbandGATT.window, logger: Logger
     ) {
         self.central = central
@@ -91,7 +91,7 @@ public struct BandFollower: Sendable {
     /// - Throws: the `DeviceError` that ended a link, unless it was a drop (reconnected) or the cancellation; the
     ///   connection's error when the follower was given no first link and cannot connect.
     public func run(
-        until end: LayeredTimestamp? = nil, events: @escaping @Sendable (BandFollowEvent) -> Void = { _ in }
+        until end: Timestamp? = nil, events: @escaping @Sendable (BandFollowEvent) -> Void = { _ in }
     ) async throws(DeviceError) -> Int {
         // whether the current link was made here, and so is closed here
         var ownsLink = firstLink == nil
@@ -173,7 +173,7 @@ public struct BandFollower: Sendable {
     /// Follows the band on `driver`'s link until the link ends; returns the items stored on it and the error that
     /// ended it (`.cancelled` when the task was cancelled or `end` was reached).
     private func follow(
-        _ driver: SmartbandDriver, until end: LayeredTimestamp?, events: @escaping @Sendable (BandFollowEvent) -> Void
+        _ driver: SmartbandDriver, until end: Timestamp?, events: @escaping @Sendable (BandFollowEvent) -> Void
     ) async -> (stored: Int, ending: DeviceError) {
         let stored = Locked(0)
         let sink = self.sink

@@ -38,7 +38,7 @@ public struct HubReport: Hashable, Sendable {
     public var reason: LayeredReason?
     public var device: MACAddress?
     /// The readings the callback carries (the live one first).
-    public var delivered: [LayeredReading]
+    public var delivered: [Reading]
     /// The readings left pending for the next sync.
     public var remaining: Int
     /// Why a provider's answer is a failure (for standard error; never a health value).
@@ -79,7 +79,7 @@ public actor Bridge {
         store: VitalStore, central: any BluetoothCentral, user: any HubUser, leases: any DeviceLeases,
         whitelist: Whitelist, handOff: any CallbackHandOff, reservation: ReservationOwner,
         providers: ProviderSettings = ProviderSettings(), logger: Logger,
-        now: @escaping @Sendable () -> LayeredTimestamp, callbackBudget: Int? = nil, scheme: String = layeredAppScheme,
+        now: @escaping @Sendable () -> Timestamp, callbackBudget: Int? = nil, scheme: String = layeredAppScheme,
         progress: @escaping @Sendable (SyncProgress) -> Void = { _ in }
     ) {
         self.whitelist = whitelist

@@ -10,13 +10,13 @@ struct CallbackDelivery: Sendable {
     let store: VitalStore
     let handOff: any CallbackHandOff
     let logger: Logger
-    let now: @Sendable () -> LayeredTimestamp
+    let now: @Sendable () -> Timestamp
 
     /// What a callback carries, chosen and (unless re-sent with `since`) reserved for this request.
     struct Chosen {
         var url: String
         var readingIDs: [Int64]
-        var delivered: [LayeredReading]
+        var delivered: [Reading]
         var remaining: Int
     }
 

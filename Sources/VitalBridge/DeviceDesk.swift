@@ -71,7 +71,7 @@ public struct DeviceDesk: Sendable {
     let central: any BluetoothCentral
     let leases: any DeviceLeases
     let clock: any Clock<Duration>
-    let now: @Sendable () -> LayeredTimestamp
+    let now: @Sendable () -> Timestamp
     let logger: Logger
 
     /// How long past its `seconds` a live stream may run before the desk stops it.
@@ -84,7 +84,7 @@ public struct DeviceDesk: Sendable {
     /// seconds, `now` is the time devices' clocks and stored readings are dated by, `logger` hears failures.
     public init(
         store: VitalStore, central: any BluetoothCentral, leases: any DeviceLeases, clock: any Clock<Duration>,
-        now: @escaping @Sendable () -> LayeredTimestamp, logger: Logger
+        now: @escaping @Sendable () -> Timestamp, logger: Logger
     ) {
         self.store = store
         self.central = central

@@ -66,7 +66,7 @@ public struct Outbox: Sendable {
     public static let longestBackoff = Duration.seconds(60)
 
     let store: VitalStore
-    let now: @Sendable () -> LayeredTimestamp
+    let now: @Sendable () -> Timestamp
     let clock: any Clock<Duration>
     let batchSize: Int
     let logger: Logger
@@ -80,7 +80,7 @@ public struct Outbox: Sendable {
     ///   - batchSize: the changes per transaction of the destination.
     ///   - logger: hears failures (never a health value, never a secret).
     public init(
-        store: VitalStore, now: @escaping @Sendable () -> LayeredTimestamp, clock: any Clock<Duration>,
+        store: VitalStore, now: @escaping @Sendable () -> Timestamp, clock: any Clock<Duration>,
         batchSize: Int = Outbox.defaultBatchSize, logger: Logger
     ) {
         self.store = store

@@ -178,7 +178,7 @@ extension Bridge {
     /// systolic 4, diastolic 5), each with the reading's quality (`Quality(of:)`: 100 less what the device's
     /// statuses and perfusion index say against it); `nil` for a kind SVS has no sign for. A value the device could
     /// not measure (it sent a special value: NaN, ±INF…) is left out, never answered as a number.
-    static func svsValues(of reading: LayeredReading) -> [Int: Answer.Entry]? {
+    static func svsValues(of reading: Reading) -> [Int: Answer.Entry]? {
         guard let quality = Quality(of: reading) else { return nil }
         let missing = Set(reading.unavailableFields.compactMap { $0.field.column })
         var values: [Int: Answer.Entry] = [:]

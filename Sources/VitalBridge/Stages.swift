@@ -15,7 +15,7 @@ struct StageRunner: Sendable {
     let user: any HubUser
     let leases: any DeviceLeases
     let logger: Logger
-    let now: @Sendable () -> LayeredTimestamp
+    let now: @Sendable () -> Timestamp
     /// Called as a sync stores records (for a progress bar).
     let progress: @Sendable (SyncProgress) -> Void
 
@@ -264,11 +264,11 @@ public struct StoreSink: RecordSink {
 
     /// The store's identifier of `reading` if it was in the latest batch this sink stored (a live measurement is
     /// stored alone, just before the driver returns it), without asking the store.
-    func latestID(of reading: LayeredReading) -> Int64? {
+    func latestID(of reading: Reading) -> Int64? {
         latest.stored.withLock { batch in batch.last { $0.reading == reading }?.id }
     }
 
     private final class LatestBatch: Sendable {
-        let stored = Locked<[(reading: LayeredReading, id: Int64)]>([])
+        let stored = Locked<[(reading: Reading, id: Int64)]>([])
     }
 }

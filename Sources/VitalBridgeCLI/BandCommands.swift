@@ -401,10 +401,10 @@ extension BandCommand {
         @Option(
             help: "yyyy-MM-dd.",
             transform: { text in
-                guard let day = LayeredDate(parsing: text) else { throw ValidationError("--date must be yyyy-MM-dd") }
+                guard let day = CalendarDate(parsing: text) else { throw ValidationError("--date must be yyyy-MM-dd") }
                 return day
             })
-        var date: LayeredDate?
+        var date: CalendarDate?
         @Option(help: "HH:mm.", transform: ClockTime.parse("--time")) var time: ClockTime?
         @Option(help: "1 to 20 characters (add).") var title: String?
         @Option(help: "At most 33 characters (add).") var subtitle: String = ""

@@ -83,7 +83,7 @@ struct ComposeCommand: ParsableCommand {
             intent.stripCode = StripCode(type: try wire(codetype ?? 0, "codetype") ?? .qrCode, code: code)
         }
         if let since {
-            guard let time = LayeredTimestamp(parsing: since) else {
+            guard let time = Timestamp(parsing: since) else {
                 throw refuse("--since is not yyyy-MM-dd HH:mm:ss")
             }
             intent.since = time

@@ -60,12 +60,12 @@ enum HubTransport {
     }
 
     /// The time what is stored is dated by: the simulated world's, or the real one.
-    var now: @Sendable () -> LayeredTimestamp {
+    var now: @Sendable () -> Timestamp {
         switch self {
         case .simulated(_, let world):
             let clock = world.clock
             return { clock.wallTime }
-        case .bluez: return { LayeredTimestamp(Date()) }
+        case .bluez: return { Timestamp(Date()) }
         }
     }
 }
@@ -92,7 +92,7 @@ struct Hub {
             let fleet = try home.fleet()
             do {
                 transport = .simulated(
-                    fleet: fleet, world: try SimulatedWorld(fleet: fleet, start: LayeredTimestamp(Date())))
+                    fleet: fleet, world: try SimulatedWorld(fleet: fleet, start: Timestamp(Date())))
             } catch {
                 throw HomeError("\(home.fleetPath): \(error)")
             }

@@ -96,7 +96,7 @@ struct FHIROptions: ParsableArguments {
 
     /// Writes the bundle of the readings of `store` (of one device, from a time on) to standard output, a reading
     /// at a time.
-    func export(_ store: VitalStore, device: MACAddress?, since: LayeredTimestamp?) throws {
+    func export(_ store: VitalStore, device: MACAddress?, since: Timestamp?) throws {
         let zone = try VitalBridgeCLI.timeZone(named: timeZone)
         let (type, subject, hub, glucoseUnit) = (
             transaction ? FHIRBundleWriter.BundleType.transaction : .collection, try subject(), try store.hubID(),
@@ -210,8 +210,8 @@ struct ReportCommand: ParsableCommand {
         }
         var scope = mac.map { "Readings of \(names[$0] ?? $0.description)" } ?? "Readings of every device"
         if let from { scope += " since \(from) UTC" }
-        let now = LayeredTimestamp(Date())
-        let local = LayeredTimestamp(secondsSince1970: now.secondsSince1970 + Int64(zone.secondsFromGMT(for: now.date)))
+        let now = Timestamp(Date())
+        let local = Timestamp(secondsSince1970: now.secondsSince1970 + Int64(zone.secondsFromGMT(for: now.date)))
         let subtitle = "\(scope); times in \(zone.identifier); made \(String(local.description.prefix(16)))."
         // the page written as it is made, 64 KiB at a time, never held whole (about 1.8 MB for 26 years of readings)
         func page(to descriptor: Int32) -> Bool {

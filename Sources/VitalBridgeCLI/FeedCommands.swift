@@ -108,7 +108,7 @@ extension RecordsCommand {
         func run() throws {
             let hub = try openHub(homeOptions.home, readOnly: false)
             do {
-                try hub.store.deleteReading(id, reason: reason, at: LayeredTimestamp(Date()))
+                try hub.store.deleteReading(id, reason: reason, at: Timestamp(Date()))
             } catch {
                 throw CommandError(error.message)
             }

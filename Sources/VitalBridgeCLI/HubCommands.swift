@@ -347,11 +347,11 @@ struct ReadingFilter: ParsableArguments {
     var since: String?
 
     var mac: MACAddress? { device.flatMap { MACAddress($0) } }
-    var from: LayeredTimestamp? { since.flatMap { LayeredTimestamp(parsing: $0) } }
+    var from: Timestamp? { since.flatMap { Timestamp(parsing: $0) } }
 
     func validate() throws {
         if let device, MACAddress(device) == nil { throw ValidationError("--device must be 12 hexadecimal digits") }
-        if let since, LayeredTimestamp(parsing: since) == nil {
+        if let since, Timestamp(parsing: since) == nil {
             throw ValidationError("--since must be yyyy-MM-dd HH:mm:ss")
         }
     }

@@ -46,7 +46,7 @@ extension RecordRow {
             rate.map {
                 RecordRow(
                     device: device, kind: "heart_rate_minute",
-                    time: LayeredTimestamp(secondsSince1970: start + Int64(minute) * 60),
+                    time: Timestamp(secondsSince1970: start + Int64(minute) * 60),
                     values: [(.heartRate, .number(Double($0)))])
             }
         }

@@ -52,7 +52,7 @@ struct SimulateCommand: AsyncParsableCommand {
         }
         let server: SimulatedBlueZ
         do {
-            let world = try SimulatedWorld(fleet: devices, start: LayeredTimestamp(Date()))
+            let world = try SimulatedWorld(fleet: devices, start: Timestamp(Date()))
             server = try await SimulatedBlueZ(world: world, bus: bus, pace: pace)
         } catch {
             throw CommandError("cannot serve on \(bus): \(error)")

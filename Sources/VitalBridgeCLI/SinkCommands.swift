@@ -76,7 +76,7 @@ struct SinkCommand: ParsableCommand {
                 try hub.store.addSink(
                     SinkRecord(
                         name: name, address: address.description, passwordFile: file,
-                        addedAt: LayeredTimestamp(Date())))
+                        addedAt: Timestamp(Date())))
                 return try hub.store.queuedChanges(after: 0)
             }
             print(
@@ -252,7 +252,7 @@ struct BatchOption: ParsableArguments {
     /// The outbox of `store` with this batch size, on the real clock.
     func outbox(_ store: VitalStore, logger: Logger) -> Outbox {
         Outbox(
-            store: store, now: { LayeredTimestamp(Date()) }, clock: ContinuousClock(), batchSize: batchSize,
+            store: store, now: { Timestamp(Date()) }, clock: ContinuousClock(), batchSize: batchSize,
             logger: logger)
     }
 }

@@ -1,4 +1,4 @@
-extension LayeredReading {
+extension Reading {
     /// Whether the reading is of an instant, which a device's clock may have given (not a whole day: an activity
     /// or band day).
     public var isOfInstant: Bool {
@@ -10,7 +10,7 @@ extension LayeredReading {
 
     /// The reading taken at `time` instead: its values and annotations unchanged. A day's reading
     /// (``isOfInstant`` is `false`) is returned as it is.
-    public func retimed(to time: LayeredTimestamp) -> LayeredReading {
+    public func retimed(to time: Timestamp) -> Reading {
         switch self {
         case .bloodPressure(var reading):
             reading.measuredAt = time

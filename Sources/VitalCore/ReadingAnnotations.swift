@@ -1,11 +1,11 @@
 /// What a device said about a reading beyond its values: the status it reported, the fields it could not measure,
 /// whose reading it is, and the time its own clock gave.
 ///
-/// Every reading kind carries one (``LayeredReading/annotations``); a device that reports none of this leaves it
+/// Every reading kind carries one (``Reading/annotations``); a device that reports none of this leaves it
 /// empty (``none``), and a reading with empty annotations is written exactly as before they existed.
 ///
 /// ```swift
-/// var reading = LayeredReading.bloodPressure(.init(systolic: 0, diastolic: 80, heartRate: 71, measuredAt: time))
+/// var reading = Reading.bloodPressure(.init(systolic: 0, diastolic: 80, heartRate: 71, measuredAt: time))
 /// reading.markUnavailable(ReadingKind.bloodPressure.fields[0], .nan)   // the cuff sent 0x07FF for systolic
 /// reading.annotations.status = [.bodyMovement]
 /// reading.annotations.status.names                                      // ["bodyMovement"]
@@ -19,13 +19,13 @@ public struct ReadingAnnotations: Hashable, Sendable {
     /// The user index the device gave the reading (Blood Pressure and Weight Scale / Body Composition user ID); 255
     /// is the profiles' "unknown user". `nil`: the device keeps no users.
     public var userIndex: UInt8?
-    /// The time the device's clock gave the reading, when ``LayeredReading/measuredAt`` is that time corrected by the
+    /// The time the device's clock gave the reading, when ``Reading/measuredAt`` is that time corrected by the
     /// offset read from the device's clock in the same session; `nil` when the two are the same.
-    public var deviceTime: LayeredTimestamp?
+    public var deviceTime: Timestamp?
 
     public init(
         status: ReadingStatus = [], unavailable: UnavailableFields = UnavailableFields(), userIndex: UInt8? = nil,
-        deviceTime: LayeredTimestamp? = nil
+        deviceTime: Timestamp? = nil
     ) {
         self.status = status
         self.unavailable = unavailable
@@ -196,7 +196,7 @@ public struct ReadingStatus: OptionSet, Hashable, Sendable, CustomStringConverti
     public var description: String { names.joined(separator: ",") }
 }
 
-extension LayeredReading {
+extension Reading {
     /// What the device said about the reading beyond its values.
     public var annotations: ReadingAnnotations {
         get {

@@ -29,14 +29,14 @@ public struct ReadingChange: Hashable, Sendable {
     /// The device that took the reading.
     public var device: MACAddress
     /// The reading as it is after the change; `nil` for a deletion.
-    public var reading: LayeredReading?
+    public var reading: Reading?
     /// The person of the home whose reading it is, when its device's user index is assigned to one.
     public var person: String?
     /// Why a deleted reading was deleted: the user's reason, or ``quarantineReason``.
     public var reason: String?
 
     public init(
-        sequence: Int64, operation: Operation, readingID: Int64, device: MACAddress, reading: LayeredReading? = nil,
+        sequence: Int64, operation: Operation, readingID: Int64, device: MACAddress, reading: Reading? = nil,
         person: String? = nil, reason: String? = nil
     ) {
         self.sequence = sequence

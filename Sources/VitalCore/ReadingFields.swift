@@ -211,66 +211,66 @@ extension ReadingField {
     ]
 }
 
-/// A reading type of one kind: how it sits in a ``LayeredReading``.
+/// A reading type of one kind: how it sits in a ``Reading``.
 protocol KindReading: Sendable {
-    static func extract(_ reading: LayeredReading) -> Self?
-    var embedded: LayeredReading { get }
+    static func extract(_ reading: Reading) -> Self?
+    var embedded: Reading { get }
 }
 
 extension BloodPressureReading: KindReading {
-    static func extract(_ reading: LayeredReading) -> Self? {
+    static func extract(_ reading: Reading) -> Self? {
         if case .bloodPressure(let value) = reading { value } else { nil }
     }
-    var embedded: LayeredReading { .bloodPressure(self) }
+    var embedded: Reading { .bloodPressure(self) }
 }
 
 extension GlucoseReading: KindReading {
-    static func extract(_ reading: LayeredReading) -> Self? {
+    static func extract(_ reading: Reading) -> Self? {
         if case .glucose(let value) = reading { value } else { nil }
     }
-    var embedded: LayeredReading { .glucose(self) }
+    var embedded: Reading { .glucose(self) }
 }
 
 extension WeightReading: KindReading {
-    static func extract(_ reading: LayeredReading) -> Self? {
+    static func extract(_ reading: Reading) -> Self? {
         if case .weight(let value) = reading { value } else { nil }
     }
-    var embedded: LayeredReading { .weight(self) }
+    var embedded: Reading { .weight(self) }
 }
 
 extension TemperatureReading: KindReading {
-    static func extract(_ reading: LayeredReading) -> Self? {
+    static func extract(_ reading: Reading) -> Self? {
         if case .temperature(let value) = reading { value } else { nil }
     }
-    var embedded: LayeredReading { .temperature(self) }
+    var embedded: Reading { .temperature(self) }
 }
 
 extension OximetryReading: KindReading {
-    static func extract(_ reading: LayeredReading) -> Self? {
+    static func extract(_ reading: Reading) -> Self? {
         if case .oximetry(let value) = reading { value } else { nil }
     }
-    var embedded: LayeredReading { .oximetry(self) }
+    var embedded: Reading { .oximetry(self) }
 }
 
 extension ActivityDay: KindReading {
-    static func extract(_ reading: LayeredReading) -> Self? {
+    static func extract(_ reading: Reading) -> Self? {
         if case .activity(let value) = reading { value } else { nil }
     }
-    var embedded: LayeredReading { .activity(self) }
+    var embedded: Reading { .activity(self) }
 }
 
 extension BandDay: KindReading {
-    static func extract(_ reading: LayeredReading) -> Self? {
+    static func extract(_ reading: Reading) -> Self? {
         if case .band(let value) = reading { value } else { nil }
     }
-    var embedded: LayeredReading { .band(self) }
+    var embedded: Reading { .band(self) }
 }
 
 extension HeartRateReading: KindReading {
-    static func extract(_ reading: LayeredReading) -> Self? {
+    static func extract(_ reading: Reading) -> Self? {
         if case .heartRate(let value) = reading { value } else { nil }
     }
-    var embedded: LayeredReading { .heartRate(self) }
+    var embedded: Reading { .heartRate(self) }
 }
 
 /// A Swift value a field holds: a quantity, a count or a flag.

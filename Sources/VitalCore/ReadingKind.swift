@@ -85,8 +85,8 @@ public enum ReadingKind: String, CaseIterable, Hashable, Sendable, CustomStringC
     public func field(named name: String) -> ReadingField? { fields.first { $0.name == name } }
 
     /// A reading of the kind at `time` with every field at its empty value (0, no optional value, no sport): what
-    /// ``LayeredReading/init(kind:measuredAt:values:annotations:)`` fills.
-    func blank(at time: LayeredTimestamp) -> LayeredReading {
+    /// ``Reading/init(kind:measuredAt:values:annotations:)`` fills.
+    func blank(at time: Timestamp) -> Reading {
         switch self {
         case .bloodPressure: .bloodPressure(BloodPressureReading(systolic: 0, diastolic: 0, measuredAt: time))
         case .glucose: .glucose(GlucoseReading(mgPerDeciliter: 0, measuredAt: time))
@@ -181,14 +181,14 @@ public final class ReadingField: Sendable {
     public let fleetKey: String?
     /// The LOINC code of the quantity, for FHIR (`8480-6`, systolic blood pressure).
     public let loinc: String?
-    let read: @Sendable (LayeredReading) -> FieldValue?
-    let write: (@Sendable (inout LayeredReading, FieldValue) -> Bool)?
+    let read: @Sendable (Reading) -> FieldValue?
+    let write: (@Sendable (inout Reading, FieldValue) -> Bool)?
 
     init(
         name: String?, type: ValueType, presence: Presence, resultPath: [String]?, resultRule: ResultRule,
         column: ReadingColumn?, fleetKey: String?, loinc: String?,
-        read: @escaping @Sendable (LayeredReading) -> FieldValue?,
-        write: (@Sendable (inout LayeredReading, FieldValue) -> Bool)?
+        read: @escaping @Sendable (Reading) -> FieldValue?,
+        write: (@Sendable (inout Reading, FieldValue) -> Bool)?
     ) {
         self.name = name
         self.type = type
@@ -204,7 +204,7 @@ public final class ReadingField: Sendable {
 
     /// The field's value in `reading`; `nil` when the reading does not have it (an optional quantity not
     /// reported, or a reading of another kind).
-    public func value(in reading: LayeredReading) -> FieldValue? {
+    public func value(in reading: Reading) -> FieldValue? {
         guard let value = read(reading) else { return nil }
         let unavailable = reading.annotations.unavailable
         guard !unavailable.isEmpty else { return value }
@@ -218,7 +218,7 @@ public final class ReadingField: Sendable {
     public var isStored: Bool { write != nil }
 }
 
-extension LayeredReading {
+extension Reading {
     /// The reading's kind.
     public var kind: ReadingKind {
         switch self {
@@ -243,7 +243,7 @@ extension LayeredReading {
     /// grouped field comes without the ones its group requires. A field `annotations` says is unavailable is not
     /// missing: it is not among `values`.
     public init?(
-        kind: ReadingKind, measuredAt: LayeredTimestamp, values: [(field: ReadingField, value: FieldValue)],
+        kind: ReadingKind, measuredAt: Timestamp, values: [(field: ReadingField, value: FieldValue)],
         annotations: ReadingAnnotations = .none
     ) {
         let fields = kind.fields

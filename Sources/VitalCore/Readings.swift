@@ -58,14 +58,14 @@ public struct BloodPressureReading: Hashable, Sendable {
     public var heartRate: Int?
     /// Whether an irregular heartbeat was detected, if the monitor reports it.
     public var arrhythmia: Bool?
-    public var measuredAt: LayeredTimestamp
+    public var measuredAt: Timestamp
 
     /// What the device said about it beyond its values.
     public var annotations: ReadingAnnotations
 
     public init(
         systolic: Double, diastolic: Double, heartRate: Int? = nil, arrhythmia: Bool? = nil,
-        measuredAt: LayeredTimestamp, annotations: ReadingAnnotations = .none
+        measuredAt: Timestamp, annotations: ReadingAnnotations = .none
     ) {
         self.annotations = annotations
         self.systolic = systolic
@@ -79,12 +79,12 @@ public struct BloodPressureReading: Hashable, Sendable {
 /// A blood glucose reading in mg/dL.
 public struct GlucoseReading: Hashable, Sendable {
     public var mgPerDeciliter: Double
-    public var measuredAt: LayeredTimestamp
+    public var measuredAt: Timestamp
 
     /// What the device said about it beyond its values.
     public var annotations: ReadingAnnotations
 
-    public init(mgPerDeciliter: Double, measuredAt: LayeredTimestamp, annotations: ReadingAnnotations = .none) {
+    public init(mgPerDeciliter: Double, measuredAt: Timestamp, annotations: ReadingAnnotations = .none) {
         self.annotations = annotations
         self.mgPerDeciliter = mgPerDeciliter
         self.measuredAt = measuredAt
@@ -94,7 +94,7 @@ public struct GlucoseReading: Hashable, Sendable {
 /// A body weight reading in kilograms, with the body composition a body composition analyzer measured with it.
 public struct WeightReading: Hashable, Sendable {
     public var kilograms: Double
-    public var measuredAt: LayeredTimestamp
+    public var measuredAt: Timestamp
     /// What a body composition scale measured with the weight (HS4S; a 902 with the Body Composition Service).
     public var bodyComposition: BodyComposition?
 
@@ -102,7 +102,7 @@ public struct WeightReading: Hashable, Sendable {
     public var annotations: ReadingAnnotations
 
     public init(
-        kilograms: Double, measuredAt: LayeredTimestamp, bodyComposition: BodyComposition? = nil,
+        kilograms: Double, measuredAt: Timestamp, bodyComposition: BodyComposition? = nil,
         annotations: ReadingAnnotations = .none
     ) {
         self.annotations = annotations
@@ -160,7 +160,7 @@ public struct OximetryReading: Hashable, Sendable {
     /// pulse intensity, in percent of the device's full scale), at most ``maximumWaveSamples``; `nil` when the
     /// device sent none. Two readings with the same values but different waves are two readings.
     public var wave: [Int]?
-    public var measuredAt: LayeredTimestamp
+    public var measuredAt: Timestamp
 
     /// What the device said about it beyond its values.
     public var annotations: ReadingAnnotations
@@ -175,7 +175,7 @@ public struct OximetryReading: Hashable, Sendable {
 
     public init(
         oxygenSaturation: Int, heartRate: Int, perfusionIndex: Double? = nil, wave: [Int]? = nil,
-        measuredAt: LayeredTimestamp, annotations: ReadingAnnotations = .none
+        measuredAt: Timestamp, annotations: ReadingAnnotations = .none
     ) {
         self.annotations = annotations
         self.oxygenSaturation = oxygenSaturation
@@ -189,12 +189,12 @@ public struct OximetryReading: Hashable, Sendable {
 /// A body temperature reading in °C.
 public struct TemperatureReading: Hashable, Sendable {
     public var celsius: Double
-    public var measuredAt: LayeredTimestamp
+    public var measuredAt: Timestamp
 
     /// What the device said about it beyond its values.
     public var annotations: ReadingAnnotations
 
-    public init(celsius: Double, measuredAt: LayeredTimestamp, annotations: ReadingAnnotations = .none) {
+    public init(celsius: Double, measuredAt: Timestamp, annotations: ReadingAnnotations = .none) {
         self.annotations = annotations
         self.celsius = celsius
         self.measuredAt = measuredAt
@@ -203,7 +203,7 @@ public struct TemperatureReading: Hashable, Sendable {
 
 /// One day of an activity monitor's summary (AM3S, AM4).
 public struct ActivityDay: Hashable, Sendable {
-    public var date: LayeredDate
+    public var date: CalendarDate
     public var steps: Int
     /// Calories burnt by activity, kcal.
     public var calories: Int
@@ -220,7 +220,7 @@ public struct ActivityDay: Hashable, Sendable {
     public var annotations: ReadingAnnotations
 
     public init(
-        date: LayeredDate, steps: Int, calories: Int, sleepMinutes: Int, sleepEfficiency: Int,
+        date: CalendarDate, steps: Int, calories: Int, sleepMinutes: Int, sleepEfficiency: Int,
         swimMinutes: Int? = nil, swimCalories: Int? = nil, annotations: ReadingAnnotations = .none
     ) {
         self.annotations = annotations
@@ -389,7 +389,7 @@ public struct BandDay: Hashable, Sendable {
         }
     }
 
-    public var date: LayeredDate
+    public var date: CalendarDate
     public var steps: Int
     /// Kilocalories.
     public var calories: Int
@@ -412,7 +412,7 @@ public struct BandDay: Hashable, Sendable {
     public var annotations: ReadingAnnotations
 
     public init(
-        date: LayeredDate, steps: Int, calories: Int, distance: Int, sleep: Sleep, heartRate: HeartRate?,
+        date: CalendarDate, steps: Int, calories: Int, distance: Int, sleep: Sleep, heartRate: HeartRate?,
         sports: [Sport], sportTotals: [SportTotal] = [], sleepSegments: [SleepSegment] = [],
         annotations: ReadingAnnotations = .none
     ) {
@@ -436,13 +436,13 @@ public struct HeartRateReading: Hashable, Sendable {
     /// The RR intervals, in milliseconds, in order.
     public var rrIntervals: [Double]
     /// When the recording started.
-    public var measuredAt: LayeredTimestamp
+    public var measuredAt: Timestamp
 
     /// What the device said about it beyond its values.
     public var annotations: ReadingAnnotations
 
     public init(
-        heartRate: Int, rrIntervals: [Double], measuredAt: LayeredTimestamp, annotations: ReadingAnnotations = .none
+        heartRate: Int, rrIntervals: [Double], measuredAt: Timestamp, annotations: ReadingAnnotations = .none
     ) {
         self.annotations = annotations
         self.heartRate = heartRate
@@ -451,8 +451,8 @@ public struct HeartRateReading: Hashable, Sendable {
     }
 }
 
-/// A reading or daily summary as a callback reports it.
-public enum LayeredReading: Hashable, Sendable {
+/// A reading or a daily summary of any kind: what a device measured, as the hub stores, delivers and exports it.
+public enum Reading: Hashable, Sendable {
     case bloodPressure(BloodPressureReading)
     case glucose(GlucoseReading)
     case weight(WeightReading)
@@ -466,15 +466,15 @@ public enum LayeredReading: Hashable, Sendable {
     public var category: VitalCategory { kind.category }
 
     /// When the reading was taken; the start of the day (UTC) for an activity or band day. Results are ordered by it.
-    public var measuredAt: LayeredTimestamp {
+    public var measuredAt: Timestamp {
         switch self {
         case .bloodPressure(let reading): reading.measuredAt
         case .glucose(let reading): reading.measuredAt
         case .weight(let reading): reading.measuredAt
         case .oximetry(let reading): reading.measuredAt
         case .temperature(let reading): reading.measuredAt
-        case .activity(let day): LayeredTimestamp(secondsSince1970: day.date.daysSince1970 * 86_400)
-        case .band(let day): LayeredTimestamp(secondsSince1970: day.date.daysSince1970 * 86_400)
+        case .activity(let day): Timestamp(secondsSince1970: day.date.daysSince1970 * 86_400)
+        case .band(let day): Timestamp(secondsSince1970: day.date.daysSince1970 * 86_400)
         case .heartRate(let reading): reading.measuredAt
         }
     }

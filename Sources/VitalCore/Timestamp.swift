@@ -5,7 +5,7 @@
 #endif
 
 /// A calendar day, as an activity monitor's daily summary is dated (`time`, written `yyyy-MM-dd`).
-public struct LayeredDate: Hashable, Comparable, Sendable, CustomStringConvertible {
+public struct CalendarDate: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// Days since 1970-01-01 in the proleptic Gregorian calendar.
     public var daysSince1970: Int64
 
@@ -47,11 +47,11 @@ public struct LayeredDate: Hashable, Comparable, Sendable, CustomStringConvertib
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    public static func < (lhs: LayeredDate, rhs: LayeredDate) -> Bool { lhs.daysSince1970 < rhs.daysSince1970 }
+    public static func < (lhs: CalendarDate, rhs: CalendarDate) -> Bool { lhs.daysSince1970 < rhs.daysSince1970 }
 }
 
 /// An instant to the second, written in UTC as `yyyy-MM-dd HH:mm:ss` (`measured_at`).
-public struct LayeredTimestamp: Hashable, Comparable, Sendable, CustomStringConvertible {
+public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// Seconds since 1970-01-01 00:00:00 UTC.
     public var secondsSince1970: Int64
 
@@ -64,7 +64,7 @@ public struct LayeredTimestamp: Hashable, Comparable, Sendable, CustomStringConv
 
     /// The UTC instant with these fields, or `nil` if they do not name one in years 1–9999.
     public init?(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) {
-        guard let date = LayeredDate(year: year, month: month, day: day), (0...23).contains(hour),
+        guard let date = CalendarDate(year: year, month: month, day: day), (0...23).contains(hour),
             (0...59).contains(minute), (0...59).contains(second)
         else { return nil }
         secondsSince1970 = date.daysSince1970 * 86_400 + Int64(hour * 3600 + minute * 60 + second)
@@ -87,8 +87,8 @@ public struct LayeredTimestamp: Hashable, Comparable, Sendable, CustomStringConv
     public var date: Date { Date(timeIntervalSince1970: TimeInterval(secondsSince1970)) }
 
     /// The UTC day the instant falls on.
-    public var day: LayeredDate {
-        LayeredDate(
+    public var day: CalendarDate {
+        CalendarDate(
             daysSince1970: secondsSince1970 >= 0 ? secondsSince1970 / 86_400 : (secondsSince1970 - 86_399) / 86_400)
     }
 
@@ -117,7 +117,7 @@ public struct LayeredTimestamp: Hashable, Comparable, Sendable, CustomStringConv
         appendDigits(seconds % 60, count: 2, to: &bytes)
     }
 
-    public static func < (lhs: LayeredTimestamp, rhs: LayeredTimestamp) -> Bool {
+    public static func < (lhs: Timestamp, rhs: Timestamp) -> Bool {
         lhs.secondsSince1970 < rhs.secondsSince1970
     }
 }

@@ -50,7 +50,7 @@ public struct ActivityMonitorDriver: DeviceDriver {
                     throw DeviceError(.protocolViolation, message: "an activity record is malformed")
                 }
                 // the monitor dates its days by its own clock, which its protocol cannot read
-                var reading = LayeredReading.activity(day.day)
+                var reading = Reading.activity(day.day)
                 reading.annotations.status.insert(.timeUnverified)
                 try await batches.add(DeviceRecord(reading: reading))
             case .notification(GATTCharacteristics.vendorStatus, let bytes):

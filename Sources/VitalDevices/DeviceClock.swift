@@ -23,16 +23,16 @@ public enum DeviceClock: Hashable, Sendable {
     case unknown
 
     /// The clock a device read at `deviceTime` when the hub's was `hubTime`.
-    public init(deviceTime: LayeredTimestamp, hubTime: LayeredTimestamp) {
+    public init(deviceTime: Timestamp, hubTime: Timestamp) {
         self = .read(offset: deviceTime.secondsSince1970 - hubTime.secondsSince1970)
     }
 
     /// The clock a Current Time (0x2A2B) value gives, read when the hub's clock was `hubTime`: `unknown` for a
     /// Date Time of zeros. The fractions of the second are dropped: the offset has a 1 s resolution.
-    public init(_ current: CurrentTime, hubTime: LayeredTimestamp) {
+    public init(_ current: CurrentTime, hubTime: Timestamp) {
         let time = current.dateTime
         guard !current.isUnknown,
-            let device = LayeredTimestamp(
+            let device = Timestamp(
                 year: Int(time.year), month: Int(time.month), day: Int(time.day), hour: Int(time.hours),
                 minute: Int(time.minutes), second: Int(time.seconds))
         else {
@@ -46,7 +46,7 @@ public enum DeviceClock: Hashable, Sendable {
     /// the offset and its `annotations.deviceTime` the reported one (left out when the two are the same); with
     /// status `timeUnverified` and its time as reported when the offset is unknown. Readings of a whole day (an
     /// activity or band day) are returned as they are: a day has no time stamp to correct.
-    public func corrected(_ reading: LayeredReading) -> LayeredReading {
+    public func corrected(_ reading: Reading) -> Reading {
         guard reading.isOfInstant else { return reading }
         var reading = reading
         switch self {
@@ -56,7 +56,7 @@ public enum DeviceClock: Hashable, Sendable {
             break
         case .read(let offset):
             let reported = reading.measuredAt
-            reading = reading.retimed(to: LayeredTimestamp(secondsSince1970: reported.secondsSince1970 - offset))
+            reading = reading.retimed(to: Timestamp(secondsSince1970: reported.secondsSince1970 - offset))
             reading.annotations.deviceTime = reported
         }
         return reading
@@ -68,9 +68,9 @@ public enum DeviceClock: Hashable, Sendable {
     }
 
     /// A time the device's clock gave, corrected: reported − offset (as reported when the offset is unknown).
-    public func corrected(_ time: LayeredTimestamp) -> LayeredTimestamp {
+    public func corrected(_ time: Timestamp) -> Timestamp {
         guard case .read(let offset) = self else { return time }
-        return LayeredTimestamp(secondsSince1970: time.secondsSince1970 - offset)
+        return Timestamp(secondsSince1970: time.secondsSince1970 - offset)
     }
 }
 
@@ -89,7 +89,7 @@ public final class DeviceClockSession: Sendable {
 
     /// Reads the Current Time of `connection` when it offers one, else learns that the clock cannot be read;
     /// `hubTime` is the hub's clock just before the read.
-    func read(from connection: any BluetoothConnection, hubTime: LayeredTimestamp) async throws(DeviceError) {
+    func read(from connection: any BluetoothConnection, hubTime: Timestamp) async throws(DeviceError) {
         guard await connection.offers(GATTCharacteristics.currentTime) else {
             clock = .unknown
             return

@@ -23,9 +23,9 @@ public struct DeviceSession: Hashable, Sendable {
     /// The user profile the request carries (activity monitors), if any.
     public var profile: ActivityProfile?
     /// The time now, for a device's clock.
-    public var time: LayeredTimestamp
+    public var time: Timestamp
 
-    public init(caller: String, profile: ActivityProfile? = nil, time: LayeredTimestamp) {
+    public init(caller: String, profile: ActivityProfile? = nil, time: Timestamp) {
         self.caller = caller
         self.profile = profile
         self.time = time
@@ -43,7 +43,7 @@ public protocol DeviceDriver: Sendable {
     /// Reads the device's clock, before anything of the session reads a record, when its records carry the
     /// device's time: the records of the session are then corrected by what it read (``DeviceClock``). `hubTime`
     /// is the hub's time now. Nothing for devices whose readings the hub dates or that date only days.
-    func readClock(hubTime: LayeredTimestamp) async throws(DeviceError)
+    func readClock(hubTime: Timestamp) async throws(DeviceError)
     /// Readies the device for a request of `session` before any stage runs: whatever the family needs first
     /// (authentication, clock, user binding). Nothing for most devices.
     func prepare(for session: DeviceSession) async throws(DeviceError)
@@ -64,7 +64,7 @@ public protocol DeviceDriver: Sendable {
 }
 
 extension DeviceDriver {
-    public func readClock(hubTime: LayeredTimestamp) async throws(DeviceError) {}
+    public func readClock(hubTime: Timestamp) async throws(DeviceError) {}
 
     public func prepare(for session: DeviceSession) async throws(DeviceError) {}
 
@@ -194,7 +194,7 @@ struct RecordBatches {
 /// are dated with it).
 public func makeDriver(
     for entry: CatalogEntry, connection: any BluetoothConnection,
-    clock: @escaping @Sendable () -> LayeredTimestamp
+    clock: @escaping @Sendable () -> Timestamp
 ) -> any DeviceDriver {
     // a generic SIG device's new reading may come in any stage of the request
     let session = entry.model.isStandardProfile ? StandardSession(start: clock()) : nil
@@ -262,7 +262,7 @@ public struct PushDeviceDriver: DeviceDriver {
 
     /// Reads the Current Time (0x2A2B); a monitor without the Current Time Service has its readings marked
     /// `timeUnverified`.
-    public func readClock(hubTime: LayeredTimestamp) async throws(DeviceError) {
+    public func readClock(hubTime: Timestamp) async throws(DeviceError) {
         try await clockSession.read(from: connection, hubTime: hubTime)
     }
 

@@ -4,11 +4,11 @@ import VitalCore
 /// A reading a device gave, in the hub's canonical units, with what identifies it on the device.
 public struct DeviceRecord: Hashable, Sendable {
     /// The reading, in canonical units (mmHg, mg/dL, kg, °C).
-    public var reading: LayeredReading
+    public var reading: Reading
     /// The record's sequence number on devices that number them (Record Access Control Point devices).
     public var sequenceNumber: UInt16?
 
-    public init(reading: LayeredReading, sequenceNumber: UInt16? = nil) {
+    public init(reading: Reading, sequenceNumber: UInt16? = nil) {
         self.reading = reading
         self.sequenceNumber = sequenceNumber
     }
@@ -46,7 +46,7 @@ extension RecordSink {
 public enum RecordMerging {
     /// Whether `reading` may be one with a stored reading of its device, kind and time: a weight. A sink looks only
     /// these up.
-    public static func mayMerge(_ reading: LayeredReading) -> Bool {
+    public static func mayMerge(_ reading: Reading) -> Bool {
         switch reading {
         case .weight: true
         // a PO3 record stored before the hub kept waves comes again with its wave
@@ -63,7 +63,7 @@ public enum RecordMerging {
     /// An oximetry reading with a pulse wave completes a stored one without a wave whose values are the same (one
     /// stored before the hub kept waves, sent again by a PO3 that still held it): the merged reading is the new
     /// one. Two waves that differ are two readings.
-    public static func merged(_ new: LayeredReading, with stored: LayeredReading) -> LayeredReading? {
+    public static func merged(_ new: Reading, with stored: Reading) -> Reading? {
         if case .oximetry(let oximetry) = new, case .oximetry(var kept) = stored {
             guard oximetry.wave != nil, kept.wave == nil else { return nil }
             kept.wave = oximetry.wave
@@ -86,10 +86,10 @@ public struct DayItemBatch: Sendable {
     public var items: [DayItem]
     /// The reading of a day made from all of its items, those stored before and these, by kind then key; an error
     /// refuses the batch.
-    public var summarize: @Sendable (LayeredDate, [DayItem]) throws -> LayeredReading
+    public var summarize: @Sendable (CalendarDate, [DayItem]) throws -> Reading
 
     public init(
-        items: [DayItem], summarize: @escaping @Sendable (LayeredDate, [DayItem]) throws -> LayeredReading
+        items: [DayItem], summarize: @escaping @Sendable (CalendarDate, [DayItem]) throws -> Reading
     ) {
         self.items = items
         self.summarize = summarize
@@ -187,7 +187,7 @@ struct UnavailableMarks {
     mutating func mark(_ field: ReadingField, _ value: SpecialValue) { marks.append((field, value)) }
 
     /// `reading` with the marked fields unavailable.
-    func applied(to reading: LayeredReading) -> LayeredReading {
+    func applied(to reading: Reading) -> Reading {
         var reading = reading
         for (field, value) in marks { reading.markUnavailable(field, value) }
         return reading
@@ -235,9 +235,9 @@ extension ReadingStatus {
 extension DateTime {
     /// The UTC instant of a device time stamp; devices' clocks are set to UTC by the hub. A time stamp with an
     /// unknown field is a protocol violation: a reading must say when it was taken.
-    func timestamp(_ field: String) throws(DeviceError) -> LayeredTimestamp {
+    func timestamp(_ field: String) throws(DeviceError) -> Timestamp {
         guard
-            let timestamp = LayeredTimestamp(
+            let timestamp = Timestamp(
                 year: Int(year), month: Int(month), day: Int(day), hour: Int(hours), minute: Int(minutes),
                 second: Int(seconds))
         else { throw DeviceError(.protocolViolation, message: "\(field) is incomplete") }
@@ -245,7 +245,7 @@ extension DateTime {
     }
 
     /// The Date Time of a UTC instant.
-    public init(_ timestamp: LayeredTimestamp) {
+    public init(_ timestamp: Timestamp) {
         let (year, month, day) = timestamp.day.components
         let seconds = Int(timestamp.secondsSince1970 - timestamp.day.daysSince1970 * 86_400)
         self.init(
@@ -270,7 +270,7 @@ extension DeviceRecord {
     /// - Throws: ``DeviceError/Code/protocolViolation`` for bytes that do not decode, or a reading without its
     ///   time and no `undatedAt`; ``DeviceError/Code/unsupported`` for another characteristic.
     public init(
-        decoding value: [UInt8], of characteristic: UInt16, undatedAt: LayeredTimestamp? = nil,
+        decoding value: [UInt8], of characteristic: UInt16, undatedAt: Timestamp? = nil,
         clock: DeviceClock? = nil
     ) throws(DeviceError) {
         let dated: Bool
@@ -322,7 +322,7 @@ extension DeviceRecord {
 
     /// The reading `value` carries, dated at the epoch whatever its time stamp says.
     private init(decodingUndated value: [UInt8], of characteristic: UInt16) throws(DeviceError) {
-        let epoch = LayeredTimestamp(secondsSince1970: 0)
+        let epoch = Timestamp(secondsSince1970: 0)
         switch characteristic {
         case GlucoseMeasurement.uuid:
             var measurement = try decode(GlucoseMeasurement.self, value)
@@ -357,13 +357,13 @@ extension DeviceRecord {
     /// A blood pressure measurement in mmHg; kPa readings are converted. A special value in the systolic,
     /// diastolic or pulse rate field leaves that field unavailable; the Measurement Status goes into the reading's
     /// status by name, and its irregular pulse bit also sets the arrhythmia flag; the user ID is the user index.
-    init(_ measurement: BloodPressureMeasurement, _ undatedAt: LayeredTimestamp?) throws(DeviceError) {
+    init(_ measurement: BloodPressureMeasurement, _ undatedAt: Timestamp?) throws(DeviceError) {
         let factor = measurement.unit == .kPa ? 1 / 0.133_322_387_415 : 1
         let time = try measurement.timeStamp.measuredAt("a blood pressure reading", undatedAt)
         let status = measurement.status
         let kind = ReadingKind.bloodPressure
         var marks = UnavailableMarks()
-        var reading = LayeredReading.bloodPressure(
+        var reading = Reading.bloodPressure(
             BloodPressureReading(
                 systolic: marks.number(measurement.systolic, kind.field(named: "sys")!) * factor,
                 diastolic: marks.number(measurement.diastolic, kind.field(named: "dia")!) * factor,
@@ -383,10 +383,10 @@ extension DeviceRecord {
         }
         let base = try measurement.baseTime.timestamp("base_time")
         let offset = Int64(measurement.timeOffset ?? 0) * 60
-        var reading = LayeredReading.glucose(
+        var reading = Reading.glucose(
             GlucoseReading(
                 mgPerDeciliter: measurement.milligramsPerDeciliter ?? 0,
-                measuredAt: LayeredTimestamp(secondsSince1970: base.secondsSince1970 + offset)))
+                measuredAt: Timestamp(secondsSince1970: base.secondsSince1970 + offset)))
         if let special = concentration.value.special {
             reading.markUnavailable(ReadingKind.glucose.field(named: "mgdl")!, SpecialValue(special))
         }
@@ -396,9 +396,9 @@ extension DeviceRecord {
 
     /// A weight in kg. A weight the scale reports unsuccessful (65535) is kept with the status
     /// `measurementUnsuccessful` and the weight unavailable (NaN); the user ID is the user index.
-    init(_ measurement: WeightMeasurement, _ undatedAt: LayeredTimestamp?) throws(DeviceError) {
+    init(_ measurement: WeightMeasurement, _ undatedAt: Timestamp?) throws(DeviceError) {
         let time = try measurement.timeStamp.measuredAt("a weight", undatedAt)
-        var reading = LayeredReading.weight(WeightReading(kilograms: measurement.kilograms ?? 0, measuredAt: time))
+        var reading = Reading.weight(WeightReading(kilograms: measurement.kilograms ?? 0, measuredAt: time))
         if measurement.weight.isUnsuccessful {
             reading.markUnavailable(ReadingKind.weight.field(named: "kg")!, .nan)
             reading.annotations.status.insert(.measurementUnsuccessful)
@@ -409,11 +409,11 @@ extension DeviceRecord {
 
     /// A body composition with its weight in kg: a whole reading of a scale that sends its weight within the body
     /// composition (`BodyCompositionMeasurement.apply(to:)` says how unsuccessful fields are kept).
-    init(_ measurement: BodyCompositionMeasurement, _ undatedAt: LayeredTimestamp?) throws(DeviceError) {
+    init(_ measurement: BodyCompositionMeasurement, _ undatedAt: Timestamp?) throws(DeviceError) {
         guard let weight = measurement.weight else {
             throw DeviceError(.protocolViolation, message: "a body composition has no weight")
         }
-        var reading = LayeredReading.weight(
+        var reading = Reading.weight(
             WeightReading(
                 kilograms: weight.kilograms(in: measurement.system) ?? 0,
                 measuredAt: try measurement.timeStamp.measuredAt("a body composition", undatedAt)))
@@ -427,7 +427,7 @@ extension DeviceRecord {
 
     /// A temperature in °C; a special value leaves it unavailable, and the temperature type (the site) goes into
     /// the reading's status by name.
-    init(_ measurement: TemperatureMeasurement, _ undatedAt: LayeredTimestamp?) throws(DeviceError) {
+    init(_ measurement: TemperatureMeasurement, _ undatedAt: Timestamp?) throws(DeviceError) {
         let time = try measurement.timeStamp.measuredAt("a temperature", undatedAt)
         var marks = UnavailableMarks()
         let value = marks.number(measurement.temperature, ReadingKind.temperature.field(named: "c")!)
@@ -441,11 +441,11 @@ extension DeviceRecord {
     /// An SpO2 spot-check. A special value in the SpO2, pulse rate or pulse amplitude index leaves that field
     /// unavailable; the measurement status (bits 5–15), the device and sensor status (bits 0–15) and the "device
     /// clock is not set" flag (`deviceClockNotSet`) go into the reading's status by name.
-    init(_ measurement: PLXSpotCheckMeasurement, _ undatedAt: LayeredTimestamp?) throws(DeviceError) {
+    init(_ measurement: PLXSpotCheckMeasurement, _ undatedAt: Timestamp?) throws(DeviceError) {
         let time = try measurement.timeStamp.measuredAt("a spot-check", undatedAt)
         let kind = ReadingKind.oximetry
         var marks = UnavailableMarks()
-        var reading = LayeredReading.oximetry(
+        var reading = Reading.oximetry(
             OximetryReading(
                 oxygenSaturation: marks.integer(measurement.spO2PulseRate.spO2, kind.field(named: "spo2")!),
                 heartRate: marks.integer(measurement.spO2PulseRate.pulseRate, kind.field(named: "hr")!),
@@ -464,7 +464,7 @@ extension Optional where Wrapped == DateTime {
     /// When `what` was measured: its time stamp, else `undatedAt`.
     ///
     /// - Throws: ``DeviceError/Code/protocolViolation`` for an incomplete time stamp, or none and no `undatedAt`.
-    func measuredAt(_ what: String, _ undatedAt: LayeredTimestamp?) throws(DeviceError) -> LayeredTimestamp {
+    func measuredAt(_ what: String, _ undatedAt: Timestamp?) throws(DeviceError) -> Timestamp {
         guard let time = self else {
             guard let undatedAt else { throw DeviceError(.protocolViolation, message: "\(what) has no time stamp") }
             return undatedAt
@@ -481,7 +481,7 @@ extension BodyCompositionMeasurement {
     /// `measurementUnsuccessful`, its body fat is unavailable (NaN) and the composition's other fields, if the scale
     /// sent any, are kept; a mass field reported unsuccessful is unavailable (NaN) likewise. The weight is never
     /// dropped for its composition.
-    func apply(to reading: inout LayeredReading) {
+    func apply(to reading: inout Reading) {
         guard case .weight(var weight) = reading else { return }
         func kilograms(_ mass: MassValue?) -> Double? { mass.map { $0.kilograms(in: system) ?? 0 } }
         let unsuccessful = bodyFatPercentage == 0xFFFF

@@ -34,7 +34,7 @@ public struct GlucoseDriver: DeviceDriver {
 
     /// Reads the Current Time (0x2A2B); a meter without the Current Time Service has its records marked
     /// `timeUnverified` (a glucose record is always dated).
-    public func readClock(hubTime: LayeredTimestamp) async throws(DeviceError) {
+    public func readClock(hubTime: Timestamp) async throws(DeviceError) {
         try await clockSession.read(from: connection, hubTime: hubTime)
     }
 

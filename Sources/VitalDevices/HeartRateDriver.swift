@@ -12,12 +12,12 @@ public struct HeartRateDriver: DeviceDriver {
     public let entry: CatalogEntry
     public let connection: any BluetoothConnection
     /// The host's clock: a recording lasts until it has moved on by the seconds asked.
-    public let clock: @Sendable () -> LayeredTimestamp
+    public let clock: @Sendable () -> Timestamp
     /// How long a live measurement records: 30 s.
     public var measurementSeconds = 30
 
     public init(
-        entry: CatalogEntry, connection: any BluetoothConnection, clock: @escaping @Sendable () -> LayeredTimestamp
+        entry: CatalogEntry, connection: any BluetoothConnection, clock: @escaping @Sendable () -> Timestamp
     ) {
         self.entry = entry
         self.connection = connection

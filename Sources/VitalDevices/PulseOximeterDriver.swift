@@ -95,7 +95,7 @@ public struct PulseOximeterDriver: DeviceDriver {
     /// Reads the Current Time (0x2A2B) of an oximeter with the Current Time Service. The PO3 has none, and its
     /// protocol can only set its clock, never read it (`../spec/po3-sdk-ios.md`, "Sync time"): its spot-checks
     /// are marked `timeUnverified`, their times as the PO3 sent them.
-    public func readClock(hubTime: LayeredTimestamp) async throws(DeviceError) {
+    public func readClock(hubTime: Timestamp) async throws(DeviceError) {
         try await clockSession.read(from: connection, hubTime: hubTime)
     }
 
@@ -108,7 +108,7 @@ public struct PulseOximeterDriver: DeviceDriver {
     }
 
     /// Sets the PO3's clock.
-    public func setTime(_ time: LayeredTimestamp) async throws(DeviceError) {
+    public func setTime(_ time: Timestamp) async throws(DeviceError) {
         try await command(.setTime(DateTime(time)))
     }
 

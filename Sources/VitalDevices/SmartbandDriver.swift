@@ -3,7 +3,7 @@ import VitalCore
 
 extension BandItem {
     /// The day the item belongs to; `nil` for today's totals, which the host dates (``dated(today:)``).
-    public var date: LayeredDate? {
+    public var date: CalendarDate? {
         switch self {
         case .todayTotals: nil
         case .dayTotals(let date, _): date
@@ -14,7 +14,7 @@ extension BandItem {
     }
 
     /// The item with today's totals dated `today`, the host's day (the SDK document's rule): what is stored.
-    public func dated(today: LayeredDate) -> BandItem {
+    public func dated(today: CalendarDate) -> BandItem {
         if case .todayTotals(let totals) = self { return .dayTotals(today, totals) }
         return self
     }
@@ -104,7 +104,7 @@ extension BandDay {
     /// - heart rate: minimum, mean (rounded half up) and maximum of its minutes with a value, and how many;
     /// - sports: its finished sports by start time, each with its steps, distance and `detail_data` (repetitions,
     ///   activity, the detail's distance).
-    public init(date: LayeredDate, items: some Sequence<BandItem>) {
+    public init(date: CalendarDate, items: some Sequence<BandItem>) {
         var (steps, calories, distance) = (0, 0, 0)
         var sleep = Sleep(deep: 0, light: 0, awake: 0)
         var (minimum, maximum, sum, count) = (Int.max, 0, 0, 0)
@@ -179,12 +179,12 @@ public struct SmartbandDriver: DeviceDriver {
     public let entry: CatalogEntry
     public let connection: any BluetoothConnection
     /// The host's clock: today's totals are dated with its day.
-    public let clock: @Sendable () -> LayeredTimestamp
+    public let clock: @Sendable () -> Timestamp
     /// Items stored per commit; at most ``SmartbandGATT/window``, beyond which the band waits for an acknowledgement.
     public var batchSize = SmartbandGATT.window
 
     public init(
-        entry: CatalogEntry, connection: any BluetoothConnection, clock: @escaping @Sendable () -> LayeredTimestamp
+        entry: CatalogEntry, connection: any BluetoothConnection, clock: @escaping @Sendable () -> Timestamp
     ) {
         self.entry = entry
         self.connection = connection

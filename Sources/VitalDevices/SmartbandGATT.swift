@@ -29,7 +29,7 @@ public enum BandItem: Hashable, Sendable {
     /// Then sport u8, steps u32, calories u32 (kcal), distance u32 (m).
     case todayTotals(BandTotals)
     /// `02`: the totals of a past day: date, sport u8, steps u32, calories u32, distance u32.
-    case dayTotals(LayeredDate, BandTotals)
+    case dayTotals(CalendarDate, BandTotals)
     /// `03`: a finished sport: date, sport u8, start u16 and end u16 (minutes of the day), steps u32, calories
     /// u32, distance u32.
     case sport(BandSportSession)
@@ -100,13 +100,13 @@ public enum BandCommand: Hashable, Sendable {
     /// `0A yyyy mm dd hh mi (len title) (len subtitle)`: add a schedule entry.
     case writeSchedule(BandSchedule)
     /// `0B yyyy mm dd hh mi`: delete the entry at that minute.
-    case deleteSchedule(LayeredDate, hour: Int, minute: Int)
+    case deleteSchedule(CalendarDate, hour: Int, minute: Int)
     /// `0C`: delete every entry.
     case clearSchedules
     /// `0D`: ask whether the band has schedule support (always answered yes).
     case readScheduleInfo
     /// `0E yyyy mm dd hh mi`: ask whether an entry exists at that minute.
-    case readSchedule(LayeredDate, hour: Int, minute: Int)
+    case readSchedule(CalendarDate, hour: Int, minute: Int)
     /// `0F gg hh ww aa tttttttt`: the wearer: gender (0 man, 1 woman), height cm, weight kg, age, step target u32.
     case setPersonalInfo(BandPersonalInfo)
     /// `10 uu cc ss bs be wb ll le wr`: the hardware options (`wb` 0xFF for a model without a background choice).
@@ -160,7 +160,7 @@ struct BandWriter {
     mutating func flag(_ value: Bool) { bytes.append(value ? 1 : 0) }
     mutating func u16(_ value: Int) { bytes.appendLE(UInt16(truncatingIfNeeded: value)) }
     mutating func u32(_ value: Int) { bytes.appendLE(UInt32(truncatingIfNeeded: value)) }
-    mutating func date(_ date: LayeredDate) {
+    mutating func date(_ date: CalendarDate) {
         let (year, month, day) = date.components
         u16(year)
         u8(month)
@@ -198,7 +198,7 @@ extension BandItem {
     }
 
     /// The item's body, after its type and sequence number; `today` is the band's own date for today's totals.
-    func body(today: LayeredDate) -> [UInt8] {
+    func body(today: CalendarDate) -> [UInt8] {
         var writer = BandWriter()
         switch self {
         case .todayTotals(let totals):
@@ -233,7 +233,7 @@ extension BandItem {
 extension BandMessage {
     /// The notification's bytes; `today` is the band's own date, written into today's totals (and ignored by
     /// the host).
-    public func encoded(today: LayeredDate = LayeredDate(daysSince1970: 0)) -> [UInt8] {
+    public func encoded(today: CalendarDate = CalendarDate(daysSince1970: 0)) -> [UInt8] {
         var writer = BandWriter()
         switch self {
         case .item(let sequence, let item):
@@ -264,7 +264,7 @@ extension BandCommand {
     public var encoded: [UInt8] {
         var writer = BandWriter()
         writer.u8(Int(opCode))
-        func slot(_ date: LayeredDate, _ hour: Int, _ minute: Int) {
+        func slot(_ date: CalendarDate, _ hour: Int, _ minute: Int) {
             writer.date(date)
             writer.u8(hour)
             writer.u8(minute)
@@ -347,12 +347,12 @@ extension ByteReader {
         }
     }
 
-    mutating func date(_ field: String) throws(GATTError) -> LayeredDate {
+    mutating func date(_ field: String) throws(GATTError) -> CalendarDate {
         let start = offset
         let year = try u16(field + ".year")
         let month = try u8(field + ".month")
         let day = try u8(field + ".day")
-        guard let date = LayeredDate(year: year, month: month, day: day) else {
+        guard let date = CalendarDate(year: year, month: month, day: day) else {
             throw error(.invalidValue, field, at: start)
         }
         return date
@@ -489,7 +489,7 @@ extension BandCommand {
     public init(bytes: [UInt8]) throws(GATTError) {
         var reader = ByteReader(bytes, characteristic: "band control point")
         let opCode = try reader.u8("opCode")
-        func slot() throws(GATTError) -> (LayeredDate, Int, Int) {
+        func slot() throws(GATTError) -> (CalendarDate, Int, Int) {
             (try reader.date("date"), try reader.u8("hour"), try reader.u8("minute"))
         }
         switch opCode {

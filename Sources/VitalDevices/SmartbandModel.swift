@@ -97,7 +97,7 @@ public struct BandSportDetail: Hashable, Sendable {
 
 /// One finished sport, with its start and end on one day.
 public struct BandSportSession: Hashable, Sendable {
-    public var date: LayeredDate
+    public var date: CalendarDate
     public var sport: BandSport
     public var start: MinuteOfDay
     public var end: MinuteOfDay
@@ -110,7 +110,7 @@ public struct BandSportSession: Hashable, Sendable {
     public var detail: BandSportDetail?
 
     public init(
-        date: LayeredDate, sport: BandSport, start: MinuteOfDay, end: MinuteOfDay, steps: Int, calories: Int,
+        date: CalendarDate, sport: BandSport, start: MinuteOfDay, end: MinuteOfDay, steps: Int, calories: Int,
         distance: Int, detail: BandSportDetail? = nil
     ) {
         self.date = date
@@ -129,12 +129,12 @@ public struct BandSportSession: Hashable, Sendable {
 
 /// One period of sleep of one kind; a night comes in many of them.
 public struct BandSleepSegment: Hashable, Sendable {
-    public var date: LayeredDate
+    public var date: CalendarDate
     public var type: BandSleepType
     public var start: MinuteOfDay
     public var end: MinuteOfDay
 
-    public init(date: LayeredDate, type: BandSleepType, start: MinuteOfDay, end: MinuteOfDay) {
+    public init(date: CalendarDate, type: BandSleepType, start: MinuteOfDay, end: MinuteOfDay) {
         self.date = date
         self.type = type
         self.start = start
@@ -148,14 +148,14 @@ public struct BandSleepSegment: Hashable, Sendable {
 /// One completed hour of heart rate: a value per minute, 0 to 59; `nil` where the band had none (it sends 255,
 /// which is never a heart rate).
 public struct BandHeartRateHour: Hashable, Sendable {
-    public var date: LayeredDate
+    public var date: CalendarDate
     /// 0–23.
     public var hour: Int
     /// Exactly 60 values, beats per minute.
     public var minutes: [Int?]
 
     /// `nil` unless `hour` is 0–23 and there are 60 minutes, each `nil` or 1–254.
-    public init?(date: LayeredDate, hour: Int, minutes: [Int?]) {
+    public init?(date: CalendarDate, hour: Int, minutes: [Int?]) {
         guard (0..<24).contains(hour), minutes.count == 60,
             minutes.allSatisfy({ $0.map { (1...254).contains($0) } ?? true })
         else { return nil }
@@ -305,14 +305,14 @@ public struct BandSedentaryReminder: Hashable, Sendable {
 
 /// A calendar entry on the band: a minute of a day, a title of at most 20 characters and a subtitle of at most 33.
 public struct BandSchedule: Hashable, Sendable {
-    public let date: LayeredDate
+    public let date: CalendarDate
     public let hour: Int
     public let minute: Int
     public let title: String
     public let subtitle: String
 
     /// - Throws: ``BandSettingError`` for a time that is not one, an empty title, or a title or subtitle too long.
-    public init(date: LayeredDate, hour: Int, minute: Int, title: String, subtitle: String = "")
+    public init(date: CalendarDate, hour: Int, minute: Int, title: String, subtitle: String = "")
         throws(BandSettingError)
     {
         guard (0...23).contains(hour) else { throw BandSettingError("schedule.hour", "must be 0 to 23") }
@@ -334,7 +334,7 @@ public struct BandSchedule: Hashable, Sendable {
     }
 
     /// The minute the entry is at.
-    public var slot: (date: LayeredDate, minute: Int) { (date, hour * 60 + minute) }
+    public var slot: (date: CalendarDate, minute: Int) { (date, hour * 60 + minute) }
 
     /// Throws unless `schedule` may join `existing`: at most 4 entries a day, never two at the same minute.
     public static func check(adding schedule: BandSchedule, to existing: [BandSchedule]) throws(BandSettingError) {
@@ -363,11 +363,11 @@ public struct BandSchedule: Hashable, Sendable {
 
 /// The minute of a day a schedule entry is at, as the band lists it in ``BandScheduleInfo``.
 public struct BandScheduleSlot: Hashable, Sendable, CustomStringConvertible {
-    public let date: LayeredDate
+    public let date: CalendarDate
     /// The minute of the day, 0–1439.
     public let minute: Int
 
-    public init(date: LayeredDate, minute: Int) {
+    public init(date: CalendarDate, minute: Int) {
         self.date = date
         self.minute = minute
     }

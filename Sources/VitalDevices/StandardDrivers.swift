@@ -26,11 +26,11 @@ public final class StandardSession: Sendable {
     /// The host's time when the request began, in seconds since 1970.
     let start: Int64
     /// The time of a reading the device sends without one (a device without a clock): the request's start.
-    var undatedAt: LayeredTimestamp { LayeredTimestamp(secondsSince1970: start) }
+    var undatedAt: Timestamp { Timestamp(secondsSince1970: start) }
     private let new = Locked<DeviceRecord?>(nil)
 
     /// A session of a request that began at `start` (the host's time).
-    public init(start: LayeredTimestamp) { self.start = start.secondsSince1970 }
+    public init(start: Timestamp) { self.start = start.secondsSince1970 }
 
     /// Whether `record` is new: dated within ``StandardWaits/freshness`` of the request's start.
     func isNew(_ record: DeviceRecord) -> Bool {
@@ -83,7 +83,7 @@ public struct StandardPushDriver: DeviceDriver {
     /// Reads the Current Time (0x2A2B), when the device dates its readings: a device without a clock sends no
     /// time stamp (its readings are the hub's time) and needs no Current Time Service; one that dates them
     /// without the service has them marked `timeUnverified`.
-    public func readClock(hubTime: LayeredTimestamp) async throws(DeviceError) {
+    public func readClock(hubTime: Timestamp) async throws(DeviceError) {
         try await clockSession.read(from: connection, hubTime: hubTime)
     }
 
@@ -205,7 +205,7 @@ struct CompositionPairing {
     /// The last weight without a composition: its composition may still follow.
     private var weight: DeviceRecord?
     /// A composition that came before its weight.
-    private var composition: (time: LayeredTimestamp, value: BodyCompositionMeasurement)?
+    private var composition: (time: Timestamp, value: BodyCompositionMeasurement)?
 
     /// What to store for a weight that arrived: with its composition, if that came first.
     mutating func received(weight record: DeviceRecord) -> DeviceRecord {
@@ -231,7 +231,7 @@ struct CompositionPairing {
     ///
     /// - Throws: ``DeviceError/Code/protocolViolation`` for an incomplete time stamp.
     mutating func received(
-        composition measurement: BodyCompositionMeasurement, undatedAt: LayeredTimestamp, clock: DeviceClock? = nil
+        composition measurement: BodyCompositionMeasurement, undatedAt: Timestamp, clock: DeviceClock? = nil
     ) throws(DeviceError) -> (record: DeviceRecord, completes: Bool)? {
         var time = try measurement.timeStamp.measuredAt("a body composition", undatedAt)
         let dated = measurement.timeStamp != nil

@@ -256,7 +256,7 @@ public struct ActivityDayRecord: Hashable, Sendable {
     public init?(bytes: [UInt8]) {
         guard bytes.count == 17 else { return nil }
         func le16(_ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 }
-        guard let date = LayeredDate(year: le16(0), month: Int(bytes[2]), day: Int(bytes[3])), bytes[12] <= 100 else {
+        guard let date = CalendarDate(year: le16(0), month: Int(bytes[2]), day: Int(bytes[3])), bytes[12] <= 100 else {
             return nil
         }
         let steps = Int(bytes[4]) | Int(bytes[5]) << 8 | Int(bytes[6]) << 16 | Int(bytes[7]) << 24

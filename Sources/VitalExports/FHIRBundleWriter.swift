@@ -82,13 +82,13 @@ public struct FHIRBundleWriter {
     private let hubNamespace: [UInt8]
     private let glucose: FHIRObservationKind
     private let devices: [MACAddress: FHIRDevice]
-    private let utcOffset: (LayeredTimestamp) -> Int
+    private let utcOffset: (Timestamp) -> Int
     private let subjectReference: String
     /// The `urn:uuid:` of each device whose `Device` is written.
     private var deviceReferences: [MACAddress: String] = [:]
     private var entries = 0
     /// The readings already written at the current time, by device, kind and time: a second one gets `-2`.
-    private var atTime: (time: LayeredTimestamp, seen: [String: Int])?
+    private var atTime: (time: Timestamp, seen: [String: Int])?
 
     /// A writer of a bundle of `type` about `subject`, for the hub `hub` (its UUID), with glucose in `glucoseUnit`
     /// (mg/dL or mmol/L), the devices the hub knows, and the offset from UTC, in seconds, at each time.
@@ -97,7 +97,7 @@ public struct FHIRBundleWriter {
     ///   subject FHIR cannot hold (``FHIRSubject/check()``).
     public init(
         type: BundleType, subject: FHIRSubject, hub: String, glucoseUnit: VitalUnit = .mgPerDeciliter,
-        devices: [FHIRDevice], utcOffset: @escaping (LayeredTimestamp) -> Int
+        devices: [FHIRDevice], utcOffset: @escaping (Timestamp) -> Int
     ) throws(FHIRExportError) {
         guard let namespace = NameBasedUUID.bytes(of: hub) else {
             throw FHIRExportError(message: "the hub's identity \(hub) is not a UUID")
@@ -155,7 +155,7 @@ public struct FHIRBundleWriter {
 
     /// Appends the Observations of `reading`, measured by `device`, after the device's `Device` if it is the
     /// device's first. Readings come oldest first, as the store gives them.
-    public mutating func append(_ reading: LayeredReading, device mac: MACAddress, to output: inout [UInt8]) {
+    public mutating func append(_ reading: Reading, device mac: MACAddress, to output: inout [UInt8]) {
         let key = readingKey(reading, device: mac)
         let deviceReference = deviceEntry(mac, to: &output)
         let effective: JSON
@@ -247,7 +247,7 @@ public struct FHIRBundleWriter {
 
     /// The identifier of `reading` without its quantity: device, kind, time, and `-2`, `-3`… for a second and third
     /// reading of the same device, kind and second.
-    private mutating func readingKey(_ reading: LayeredReading, device mac: MACAddress) -> String {
+    private mutating func readingKey(_ reading: Reading, device mac: MACAddress) -> String {
         let time = reading.measuredAt
         let key = "\(mac)-\(reading.kind)-\(time.secondsSince1970)"
         if atTime?.time != time { atTime = (time, [:]) }
@@ -257,9 +257,9 @@ public struct FHIRBundleWriter {
     }
 
     /// `time` as a FHIR `dateTime` with its offset from UTC, whole minutes: `2026-11-19T08:30:00+01:00`.
-    private func dateTime(_ time: LayeredTimestamp) -> String {
+    private func dateTime(_ time: Timestamp) -> String {
         let offset = utcOffset(time) / 60 * 60
-        let local = LayeredTimestamp(secondsSince1970: time.secondsSince1970 + Int64(offset)).description
+        let local = Timestamp(secondsSince1970: time.secondsSince1970 + Int64(offset)).description
         let minutes = abs(offset) / 60
         func twoDigits(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
         return local.prefix(10) + "T" + local.suffix(8) + (offset < 0 ? "-" : "+")
@@ -272,7 +272,7 @@ public struct FHIRBundleWriter {
     /// each kind with its value members (`valueQuantity`, or the blood-pressure panel's `component`s, which comes
     /// first). A field the device sent a special value for has a `dataAbsentReason` instead of its
     /// `valueQuantity` (on its component, for the panel's), as the vital-signs profile requires.
-    static func quantities(of reading: LayeredReading, glucose: FHIRObservationKind)
+    static func quantities(of reading: Reading, glucose: FHIRObservationKind)
         -> [(FHIRObservationKind, [(key: String, value: JSON)])]
     {
         var observations: [(FHIRObservationKind, [(key: String, value: JSON)])] = []

@@ -74,7 +74,7 @@ public struct HealthReport {
     }
 
     let units: ReportUnits
-    private let utcOffset: (LayeredTimestamp) -> Int
+    private let utcOffset: (Timestamp) -> Int
     private(set) var series: [Chart: TimeSeries] = [:]
     private(set) var days: [Chart: DaySeries] = [:]
     private(set) var latest: [String: Latest] = [:]
@@ -86,7 +86,7 @@ public struct HealthReport {
     /// An empty report showing quantities in `units`, its times in the local time of `utcOffset` (seconds east of
     /// UTC at each time), a chart drawing one mark per reading up to `pointLimit` readings.
     public init(
-        units: ReportUnits = ReportUnits(), pointLimit: Int = 1_500, utcOffset: @escaping (LayeredTimestamp) -> Int
+        units: ReportUnits = ReportUnits(), pointLimit: Int = 1_500, utcOffset: @escaping (Timestamp) -> Int
     ) {
         self.units = units
         self.utcOffset = utcOffset
@@ -97,12 +97,12 @@ public struct HealthReport {
     }
 
     /// Adds `reading`, measured by `device` (shown in the table as `device`'s text).
-    public mutating func add(_ reading: LayeredReading, device: String) {
+    public mutating func add(_ reading: Reading, device: String) {
         readings += 1
         let time = reading.measuredAt.secondsSince1970 + Int64(utcOffset(reading.measuredAt))
         first = min(first ?? time, time)
         last = max(last ?? time, time)
-        func note(_ quantity: String, _ value: String, day: LayeredDate? = nil) {
+        func note(_ quantity: String, _ value: String, day: CalendarDate? = nil) {
             latest[quantity] = Latest(
                 time: day.map { $0.daysSince1970 * 86_400 } ?? time, wholeDay: day != nil, value: value, device: device)
         }
@@ -169,7 +169,7 @@ public struct HealthReport {
     /// Adds a reading the device said something about: a marked point (a value it could not measure is never
     /// plotted: a reading without any value to plot is a mark on the time axis), named in the latest readings.
     private mutating func addAnnotated(
-        _ reading: LayeredReading, _ annotations: ReadingAnnotations, time: Int64, device: String
+        _ reading: Reading, _ annotations: ReadingAnnotations, time: Int64, device: String
     ) {
         let unavailable = reading.unavailableFields
         let flags =

@@ -23,7 +23,7 @@ extension ReadingColumn {
     public static let count = allCases.count
 
     /// The fields `reading` has, in column order.
-    public static func values(of reading: LayeredReading) -> [(column: ReadingColumn, value: RecordValue)] {
+    public static func values(of reading: Reading) -> [(column: ReadingColumn, value: RecordValue)] {
         let fields = reading.kind.fieldsInColumnOrder
         var values: [(column: ReadingColumn, value: RecordValue)] = []
         values.reserveCapacity(fields.count)
@@ -109,7 +109,7 @@ public struct RecordRow: Sendable {
     /// The reading's kind (`blood_pressure`), or `heart_rate_minute`.
     public var kind: String
     /// When the reading was taken: corrected by the offset of its device's clock when the hub read one.
-    public var time: LayeredTimestamp
+    public var time: Timestamp
     /// The reading's fields, in column order.
     public var values: [(column: ReadingColumn, value: RecordValue)]
     /// The statuses the device reported, by name (`bodyMovement`), in bit order.
@@ -118,10 +118,10 @@ public struct RecordRow: Sendable {
     /// (`("systolic", "NaN")`): their cells are empty.
     public var unavailable: [(field: String, value: String)] = []
     /// The time the device's clock gave, when `time` is that time corrected.
-    public var deviceTime: LayeredTimestamp?
+    public var deviceTime: Timestamp?
 
     /// The row of `reading`, measured by `device`.
-    public init(device: MACAddress, reading: LayeredReading) {
+    public init(device: MACAddress, reading: Reading) {
         self.init(
             device: device, kind: reading.kind.rawValue, time: reading.measuredAt,
             values: ReadingColumn.values(of: reading))
@@ -136,7 +136,7 @@ public struct RecordRow: Sendable {
 
     /// A row of `values`, with no status.
     public init(
-        device: MACAddress, kind: String, time: LayeredTimestamp,
+        device: MACAddress, kind: String, time: Timestamp,
         values: [(column: ReadingColumn, value: RecordValue)]
     ) {
         self.device = device

@@ -408,7 +408,7 @@ extension HealthReport {
         }
         let width = max(1, plot.px(86_400 + first) - plot.px(first) - 2)
         for day in days {
-            let date = LayeredDate(daysSince1970: day.day).description
+            let date = CalendarDate(daysSince1970: day.day).description
             let parts = Dictionary(day.parts.map { ($0.name, Int($0.value)) }, uniquingKeysWith: +)
             let asleep = parts["asleep"] ?? ((parts["deep"] ?? 0) + (parts["light"] ?? 0))
             guard part == .svg else {
@@ -457,7 +457,7 @@ extension HealthReport {
 
     /// A local time (seconds since 1970, already shifted) as `yyyy-MM-dd HH:mm`, or the date alone.
     static func time(_ time: Int64, withClock: Bool) -> String {
-        let text = LayeredTimestamp(secondsSince1970: time).description
+        let text = Timestamp(secondsSince1970: time).description
         return withClock ? String(text.prefix(16)) : String(text.prefix(10))
     }
 

@@ -19,7 +19,7 @@ public struct SimulatedDeviceConfiguration: Hashable, Sendable {
     public let authenticationResult: UInt8
     public let seed: UInt64
     /// A smartband's first recorded moment; `nil` for a week before the world starts (and for other devices).
-    public let recordingSince: LayeredTimestamp?
+    public let recordingSince: Timestamp?
     /// A generic weight scale's Body Composition Service, and when it indicates a reading's composition.
     public let bodyComposition: BodyCompositionOrder?
     /// Whether a pulse oximeter has spot-checks and a memory of them; a generic one may measure only continuously.
@@ -118,7 +118,7 @@ public struct SimulatedDeviceConfiguration: Hashable, Sendable {
             guard model.isSmartband else {
                 throw FleetError(path: path + ".recordingSince", message: "is for smartbands only")
             }
-            guard let time = LayeredTimestamp(parsing: text) else {
+            guard let time = Timestamp(parsing: text) else {
                 throw FleetError(path: path + ".recordingSince", message: "is not yyyy-MM-dd HH:mm:ss")
             }
             recordingSince = time
@@ -202,9 +202,9 @@ public struct SimulatedDeviceConfiguration: Hashable, Sendable {
             return Int64(offset)
         }
         // the clock restarted at 2000-01-01 00:00:00 at the first record
-        var times = (device.records?.list ?? []).compactMap { $0.measuredAt.flatMap(LayeredTimestamp.init(parsing:)) }
+        var times = (device.records?.list ?? []).compactMap { $0.measuredAt.flatMap(Timestamp.init(parsing:)) }
         if let generate = device.records?.generate, generate.count > 0,
-            let from = LayeredTimestamp(parsing: generate.from)
+            let from = Timestamp(parsing: generate.from)
         {
             times.append(from)
         }
@@ -230,11 +230,11 @@ public struct SimulatedDeviceConfiguration: Hashable, Sendable {
     }
 
     /// Where a reset clock restarts: 2000-01-01 00:00:00.
-    public static let clockEpoch = LayeredTimestamp(secondsSince1970: 946_684_800)
+    public static let clockEpoch = Timestamp(secondsSince1970: 946_684_800)
 
     /// The time the device's clock shows at the true time `time`.
-    public func deviceTime(_ time: LayeredTimestamp) -> LayeredTimestamp {
-        LayeredTimestamp(secondsSince1970: time.secondsSince1970 + clockOffset)
+    public func deviceTime(_ time: Timestamp) -> Timestamp {
+        Timestamp(secondsSince1970: time.secondsSince1970 + clockOffset)
     }
 
     /// Checks the device's records script, everything ``initialState()`` relies on, without generating records:
@@ -242,7 +242,7 @@ public struct SimulatedDeviceConfiguration: Hashable, Sendable {
     func checkRecords(path: String) throws(FleetError) {
         // the days are kept only to find two activity days on one date
         let activity = entry.family == .activityMonitor
-        var days: [LayeredDate] = []
+        var days: [CalendarDate] = []
         var count = 0
         for (index, reading) in (device.records?.list ?? []).enumerated() {
             let day = try reading.reading(for: entry.family, at: path + ".records.list[\(index)]").measuredAt.day
@@ -278,26 +278,26 @@ public struct SimulatedDeviceConfiguration: Hashable, Sendable {
     /// The times of the generated records, spread evenly from `from` to `to`, made as they are read (a world
     /// checks a fleet of 65,000 generated records at every request without making them); `nil` if those are not
     /// times in order.
-    private func generatedTimes(_ generate: GeneratedRecords) -> LazyMapCollection<Range<Int>, LayeredTimestamp>? {
-        guard let from = LayeredTimestamp(parsing: generate.from), let to = LayeredTimestamp(parsing: generate.to),
+    private func generatedTimes(_ generate: GeneratedRecords) -> LazyMapCollection<Range<Int>, Timestamp>? {
+        guard let from = Timestamp(parsing: generate.from), let to = Timestamp(parsing: generate.to),
             from <= to
         else { return nil }
         let span = to.secondsSince1970 - from.secondsSince1970
         return (0..<max(generate.count, 0)).lazy.map { index in
             let offset = generate.count > 1 ? span * Int64(index) / Int64(generate.count - 1) : 0
-            return LayeredTimestamp(secondsSince1970: from.secondsSince1970 + offset)
+            return Timestamp(secondsSince1970: from.secondsSince1970 + offset)
         }
     }
 
     /// The state of a device the world has not seen before: its fleet records, numbered from 1; a smartband that
     /// recorded nothing yet, from ``recordingSince`` or a week before the world's `start`. The script must have
     /// passed ``checkRecords(path:)``.
-    func initialState(start: LayeredTimestamp) -> DeviceState {
+    func initialState(start: Timestamp) -> DeviceState {
         var generator = SeededGenerator(seed: seed)
         var records = DeviceMemory([])
         records.reserveCapacity((device.records?.list?.count ?? 0) + max(device.records?.generate?.count ?? 0, 0))
         var sequenceNumber: UInt16 = 1
-        func keep(_ reading: LayeredReading) {
+        func keep(_ reading: Reading) {
             records.append(StoredRecord(sequenceNumber: sequenceNumber, reading: reading))
             sequenceNumber &+= 1
         }
@@ -323,7 +323,7 @@ public struct SimulatedDeviceConfiguration: Hashable, Sendable {
                 ? nil
                 : BandState(
                     recordedThrough: recordingSince
-                        ?? LayeredTimestamp(secondsSince1970: start.secondsSince1970 - 7 * 86_400)))
+                        ?? Timestamp(secondsSince1970: start.secondsSince1970 - 7 * 86_400)))
     }
 }
 
@@ -352,7 +352,7 @@ extension SimulatedDeviceConfiguration {
     /// `reading` as the device keeps it: a body composition scale reports the body fat of a weight without one
     /// unsuccessful (65535), which the hub keeps as an unavailable body fat (NaN) with the status
     /// `measurementUnsuccessful`.
-    func recorded(_ reading: LayeredReading) -> LayeredReading {
+    func recorded(_ reading: Reading) -> Reading {
         guard measuresBodyComposition, case .weight(let weight) = reading, weight.bodyComposition == nil else {
             return reading
         }
@@ -461,7 +461,7 @@ struct ByMAC<Value> {
 
 /// A press of a smartband's button at a time of the world (the fleet's `presses`).
 public struct ScriptedPress: Hashable, Sendable {
-    public let time: LayeredTimestamp
+    public let time: Timestamp
     public let event: BandEvent
 }
 
@@ -474,7 +474,7 @@ extension SimulatedDeviceConfiguration {
         guard model.isSmartband else { throw FleetError(path: path + ".presses", message: "is for smartbands only") }
         var presses: [ScriptedPress] = []
         for (index, script) in scripts.enumerated() {
-            guard let time = LayeredTimestamp(parsing: script.at) else {
+            guard let time = Timestamp(parsing: script.at) else {
                 throw FleetError(path: path + ".presses[\(index)].at", message: "is not yyyy-MM-dd HH:mm:ss")
             }
             let event: BandEvent

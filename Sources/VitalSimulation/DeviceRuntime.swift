@@ -62,12 +62,12 @@ final class DeviceRuntime {
 
     /// The time stamp of a reading taken at `time` (the true time), as the device's clock shows it: none from a
     /// device without a clock.
-    func stamp(_ time: LayeredTimestamp) -> DateTime? {
+    func stamp(_ time: Timestamp) -> DateTime? {
         configuration.clock ? DateTime(configuration.deviceTime(time)) : nil
     }
 
     /// The Current Time (0x2A2B) the device's clock shows at the true time `time`.
-    func currentTime(at time: LayeredTimestamp) -> CurrentTime {
+    func currentTime(at time: Timestamp) -> CurrentTime {
         let shown = configuration.deviceTime(time)
         // 1970-01-01 was a Thursday (4); Monday is 1
         let weekday = UInt8(((shown.day.daysSince1970 + 3) % 7 + 7) % 7 + 1)
@@ -77,7 +77,7 @@ final class DeviceRuntime {
     /// The Body Composition Measurement of `reading` (a weight), with the weight field `mass` when given; its body
     /// fat is reported unsuccessful when the reading has no composition or its body fat is unavailable; the user
     /// index is its user ID.
-    func composition(of reading: LayeredReading, with mass: MassValue?) -> BodyCompositionMeasurement {
+    func composition(of reading: Reading, with mass: MassValue?) -> BodyCompositionMeasurement {
         guard case .weight(let weight) = reading else { preconditionFailure("a body composition of \(reading)") }
         let fatUnavailable = reading.unavailableFields.contains { $0.field.name == "fat" }
         return BodyCompositionMeasurement(
@@ -99,7 +99,7 @@ final class DeviceRuntime {
     }
 
     /// The reading the next live measurement returns: the fleet's next listed one, else a generated one.
-    func nextMeasurement(at time: LayeredTimestamp) -> LayeredReading {
+    func nextMeasurement(at time: Timestamp) -> Reading {
         defer { state.measurementsTaken += 1 }
         let listed = configuration.device.nextMeasurements ?? []
         if state.measurementsTaken < listed.count {

@@ -48,9 +48,9 @@ public struct DeviceState: Hashable, Sendable {
 public struct StoredRecord: Hashable, Sendable {
     public var sequenceNumber: UInt16
     /// The reading, as the device can send it (validated against its family when the world takes it).
-    public var reading: LayeredReading
+    public var reading: Reading
 
-    public init(sequenceNumber: UInt16, reading: LayeredReading) {
+    public init(sequenceNumber: UInt16, reading: Reading) {
         self.sequenceNumber = sequenceNumber
         self.reading = reading
     }

@@ -395,7 +395,7 @@ extension Fleet {
 
 extension DeviceFamily {
     /// The family of devices that take `reading`.
-    public init(of reading: LayeredReading) {
+    public init(of reading: Reading) {
         switch reading {
         case .bloodPressure: self = .bloodPressure
         case .glucose: self = .glucose

@@ -480,7 +480,7 @@ extension BandState {
         guard let next = try fields.uint64("nextSequence"), let nextSequence = UInt32(exactly: next), next >= 1 else {
             throw FleetError(path: fields.path(of: "nextSequence"), message: "is required, from 1 to 4294967295")
         }
-        guard let text = try fields.string("recordedThrough"), let through = LayeredTimestamp(parsing: text) else {
+        guard let text = try fields.string("recordedThrough"), let through = Timestamp(parsing: text) else {
             throw FleetError(path: fields.path(of: "recordedThrough"), message: "is required, yyyy-MM-dd HH:mm:ss")
         }
         let bound = try fields.uint64("boundUserID")
@@ -548,7 +548,7 @@ extension BandState {
 extension BandSchedule {
     init(fields: JSONFields) throws(FleetError) {
         var fields = fields
-        guard let text = try fields.string("date"), let date = LayeredDate(parsing: text) else {
+        guard let text = try fields.string("date"), let date = CalendarDate(parsing: text) else {
             throw FleetError(path: fields.path(of: "date"), message: "is required, yyyy-MM-dd")
         }
         guard let hour = try fields.int("hour"), let minute = try fields.int("minute"),

@@ -68,22 +68,22 @@ struct SimulatedPerson: Sendable {
 
     /// The smooth part of the person's weight at `time`, in kg: two slow waves of 1.2 kg over 97 days and 0.4 kg
     /// over 23 days (together at most 2π × (1.2/97 + 0.4/23) ≈ 0.19 kg a day).
-    func trend(at time: LayeredTimestamp) -> Double {
+    func trend(at time: Timestamp) -> Double {
         let days = Double(time.secondsSince1970) / 86_400
         return 1.2 * sin(2 * .pi * days / 97 + slowPhase) + 0.4 * sin(2 * .pi * days / 23 + fastPhase)
     }
 
     /// The daily rhythm at `time`: 1 at `peak` o'clock (UTC, the hub's time), −1 twelve hours later.
-    static func rhythm(at time: LayeredTimestamp, peak: Double) -> Double {
+    static func rhythm(at time: Timestamp, peak: Double) -> Double {
         let hour = Double(time.secondsSince1970 % 86_400) / 3_600
         return cos(2 * .pi * (hour - peak) / 24)
     }
 
     /// The person's reading on `entry`'s kind of device at `time`, with noise from `random`.
     func reading(
-        for entry: CatalogEntry, at time: LayeredTimestamp, swim: Bool, composition: Bool,
+        for entry: CatalogEntry, at time: Timestamp, swim: Bool, composition: Bool,
         using random: inout SeededGenerator
-    ) -> LayeredReading {
+    ) -> Reading {
         func noise(_ amplitude: Double) -> Double { Double.random(in: -amplitude...amplitude, using: &random) }
         func clamped(_ value: Double, _ range: ClosedRange<Double>) -> Double {
             min(max(value, range.lowerBound), range.upperBound)

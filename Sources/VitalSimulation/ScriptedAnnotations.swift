@@ -82,7 +82,7 @@ extension SimulatedReading {
     /// sent makes the flag known); a scale's field sent as NaN adds `measurementUnsuccessful`.
     ///
     /// - Throws: ``FleetError`` naming the status or the `user` the family's profile cannot carry.
-    func annotate(_ reading: inout LayeredReading, for family: DeviceFamily, at path: String) throws(FleetError) {
+    func annotate(_ reading: inout Reading, for family: DeviceFamily, at path: String) throws(FleetError) {
         let (carried, field) = family.scriptableStatus
         for name in status.names where !carried.contains(ReadingStatus(name: name)!) {
             throw FleetError(

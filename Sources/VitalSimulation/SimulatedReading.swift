@@ -100,7 +100,7 @@ public struct SimulatedReading: Hashable, Sendable {
     }
 
     /// The fleet form of `reading`.
-    public init(_ reading: LayeredReading) {
+    public init(_ reading: Reading) {
         guard let script = DeviceFamily(of: reading).script else {
             preconditionFailure(
                 reading.kind == .bandDay
@@ -139,7 +139,7 @@ public struct SimulatedReading: Hashable, Sendable {
     /// The reading for a device of `family`, rounded to what it can send.
     ///
     /// - Throws: ``FleetError`` naming the missing or out-of-range field, or a field of another family's readings.
-    public func reading(for family: DeviceFamily, at path: String) throws(FleetError) -> LayeredReading {
+    public func reading(for family: DeviceFamily, at path: String) throws(FleetError) -> Reading {
         guard let script = family.script else {
             throw FleetError(
                 path: path,
@@ -154,13 +154,13 @@ public struct SimulatedReading: Hashable, Sendable {
             FleetError(path: path + "." + field, message: "is required for this device")
         }
         let kind = script.kind
-        var time: LayeredTimestamp?
+        var time: Timestamp?
         if kind.isDay {
             guard let text = date else { throw required("date") }
-            guard let day = LayeredDate(parsing: text) else {
+            guard let day = CalendarDate(parsing: text) else {
                 throw FleetError(path: path + ".date", message: "is not yyyy-MM-dd")
             }
-            time = LayeredTimestamp(secondsSince1970: day.daysSince1970 * 86_400)
+            time = Timestamp(secondsSince1970: day.daysSince1970 * 86_400)
         }
         var fieldValues: [(field: ReadingField, value: FieldValue)] = []
         fieldValues.reserveCapacity(script.fields.count)
@@ -191,13 +191,13 @@ public struct SimulatedReading: Hashable, Sendable {
         }
         if time == nil {
             guard let text = measuredAt else { throw required("measuredAt") }
-            guard let timestamp = LayeredTimestamp(parsing: text) else {
+            guard let timestamp = Timestamp(parsing: text) else {
                 throw FleetError(path: path + ".measuredAt", message: "is not yyyy-MM-dd HH:mm:ss")
             }
             time = timestamp
         }
         guard let time,
-            var reading = LayeredReading(kind: kind, measuredAt: time, values: fieldValues, annotations: annotations)
+            var reading = Reading(kind: kind, measuredAt: time, values: fieldValues, annotations: annotations)
         else {
             preconditionFailure("the checked values of a \(kind) do not make one: \(fieldValues.map(\.value))")
         }

@@ -33,10 +33,10 @@ public actor SimulatedWorld: BluetoothCentral {
     ///   - state: what the world remembered from an earlier run, if any.
     ///   - start: the wall-clock time the world starts at, unless the fleet sets `start`.
     /// - Throws: ``FleetError`` naming the first problem of the fleet.
-    public init(fleet: Fleet, state: WorldState? = nil, start: LayeredTimestamp) throws(FleetError) {
+    public init(fleet: Fleet, state: WorldState? = nil, start: Timestamp) throws(FleetError) {
         var startTime = start
         if let text = fleet.start {
-            guard let parsed = LayeredTimestamp(parsing: text) else {
+            guard let parsed = Timestamp(parsing: text) else {
                 throw FleetError(path: "start", message: "is not yyyy-MM-dd HH:mm:ss")
             }
             startTime = parsed
@@ -125,7 +125,7 @@ public actor SimulatedWorld: BluetoothCentral {
 
     /// The readings in the memory of device `mac`, oldest first, as the device sends them: a PO3's with the pulse
     /// wave it sends before each record that has one.
-    public func storedReadings(of mac: MACAddress) -> [LayeredReading] {
+    public func storedReadings(of mac: MACAddress) -> [Reading] {
         guard let runtime = runtime(mac) else { return [] }
         let peripheral = makePeripheral(runtime)
         return runtime.state.records.map { record in

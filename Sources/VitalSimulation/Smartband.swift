@@ -36,7 +36,7 @@ public struct BandState: Hashable, Sendable {
     /// The number the next item gets (from 1; never reused).
     public var nextSequence: UInt32
     /// Everything the band recorded up to this time is in ``pending`` or was acknowledged.
-    public var recordedThrough: LayeredTimestamp
+    public var recordedThrough: Timestamp
     /// Whether a finished sport is pushed at once while connected.
     public var sportData: Bool
     /// Whether each completed heart-rate hour is pushed at the turn of the hour while connected.
@@ -47,7 +47,7 @@ public struct BandState: Hashable, Sendable {
     public var schedules: [BandSchedule]
 
     public init(
-        pending: [Numbered] = [], nextSequence: UInt32 = 1, recordedThrough: LayeredTimestamp,
+        pending: [Numbered] = [], nextSequence: UInt32 = 1, recordedThrough: Timestamp,
         sportData: Bool = false, hourlyHeartRate: Bool = false, cameraMode: Bool = false, boundUserID: UInt32? = nil,
         schedules: [BandSchedule] = []
     ) {
@@ -86,12 +86,12 @@ struct BandLife {
     let seed: UInt64
 
     /// The generator of `day`, or of hour `hour` of it.
-    private func random(_ day: LayeredDate, hour: Int = 24) -> SeededGenerator {
+    private func random(_ day: CalendarDate, hour: Int = 24) -> SeededGenerator {
         SeededGenerator(seed: seed ^ (UInt64(bitPattern: day.daysSince1970) &* 0x9E37_79B9_7F4A_7C15) &+ UInt64(hour))
     }
 
     /// The day's walking totals, all of them or, for `through` seconds of the day, that share.
-    func totals(_ day: LayeredDate, through seconds: Int64 = 86_400) -> BandTotals {
+    func totals(_ day: CalendarDate, through seconds: Int64 = 86_400) -> BandTotals {
         var random = random(day)
         let steps = Int.random(in: 2_000...16_000, using: &random)
         let share = Double(min(max(seconds, 0), 86_400)) / 86_400
@@ -102,7 +102,7 @@ struct BandLife {
     /// The night ending on the morning of `day`: start, then light, deep and wake-up segments, then end; asleep
     /// between 00:00 and 01:30, awake between 05:30 and 06:55; then the band lies placed (5) for 1 to 4 minutes,
     /// before 07:00.
-    func night(_ day: LayeredDate) -> [BandSleepSegment] {
+    func night(_ day: CalendarDate) -> [BandSleepSegment] {
         var random = random(day)
         _ = random.next()
         let asleep = Int.random(in: 0...90, using: &random)
@@ -132,7 +132,7 @@ struct BandLife {
     private static let sports: [BandSport] = [.walk, BandSport(rawValue: 0x88), BandSport(rawValue: 0x83), .walk]
 
     /// The evening sport of `day`: starting between 17:00 and 19:30, 20 to 75 minutes long.
-    func sport(_ day: LayeredDate) -> BandSportSession {
+    func sport(_ day: CalendarDate) -> BandSportSession {
         var random = random(day)
         _ = random.next()
         _ = random.next()
@@ -154,7 +154,7 @@ struct BandLife {
 
     /// The noon exercise of `day`, a counting sport: starting between 12:00 and 12:25, 5 to 15 minutes long, with
     /// its repetitions and its active minutes in its detail; over before 13:00, when the band pushes it.
-    func exercise(_ day: LayeredDate) -> BandSportSession {
+    func exercise(_ day: CalendarDate) -> BandSportSession {
         var random = random(day, hour: 26)
         let (sport, perMinute) = Self.countingSports[Int.random(in: 0..<Self.countingSports.count, using: &random)]
         let start = 12 * 60 + Int.random(in: 0...5, using: &random) * 5
@@ -168,7 +168,7 @@ struct BandLife {
 
     /// The finished day's totals, one per sport: walking all day, the evening sport unless it was a walk, and the
     /// noon exercise with its repetitions.
-    func dayTotals(_ day: LayeredDate) -> [BandTotals] {
+    func dayTotals(_ day: CalendarDate) -> [BandTotals] {
         var totals = [totals(day)]
         let evening = sport(day)
         if evening.sport != .walk {
@@ -183,13 +183,13 @@ struct BandLife {
     }
 
     /// When the sport of `day` is over, in seconds since 1970.
-    func sportEnd(_ day: LayeredDate) -> Int64 {
+    func sportEnd(_ day: CalendarDate) -> Int64 {
         day.daysSince1970 * 86_400 + Int64(sport(day).end.value) * 60
     }
 
     /// Hour `hour` of `day`: a heart rate each minute, lower at night and higher during the sport, with about one
     /// minute in thirty missing.
-    func heartRate(_ day: LayeredDate, hour: Int) -> BandHeartRateHour {
+    func heartRate(_ day: CalendarDate, hour: Int) -> BandHeartRateHour {
         let session = sport(day)
         var random = random(day, hour: hour)
         let base = hour < 7 ? 55 : 72
@@ -204,18 +204,18 @@ struct BandLife {
     /// What the band records from after `from` through `through`, passed to `record` in order: each completed
     /// hour of heart rate at its end, the night at 07:00, the noon exercise at 13:00, the sport when it is over, a
     /// finished day's totals of each sport at midnight.
-    func items(after from: LayeredTimestamp, through: LayeredTimestamp, _ record: (BandItem) -> Void) {
+    func items(after from: Timestamp, through: Timestamp, _ record: (BandItem) -> Void) {
         // every event falls on a whole minute: step through the hours and the sport's end, which may not be on one
         var hourStart = from.secondsSince1970 / 3_600 * 3_600
         while hourStart <= through.secondsSince1970 {
-            let day = LayeredDate(daysSince1970: hourStart / 86_400)
+            let day = CalendarDate(daysSince1970: hourStart / 86_400)
             let hour = Int(hourStart % 86_400 / 3_600)
             func due(_ seconds: Int64) -> Bool {
                 seconds > from.secondsSince1970 && seconds <= through.secondsSince1970
             }
             if due(hourStart) {
                 // the turn of the hour ends the hour before it, and at midnight the day before it
-                let previous = LayeredTimestamp(secondsSince1970: hourStart - 3_600)
+                let previous = Timestamp(secondsSince1970: hourStart - 3_600)
                 record(.heartRate(heartRate(previous.day, hour: Int(previous.secondsSince1970 % 86_400 / 3_600))))
                 if hour == 0 { for totals in dayTotals(previous.day) { record(.dayTotals(previous.day, totals)) } }
                 if hour == 7 { for segment in night(day) { record(.sleep(segment)) } }
@@ -231,7 +231,7 @@ struct BandLife {
 
 extension BandState {
     /// Records what the band's wearer did up to `time`.
-    mutating func record(until time: LayeredTimestamp, life: BandLife) {
+    mutating func record(until time: Timestamp, life: BandLife) {
         guard time > recordedThrough else { return }
         life.items(after: recordedThrough, through: time) { keep($0) }
         recordedThrough = time
@@ -239,11 +239,11 @@ extension BandState {
 
     /// The time of the next thing the band records after `time`: the turn of the hour, or the end of the day's
     /// sport.
-    static func nextEvent(after time: LayeredTimestamp, life: BandLife) -> LayeredTimestamp {
+    static func nextEvent(after time: Timestamp, life: BandLife) -> Timestamp {
         let seconds = time.secondsSince1970
         let nextHour = (seconds / 3_600 + 1) * 3_600
         let sportEnd = life.sportEnd(time.day)
-        return LayeredTimestamp(secondsSince1970: sportEnd > seconds && sportEnd < nextHour ? sportEnd : nextHour)
+        return Timestamp(secondsSince1970: sportEnd > seconds && sportEnd < nextHour ? sportEnd : nextHour)
     }
 }
 
@@ -401,7 +401,7 @@ struct BandPeripheral: SimulatedPeripheral {
 
     /// Lets the world's time pass to the fleet's next press before `next`, if there is one, and notifies the presses
     /// at that time; `false` when no press comes first (one at `next` itself comes with what the band records then).
-    private func pressBefore(_ next: LayeredTimestamp, on link: Link) -> Bool {
+    private func pressBefore(_ next: Timestamp, on link: Link) -> Bool {
         let clock = link.clock
         let now = clock.wallTime
         guard let first = runtime.configuration.presses.first(where: { $0.time > now }), first.time < next else {
@@ -413,7 +413,7 @@ struct BandPeripheral: SimulatedPeripheral {
     }
 
     /// Notifies the fleet's presses at `time` (a take-picture only in camera mode).
-    private func notifyPresses(at time: LayeredTimestamp, on link: Link) {
+    private func notifyPresses(at time: Timestamp, on link: Link) {
         for press in runtime.configuration.presses where press.time == time {
             switch press.event {
             case .findPhone: link.notify(GATTCharacteristics.bandData, BandMessage.findPhone.encoded())

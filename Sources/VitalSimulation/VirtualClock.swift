@@ -18,10 +18,10 @@ public final class VirtualClock: Clock, Sendable {
     }
 
     /// The wall-clock time at which the clock started.
-    public let start: LayeredTimestamp
+    public let start: Timestamp
     private let elapsed = Locked(Duration.zero)
 
-    public init(start: LayeredTimestamp) { self.start = start }
+    public init(start: Timestamp) { self.start = start }
 
     public var now: Instant { Instant(offset: elapsed.withLock { $0 }) }
     public var minimumResolution: Duration { .nanoseconds(1) }
@@ -30,8 +30,8 @@ public final class VirtualClock: Clock, Sendable {
     public var elapsedTime: Duration { elapsed.withLock { $0 } }
 
     /// The wall-clock time now, to the second.
-    public var wallTime: LayeredTimestamp {
-        LayeredTimestamp(secondsSince1970: start.secondsSince1970 + elapsedTime.components.seconds)
+    public var wallTime: Timestamp {
+        Timestamp(secondsSince1970: start.secondsSince1970 + elapsedTime.components.seconds)
     }
 
     /// Moves time forward by `duration`.

@@ -64,7 +64,7 @@ struct BatchRows {
         }
     }
 
-    private mutating func append(_ change: ReadingChange, _ reading: LayeredReading) throws(SinkError) {
+    private mutating func append(_ change: ReadingChange, _ reading: Reading) throws(SinkError) {
         let annotations = reading.annotations
         readingIDs.append(change.readingID)
         versions.append(change.version)

@@ -61,7 +61,7 @@ enum ReadingColumns {
     /// The values of `reading`'s stored fields, in its kind's order (`nil`: the reading has none): what ``inserts``
     /// and ``revisions`` take after the device, kind and time. Existentials, not `DatabaseValue`s: GRDB turns those
     /// into arguments without its generic initializer's key path, which costs more than the insert's own work.
-    static func values(of reading: LayeredReading) -> [(any DatabaseValueConvertible)?] {
+    static func values(of reading: Reading) -> [(any DatabaseValueConvertible)?] {
         reading.kind.storedFields.map { field in
             switch field.value(in: reading) {
             case nil: nil
@@ -78,7 +78,7 @@ enum ReadingColumns {
     }
 
     /// The values of `reading`'s annotations' columns (``annotationNames``), all `nil` for a reading without any.
-    static func annotationValues(of reading: LayeredReading) -> [(any DatabaseValueConvertible)?] {
+    static func annotationValues(of reading: Reading) -> [(any DatabaseValueConvertible)?] {
         let annotations = reading.annotations
         guard !annotations.isEmpty else { return [nil, nil, nil, nil] }
         let unavailable = reading.unavailableFields.map { "\($0.field.name!)=\($0.value)" }.joined(separator: ",")
@@ -93,7 +93,7 @@ enum ReadingColumns {
     /// `start` and values after them (in ``names``' order); `nil` when the kind is unknown, a required value is
     /// missing, a value is not of its column's type (a text in a `REAL` column, a flag other than 1 or 0), a list
     /// or an annotation cannot be read.
-    static func reading(kind: String, measuredAt: LayeredTimestamp, row: Row, from start: Int) -> LayeredReading? {
+    static func reading(kind: String, measuredAt: Timestamp, row: Row, from start: Int) -> Reading? {
         guard let (kind, layout) = layouts[kind] else { return nil }
         var annotations = ReadingAnnotations.none
         if !(row.hasNull(atIndex: start) && row.hasNull(atIndex: start + 1) && row.hasNull(atIndex: start + 2)
@@ -111,7 +111,7 @@ enum ReadingColumns {
             guard let value = value(stored.storage, of: field.type) else { return nil }
             values.append((field, value))
         }
-        return LayeredReading(kind: kind, measuredAt: measuredAt, values: values, annotations: annotations)
+        return Reading(kind: kind, measuredAt: measuredAt, values: values, annotations: annotations)
     }
 
     /// The annotations in `row`'s columns from `start` (``annotationNames``' order); `nil` when one cannot be read:
@@ -141,7 +141,7 @@ enum ReadingColumns {
             guard let index = UInt8(exactly: index) else { return nil }
             annotations.userIndex = index
         }
-        if let time = row[start + 3] as Int64? { annotations.deviceTime = LayeredTimestamp(secondsSince1970: time) }
+        if let time = row[start + 3] as Int64? { annotations.deviceTime = Timestamp(secondsSince1970: time) }
         return annotations
     }
 
@@ -268,7 +268,7 @@ enum LegacyPayload {
     /// The reading of a 0.14.0 row; `nil` when the kind is unknown, a required field is missing, a field is not one
     /// of the kind's or is given twice, or a field's text is not a value of its type (an optional field that cannot
     /// be read makes the row unreadable, never a missing value).
-    static func decode(kind name: String, measuredAt: LayeredTimestamp, payload: String) -> LayeredReading? {
+    static func decode(kind name: String, measuredAt: Timestamp, payload: String) -> Reading? {
         guard let kind = ReadingKind(rawValue: name) else { return nil }
         let fields = kind.storedFields
         var values: [(field: ReadingField, value: FieldValue)] = []
@@ -279,7 +279,7 @@ enum LegacyPayload {
             else { return nil }
             values.append((field, value))
         }
-        return LayeredReading(kind: kind, measuredAt: measuredAt, values: values)
+        return Reading(kind: kind, measuredAt: measuredAt, values: values)
     }
 
     /// `text` read as a value of `type`.

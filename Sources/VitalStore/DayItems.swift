@@ -16,7 +16,7 @@ extension VitalStore {
     /// - Returns: how many day readings were stored or revised.
     @discardableResult
     public func storeDayItems(
-        _ items: [DayItem], device mac: MACAddress, summarize: (LayeredDate, [DayItem]) throws -> LayeredReading
+        _ items: [DayItem], device mac: MACAddress, summarize: (CalendarDate, [DayItem]) throws -> Reading
     ) throws(StoreError) -> Int {
         try file.write("store a device's items") { db in
             let macText = mac.description
@@ -26,7 +26,7 @@ extension VitalStore {
                     ON CONFLICT (device_mac, day, kind, key) DO UPDATE SET bytes = excluded.bytes
                     WHERE bytes IS NOT excluded.bytes
                     """)
-            var days: [LayeredDate] = []
+            var days: [CalendarDate] = []
             for item in items {
                 try upsert.execute(
                     arguments: [macText, item.date.daysSince1970, item.kind, item.key, Data(item.bytes)])
@@ -59,7 +59,7 @@ extension VitalStore {
 
     /// The items device `mac` pushed, by day, then kind and key, from `since` on when given: what day summaries are
     /// made of (a smartband's heart-rate minutes), read from the file as it goes.
-    public func forEachDayItem(device mac: MACAddress, since: LayeredDate? = nil, _ body: (DayItem) throws -> Void)
+    public func forEachDayItem(device mac: MACAddress, since: CalendarDate? = nil, _ body: (DayItem) throws -> Void)
         throws(StoreError)
     {
         try file.query("read a device's items") { db in
@@ -72,7 +72,7 @@ extension VitalStore {
             while let row = try rows.next() {
                 try body(
                     DayItem(
-                        date: LayeredDate(daysSince1970: row[0]), kind: row[1], key: row[2],
+                        date: CalendarDate(daysSince1970: row[0]), kind: row[1], key: row[2],
                         bytes: [UInt8](row[3] as Data)))
             }
         }

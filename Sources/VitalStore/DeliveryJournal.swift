@@ -9,7 +9,7 @@ public struct Delivery: Hashable, Sendable {
     public var device: MACAddress?
     public var action: Int
     public var status: Int
-    public var deliveredAt: LayeredTimestamp
+    public var deliveredAt: Timestamp
     /// The readings the callback carried.
     public var readingIDs: [Int64]
     /// Readings left pending because they did not fit.
@@ -186,7 +186,7 @@ extension VitalStore {
     /// reservations of `owner`, if given, end in the same transaction.
     @discardableResult
     public func recordDelivery(
-        caller: String, device: MACAddress?, action: Int, status: Int, at time: LayeredTimestamp, readingIDs: [Int64],
+        caller: String, device: MACAddress?, action: Int, status: Int, at time: Timestamp, readingIDs: [Int64],
         remaining: Int, owner: String? = nil
     ) throws(StoreError) -> Int64 {
         try file.write("journal a delivery") { db in
@@ -244,7 +244,7 @@ extension VitalStore {
                     journal.append(
                         Delivery(
                             id: id, caller: row["caller"], device: device, action: row["action"],
-                            status: row["status"], deliveredAt: LayeredTimestamp(secondsSince1970: row["delivered_at"]),
+                            status: row["status"], deliveredAt: Timestamp(secondsSince1970: row["delivered_at"]),
                             readingIDs: [], remaining: row["remaining"]))
                 }
                 if let readingID: Int64 = row["reading_id"] { journal[journal.count - 1].readingIDs.append(readingID) }

@@ -40,7 +40,7 @@ extension VitalStore {
     ///
     /// - Throws: ``StoreError`` when the reason is empty, longer than 200 characters or holds a control character,
     ///   when the store has no reading `id`, or when it is deleted already.
-    public func deleteReading(_ id: Int64, reason: String, at time: LayeredTimestamp) throws(StoreError) {
+    public func deleteReading(_ id: Int64, reason: String, at time: Timestamp) throws(StoreError) {
         guard !reason.allSatisfy(\.isWhitespace) else {
             throw StoreError(.failed, "a deletion needs a reason (--reason): what was wrong with the reading")
         }
@@ -55,7 +55,7 @@ extension VitalStore {
             else { throw StoreError(.failed, "the store has no reading \(id)") }
             if let when = row[0] as Int64? {
                 throw StoreError(
-                    .failed, "reading \(id) was deleted already, at \(LayeredTimestamp(secondsSince1970: when)) UTC")
+                    .failed, "reading \(id) was deleted already, at \(Timestamp(secondsSince1970: when)) UTC")
             }
             try db.execute(
                 sql: "UPDATE reading SET deleted_at = ? WHERE id = ?", arguments: [time.secondsSince1970, id])

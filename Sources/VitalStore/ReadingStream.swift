@@ -11,7 +11,7 @@ public struct ReadingStream {
     /// The readings of device `mac` (all devices when `nil`) from `since` on, of `selection`, or those that may be
     /// delivered to `caller` when given; counted only when `counting`.
     init(
-        _ db: Database, device mac: MACAddress?, since: LayeredTimestamp?, selection: ReadingSelection = .all,
+        _ db: Database, device mac: MACAddress?, since: Timestamp?, selection: ReadingSelection = .all,
         caller: String? = nil, counting: Bool
     ) throws {
         // a reading the user deleted is never read back

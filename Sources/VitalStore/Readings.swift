@@ -7,9 +7,9 @@ public struct StoredReading: Hashable, Sendable {
     /// The store's identifier, increasing in the order readings were stored.
     public var id: Int64
     public var device: MACAddress
-    public var reading: LayeredReading
+    public var reading: Reading
 
-    public init(id: Int64, device: MACAddress, reading: LayeredReading) {
+    public init(id: Int64, device: MACAddress, reading: Reading) {
         self.id = id
         self.device = device
         self.reading = reading
@@ -31,13 +31,13 @@ public struct StoredReading: Hashable, Sendable {
 public struct ReadingMerge: Sendable {
     /// Whether `reading` may be one with a stored reading: only these are looked up, so that storing other readings
     /// costs no query more.
-    public var mayMerge: @Sendable (_ reading: LayeredReading) -> Bool
+    public var mayMerge: @Sendable (_ reading: Reading) -> Bool
     /// The one reading that `new` and `stored` (of one device, kind and time) are, or `nil` when they are two.
-    public var merged: @Sendable (_ new: LayeredReading, _ stored: LayeredReading) -> LayeredReading?
+    public var merged: @Sendable (_ new: Reading, _ stored: Reading) -> Reading?
 
     public init(
-        mayMerge: @escaping @Sendable (_ reading: LayeredReading) -> Bool,
-        merged: @escaping @Sendable (_ new: LayeredReading, _ stored: LayeredReading) -> LayeredReading?
+        mayMerge: @escaping @Sendable (_ reading: Reading) -> Bool,
+        merged: @escaping @Sendable (_ new: Reading, _ stored: Reading) -> Reading?
     ) {
         self.mayMerge = mayMerge
         self.merged = merged
@@ -57,7 +57,7 @@ extension VitalStore {
     /// A reading that `merging` makes one with a stored reading is that reading: the stored one, or revised in place
     /// to what the two make (``ReadingMerge``).
     @discardableResult
-    public func storeReadings(_ readings: [LayeredReading], device mac: MACAddress, merging: ReadingMerge = .none)
+    public func storeReadings(_ readings: [Reading], device mac: MACAddress, merging: ReadingMerge = .none)
         throws(StoreError) -> [Int64]
     {
         try file.write("store readings") { db in
@@ -90,7 +90,7 @@ extension VitalStore {
     /// The stored reading (one of `stored`: of one device, kind and time) that `merging` makes `reading` one with:
     /// unchanged when `reading` is part of it, else revised to what the two make.
     private static func merge(
-        _ reading: LayeredReading, into stored: [ReadingWriter.Stored], _ merging: ReadingMerge,
+        _ reading: Reading, into stored: [ReadingWriter.Stored], _ merging: ReadingMerge,
         _ writer: inout ReadingWriter
     ) throws -> (id: Int64, revised: Bool)? {
         for (id, storedReading, deleted) in stored {
@@ -107,7 +107,7 @@ extension VitalStore {
     }
 
     /// The identifier of `reading` of device `mac`, if the store has it.
-    public func readingID(of reading: LayeredReading, device mac: MACAddress) throws(StoreError) -> Int64? {
+    public func readingID(of reading: Reading, device mac: MACAddress) throws(StoreError) -> Int64? {
         try file.query("find a reading") { db in
             var writer = try ReadingWriter(db, device: mac.description)
             return try writer.stored(reading.kind, at: reading.measuredAt).first { $0.reading == reading }?.id
@@ -115,7 +115,7 @@ extension VitalStore {
     }
 
     /// The stored readings, oldest first: of one device, from a time on, when given.
-    public func readings(device mac: MACAddress? = nil, since: LayeredTimestamp? = nil) throws(StoreError)
+    public func readings(device mac: MACAddress? = nil, since: Timestamp? = nil) throws(StoreError)
         -> [StoredReading]
     {
         var readings: [StoredReading] = []
@@ -127,7 +127,7 @@ extension VitalStore {
     /// `selection`, when given), reading them from the file as it goes: memory stays flat for any size of history.
     /// A row the store cannot read stops it with a ``StoreError/Code/corrupt`` error naming the row.
     public func forEachReading(
-        device mac: MACAddress? = nil, since: LayeredTimestamp? = nil, selection: ReadingSelection = .all,
+        device mac: MACAddress? = nil, since: Timestamp? = nil, selection: ReadingSelection = .all,
         _ body: (StoredReading) throws -> Void
     ) throws(StoreError) {
         try file.query("read readings") { db in
@@ -144,7 +144,7 @@ extension VitalStore {
     /// A database error, or a row the store cannot read, becomes a ``StoreError``; any other error the closures
     /// throw passes through.
     public func forEachReading(
-        device mac: MACAddress? = nil, since: LayeredTimestamp? = nil, selection: ReadingSelection = .all,
+        device mac: MACAddress? = nil, since: Timestamp? = nil, selection: ReadingSelection = .all,
         devices: ([StoredDevice]) throws -> Void, _ body: (StoredReading) throws -> Void
     ) throws {
         do {
@@ -166,7 +166,7 @@ extension VitalStore {
     ///
     /// A database error becomes a ``StoreError``; any other error `body` throws passes through.
     public func withReadings<T>(
-        device mac: MACAddress, since: LayeredTimestamp, caller: String, _ body: (inout ReadingStream) throws -> T
+        device mac: MACAddress, since: Timestamp, caller: String, _ body: (inout ReadingStream) throws -> T
     ) throws -> T {
         do {
             // the count and the rows in one read transaction: under WAL another process's commit between the two
@@ -190,7 +190,7 @@ extension VitalStore {
         }
         guard
             let reading = ReadingColumns.reading(
-                kind: row[start + 2], measuredAt: LayeredTimestamp(secondsSince1970: row[start + 3]), row: row,
+                kind: row[start + 2], measuredAt: Timestamp(secondsSince1970: row[start + 3]), row: row,
                 from: start + 4)
         else { throw StoreError(.corrupt, "reading \(id) of \(macText) cannot be read (kind or values unknown)") }
         return StoredReading(id: id, device: mac, reading: reading)
@@ -229,7 +229,7 @@ struct ReadingWriter {
 
     /// The stored readings of the device of `kind` at `time`, oldest first. A row the store cannot read is left out:
     /// it is no match for a new reading (reading it back fails, naming it).
-    mutating func stored(_ kind: ReadingKind, at time: LayeredTimestamp) throws -> [Stored] {
+    mutating func stored(_ kind: ReadingKind, at time: Timestamp) throws -> [Stored] {
         if let occupied, !occupied.contains(time.secondsSince1970) { return [] }
         let ids = try DirectStatement.run(
             find, deviceValue, time.secondsSince1970.databaseValue, kind.rawValue.databaseValue)
@@ -246,7 +246,7 @@ struct ReadingWriter {
 
     /// A stored reading of the device: its identifier, the reading, and whether the user deleted it (a deleted
     /// reading is still recognized when its device sends it again, and never revised).
-    typealias Stored = (id: Int64, reading: LayeredReading, deleted: Bool)
+    typealias Stored = (id: Int64, reading: Reading, deleted: Bool)
 
     /// How far, in seconds, a reading's corrected time may move when its device sends it again in a later session:
     /// the offset of the device's clock is read to the second, so one record corrected in two sessions may be a
@@ -257,12 +257,12 @@ struct ReadingWriter {
     /// (`annotations.deviceTime`), is: the device sent it again in a later session. It is the one of the device and
     /// kind within `resentWindow` of `reading`'s time whose device time and values are `reading`'s (equal once
     /// retimed to it); `nil` for a reading the hub did not correct.
-    mutating func resent(_ reading: LayeredReading) throws -> Stored? {
+    mutating func resent(_ reading: Reading) throws -> Stored? {
         guard reading.annotations.deviceTime != nil else { return nil }
         let time = reading.measuredAt.secondsSince1970
         for delta in 1...Self.resentWindow {
             for near in [time - delta, time + delta] {
-                let stored = try stored(reading.kind, at: LayeredTimestamp(secondsSince1970: near))
+                let stored = try stored(reading.kind, at: Timestamp(secondsSince1970: near))
                 if let same = stored.first(where: { $0.reading.retimed(to: reading.measuredAt) == reading }) {
                     return same
                 }
@@ -277,7 +277,7 @@ struct ReadingWriter {
     /// it (a few records spread over a long history), it gives up and every time is looked up alone, so memory stays
     /// bounded by the batch. One time (a device that pushes its readings one by one) is looked up alone: the range
     /// read would be a query more.
-    mutating func lookUp(_ times: [LayeredTimestamp]) throws {
+    mutating func lookUp(_ times: [Timestamp]) throws {
         guard times.count > 1, let first = times.min()?.secondsSince1970, let last = times.max()?.secondsSince1970
         else { return }
         let limit = 4 * times.count
@@ -289,7 +289,7 @@ struct ReadingWriter {
     }
 
     /// Stores `reading` as a new row; returns its identifier.
-    mutating func insert(_ reading: LayeredReading) throws -> Int64 {
+    mutating func insert(_ reading: Reading) throws -> Int64 {
         let kind = reading.kind
         let insert = try inserts[kind.ordinal] ?? db.cachedStatement(sql: ReadingColumns.inserts[kind.ordinal])
         inserts[kind.ordinal] = insert
@@ -307,7 +307,7 @@ struct ReadingWriter {
     }
 
     /// Revises stored reading `id` to `reading` (of its kind and time).
-    mutating func revise(_ id: Int64, to reading: LayeredReading) throws {
+    mutating func revise(_ id: Int64, to reading: Reading) throws {
         let ordinal = reading.kind.ordinal
         let revise = try revisions[ordinal] ?? db.cachedStatement(sql: ReadingColumns.revisions[ordinal])
         revisions[ordinal] = revise
@@ -347,7 +347,7 @@ struct ReadingWriter {
     /// Queues reading `id`, new or revised, as pending for every caller that has asked for the device (the callers
     /// it was delivered to included); a reading `attributed` to a user index only for the callers that may receive
     /// it (``VitalStore/deliverable(to:)``): none while it is in quarantine.
-    mutating func queue(_ id: Int64, at time: LayeredTimestamp, attributed: Bool) throws {
+    mutating func queue(_ id: Int64, at time: Timestamp, attributed: Bool) throws {
         guard attributed else {
             // one statement for every caller: no list of callers read back first (a statement more a reading)
             let queue =

@@ -9,19 +9,19 @@ public struct SinkRecord: Hashable, Sendable {
     public var address: String
     /// The file its password is read from when pushing, if the user named one: the password itself is never kept.
     public var passwordFile: String?
-    public var addedAt: LayeredTimestamp
+    public var addedAt: Timestamp
     /// The feed's sequence the destination said it had committed at the last push: what it had then.
     public var position: Int64
     /// When a push last brought the destination everything queued for it.
-    public var lastSuccess: LayeredTimestamp?
+    public var lastSuccess: Timestamp?
     /// Why the last push that failed failed, and when; kept after a later success, which ``lastSuccess`` then
     /// follows.
     public var lastError: String?
-    public var lastErrorAt: LayeredTimestamp?
+    public var lastErrorAt: Timestamp?
 
     public init(
-        name: String, address: String, passwordFile: String? = nil, addedAt: LayeredTimestamp, position: Int64 = 0,
-        lastSuccess: LayeredTimestamp? = nil, lastError: String? = nil, lastErrorAt: LayeredTimestamp? = nil
+        name: String, address: String, passwordFile: String? = nil, addedAt: Timestamp, position: Int64 = 0,
+        lastSuccess: Timestamp? = nil, lastError: String? = nil, lastErrorAt: Timestamp? = nil
     ) {
         self.name = name
         self.address = address
@@ -116,7 +116,7 @@ extension VitalStore {
     }
 
     /// Records that sink `name`'s destination committed the feed up to `position`, at `time`.
-    public func recordSinkPush(named name: String, position: Int64, at time: LayeredTimestamp) throws(StoreError) {
+    public func recordSinkPush(named name: String, position: Int64, at time: Timestamp) throws(StoreError) {
         try file.write("record a sink's push") { db in
             try db.execute(
                 sql: "UPDATE sink SET position = ?, last_success_at = ? WHERE name = ?",
@@ -126,7 +126,7 @@ extension VitalStore {
     }
 
     /// Records that a push to sink `name` failed at `time`, for `message` (which must hold no secret).
-    public func recordSinkFailure(named name: String, message: String, at time: LayeredTimestamp) throws(StoreError) {
+    public func recordSinkFailure(named name: String, message: String, at time: Timestamp) throws(StoreError) {
         try file.write("record a sink's failure") { db in
             try db.execute(
                 sql: "UPDATE sink SET last_error = ?, last_error_at = ? WHERE name = ?",
@@ -138,10 +138,10 @@ extension VitalStore {
     private static func sink(from row: Row) -> SinkRecord {
         SinkRecord(
             name: row["name"], address: row["address"], passwordFile: row["password_file"],
-            addedAt: LayeredTimestamp(secondsSince1970: row["added_at"]), position: row["position"],
-            lastSuccess: (row["last_success_at"] as Int64?).map(LayeredTimestamp.init(secondsSince1970:)),
+            addedAt: Timestamp(secondsSince1970: row["added_at"]), position: row["position"],
+            lastSuccess: (row["last_success_at"] as Int64?).map(Timestamp.init(secondsSince1970:)),
             lastError: row["last_error"],
-            lastErrorAt: (row["last_error_at"] as Int64?).map(LayeredTimestamp.init(secondsSince1970:)))
+            lastErrorAt: (row["last_error_at"] as Int64?).map(Timestamp.init(secondsSince1970:)))
     }
 
     private static func noSink(_ name: String) -> StoreError {

@@ -159,7 +159,7 @@ enum StoreSchema {
                 var names = ["id", "device_mac", "kind", "measured_at", "revision"]
                 var values: [DatabaseValue] = [row[0], row[1], row[2], row[3], row[4]]
                 if let reading = LegacyPayload.decode(
-                    kind: kind, measuredAt: LayeredTimestamp(secondsSince1970: time), payload: payload)
+                    kind: kind, measuredAt: Timestamp(secondsSince1970: time), payload: payload)
                 {
                     // only this migration's columns: a field added later has no value in a 0.14.0 row
                     for (field, value) in zip(reading.kind.storedFields, ReadingColumns.values(of: reading))

@@ -11,11 +11,11 @@ public struct StoredDevice: Hashable, Sendable {
     /// The user profile an activity monitor is bound to.
     public var profile: ActivityProfile?
     /// When it was first stored.
-    public var addedAt: LayeredTimestamp
+    public var addedAt: Timestamp
 
     public init(
         mac: MACAddress, model: DeviceModel, serialNumber: String? = nil, firmwareRevision: String? = nil,
-        profile: ActivityProfile? = nil, addedAt: LayeredTimestamp
+        profile: ActivityProfile? = nil, addedAt: Timestamp
     ) {
         self.mac = mac
         self.model = model
@@ -126,7 +126,7 @@ public final class VitalStore: Sendable {
         }
         return StoredDevice(
             mac: mac, model: model, serialNumber: row["serial"], firmwareRevision: row["firmware"], profile: profile,
-            addedAt: LayeredTimestamp(secondsSince1970: row["added_at"]))
+            addedAt: Timestamp(secondsSince1970: row["added_at"]))
     }
 
     // MARK: Diagnostics

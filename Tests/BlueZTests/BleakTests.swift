@@ -32,7 +32,7 @@ struct BleakTests {
         return result
     }
 
-    static func withoutComposition(_ reading: LayeredReading) -> LayeredReading {
+    static func withoutComposition(_ reading: Reading) -> Reading {
         guard case .weight(var weight) = reading else { return reading }
         weight.bodyComposition = nil
         return .weight(weight)
@@ -43,7 +43,7 @@ struct BleakTests {
         // served on the runtime's pool, as it was when this test was written (on the executor of a thread of its own,
         // the heart-rate sensor sent bleak fewer than ten beats in two runs of the whole suite, never alone)
         let bench = try await BlueZBench(pace: 0.01, executor: nil)
-        let reference = try SimulatedWorld(fleet: .default, start: LayeredTimestamp(parsing: "2026-11-20 08:00:00")!)
+        let reference = try SimulatedWorld(fleet: .default, start: Timestamp(parsing: "2026-11-20 08:00:00")!)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try Oracles.python())
         process.arguments = [Oracles.script("bleak_probe.py"), "0.3"]

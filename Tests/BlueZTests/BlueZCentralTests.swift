@@ -26,7 +26,7 @@ struct BlueZBench {
         fleet: Fleet = .default, pace: Double = 0.001, executor: (any TaskExecutor)? = ThreadExecutor.shared
     ) async throws {
         bus = try PrivateBus()
-        world = try SimulatedWorld(fleet: fleet, start: LayeredTimestamp(parsing: "2026-11-20 08:00:00")!)
+        world = try SimulatedWorld(fleet: fleet, start: Timestamp(parsing: "2026-11-20 08:00:00")!)
         server = try await SimulatedBlueZ(world: world, bus: bus.address, pace: pace)
         let server = server
         serving = Task(executorPreference: executor) { try? await server.run() }
@@ -90,7 +90,7 @@ struct BlueZCentralTests {
             #expect(stored.count == 5)
             let connection = try await bench.central.connect(to: Self.bp5)
             let driver = makeDriver(
-                for: DeviceCatalog.entry(for: .bp5), connection: connection, clock: { LayeredTimestamp(Date()) })
+                for: DeviceCatalog.entry(for: .bp5), connection: connection, clock: { Timestamp(Date()) })
             let sink = MemorySink()
             let count = try await driver.sync(into: sink) { _ in }
             await connection.disconnect()
@@ -107,7 +107,7 @@ struct BlueZCentralTests {
             let connection = try await bench.central.connect(to: Self.bg5)
             #expect(await connection.mtu >= 23)
             let driver = makeDriver(
-                for: DeviceCatalog.entry(for: .bg5), connection: connection, clock: { LayeredTimestamp(Date()) })
+                for: DeviceCatalog.entry(for: .bg5), connection: connection, clock: { Timestamp(Date()) })
             let info = try await driver.deviceInfo()
             #expect(info.serialNumber == "BG5-D308" && info.batteryLevel == 90)
             let sink = MemorySink()
@@ -147,7 +147,7 @@ struct BlueZCentralTests {
             let stored = await bench.world.storedReadings(of: Self.bp5)
             let connection = try await bench.central.connect(to: Self.bp5)
             let driver = makeDriver(
-                for: DeviceCatalog.entry(for: .bp5), connection: connection, clock: { LayeredTimestamp(Date()) })
+                for: DeviceCatalog.entry(for: .bp5), connection: connection, clock: { Timestamp(Date()) })
             let sink = MemorySink()
             let error = await #expect(throws: DeviceError.self) { try await driver.sync(into: sink) { _ in } }
             #expect(error?.code == .disconnected)

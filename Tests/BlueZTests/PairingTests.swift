@@ -263,7 +263,7 @@ struct PairingTests {
             """#
         let fleet = try Fleet(json: Array(json.utf8))
         #expect(try Fleet(json: fleet.json) == fleet)
-        let world = try SimulatedWorld(fleet: fleet, start: LayeredTimestamp(parsing: "2026-11-20 08:00:00")!)
+        let world = try SimulatedWorld(fleet: fleet, start: Timestamp(parsing: "2026-11-20 08:00:00")!)
         let device = try #require(world.configurations.first)
         #expect(device.pairing?.method == .display && device.pairing?.passkey == 42 && device.pairing?.typed == 41)
         #expect(device.pairing?.required == true && device.abortFirstConnection && !device.paired)
@@ -276,11 +276,11 @@ struct PairingTests {
             let text = #"{"devices": [{"model": "HRS", "mac": "004D3208E002", "pairing": "# + bad + "}]}"
             #expect(throws: FleetError.self) {
                 _ = try SimulatedWorld(
-                    fleet: try Fleet(json: Array(text.utf8)), start: LayeredTimestamp(parsing: "2026-11-20 08:00:00")!)
+                    fleet: try Fleet(json: Array(text.utf8)), start: Timestamp(parsing: "2026-11-20 08:00:00")!)
             }
             do {
                 _ = try SimulatedWorld(
-                    fleet: try Fleet(json: Array(text.utf8)), start: LayeredTimestamp(parsing: "2026-11-20 08:00:00")!)
+                    fleet: try Fleet(json: Array(text.utf8)), start: Timestamp(parsing: "2026-11-20 08:00:00")!)
             } catch {
                 #expect("\(error)".contains(message), "\(error)")
             }

@@ -9,7 +9,7 @@ import VitalTestSupport
 @Suite("LayeredClient: statuses and unavailable values")
 struct AnnotatedResponseTests {
     static let mac = MACAddress("004D3208D2F4")!
-    static let at = LayeredTimestamp(secondsSince1970: 1_700_000_000)
+    static let at = Timestamp(secondsSince1970: 1_700_000_000)
 
     @Test(
         "an unavailable systolic pressure comes back as nil with its special value, the statuses by name",
@@ -33,7 +33,7 @@ struct AnnotatedResponseTests {
 
     @Test("every kind's required value may be unavailable; a status unknown to this version is kept as a flag")
     func otherKinds() throws {
-        let cases: [(DeviceModel, LayeredReading, ResultKey, (ReceivedReading.Value) -> Bool)] = [
+        let cases: [(DeviceModel, Reading, ResultKey, (ReceivedReading.Value) -> Bool)] = [
             (
                 .bg5,
                 annotated(

@@ -63,7 +63,7 @@ struct LayeredClientTests {
             (LayeredIntent(.measure, .bg5, mac: MACAddress("004D3208D308")), .missingParameter, "codetype"),
             (
                 LayeredIntent(
-                    .measure, .bp5, mac: MACAddress("004D3208D2F4"), since: LayeredTimestamp(secondsSince1970: 0)),
+                    .measure, .bp5, mac: MACAddress("004D3208D2F4"), since: Timestamp(secondsSince1970: 0)),
                 .notApplicable, "since"
             ),
         ])

@@ -8,13 +8,13 @@ import VitalCore
 struct LayeredResponseTests {
     static let client = LayeredClient(callback: .scheme("myapp"))
     static let mac = MACAddress("004D3208D2F4")!
-    static let at = LayeredTimestamp(secondsSince1970: 1_700_000_000)
+    static let at = Timestamp(secondsSince1970: 1_700_000_000)
 
     /// The callback the hub writes for `intent` (built by the client, read by the hub's parser) with `readings`.
     static func callbackURL(
         _ intent: LayeredIntent, requestID: String = "r-1", status: ActionStatus? = nil,
-        readings: [LayeredReading] = [],
-        measured: [LayeredReading]? = nil, reason: LayeredReason? = nil, remaining: Int? = nil,
+        readings: [Reading] = [],
+        measured: [Reading]? = nil, reason: LayeredReason? = nil, remaining: Int? = nil,
         device: MACAddress = mac
     ) throws -> String {
         let request = try client.request(for: intent, requestID: requestID)
@@ -35,7 +35,7 @@ struct LayeredResponseTests {
         arguments: [
             (
                 DeviceModel.bp5,
-                LayeredReading.bloodPressure(
+                Reading.bloodPressure(
                     .init(systolic: 128.4, diastolic: 83.6, heartRate: 71, arrhythmia: true, measuredAt: at))
             ),
             (.bg5, .glucose(.init(mgPerDeciliter: 104.5, measuredAt: at))),
@@ -52,7 +52,7 @@ struct LayeredResponseTests {
             (.thv3, .temperature(.init(celsius: 36.85, measuredAt: at))),
             (.po3, .oximetry(.init(oxygenSaturation: 97, heartRate: 64, perfusionIndex: 2.7, measuredAt: at))),
         ])
-    func typedReadings(model: DeviceModel, reading: LayeredReading) throws {
+    func typedReadings(model: DeviceModel, reading: Reading) throws {
         let units: [VitalUnit?] = model.category.units.isEmpty ? [nil] : model.category.units
         for unit in units {
             let url = try Self.callbackURL(
@@ -98,7 +98,7 @@ struct LayeredResponseTests {
         let profile = ActivityProfile(
             userID: 1, age: 30, sex: .female, height: 170, weight: 60, swim: .off, distanceUnit: .mile)
         let day = ActivityDay(
-            date: LayeredDate(year: 2026, month: 11, day: 20)!, steps: 8042, calories: 310, sleepMinutes: 420,
+            date: CalendarDate(year: 2026, month: 11, day: 20)!, steps: 8042, calories: 310, sleepMinutes: 420,
             sleepEfficiency: 88)
         let url = try Self.callbackURL(
             LayeredIntent(.sync, .am4, mac: Self.mac, unit: .mile, profile: profile), readings: [.activity(day)])
@@ -114,7 +114,7 @@ struct LayeredResponseTests {
         let profile = ActivityProfile(
             userID: 1, age: 30, sex: .female, height: 170, weight: 60, swim: .on, distanceUnit: .kilometre)
         let day = ActivityDay(
-            date: LayeredDate(year: 2026, month: 11, day: 20)!, steps: 8042, calories: 310, sleepMinutes: 420,
+            date: CalendarDate(year: 2026, month: 11, day: 20)!, steps: 8042, calories: 310, sleepMinutes: 420,
             sleepEfficiency: 88, swimMinutes: 30, swimCalories: 210)
         let url = try Self.callbackURL(
             LayeredIntent(.sync, .am4, mac: Self.mac, unit: .kilometre, profile: profile), readings: [.activity(day)])
@@ -131,7 +131,7 @@ struct LayeredResponseTests {
     @Test("a band's day keeps its sleep phases, heart rate and every sport, typed and described")
     func bandDay() throws {
         let day = BandDay(
-            date: LayeredDate(year: 2026, month: 11, day: 20)!, steps: 8421, calories: 312, distance: 6_120,
+            date: CalendarDate(year: 2026, month: 11, day: 20)!, steps: 8421, calories: 312, distance: 6_120,
             sleep: .init(deep: 95, light: 270, awake: 47),
             heartRate: .init(minimum: 52, average: 71, maximum: 128, minutes: 1_380),
             sports: [
@@ -191,8 +191,8 @@ struct LayeredResponseTests {
 
     @Test("a combined action's stages, the measured reading first, and what remains")
     func combined() throws {
-        let live = LayeredReading.bloodPressure(.init(systolic: 120, diastolic: 80, measuredAt: Self.at))
-        let stored = LayeredReading.bloodPressure(.init(systolic: 110, diastolic: 70, measuredAt: Self.at))
+        let live = Reading.bloodPressure(.init(systolic: 120, diastolic: 80, measuredAt: Self.at))
+        let stored = Reading.bloodPressure(.init(systolic: 110, diastolic: 70, measuredAt: Self.at))
         let url = try Self.callbackURL(
             LayeredIntent(.syncMeasure, .bp5, mac: Self.mac), readings: [stored], measured: [live], remaining: 12)
         let response = try LayeredResponse(parsing: url)
@@ -297,9 +297,9 @@ struct LayeredResponseTests {
             try #require(LayeredRequest(parsing: url, platform: .ios).echo.first { $0.key == "requestid" }?.value)
         }
         #expect(inbox.outstanding == ids)
-        let old = LayeredReading.bloodPressure(.init(systolic: 110, diastolic: 70, measuredAt: Self.at))
-        let live = LayeredReading.bloodPressure(
-            .init(systolic: 120, diastolic: 80, measuredAt: LayeredTimestamp(secondsSince1970: 1_700_000_600)))
+        let old = Reading.bloodPressure(.init(systolic: 110, diastolic: 70, measuredAt: Self.at))
+        let live = Reading.bloodPressure(
+            .init(systolic: 120, diastolic: 80, measuredAt: Timestamp(secondsSince1970: 1_700_000_600)))
         // the measure is answered first; it carries the old reading the sync will carry again
         let answer = try inbox.receive(
             Self.callbackURL(LayeredIntent(.measure, .bp5, mac: Self.mac), requestID: ids[1], readings: [live, old]))
@@ -312,8 +312,8 @@ struct LayeredResponseTests {
             Self.callbackURL(LayeredIntent(.sync, .bp5, mac: Self.mac), requestID: ids[0], readings: [old]))
         #expect(again.match == .duplicate && again.newReadings.isEmpty)
         // a reading from a callback nobody here asked for is kept
-        let other = LayeredReading.bloodPressure(
-            .init(systolic: 131, diastolic: 85, measuredAt: LayeredTimestamp(secondsSince1970: 1_700_001_000)))
+        let other = Reading.bloodPressure(
+            .init(systolic: 131, diastolic: 85, measuredAt: Timestamp(secondsSince1970: 1_700_001_000)))
         let unasked = try inbox.receive(
             Self.callbackURL(LayeredIntent(.sync, .bp5, mac: Self.mac), requestID: "r-unknown", readings: [other, old]))
         #expect(unasked.match == .unasked && unasked.intent == nil && unasked.newReadings.count == 1)
@@ -353,7 +353,7 @@ struct LayeredResponseTests {
             LayeredIntent(.sync, .am4, mac: Self.mac, unit: .kilometre, profile: profile), with: Self.client)
         let url = try inbox.send(LayeredIntent(.sync, .bp5, mac: Self.mac), with: Self.client)
         let id = try #require(LayeredRequest(parsing: url, platform: .ios).echo.first { $0.key == "requestid" }?.value)
-        let reading = LayeredReading.bloodPressure(.init(systolic: 110, diastolic: 70, measuredAt: Self.at))
+        let reading = Reading.bloodPressure(.init(systolic: 110, diastolic: 70, measuredAt: Self.at))
         _ = try inbox.receive(
             Self.callbackURL(LayeredIntent(.sync, .bp5, mac: Self.mac), requestID: id, readings: [reading]))
         var kept = try JSONDecoder().decode(LayeredInbox.self, from: JSONEncoder().encode(inbox))

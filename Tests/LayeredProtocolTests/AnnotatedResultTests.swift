@@ -9,9 +9,9 @@ import VitalTestSupport
 /// counted in the URL budget.
 @Suite("Results: statuses and unavailable values")
 struct AnnotatedResultTests {
-    static let at = LayeredTimestamp(year: 2026, month: 11, day: 20, hour: 7, minute: 30, second: 0)!
+    static let at = Timestamp(year: 2026, month: 11, day: 20, hour: 7, minute: 30, second: 0)!
 
-    static let bp = LayeredReading.bloodPressure(
+    static let bp = Reading.bloodPressure(
         .init(systolic: 120, diastolic: 80, heartRate: 72, arrhythmia: true, measuredAt: at))
 
     @Test(
@@ -88,7 +88,7 @@ struct AnnotatedResultTests {
     func quietAnnotations() {
         var reading = Self.bp
         reading.annotations.userIndex = 2
-        reading.annotations.deviceTime = LayeredTimestamp(year: 2000, month: 1, day: 1, hour: 0, minute: 0, second: 0)
+        reading.annotations.deviceTime = Timestamp(year: 2000, month: 1, day: 1, hour: 0, minute: 0, second: 0)
         #expect(reading.resultObject(unit: .mmHg) == Self.bp.resultObject(unit: .mmHg))
         #expect(
             Self.bp.resultObject(unit: .mmHg).json
@@ -113,10 +113,10 @@ struct AnnotatedResultTests {
         let callback = try LayeredCallback(
             destination: "myapp://", echo: [], status: .success(.sync), mac: MACAddress("004D3208D2F4")!)
         let plain = (0..<60).map { index in
-            LayeredReading.bloodPressure(
+            Reading.bloodPressure(
                 .init(
                     systolic: 120, diastolic: 80, heartRate: 72, arrhythmia: false,
-                    measuredAt: LayeredTimestamp(secondsSince1970: 1_763_600_000 + Int64(index) * 60)))
+                    measuredAt: Timestamp(secondsSince1970: 1_763_600_000 + Int64(index) * 60)))
         }
         let flagged = plain.map {
             annotated($0, [(.systolic, .nan)], status: [.bodyMovement, .irregularPulse])

@@ -7,7 +7,7 @@ import VitalCore
 /// result, counted in the URL budget, and what a day too large on its own leaves out (issue 37).
 @Suite("Smartband sport totals and sleep segments in the result")
 struct BandDayListsTests {
-    static let date = LayeredDate(year: 2026, month: 11, day: 20)!
+    static let date = CalendarDate(year: 2026, month: 11, day: 20)!
 
     /// The URL scheme article's example: walking and sit-ups; a night from 00:40 to 06:40, then the band put down.
     static let example = BandDay(
@@ -30,31 +30,31 @@ struct BandDayListsTests {
     @Test("the article's example: the totals inside activedata after its sums, the segments inside sleepdata in order")
     func articleExample() {
         #expect(
-            LayeredReading.band(Self.example).resultObject(unit: .kilometre).json
+            Reading.band(Self.example).resultObject(unit: .kilometre).json
                 == #"{"time":"2026-11-20","activedata":{"steps":8421,"calories":392,"distance":6.12,"sports":[{"type":1,"steps":8421,"calories":312,"distance":6.12},{"type":2,"steps":0,"calories":80,"distance":0.00,"count":220}]},"sleepdata":{"sleeptime":360,"sleepefficiency":88,"deep":95,"light":222,"awake":43,"segments":[{"type":1,"start":40,"end":40},{"type":4,"start":40,"end":150},{"type":3,"start":150,"end":245},{"type":4,"start":245,"end":357},{"type":6,"start":357,"end":400},{"type":2,"start":400,"end":400},{"type":5,"start":400,"end":403}]},"sportdata":[]}"#
         )
     }
 
     @Test("totals' distances follow the unit; a day without the lists (stored before schema 9) has neither key")
     func unitsAndOldDays() {
-        let miles = LayeredReading.band(Self.example).resultObject(unit: .mile)
+        let miles = Reading.band(Self.example).resultObject(unit: .mile)
         #expect(miles.object(.activeData)?.list(.sports)?[0].number(.distance)?.description == "3.80")
         var old = Self.example
         old.sportTotals = []
         old.sleepSegments = []
-        let object = LayeredReading.band(old).resultObject(unit: .kilometre)
+        let object = Reading.band(old).resultObject(unit: .kilometre)
         #expect(object.object(.activeData)?[.sports] == nil && object.object(.sleepData)?[.segments] == nil)
         #expect(
             object.json
                 == #"{"time":"2026-11-20","activedata":{"steps":8421,"calories":392,"distance":6.12},"sleepdata":{"sleeptime":360,"sleepefficiency":88,"deep":95,"light":222,"awake":43},"sportdata":[]}"#
         )
-        #expect(LayeredReading.band(old).smallerResultObjects(unit: nil).isEmpty)
+        #expect(Reading.band(old).smallerResultObjects(unit: nil).isEmpty)
     }
 
     /// A day whose night has `segments` one-minute segments.
-    static func longNight(_ segments: Int, day offset: Int64 = 0) -> LayeredReading {
+    static func longNight(_ segments: Int, day offset: Int64 = 0) -> Reading {
         var day = example
-        day.date = LayeredDate(daysSince1970: date.daysSince1970 + offset)
+        day.date = CalendarDate(daysSince1970: date.daysSince1970 + offset)
         day.sleepSegments = (0..<segments).map { .init(type: 3 + $0 % 2, start: $0, end: $0 + 1) }
         return .band(day)
     }

@@ -9,7 +9,7 @@ import VitalCore
 struct BandDayTests {
     /// The issue's example day.
     static let example = BandDay(
-        date: LayeredDate(year: 2026, month: 11, day: 20)!, steps: 8421, calories: 312, distance: 6120,
+        date: CalendarDate(year: 2026, month: 11, day: 20)!, steps: 8421, calories: 312, distance: 6120,
         sleep: .init(deep: 95, light: 270, awake: 47),
         heartRate: .init(minimum: 52, average: 71, maximum: 128, minutes: 1380),
         sports: [.init(type: 1, start: 8 * 60 + 10, end: 8 * 60 + 45, calories: 120)])
@@ -17,14 +17,14 @@ struct BandDayTests {
     @Test("a band day is the AM day extended, exactly as the issue writes it")
     func example() {
         #expect(
-            LayeredReading.band(Self.example).resultObject(unit: .kilometre).json
+            Reading.band(Self.example).resultObject(unit: .kilometre).json
                 == #"{"time":"2026-11-20","activedata":{"steps":8421,"calories":312,"distance":6.12},"sleepdata":{"sleeptime":412,"sleepefficiency":88,"deep":95,"light":270,"awake":47},"heartratedata":{"min":52,"avg":71,"max":128,"minutes":1380},"sportdata":[{"type":1,"start":"08:10:00","end":"08:45:00","calories":120}]}"#
         )
     }
 
     @Test("distance follows unit 9 (miles) or 10 (km), two decimals; no unit is km")
     func distanceUnits() {
-        let reading = LayeredReading.band(Self.example)
+        let reading = Reading.band(Self.example)
         #expect(reading.resultObject(unit: .mile).object(.activeData)?.number(.distance)?.description == "3.80")
         #expect(reading.resultObject(unit: nil).object(.activeData)?.number(.distance)?.description == "6.12")
     }
@@ -35,7 +35,7 @@ struct BandDayTests {
         day.heartRate = nil
         day.sports = []
         day.sleep = .init(deep: 0, light: 0, awake: 0)
-        let json = LayeredReading.band(day).resultObject(unit: .kilometre).json
+        let json = Reading.band(day).resultObject(unit: .kilometre).json
         #expect(!json.contains("heartratedata"))
         #expect(
             json.hasSuffix(
@@ -44,7 +44,7 @@ struct BandDayTests {
 
     @Test("a result of band days parses back to the same objects, sportdata a list of objects")
     func roundTrip() throws {
-        let object = LayeredReading.band(Self.example).resultObject(unit: .kilometre)
+        let object = Reading.band(Self.example).resultObject(unit: .kilometre)
         let result = LayeredResult.list([object, object])
         #expect(try LayeredResult(json: result.json) == result)
         #expect(object.list(.sportData)?.first?.string(.start) == "08:10:00")

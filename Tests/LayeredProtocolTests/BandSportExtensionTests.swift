@@ -7,7 +7,7 @@ import VitalCore
 /// the four keys callers already read, and counted in the URL budget.
 @Suite("Smartband sports extension in the result")
 struct BandSportExtensionTests {
-    static let day = LayeredDate(year: 2026, month: 11, day: 20)!
+    static let day = CalendarDate(year: 2026, month: 11, day: 20)!
 
     /// The URL scheme article's example: sit-ups with their repetitions, then an evening walk.
     static let example = BandDay(
@@ -20,7 +20,7 @@ struct BandSportExtensionTests {
 
     @Test("the article's example: the four keys first, then steps, distance and the detail the band sent")
     func articleExample() {
-        let json = LayeredReading.band(Self.example).resultObject(unit: .kilometre).json
+        let json = Reading.band(Self.example).resultObject(unit: .kilometre).json
         #expect(
             json.hasSuffix(
                 #""sportdata":[{"type":2,"start":"12:05:00","end":"12:15:00","calories":80,"steps":0,"distance":0.00,"detail":{"count":220,"activity":10}},{"type":1,"start":"18:00:00","end":"18:40:00","calories":300,"steps":4200,"distance":2.94}]}"#
@@ -31,12 +31,12 @@ struct BandSportExtensionTests {
     func unitsAndOldSports() {
         var day = Self.example
         day.sports[0].detailDistance = 1609
-        let miles = LayeredReading.band(day).resultObject(unit: .mile).list(.sportData)!
+        let miles = Reading.band(day).resultObject(unit: .mile).list(.sportData)!
         #expect(miles[0].object(.detail)?.number(.distance)?.description == "1.00")
         #expect(miles[1].number(.distance)?.description == "1.83")
         day.sports = [.init(type: 1, start: 490, end: 525, calories: 120)]
         #expect(
-            LayeredReading.band(day).resultObject(unit: .kilometre).json.hasSuffix(
+            Reading.band(day).resultObject(unit: .kilometre).json.hasSuffix(
                 #""sportdata":[{"type":1,"start":"08:10:00","end":"08:45:00","calories":120}]}"#))
     }
 
@@ -46,14 +46,14 @@ struct BandSportExtensionTests {
             destination: "myapp://", echo: [], status: .success(.sync), mac: MACAddress("004D3208D310")!)
         let plain = (0..<40).map { index in
             var day = Self.example
-            day.date = LayeredDate(daysSince1970: Self.day.daysSince1970 + Int64(index))
+            day.date = CalendarDate(daysSince1970: Self.day.daysSince1970 + Int64(index))
             day.sports = day.sports.map { .init(type: $0.type, start: $0.start, end: $0.end, calories: $0.calories) }
-            return LayeredReading.band(day)
+            return Reading.band(day)
         }
         let extended = (0..<40).map { index in
             var day = Self.example
-            day.date = LayeredDate(daysSince1970: Self.day.daysSince1970 + Int64(index))
-            return LayeredReading.band(day)
+            day.date = CalendarDate(daysSince1970: Self.day.daysSince1970 + Int64(index))
+            return Reading.band(day)
         }
         let budget = 6_000
         let plainPacked = try LayeredCallback.packing(

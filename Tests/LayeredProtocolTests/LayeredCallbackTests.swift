@@ -6,8 +6,8 @@ import VitalCore
 
 @Suite("LayeredCallback")
 struct LayeredCallbackTests {
-    static let at = LayeredTimestamp(year: 2017, month: 10, day: 10, hour: 10, minute: 10, second: 10)!
-    static let bp = LayeredReading.bloodPressure(
+    static let at = Timestamp(year: 2017, month: 10, day: 10, hour: 10, minute: 10, second: 10)!
+    static let bp = Reading.bloodPressure(
         .init(systolic: 10, diastolic: 10, heartRate: 10, arrhythmia: false, measuredAt: at))
     static let mac = MACAddress("004D3208D2F4")!
     static let bpJSON =
@@ -230,7 +230,7 @@ struct LayeredCallbackTests {
         try specRequests.map { url, platform in
             let request = try LayeredRequest(parsing: url, platform: platform)
             let destination = request.callerURL ?? LayeredCallback.destination(scheme: request.callerScheme!)
-            let reading: LayeredReading =
+            let reading: Reading =
                 request.deviceModel.hasUserProfile
                 ? .activity(.init(date: Self.at.day, steps: 1, calories: 2, sleepMinutes: 3, sleepEfficiency: 4))
                 : Self.bp

@@ -169,7 +169,7 @@ struct LayeredRequestTests {
         ] {
             #expect(
                 try LayeredRequest(parsing: url, platform: .ios).since
-                    == LayeredTimestamp(parsing: "2026-11-19 07:00:00"))
+                    == Timestamp(parsing: "2026-11-19 07:00:00"))
         }
         let bad = #expect(throws: LayeredError.self) {
             try LayeredRequest(

@@ -5,11 +5,11 @@ import VitalCore
 
 @Suite("Results")
 struct ResultTests {
-    static let at = LayeredTimestamp(year: 2017, month: 10, day: 10, hour: 10, minute: 10, second: 10)!
+    static let at = Timestamp(year: 2017, month: 10, day: 10, hour: 10, minute: 10, second: 10)!
 
     @Test("blood pressure is written with the spec's keys, compact")
     func bloodPressure() {
-        let reading = LayeredReading.bloodPressure(
+        let reading = Reading.bloodPressure(
             .init(systolic: 120, diastolic: 80, heartRate: 72, arrhythmia: false, measuredAt: Self.at))
         #expect(
             reading.resultObject(unit: .mmHg).json
@@ -23,7 +23,7 @@ struct ResultTests {
 
     @Test("optional quantities the device did not report are left out")
     func optionals() {
-        let reading = LayeredReading.bloodPressure(.init(systolic: 118.4, diastolic: 79.5, measuredAt: Self.at))
+        let reading = Reading.bloodPressure(.init(systolic: 118.4, diastolic: 79.5, measuredAt: Self.at))
         #expect(
             reading.resultObject(unit: nil).json
                 == #"{"systolic":118,"diastolic":80,"measured_at":"2017-10-10 10:10:10"}"#)
@@ -33,7 +33,7 @@ struct ResultTests {
         "converts with the exact factors and rounds per unit",
         arguments: [
             // (reading, unit, expected value text)
-            (LayeredReading.glucose(.init(mgPerDeciliter: 100, measuredAt: at)), VitalUnit.mmolPerLiter, "5.6"),
+            (Reading.glucose(.init(mgPerDeciliter: 100, measuredAt: at)), VitalUnit.mmolPerLiter, "5.6"),
             (.glucose(.init(mgPerDeciliter: 100, measuredAt: at)), .mgPerDeciliter, "100"),
             (.glucose(.init(mgPerDeciliter: 99.5, measuredAt: at)), .mgPerDeciliter, "100"),
             (.glucose(.init(mgPerDeciliter: 90.08, measuredAt: at)), .mmolPerLiter, "5.0"),
@@ -49,7 +49,7 @@ struct ResultTests {
             (.bloodPressure(.init(systolic: 120, diastolic: 80, measuredAt: at)), .kPa, "16.0"),
             (.bloodPressure(.init(systolic: 150, diastolic: 80, measuredAt: at)), .kPa, "20.0"),
         ])
-    func conversion(reading: LayeredReading, unit: VitalUnit, expected: String) {
+    func conversion(reading: Reading, unit: VitalUnit, expected: String) {
         let object = reading.resultObject(unit: unit)
         #expect(object.fields.first?.value == .number(parseNumber(expected)))
         #expect(parseNumber(expected).description == expected)
@@ -57,7 +57,7 @@ struct ResultTests {
 
     @Test("a unit of another category falls back to the category default")
     func mismatchedUnit() {
-        let reading = LayeredReading.weight(.init(kilograms: 70, measuredAt: Self.at))
+        let reading = Reading.weight(.init(kilograms: 70, measuredAt: Self.at))
         #expect(reading.resultObject(unit: .mmHg) == reading.resultObject(unit: .kilogram))
     }
 
@@ -77,7 +77,7 @@ struct ResultTests {
 
     @Test("oximetry keeps SpO2 and pulse whole and PI to one decimal")
     func oximetry() {
-        let reading = LayeredReading.oximetry(
+        let reading = Reading.oximetry(
             .init(oxygenSaturation: 98, heartRate: 64, perfusionIndex: 2.35, measuredAt: Self.at))
         #expect(
             reading.resultObject(unit: nil).json
@@ -90,7 +90,7 @@ struct ResultTests {
         let composition = BodyComposition(
             bodyFatPercentage: 21.45, basalMetabolism: 7_120, musclePercentage: 41.3, muscleMass: 33.245,
             fatFreeMass: 63.27, softLeanMass: 58.1, bodyWaterMass: 46.005, impedance: 512.34)
-        let reading = LayeredReading.weight(.init(kilograms: 80.5, measuredAt: Self.at, bodyComposition: composition))
+        let reading = Reading.weight(.init(kilograms: 80.5, measuredAt: Self.at, bodyComposition: composition))
         #expect(
             reading.resultObject(unit: .kilogram).json
                 == #"{"weight":80.50,"body_fat":21.5,"muscle_percentage":41.3,"muscle_mass":33.25,"fat_free_mass":63.27,"soft_lean_mass":58.10,"body_water_mass":46.01,"basal_metabolism":7120,"impedance":512.3,"measured_at":"2017-10-10 10:10:10"}"#
@@ -100,7 +100,7 @@ struct ResultTests {
                 == #"{"weight":177.5,"body_fat":21.5,"muscle_percentage":41.3,"muscle_mass":73.3,"fat_free_mass":139.5,"soft_lean_mass":128.1,"body_water_mass":101.4,"basal_metabolism":7120,"impedance":512.3,"measured_at":"2017-10-10 10:10:10"}"#
         )
         // only the quantities the scale measured
-        let fatOnly = LayeredReading.weight(
+        let fatOnly = Reading.weight(
             .init(kilograms: 70, measuredAt: Self.at, bodyComposition: BodyComposition(bodyFatPercentage: 30)))
         #expect(
             fatOnly.resultObject(unit: .stone).json
@@ -109,17 +109,17 @@ struct ResultTests {
 
     @Test("an activity day has the AM objects")
     func activity() {
-        let day = LayeredReading.activity(
+        let day = Reading.activity(
             .init(
-                date: LayeredDate(year: 2017, month: 1, day: 1)!, steps: 1000, calories: 1000, sleepMinutes: 100,
+                date: CalendarDate(year: 2017, month: 1, day: 1)!, steps: 1000, calories: 1000, sleepMinutes: 100,
                 sleepEfficiency: 100, swimMinutes: 1000, swimCalories: 1000))
         #expect(
             day.resultObject(unit: .kilometre).json
                 == #"{"time":"2017-01-01","activedata":{"steps":1000,"calories":1000},"sleepdata":{"sleeptime":100,"sleepefficiency":100},"swimdata":{"swimtime":1000,"calories":1000}}"#
         )
-        let noSwim = LayeredReading.activity(
+        let noSwim = Reading.activity(
             .init(
-                date: LayeredDate(year: 2017, month: 1, day: 2)!, steps: 5, calories: 1, sleepMinutes: 0,
+                date: CalendarDate(year: 2017, month: 1, day: 2)!, steps: 5, calories: 1, sleepMinutes: 0,
                 sleepEfficiency: 0))
         #expect(
             noSwim.resultObject(unit: nil).json
@@ -127,18 +127,18 @@ struct ResultTests {
         )
         #expect(noSwim.measuredAt.description == "2017-01-02 00:00:00")
         // swim data opens with its minutes: calories without them are left out with the object
-        let caloriesOnly = LayeredReading.activity(
+        let caloriesOnly = Reading.activity(
             .init(
-                date: LayeredDate(year: 2017, month: 1, day: 4)!, steps: 5, calories: 1, sleepMinutes: 0,
+                date: CalendarDate(year: 2017, month: 1, day: 4)!, steps: 5, calories: 1, sleepMinutes: 0,
                 sleepEfficiency: 0, swimCalories: 80))
         #expect(
             caloriesOnly.resultObject(unit: nil).json
                 == #"{"time":"2017-01-04","activedata":{"steps":5,"calories":1},"sleepdata":{"sleeptime":0,"sleepefficiency":0}}"#
         )
         // swim calories the monitor did not count (0xFFFF) are left out, not written as 0
-        let uncounted = LayeredReading.activity(
+        let uncounted = Reading.activity(
             .init(
-                date: LayeredDate(year: 2017, month: 1, day: 3)!, steps: 5, calories: 1, sleepMinutes: 0,
+                date: CalendarDate(year: 2017, month: 1, day: 3)!, steps: 5, calories: 1, sleepMinutes: 0,
                 sleepEfficiency: 0, swimMinutes: 20))
         #expect(
             uncounted.resultObject(unit: nil).json
@@ -205,24 +205,24 @@ struct ResultTests {
 
     @Test("timestamps are UTC yyyy-MM-dd HH:mm:ss both ways")
     func timestamps() {
-        #expect(LayeredTimestamp(secondsSince1970: 0).description == "1970-01-01 00:00:00")
-        #expect(LayeredTimestamp(secondsSince1970: -1).description == "1969-12-31 23:59:59")
-        #expect(LayeredTimestamp(secondsSince1970: 951_782_400).description == "2000-02-29 00:00:00")
+        #expect(Timestamp(secondsSince1970: 0).description == "1970-01-01 00:00:00")
+        #expect(Timestamp(secondsSince1970: -1).description == "1969-12-31 23:59:59")
+        #expect(Timestamp(secondsSince1970: 951_782_400).description == "2000-02-29 00:00:00")
         #expect(Self.at.secondsSince1970 == 1_507_630_210)
-        #expect(LayeredTimestamp(parsing: "2017-10-10 10:10:10") == Self.at)
+        #expect(Timestamp(parsing: "2017-10-10 10:10:10") == Self.at)
         for text in [
             "2017-10-10T10:10:10", "2017-10-10 10:10", "2017-13-10 10:10:10", "2017-02-29 10:10:10",
             "2017-10-10 24:00:00", "2017-10-10 10:60:00", "2017-1-1 10:10:10", "0000-01-01 00:00:00", "",
         ] {
-            #expect(LayeredTimestamp(parsing: text) == nil, "\(text)")
+            #expect(Timestamp(parsing: text) == nil, "\(text)")
         }
         for seconds in stride(from: Int64(-62_135_596_800), to: 253_402_300_799, by: 86_399 * 97) {
-            let timestamp = LayeredTimestamp(secondsSince1970: seconds)
-            #expect(LayeredTimestamp(parsing: timestamp.description) == timestamp)
+            let timestamp = Timestamp(secondsSince1970: seconds)
+            #expect(Timestamp(parsing: timestamp.description) == timestamp)
         }
-        #expect(LayeredTimestamp(Self.at.date) == Self.at)
-        #expect(LayeredDate(parsing: "2024-02-29")?.description == "2024-02-29")
-        #expect(LayeredDate(parsing: "2023-02-29") == nil)
+        #expect(Timestamp(Self.at.date) == Self.at)
+        #expect(CalendarDate(parsing: "2024-02-29")?.description == "2024-02-29")
+        #expect(CalendarDate(parsing: "2023-02-29") == nil)
     }
 }
 

@@ -5,13 +5,13 @@ import VitalCore
 
 @Suite("URL budget")
 struct URLBudgetTests {
-    static func bloodPressure(_ count: Int, start: Int64 = 1_700_000_000) -> [LayeredReading] {
+    static func bloodPressure(_ count: Int, start: Int64 = 1_700_000_000) -> [Reading] {
         (0..<count).map { index in
             .bloodPressure(
                 .init(
                     systolic: Double(110 + index % 40), diastolic: Double(70 + index % 20), heartRate: 60 + index % 30,
                     arrhythmia: index % 7 == 0,
-                    measuredAt: LayeredTimestamp(secondsSince1970: start + Int64(index) * 3600)))
+                    measuredAt: Timestamp(secondsSince1970: start + Int64(index) * 3600)))
         }
     }
 
@@ -116,7 +116,7 @@ struct URLBudgetTests {
 }
 
 /// The length of the callback carrying exactly `indices` of `readings` (in that order) with `left` remaining.
-private func urlLength(_ callback: LayeredCallback, readings indices: [Int], of readings: [LayeredReading], left: Int)
+private func urlLength(_ callback: LayeredCallback, readings indices: [Int], of readings: [Reading], left: Int)
     -> Int
 {
     var copy = callback

@@ -7,13 +7,13 @@ import VitalTestSupport
 
 @Suite("Quality from what the device reported")
 struct ReadingQualityTests {
-    static let time = LayeredTimestamp(secondsSince1970: 1_763_600_000)
-    static let bloodPressure = LayeredReading.bloodPressure(.init(systolic: 128, diastolic: 84, measuredAt: time))
-    static let oximetry = LayeredReading.oximetry(
+    static let time = Timestamp(secondsSince1970: 1_763_600_000)
+    static let bloodPressure = Reading.bloodPressure(.init(systolic: 128, diastolic: 84, measuredAt: time))
+    static let oximetry = Reading.oximetry(
         .init(oxygenSaturation: 97, heartRate: 64, perfusionIndex: 2.5, measuredAt: time))
 
     /// `reading` with the statuses named `names`.
-    static func reading(_ reading: LayeredReading, _ names: [String]) -> LayeredReading {
+    static func reading(_ reading: Reading, _ names: [String]) -> Reading {
         var reading = reading
         reading.annotations.status = ReadingStatus(names: names)!
         return reading
@@ -21,12 +21,12 @@ struct ReadingQualityTests {
 
     /// The reading a status belongs on: a blood pressure for the Blood Pressure Measurement Status, an oximetry for
     /// the PLX statuses.
-    static func reading(reporting name: String) -> LayeredReading {
+    static func reading(reporting name: String) -> Reading {
         let bloodPressureStatuses = ReadingStatus.names.prefix(6)
         return reading(bloodPressureStatuses.contains(name) ? bloodPressure : oximetry, [name])
     }
 
-    static func quality(_ reading: LayeredReading) -> Int? { Quality(of: reading)?.value }
+    static func quality(_ reading: Reading) -> Int? { Quality(of: reading)?.value }
 
     @Test("a reading the device said nothing against is quality 100, for every kind SVS answers")
     func clean() {
@@ -91,11 +91,11 @@ struct ReadingQualityTests {
 
     @Test("a blood pressure's arrhythmia flag counts as an irregular pulse, once")
     func arrhythmia() {
-        let flagged = LayeredReading.bloodPressure(
+        let flagged = Reading.bloodPressure(
             .init(systolic: 128, diastolic: 84, arrhythmia: true, measuredAt: Self.time))
         #expect(Self.quality(flagged) == 90)
         #expect(Self.quality(Self.reading(flagged, ["irregularPulse"])) == 90)
-        let steady = LayeredReading.bloodPressure(
+        let steady = Reading.bloodPressure(
             .init(systolic: 128, diastolic: 84, arrhythmia: false, measuredAt: Self.time))
         #expect(Self.quality(steady) == 100)
     }
@@ -104,7 +104,7 @@ struct ReadingQualityTests {
         "a perfusion index under 0.4 % counts as low perfusion, once; an unmeasured PI says nothing",
         arguments: [(0.1, 70), (0.3, 70), (0.4, 100), (2.5, 100), (20, 100)])
     func perfusionIndex(index: Double, expected: Int) {
-        let reading = LayeredReading.oximetry(
+        let reading = Reading.oximetry(
             .init(oxygenSaturation: 97, heartRate: 64, perfusionIndex: index, measuredAt: Self.time))
         #expect(Self.quality(reading) == expected)
         #expect(Self.quality(Self.reading(reading, ["lowPerfusion"])) == 70)
@@ -116,7 +116,7 @@ struct ReadingQualityTests {
         let field = try #require(ReadingKind.oximetry.fields.first { $0.column == .perfusionIndex })
         unavailable.markUnavailable(field, .nan)
         #expect(Self.quality(unavailable) == 100)
-        let none = LayeredReading.oximetry(.init(oxygenSaturation: 97, heartRate: 64, measuredAt: Self.time))
+        let none = Reading.oximetry(.init(oxygenSaturation: 97, heartRate: 64, measuredAt: Self.time))
         #expect(Self.quality(none) == 100)
     }
 

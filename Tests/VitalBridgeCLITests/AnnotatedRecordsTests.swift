@@ -12,13 +12,13 @@ import VitalTestSupport
 struct AnnotatedRecordsTests {
     static let since = "2026-12-01 00:00:00"
 
-    static func time(_ minute: Int) -> LayeredTimestamp {
-        LayeredTimestamp(year: 2026, month: 12, day: 1, hour: 8, minute: minute, second: 0)!
+    static func time(_ minute: Int) -> Timestamp {
+        Timestamp(year: 2026, month: 12, day: 1, hour: 8, minute: minute, second: 0)!
     }
 
     /// One reading per special value (the systolic pressure), one with statuses only, one plain; with the `flags`
     /// cell each must give.
-    static let readings: [(reading: LayeredReading, flags: String)] =
+    static let readings: [(reading: Reading, flags: String)] =
         SpecialValue.allCases.enumerated().map { index, special in
             (
                 annotated(

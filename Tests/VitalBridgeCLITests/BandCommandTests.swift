@@ -11,7 +11,7 @@ import VitalTestSupport
 func bandFleet(days: Int, failures: FailureScript? = nil) -> Fleet {
     var fleet = fleet(.fitPro9614N) { device in
         device.recordingSince =
-            LayeredTimestamp(secondsSince1970: bandStart.secondsSince1970 - Int64(days) * 86_400)
+            Timestamp(secondsSince1970: bandStart.secondsSince1970 - Int64(days) * 86_400)
             .description
         device.failures = failures
     }
@@ -19,7 +19,7 @@ func bandFleet(days: Int, failures: FailureScript? = nil) -> Fleet {
     return fleet
 }
 
-let bandStart = LayeredTimestamp(parsing: "2026-11-20 12:00:00")!
+let bandStart = Timestamp(parsing: "2026-11-20 12:00:00")!
 let bandMAC = macOf(.fitPro9614N)
 
 extension TestHome {

@@ -26,7 +26,7 @@ struct DeviceClockCLITests {
 
     /// The true times of `model`'s records in `fleet`, in seconds since 1970, oldest first.
     static func trueTimes(_ fleet: Fleet, _ model: DeviceModel) async throws -> [Int64] {
-        let world = try SimulatedWorld(fleet: fleet, start: LayeredTimestamp(parsing: "2026-11-20 08:00:00")!)
+        let world = try SimulatedWorld(fleet: fleet, start: Timestamp(parsing: "2026-11-20 08:00:00")!)
         return await world.storedReadings(of: MACAddress(macOf(model))!).map(\.measuredAt.secondsSince1970).sorted()
     }
 
@@ -48,7 +48,7 @@ struct DeviceClockCLITests {
         try #require(output.status == 0, "\(output.stderr)")
         let rows = try #require(try JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) as? [[String: Any]])
         func seconds(_ text: Any?) -> Int64? {
-            (text as? String).flatMap { LayeredTimestamp(parsing: $0) }?.secondsSince1970
+            (text as? String).flatMap { Timestamp(parsing: $0) }?.secondsSince1970
         }
         return rows.map { (seconds($0["measured_at_utc"]) ?? -1, seconds($0["device_time_utc"])) }
             .sorted { $0.time < $1.time }

@@ -38,7 +38,7 @@ struct FHIRExportTests {
     }
 
     /// The values an Observation of `reading` with first LOINC code `code` must carry, in canonical units.
-    static func expectedValues(_ reading: LayeredReading, _ code: String) -> [Double]? {
+    static func expectedValues(_ reading: Reading, _ code: String) -> [Double]? {
         switch (reading, code) {
         case (.bloodPressure(let bp), "85354-9"): [bp.systolic, bp.diastolic]
         case (.bloodPressure(let bp), "8867-4"): bp.heartRate.map { [Double($0)] }
@@ -58,7 +58,7 @@ struct FHIRExportTests {
     }
 
     /// How many Observations `reading` must give.
-    static func observationCount(_ reading: LayeredReading) -> Int {
+    static func observationCount(_ reading: Reading) -> Int {
         let codes = ["85354-9", "8867-4", "2339-0", "29463-7", "41982-0", "2708-6", "8310-5", "55423-8", "80404-7"]
         return codes.filter { expectedValues(reading, $0) != nil }.count
     }
@@ -80,7 +80,7 @@ struct FHIRExportTests {
             })
         #expect(Set(devices.values) == Set(stored.map { $0.device.description.chunked(2).joined(separator: "-") }))
         // each Observation's identifier names its reading: device, kind, time
-        var byKey: [String: LayeredReading] = [:]
+        var byKey: [String: Reading] = [:]
         for reading in stored {
             byKey["\(reading.device)-\(reading.reading.kind)-\(reading.reading.measuredAt.secondsSince1970)"] =
                 reading.reading
@@ -159,7 +159,7 @@ struct FHIRExportTests {
         #expect(ISO8601DateFormatter().date(from: newYork) == reading.reading.measuredAt.date)
         try #require(reading.reading.measuredAt.description.hasPrefix("2026-11-"))
         #expect(newYork.hasSuffix("-05:00"))
-        let july = LayeredTimestamp(year: 2026, month: 7, day: 19, hour: 12, minute: 0, second: 0)!
+        let july = Timestamp(year: 2026, month: 7, day: 19, hour: 12, minute: 0, second: 0)!
         _ = try home.store().storeReadings(
             [.bloodPressure(.init(systolic: 118, diastolic: 76, measuredAt: july))], device: MACAddress(macOf(.bp5))!)
         let summer = try Self.oracle(Self.export(home, options, environment: ["TZ": "America/New_York"]))
@@ -218,7 +218,7 @@ extension String {
     }
 }
 
-extension LayeredTimestamp {
+extension Timestamp {
     /// The time as Python's `isoformat` writes an aware UTC time: `2026-11-19T08:30:00+00:00`.
     fileprivate var isoUTC: String {
         let text = description

@@ -344,7 +344,7 @@ struct DeliveryTests {
             return
         }
         #expect(
-            recent.allSatisfy { $0.measuredAt! >= LayeredTimestamp(parsing: "2026-10-01 00:00:00")! }
+            recent.allSatisfy { $0.measuredAt! >= Timestamp(parsing: "2026-10-01 00:00:00")! }
         )
         // 400 records evenly from January to November: 41 from October on
         #expect(recent.count == 41)
@@ -395,7 +395,7 @@ struct DeliveryTests {
         let home = try TestHome()
         let walPath = home.path + "/vitalbridge.sqlite-wal"
         var largest = 0
-        var measuredTimes: [LayeredTimestamp?] = []
+        var measuredTimes: [Timestamp?] = []
         for _ in 1...40 {
             let callback = try home.callback(request(.measure, .thv3))
             #expect(callback.status == .success)

@@ -294,10 +294,10 @@ struct RacingSyncTests {
     func twoConnections() throws {
         let device = MACAddress("004D3208D30B")!
         let readings = (0..<Int64(Self.records)).map {
-            LayeredReading.glucose(
+            Reading.glucose(
                 GlucoseReading(
                     mgPerDeciliter: 80 + Double($0 % 120),
-                    measuredAt: LayeredTimestamp(secondsSince1970: 1_763_700_000 + 60 * $0)))
+                    measuredAt: Timestamp(secondsSince1970: 1_763_700_000 + 60 * $0)))
         }
         var overlaps = 0
         for round in 0..<Self.rounds {
@@ -309,7 +309,7 @@ struct RacingSyncTests {
                 [10, 7].map { size in
                     {
                         let store = try VitalStore(path: path)
-                        var identifiers: [LayeredReading: Int64] = [:]
+                        var identifiers: [Reading: Int64] = [:]
                         for start in stride(from: 0, to: readings.count, by: size) {
                             let batch = Array(readings[start..<min(start + size, readings.count)])
                             for (reading, id) in zip(batch, try store.storeReadings(batch, device: device)) {

@@ -13,10 +13,10 @@ struct PeopleCommandTests {
         let home = try TestHome(whitelist: ["com.example.ann": "annapp://"])
         let mac = MACAddress(macOf(.bp5))!
         let readings = [177.0, 178].enumerated().map { index, systolic in
-            LayeredReading.bloodPressure(
+            Reading.bloodPressure(
                 BloodPressureReading(
                     systolic: systolic, diastolic: 90, heartRate: 70,
-                    measuredAt: LayeredTimestamp(secondsSince1970: 1_700_000_000 + Int64(index) * 60),
+                    measuredAt: Timestamp(secondsSince1970: 1_700_000_000 + Int64(index) * 60),
                     annotations: ReadingAnnotations(userIndex: 2)))
         }
         try home.store().storeReadings(readings, device: mac)

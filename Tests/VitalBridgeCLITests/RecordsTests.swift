@@ -17,7 +17,7 @@ struct RecordsTests {
     }
 
     /// The fields of `reading` under the column names `records` uses, in canonical units.
-    static func expectedColumns(_ reading: LayeredReading) -> [String: Double] {
+    static func expectedColumns(_ reading: Reading) -> [String: Double] {
         switch reading {
         case .bloodPressure(let bp):
             var columns = ["systolic_mmHg": bp.systolic, "diastolic_mmHg": bp.diastolic]

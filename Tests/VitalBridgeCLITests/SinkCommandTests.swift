@@ -21,14 +21,14 @@ struct SinkCommandTests {
 
     static func add(_ count: Int, from start: Int, to home: TestHome) throws {
         let store = try home.store()
-        try store.saveDevice(StoredDevice(mac: mac, model: .bg5, addedAt: LayeredTimestamp(secondsSince1970: 0)))
+        try store.saveDevice(StoredDevice(mac: mac, model: .bg5, addedAt: Timestamp(secondsSince1970: 0)))
         for batch in stride(from: start, to: start + count, by: 5_000) {
             try store.storeReadings(
                 (batch..<min(batch + 5_000, start + count)).map { index in
                     .glucose(
                         GlucoseReading(
                             mgPerDeciliter: Double(70 + index % 200),
-                            measuredAt: LayeredTimestamp(secondsSince1970: 1_700_000_000 + Int64(index) * 60)))
+                            measuredAt: Timestamp(secondsSince1970: 1_700_000_000 + Int64(index) * 60)))
                 }, device: mac)
         }
     }

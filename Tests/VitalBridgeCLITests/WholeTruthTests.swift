@@ -105,7 +105,7 @@ struct WholeTruthTests {
     /// Minute `minute`'s reading of user `minute % 3 + 1`: a blood pressure on odd minutes, a weight on even ones;
     /// users 1 and 2 weigh the same.
     static func reading(_ minute: Int) -> (device: String, json: String) {
-        let time = LayeredTimestamp(secondsSince1970: 1_763_000_000 + Int64(minute) * 60)
+        let time = Timestamp(secondsSince1970: 1_763_000_000 + Int64(minute) * 60)
         let user = minute % 3 + 1
         if minute % 2 == 1 {
             let systolic = 100 + user * 15
@@ -137,7 +137,7 @@ struct WholeTruthTests {
             whitelist: ["com.example.ann": "annapp://", "com.example.bob": "bobapp://", "com.example.cid": "cidapp://"])
         // the time of a reading says whose it is
         func user(_ time: String) -> Int {
-            Int((LayeredTimestamp(parsing: time)!.secondsSince1970 - 1_763_000_000) / 60) % 3 + 1
+            Int((Timestamp(parsing: time)!.secondsSince1970 - 1_763_000_000) / 60) % 3 + 1
         }
         /// Everything a sync delivers to `caller` from `device`, callback after callback, by user.
         func drain(_ caller: String, _ device: String) throws -> [Int] {

@@ -17,14 +17,14 @@ struct AnnotatedDeliveryTests {
         let engine = try Engine([FleetDevice(model: "BP5", mac: Self.bp5)])
         // the caller asks for the device once: from then on, what the device stores is pending for it
         _ = try await engine.callback(request(.sync, .bp5, Self.bp5, unit: 2))
-        let time = LayeredTimestamp(year: 2026, month: 11, day: 20, hour: 9, minute: 0, second: 0)!
-        var reading = LayeredReading.bloodPressure(
+        let time = Timestamp(year: 2026, month: 11, day: 20, hour: 9, minute: 0, second: 0)!
+        var reading = Reading.bloodPressure(
             .init(systolic: 0, diastolic: 84, heartRate: 66, measuredAt: time))
         reading.markUnavailable(ReadingKind.bloodPressure.fields[0], .positiveInfinity)
         reading.annotations.status = [.irregularPulse, .pulseRateTooLow]
-        let plain = LayeredReading.bloodPressure(
+        let plain = Reading.bloodPressure(
             .init(
-                systolic: 118, diastolic: 77, measuredAt: LayeredTimestamp(secondsSince1970: time.secondsSince1970 + 60)
+                systolic: 118, diastolic: 77, measuredAt: Timestamp(secondsSince1970: time.secondsSince1970 + 60)
             ))
         try engine.store.storeReadings([reading, plain], device: MACAddress(Self.bp5)!)
         let callback = try await engine.callback(request(.sync, .bp5, Self.bp5, unit: 2))
@@ -50,16 +50,16 @@ struct AnnotatedDeliveryTests {
         "a ShareVitalSigns answer leaves out a value the device could not measure, never answering it as a number",
         arguments: SpecialValue.allCases)
     func svsLeavesOutUnmeasured(special: SpecialValue) throws {
-        let time = LayeredTimestamp(secondsSince1970: 1_763_600_000)
-        var bp = LayeredReading.bloodPressure(.init(systolic: 0, diastolic: 82, measuredAt: time))
+        let time = Timestamp(secondsSince1970: 1_763_600_000)
+        var bp = Reading.bloodPressure(.init(systolic: 0, diastolic: 82, measuredAt: time))
         bp.markUnavailable(ReadingKind.bloodPressure.fields[0], special)
         let values = try #require(Bridge.svsValues(of: bp))
         #expect(values[4] == nil && values[5]?.value == .number(82))
-        var oximetry = LayeredReading.oximetry(.init(oxygenSaturation: 0, heartRate: 61, measuredAt: time))
+        var oximetry = Reading.oximetry(.init(oxygenSaturation: 0, heartRate: 61, measuredAt: time))
         oximetry.markUnavailable(try #require(ReadingKind.oximetry.fields.first { $0.column == .spo2 }), special)
         let oxygen = try #require(Bridge.svsValues(of: oximetry))
         #expect(oxygen[2] == nil && oxygen[0]?.value == .number(61))
-        var temperature = LayeredReading.temperature(.init(celsius: 0, measuredAt: time))
+        var temperature = Reading.temperature(.init(celsius: 0, measuredAt: time))
         temperature.markUnavailable(ReadingKind.temperature.fields[0], special)
         #expect(try #require(Bridge.svsValues(of: temperature)).isEmpty)
         // a reading the device measured whole answers every value, as before
@@ -70,13 +70,13 @@ struct AnnotatedDeliveryTests {
 
     @Test("a ShareVitalSigns answer's values carry the quality of what the device reported with the reading")
     func svsQuality() throws {
-        let time = LayeredTimestamp(secondsSince1970: 1_763_600_000)
-        var bp = LayeredReading.bloodPressure(.init(systolic: 121, diastolic: 82, measuredAt: time))
+        let time = Timestamp(secondsSince1970: 1_763_600_000)
+        var bp = Reading.bloodPressure(.init(systolic: 121, diastolic: 82, measuredAt: time))
         #expect(try #require(Bridge.svsValues(of: bp))[4]?.quality.value == 100)
         bp.annotations.status = [.bodyMovement, .irregularPulse]
         let flagged = try #require(Bridge.svsValues(of: bp))
         #expect(flagged[4]?.quality.value == 60 && flagged[5]?.quality.value == 60)
-        var oximetry = LayeredReading.oximetry(
+        var oximetry = Reading.oximetry(
             .init(oxygenSaturation: 96, heartRate: 61, perfusionIndex: 0.2, measuredAt: time))
         let weak = try #require(Bridge.svsValues(of: oximetry))
         #expect(weak[0]?.quality.value == 70 && weak[2]?.quality.value == 70)

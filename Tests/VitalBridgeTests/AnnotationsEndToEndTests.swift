@@ -70,7 +70,7 @@ struct AnnotationsEndToEndTests {
         let stored = try engine.store.readings(device: MACAddress(scripted.mac)!).map(\.reading)
         #expect(stored.count == 1)
         let reading = try #require(stored.first)
-        #expect(reading.measuredAt == LayeredTimestamp(parsing: "2026-11-19 07:00:00"))
+        #expect(reading.measuredAt == Timestamp(parsing: "2026-11-19 07:00:00"))
         #expect(reading.annotations.status.names == scripted.status)
         #expect(reading.annotations.userIndex == scripted.user)
         let unavailable = Dictionary(uniqueKeysWithValues: reading.unavailableFields.map { ($0.field.name!, $0.value) })

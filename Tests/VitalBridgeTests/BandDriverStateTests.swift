@@ -8,7 +8,7 @@ import VitalStore
 /// The smartband driver's state, switches and checked schedules against the simulated band, in process.
 @Suite("Smartband driver: state, switches and schedules checked before writing (issue 37)")
 struct BandDriverStateTests {
-    static let day = LayeredDate(year: 2026, month: 11, day: 25)!
+    static let day = CalendarDate(year: 2026, month: 11, day: 25)!
 
     /// Runs `body` with a driver connected to a fresh Fit Pro 9614N and a store for what it pushes.
     static func withBand(_ body: (SmartbandDriver, StoreSink) async throws -> Void) async throws {
@@ -61,7 +61,7 @@ struct BandDriverStateTests {
             await #expect(
                 performing: { try await driver.writeChecked(fifth, storingInto: sink) },
                 throws: { ($0 as? BandSettingError)?.field == "schedule.date" })
-            let nextDay = LayeredDate(daysSince1970: Self.day.daysSince1970 + 1)
+            let nextDay = CalendarDate(daysSince1970: Self.day.daysSince1970 + 1)
             try await driver.writeChecked(
                 try BandSchedule(date: nextDay, hour: 8, minute: 0, title: "x"), storingInto: sink)
             await #expect(

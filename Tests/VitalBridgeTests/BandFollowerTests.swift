@@ -169,8 +169,8 @@ struct BandFollowerTests {
         try SimulatedWorld(fleet: Fleet(devices: [SmartbandTests.band(days: days)]), start: start)
     }
 
-    static func hoursLater(_ hours: Int64) -> LayeredTimestamp {
-        LayeredTimestamp(secondsSince1970: start.secondsSince1970 + hours * 3_600)
+    static func hoursLater(_ hours: Int64) -> Timestamp {
+        Timestamp(secondsSince1970: start.secondsSince1970 + hours * 3_600)
     }
 
     static func follower(

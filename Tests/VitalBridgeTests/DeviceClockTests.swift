@@ -30,7 +30,7 @@ struct DeviceClockTests {
 
     /// Syncs `device` and returns what the device held (true times) and what the store has, both oldest first.
     static func sync(_ device: FleetDevice, _ model: DeviceModel) async throws -> (
-        truth: [LayeredReading], stored: [LayeredReading]
+        truth: [Reading], stored: [Reading]
     ) {
         let engine = try Engine([device])
         let mac = MACAddress(device.mac)!
@@ -50,7 +50,7 @@ struct DeviceClockTests {
             try #require(stored.count == truth.count && truth.count == 3, "\(model)")
             for (reading, true_) in zip(stored, truth) {
                 #expect(abs(reading.measuredAt.secondsSince1970 - true_.measuredAt.secondsSince1970) <= 2, "\(model)")
-                let reported = LayeredTimestamp(secondsSince1970: true_.measuredAt.secondsSince1970 + Int64(offset))
+                let reported = Timestamp(secondsSince1970: true_.measuredAt.secondsSince1970 + Int64(offset))
                 #expect(reading.annotations.deviceTime == (offset == 0 ? nil : reported), "\(model) \(offset)")
                 #expect(!reading.annotations.status.contains(.timeUnverified))
                 #expect(
@@ -73,7 +73,7 @@ struct DeviceClockTests {
             for (reading, true_) in zip(stored, truth) {
                 #expect(abs(reading.measuredAt.secondsSince1970 - true_.measuredAt.secondsSince1970) <= 2, "\(model)")
                 let shown = 946_684_800 + true_.measuredAt.secondsSince1970 - first
-                #expect(reading.annotations.deviceTime == LayeredTimestamp(secondsSince1970: shown), "\(model)")
+                #expect(reading.annotations.deviceTime == Timestamp(secondsSince1970: shown), "\(model)")
             }
             #expect(stored[0].annotations.deviceTime?.description == "2000-01-01 00:00:00")
         }
@@ -139,7 +139,7 @@ struct DeviceClockTests {
     /// A BG5 holding two glucose readings an hour apart, taken `shift` seconds earlier than the first test's, its
     /// clock `offset` seconds ahead.
     static func meter(shift: Int64, offset: Int) -> FleetDevice {
-        let times = [1_795_071_600 - shift, 1_795_075_200 - shift].map { LayeredTimestamp(secondsSince1970: $0) }
+        let times = [1_795_071_600 - shift, 1_795_075_200 - shift].map { Timestamp(secondsSince1970: $0) }
         return FleetDevice(
             model: "BG5", mac: "004D3208D308",
             records: RecordsScript(

@@ -74,7 +74,7 @@ struct Engine {
     let handOff = RecordingHandOff()
     let bridge: Bridge
 
-    static let start = LayeredTimestamp(parsing: "2026-11-20 08:00:00")!
+    static let start = Timestamp(parsing: "2026-11-20 08:00:00")!
 
     init(
         _ devices: [FleetDevice], user: ScriptedUser = ScriptedUser(), leases: any DeviceLeases = LocalLeases(),

@@ -11,7 +11,7 @@ import VitalTestSupport
 final class MemoryDestination: ChangeSink {
     struct State {
         var positions: [String: Int64] = [:]
-        var rows: [String: [Int64: (version: Int64, reading: LayeredReading)]] = [:]
+        var rows: [String: [Int64: (version: Int64, reading: Reading)]] = [:]
         var tombstones: [String: [Int64: Int64]] = [:]
         var batches = 0
         /// Fails the push of this batch (counted from 1) before committing it, when set.
@@ -63,7 +63,7 @@ final class MemoryDestination: ChangeSink {
     func close() async { state.withLock { $0.closed += 1 } }
 
     /// The readings it holds of `hub`, by identifier.
-    func readings(of hub: String) -> [Int64: LayeredReading] {
+    func readings(of hub: String) -> [Int64: Reading] {
         state.withLock { $0.rows[hub]?.mapValues(\.reading) ?? [:] }
     }
 }
@@ -71,13 +71,13 @@ final class MemoryDestination: ChangeSink {
 @Suite("Outbox: the change feed pushed to a sink exactly once")
 struct OutboxTests {
     static let mac = MACAddress("004D3208D50A")!
-    static let now = LayeredTimestamp(secondsSince1970: 1_764_000_000)
+    static let now = Timestamp(secondsSince1970: 1_764_000_000)
 
-    static func glucose(_ minute: Int64) -> LayeredReading {
+    static func glucose(_ minute: Int64) -> Reading {
         .glucose(
             GlucoseReading(
                 mgPerDeciliter: 80 + Double(minute % 50),
-                measuredAt: LayeredTimestamp(secondsSince1970: 1_763_000_000 + minute * 60)))
+                measuredAt: Timestamp(secondsSince1970: 1_763_000_000 + minute * 60)))
     }
 
     /// A store with `count` readings and a sink named `lab`.
@@ -93,7 +93,7 @@ struct OutboxTests {
     }
 
     /// The store's exported readings, by identifier.
-    static func exported(_ store: VitalStore) throws -> [Int64: LayeredReading] {
+    static func exported(_ store: VitalStore) throws -> [Int64: Reading] {
         Dictionary(uniqueKeysWithValues: try store.readings().map { ($0.id, $0.reading) })
     }
 

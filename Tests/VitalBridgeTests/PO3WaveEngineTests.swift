@@ -20,7 +20,7 @@ struct PO3WaveEngineTests {
         return device
     }
 
-    static func waves(_ readings: [LayeredReading]) -> [[Int]?] {
+    static func waves(_ readings: [Reading]) -> [[Int]?] {
         readings.map { reading in
             guard case .oximetry(let oximetry) = reading else { return nil }
             return oximetry.wave

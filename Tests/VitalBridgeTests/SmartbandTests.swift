@@ -30,13 +30,13 @@ final class WitnessBandSink: RecordSink {
 @Suite("Smartbands: every pushed item kept once")
 struct SmartbandTests {
     static let mac = MACAddress("004D3208D310")!
-    static let start = LayeredTimestamp(parsing: "2026-11-20 12:00:00")!
+    static let start = Timestamp(parsing: "2026-11-20 12:00:00")!
 
     /// A Fit Pro 9614N that has recorded for `days` days when the world starts.
     static func band(days: Int, failures: FailureScript? = nil) -> FleetDevice {
         var device = FleetDevice(model: "FitPro9614N", mac: mac.description, failures: failures)
         device.recordingSince =
-            LayeredTimestamp(secondsSince1970: start.secondsSince1970 - Int64(days) * 86_400)
+            Timestamp(secondsSince1970: start.secondsSince1970 - Int64(days) * 86_400)
             .description
         return device
     }
@@ -194,7 +194,7 @@ struct SmartbandTests {
         let connection = try await world.connect(to: Self.mac)
         let driver = SmartbandDriver(
             entry: DeviceCatalog.entry(for: .fitPro9614N), connection: connection, clock: { world.clock.wallTime })
-        let end = LayeredTimestamp(secondsSince1970: Self.start.secondsSince1970 + 2 * 86_400)
+        let end = Timestamp(secondsSince1970: Self.start.secondsSince1970 + 2 * 86_400)
         let following = Task {
             try await driver.follow(into: witness) { _ in
             } stored: { _ in

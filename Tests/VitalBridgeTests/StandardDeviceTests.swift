@@ -120,13 +120,13 @@ struct StandardDeviceTests {
             Issue.record("the measurement is not a stored weight")
             return
         }
-        #expect(measured == LayeredReading.weight(new).resultObject(unit: .pound))
+        #expect(measured == Reading.weight(new).resultObject(unit: .pound))
         // the generated person's body fat, as the scale sent it (0.1 %) and as the callback writes it
         let fat = try #require(new.bodyComposition?.bodyFatPercentage)
         #expect((5...50).contains(fat) && measured.number(.bodyFat)?.description == String(format: "%.1f", fat))
         #expect(
             objects.filter { $0.number(.bodyFat) == nil }.map(\.measuredAt) == [
-                failed.measuredAt.flatMap(LayeredTimestamp.init(parsing:))
+                failed.measuredAt.flatMap(Timestamp.init(parsing:))
             ])
         #expect(await engine.world.storedReadings(of: mac).isEmpty)
     }
@@ -174,7 +174,7 @@ struct StandardDeviceTests {
         try await sink.store([DeviceRecord(reading: .weight(whole))])
         try await sink.store([DeviceRecord(reading: .weight(plain))])
         #expect(try store.readings(device: mac).map(\.reading) == [.weight(whole)])
-        let later = LayeredTimestamp(secondsSince1970: Engine.start.secondsSince1970 + 60)
+        let later = Timestamp(secondsSince1970: Engine.start.secondsSince1970 + 60)
         whole.measuredAt = later
         var alone = plain
         alone.measuredAt = later

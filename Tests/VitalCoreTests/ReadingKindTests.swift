@@ -3,10 +3,10 @@ import VitalCore
 
 @Suite("Reading kinds: each field described once")
 struct ReadingKindTests {
-    static let time = LayeredTimestamp(secondsSince1970: 1_763_713_800)
+    static let time = Timestamp(secondsSince1970: 1_763_713_800)
 
     /// One reading of each kind with every field it can have.
-    static let full: [LayeredReading] = [
+    static let full: [Reading] = [
         .bloodPressure(
             BloodPressureReading(systolic: 121, diastolic: 79.5, heartRate: 66, arrhythmia: true, measuredAt: time)),
         .glucose(GlucoseReading(mgPerDeciliter: 98.5, measuredAt: time)),
@@ -109,9 +109,9 @@ struct ReadingKindTests {
     }
 
     @Test("every reading is rebuilt from its stored fields, equal", arguments: full)
-    func roundTrip(reading: LayeredReading) {
+    func roundTrip(reading: Reading) {
         let stored = reading.fieldValues.filter { $0.field.isStored }
-        #expect(LayeredReading(kind: reading.kind, measuredAt: reading.measuredAt, values: stored) == reading)
+        #expect(Reading(kind: reading.kind, measuredAt: reading.measuredAt, values: stored) == reading)
     }
 
     @Test("the values of a blood pressure reading, field by field")
@@ -120,23 +120,23 @@ struct ReadingKindTests {
         #expect(values.map(\.0) == ["sys", "dia", "hr", "arr"])
         #expect(values.map(\.1) == [.number(121), .number(79.5), .integer(66), .flag(true)])
         // an optional quantity the device did not report is not a field of the reading
-        let bare = LayeredReading.bloodPressure(
+        let bare = Reading.bloodPressure(
             BloodPressureReading(systolic: 120, diastolic: 80, measuredAt: Self.time))
         #expect(bare.fieldValues.map(\.field.name) == ["sys", "dia"])
         // a recording without RR intervals has an empty series (records counts 0 of them; the store writes none)
-        let recording = LayeredReading.heartRate(
+        let recording = Reading.heartRate(
             HeartRateReading(heartRate: 60, rrIntervals: [], measuredAt: Self.time))
         #expect(recording.fieldValues.map(\.value) == [.integer(60), .intervals([])])
     }
 
     /// Values of `kind` given as `(name, value)` pairs.
-    static func reading(_ kind: ReadingKind, _ pairs: [(String, FieldValue)]) -> LayeredReading? {
+    static func reading(_ kind: ReadingKind, _ pairs: [(String, FieldValue)]) -> Reading? {
         var values: [(field: ReadingField, value: FieldValue)] = []
         for (name, value) in pairs {
             guard let field = kind.field(named: name) else { return nil }
             values.append((field, value))
         }
-        return LayeredReading(kind: kind, measuredAt: time, values: values)
+        return Reading(kind: kind, measuredAt: time, values: values)
     }
 
     @Test("a reading is refused when a required field is missing, given twice or of the wrong type")

@@ -9,9 +9,9 @@ private func hex(_ text: String) -> [UInt8] {
     return stride(from: 0, to: digits.count, by: 2).map { digits[$0] << 4 | digits[$0 + 1] }
 }
 
-private let undated = LayeredTimestamp(secondsSince1970: 1_763_539_200)
+private let undated = Timestamp(secondsSince1970: 1_763_539_200)
 
-private func decode(_ bytes: String, _ characteristic: UInt16) throws -> LayeredReading {
+private func decode(_ bytes: String, _ characteristic: UInt16) throws -> Reading {
     try DeviceRecord(decoding: hex(bytes), of: characteristic, undatedAt: undated).reading
 }
 
@@ -59,7 +59,7 @@ struct SpecialValueDecodingTests {
         #expect(reading.unavailableFields.map(\.field.name) == ["mgdl"])
         #expect(reading.unavailableFields.first?.value == special.value)
         #expect(ReadingKind.glucose.field(named: "mgdl")!.value(in: reading) == nil)
-        #expect(reading.measuredAt == LayeredTimestamp(parsing: "2026-11-19 08:00:00"))
+        #expect(reading.measuredAt == Timestamp(parsing: "2026-11-19 08:00:00"))
     }
 
     @Test("a temperature", arguments: floatSpecials)

@@ -9,7 +9,7 @@ private let g = GATTCharacteristics.self
 /// start, end and placed among them (issue 37); malformed sleep and sport bytes are refused by name.
 @Suite("Smartband day: sport totals and sleep segments")
 struct BandDaySummaryTests {
-    static let date = LayeredDate(year: 2026, month: 11, day: 20)!
+    static let date = CalendarDate(year: 2026, month: 11, day: 20)!
 
     static func segment(_ type: BandSleepType, _ start: Int, _ end: Int) -> BandItem {
         .sleep(BandSleepSegment(date: date, type: type, start: MinuteOfDay(start)!, end: MinuteOfDay(end)!))

@@ -161,8 +161,8 @@ struct PO3HistoryWaveDriverTests {
 
 @Suite("Record merging: a PO3 record's wave")
 struct PO3WaveMergingTests {
-    static let time = LayeredTimestamp(secondsSince1970: 1_763_700_000)
-    static func reading(wave: [Int]?, spO2: Int = 97) -> LayeredReading {
+    static let time = Timestamp(secondsSince1970: 1_763_700_000)
+    static func reading(wave: [Int]?, spO2: Int = 97) -> Reading {
         .oximetry(OximetryReading(oxygenSaturation: spO2, heartRate: 64, wave: wave, measuredAt: time))
     }
 

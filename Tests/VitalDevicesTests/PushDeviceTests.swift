@@ -20,7 +20,7 @@ enum BloodPressureRecords {
         meanArterialPressure: value(12),
         timeStamp: time(21, 15).device, pulseRate: value(88), status: .irregularPulseDetected
     ).encoded()
-    static let readings: [LayeredReading] = [
+    static let readings: [Reading] = [
         .bloodPressure(
             BloodPressureReading(
                 systolic: 120, diastolic: 80, heartRate: 64, arrhythmia: false, measuredAt: time(8, 0).host)),
@@ -231,7 +231,7 @@ struct ScaleThermometerScriptTests {
         let driver = makeDriver(for: DeviceCatalog.entry(for: .hs4), connection: connection) { time(12, 0).host }
         let sink = RecordingSink()
         #expect(try await driver.sync(into: sink) { _ in } == 1)
-        var expected = LayeredReading.weight(WeightReading(kilograms: 0, measuredAt: time(7, 10).host))
+        var expected = Reading.weight(WeightReading(kilograms: 0, measuredAt: time(7, 10).host))
         expected.markUnavailable(ReadingKind.weight.field(named: "kg")!, .nan)
         expected.annotations.status = .measurementUnsuccessful
         expected.annotations.userIndex = 4
@@ -294,7 +294,7 @@ struct ScaleThermometerScriptTests {
 /// How a weight sent in parts is one reading (the rule the engine's sink hands the store).
 @Suite("Record merging")
 struct RecordMergingTests {
-    static let time = LayeredTimestamp(secondsSince1970: 1_763_700_000)
+    static let time = Timestamp(secondsSince1970: 1_763_700_000)
     static let plain = WeightReading(kilograms: 80, measuredAt: time)
     static let whole = WeightReading(
         kilograms: 80, measuredAt: time,

@@ -20,7 +20,7 @@ enum GlucoseRecords {
         concentration: .init(
             value: SFloat(mantissa: 112, exponent: -5)!, type: .capillaryWholeBlood, location: .finger)
     ).encoded()
-    static let readings: [LayeredReading] = [
+    static let readings: [Reading] = [
         .glucose(GlucoseReading(mgPerDeciliter: 98, measuredAt: time(8, 30).host)),
         .glucose(GlucoseReading(mgPerDeciliter: 112, measuredAt: time(9, 30).host)),
     ]
@@ -39,7 +39,7 @@ enum SpotChecks {
     }
     static let first = spotCheck(97, 64, time(7, 0).device)
     static let second = spotCheck(95, 71, time(7, 45).device)
-    static let readings: [LayeredReading] = [
+    static let readings: [Reading] = [
         .oximetry(
             OximetryReading(oxygenSaturation: 97, heartRate: 64, perfusionIndex: 2.5, measuredAt: time(7, 0).host)),
         .oximetry(
@@ -351,7 +351,7 @@ struct PulseOximeterDriverScriptTests {
         let sink = RecordingSink()
         let samples = Locked(0)
         let record = try await driver.measure(MeasureOptions(), into: sink) { _ in samples.withLock { $0 += 1 } }
-        let expected = LayeredReading.oximetry(
+        let expected = Reading.oximetry(
             OximetryReading(oxygenSaturation: 97, heartRate: 61, perfusionIndex: 3.1, measuredAt: start))
         #expect(record.reading == expected)
         #expect(sink.readings == [expected])

@@ -257,7 +257,7 @@ final class RecordingSink: RecordSink, Sendable {
     /// The records stored, in order.
     var records: [DeviceRecord] { batches.withLock { $0.flatMap { $0 } } }
     /// The readings stored, in order.
-    var readings: [LayeredReading] { records.map(\.reading) }
+    var readings: [Reading] { records.map(\.reading) }
     /// How many records each store call carried.
     var batchSizes: [Int] { batches.withLock { $0.map(\.count) } }
     /// The band items stored, by batch.
@@ -267,9 +267,9 @@ final class RecordingSink: RecordSink, Sendable {
 }
 
 /// A UTC time of 2026-11-20 as a device sends it and as the driver reads it.
-func time(_ hour: UInt8, _ minute: UInt8) -> (device: DateTime, host: LayeredTimestamp) {
+func time(_ hour: UInt8, _ minute: UInt8) -> (device: DateTime, host: Timestamp) {
     (
         DateTime(year: 2026, month: 11, day: 20, hours: hour, minutes: minute, seconds: 0),
-        LayeredTimestamp(year: 2026, month: 11, day: 20, hour: Int(hour), minute: Int(minute), second: 0)!
+        Timestamp(year: 2026, month: 11, day: 20, hour: Int(hour), minute: Int(minute), second: 0)!
     )
 }

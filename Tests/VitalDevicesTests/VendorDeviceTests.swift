@@ -11,10 +11,10 @@ struct ActivityMonitorScriptTests {
     static let table = [g.vendorStatus, g.vendorControlPoint, g.activityRecords]
     static let days = [
         ActivityDay(
-            date: LayeredDate(year: 2026, month: 11, day: 18)!, steps: 8_421, calories: 312, sleepMinutes: 412,
+            date: CalendarDate(year: 2026, month: 11, day: 18)!, steps: 8_421, calories: 312, sleepMinutes: 412,
             sleepEfficiency: 88, swimMinutes: 20, swimCalories: 150),
         ActivityDay(
-            date: LayeredDate(year: 2026, month: 11, day: 19)!, steps: 70_000, calories: 2_100, sleepMinutes: 380,
+            date: CalendarDate(year: 2026, month: 11, day: 19)!, steps: 70_000, calories: 2_100, sleepMinutes: 380,
             sleepEfficiency: 91),
     ]
 
@@ -126,7 +126,7 @@ struct ActivityMonitorScriptTests {
 struct SmartbandScriptTests {
     static let table = [g.bandControlPoint, g.bandData]
     static let today = time(12, 0).host
-    static let yesterday = LayeredDate(year: 2026, month: 11, day: 19)!
+    static let yesterday = CalendarDate(year: 2026, month: 11, day: 19)!
     static let items: [BandItem] = [
         .dayTotals(yesterday, BandTotals(steps: 9_876, calories: 345, distance: 7_010)),
         .sleep(
@@ -161,7 +161,7 @@ struct SmartbandScriptTests {
                 [
                     Self.items[0], Self.items[1],
                     .dayTotals(
-                        LayeredDate(year: 2026, month: 11, day: 20)!,
+                        CalendarDate(year: 2026, month: 11, day: 20)!,
                         BandTotals(steps: 1_234, calories: 56, distance: 900)),
                 ]
             ])
@@ -233,7 +233,7 @@ struct HeartRateScriptTests {
         let (driver, connection) = driver([beat(60, [1024]), beat(62, [512, 512]), beat(70, [1024])])
         let sink = RecordingSink()
         let record = try await driver.measure(MeasureOptions(recordingSeconds: 3), into: sink) { _ in }
-        let expected = LayeredReading.heartRate(
+        let expected = Reading.heartRate(
             HeartRateReading(heartRate: 64, rrIntervals: [1000, 500, 500, 1000], measuredAt: time(9, 0).host))
         #expect(record.reading == expected)
         #expect(sink.readings == [expected])

@@ -11,7 +11,7 @@ import VitalTestSupport
 struct AnnotatedFHIRTests {
     static let time = FHIRTests.time(7)
 
-    static func observations(_ readings: [LayeredReading]) throws -> [[String: Any]] {
+    static func observations(_ readings: [Reading]) throws -> [[String: Any]] {
         try FHIRTests.resources(FHIRTests.bundle(readings.map { ($0, FHIRTests.bp) }), "Observation")
     }
 
@@ -136,7 +136,7 @@ struct AnnotatedFHIRTests {
 
     @Test("a reading without annotations gives the bytes it gave before: no member is added")
     func plainUnchanged() throws {
-        let plain = LayeredReading.bloodPressure(
+        let plain = Reading.bloodPressure(
             .init(systolic: 120, diastolic: 80, heartRate: 60, measuredAt: Self.time))
         var quiet = plain
         quiet.annotations.userIndex = 1

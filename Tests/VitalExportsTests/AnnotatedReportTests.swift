@@ -7,14 +7,14 @@ import VitalTestSupport
 /// device could not measure.
 @Suite("HTML report: statuses and unavailable values")
 struct AnnotatedReportTests {
-    static func time(_ hour: Int) -> LayeredTimestamp { ReportTests.time(day: 19, hour) }
+    static func time(_ hour: Int) -> Timestamp { ReportTests.time(day: 19, hour) }
 
     @Test(
         "a reading with an unavailable value is never plotted as a number; with no value left it marks the time axis",
         arguments: SpecialValue.allCases)
     func unmeasured(special: SpecialValue) throws {
         let readings = [
-            LayeredReading.glucose(.init(mgPerDeciliter: 95, measuredAt: Self.time(7))),
+            Reading.glucose(.init(mgPerDeciliter: 95, measuredAt: Self.time(7))),
             annotated(.glucose(.init(mgPerDeciliter: 0, measuredAt: Self.time(8))), [(.glucose, special)]),
             .glucose(.init(mgPerDeciliter: 105, measuredAt: Self.time(9))),
         ]
@@ -37,7 +37,7 @@ struct AnnotatedReportTests {
     @Test("a reading with a status is a ringed point, its statuses in its title, the legend and the CSV")
     func flagged() throws {
         let readings = [
-            LayeredReading.bloodPressure(.init(systolic: 120, diastolic: 80, measuredAt: Self.time(7))),
+            Reading.bloodPressure(.init(systolic: 120, diastolic: 80, measuredAt: Self.time(7))),
             annotated(
                 .bloodPressure(.init(systolic: 150, diastolic: 0, measuredAt: Self.time(8))), [(.diastolic, .nan)],
                 status: [.bodyMovement, .irregularPulse]),
@@ -63,7 +63,7 @@ struct AnnotatedReportTests {
 
     @Test("past the point limit a day with flagged readings is ringed and counts them; its span has no special value")
     func daily() throws {
-        var readings: [LayeredReading] = []
+        var readings: [Reading] = []
         for hour in 6..<12 {
             readings.append(.temperature(.init(celsius: 36.5 + Double(hour) / 10, measuredAt: Self.time(hour))))
         }

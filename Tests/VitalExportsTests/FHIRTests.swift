@@ -22,14 +22,14 @@ struct FHIRTests {
     static let bp = MACAddress("004D3208D2F4")!
     static let other = MACAddress("004D3208D308")!
 
-    static func time(_ hour: Int, _ minute: Int = 0, day: Int = 19) -> LayeredTimestamp {
-        LayeredTimestamp(year: 2026, month: 11, day: day, hour: hour, minute: minute, second: 0)!
+    static func time(_ hour: Int, _ minute: Int = 0, day: Int = 19) -> Timestamp {
+        Timestamp(year: 2026, month: 11, day: day, hour: hour, minute: minute, second: 0)!
     }
 
     static let rr: [Double] = [812, 795, 830, 818, 801, 842, 809, 826, 790, 815]
 
     /// One reading of every kind, and what each must give: its Observations' first LOINC codes, in order.
-    static let everyKind: [(reading: LayeredReading, codes: [String])] = [
+    static let everyKind: [(reading: Reading, codes: [String])] = [
         (
             .bloodPressure(.init(systolic: 121, diastolic: 79, heartRate: 64, arrhythmia: false, measuredAt: time(7))),
             ["85354-9", "8867-4"]
@@ -52,13 +52,13 @@ struct FHIRTests {
         (
             .activity(
                 .init(
-                    date: LayeredDate(year: 2026, month: 11, day: 18)!, steps: 8_421, calories: 312, sleepMinutes: 400,
+                    date: CalendarDate(year: 2026, month: 11, day: 18)!, steps: 8_421, calories: 312, sleepMinutes: 400,
                     sleepEfficiency: 88)), ["55423-8"]
         ),
         (
             .band(
                 .init(
-                    date: LayeredDate(year: 2026, month: 11, day: 17)!, steps: 12_000, calories: 480, distance: 8_400,
+                    date: CalendarDate(year: 2026, month: 11, day: 17)!, steps: 12_000, calories: 480, distance: 8_400,
                     sleep: .init(deep: 90, light: 250, awake: 40), heartRate: nil, sports: [])), ["55423-8"]
         ),
         (.heartRate(.init(heartRate: 74, rrIntervals: rr, measuredAt: time(14))), ["8867-4", "80404-7"]),
@@ -67,10 +67,10 @@ struct FHIRTests {
 
     /// The bundle of `readings` (device `bp` unless given), as bytes.
     static func bundle(
-        _ readings: [(LayeredReading, MACAddress)], type: FHIRBundleWriter.BundleType = .collection,
+        _ readings: [(Reading, MACAddress)], type: FHIRBundleWriter.BundleType = .collection,
         subject: FHIRSubject = .named("Jane Doe"), hub: String = hub, glucoseUnit: VitalUnit = .mgPerDeciliter,
         devices: [FHIRDevice] = [FHIRDevice(mac: bp, model: .bp5, serialNumber: "BP5-0001", firmwareRevision: "1.2")],
-        utcOffset: @escaping (LayeredTimestamp) -> Int = { _ in 3_600 }
+        utcOffset: @escaping (Timestamp) -> Int = { _ in 3_600 }
     ) throws -> [UInt8] {
         var writer = try FHIRBundleWriter(
             type: type, subject: subject, hub: hub, glucoseUnit: glucoseUnit, devices: devices, utcOffset: utcOffset)
@@ -173,7 +173,7 @@ struct FHIRTests {
         "glucose in mmol/L is LOINC 15074-8, rounded as a callback rounds it, with the same identifier as in mg/dL",
         .needs(.oracles))
     func molarGlucose() throws {
-        let reading = LayeredReading.glucose(.init(mgPerDeciliter: 98, measuredAt: Self.time(9)))
+        let reading = Reading.glucose(.init(mgPerDeciliter: 98, measuredAt: Self.time(9)))
         let molar = try Self.oracle(Self.bundle([(reading, Self.bp)], glucoseUnit: .mmolPerLiter)).entries.last!
         #expect(molar["codes"] as? [String] == ["15074-8"])
         let value = try #require(molar["value"] as? [String: String])
@@ -189,7 +189,7 @@ struct FHIRTests {
         arguments: [(3_600, "+01:00"), (-18_000, "-05:00"), (19_800, "+05:30"), (0, "+00:00"), (-12_645, "-03:30")])
     func offsets(offset: Int, suffix: String) throws {
         let time = Self.time(8, 30)
-        let reading = LayeredReading.temperature(.init(celsius: 36.6, measuredAt: time))
+        let reading = Reading.temperature(.init(celsius: 36.6, measuredAt: time))
         let observation = try Self.oracle(Self.bundle([(reading, Self.bp)], utcOffset: { _ in offset })).entries.last!
         let effective = try #require(observation["effective"] as? String)
         #expect(effective.hasSuffix(suffix), "\(effective)")
@@ -219,7 +219,7 @@ struct FHIRTests {
         }
         #expect(try device(Self.hub) == device(otherHub))
         // two readings of one device, kind and second (different values), and the same time on another device
-        let twins: [(LayeredReading, MACAddress)] = [
+        let twins: [(Reading, MACAddress)] = [
             (.glucose(.init(mgPerDeciliter: 98, measuredAt: Self.time(9))), Self.bp),
             (.glucose(.init(mgPerDeciliter: 99, measuredAt: Self.time(9))), Self.other),
             (.glucose(.init(mgPerDeciliter: 101, measuredAt: Self.time(9))), Self.bp),

@@ -8,10 +8,10 @@ import VitalTestSupport
 @Suite("Records and feed formats")
 struct RecordsFormatTests {
     static let mac = MACAddress("004D3208D2F4")!
-    static let time = LayeredTimestamp(secondsSince1970: 1_795_000_000)
+    static let time = Timestamp(secondsSince1970: 1_795_000_000)
 
     /// 120/80 mmHg at 66 bpm, with body movement, its systolic sent as NaN.
-    static var pressure: LayeredReading {
+    static var pressure: Reading {
         annotated(
             .bloodPressure(.init(systolic: 120, diastolic: 80, heartRate: 66, measuredAt: time)), [(.systolic, .nan)],
             status: .bodyMovement)

@@ -7,13 +7,13 @@ import VitalExports
 /// limit, escaped text, and the CSV behind each chart.
 @Suite("HTML report")
 struct ReportTests {
-    static func time(day: Int, _ hour: Int, _ minute: Int = 0) -> LayeredTimestamp {
-        LayeredTimestamp(year: 2026, month: 11, day: day, hour: hour, minute: minute, second: 0)!
+    static func time(day: Int, _ hour: Int, _ minute: Int = 0) -> Timestamp {
+        Timestamp(year: 2026, month: 11, day: day, hour: hour, minute: minute, second: 0)!
     }
 
     /// Readings of every kind over three days.
-    static let readings: [LayeredReading] = {
-        var readings: [LayeredReading] = []
+    static let readings: [Reading] = {
+        var readings: [Reading] = []
         for day in 17...19 {
             readings.append(
                 .bloodPressure(
@@ -27,14 +27,14 @@ struct ReportTests {
             readings.append(
                 .band(
                     .init(
-                        date: LayeredDate(year: 2026, month: 11, day: day)!, steps: 1_000 * day, calories: 300,
+                        date: CalendarDate(year: 2026, month: 11, day: day)!, steps: 1_000 * day, calories: 300,
                         distance: 5_000, sleep: .init(deep: 90, light: 240, awake: 30), heartRate: nil, sports: [])))
         }
         return readings.sorted { $0.measuredAt < $1.measuredAt }
     }()
 
     static func page(
-        _ readings: [LayeredReading] = readings, units: ReportUnits = ReportUnits(), limit: Int = 1_500,
+        _ readings: [Reading] = readings, units: ReportUnits = ReportUnits(), limit: Int = 1_500,
         device: String = "BP5 004D3208D2F4"
     ) -> String {
         var report = HealthReport(units: units, pointLimit: limit, utcOffset: { _ in 3_600 })
@@ -176,7 +176,7 @@ struct ReportTests {
 
     @Test("a day two devices report shows the larger total")
     func twoDevicesOneDay() {
-        let date = LayeredDate(year: 2026, month: 11, day: 19)!
+        let date = CalendarDate(year: 2026, month: 11, day: 19)!
         let page = Self.page([
             .activity(.init(date: date, steps: 6_000, calories: 200, sleepMinutes: 420, sleepEfficiency: 90)),
             .band(

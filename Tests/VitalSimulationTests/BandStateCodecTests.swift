@@ -7,7 +7,7 @@ import VitalDevices
 
 @Suite("Band codec: state, schedule info, sport names, and the fleet's presses (issue 37)")
 struct BandStateCodecTests {
-    static let day = LayeredDate(year: 2026, month: 11, day: 25)!
+    static let day = CalendarDate(year: 2026, month: 11, day: 25)!
 
     /// The new messages with their documented bytes (SmartbandCodec.md).
     static let examples: [(BandMessage, [UInt8])] = [
@@ -86,7 +86,7 @@ struct BandStateCodecTests {
         }
         try BandSchedule.check(adding: fifth, toSlots: Array(slots.prefix(3)))
         let nextDay = try BandSchedule(
-            date: LayeredDate(year: 2026, month: 11, day: 26)!, hour: 0, minute: 0, title: "x")
+            date: CalendarDate(year: 2026, month: 11, day: 26)!, hour: 0, minute: 0, title: "x")
         try BandSchedule.check(adding: nextDay, toSlots: slots)
         #expect(BandScheduleSlot(date: Self.day, minute: 750).description == "2026-11-25 12:30")
     }
@@ -123,7 +123,7 @@ struct BandStateCodecTests {
         #expect(throws: FleetError(path: path, message: message)) {
             _ = try SimulatedWorld(
                 fleet: Fleet(json: Array(#"{"devices": [\#(device)]}"#.utf8)),
-                start: LayeredTimestamp(secondsSince1970: 0))
+                start: Timestamp(secondsSince1970: 0))
         }
     }
 

@@ -184,8 +184,8 @@ struct FleetJSONTests {
     }
 
     /// A reading of every kind a fleet scripts, with every field its fleet keys name, in values a device sends.
-    static let everyFleetKey: [LayeredReading] = {
-        let time = LayeredTimestamp(secondsSince1970: 1_763_700_000)
+    static let everyFleetKey: [Reading] = {
+        let time = Timestamp(secondsSince1970: 1_763_700_000)
         return [
             .bloodPressure(
                 BloodPressureReading(systolic: 120, diastolic: 80, heartRate: 70, arrhythmia: false, measuredAt: time)),
@@ -381,7 +381,7 @@ struct FleetJSONTests {
                         .randomElement(
                             using: &random)!
                     let entry = DeviceCatalog.entry(for: model)
-                    let time = LayeredTimestamp(
+                    let time = Timestamp(
                         secondsSince1970: Int64.random(in: 0...4_000_000_000, using: &random))
                     return StoredRecord(
                         sequenceNumber: UInt16(index * 1000),
@@ -410,7 +410,7 @@ struct FleetJSONTests {
     /// A band's state with a few of every kind of item (today's totals dated as the codec reads them back: not at
     /// all) and a schedule.
     static func randomBand(using random: inout Random) -> BandState {
-        let date = LayeredDate(daysSince1970: Int64.random(in: 0...40_000, using: &random))
+        let date = CalendarDate(daysSince1970: Int64.random(in: 0...40_000, using: &random))
         let totals = BandTotals(steps: Int.random(in: 0...99_999, using: &random), calories: 10, distance: 70)
         let items: [BandItem] = [
             .todayTotals(totals), .dayTotals(date, totals),
@@ -428,7 +428,7 @@ struct FleetJSONTests {
             pending: items.shuffled(using: &random).prefix(Int.random(in: 0...5, using: &random)).enumerated().map {
                 BandState.Numbered(sequence: first + UInt32($0.offset), item: $0.element)
             },
-            nextSequence: first + 5, recordedThrough: LayeredTimestamp(secondsSince1970: 1_800_000_000),
+            nextSequence: first + 5, recordedThrough: Timestamp(secondsSince1970: 1_800_000_000),
             sportData: Bool.random(using: &random), hourlyHeartRate: true, boundUserID: 7,
             schedules: [try! BandSchedule(date: date, hour: 9, minute: 30, title: "Physio", subtitle: "room 4")])
     }
@@ -458,7 +458,7 @@ struct FleetJSONTests {
         var random = Random(seed: 0xDE71CE)
         var memory = DeviceMemory([])
         var model: [StoredRecord] = []
-        let reading = LayeredReading.glucose(GlucoseReading(mgPerDeciliter: 90, measuredAt: .init(secondsSince1970: 0)))
+        let reading = Reading.glucose(GlucoseReading(mgPerDeciliter: 90, measuredAt: .init(secondsSince1970: 0)))
         for step in 0..<5_000 {
             switch Int.random(in: 0...9, using: &random) {
             case 0...4:
@@ -495,7 +495,7 @@ struct FleetJSONTests {
                     == .bloodPressure(
                         BloodPressureReading(
                             systolic: 120, diastolic: 80, heartRate: 60,
-                            measuredAt: LayeredTimestamp(parsing: "2026-11-19 07:00:00")!))
+                            measuredAt: Timestamp(parsing: "2026-11-19 07:00:00")!))
         )
         #expect(state.spentFailures == ["atConnect"] && state.nextSequenceNumber == 6 && state.boundUserID == nil)
         #expect(throws: FleetError(path: "state.nextSequenceNumber", message: "is required, from 0 to 65535")) {

@@ -9,17 +9,17 @@ import VitalDevices
 @Suite("A simulated person")
 struct PersonTests {
     static let seeds: [UInt64] = [1, 7, 0x004D_3208_D2F4, 0xFFFF_FFFF_FFFF]
-    static let start = LayeredTimestamp(parsing: "2026-01-01 00:00:00")!
+    static let start = Timestamp(parsing: "2026-01-01 00:00:00")!
 
     /// `count` readings of `person` on `model`, evenly `spacing` seconds apart from ``start``, with fixed noise.
     static func history(
         _ person: SimulatedPerson, _ model: DeviceModel, count: Int, spacing: Int64, composition: Bool = false
-    ) -> [LayeredReading] {
+    ) -> [Reading] {
         var random = SeededGenerator(seed: 99)
         return (0..<Int64(count)).map {
             person.reading(
                 for: DeviceCatalog.entry(for: model),
-                at: LayeredTimestamp(secondsSince1970: start.secondsSince1970 + $0 * spacing), swim: true,
+                at: Timestamp(secondsSince1970: start.secondsSince1970 + $0 * spacing), swim: true,
                 composition: composition, using: &random)
         }
     }
@@ -131,7 +131,7 @@ struct PersonTests {
     @Test("band days differ: each night and each sport has its own times, all over before they are recorded")
     func bandDays() throws {
         let life = BandLife(seed: 0x004D_3208_D310)
-        let days = (0..<14).map { LayeredDate(daysSince1970: Self.start.day.daysSince1970 + Int64($0)) }
+        let days = (0..<14).map { CalendarDate(daysSince1970: Self.start.day.daysSince1970 + Int64($0)) }
         let nights = days.map { life.night($0) }
         let sports = days.map { life.sport($0) }
         #expect(Set(nights.map { [$0.first!.start.value, $0.last!.end.value] }).count >= 10)
@@ -142,10 +142,10 @@ struct PersonTests {
         // for it
         var recorded: [BandSportSession] = []
         let from = Self.start
-        let through = LayeredTimestamp(secondsSince1970: from.secondsSince1970 + 90 * 86_400)
+        let through = Timestamp(secondsSince1970: from.secondsSince1970 + 90 * 86_400)
         var exercises: [BandSportSession] = []
         var placed = 0
-        var totals: [(date: LayeredDate, totals: BandTotals)] = []
+        var totals: [(date: CalendarDate, totals: BandTotals)] = []
         life.items(after: from, through: through) { item in
             switch item {
             case .sport(let session) where session.detail == nil: recorded.append(session)
@@ -155,7 +155,7 @@ struct PersonTests {
             default: break
             }
         }
-        let all = (0..<90).map { life.sport(LayeredDate(daysSince1970: Self.start.day.daysSince1970 + Int64($0))) }
+        let all = (0..<90).map { life.sport(CalendarDate(daysSince1970: Self.start.day.daysSince1970 + Int64($0))) }
         #expect(recorded == all)
         // a counting exercise each day at noon, with its repetitions; its sport's totals carry them too; each night
         // ends with the band placed
@@ -172,7 +172,7 @@ struct PersonTests {
         #expect(all.contains { $0.end.value % 60 == 0 })
         for day in days.prefix(3) {
             let end = life.sportEnd(day)
-            let before = LayeredTimestamp(secondsSince1970: end - 60)
+            let before = Timestamp(secondsSince1970: end - 60)
             #expect(BandState.nextEvent(after: before, life: life).secondsSince1970 == end)
         }
     }

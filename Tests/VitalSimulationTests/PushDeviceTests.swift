@@ -112,7 +112,7 @@ struct PushDeviceTests {
         }
         #expect(
             reading.systolic == 128 && reading.diastolic == 84 && reading.heartRate == 71 && reading.arrhythmia == true)
-        #expect(reading.measuredAt == LayeredTimestamp(secondsSince1970: start.secondsSince1970 + 40))
+        #expect(reading.measuredAt == Timestamp(secondsSince1970: start.secondsSince1970 + 40))
         #expect(
             samples.withLock { $0 } == [.cuffPressure(40), .cuffPressure(120), .cuffPressure(180), .cuffPressure(140)])
         // the two stored readings were kept too, before the live one

@@ -109,7 +109,7 @@ struct GlucoseDriverTests {
             record.reading
                 == .glucose(
                     GlucoseReading(
-                        mgPerDeciliter: 104, measuredAt: LayeredTimestamp(secondsSince1970: start.secondsSince1970 + 5))
+                        mgPerDeciliter: 104, measuredAt: Timestamp(secondsSince1970: start.secondsSince1970 + 5))
                 ))
         #expect(await world.storedReadings(of: MACAddress(Self.mac)!).count == 3)
         // BG1 is never scanned for, but connects directly
@@ -192,7 +192,7 @@ struct PulseOximeterTests {
                 == .oximetry(
                     OximetryReading(
                         oxygenSaturation: 98, heartRate: 64, perfusionIndex: 3.1,
-                        measuredAt: LayeredTimestamp(secondsSince1970: start.secondsSince1970 + 20))))
+                        measuredAt: Timestamp(secondsSince1970: start.secondsSince1970 + 20))))
         #expect(samples.withLock { $0 }.contains(.pulseWave(90)))
         #expect(samples.withLock { $0 }.contains(.oximetry(spO2: 97, pulseRate: 70, perfusionIndex: nil)))
         let sink = MemorySink()
@@ -308,7 +308,7 @@ struct ActivityMonitorTests {
         .commandResult(opCode: 5, success: false),
     ]
     static let activityDay = ActivityDay(
-        date: LayeredDate(year: 2026, month: 11, day: 19)!, steps: 12_345, calories: 400, sleepMinutes: 420,
+        date: CalendarDate(year: 2026, month: 11, day: 19)!, steps: 12_345, calories: 400, sleepMinutes: 420,
         sleepEfficiency: 91, swimMinutes: 30, swimCalories: 240)
 
     @Test("the vendor codecs round-trip")

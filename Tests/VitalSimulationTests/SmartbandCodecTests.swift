@@ -8,12 +8,12 @@ import VitalTestSupport
 /// offset, and every rule of the SDK document refuses what it must before anything is sent.
 @Suite("Smartband codec")
 struct SmartbandCodecTests {
-    static let day = LayeredDate(year: 2026, month: 11, day: 20)!
+    static let day = CalendarDate(year: 2026, month: 11, day: 20)!
 
     static func minute(_ value: Int) -> MinuteOfDay { MinuteOfDay(value)! }
 
     static func randomItem(_ random: inout SeededGenerator) -> BandItem {
-        let date = LayeredDate(daysSince1970: Int64.random(in: 0...40_000, using: &random))
+        let date = CalendarDate(daysSince1970: Int64.random(in: 0...40_000, using: &random))
         let totals = BandTotals(
             sport: BandSport.table.randomElement(using: &random)!.sport,
             steps: Int.random(in: 0...200_000, using: &random),
@@ -252,7 +252,7 @@ struct SmartbandCodecTests {
         let sameMinute = try BandSchedule(date: Self.day, hour: 12, minute: 0, title: "Lunch")
         #expect(throws: BandSettingError.self) { try BandSchedule.check(adding: sameMinute, to: Array(book.prefix(2))) }
         let nextDay = try BandSchedule(
-            date: LayeredDate(daysSince1970: Self.day.daysSince1970 + 1), hour: 12, minute: 0, title: "Lunch")
+            date: CalendarDate(daysSince1970: Self.day.daysSince1970 + 1), hour: 12, minute: 0, title: "Lunch")
         try BandSchedule.check(adding: nextDay, to: book)
         #expect(throws: BandSettingError("schedule.title", "must be 1 to 20 characters (21 given)")) {
             try BandSchedule(date: Self.day, hour: 8, minute: 0, title: String(repeating: "é", count: 21))

@@ -8,7 +8,7 @@ import VitalTestSupport
 /// round-trip, items without them are written as before, and bad bytes name the field and offset.
 @Suite("Smartband codec: counting sports")
 struct SmartbandCountingSportTests {
-    static let day = LayeredDate(year: 2026, month: 11, day: 20)!
+    static let day = CalendarDate(year: 2026, month: 11, day: 20)!
 
     static func minute(_ value: Int) -> MinuteOfDay { MinuteOfDay(value)! }
 
@@ -26,7 +26,7 @@ struct SmartbandCountingSportTests {
         func maybe() -> Int? {
             Bool.random(using: &random) ? Int.random(in: 0...Int(UInt32.max), using: &random) : nil
         }
-        let date = LayeredDate(daysSince1970: Int64.random(in: 0...40_000, using: &random))
+        let date = CalendarDate(daysSince1970: Int64.random(in: 0...40_000, using: &random))
         let sport = BandSport(rawValue: UInt8.random(in: 0...255, using: &random))
         let totals = BandTotals(
             sport: sport, steps: Int.random(in: 0...200_000, using: &random),

@@ -21,13 +21,13 @@ final class MemorySink: RecordSink, Sendable {
     }
 
     var stored: [DeviceRecord] { records.withLock { $0 } }
-    var readings: [LayeredReading] { stored.map(\.reading) }
+    var readings: [Reading] { stored.map(\.reading) }
     var callCount: Int { calls.withLock { $0 } }
 
     struct StoreFailure: Error {}
 }
 
-let start = LayeredTimestamp(parsing: "2026-11-20 08:00:00")!
+let start = Timestamp(parsing: "2026-11-20 08:00:00")!
 
 /// A world of one device.
 func world(_ device: FleetDevice, user: UserScript = UserScript()) throws -> SimulatedWorld {
@@ -47,7 +47,7 @@ func listedRecords(_ family: DeviceFamily, count: Int) -> RecordsScript {
     RecordsScript(
         list: (0..<count).map { index in
             var reading = SimulatedReading()
-            let time = LayeredTimestamp(secondsSince1970: start.secondsSince1970 - 86_400 + Int64(index) * 3600)
+            let time = Timestamp(secondsSince1970: start.secondsSince1970 - 86_400 + Int64(index) * 3600)
             reading.measuredAt = time.description
             switch family {
             case .bloodPressure:
@@ -64,7 +64,7 @@ func listedRecords(_ family: DeviceFamily, count: Int) -> RecordsScript {
             case .activityMonitor:
                 reading.measuredAt = nil
                 reading.date =
-                    LayeredTimestamp(secondsSince1970: start.secondsSince1970 - Int64(count - index) * 86_400).day
+                    Timestamp(secondsSince1970: start.secondsSince1970 - Int64(count - index) * 86_400).day
                     .description
                 (reading["steps"], reading["calories"], reading["sleepMinutes"], reading["sleepEfficiency"]) = (
                     .integer(1000 + index), .integer(200), .integer(420), .integer(90)
@@ -78,7 +78,7 @@ func listedRecords(_ family: DeviceFamily, count: Int) -> RecordsScript {
 
 /// `reading` as a driver reads it from a device whose clock it cannot read: an activity day marked
 /// `timeUnverified`; a reading of an instant as it is (the simulated devices that date instants serve their clock).
-func unverifiedIfDay(_ reading: LayeredReading) -> LayeredReading {
+func unverifiedIfDay(_ reading: Reading) -> Reading {
     guard case .activity = reading else { return reading }
     var reading = reading
     reading.annotations.status.insert(.timeUnverified)

@@ -39,7 +39,7 @@ struct WorldTests {
     @Test("generated values are plausible")
     func plausible() async throws {
         let world = try SimulatedWorld(fleet: .default, start: start)
-        var generated: [LayeredReading] = []
+        var generated: [Reading] = []
         for configuration in world.configurations { generated += await world.storedReadings(of: configuration.mac) }
         #expect(generated.count == 5 * 17)
         for reading in generated {
@@ -133,7 +133,7 @@ struct WorldTests {
         let before = try #require(await world.deviceState(of: mac))
         var foreign = before
         let reading = BloodPressureReading(
-            systolic: 120, diastolic: 80, measuredAt: LayeredTimestamp(parsing: "2026-11-19 07:00:00")!)
+            systolic: 120, diastolic: 80, measuredAt: Timestamp(parsing: "2026-11-19 07:00:00")!)
         foreign.records.append(StoredRecord(sequenceNumber: 3, reading: .bloodPressure(reading)))
         await #expect(
             throws: FleetError(path: "state.004D3208D308.records[2]", message: "is not a reading a BG5 takes")

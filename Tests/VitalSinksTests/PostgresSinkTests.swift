@@ -239,15 +239,15 @@ struct PostgresSinkTests {
     func typedColumns() async throws {
         let (sink, database) = try await migratedSink()
         defer { Task { await sink.close() } }
-        let time = LayeredTimestamp(secondsSince1970: 1_763_625_600)
+        let time = Timestamp(secondsSince1970: 1_763_625_600)
         let day = time.day
         var annotatedPressure = annotated(
             .bloodPressure(
                 BloodPressureReading(systolic: 121.5, diastolic: 79, heartRate: 66, arrhythmia: true, measuredAt: time)),
             [(.heartRate, .nan)], status: [.bodyMovement, .irregularPulse])
         annotatedPressure.annotations.userIndex = 2
-        annotatedPressure.annotations.deviceTime = LayeredTimestamp(secondsSince1970: 1_763_625_540)
-        let readings: [LayeredReading] = [
+        annotatedPressure.annotations.deviceTime = Timestamp(secondsSince1970: 1_763_625_540)
+        let readings: [Reading] = [
             annotatedPressure,
             .glucose(GlucoseReading(mgPerDeciliter: 104.5, measuredAt: time)),
             .weight(

@@ -37,18 +37,18 @@ let devices = [
 ]
 
 /// A blood pressure reading at minute `minute` of 2026-11-20 08:00 UTC.
-func pressure(_ systolic: Double, _ diastolic: Double, pulse: Int? = 70, minute: Int64 = 0) -> LayeredReading {
+func pressure(_ systolic: Double, _ diastolic: Double, pulse: Int? = 70, minute: Int64 = 0) -> Reading {
     .bloodPressure(
         BloodPressureReading(
             systolic: systolic, diastolic: diastolic, heartRate: pulse,
-            measuredAt: LayeredTimestamp(secondsSince1970: 1_763_625_600 + minute * 60)))
+            measuredAt: Timestamp(secondsSince1970: 1_763_625_600 + minute * 60)))
 }
 
-func insert(_ id: Int64, version: Int64, _ reading: LayeredReading, person: String? = "ana") -> ReadingChange {
+func insert(_ id: Int64, version: Int64, _ reading: Reading, person: String? = "ana") -> ReadingChange {
     ReadingChange(sequence: version, operation: .insert, readingID: id, device: cuff, reading: reading, person: person)
 }
 
-func update(_ id: Int64, version: Int64, _ reading: LayeredReading, person: String? = "ana") -> ReadingChange {
+func update(_ id: Int64, version: Int64, _ reading: Reading, person: String? = "ana") -> ReadingChange {
     ReadingChange(sequence: version, operation: .update, readingID: id, device: cuff, reading: reading, person: person)
 }
 

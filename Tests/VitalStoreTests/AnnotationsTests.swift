@@ -10,17 +10,17 @@ import VitalTestSupport
 @Suite("Reading annotations in the store")
 struct AnnotationsStoreTests {
     static let device = MACAddress("004D3208D30B")!
-    static let time = LayeredTimestamp(secondsSince1970: 1_763_700_000)
+    static let time = Timestamp(secondsSince1970: 1_763_700_000)
 
     /// A blood pressure whose systolic the cuff could not measure (NaN), with a body movement and an irregular pulse,
     /// of user 2, its time corrected from the device's clock an hour behind.
-    static var annotated: LayeredReading {
-        var reading = LayeredReading.bloodPressure(
+    static var annotated: Reading {
+        var reading = Reading.bloodPressure(
             BloodPressureReading(systolic: 0, diastolic: 81, heartRate: 72, arrhythmia: true, measuredAt: time))
         reading.markUnavailable(ReadingKind.bloodPressure.field(named: "sys")!, .nan)
         reading.annotations.status = [.bodyMovement, .irregularPulse]
         reading.annotations.userIndex = 2
-        reading.annotations.deviceTime = LayeredTimestamp(secondsSince1970: time.secondsSince1970 - 3_600)
+        reading.annotations.deviceTime = Timestamp(secondsSince1970: time.secondsSince1970 - 3_600)
         return reading
     }
 
@@ -30,12 +30,12 @@ struct AnnotationsStoreTests {
         defer { directory.remove() }
         let path = directory.file("vitalbridge.sqlite")
         let store = try VitalStore(path: path)
-        var oximetry = LayeredReading.oximetry(
+        var oximetry = Reading.oximetry(
             OximetryReading(oxygenSaturation: 0, heartRate: 0, measuredAt: Self.time))
         oximetry.markUnavailable(ReadingKind.oximetry.field(named: "spo2")!, SpecialValue.positiveInfinity)
         oximetry.markUnavailable(ReadingKind.oximetry.field(named: "hr")!, SpecialValue.nres)
         oximetry.annotations.status = ReadingStatus(names: ["lowPerfusion", "deviceClockNotSet"])!
-        let plain = LayeredReading.glucose(GlucoseReading(mgPerDeciliter: 99, measuredAt: Self.time))
+        let plain = Reading.glucose(GlucoseReading(mgPerDeciliter: 99, measuredAt: Self.time))
         try store.storeReadings([Self.annotated, oximetry, plain], device: Self.device)
         let back = try VitalStore(path: path).readings().map(\.reading)
         #expect(back == [Self.annotated, oximetry, plain])

@@ -10,7 +10,7 @@ import VitalTestSupport
 /// before them: its days read with empty lists, and are filled in place when the band sends the day again (issue 37).
 @Suite("Band sport totals and sleep segments in the store")
 struct BandDayListsStoreTests {
-    static let date = LayeredDate(year: 2026, month: 11, day: 20)!
+    static let date = CalendarDate(year: 2026, month: 11, day: 20)!
     static let device = MACAddress("004D3208D310")!
     static let totals: [BandDay.SportTotal] = [
         .init(type: 1, steps: 8421, calories: 312, distance: 6120),
@@ -21,7 +21,7 @@ struct BandDayListsStoreTests {
         .init(type: 5, start: 135, end: 138),
     ]
 
-    static func day(totals: [BandDay.SportTotal] = [], segments: [BandDay.SleepSegment] = []) -> LayeredReading {
+    static func day(totals: [BandDay.SportTotal] = [], segments: [BandDay.SleepSegment] = []) -> Reading {
         .band(
             BandDay(
                 date: date, steps: 8421, calories: 392, distance: 6120, sleep: .init(deep: 95, light: 0, awake: 0),
@@ -42,8 +42,8 @@ struct BandDayListsStoreTests {
         }
         // a type outside 1–6 is not a sleep segment
         #expect(
-            LayeredReading(
-                kind: .bandDay, measuredAt: LayeredTimestamp(secondsSince1970: Self.date.daysSince1970 * 86_400),
+            Reading(
+                kind: .bandDay, measuredAt: Timestamp(secondsSince1970: Self.date.daysSince1970 * 86_400),
                 values: [
                     (ReadingKind.bandDay.field(named: "steps")!, .integer(1)),
                     (ReadingKind.bandDay.field(named: "cal")!, .integer(1)),

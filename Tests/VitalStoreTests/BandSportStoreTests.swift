@@ -7,9 +7,9 @@ import VitalCore
 /// with no migration: a day stored before reads as it did (issue 37).
 @Suite("Band sports in the store")
 struct BandSportStoreTests {
-    static let day = LayeredDate(year: 2026, month: 11, day: 20)!
+    static let day = CalendarDate(year: 2026, month: 11, day: 20)!
 
-    static func bandDay(_ sports: [BandDay.Sport]) -> LayeredReading {
+    static func bandDay(_ sports: [BandDay.Sport]) -> Reading {
         .band(
             BandDay(
                 date: day, steps: 8421, calories: 312, distance: 6120, sleep: .init(deep: 95, light: 270, awake: 47),

@@ -12,17 +12,17 @@ struct FeedTests {
     static let monitor = MACAddress("004D3208D40A")!
     static let scale = MACAddress("004D3208D40B")!
 
-    static func glucose(_ minute: Int64, _ value: Double = 100) -> LayeredReading {
+    static func glucose(_ minute: Int64, _ value: Double = 100) -> Reading {
         .glucose(
             GlucoseReading(
-                mgPerDeciliter: value, measuredAt: LayeredTimestamp(secondsSince1970: 1_763_000_000 + minute * 60)))
+                mgPerDeciliter: value, measuredAt: Timestamp(secondsSince1970: 1_763_000_000 + minute * 60)))
     }
 
     /// A weight at minute `minute`, with a body composition when `fat` is given: the scale's two parts.
-    static func weight(_ minute: Int64, fat: Double? = nil) -> LayeredReading {
+    static func weight(_ minute: Int64, fat: Double? = nil) -> Reading {
         .weight(
             WeightReading(
-                kilograms: 70, measuredAt: LayeredTimestamp(secondsSince1970: 1_763_000_000 + minute * 60),
+                kilograms: 70, measuredAt: Timestamp(secondsSince1970: 1_763_000_000 + minute * 60),
                 bodyComposition: fat.map { BodyComposition(bodyFatPercentage: $0) }))
     }
 
@@ -36,7 +36,7 @@ struct FeedTests {
             return .weight(whole)
         })
 
-    static let now = LayeredTimestamp(secondsSince1970: 1_764_000_000)
+    static let now = Timestamp(secondsSince1970: 1_764_000_000)
 
     /// Every change after `cursor`, read in pages of `page`.
     static func all(_ store: VitalStore, after cursor: FeedCursor, page: Int = 1_000) throws -> [ReadingChange] {
@@ -146,9 +146,9 @@ struct FeedTests {
     func quarantine() throws {
         let store = try VitalStore()
         let start = try store.feedStart()
-        let held = LayeredReading.weight(
+        let held = Reading.weight(
             WeightReading(
-                kilograms: 61, measuredAt: LayeredTimestamp(secondsSince1970: 1_763_000_000),
+                kilograms: 61, measuredAt: Timestamp(secondsSince1970: 1_763_000_000),
                 annotations: ReadingAnnotations(userIndex: 2)))
         let id = try store.storeReadings([held], device: Self.scale)[0]
         #expect(try store.changes(after: start, limit: 10).isEmpty)
@@ -158,9 +158,9 @@ struct FeedTests {
         #expect(changes.count == 1 && changes[0].operation == .insert && changes[0].readingID == id)
         #expect(changes[0].person == "Ann" && changes[0].reading == held)
         // a new reading of an assigned index enters at once
-        let next = LayeredReading.weight(
+        let next = Reading.weight(
             WeightReading(
-                kilograms: 61.2, measuredAt: LayeredTimestamp(secondsSince1970: 1_763_086_400),
+                kilograms: 61.2, measuredAt: Timestamp(secondsSince1970: 1_763_086_400),
                 annotations: ReadingAnnotations(userIndex: 2)))
         let nextID = try store.storeReadings([next], device: Self.scale)[0]
         let released = try store.feedEnd()
@@ -192,7 +192,7 @@ struct FeedTests {
 
     /// A consumer's copy of the hub's exported readings, by identifier, built from the feed alone.
     struct Replica {
-        var readings: [Int64: LayeredReading] = [:]
+        var readings: [Int64: Reading] = [:]
         var cursor: FeedCursor
 
         mutating func follow(_ store: VitalStore, page: Int) throws {
@@ -207,7 +207,7 @@ struct FeedTests {
     }
 
     /// The hub's exported readings, by identifier.
-    static func exported(_ store: VitalStore) throws -> [Int64: LayeredReading] {
+    static func exported(_ store: VitalStore) throws -> [Int64: Reading] {
         Dictionary(uniqueKeysWithValues: try store.readings().map { ($0.id, $0.reading) })
     }
 
@@ -224,7 +224,7 @@ struct FeedTests {
             // a consumer that stops here: it holds what the feed gave up to the end of the last round
             replicas.append(replicas[0])
             let count = Int.random(in: 1...20, using: &random)
-            let batch = (0..<count).map { _ -> LayeredReading in
+            let batch = (0..<count).map { _ -> Reading in
                 minute += 1
                 return Bool.random(using: &random) ? Self.glucose(minute) : Self.weight(minute)
             }
@@ -297,11 +297,11 @@ struct FeedScaleTests {
         // in memory: the 10,000 deletions are a commit each, which on a file would time the disk, not the feed
         let store = try VitalStore()
         let mac = MACAddress("004D3208D40C")!
-        func weight(_ index: Int, fat: Double? = nil) -> LayeredReading {
+        func weight(_ index: Int, fat: Double? = nil) -> Reading {
             .weight(
                 WeightReading(
                     kilograms: 60 + Double(index % 400) / 10,
-                    measuredAt: LayeredTimestamp(secondsSince1970: 1_400_000_000 + Int64(index) * 60),
+                    measuredAt: Timestamp(secondsSince1970: 1_400_000_000 + Int64(index) * 60),
                     bodyComposition: fat.map { BodyComposition(bodyFatPercentage: $0) }))
         }
         // a history before the cursor: 1,000 readings

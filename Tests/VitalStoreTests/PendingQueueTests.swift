@@ -13,8 +13,8 @@ struct PendingQueueTests {
     static let devices = [MACAddress("004D3208D2F4")!, MACAddress("004D3208D308")!]
     static let callers = ["org.example.a", "org.example.b", "org.example.c"]
 
-    static func glucose(_ value: Int, at seconds: Int64) -> LayeredReading {
-        .glucose(GlucoseReading(mgPerDeciliter: Double(value), measuredAt: LayeredTimestamp(secondsSince1970: seconds)))
+    static func glucose(_ value: Int, at seconds: Int64) -> Reading {
+        .glucose(GlucoseReading(mgPerDeciliter: Double(value), measuredAt: Timestamp(secondsSince1970: seconds)))
     }
 
     /// The pending readings of `caller` for `device` as a callback would take them: the queue, oldest first.
@@ -57,7 +57,7 @@ struct PendingQueueTests {
                 if Bool.random(using: &generator) {
                     try store.recordDelivery(
                         caller: caller, device: device, action: 2, status: 0,
-                        at: LayeredTimestamp(secondsSince1970: time),
+                        at: Timestamp(secondsSince1970: time),
                         readingIDs: ids, remaining: 0, owner: owner.owner)
                 } else {
                     try store.releaseReservations(owner: owner.owner)
@@ -67,13 +67,13 @@ struct PendingQueueTests {
                 let all = try store.readings(device: device)
                 let some = all.filter { _ in Bool.random(using: &generator) }.map(\.id)
                 try store.recordDelivery(
-                    caller: caller, device: device, action: 2, status: 0, at: LayeredTimestamp(secondsSince1970: time),
+                    caller: caller, device: device, action: 2, status: 0, at: Timestamp(secondsSince1970: time),
                     readingIDs: some, remaining: 0)
             case 10, 11:
                 // a band's items: a day's summary is stored, or revised in place and pending again, or unchanged
                 let items = (0..<Int.random(in: 1...3, using: &generator)).map { _ in
                     DayItem(
-                        date: LayeredDate(daysSince1970: 20_000 + Int64.random(in: 0...2, using: &generator)), kind: 2,
+                        date: CalendarDate(daysSince1970: 20_000 + Int64.random(in: 0...2, using: &generator)), kind: 2,
                         key: Int.random(in: 0...2, using: &generator),
                         bytes: [UInt8.random(in: 0...3, using: &generator)])
                 }
@@ -96,7 +96,7 @@ struct PendingQueueTests {
     }
 
     /// A day's summary for the tests: its steps are the sum of its items' bytes.
-    static func summary(_ date: LayeredDate, _ items: [DayItem]) -> LayeredReading {
+    static func summary(_ date: CalendarDate, _ items: [DayItem]) -> Reading {
         .band(
             BandDay(
                 date: date, steps: items.reduce(0) { $0 + Int($1.bytes[0]) }, calories: items.count, distance: 0,
@@ -108,7 +108,7 @@ struct PendingQueueTests {
         let store = try VitalStore()
         let device = Self.devices[0]
         let caller = Self.callers[0]
-        let day = LayeredDate(daysSince1970: 20_400)
+        let day = CalendarDate(daysSince1970: 20_400)
         func item(_ key: Int, _ value: UInt8) -> DayItem { DayItem(date: day, kind: 2, key: key, bytes: [value]) }
         func deliver(_ owner: String) throws -> [Int64] {
             let reservation = ReservationOwner(owner: owner)
@@ -118,7 +118,7 @@ struct PendingQueueTests {
                 return (ids, readingIDs: ids)
             }
             try store.recordDelivery(
-                caller: caller, device: device, action: 2, status: 0, at: LayeredTimestamp(secondsSince1970: 0),
+                caller: caller, device: device, action: 2, status: 0, at: Timestamp(secondsSince1970: 0),
                 readingIDs: ids, remaining: 0, owner: owner)
             return ids
         }
@@ -141,7 +141,7 @@ struct PendingQueueTests {
         }
         try store.storeDayItems([item(2, 1)], device: device, summarize: Self.summary)
         try store.recordDelivery(
-            caller: caller, device: device, action: 2, status: 0, at: LayeredTimestamp(secondsSince1970: 0),
+            caller: caller, device: device, action: 2, status: 0, at: Timestamp(secondsSince1970: 0),
             readingIDs: [held], remaining: 0, owner: "b")
         #expect(try Self.queued(store, device, caller).1 == [held])
         #expect(try store.undeliveredReadings(device: device, caller: caller).map(\.id) == [held])
@@ -176,7 +176,7 @@ struct PendingQueueTests {
         let device = Self.devices[0]
         try store.storeReadings([Self.glucose(90, at: 10), Self.glucose(91, at: 20)], device: device)
         let (count, read) = try store.withReadings(
-            device: device, since: LayeredTimestamp(secondsSince1970: 0), caller: "app"
+            device: device, since: Timestamp(secondsSince1970: 0), caller: "app"
         ) {
             stream in
             // counted already; another process commits a reading before the first row is read
@@ -196,7 +196,7 @@ struct PendingQueueTests {
         let path = directory.file("vitalbridge.sqlite")
         let store = try VitalStore(path: path)
         let other = try VitalStore(path: path)
-        let at = LayeredTimestamp(secondsSince1970: 0)
+        let at = Timestamp(secondsSince1970: 0)
         try store.saveDevice(StoredDevice(mac: Self.devices[0], model: .bg5, addedAt: at))
         try store.storeReadings([Self.glucose(90, at: 10)], device: Self.devices[0])
         var listed: [MACAddress] = []
@@ -221,7 +221,7 @@ struct PendingQueueTests {
         let store = try VitalStore(path: path)
         let ids = try store.storeReadings([Self.glucose(90, at: 1), Self.glucose(91, at: 2)], device: Self.devices[0])
         try store.saveDevice(
-            StoredDevice(mac: Self.devices[0], model: .bg5, addedAt: LayeredTimestamp(secondsSince1970: 0)))
+            StoredDevice(mac: Self.devices[0], model: .bg5, addedAt: Timestamp(secondsSince1970: 0)))
         let raw = try DatabaseQueue(path: path)
         try raw.write { db in
             try db.execute(sql: "UPDATE reading SET kind = 'lactate' WHERE id = ?", arguments: [ids[1]])

@@ -12,19 +12,19 @@ struct PeopleTests {
     static let scale = MACAddress("004D3208D30C")!
 
     /// A blood pressure of user `user` (none: a single-user device) at minute `minute`.
-    static func pressure(_ minute: Int64, user: UInt8?, systolic: Double = 120) -> LayeredReading {
+    static func pressure(_ minute: Int64, user: UInt8?, systolic: Double = 120) -> Reading {
         .bloodPressure(
             BloodPressureReading(
                 systolic: systolic, diastolic: 80, heartRate: 60,
-                measuredAt: LayeredTimestamp(secondsSince1970: 1_763_700_000 + minute * 60),
+                measuredAt: Timestamp(secondsSince1970: 1_763_700_000 + minute * 60),
                 annotations: ReadingAnnotations(userIndex: user)))
     }
 
     /// A weight of user `user` at minute `minute`.
-    static func weight(_ minute: Int64, user: UInt8, kilograms: Double) -> LayeredReading {
+    static func weight(_ minute: Int64, user: UInt8, kilograms: Double) -> Reading {
         .weight(
             WeightReading(
-                kilograms: kilograms, measuredAt: LayeredTimestamp(secondsSince1970: 1_763_700_000 + minute * 60),
+                kilograms: kilograms, measuredAt: Timestamp(secondsSince1970: 1_763_700_000 + minute * 60),
                 annotations: ReadingAnnotations(userIndex: user)))
     }
 
@@ -38,7 +38,7 @@ struct PeopleTests {
             return (readings, readingIDs: readings.map(\.id))
         }
         try store.recordDelivery(
-            caller: caller, device: device, action: 2, status: 0, at: LayeredTimestamp(secondsSince1970: 0),
+            caller: caller, device: device, action: 2, status: 0, at: Timestamp(secondsSince1970: 0),
             readingIDs: delivered.map(\.id), remaining: 0, owner: owner)
         // the queue agrees with the journal
         #expect(try store.undeliveredReadings(device: device, caller: caller).isEmpty)
@@ -52,10 +52,10 @@ struct PeopleTests {
         let plain = Self.pressure(2, user: nil)
         try store.storeReadings([held, plain], device: Self.monitor)
         #expect(try Self.deliver(store, Self.monitor, to: "app").map(\.reading) == [plain])
-        var quarantined: [LayeredReading] = []
+        var quarantined: [Reading] = []
         try store.forEachReading(selection: .quarantined) { quarantined.append($0.reading) }
         #expect(quarantined == [held])
-        var released: [LayeredReading] = []
+        var released: [Reading] = []
         try store.forEachReading(selection: .released) { released.append($0.reading) }
         #expect(released == [plain])
         // a reading stored while the caller already has a queue is not queued either

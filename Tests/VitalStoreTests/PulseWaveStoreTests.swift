@@ -11,9 +11,9 @@ import VitalTestSupport
 @Suite("Pulse wave in the store")
 struct PulseWaveStoreTests {
     static let device = MACAddress("004D3208D307")!
-    static let time = LayeredTimestamp(secondsSince1970: 1_763_700_000)
+    static let time = Timestamp(secondsSince1970: 1_763_700_000)
 
-    static func oximetry(wave: [Int]?, spO2: Int = 97) -> LayeredReading {
+    static func oximetry(wave: [Int]?, spO2: Int = 97) -> Reading {
         .oximetry(
             OximetryReading(oxygenSaturation: spO2, heartRate: 64, perfusionIndex: 2.5, wave: wave, measuredAt: time))
     }

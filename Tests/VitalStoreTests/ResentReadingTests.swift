@@ -9,16 +9,16 @@ import VitalCore
 @Suite("Readings sent again with another clock offset")
 struct ResentReadingTests {
     static let device = MACAddress("004D3208D308")!
-    static let reported = LayeredTimestamp(secondsSince1970: 1_795_064_400)
+    static let reported = Timestamp(secondsSince1970: 1_795_064_400)
 
     /// A glucose of `value` the device dated `reported`, corrected by `offset`.
-    static func glucose(_ value: Double = 104, offset: Int64, reported: LayeredTimestamp = reported)
-        -> LayeredReading
+    static func glucose(_ value: Double = 104, offset: Int64, reported: Timestamp = reported)
+        -> Reading
     {
-        var reading = LayeredReading.glucose(
+        var reading = Reading.glucose(
             GlucoseReading(
                 mgPerDeciliter: value,
-                measuredAt: LayeredTimestamp(secondsSince1970: reported.secondsSince1970 - offset)))
+                measuredAt: Timestamp(secondsSince1970: reported.secondsSince1970 - offset)))
         reading.annotations.deviceTime = reported
         return reading
     }
@@ -30,7 +30,7 @@ struct ResentReadingTests {
         let store = try VitalStore()
         let ids = try store.storeReadings([Self.glucose(offset: -7200)], device: Self.device)
         #expect(try store.storeReadings([Self.glucose(offset: -7200 + shift)], device: Self.device) == ids)
-        let later = Self.glucose(120, offset: -7200, reported: LayeredTimestamp(secondsSince1970: 1_795_068_000))
+        let later = Self.glucose(120, offset: -7200, reported: Timestamp(secondsSince1970: 1_795_068_000))
         let batch = try store.storeReadings([Self.glucose(offset: -7200 + shift), later], device: Self.device)
         #expect(batch[0] == ids[0])
         #expect(try store.readings().count == 2)
@@ -40,7 +40,7 @@ struct ResentReadingTests {
     func otherReadings() throws {
         let store = try VitalStore()
         try store.storeReadings([Self.glucose(offset: -7200)], device: Self.device)
-        let other = LayeredTimestamp(secondsSince1970: Self.reported.secondsSince1970 + 1)
+        let other = Timestamp(secondsSince1970: Self.reported.secondsSince1970 + 1)
         try store.storeReadings([Self.glucose(offset: -7199, reported: other)], device: Self.device)
         try store.storeReadings([Self.glucose(105, offset: -7199)], device: Self.device)
         try store.storeReadings([Self.glucose(offset: -7197)], device: Self.device)

@@ -11,17 +11,17 @@ import VitalTestSupport
 @Suite("Typed columns")
 struct TypedColumnsTests {
     static let device = MACAddress("004D3208D30B")!
-    static let time = LayeredTimestamp(secondsSince1970: 1_763_700_000)
-    static let weight = LayeredReading.weight(
+    static let time = Timestamp(secondsSince1970: 1_763_700_000)
+    static let weight = Reading.weight(
         WeightReading(
             kilograms: 80, measuredAt: time,
             bodyComposition: BodyComposition(
                 bodyFatPercentage: 22.5, basalMetabolism: 6_500, musclePercentage: 35, impedance: 480)))
-    static let pressure = LayeredReading.bloodPressure(
+    static let pressure = Reading.bloodPressure(
         BloodPressureReading(systolic: 120, diastolic: 80, heartRate: 61, arrhythmia: true, measuredAt: time))
 
     /// A new store in `directory`, holding `readings`.
-    static func store(_ directory: TemporaryDirectory, _ readings: [LayeredReading]) throws -> (VitalStore, String) {
+    static func store(_ directory: TemporaryDirectory, _ readings: [Reading]) throws -> (VitalStore, String) {
         let path = directory.file("vitalbridge.sqlite")
         let store = try VitalStore(path: path)
         try store.storeReadings(readings, device: device)
@@ -100,8 +100,8 @@ struct TypedColumnsTests {
     @Test("a batch finds every reading the store has: beside a few or many stored ones, or twice in the batch")
     func batches() throws {
         let store = try VitalStore()
-        func glucose(_ value: Double, at seconds: Int64) -> LayeredReading {
-            .glucose(GlucoseReading(mgPerDeciliter: value, measuredAt: LayeredTimestamp(secondsSince1970: seconds)))
+        func glucose(_ value: Double, at seconds: Int64) -> Reading {
+            .glucose(GlucoseReading(mgPerDeciliter: value, measuredAt: Timestamp(secondsSince1970: seconds)))
         }
         let history = (0..<30).map { glucose(90 + Double($0), at: 1_000 + 60 * Int64($0)) }
         let ids = try store.storeReadings(history, device: Self.device)
@@ -162,7 +162,7 @@ struct TypedColumnsTests {
             #expect(new[1] as String == old[1] as String && new[2] as String == old[2] as String)
             #expect(new[3] as Int64 == old[3] as Int64)
             let legacy = LegacyPayload.decode(
-                kind: old[2], measuredAt: LayeredTimestamp(secondsSince1970: old[3]), payload: old[5])
+                kind: old[2], measuredAt: Timestamp(secondsSince1970: old[3]), payload: old[5])
             if let legacy {
                 #expect(try VitalStore.reading(from: new).reading == legacy, "row \(id)")
                 #expect(new["unconverted"] as String? == nil)

@@ -8,19 +8,19 @@ import VitalCore
 @Suite("VitalStore")
 struct VitalStoreTests {
     static let mac = MACAddress("004D3208D2F4")!
-    static let at = LayeredTimestamp(parsing: "2026-11-19 07:00:00")!
+    static let at = Timestamp(parsing: "2026-11-19 07:00:00")!
 
-    static let readings: [LayeredReading] = [
+    static let readings: [Reading] = [
         .bloodPressure(
             BloodPressureReading(systolic: 120, diastolic: 80, heartRate: 72, arrhythmia: true, measuredAt: at)),
         .bloodPressure(
             BloodPressureReading(
-                systolic: 121, diastolic: 79, measuredAt: LayeredTimestamp(secondsSince1970: at.secondsSince1970 + 60))),
+                systolic: 121, diastolic: 79, measuredAt: Timestamp(secondsSince1970: at.secondsSince1970 + 60))),
         .glucose(GlucoseReading(mgPerDeciliter: 104, measuredAt: at)),
         .weight(WeightReading(kilograms: 70.005, measuredAt: at)),
         .weight(
             WeightReading(
-                kilograms: 80.5, measuredAt: LayeredTimestamp(secondsSince1970: at.secondsSince1970 + 120),
+                kilograms: 80.5, measuredAt: Timestamp(secondsSince1970: at.secondsSince1970 + 120),
                 bodyComposition: BodyComposition(
                     bodyFatPercentage: 21.4, basalMetabolism: 7_120, musclePercentage: 41.3, muscleMass: 33.245,
                     fatFreeMass: 63.27, softLeanMass: 58.1, bodyWaterMass: 46.005, impedance: 512.3))),
@@ -126,10 +126,10 @@ struct VitalStoreTests {
             mayMerge: { if case .glucose = $0 { true } else { false } },
             merged: { new, _ in
                 guard case .glucose(var glucose) = new else { return nil }
-                glucose.measuredAt = LayeredTimestamp(secondsSince1970: glucose.measuredAt.secondsSince1970 + 1)
+                glucose.measuredAt = Timestamp(secondsSince1970: glucose.measuredAt.secondsSince1970 + 1)
                 return .glucose(glucose)
             })
-        let other = LayeredReading.glucose(GlucoseReading(mgPerDeciliter: 110, measuredAt: Self.at))
+        let other = Reading.glucose(GlucoseReading(mgPerDeciliter: 110, measuredAt: Self.at))
         let batch = [Self.readings[1], Self.readings[3], Self.readings[2], other]
         #expect(throws: StoreError.self) {
             try store.storeReadings(batch, device: Self.mac, merging: broken)
@@ -166,11 +166,11 @@ struct VitalStoreTests {
     func bodyComposition() throws {
         let store = try VitalStore()
         let caller = "com.example.a"
-        func weight(_ kilograms: Double, fat: Double?, at offset: Int64 = 0) -> LayeredReading {
+        func weight(_ kilograms: Double, fat: Double?, at offset: Int64 = 0) -> Reading {
             .weight(
                 WeightReading(
                     kilograms: kilograms,
-                    measuredAt: LayeredTimestamp(secondsSince1970: Self.at.secondsSince1970 + offset),
+                    measuredAt: Timestamp(secondsSince1970: Self.at.secondsSince1970 + offset),
                     bodyComposition: fat.map { BodyComposition(bodyFatPercentage: $0, bodyWaterMass: 40.5) }))
         }
         /// Delivers what is pending for the caller, as a callback does; returns the readings delivered.
@@ -228,7 +228,7 @@ struct VitalStoreTests {
         #expect(journal.count == 1 && journal[0].readingIDs == [ids[0]] && journal[0].remaining == 2)
         #expect(
             try store.readings(
-                device: Self.mac, since: LayeredTimestamp(secondsSince1970: Self.at.secondsSince1970 + 1)
+                device: Self.mac, since: Timestamp(secondsSince1970: Self.at.secondsSince1970 + 1)
             ).count == 1)
     }
 
@@ -241,7 +241,7 @@ struct VitalStoreTests {
             StoredDevice(mac: Self.mac, model: .am4, serialNumber: "AM4-1", profile: profile, addedAt: Self.at))
         try store.saveDevice(
             StoredDevice(
-                mac: Self.mac, model: .am4, firmwareRevision: "2.0", addedAt: LayeredTimestamp(secondsSince1970: 0)))
+                mac: Self.mac, model: .am4, firmwareRevision: "2.0", addedAt: Timestamp(secondsSince1970: 0)))
         let device = try #require(try store.device(Self.mac))
         #expect(device.serialNumber == "AM4-1" && device.firmwareRevision == "2.0" && device.profile == profile)
         #expect(device.addedAt == Self.at)

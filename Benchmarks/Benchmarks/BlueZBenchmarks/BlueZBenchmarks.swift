@@ -25,7 +25,7 @@ func world() throws -> SimulatedWorld {
                     generate: GeneratedRecords(
                         count: records, from: "2025-01-01 00:00:00", to: "2026-01-01 00:00:00")))
         ]),
-        start: LayeredTimestamp(secondsSince1970: 1_763_625_600))
+        start: Timestamp(secondsSince1970: 1_763_625_600))
 }
 
 func sync(_ central: any BluetoothCentral) async throws -> Int {

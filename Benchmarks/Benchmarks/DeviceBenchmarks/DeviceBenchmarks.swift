@@ -19,7 +19,7 @@ func glucoseWorld(radio: RadioTiming?) throws -> SimulatedWorld {
                     generate: GeneratedRecords(count: 10_000, from: "2025-01-01 00:00:00", to: "2026-01-01 00:00:00")),
                 radio: radio)
         ]),
-        start: LayeredTimestamp(secondsSince1970: 1_763_625_600))
+        start: Timestamp(secondsSince1970: 1_763_625_600))
 }
 
 func syncAll(_ world: SimulatedWorld) async throws -> Int {

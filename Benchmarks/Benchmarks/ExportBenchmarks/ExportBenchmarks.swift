@@ -4,8 +4,8 @@ import VitalExports
 
 /// 10,000 readings of a home: blood pressure with pulse, glucose, weight with body fat, oximetry and temperature, in
 /// turn, five minutes apart.
-let readings: [LayeredReading] = (0..<10_000).map { index in
-    let time = LayeredTimestamp(secondsSince1970: 1_794_873_600 + Int64(index) * 300)
+let readings: [Reading] = (0..<10_000).map { index in
+    let time = Timestamp(secondsSince1970: 1_794_873_600 + Int64(index) * 300)
     switch index % 5 {
     case 0: return .bloodPressure(.init(systolic: 120, diastolic: 80, heartRate: 64, measuredAt: time))
     case 1: return .glucose(.init(mgPerDeciliter: 98, measuredAt: time))

@@ -7,12 +7,12 @@ import VitalCore
 let measurementURL = Inputs.measurementURL
 
 /// Blood-pressure readings an hour apart, more than a 20,000-character callback holds.
-let readings: [LayeredReading] = (0..<400).map { index in
+let readings: [Reading] = (0..<400).map { index in
     .bloodPressure(
         BloodPressureReading(
             systolic: Double(110 + index % 40), diastolic: Double(70 + index % 20), heartRate: 60 + index % 30,
             arrhythmia: index % 7 == 0,
-            measuredAt: LayeredTimestamp(secondsSince1970: 1_700_000_000 + Int64(index) * 3600)))
+            measuredAt: Timestamp(secondsSince1970: 1_700_000_000 + Int64(index) * 3600)))
 }
 
 let syncCallback: LayeredCallback = {

@@ -19,11 +19,11 @@ func seconds(_ duration: Duration) -> Double {
 }
 
 /// 10,000 glucose readings a few minutes apart.
-let readings: [LayeredReading] = (0..<10_000).map { index in
+let readings: [Reading] = (0..<10_000).map { index in
     .glucose(
         GlucoseReading(
             mgPerDeciliter: Double(80 + index % 120),
-            measuredAt: LayeredTimestamp(secondsSince1970: 1_700_000_000 + Int64(index) * 300)))
+            measuredAt: Timestamp(secondsSince1970: 1_700_000_000 + Int64(index) * 300)))
 }
 
 let recordsPerSecond = BenchmarkMetric.custom("records per second", polarity: .prefersLarger, useScalingFactor: false)
@@ -44,7 +44,7 @@ func pushSync(_ benchmark: Benchmark, count: Int, model: DeviceModel = .bp5) asy
                 records: RecordsScript(
                     generate: GeneratedRecords(count: count, from: "2016-01-01 00:00:00", to: "2026-01-01 00:00:00")))
         ]),
-        start: LayeredTimestamp(secondsSince1970: 1_763_625_600))
+        start: Timestamp(secondsSince1970: 1_763_625_600))
     _ = await world.deviceState(of: mac)  // the device's memory is made before the clock starts
     let clock = ContinuousClock()
     benchmark.startMeasurement()
@@ -72,7 +72,7 @@ func feedStore(_ count: Int) throws -> VitalStore {
                     .glucose(
                         GlucoseReading(
                             mgPerDeciliter: Double(80 + index % 120),
-                            measuredAt: LayeredTimestamp(secondsSince1970: 1_500_000_000 + Int64(index) * 60)))
+                            measuredAt: Timestamp(secondsSince1970: 1_500_000_000 + Int64(index) * 60)))
                 }, device: mac)
         }
         feedStores[count] = store
@@ -101,11 +101,11 @@ func feedResume(_ benchmark: Benchmark) throws {
     let (store, directory) = try temporaryStore()
     defer { try? FileManager.default.removeItem(at: directory) }
     let mac = MACAddress("004D3208D40C")!
-    func weight(_ index: Int, fat: Double? = nil) -> LayeredReading {
+    func weight(_ index: Int, fat: Double? = nil) -> Reading {
         .weight(
             WeightReading(
                 kilograms: 60 + Double(index % 400) / 10,
-                measuredAt: LayeredTimestamp(secondsSince1970: 1_400_000_000 + Int64(index) * 60),
+                measuredAt: Timestamp(secondsSince1970: 1_400_000_000 + Int64(index) * 60),
                 bodyComposition: fat.map { BodyComposition(bodyFatPercentage: $0) }))
     }
     try store.storeReadings((0..<1_000).map { weight($0) }, device: mac)
@@ -115,7 +115,7 @@ func feedResume(_ benchmark: Benchmark) throws {
     }
     // every 100th reading deleted, every 1,000th (of the others) corrected: before and after the cursor
     for id in stride(from: Int64(50), through: 1_001_000, by: 100) {
-        try store.deleteReading(id, reason: "benchmark", at: LayeredTimestamp(secondsSince1970: 1_764_000_000))
+        try store.deleteReading(id, reason: "benchmark", at: Timestamp(secondsSince1970: 1_764_000_000))
     }
     // indexes 10, 1,010, …: readings 11, 1,011, …, never a deleted one
     let corrections = stride(from: 10, to: 1_000_000, by: 1_000).map { weight($0, fat: 20) }
@@ -154,9 +154,9 @@ func bandSync(_ benchmark: Benchmark, days: Int) async throws {
     let (store, directory) = try temporaryStore()
     defer { try? FileManager.default.removeItem(at: directory) }
     let mac = MACAddress("004D3208D310")!
-    let start = LayeredTimestamp(secondsSince1970: 1_763_640_000)
+    let start = Timestamp(secondsSince1970: 1_763_640_000)
     var band = FleetDevice(model: "FitPro9614N", mac: mac.description)
-    band.recordingSince = LayeredTimestamp(secondsSince1970: start.secondsSince1970 - Int64(days) * 86_400).description
+    band.recordingSince = Timestamp(secondsSince1970: start.secondsSince1970 - Int64(days) * 86_400).description
     let world = try SimulatedWorld(fleet: Fleet(devices: [band]), start: start)
     let clock = ContinuousClock()
     benchmark.startMeasurement()
@@ -263,7 +263,7 @@ let benchmarks: @Sendable () -> Void = {
                         generate: GeneratedRecords(
                             count: 10_000, from: "2025-01-01 00:00:00", to: "2026-01-01 00:00:00")))
             ]),
-            start: LayeredTimestamp(secondsSince1970: 1_763_625_600))
+            start: Timestamp(secondsSince1970: 1_763_625_600))
         let clock = ContinuousClock()
         benchmark.startMeasurement()
         let start = clock.now

@@ -24,7 +24,7 @@ if arguments[1] == "make-state", let count = Int(arguments[2]) {
                 BloodPressureReading(
                     systolic: Double(110 + index % 40), diastolic: Double(70 + index % 20), heartRate: 60 + index % 30,
                     arrhythmia: index % 7 == 0,
-                    measuredAt: LayeredTimestamp(secondsSince1970: 1_700_000_000 + Int64(index) * 60))))
+                    measuredAt: Timestamp(secondsSince1970: 1_700_000_000 + Int64(index) * 60))))
     }
     let state = DeviceState(
         records: DeviceMemory(records), nextSequenceNumber: UInt16(count % 65_536), battery: 80,

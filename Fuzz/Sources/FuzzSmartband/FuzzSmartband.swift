@@ -7,7 +7,7 @@ import VitalDevices
 // and the activity monitors' vendor commands, events and day records. The first byte picks the codec, the rest is
 // the value. Properties: no decoder traps; every value decoded encodes to bytes that decode to the same value.
 
-private let today = LayeredDate(daysSince1970: 20_000)
+private let today = CalendarDate(daysSince1970: 20_000)
 
 private let codecs: [@Sendable ([UInt8]) -> Void] = [
     { bytes in
