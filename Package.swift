@@ -212,3 +212,11 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Every target: an existential says `any`, and a member is visible only from a module the file imports.
+for target in package.targets {
+    target.swiftSettings =
+        (target.swiftSettings ?? []) + [
+            .enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility"),
+        ]
+}

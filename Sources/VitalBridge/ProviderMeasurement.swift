@@ -1,3 +1,4 @@
+import LayeredProtocol
 import Logging
 import VitalCore
 import VitalDevices

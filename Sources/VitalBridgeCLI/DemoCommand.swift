@@ -4,6 +4,7 @@ import LayeredProtocol
 import VitalBridge
 import VitalCore
 import VitalHome
+import VitalStore
 
 /// `vitalbridge demo`: a guided run on a fresh temporary home.
 struct DemoCommand: AsyncParsableCommand {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LayeredProtocol
 import ShareVitalSigns
 import VitalBridge
 import VitalCore

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BlueZ
 import Foundation
 import VitalCore
 import VitalDevices

@@ -1,3 +1,4 @@
+import LayeredProtocol
 import VitalCore
 
 /// The device families, one driver each.

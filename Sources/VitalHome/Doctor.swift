@@ -4,6 +4,7 @@ import Foundation
 import VitalBridge
 import VitalCore
 import VitalDevices
+import VitalSimulation
 import VitalStore
 
 #if canImport(Glibc)

@@ -1,4 +1,5 @@
 import HealthGATT
+import LayeredProtocol
 import VitalCore
 import VitalDevices
 

@@ -1,3 +1,4 @@
+import Foundation
 internal import GRDB
 internal import GRDBSQLite
 

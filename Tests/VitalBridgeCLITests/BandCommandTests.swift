@@ -1,4 +1,5 @@
 import Foundation
+import LayeredProtocol
 import TestRequirements
 import Testing
 import VitalCore

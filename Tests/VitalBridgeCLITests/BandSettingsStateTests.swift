@@ -1,4 +1,5 @@
 import Foundation
+import LayeredProtocol
 import Testing
 import VitalCore
 import VitalDevices

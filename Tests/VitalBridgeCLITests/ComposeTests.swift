@@ -2,6 +2,7 @@ import Foundation
 import LayeredProtocol
 import Testing
 import VitalCore
+import VitalTestSupport
 
 /// `vitalbridge compose`: requests built by the caller's client, answered by the real hub with their requestid.
 @Suite("vitalbridge compose")

@@ -3,6 +3,7 @@ import LayeredProtocol
 import Testing
 import VitalCore
 import VitalStore
+import VitalTestSupport
 import WelltoryDDS
 
 @Suite("vitalbridge open vitalbridge://dds/: VitalBridge as a DDS provider")

@@ -1,9 +1,11 @@
 import Foundation
 import LayeredClient
+import LayeredProtocol
 import TestRequirements
 import Testing
 import VitalCore
 import VitalSimulation
+import VitalStore
 import VitalTestSupport
 
 /// A private desktop: XDG data and config folders, a hub home, and a caller app registered for its own scheme with

@@ -4,6 +4,7 @@ import Testing
 import VitalCore
 import VitalSimulation
 import VitalStore
+import VitalTestSupport
 
 /// Devices whose clocks are off, through the real `vitalbridge` process: `open` syncs them, and `records` (table,
 /// JSON, CSV with --device-time) and its FHIR export give each reading's true time within 2 s, the device's own

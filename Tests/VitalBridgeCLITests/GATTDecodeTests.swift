@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VitalTestSupport
 
 /// The JSON object `vitalbridge gatt decode` printed.
 func decodeJSON(_ characteristic: String, _ hex: String) throws -> [String: Any] {

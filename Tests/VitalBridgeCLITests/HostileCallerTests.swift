@@ -2,6 +2,7 @@ import Foundation
 import LayeredProtocol
 import Testing
 import VitalCore
+import VitalStore
 import VitalTestSupport
 
 /// What the hub must do with a request from a hostile or broken caller, as the scheme article documents it.

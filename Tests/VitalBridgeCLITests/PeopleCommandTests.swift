@@ -3,6 +3,7 @@ import LayeredProtocol
 import Testing
 import VitalCore
 import VitalStore
+import VitalTestSupport
 
 /// `vitalbridge people` and the quarantine, through the real process: a multi-user device's readings reach a
 /// caller only once their user index is a person's, and only the callers of that person.

@@ -3,6 +3,7 @@ import LayeredProtocol
 import Testing
 import VitalCore
 import VitalSimulation
+import VitalTestSupport
 
 /// The README's commands and fleet example work as written: a newcomer's first steps are tested like the code.
 @Suite("README")

@@ -1,8 +1,10 @@
 import Foundation
+import LayeredProtocol
 import TestRequirements
 import Testing
 import VitalCore
 import VitalStore
+import VitalTestSupport
 
 /// `vitalbridge records`: every value with its unit, CSV that a standard parser reads back, JSON with typed numbers.
 @Suite("vitalbridge records")

@@ -4,6 +4,7 @@ import TestRequirements
 import Testing
 import VitalCore
 import VitalSimulation
+import VitalStore
 import VitalTestSupport
 
 /// A hub home and a private runtime folder for the shared board: VitalBridge as requester and as provider, in

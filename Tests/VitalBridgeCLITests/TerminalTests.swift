@@ -1,5 +1,6 @@
 import Foundation
 import LayeredClient
+import LayeredProtocol
 import TestRequirements
 import Testing
 import VitalCore

@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import LayeredProtocol
 import TestRequirements

@@ -3,6 +3,7 @@ import LayeredProtocol
 import Testing
 import VitalCore
 import VitalSimulation
+import VitalTestSupport
 
 /// Issue 35 through the real process, from the simulated device's bytes to every output: a fleet file scripts what
 /// a Blood Pressure Service monitor says beyond its values, `vitalbridge open` syncs it, and the callback, CSV and

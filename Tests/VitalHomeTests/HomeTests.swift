@@ -4,6 +4,7 @@ import Testing
 import VitalBridge
 import VitalCore
 import VitalHome
+import VitalStore
 import VitalTestSupport
 
 #if canImport(Glibc)

@@ -1,3 +1,4 @@
+import Foundation
 import HealthGATT
 import Testing
 import VitalCore

@@ -1,5 +1,6 @@
 import Foundation
 import HealthGATT
+import LayeredProtocol
 import Testing
 import VitalCore
 import VitalDevices
