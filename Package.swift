@@ -49,7 +49,7 @@ let package = Package(
             name: "ShareVitalSigns",
             dependencies: ["VitalCore", .product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "WelltoryDDS", dependencies: ["VitalCore"]),
-        .target(name: "VitalDevices", dependencies: ["VitalCore", "LayeredProtocol", "HealthGATT", "Locking"]),
+        .target(name: "VitalDevices", dependencies: ["VitalCore", "HealthGATT", "Locking"]),
         // FHIR R4 bundles and the HTML report: pure functions from readings to bytes (SHA-1 for name-based UUIDs,
         // SDNN from WelltoryDDS's HRV)
         .target(
@@ -69,7 +69,7 @@ let package = Package(
             dependencies: ["VitalCore", "BlueZ", "DBus", "VitalSimulation", "VitalDevices"]),
         .target(
             name: "VitalSimulation",
-            dependencies: ["VitalCore", "VitalDevices", "HealthGATT", "LayeredProtocol", "Locking"]),
+            dependencies: ["VitalCore", "VitalDevices", "HealthGATT", "Locking"]),
         .target(
             name: "VitalStore",
             dependencies: [
@@ -105,7 +105,7 @@ let package = Package(
             name: "VitalHome",
             dependencies: [
                 "VitalCore", "LayeredProtocol", "VitalBridge", "VitalDevices", "VitalSimulation", "VitalStore",
-                "ShareVitalSigns", "WelltoryDDS", "BlueZ", "DBus",
+                "ShareVitalSigns", "WelltoryDDS", "BlueZ", "DBus", .product(name: "Logging", package: "swift-log"),
             ]),
         .target(
             name: "VitalBridgeCLI",
@@ -178,6 +178,7 @@ let package = Package(
             name: "VitalSimulationTests",
             dependencies: [
                 "VitalCore", "VitalSimulation", "VitalDevices", "HealthGATT", "LayeredProtocol", "VitalTestSupport",
+                "VitalBridge",
                 "Locking",
             ]
         ),

@@ -55,36 +55,12 @@ public enum LayeredAction: Int, CaseIterable, Hashable, Sendable {
     public var hasCombinedResult: Bool { includes(.sync) && includes(.measure) }
 }
 
-/// The three stages an action is made of, in the order they run.
-public enum Stage: Int, CaseIterable, Hashable, Sendable {
-    case add
-    case sync
-    case measure
-
-    /// The bit position of the stage's nibble in a composite ``ActionStatus``.
-    var statusShift: Int {
-        switch self {
-        case .add: 4
-        case .sync: 8
-        case .measure: 12
-        }
-    }
-}
-
 /// How a device is added (`addtype`, the spec's `LayeredAddType`).
 public enum AddType: Int, CaseIterable, Hashable, Sendable {
     /// `0`: find the paired device of the requested model by Bluetooth scan.
     case scan = 0
     /// `1`: read the device's MAC from its QR code.
     case qrCode = 1
-}
-
-/// The kind of BG5 strip code (`codetype`, the spec's `LayeredBGCodeType`).
-public enum CodeType: Int, CaseIterable, Hashable, Sendable {
-    /// `0`: the code is the text of the strip vial's QR code.
-    case qrCode = 0
-    /// `1`: any other strip code.
-    case other = 1
 }
 
 /// Whether the hub asks the user before it connects to a scanned device (`popflag`).
@@ -118,3 +94,14 @@ public let layeredProtocolVersion = 100
 
 /// The URL scheme the layered app answers to.
 public let layeredAppScheme = "ihealth-layer"
+
+extension Stage {
+    /// The bit position of the stage's nibble in a composite ``ActionStatus``.
+    var statusShift: Int {
+        switch self {
+        case .add: 4
+        case .sync: 8
+        case .measure: 12
+        }
+    }
+}

@@ -15,19 +15,6 @@ extension ActivityProfile {
     }
 }
 
-/// The strip code a BG5 measurement needs (`codetype` and `code`).
-public struct StripCode: Hashable, Sendable {
-    /// `codetype`.
-    public var type: CodeType
-    /// `code`, decoded: the text of the vial's QR code, or another code; 1–512 characters.
-    public var code: String
-
-    public init(type: CodeType, code: String) {
-        self.type = type
-        self.code = code
-    }
-}
-
 /// A validated request to the layered app, parsed from its URL.
 ///
 /// ```swift

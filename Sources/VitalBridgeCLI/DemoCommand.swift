@@ -60,7 +60,7 @@ struct DemoCommand: AsyncParsableCommand {
         let hub: Hub
         do {
             let home = try Home(directory.path, create: true)
-            hub = try Hub(home: home, whitelist: try home.whitelist())
+            hub = try Hub(home: home, whitelist: try home.whitelist(), logger: hubLogger(), report: printError)
         } catch {
             throw CommandError("cannot create the demo home: \(error)")
         }

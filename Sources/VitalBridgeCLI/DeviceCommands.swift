@@ -38,7 +38,7 @@ struct DeviceOptions: ParsableArguments {
         let hub = try openHub(homeOptions.home, readOnly: readOnly, transport: transportOptions.choice)
         return DeviceDesk(
             store: hub.store, central: hub.transport.central, leases: hub.leases, clock: ContinuousClock(),
-            now: hub.transport.now, logger: hubLogger())
+            now: hub.transport.now, logger: hub.logger)
     }
 
     /// Runs `body`, turning the desk's refusal into one line on stderr and exit 1: its message, which names the

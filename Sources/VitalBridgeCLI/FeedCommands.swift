@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import VitalCore
 import VitalExports
+import VitalHome
 import VitalStore
 
 /// `vitalbridge changes`: the change feed, as JSON lines.

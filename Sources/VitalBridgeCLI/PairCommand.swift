@@ -4,6 +4,7 @@ import Foundation
 import Locking
 import VitalCore
 import VitalDevices
+import VitalHome
 
 /// `vitalbridge pair --mac M`: pairs a real device through BlueZ, with the hub's own pairing agent.
 struct PairCommand: AsyncParsableCommand {

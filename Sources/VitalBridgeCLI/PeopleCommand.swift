@@ -1,5 +1,6 @@
 import ArgumentParser
 import VitalCore
+import VitalHome
 import VitalStore
 
 /// `vitalbridge people add|list|assign|unassign|remove`: whose readings they are.

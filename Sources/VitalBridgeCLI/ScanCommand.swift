@@ -3,6 +3,7 @@ import BlueZ
 import Foundation
 import VitalCore
 import VitalDevices
+import VitalHome
 
 /// `vitalbridge scan`: the health devices in range.
 struct ScanCommand: AsyncParsableCommand {

@@ -4,6 +4,7 @@ import Logging
 import SinkSettings
 import VitalBridge
 import VitalCore
+import VitalHome
 import VitalSinks
 import VitalStore
 

@@ -86,16 +86,6 @@ final class Interrupt: Sendable {
     }
 }
 
-extension DeviceCandidate {
-    /// The candidate `text` names: its number in the list (from 1) or its address; `nil` for anything else.
-    static func pick(_ text: String, among candidates: [DeviceCandidate]) -> MACAddress? {
-        let text = text.trimmingCharacters(in: .whitespaces)
-        if let number = Int(text), (1...candidates.count).contains(number) { return candidates[number - 1].mac }
-        guard let mac = MACAddress(text), candidates.contains(where: { $0.mac == mac }) else { return nil }
-        return mac
-    }
-}
-
 /// Asks `question` on standard error and reads one line from standard input, trimmed; `nil` at the end of input,
 /// past `limit` bytes, or once `stopped` (Ctrl-C pressed, the question given up), which is looked at every 0.1 s and
 /// whenever a signal interrupts the wait.

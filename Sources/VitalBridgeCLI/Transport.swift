@@ -5,11 +5,7 @@ import Foundation
 import VitalDevices
 import VitalHome
 
-/// How the hub reaches devices: the simulated world, or real Bluetooth through BlueZ.
-enum Transport: String, CaseIterable, ExpressibleByArgument {
-    case simulated
-    case bluez
-}
+extension Transport: ExpressibleByArgument {}
 
 /// `--transport` and `--adapter`, shared by the commands that reach devices.
 struct TransportOptions: ParsableArguments {
@@ -40,20 +36,4 @@ struct TransportOptions: ParsableArguments {
     }
 
     var choice: TransportChoice { TransportChoice(transport: transport.first, adapter: adapter.first) }
-}
-
-/// What the command line asked for, resolved against the home when it asked nothing.
-struct TransportChoice: Equatable {
-    var transport: Transport?
-    var adapter: String?
-
-    /// The transport for `home`: the one asked for; else BlueZ with the home's adapter, if it names one; else the
-    /// simulator.
-    func resolved(in home: Home) throws(HomeError) -> (Transport, adapter: String?) {
-        if transport == .simulated { return (.simulated, nil) }
-        var adapter = self.adapter
-        if adapter == nil { adapter = try home.adapter() }
-        if transport == .bluez || adapter != nil { return (.bluez, adapter) }
-        return (.simulated, nil)
-    }
 }

@@ -1,4 +1,3 @@
-import LayeredProtocol
 import VitalCore
 
 /// The device families, one driver each.
@@ -110,8 +109,29 @@ public enum DeviceCatalog {
         }
         return CatalogEntry(
             model: model, family: family, profile: profile, reach: model == .bg1 ? .wired : .bluetooth,
-            measuresLive: model.supports(.measure), storesRecords: model.supports(.sync),
+            measuresLive: measuresLive(model), storesRecords: storesRecords(model),
             measuresBodyComposition: model == .hs4s)
+    }
+
+    /// Whether `model` takes a measurement the hub starts: the device's own facts, which the layered protocol's
+    /// support matrix states too (`measure`).
+    private static func measuresLive(_ model: DeviceModel) -> Bool {
+        switch model {
+        case .bp3l, .bp5, .bp7, .po3, .bg5, .bg1, .hs4, .hs4s, .hs2, .thv3: true
+        case .bloodPressureMonitor, .glucoseMeter, .weightScale, .healthThermometer, .pulseOximeter, .heartRateSensor:
+            true
+        case .bpTrack, .bp7s, .am3s, .am4, .fitPro9614N, .fitPulse9615N, .smarteeTraining9616N: false
+        }
+    }
+
+    /// Whether `model` keeps records the hub reads (the protocol's `sync`).
+    private static func storesRecords(_ model: DeviceModel) -> Bool {
+        switch model {
+        case .bp5, .bpTrack, .bp7s, .bp7, .am3s, .am4, .po3, .bg5, .hs4, .hs4s, .hs2, .thv3: true
+        case .fitPro9614N, .fitPulse9615N, .smarteeTraining9616N: true
+        case .bloodPressureMonitor, .glucoseMeter, .weightScale, .healthThermometer, .pulseOximeter: true
+        case .bp3l, .bg1, .heartRateSensor: false
+        }
     }
 
     /// Every entry, in the protocol's model order.

@@ -1,5 +1,4 @@
 import HealthGATT
-import LayeredProtocol
 import VitalCore
 
 /// What a measurement needs besides the device: the BG5 strip code.

@@ -1,4 +1,3 @@
-import LayeredProtocol
 import VitalCore
 
 /// Why a device operation did not complete.
@@ -54,36 +53,14 @@ public struct DeviceError: Error, Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         if let deviceCode { "\(code) (device code \(deviceCode)): \(message)" } else { "\(code): \(message)" }
     }
-
-    /// The callback reason for this error from a device of `model`: `ERROR-<devicemodel>-<code>` when the device
-    /// reported a code, else the reason declared for its kind (a `LayeredReason` static).
-    public func reason(for model: DeviceModel) -> LayeredReason {
-        if let deviceCode { return .device(model, code: deviceCode) }
-        switch code {
-        case .cancelled: return .cancel
-        case .notFound: return .deviceNotFound
-        case .busy: return .deviceBusy
-        case .connectionFailed: return .deviceConnectionFailed
-        case .disconnected: return .deviceDisconnected
-        case .protocolViolation: return .deviceProtocolViolation
-        case .authenticationFailed: return .deviceAuthenticationFailed
-        case .unsupported: return .deviceUnsupported
-        case .storeFailed: return .deviceStoreFailed
-        case .timedOut: return .deviceTimeout
-        default: return .deviceFailed
-        }
-    }
 }
 
 /// The numeric error codes the device families report (`../spec/README.md`).
 public enum DeviceErrorCodes {
-    /// PO3 error IDs: 0 Bluetooth communication, 1 flash access, 2 hardware, 3 SpO2/pulse out of range,
-    /// 4 unknown interference, 5 send failed, 6 disconnected, 7 no data, 111 user authentication failed.
-    public static let pulseOximeter: [Int: String] = [
-        0: "Bluetooth communication error", 1: "flash access error", 2: "hardware error",
-        3: "SpO2 or pulse rate out of the measurement range", 4: "unknown interference", 5: "send failed",
-        6: "device disconnected", 7: "no data", Int(VendorGATT.authenticationFailedError): "user authentication failed",
-    ]
+    /// PO3 error IDs, from VitalCore's one table (`PO3Error`): 0 Bluetooth communication … 111 user
+    /// authentication failed.
+    public static let pulseOximeter = [Int: String](
+        uniqueKeysWithValues: PO3Error.allCases.map { ($0.rawValue, $0.message) })
     /// Blood pressure monitors.
     public static let bloodPressure: [Int: String] = [
         0: "arm or wrist movement", 1: "no systolic", 2: "no diastolic", 3: "cuff blocked or too tight",

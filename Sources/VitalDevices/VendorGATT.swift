@@ -1,5 +1,4 @@
 import HealthGATT
-import LayeredProtocol
 import VitalCore
 
 /// VitalBridge's vendor GATT: what the SIG profiles do not cover (starting a measurement on request, a device's
@@ -15,7 +14,7 @@ public enum VendorGATT {
     public static let activityService: UInt16 = 0xFFE0
     public static let activityRecords: UInt16 = 0xFFE2
     /// The PO3's error for a user that did not authenticate (results 5–8), sent as ``VendorEvent/deviceError(code:)``.
-    public static let authenticationFailedError: UInt8 = 111
+    public static let authenticationFailedError = UInt8(PO3Error.userAuthentication.rawValue)
 }
 
 /// The first byte of a ``VendorCommand``, which a ``VendorEvent/commandResult(opCode:success:)`` names.

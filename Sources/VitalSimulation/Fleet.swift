@@ -1,4 +1,3 @@
-import LayeredProtocol
 import VitalCore
 import VitalDevices
 

@@ -1,5 +1,4 @@
 import HealthGATT
-import LayeredProtocol
 import VitalCore
 import VitalDevices
 

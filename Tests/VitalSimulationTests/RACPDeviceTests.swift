@@ -2,6 +2,7 @@ import HealthGATT
 import LayeredProtocol
 import Locking
 import Testing
+import VitalBridge
 import VitalCore
 import VitalDevices
 import VitalSimulation

@@ -12,26 +12,32 @@ import VitalHome
 ///
 /// A dialog answered with OK or Yes is an answer; No, Cancel or a closed window declines (`ERROR_CANCEL`); a dialog
 /// that cannot be shown (the display unreachable, the program failing) means nobody can be asked.
-struct DesktopUser: HubUser {
-    enum Program: String, CaseIterable {
+public struct DesktopUser: HubUser {
+    /// The dialog programs, in the order they are looked for.
+    public enum Program: String, CaseIterable, Sendable {
         case zenity, kdialog
     }
 
-    let program: Program
+    /// The program that shows the dialogs.
+    public let program: Program
     /// The program's path.
-    let path: String
+    public let path: String
+    /// Told why a dialog could not be shown or answered.
+    public let report: @Sendable (String) -> Void
 
     /// The dialogs of this session, if it is a graphical one with zenity or kdialog on `PATH`.
-    static func available() -> DesktopUser? {
+    public static func available(report: @escaping @Sendable (String) -> Void) -> DesktopUser? {
         guard ["DISPLAY", "WAYLAND_DISPLAY"].contains(where: { !(environment($0) ?? "").isEmpty }) else { return nil }
         for program in Program.allCases {
-            if let path = findProgram(program.rawValue) { return DesktopUser(program: program, path: path) }
+            if let path = findProgram(program.rawValue) {
+                return DesktopUser(program: program, path: path, report: report)
+            }
         }
         return nil
     }
 
     /// The first executable `name` on `PATH`.
-    static func findProgram(_ name: String) -> String? {
+    public static func findProgram(_ name: String) -> String? {
         for folder in (environment("PATH") ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":") {
             let path = "\(folder)/\(name)"
             if access(path, X_OK) == 0 { return path }
@@ -39,9 +45,9 @@ struct DesktopUser: HubUser {
         return nil
     }
 
-    func cancels(_ stage: Stage) async -> Bool { false }
+    public func cancels(_ stage: Stage) async -> Bool { false }
 
-    func confirmConnect(to device: MACAddress) async -> PromptAnswer<Void> {
+    public func confirmConnect(to device: MACAddress) async -> PromptAnswer<Void> {
         let question = "Connect to the device \(device)?"
         let arguments =
             switch program {
@@ -51,7 +57,7 @@ struct DesktopUser: HubUser {
         return show(arguments).flatMap { _ in .answered(()) }
     }
 
-    func scanQRCode() async -> PromptAnswer<String> {
+    public func scanQRCode() async -> PromptAnswer<String> {
         let question = "The device's QR code (its text):"
         let arguments =
             switch program {
@@ -61,7 +67,7 @@ struct DesktopUser: HubUser {
         return show(arguments).flatMap { $0.isEmpty ? .declined : .answered($0) }
     }
 
-    func chooseDevice(among candidates: [DeviceCandidate]) async -> PromptAnswer<MACAddress> {
+    public func chooseDevice(among candidates: [DeviceCandidate]) async -> PromptAnswer<MACAddress> {
         let question = "\(candidates.count) devices were found: choose the one to use."
         var arguments: [String]
         switch program {
@@ -85,7 +91,7 @@ struct DesktopUser: HubUser {
             // OK with nothing selected: no device chosen
             guard !text.isEmpty else { return .declined }
             guard let mac = DeviceCandidate.pick(text, among: candidates) else {
-                printError("the dialog answered '\(text.prefix(40))', which is not a device listed")
+                report("the dialog answered '\(text.prefix(40))', which is not a device listed")
                 return .unavailable
             }
             return .answered(mac)
@@ -94,12 +100,12 @@ struct DesktopUser: HubUser {
 
     /// Shows a dialog and waits for it: its output on OK, a decline on No, Cancel or a closed window (exit 1, or 2
     /// for kdialog's Cancel), and nobody to ask when it could not be shown.
-    func show(_ arguments: [String]) -> PromptAnswer<String> {
+    public func show(_ arguments: [String]) -> PromptAnswer<String> {
         let outcome: (status: Int32, output: String)
         do {
             outcome = try ChildProcess([path] + arguments, name: program.rawValue).run(capture: .standardOutput)
         } catch {
-            printError("no dialog could be shown: \(error)")
+            report("no dialog could be shown: \(error)")
             return .unavailable
         }
         let signal = outcome.status & 0x7F
@@ -108,8 +114,18 @@ struct DesktopUser: HubUser {
         case (0, 0): return .answered(outcome.output.trimmingCharacters(in: .whitespacesAndNewlines))
         case (0, 1), (0, 2): return .declined
         default:
-            printError("no dialog could be shown: \(program.rawValue) \(ChildProcess.describe(outcome.status))")
+            report("no dialog could be shown: \(program.rawValue) \(ChildProcess.describe(outcome.status))")
             return .unavailable
         }
+    }
+}
+
+extension DeviceCandidate {
+    /// The candidate `text` names: its number in the list (from 1) or its address; `nil` for anything else.
+    public static func pick(_ text: String, among candidates: [DeviceCandidate]) -> MACAddress? {
+        let text = text.trimmingCharacters(in: .whitespaces)
+        if let number = Int(text), (1...candidates.count).contains(number) { return candidates[number - 1].mac }
+        guard let mac = MACAddress(text), candidates.contains(where: { $0.mac == mac }) else { return nil }
+        return mac
     }
 }

@@ -1,0 +1,100 @@
+import ArgumentParser
+import Foundation
+import LayeredProtocol
+import VitalBridge
+import VitalCore
+import VitalDevices
+import VitalExports
+import VitalHome
+import VitalSimulation
+import VitalStore
+
+/// `vitalbridge whitelist list|add|remove`.
+struct WhitelistCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "whitelist",
+        abstract: "Show and edit the callers the hub answers (AppWhiteList.plist).",
+        subcommands: [List.self, Add.self, Remove.self])
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List the whitelisted callers.", discussion: "Example:\n  vitalbridge whitelist list")
+        @OptionGroup var homeOptions: HomeOptions
+
+        func run() throws {
+            let hub = try openHub(homeOptions.home)
+            let people = try hub.store.callerPeople()
+            let entries = hub.whitelist.entries.sorted { $0.key < $1.key }
+            // the person column only in a home whose callers name people: a single-person home's list is unchanged
+            print(
+                people.isEmpty
+                    ? table(["caller", "callback"], entries.map { [$0.key, $0.value] })
+                    : table(
+                        ["caller", "callback", "person"], entries.map { [$0.key, $0.value, people[$0.key] ?? ""] }))
+        }
+    }
+
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Whitelist a caller with its callback URL, or * for a dynamic callerurl.",
+            discussion: """
+                With --person, the caller receives that person's readings (of the user indexes assigned to them); \
+                without, the readings of the home's one person when it has exactly one, and no person's otherwise. \
+                Readings of single-user devices go to every caller, as always.
+
+                Examples:
+                  vitalbridge whitelist add com.example.app myapp://
+                  vitalbridge whitelist add com.example.mum mumsapp:// --person Mum
+                  vitalbridge whitelist add com.example.web '*'
+                """
+        )
+        @OptionGroup var homeOptions: HomeOptions
+        @Argument(help: "The caller's bundle or package id.") var caller: String
+        @Argument(help: "Its callback URL (myapp://, a custom app scheme) or *.") var callback: String
+        @Option(help: "The person whose readings the caller receives (vitalbridge people add).") var person: String?
+
+        func run() throws {
+            let hub = try openHub(homeOptions.home, create: true)
+            var whitelist = hub.whitelist
+            do {
+                try whitelist.set(callback, for: caller)
+            } catch {
+                throw CommandError("cannot whitelist \(escapedCallerText(caller)): \(error)")
+            }
+            // the person first: a caller never receives anyone's readings for a moment
+            do {
+                try hub.store.setPerson(person, forCaller: caller)
+            } catch {
+                throw CommandError("cannot whitelist \(escapedCallerText(caller)): \(error.message)")
+            }
+            try Home.writeFile(whitelist.plist, to: hub.home.whitelistPath)
+            print("\(caller) → \(callback)" + (person.map { " (the readings of \($0))" } ?? ""))
+            if callback == Whitelist.dynamic {
+                print(
+                    """
+                    warning: \(caller) may now name any custom app scheme as its callerurl, and whoever claims its app \
+                    id (the hub cannot verify who opens a URL) receives its readings there
+                    """)
+            }
+        }
+    }
+
+    struct Remove: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Remove a caller from the whitelist.",
+            discussion: "Example:\n  vitalbridge whitelist remove com.example.app")
+        @OptionGroup var homeOptions: HomeOptions
+        @Argument(help: "The caller's bundle or package id.") var caller: String
+
+        func run() throws {
+            let hub = try openHub(homeOptions.home, readOnly: false)
+            var whitelist = hub.whitelist
+            guard whitelist.remove(caller) else {
+                throw CommandError("\(escapedCallerText(caller)) is not whitelisted")
+            }
+            try Home.writeFile(whitelist.plist, to: hub.home.whitelistPath)
+            try hub.store.setPerson(nil, forCaller: caller)
+            print("removed \(caller)")
+        }
+    }
+}
