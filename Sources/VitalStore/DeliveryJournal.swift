@@ -2,12 +2,45 @@ import Foundation
 internal import GRDB
 import VitalCore
 
+/// What a journaled callback answered: the journal's `action` column, typed.
+public enum JournalAction: Hashable, Sendable {
+    /// A layered request's action, by its `cmd` (0 to 6).
+    case layered(cmd: Int)
+    /// A provider request's answer, by the engine's code of its protocol (100 ShareVitalSigns, 101 Welltory DDS).
+    case provider(code: Int)
+    /// A request refused before its action was read.
+    case unknown
+
+    /// The first code of a provider: codes below it are layered `cmd`s.
+    public static let firstProviderCode = 100
+
+    /// The column's value: the `cmd`, the provider's code, or -1.
+    public var code: Int {
+        switch self {
+        case .layered(let cmd): cmd
+        case .provider(let code): code
+        case .unknown: -1
+        }
+    }
+
+    /// The action a column's value names: a negative one is unknown, one from ``firstProviderCode`` a provider's.
+    public init(code: Int) {
+        if code < 0 {
+            self = .unknown
+        } else if code >= Self.firstProviderCode {
+            self = .provider(code: code)
+        } else {
+            self = .layered(cmd: code)
+        }
+    }
+}
+
 /// One callback the hub sent, as the journal keeps it.
 public struct Delivery: Hashable, Sendable {
     public var id: Int64
     public var caller: String
     public var device: MACAddress?
-    public var action: Int
+    public var action: JournalAction
     public var status: Int
     public var deliveredAt: Timestamp
     /// The readings the callback carried.
@@ -186,7 +219,7 @@ extension VitalStore {
     /// reservations of `owner`, if given, end in the same transaction.
     @discardableResult
     public func recordDelivery(
-        caller: String, device: MACAddress?, action: Int, status: Int, at time: Timestamp, readingIDs: [Int64],
+        caller: String, device: MACAddress?, action: JournalAction, status: Int, at time: Timestamp, readingIDs: [Int64],
         remaining: Int, owner: String? = nil
     ) throws(StoreError) -> Int64 {
         try file.write("journal a delivery") { db in
@@ -195,7 +228,7 @@ extension VitalStore {
                     INSERT INTO delivery (caller, device_mac, action, status, delivered_at, remaining)
                     VALUES (?, ?, ?, ?, ?, ?)
                     """,
-                arguments: [caller, device?.description, action, status, time.secondsSince1970, remaining])
+                arguments: [caller, device?.description, action.code, status, time.secondsSince1970, remaining])
             let id = db.lastInsertedRowID
             // the revision delivered is the one reserved, else the reading's current one
             let revision = try db.cachedStatement(
@@ -243,7 +276,7 @@ extension VitalStore {
                     }
                     journal.append(
                         Delivery(
-                            id: id, caller: row["caller"], device: device, action: row["action"],
+                            id: id, caller: row["caller"], device: device, action: JournalAction(code: row["action"]),
                             status: row["status"], deliveredAt: Timestamp(secondsSince1970: row["delivered_at"]),
                             readingIDs: [], remaining: row["remaining"]))
                 }

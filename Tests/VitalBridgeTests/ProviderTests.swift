@@ -75,7 +75,7 @@ struct ProviderTests {
         #expect(answer.values[5]?.value == .number(Int(bp.diastolic.rounded())) && answer.values.count == 2)
         let journal = try engine.store.deliveries()
         #expect(journal.count == 1 && journal[0].caller == Self.requester && journal[0].readingIDs == [stored[0].id])
-        #expect(journal[0].action == ProviderProtocol.shareVitalSigns.rawValue)
+        #expect(journal[0].action == .provider(code: ProviderProtocol.shareVitalSigns.rawValue))
         #expect(try engine.store.reservations().isEmpty)
         // the requester is a layered caller too: a sync does not send the reading again
         #expect(try engine.store.undeliveredReadings(device: MACAddress(Self.bp5)!, caller: Self.requester).isEmpty)
@@ -131,7 +131,7 @@ struct ProviderTests {
         #expect(reading.rrIntervals.reduce(0, +) >= 120_000)
         let journal = try engine.store.deliveries()
         #expect(journal.count == 1 && journal[0].caller == "dds:DemoApp" && journal[0].readingIDs.count == 1)
-        #expect(journal[0].action == ProviderProtocol.welltoryDDS.rawValue)
+        #expect(journal[0].action == .provider(code: ProviderProtocol.welltoryDDS.rawValue))
     }
 
     @Test("DDS with two sensors: nobody to ask fails by name; the user's choice, or the request's mac, is measured")

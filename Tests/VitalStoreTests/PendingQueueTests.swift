@@ -56,7 +56,7 @@ struct PendingQueueTests {
                 }
                 if Bool.random(using: &generator) {
                     try store.recordDelivery(
-                        caller: caller, device: device, action: 2, status: 0,
+                        caller: caller, device: device, action: .layered(cmd: 2), status: 0,
                         at: Timestamp(secondsSince1970: time),
                         readingIDs: ids, remaining: 0, owner: owner.owner)
                 } else {
@@ -67,7 +67,7 @@ struct PendingQueueTests {
                 let all = try store.readings(device: device)
                 let some = all.filter { _ in Bool.random(using: &generator) }.map(\.id)
                 try store.recordDelivery(
-                    caller: caller, device: device, action: 2, status: 0, at: Timestamp(secondsSince1970: time),
+                    caller: caller, device: device, action: .layered(cmd: 2), status: 0, at: Timestamp(secondsSince1970: time),
                     readingIDs: some, remaining: 0)
             case 10, 11:
                 // a band's items: a day's summary is stored, or revised in place and pending again, or unchanged
@@ -118,7 +118,7 @@ struct PendingQueueTests {
                 return (ids, readingIDs: ids)
             }
             try store.recordDelivery(
-                caller: caller, device: device, action: 2, status: 0, at: Timestamp(secondsSince1970: 0),
+                caller: caller, device: device, action: .layered(cmd: 2), status: 0, at: Timestamp(secondsSince1970: 0),
                 readingIDs: ids, remaining: 0, owner: owner)
             return ids
         }
@@ -141,7 +141,7 @@ struct PendingQueueTests {
         }
         try store.storeDayItems([item(2, 1)], device: device, summarize: Self.summary)
         try store.recordDelivery(
-            caller: caller, device: device, action: 2, status: 0, at: Timestamp(secondsSince1970: 0),
+            caller: caller, device: device, action: .layered(cmd: 2), status: 0, at: Timestamp(secondsSince1970: 0),
             readingIDs: [held], remaining: 0, owner: "b")
         #expect(try Self.queued(store, device, caller).1 == [held])
         #expect(try store.undeliveredReadings(device: device, caller: caller).map(\.id) == [held])

@@ -38,7 +38,7 @@ struct PeopleTests {
             return (readings, readingIDs: readings.map(\.id))
         }
         try store.recordDelivery(
-            caller: caller, device: device, action: 2, status: 0, at: Timestamp(secondsSince1970: 0),
+            caller: caller, device: device, action: .layered(cmd: 2), status: 0, at: Timestamp(secondsSince1970: 0),
             readingIDs: delivered.map(\.id), remaining: 0, owner: owner)
         // the queue agrees with the journal
         #expect(try store.undeliveredReadings(device: device, caller: caller).isEmpty)

@@ -182,7 +182,7 @@ struct VitalStoreTests {
                 return (readings, readingIDs: readings.map(\.id))
             }
             try store.recordDelivery(
-                caller: caller, device: Self.mac, action: 2, status: 0, at: Self.at, readingIDs: readings.map(\.id),
+                caller: caller, device: Self.mac, action: .layered(cmd: 2), status: 0, at: Self.at, readingIDs: readings.map(\.id),
                 remaining: 0, owner: owner)
             return readings
         }
@@ -218,7 +218,7 @@ struct VitalStoreTests {
         let store = try VitalStore()
         let ids = try store.storeReadings(Array(Self.readings.prefix(3)), device: Self.mac)
         try store.recordDelivery(
-            caller: "com.example.a", device: Self.mac, action: 2, status: 0, at: Self.at, readingIDs: [ids[0]],
+            caller: "com.example.a", device: Self.mac, action: .layered(cmd: 2), status: 0, at: Self.at, readingIDs: [ids[0]],
             remaining: 2)
         #expect(
             try store.undeliveredReadings(device: Self.mac, caller: "com.example.a").map(\.id).sorted()
@@ -285,7 +285,7 @@ struct ReservationTests {
         #expect(try Self.take(10, store, ReservationOwner(owner: "c#1"), caller: "other").count == ids.count)
         // journaled with its owner, a's reservation ends and its reading is delivered, not pending
         try store.recordDelivery(
-            caller: "app", device: VitalStoreTests.mac, action: 2, status: 0, at: VitalStoreTests.at,
+            caller: "app", device: VitalStoreTests.mac, action: .layered(cmd: 2), status: 0, at: VitalStoreTests.at,
             readingIDs: first, remaining: 0, owner: "a#1")
         #expect(try store.reservations().allSatisfy { $0.owner != "a#1" })
         try store.releaseReservations(owner: "b#1")
@@ -322,5 +322,24 @@ struct ReservationTests {
         _ = try Self.take(10, store, ReservationOwner(owner: "sync#1"))
         try store.reserve([ids[0]], caller: "app", for: ReservationOwner(owner: "measure#1"))
         #expect(try store.reservations().filter { $0.readingID == ids[0] }.map(\.owner) == ["measure#1"])
+    }
+}
+
+@Suite("The delivery journal's action")
+struct JournalActionTests {
+    @Test("each action is kept as the column's code and read back as itself; a negative code is unknown")
+    func codes() throws {
+        let actions: [JournalAction] = [.layered(cmd: 0), .layered(cmd: 6), .provider(code: 100), .provider(code: 101)]
+        for action in actions { #expect(JournalAction(code: action.code) == action) }
+        #expect(JournalAction.unknown.code == -1 && JournalAction(code: -1) == .unknown)
+        #expect(JournalAction(code: -7) == .unknown)
+        let (store, directory) = try VitalStoreTests.fileStore()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for action in actions + [.unknown] {
+            try store.recordDelivery(
+                caller: "app", device: nil, action: action, status: 0, at: VitalStoreTests.at, readingIDs: [],
+                remaining: 0)
+        }
+        #expect(try store.deliveries().map(\.action) == actions + [.unknown])
     }
 }
