@@ -84,7 +84,8 @@ struct CallbackDelivery: Sendable {
         handedOver = true
         do {
             try store.recordDelivery(
-                caller: addressee.caller, device: mac, action: .layered(cmd: action.rawValue), status: status.rawValue, at: now(),
+                caller: addressee.caller, device: mac, action: .layered(cmd: action.rawValue), status: status.rawValue,
+                at: now(),
                 readingIDs: chosen.readingIDs, remaining: chosen.remaining, owner: owner.owner)
         } catch {
             // handed over but not journaled: the reservation expires and the readings are delivered again
@@ -140,7 +141,8 @@ struct CallbackDelivery: Sendable {
         do {
             // the reservations the answer does not carry end with it: those readings are pending again
             try store.recordDelivery(
-                caller: caller, device: report.device, action: .provider(code: kind.rawValue), status: status.rawValue, at: now(),
+                caller: caller, device: report.device, action: .provider(code: kind.rawValue), status: status.rawValue,
+                at: now(),
                 readingIDs: readings.map(\.id), remaining: 0, owner: owner.owner)
         } catch {
             logger.error(
@@ -159,7 +161,8 @@ struct CallbackDelivery: Sendable {
         guard case .callback = outcome else { return outcome }
         do {
             try store.recordDelivery(
-                caller: addressee.caller, device: device, action: action.map { .layered(cmd: $0.rawValue) } ?? .unknown, status: status.rawValue,
+                caller: addressee.caller, device: device, action: action.map { .layered(cmd: $0.rawValue) } ?? .unknown,
+                status: status.rawValue,
                 at: now(), readingIDs: [], remaining: 0)
         } catch {
             logger.error("a callback without readings was not journaled", metadata: ["error": "\(error)"])

@@ -219,7 +219,8 @@ extension VitalStore {
     /// reservations of `owner`, if given, end in the same transaction.
     @discardableResult
     public func recordDelivery(
-        caller: String, device: MACAddress?, action: JournalAction, status: Int, at time: Timestamp, readingIDs: [Int64],
+        caller: String, device: MACAddress?, action: JournalAction, status: Int, at time: Timestamp,
+        readingIDs: [Int64],
         remaining: Int, owner: String? = nil
     ) throws(StoreError) -> Int64 {
         try file.write("journal a delivery") { db in

@@ -67,7 +67,8 @@ struct PendingQueueTests {
                 let all = try store.readings(device: device)
                 let some = all.filter { _ in Bool.random(using: &generator) }.map(\.id)
                 try store.recordDelivery(
-                    caller: caller, device: device, action: .layered(cmd: 2), status: 0, at: Timestamp(secondsSince1970: time),
+                    caller: caller, device: device, action: .layered(cmd: 2), status: 0,
+                    at: Timestamp(secondsSince1970: time),
                     readingIDs: some, remaining: 0)
             case 10, 11:
                 // a band's items: a day's summary is stored, or revised in place and pending again, or unchanged

@@ -182,7 +182,8 @@ struct VitalStoreTests {
                 return (readings, readingIDs: readings.map(\.id))
             }
             try store.recordDelivery(
-                caller: caller, device: Self.mac, action: .layered(cmd: 2), status: 0, at: Self.at, readingIDs: readings.map(\.id),
+                caller: caller, device: Self.mac, action: .layered(cmd: 2), status: 0, at: Self.at,
+                readingIDs: readings.map(\.id),
                 remaining: 0, owner: owner)
             return readings
         }
@@ -218,7 +219,8 @@ struct VitalStoreTests {
         let store = try VitalStore()
         let ids = try store.storeReadings(Array(Self.readings.prefix(3)), device: Self.mac)
         try store.recordDelivery(
-            caller: "com.example.a", device: Self.mac, action: .layered(cmd: 2), status: 0, at: Self.at, readingIDs: [ids[0]],
+            caller: "com.example.a", device: Self.mac, action: .layered(cmd: 2), status: 0, at: Self.at,
+            readingIDs: [ids[0]],
             remaining: 2)
         #expect(
             try store.undeliveredReadings(device: Self.mac, caller: "com.example.a").map(\.id).sorted()
