@@ -13,7 +13,7 @@ import VitalStore
 /// why. Only commands that write create a home (`create`); the others open its store read-only.
 func openHub(
     _ option: String?, create: Bool = false, readOnly: Bool? = nil, transport: TransportChoice = TransportChoice(),
-    scanDuration: Duration = .seconds(5)
+    scanDuration: Duration = Hub.scanDuration
 ) throws -> Hub {
     do {
         let home = try Home(Home.directory(option: option), create: create)

@@ -120,7 +120,7 @@ public struct Hub: Sendable {
     /// loaded when a request leases the device (``FileLeases``), or by ``restoreWorld()``.
     public init(
         home: Home, whitelist: Whitelist, readOnly: Bool = false, transport choice: TransportChoice = TransportChoice(),
-        scanDuration: Duration = .seconds(5), logger: Logger, report: @escaping @Sendable (String) -> Void
+        scanDuration: Duration = Hub.scanDuration, logger: Logger, report: @escaping @Sendable (String) -> Void
     ) throws(HomeError) {
         self.home = home
         self.whitelist = whitelist
@@ -168,6 +168,14 @@ public struct Hub: Sendable {
     /// Device leases across processes; on a simulated home they load and save each device's state.
     public var leases: FileLeases {
         FileLeases(home: home, world: transport.world, timeout: Self.deviceWait, report: report)
+    }
+
+    /// How long an add scans for devices on a BlueZ home: `$VITALBRIDGE_SCAN_SECONDS` (0.1 to 60), else 5 s, time for
+    /// a device that advertises once a second or less often to be seen several times.
+    public static var scanDuration: Duration {
+        let text = environment("VITALBRIDGE_SCAN_SECONDS")
+        guard let seconds = text.flatMap(Double.init), seconds >= 0.1, seconds <= 60 else { return .seconds(5) }
+        return .milliseconds(Int64(seconds * 1000))
     }
 
     /// How long a request waits for a device another process uses: `$VITALBRIDGE_DEVICE_WAIT_SECONDS`, else 10 s.

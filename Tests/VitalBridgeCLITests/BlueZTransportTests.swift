@@ -15,7 +15,11 @@ final class SimulatedBus: @unchecked Sendable {
     let bus: PrivateBus
     let server: Process
     let home: TemporaryDirectory
-    var environment: [String: String] { ["DBUS_SYSTEM_BUS_ADDRESS": bus.address, "VITALBRIDGE_HOME": home.path] }
+    /// The bus and the home; an add scans 1 s, not 5: the simulated BlueZ reports every device the moment a scan
+    /// starts, so a longer window would only wait.
+    var environment: [String: String] {
+        ["DBUS_SYSTEM_BUS_ADDRESS": bus.address, "VITALBRIDGE_HOME": home.path, "VITALBRIDGE_SCAN_SECONDS": "1"]
+    }
 
     /// Serves the built-in fleet, or `fleet`, with the world's time running `1 / pace` times as fast as the
     /// real one.

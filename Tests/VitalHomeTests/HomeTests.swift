@@ -121,3 +121,20 @@ struct HomeTests {
         #expect(OpenerHandOff.scheme(of: "myapp://x?bp=120") == "myapp://")
     }
 }
+
+@Suite("VitalHome: the hub's settings from the environment")
+struct HubSettingsTests {
+    @Test("VITALBRIDGE_SCAN_SECONDS sets an add's scan window from 0.1 to 60 s; anything else leaves 5 s")
+    func scanWindow() {
+        defer { unsetenv("VITALBRIDGE_SCAN_SECONDS") }
+        for (text, expected) in [
+            ("1", Duration.seconds(1)), ("0.25", .milliseconds(250)), ("60", .seconds(60)), ("0", .seconds(5)),
+            ("61", .seconds(5)), ("soon", .seconds(5)), ("", .seconds(5)),
+        ] {
+            setenv("VITALBRIDGE_SCAN_SECONDS", text, 1)
+            #expect(Hub.scanDuration == expected, "\(text)")
+        }
+        unsetenv("VITALBRIDGE_SCAN_SECONDS")
+        #expect(Hub.scanDuration == .seconds(5))
+    }
+}
