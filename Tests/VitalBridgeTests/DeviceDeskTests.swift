@@ -110,21 +110,28 @@ struct DeviceDeskTests {
     @Test("live on a heart-rate sensor with no seconds streams until the task is cancelled, and stores nothing")
     func liveCancelled() async throws {
         let desk = try Desk(.heartRateSensor)
-        let (heard, beat) = AsyncStream.makeStream(of: LiveSample.self)
+        // The simulated sensor beats on a virtual clock, as fast as the driver reads: the stream is cancelled from
+        // its own sample callback, on the streaming task, after 100 beats. (A consumer task that cancels it would
+        // depend on getting a thread of the pool the stream never yields while other tests block the rest.)
+        let beats = Locked<[LiveSample]>([])
         let streaming = Task {
-            try await desk.desk.live(Desk.mac(.heartRateSensor), seconds: nil) { beat.yield($0) }
+            try await desk.desk.live(Desk.mac(.heartRateSensor), seconds: nil) { sample in
+                let count = beats.withLock { heard in
+                    heard.append(sample)
+                    return heard.count
+                }
+                if count == 100 { withUnsafeCurrentTask { $0?.cancel() } }
+            }
         }
-        var count = 0
-        for await sample in heard {
+        #expect(try await streaming.value == .stopped)
+        let heard = beats.withLock { $0 }
+        #expect(heard.count == 100)
+        for sample in heard {
             guard case .heartRate(let rate?, let intervals) = sample, rate > 0, !intervals.isEmpty else {
                 Issue.record("not a beat: \(sample)")
                 break
             }
-            count += 1
-            if count == 100 { break }
         }
-        streaming.cancel()
-        #expect(try await streaming.value == .stopped)
         #expect(try desk.store.readings(device: Desk.mac(.heartRateSensor)).isEmpty)
     }
 
