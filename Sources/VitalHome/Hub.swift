@@ -172,9 +172,11 @@ public struct Hub: Sendable {
 
     /// How long an add scans for devices on a BlueZ home: `$VITALBRIDGE_SCAN_SECONDS` (0.1 to 60), else 5 s, time for
     /// a device that advertises once a second or less often to be seen several times.
-    public static var scanDuration: Duration {
-        let text = environment("VITALBRIDGE_SCAN_SECONDS")
-        guard let seconds = text.flatMap(Double.init), seconds >= 0.1, seconds <= 60 else { return .seconds(5) }
+    public static var scanDuration: Duration { scanDuration(setting: environment("VITALBRIDGE_SCAN_SECONDS")) }
+
+    /// The scan window `setting` names (seconds, 0.1 to 60); 5 s when it is absent or names none.
+    public static func scanDuration(setting: String?) -> Duration {
+        guard let seconds = setting.flatMap(Double.init), seconds >= 0.1, seconds <= 60 else { return .seconds(5) }
         return .milliseconds(Int64(seconds * 1000))
     }
 
