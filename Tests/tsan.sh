@@ -7,6 +7,8 @@
 # the suites whose code shares state across threads (.ci/run names them) and the whole suite runs on demand:
 #   bash Tests/tsan.sh            # the whole suite; the log is .build-tsan/tsan.log
 #   bash Tests/tsan.sh 'BlueZ'    # the suites matching a filter (a regular expression over the tests' names)
+#   bash Tests/tsan.sh --build    # the build alone (CI starts it beside the debug build)
+#   TSAN_PREBUILT=1 bash Tests/tsan.sh 'BlueZ'   # run what --build made, without building
 #
 # Last whole run, 2026-11-28, at commit aa5df9d: 869 tests in 162 suites passed in 1,736 s (a fuzz run on the other
 # core), no ThreadSanitizer report. The runs before: 2026-11-24 at c29dca7 (435 tests) clean; 029064d had 8 reports,
@@ -16,7 +18,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p .build-tsan
-swift build --build-tests --sanitize=thread --scratch-path .build-tsan
+if [ "${TSAN_PREBUILT:-0}" != 1 ]; then
+    swift build --build-tests --sanitize=thread --scratch-path .build-tsan
+fi
+[ "${1:-}" = --build ] && exit 0
 filter=()
 [ $# -gt 0 ] && filter=(--filter "$1")
 set +e
