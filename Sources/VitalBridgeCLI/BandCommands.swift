@@ -100,44 +100,20 @@ extension BandCommand {
 
     /// Days of the week: `mon,tue,…,sun`, `weekdays`, `weekend` or `every-day`.
     static func weekdays(_ text: String) throws -> BandWeekdays {
-        var days: BandWeekdays = []
-        let names: [String: BandWeekdays] = [
-            "mon": .monday, "tue": .tuesday, "wed": .wednesday, "thu": .thursday, "fri": .friday, "sat": .saturday,
-            "sun": .sunday, "weekdays": [.monday, .tuesday, .wednesday, .thursday, .friday],
-            "weekend": [.saturday, .sunday], "every-day": .everyDay,
-        ]
-        for name in text.lowercased().split(separator: ",", omittingEmptySubsequences: false) {
-            guard let day = names[String(name)] else {
-                throw ValidationError(
-                    "--days: '\(name)' is not a day (mon, tue, wed, thu, fri, sat, sun, weekdays, weekend, every-day)")
-            }
-            days.formUnion(day)
+        do {
+            return try BandWeekdays(parsing: text)
+        } catch {
+            throw ValidationError("--days: \(error.message)")
         }
-        return days
     }
 
-    /// A time of day, `HH:mm`.
-    struct ClockTime: ExpressibleByArgument {
-        var hour: Int
-        var minute: Int
-
-        /// `HH:mm`, 00:00–23:59.
-        init?(argument text: String) {
-            let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-            guard parts.count == 2, parts.allSatisfy({ $0.count == 2 }), let hour = Int(parts[0]),
-                let minute = Int(parts[1]), (0...23).contains(hour), (0...59).contains(minute)
-            else { return nil }
-            (self.hour, self.minute) = (hour, minute)
-        }
-
-        /// The reader of `option`'s value: a usage error that says the form.
-        static func parse(_ option: String) -> @Sendable (String) throws -> ClockTime {
-            { text in
-                guard let time = ClockTime(argument: text) else {
-                    throw ValidationError("\(option) must be HH:mm, 00:00 to 23:59")
-                }
-                return time
+    /// The reader of `option`'s time of day, `HH:mm`: a usage error that says the form.
+    static func time(_ option: String) -> @Sendable (String) throws -> BandTimeOfDay {
+        { text in
+            guard let time = BandTimeOfDay(parsing: text) else {
+                throw ValidationError("\(option) must be HH:mm, 00:00 to 23:59")
             }
+            return time
         }
     }
 
@@ -147,12 +123,9 @@ extension BandCommand {
         guard parts.count == 2, let calories = Int(parts[1]) else {
             throw ValidationError("--sport must be SPORT=KCAL, e.g. walk=300 (got '\(text)')")
         }
-        let name = parts[0].lowercased()
-        let code = name.hasPrefix("0x") ? UInt8(name.dropFirst(2), radix: 16) : nil
-        guard
-            let sport = code.map(BandSport.init(rawValue:))
-                ?? BandSport.table.first(where: { $0.name == name })?.sport
-        else { throw ValidationError("--sport: '\(parts[0])' is not a sport of the band's table") }
+        guard let sport = BandSport(named: String(parts[0])) else {
+            throw ValidationError("--sport: '\(parts[0])' is not a sport of the band's table")
+        }
         return (sport, calories)
     }
 

@@ -39,7 +39,7 @@ extension BandCommand {
                 "Example:\n  vitalbridge band alarm --mac 004D3208D310 --id 7 --time 06:30 --days mon,fri --repeat")
         @OptionGroup var band: BandOptions
         @Option(help: "The alarm, 0 to 7.") var id: Int
-        @Option(help: "HH:mm.", transform: ClockTime.parse("--time")) var time: ClockTime
+        @Option(help: "HH:mm.", transform: BandCommand.time("--time")) var time: BandTimeOfDay
         @Option(help: "mon,tue,…,sun, weekdays, weekend or every-day.", transform: BandCommand.weekdays)
         var days: BandWeekdays
         @Flag(help: "Ring every week on those days (else once).") var `repeat` = false
@@ -110,7 +110,7 @@ extension BandCommand {
                 return day
             })
         var date: CalendarDate?
-        @Option(help: "HH:mm.", transform: ClockTime.parse("--time")) var time: ClockTime?
+        @Option(help: "HH:mm.", transform: BandCommand.time("--time")) var time: BandTimeOfDay?
         @Option(help: "1 to 20 characters (add).") var title: String?
         @Option(help: "At most 33 characters (add).") var subtitle: String = ""
 

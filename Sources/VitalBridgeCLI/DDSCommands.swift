@@ -77,44 +77,12 @@ struct DDSCommand: ParsableCommand {
             } catch {
                 throw CommandError("invalid DDS callback: \(error)")
             }
-            var rows: [(String, JSON, String)] = []
-            func add(_ name: String, _ value: Double?, _ colour: DDSColour? = nil, _ unit: String = "") {
-                guard let value else { return }
-                rows.append((name, .number(value), colour.map { "\($0) (\($0.meaning))" } ?? unit))
-            }
-            add("stress", result.stress, result.stressColour)
-            add("energy", result.energy, result.energyColour)
-            add("productivity", result.productivity, result.productivityColour)
-            add("rmssd", result.rmssd, nil, "ms")
-            add("sdnn", result.sdnn, nil, "ms")
-            add("power", result.power, nil, "ms²")
-            if let token = result.token, let page = result.shareLink { rows.append(("token", .string(token), page)) }
-            if let failure = result.failure {
-                rows.append(("error", .string(failure.rawValue), "the provider could not measure"))
-            }
-            for (name, value) in result.extra { rows.append((name, .string(value), "echoed")) }
             switch format {
-            case .json:
-                var members: [(key: String, value: JSON)] = rows.map { ($0.0, $0.1) }
-                for (key, colour) in [
-                    ("stress_c", result.stressColour), ("energy_c", result.energyColour),
-                    ("productivity_c", result.productivityColour),
-                ] {
-                    if let colour { members.append((key, .string(colour.description))) }
-                }
-                print(String(decoding: JSON.object(members).serialized(pretty: false), as: UTF8.self))
+            case .json: print(String(decoding: result.json.serialized(pretty: false), as: UTF8.self))
             case .table:
                 print(
                     table(
-                        ["parameter", "value", "meaning"],
-                        rows.map { name, value, meaning in
-                            let text: String
-                            switch value {
-                            case .string(let string): text = string
-                            default: text = String(decoding: value.serialized(pretty: false), as: UTF8.self)
-                            }
-                            return [name, text, meaning]
-                        }))
+                        ["parameter", "value", "meaning"], result.parameters.map { [$0.name, $0.value, $0.meaning] }))
             }
         }
     }
@@ -144,9 +112,7 @@ struct DDSCommand: ParsableCommand {
             func run() throws {
                 let hub = try openHub(homeOptions.home, create: true)
                 do {
-                    var sources = try DDSSources.load(hub.home)
-                    try sources.set(callback, for: source)
-                    try DDSSources.save(sources, in: hub.home)
+                    try DDSSources.update(in: hub.home) { try $0.set(callback, for: source) }
                 } catch {
                     throw CommandError("\(error)")
                 }
@@ -180,13 +146,7 @@ struct DDSCommand: ParsableCommand {
             func run() throws {
                 let hub = try openHub(homeOptions.home)
                 do {
-                    var sources = try DDSSources.load(hub.home)
-                    guard sources.entries.removeValue(forKey: source) != nil else {
-                        throw CommandError("\(source) is not a DDS source of this hub")
-                    }
-                    try DDSSources.save(sources, in: hub.home)
-                } catch let error as CommandError {
-                    throw error
+                    try DDSSources.update(in: hub.home) { try $0.remove(source) }
                 } catch {
                     throw CommandError("\(error)")
                 }
@@ -220,37 +180,16 @@ struct HRVCommand: ParsableCommand {
 
     func run() throws {
         var intervals: [Double] = []
-        func read(_ text: Substring, _ place: String) throws {
-            guard let value = Double(text.trimmingCharacters(in: .whitespaces)), value.isFinite, value > 0 else {
-                throw CommandError("\(place) ('\(text)') is not an interval in milliseconds")
+        do {
+            if let rr {
+                intervals = try HRV.intervals(commaSeparated: rr, place: "--rr")
+            } else if let rrFile {
+                let bytes = try Home.readFile(rrFile, limit: 64 << 20)
+                intervals = try HRV.intervals(lines: String(decoding: bytes, as: UTF8.self), file: rrFile)
             }
-            intervals.append(value)
+        } catch {
+            throw CommandError("\(error)")
         }
-        if let rr {
-            for (index, item) in rr.split(separator: ",", omittingEmptySubsequences: false).enumerated() {
-                try read(item, "--rr item \(index + 1)")
-            }
-        } else if let rrFile {
-            let bytes: [UInt8]
-            do {
-                bytes = try Home.readFile(rrFile, limit: 64 << 20)
-            } catch {
-                throw CommandError("\(error)")
-            }
-            for (index, line) in String(decoding: bytes, as: UTF8.self).split(
-                separator: "\n", omittingEmptySubsequences: false
-            ).enumerated() where !line.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
-                try read(line.trimmingCharacters(in: .whitespacesAndNewlines)[...], "\(rrFile) line \(index + 1)")
-            }
-        }
-        let figures = HRVFigures(rr: intervals)
-        func figure(_ value: Double?) -> String {
-            guard let value else { return "null" }
-            return String(
-                decoding: JSON.number((value * 1_000).rounded() / 1_000).serialized(pretty: false), as: UTF8.self)
-        }
-        print(
-            "{\"rmssd\": \(figure(figures.rmssd)), \"sdnn\": \(figure(figures.sdnn)), \"power\": \(figure(figures.power)), "
-                + "\"accepted\": \(figures.accepted), \"rejected\": \(figures.rejected)}")
+        print(HRVFigures(rr: intervals).jsonLine)
     }
 }

@@ -5,24 +5,6 @@ import VitalExports
 import VitalHome
 import VitalStore
 
-extension VitalUnit {
-    /// The unit a user names on the command line: its symbol in any case (`mmol/L`, `mmhg`, `lb`), and `C` or `F`
-    /// for the degrees.
-    init?(userText text: String) {
-        let lowered = text.lowercased()
-        let aliases: [String: VitalUnit] = ["c": .celsius, "f": .fahrenheit, "mile": .mile, "miles": .mile]
-        if let unit = aliases[lowered] {
-            self = unit
-            return
-        }
-        guard let unit = VitalUnit.allCases.first(where: { $0.symbol.lowercased() == lowered }) else { return nil }
-        self = unit
-    }
-
-    /// What `--unit` accepts, for its error messages.
-    static var userTexts: String { allCases.map(\.symbol).joined(separator: ", ") }
-}
-
 /// The time zone `name` names (an IANA name such as `Europe/Berlin`, or `UTC`), or the system's (`TZ`) if `nil`.
 func timeZone(named name: String?) throws(ValidationError) -> TimeZone {
     guard let name else { return TimeZone.current }
@@ -94,38 +76,11 @@ struct FHIROptions: ParsableArguments {
         return parsed
     }
 
-    /// Writes the bundle of the readings of `store` (of one device, from a time on) to standard output, a reading
-    /// at a time.
-    func export(_ store: VitalStore, device: MACAddress?, since: Timestamp?) throws {
-        let zone = try VitalBridgeCLI.timeZone(named: timeZone)
-        let (type, subject, hub, glucoseUnit) = (
-            transaction ? FHIRBundleWriter.BundleType.transaction : .collection, try subject(), try store.hubID(),
-            try glucoseUnit()
-        )
-        var writer: FHIRBundleWriter?
-        var output = StreamingOutput()
-        do {
-            // the devices and the readings are one snapshot: a device another process adds with a reading meanwhile
-            // is in both or in neither, so every reading's device is in the bundle
-            try store.forEachReading(device: device, since: since, selection: .released) { devices in
-                var bundle = try FHIRBundleWriter(
-                    type: type, subject: subject, hub: hub, glucoseUnit: glucoseUnit,
-                    devices: devices.map {
-                        FHIRDevice(
-                            mac: $0.mac, model: $0.model, serialNumber: $0.serialNumber,
-                            firmwareRevision: $0.firmwareRevision)
-                    }, utcOffset: { zone.secondsFromGMT(for: $0.date) })
-                try output.append { bundle.begin(into: &$0) }
-                writer = bundle
-            } _: { stored in
-                try output.append { writer!.append(stored.reading, device: stored.device, to: &$0) }
-            }
-            try output.append { writer!.finish(into: &$0) }
-            try output.flush()
-        } catch  where output.closed {
-            // a closed pipe ends the bundle
-            return
-        }
+    /// The export these options ask for.
+    func export() throws -> Hub.FHIRExport {
+        Hub.FHIRExport(
+            type: transaction ? .transaction : .collection, subject: try subject(), glucoseUnit: try glucoseUnit(),
+            timeZone: try VitalBridgeCLI.timeZone(named: timeZone))
     }
 }
 
@@ -177,70 +132,30 @@ struct ReportCommand: ParsableCommand {
     }
 
     func units() throws -> ReportUnits {
-        var units = ReportUnits()
-        var seen: [VitalCategory: String] = [:]
-        for text in unit {
-            guard let parsed = VitalUnit(userText: text) else {
-                throw ValidationError("--unit \(text.debugDescription) is not a unit (\(VitalUnit.userTexts))")
-            }
-            if let earlier = seen[parsed.category] {
-                throw ValidationError("--unit \(earlier) and --unit \(text) are units of the same quantity")
-            }
-            seen[parsed.category] = text
-            do {
-                try units.set(parsed)
-            } catch {
-                throw ValidationError("--unit \(text.debugDescription): \(error)")
-            }
+        do {
+            return try ReportUnits(userTexts: unit)
+        } catch {
+            throw ValidationError(error.message)
         }
-        return units
     }
 
     func run() throws {
         let hub = try openHub(homeOptions.home)
-        let zone = try VitalBridgeCLI.timeZone(named: timeZone)
-        let (mac, from) = (filter.mac, filter.from)
-        var names: [MACAddress: String] = [:]
-        var report = HealthReport(units: try units(), utcOffset: { zone.secondsFromGMT(for: $0.date) })
-        // the devices and the readings are one snapshot: every reading's device has its name
-        try hub.store.forEachReading(device: mac, since: from, selection: .released) { devices in
-            names = Dictionary(devices.map { ($0.mac, "\($0.model.name) \($0.mac)") }, uniquingKeysWith: { $1 })
-        } _: { stored in
-            report.add(stored.reading, device: names[stored.device] ?? stored.device.description)
-        }
-        var scope = mac.map { "Readings of \(names[$0] ?? $0.description)" } ?? "Readings of every device"
-        if let from { scope += " since \(from) UTC" }
-        let now = Timestamp(Date())
-        let local = Timestamp(secondsSince1970: now.secondsSince1970 + Int64(zone.secondsFromGMT(for: now.date)))
-        let subtitle = "\(scope); times in \(zone.identifier); made \(String(local.description.prefix(16)))."
-        // the page written as it is made, 64 KiB at a time, never held whole (about 1.8 MB for 26 years of readings)
-        func page(to descriptor: Int32) -> Bool {
-            let size = 1 << 16
-            var buffer: [UInt8] = []
-            buffer.reserveCapacity(size + 4096)
-            var written = true
-            report.write(title: title, subtitle: subtitle) { part in
-                guard written else { return }
-                buffer.append(contentsOf: part.utf8)
-                if buffer.count >= size {
-                    written = writeAll(buffer, to: descriptor)
-                    buffer.removeAll(keepingCapacity: true)
-                }
-            }
-            return written && writeAll(buffer, to: descriptor)
-        }
+        let page = try hub.report(
+            units: try units(), timeZone: try VitalBridgeCLI.timeZone(named: timeZone), device: filter.mac,
+            since: filter.from)
         if out == "-" {
-            guard page(to: 1) else { throw CommandError(ending: .refused) }
+            guard page.write(title: title, to: 1) else { throw CommandError(ending: .refused) }
             return
         }
         // what an earlier report killed as it wrote left beside this one
         let (folder, name) = Home.folderAndName(of: out)
         Home.removeStaleTemporaryFiles(in: folder, of: name)
         do {
-            try Home.writeFile(to: out, page(to:))
+            try Home.writeFile(to: out) { page.write(title: title, to: $0) }
         } catch {
             throw CommandError("cannot write the report: \(error)")
         }
-        printError("wrote \(out): \(report.readings) readings")
+        printError("wrote \(out): \(page.report.readings) readings")
     }
 }

@@ -40,47 +40,23 @@ struct ChangesCommand: ParsableCommand {
         if let limit, limit < 1 { throw ValidationError("--limit must be 1 or more") }
     }
 
-    /// The changes read from the store at a time: what one read transaction holds.
-    static let page = 1_000
-
     func run() throws {
         let hub = try openHub(homeOptions.home)
-        var cursor: FeedCursor
-        do {
-            if let after {
-                guard let given = FeedCursor(after) else {
-                    throw CommandError(
-                        "--after \(after.debugDescription) is not a cursor: a cursor is HUB:SEQUENCE, as a line's \"cursor\" gives it"
-                    )
-                }
-                cursor = given
-            } else {
-                cursor = try hub.store.feedStart()
+        var cursor: FeedCursor?
+        if let after {
+            guard let given = FeedCursor(after) else {
+                throw CommandError(
+                    "--after \(after.debugDescription) is not a cursor: a cursor is HUB:SEQUENCE, as a line's \"cursor\" gives it"
+                )
             }
+            cursor = given
+        }
+        var output = ChunkedOutput()
+        do {
+            try hub.writeChanges(after: cursor, limit: limit ?? .max, to: &output)
         } catch let error as StoreError {
             throw CommandError(error.message)
         }
-        var left = limit ?? .max
-        var output = StreamingOutput()
-        do {
-            while left > 0 {
-                var read = 0
-                let page = min(left, Self.page)
-                try hub.store.forEachChange(after: cursor, limit: page) { change in
-                    cursor.sequence = change.sequence
-                    read += 1
-                    try output.append { ChangeFeedFormat.appendLine(change, hub: cursor.hubID, to: &$0) }
-                }
-                left -= read
-                if read < page { break }
-            }
-        } catch  where output.closed {
-            return
-        } catch let error as StoreError {
-            try output.flush()
-            throw CommandError(error.message)
-        }
-        try output.flush()
     }
 }
 

@@ -57,99 +57,27 @@ struct GATTDecodeCommand: ParsableCommand {
     @Argument(help: "The value's bytes in hexadecimal, as captured.")
     var hex: String
 
-    /// Every decodable characteristic by its upper-case key.
-    static let decoders: [String: Decoder] = {
-        var table: [String: Decoder] = [:]
-        func add<C: GATTCharacteristic & JSONRepresentable>(_ type: C.Type) {
-            table[String(C.uuid, radix: 16, uppercase: true)] = Decoder(name: C.name) { bytes throws(GATTError) in
-                let body = try C(bytes: bytes).json
-                guard annotatedCharacteristics.contains(C.uuid) else { return body }
-                return AnnotatedJSON(body: body, annotations: HubAnnotationsJSON(decoding: bytes, of: C.uuid))
-            }
-        }
-        add(DateTime.self)
-        add(BloodPressureMeasurement.self)
-        add(IntermediateCuffPressure.self)
-        add(BloodPressureFeature.self)
-        add(GlucoseMeasurement.self)
-        add(GlucoseMeasurementContext.self)
-        add(GlucoseFeature.self)
-        add(RecordAccessControlPoint.self)
-        add(WeightMeasurement.self)
-        add(WeightScaleFeature.self)
-        add(BodyCompositionMeasurement.self)
-        add(TemperatureMeasurement.self)
-        add(PLXSpotCheckMeasurement.self)
-        add(PLXContinuousMeasurement.self)
-        add(PLXFeatures.self)
-        add(HeartRateMeasurement.self)
-        table["SFLOAT"] = Decoder(name: "IEEE 11073 SFLOAT") { bytes throws(GATTError) in
-            try numberJSON(bytes, width: 2)
-        }
-        table["FLOAT"] = Decoder(name: "IEEE 11073 FLOAT") { bytes throws(GATTError) in try numberJSON(bytes, width: 4)
-        }
-        return table
-    }()
-
-    /// How one characteristic's bytes become JSON.
-    struct Decoder: Sendable {
-        var name: String
-        var decode: @Sendable ([UInt8]) throws(GATTError) -> any Encodable
-    }
-
     func validate() throws {
-        guard Self.decoders[key] != nil else {
+        guard GATTDecoder.named(characteristic) != nil else {
             throw ValidationError(
                 "unknown characteristic '\(characteristic)'; use a 16-bit UUID such as 2A35, or sfloat / float")
         }
     }
 
-    private var key: String {
-        var key = characteristic.uppercased()
-        if key.hasPrefix("0X") { key.removeFirst(2) }
-        return key
-    }
-
     func run() throws {
-        guard let bytes = parseHex(hex) else {
+        guard let bytes = GATTDecoder.bytes(hex: hex) else {
             throw CommandError("invalid hex: expected pairs of hexadecimal digits, got '\(hex)'")
         }
+        guard let decoder = GATTDecoder.named(characteristic) else { return }  // validate() refused it
         do {
-            let json = try gattEncoder().encode(Self.decoders[key]!.decode(bytes))
+            var document = try decoder.decode(bytes)
+            if let uuid = decoder.uuid, annotatedCharacteristics.contains(uuid) {
+                document = AnnotatedJSON(body: document, annotations: HubAnnotationsJSON(decoding: bytes, of: uuid))
+            }
+            let json = try gattEncoder().encode(document)
             print(String(decoding: json, as: UTF8.self))
         } catch {
             throw CommandError("cannot decode: \(error)")
         }
     }
-}
-
-/// A bare SFLOAT or FLOAT as JSON: its value (or special value), mantissa and exponent.
-private func numberJSON(_ bytes: [UInt8], width: Int) throws(GATTError) -> BareNumberJSON {
-    let name = width == 2 ? "IEEE 11073 SFLOAT" : "IEEE 11073 FLOAT"
-    guard bytes.count >= width else { throw GATTError(.short, characteristic: name, field: "value", offset: 0) }
-    guard bytes.count == width else { throw GATTError(.tooLong, characteristic: name, field: "end", offset: width) }
-    let bits = bytes.reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-    if width == 2 {
-        let number = SFloat(bits: UInt16(bits))
-        return BareNumberJSON(GATTNumber(number), mantissa: number.mantissa, exponent: number.exponent)
-    }
-    let number = MedicalFloat(bits: bits)
-    return BareNumberJSON(GATTNumber(number), mantissa: number.mantissa, exponent: number.exponent)
-}
-
-/// The bytes of hexadecimal text; spaces, `:` and `-` between bytes and a leading `0x` are ignored.
-func parseHex(_ text: String) -> [UInt8]? {
-    var digits = Substring(text)
-    if digits.lowercased().hasPrefix("0x") { digits = digits.dropFirst(2) }
-    let cleaned = digits.filter { $0 != " " && $0 != ":" && $0 != "-" }
-    guard cleaned.count.isMultiple(of: 2) else { return nil }
-    var bytes: [UInt8] = []
-    var index = cleaned.startIndex
-    while index != cleaned.endIndex {
-        let next = cleaned.index(index, offsetBy: 2)
-        guard let byte = UInt8(cleaned[index..<next], radix: 16) else { return nil }
-        bytes.append(byte)
-        index = next
-    }
-    return bytes
 }

@@ -183,54 +183,22 @@ struct OpenInvocation: Equatable {
         return Opener.chosen(option: option).map { OpenerHandOff(opener: $0) }
     }
 
-    /// Handles the request (layered, ShareVitalSigns or Welltory DDS): prints (or opens) the answer and returns
-    /// ``ExitStatus/done``; ``ExitStatus/noCallback`` when no answer may be sent, ``ExitStatus/handOffFailed``
-    /// when it could not be handed over, ``ExitStatus/refused`` when the request or the home was refused (a home
-    /// that cannot be used still answers a layered request `ERROR_STORE` when the whitelist names where to).
-    ///
-    /// The store is left open for the rest of the process. Every reading and delivery is already committed to
-    /// SQLite's write-ahead log with a full sync, and the next process to open the store reads the log back, as it
-    /// would after a crash; closing would only spend time on cleanup (GRDB's observers, a dispatch queue) that
-    /// matters to a long-lived process.
+    /// Handles the request (``Hub/open(_:platform:caller:scannedQR:home:transport:handOff:interrupt:progress:logger:report:)``):
+    /// prints (or opens) the answer and returns ``ExitStatus/done``; ``ExitStatus/noCallback`` when no answer may be
+    /// sent, ``ExitStatus/handOffFailed`` when it could not be handed over, ``ExitStatus/refused`` when the request
+    /// or the home was refused.
     func run() async -> ExitStatus {
         guard let handOff = handOff() else {
             printError("VITALBRIDGE_OPENER must name a program (and its leading arguments)")
             return .refused
         }
-        // the whitelist decides where an answer may go: without it, none may
-        let folder: Home
-        let whitelist: Whitelist
-        do {
-            folder = try Home(Home.directory(option: home), create: true)
-            whitelist = try folder.whitelist()
-        } catch {
-            printError("cannot use the home folder: \(error)")
-            return .refused
-        }
-        let outcome: HubOutcome
-        do {
-            let hub = try Hub(
-                home: folder, whitelist: whitelist, transport: transport, logger: hubLogger(), report: printError)
-            _ = Unmanaged.passRetained(hub.store)
-            // a person at a terminal answers the prompts, and Ctrl-C cancels the stage that runs
-            let interrupt = TerminalUser.isAttached ? Interrupt.watch() : nil
-            let (url, platform, caller, scanQR) = (url, platform, caller, scanQR)
-            var progress: @Sendable (SyncProgress) -> Void = { _ in }
-            if isatty(2) == 1 { progress = { drawProgress($0) } }
-            let bridge = hub.bridge(
-                handOff: handOff, progress: progress, user: interrupt.map { TerminalUser(interrupt: $0) })
-            outcome = await Interrupt.run(cancelledBy: interrupt) {
-                await bridge.handle(url: url, platform: platform, caller: caller, scannedQR: scanQR)
-            }
-        } catch {
-            guard ProviderProtocol(of: url) == nil else {
-                printError("cannot use the home folder: \(error)")
-                return .refused
-            }
-            outcome = await Bridge.answerUnusableHome(
-                url: url, platform: platform, caller: caller, whitelist: whitelist, error: error, handOff: handOff,
-                logger: hubLogger())
-        }
+        // a person at a terminal answers the prompts, and Ctrl-C cancels the stage that runs
+        var progress: @Sendable (SyncProgress) -> Void = { _ in }
+        if isatty(2) == 1 { progress = { drawProgress($0) } }
+        let outcome = await Hub.open(
+            url, platform: platform, caller: caller, scannedQR: scanQR, home: Home.directory(option: home),
+            transport: transport, handOff: handOff, interrupt: TerminalUser.isAttached ? Interrupt.watch() : nil,
+            progress: progress, logger: hubLogger(), report: printError)
         return ExitStatus(outcome)
     }
 }

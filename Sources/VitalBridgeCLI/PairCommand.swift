@@ -135,7 +135,7 @@ struct TerminalPairingUser: PairingUser {
     /// Asks `question` on standard error and reads one line from standard input; `nil` at its end, or once the
     /// task is cancelled (BlueZ gave the question up).
     func readAnswer(_ question: String) -> String? {
-        let answer = VitalBridgeCLI.readAnswer(question, limit: 256, until: { Task.isCancelled })
+        let answer = VitalHome.readAnswer(question, limit: 256, until: { Task.isCancelled })
         // a terminal echoed the answer and its line end; from a pipe, the next line starts on its own too
         if answer != nil, isatty(0) == 0 { FileHandle.standardError.write(Data("\n".utf8)) }
         return answer

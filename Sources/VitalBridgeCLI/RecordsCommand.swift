@@ -96,66 +96,17 @@ struct RecordsCommand: ParsableCommand {
 
     func run() throws {
         let hub = try openHub(homeOptions.home)
-        if format == .fhir {
-            try fhir.export(
-                hub.store, device: filter.mac, since: filter.from)
-            return
-        }
-        var output = StreamingOutput()
-        var first = true
+        var output = ChunkedOutput()
+        let layout: RecordsLayout
         switch format {
-        case .table: try output.write(RecordsFormatter.tableHeader)
-        case .csv: try output.write(RecordsFormatter.csvHeader(deviceTime: deviceTime))
-        case .json: try output.write("[")
-        case .fhir: return  // written above, as a bundle
-        }
-        func write(_ row: RecordRow) throws {
-            switch format {
-            case .table: try output.write(RecordsFormatter.tableRow(row))
-            case .csv: try output.append { RecordsFormatter.appendCSVRow(row, deviceTime: deviceTime, to: &$0) }
-            case .json:
-                try output.append {
-                    $0 += Array((first ? "\n" : ",\n").utf8)
-                    $0 += RecordsFormatter.jsonObject(row).serialized(pretty: false)
-                }
-            case .fhir: break
-            }
-            first = false
-        }
-        let (mac, from) = (filter.mac, filter.from)
-        do {
-            if heartRateMinutes {
-                for band in try hub.store.devices() where band.model.isSmartband && (mac == nil || band.mac == mac) {
-                    try hub.store.forEachDayItem(device: band.mac, since: from?.day) { item in
-                        for row in try RecordRow.heartRateMinutes(of: item, device: band.mac)
-                        where from.map({ row.time >= $0 }) ?? true {
-                            try write(row)
-                        }
-                    }
-                }
-            } else if quarantine {
-                var held: [String: Int] = [:]
-                try hub.store.forEachReading(device: mac, since: from, selection: .quarantined) { stored in
-                    held["user \(stored.reading.annotations.userIndex!) of \(stored.device)", default: 0] += 1
-                    try write(RecordRow(device: stored.device, reading: stored.reading))
-                }
-                if format == .table {
-                    for (user, count) in held.sorted(by: { $0.key < $1.key }) {
-                        try output.write(
-                            "\(user): \(count) reading\(count == 1 ? "" : "s") in quarantine until assigned (vitalbridge people assign)\n"
-                        )
-                    }
-                }
-            } else {
-                try hub.store.forEachReading(device: mac, since: from, selection: .released) {
-                    try write(RecordRow(device: $0.device, reading: $0.reading))
-                }
-            }
-            if format == .json { try output.write(first ? "]\n" : "\n]\n") }
-        } catch  where output.closed {
-            // a closed pipe (`records | head`) ends the listing
+        case .fhir:
+            try hub.writeFHIRBundle(try fhir.export(), device: filter.mac, since: filter.from, to: &output)
             return
+        case .table: layout = .table
+        case .csv: layout = .csv(deviceTime: deviceTime)
+        case .json: layout = .json
         }
-        try output.flush()
+        let selection: RecordsSelection = heartRateMinutes ? .heartRateMinutes : quarantine ? .quarantine : .readings
+        try hub.writeRecords(selection, layout: layout, device: filter.mac, since: filter.from, to: &output)
     }
 }

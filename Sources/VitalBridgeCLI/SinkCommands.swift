@@ -53,32 +53,12 @@ struct SinkCommand: ParsableCommand {
         var passwordFile: String?
 
         func run() throws {
-            let address: SinkAddress
-            do {
-                address = try SinkAddress(url)
-            } catch {
-                throw CommandError("cannot add sink \(name): \(error.message)")
-            }
-            var file: String?
-            if let passwordFile {
-                // absolute, as given: never resolved through a symbolic link, which the check refuses
-                let path =
-                    passwordFile.hasPrefix("/")
-                    ? passwordFile : FileManager.default.currentDirectoryPath + "/" + passwordFile
-                do {
-                    _ = try SinkPassword.read(file: path)
-                } catch {
-                    throw CommandError("cannot add sink \(name): \(error.message)")
-                }
-                file = path
-            }
             let hub = try openHub(homeOptions.home, readOnly: false)
-            let queued = try refusing("cannot add sink \(name)") { () throws(StoreError) in
-                try hub.store.addSink(
-                    SinkRecord(
-                        name: name, address: address.description, passwordFile: file,
-                        addedAt: Timestamp(Date())))
-                return try hub.store.queuedChanges(after: 0)
+            let (address, queued): (SinkAddress, Int)
+            do {
+                (address, queued) = try hub.addSink(named: name, url: url, passwordFile: passwordFile)
+            } catch {
+                throw CommandError("cannot add sink \(name): \(error)")
             }
             print(
                 "added sink \(name): \(address) (\(queued) reading\(queued == 1 ? "" : "s") queued; vitalbridge sink push \(name))"
@@ -135,7 +115,7 @@ struct SinkCommand: ParsableCommand {
             let hub = try openHub(homeOptions.home)
             let rows = try refusing("cannot read the sinks") { () throws(StoreError) -> [[String]] in
                 var rows: [[String]] = []
-                for sink in try sinks(hub.store, named: name) {
+                for sink in try hub.sinks(named: name) {
                     let queued = try hub.store.queuedChanges(after: sink.position)
                     rows.append([
                         sink.name, "\(queued)", "\(sink.position)", sink.lastSuccess.map { "\($0)" } ?? "never",
@@ -166,14 +146,13 @@ struct SinkCommand: ParsableCommand {
         func run() async throws {
             let hub = try openHub(homeOptions.home, readOnly: false)
             let chosen = try refusing("cannot push") { () throws(StoreError) -> [SinkRecord] in
-                try sinks(hub.store, named: name)
+                try hub.sinks(named: name)
             }
-            let logger = hubLogger()
-            let outbox = batch.outbox(hub.store, logger: logger)
+            let outbox = hub.outbox(batchSize: batch.batchSize)
             var failed = false
             for sink in chosen {
                 do {
-                    let result = try await outbox.push(sink) { try await connect(sink, logger: logger) }
+                    let result = try await outbox.push(sink) { try await hub.connect(sink) }
                     print(
                         "\(sink.name): pushed \(result.pushed) change\(result.pushed == 1 ? "" : "s"); it has the feed up to \(result.position)"
                     )
@@ -210,19 +189,16 @@ struct SinkCommand: ParsableCommand {
         func run() async throws {
             let stop = SignalWatcher.watch([SIGINT, SIGTERM], secondEnds: false)
             let hub = try openHub(homeOptions.home, readOnly: false)
-            let all = try refusing("cannot follow") { () throws(StoreError) in try hub.store.sinks() }
-            for name in names where !all.contains(where: { $0.name == name }) {
-                throw CommandError("cannot follow: the home has no sink named \(name) (vitalbridge sink list)")
+            let sinks: [SinkRecord]
+            do {
+                sinks = try hub.sinks(among: names)
+            } catch {
+                throw CommandError("cannot follow: \(error)")
             }
-            let sinks = names.isEmpty ? all : all.filter { names.contains($0.name) }
-            guard !sinks.isEmpty else {
-                throw CommandError("cannot follow: the home has no sink (vitalbridge sink add)")
-            }
-            let logger = hubLogger()
-            let outbox = batch.outbox(hub.store, logger: logger)
+            let outbox = hub.outbox(batchSize: batch.batchSize)
             let following = Task {
                 await outbox.follow(
-                    sinks, connect: { try await connect($0, logger: logger) }, poll: .milliseconds(Int64(poll * 1_000))
+                    sinks, connect: { try await hub.connect($0) }, poll: .milliseconds(Int64(poll * 1_000))
                 ) { event in
                     switch event {
                     case .pushed(let sink, let changes, let position):
@@ -249,36 +225,6 @@ struct BatchOption: ParsableArguments {
     func validate() throws {
         guard (1...100_000).contains(batchSize) else { throw ValidationError("--batch-size must be 1 to 100000") }
     }
-
-    /// The outbox of `store` with this batch size, on the real clock.
-    func outbox(_ store: VitalStore, logger: Logger) -> Outbox {
-        Outbox(
-            store: store, now: { Timestamp(Date()) }, clock: ContinuousClock(), batchSize: batchSize,
-            logger: logger)
-    }
-}
-
-/// The sink named `name`, or every sink when `name` is `nil`.
-private func sinks(_ store: VitalStore, named name: String?) throws(StoreError) -> [SinkRecord] {
-    if let name { return [try store.sink(named: name)] }
-    return try store.sinks()
-}
-
-/// A connection to `sink`'s database, its schema migrated: the password from the sink's file, else libpq's
-/// password file.
-private func connect(_ sink: SinkRecord, logger: Logger) async throws -> any ChangeSink {
-    let address = try SinkAddress(sink.address)
-    let password =
-        try sink.passwordFile.map { path throws(SinkError) in try SinkPassword.read(file: path) }
-        ?? SinkPassword.lookup(for: address, logger: logger)
-    let connection = try await PostgresSink.connect(address, password: password, logger: logger)
-    do {
-        try await connection.migrate()
-    } catch {
-        await connection.close()
-        throw error
-    }
-    return connection
 }
 
 /// Prints `line` and flushes standard output at once: `sink follow` runs for long, read line by line.
@@ -286,5 +232,3 @@ private func printLine(_ line: String) {
     print(line)
     fflush(nil)
 }
-
-extension PostgresSink: ChangeSink {}

@@ -120,43 +120,7 @@ struct RequestCommand: ParsableCommand {
         } catch {
             throw CommandError("invalid request: \(error); fail callback reason \(error.reason)")
         }
-        for (name, value) in describe(request) { print("\(name): \(value)") }
-    }
-
-    func describe(_ request: LayeredRequest) -> [(String, String)] {
-        var lines: [(String, String)] = [
-            ("platform", request.platform.rawValue),
-            ("cmd", "\(request.action.rawValue) (\(request.action.stages.map { "\($0)" }.joined(separator: ", ")))"),
-            (
-                "devicemodel",
-                "\(request.deviceModel.rawValue) (\(request.deviceModel.name), \(request.deviceModel.category.rawValue))"
-            ),
-        ]
-        if let mac = request.mac { lines.append(("mac", mac.description)) }
-        if let addType = request.addType { lines.append(("addtype", "\(addType.rawValue) (\(addType))")) }
-        if request.action.addsDevice { lines.append(("popflag", request.prompts ? "1 (prompt)" : "0 (no prompt)")) }
-        lines.append(("unit", request.unit.map { "\($0.rawValue) (\($0.symbol))" } ?? "none (oximeter)"))
-        if let profile = request.profile {
-            lines.append(
-                (
-                    "profile",
-                    "userid \(profile.userID), age \(profile.age), sex \(profile.sex), height \(profile.height) cm, "
-                        + "weight \(profile.weight) kg, swim \(profile.swim)"
-                ))
-        }
-        if let code = request.stripCode {
-            lines.append(("strip code", "\(code.type) (\(code.code.utf8.count) characters)"))
-        }
-        if let appID = request.appID { lines.append(("appid", appID)) }
-        if let scheme = request.callerScheme { lines.append(("scheme", scheme)) }
-        if let callerURL = request.callerURL { lines.append(("callerurl", callerURL)) }
-        lines.append(
-            (
-                "echo",
-                request.echo.map { parameter in parameter.value.map { "\(parameter.name)=\($0)" } ?? parameter.name }
-                    .joined(separator: "&")
-            ))
-        return lines
+        for (name, value) in request.summary { print("\(name): \(value)") }
     }
 }
 
@@ -186,15 +150,7 @@ struct CallbackCommand: ParsableCommand {
         } catch {
             throw CommandError("invalid callback: \(error)")
         }
-        print("destination: \(response.callback.destination)")
-        if let id = response.requestID { print("requestid: \(id)") }
-        let stages = response.stages.map { "\($0.stage) \($0.outcome)" }.joined(separator: ", ")
-        print("status: \(response.callback.status.rawValue)" + (stages.isEmpty ? "" : " (\(stages))"))
-        if let mac = response.mac { print("mac: \(mac)") }
-        if let reason = response.reason {
-            print("reason: \(reason)" + (response.deviceFailure.map { " (\($0))" } ?? ""))
-        }
-        if response.remaining > 0 { print("remaining: \(response.remaining)") }
+        for (name, value) in response.summary { print("\(name): \(value)") }
         for reading in response.readings { print("\(reading.origin): \(reading)") }
     }
 }

@@ -209,3 +209,21 @@ public struct ActivityProfile: Hashable, Sendable {
         self.distanceUnit = distanceUnit
     }
 }
+
+extension VitalUnit {
+    /// The unit a person names: its symbol in any case (`mmol/L`, `mmhg`, `lb`), `C` or `F` for the degrees, and
+    /// `mile` or `miles`.
+    public init?(userText text: String) {
+        let lowered = text.lowercased()
+        let aliases: [String: VitalUnit] = ["c": .celsius, "f": .fahrenheit, "mile": .mile, "miles": .mile]
+        if let unit = aliases[lowered] {
+            self = unit
+            return
+        }
+        guard let unit = VitalUnit.allCases.first(where: { $0.symbol.lowercased() == lowered }) else { return nil }
+        self = unit
+    }
+
+    /// Every unit's symbol, for an error's list of what a person may name.
+    public static var userTexts: String { allCases.map(\.symbol).joined(separator: ", ") }
+}

@@ -24,6 +24,31 @@ public struct ReportUnits: Hashable, Sendable {
     }
 }
 
+extension ReportUnits {
+    /// The units a person named (`--unit` of `vitalbridge report`: `mmol/L`, `lb`, `F`…), one per quantity.
+    ///
+    /// - Throws: ``ReportError`` naming a text that is not a unit, two units of one quantity, or a unit of a
+    ///   quantity the report does not convert.
+    public init(userTexts texts: [String]) throws(ReportError) {
+        self.init()
+        var seen: [VitalCategory: String] = [:]
+        for text in texts {
+            guard let parsed = VitalUnit(userText: text) else {
+                throw ReportError(message: "--unit \(text.debugDescription) is not a unit (\(VitalUnit.userTexts))")
+            }
+            if let earlier = seen[parsed.category] {
+                throw ReportError(message: "--unit \(earlier) and --unit \(text) are units of the same quantity")
+            }
+            seen[parsed.category] = text
+            do {
+                try set(parsed)
+            } catch {
+                throw ReportError(message: "--unit \(text.debugDescription): \(error)")
+            }
+        }
+    }
+}
+
 /// Why a report cannot be made.
 public struct ReportError: Error, Hashable, Sendable, CustomStringConvertible {
     public var message: String

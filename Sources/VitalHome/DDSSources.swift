@@ -53,6 +53,22 @@ public struct DDSSources: Sendable {
         try Home.writeFile(JSON.object(members).serialized(pretty: true), to: path(home))
     }
 
+    /// Loads the sources of `home`, lets `change` change them, and saves them (atomically) unless it throws.
+    public static func update(in home: Home, _ change: (inout DDSSources) throws -> Void) throws {
+        var sources = try load(home)
+        try change(&sources)
+        try save(sources, in: home)
+    }
+
+    /// Stops answering `source`.
+    ///
+    /// - Throws: ``HomeError`` if it is not a source of the home.
+    public mutating func remove(_ source: String) throws {
+        guard entries.removeValue(forKey: source) != nil else {
+            throw HomeError("\(source) is not a DDS source of this hub")
+        }
+    }
+
     /// Registers `callback` for `source`: a name of 1–100 printable characters, and either an https URL with a
     /// host (a universal link, as the document uses) or a custom app scheme the layered whitelist would accept.
     /// Either may have a query of its own, which the results are appended to (`myapp://dds?x=1&rmssd=…`), as long

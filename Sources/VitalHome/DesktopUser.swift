@@ -3,7 +3,6 @@ import LayeredProtocol
 import Logging
 import VitalBridge
 import VitalCore
-import VitalHome
 
 /// Dialogs on the desktop standing in for the phone's: the connect prompt (`popflag=1`), the QR code's text, and
 /// the list of devices to choose from, shown by zenity (GNOME and most desktops) or kdialog (KDE). Used when no

@@ -1,6 +1,7 @@
 import BlueZ
 import DBus
 import Foundation
+import LayeredProtocol
 import Logging
 import VitalBridge
 import VitalCore
@@ -206,5 +207,50 @@ public struct Hub: Sendable {
             whitelist: whitelist, handOff: handOff, reservation: ProcessIdentity.reservationOwner(),
             providers: ProviderSettings(board: SVSFiles.board, ddsSources: DDSSources.Registry(home: home)),
             logger: logger, now: transport.now, progress: progress)
+    }
+}
+
+extension Hub {
+    /// Handles one request URL (layered, ShareVitalSigns or Welltory DDS) in the home at `directory`, answering
+    /// through `handOff`: what `vitalbridge open` does.
+    ///
+    /// The whitelist decides where an answer may go: when the home's folder or whitelist cannot be used, nothing
+    /// is answered (``HubOutcome/refused(_:)``); when its store or fleet cannot, a layered request the whitelist
+    /// routes is answered `ERROR_STORE` (``Bridge/answerUnusableHome(url:platform:caller:whitelist:error:handOff:logger:budget:)``).
+    /// With `interrupt`, a person at the terminal answers the prompts and Ctrl-C cancels the stage that runs.
+    ///
+    /// The store is left open for the rest of the process. Every reading and delivery is already committed to
+    /// SQLite's write-ahead log with a full sync, and the next process to open the store reads the log back, as it
+    /// would after a crash; closing would only spend time on cleanup (GRDB's observers, a dispatch queue) that
+    /// matters to a long-lived process.
+    public static func open(
+        _ url: String, platform: Platform, caller: String?, scannedQR: String?, home directory: String,
+        transport: TransportChoice, handOff: any CallbackHandOff, interrupt: Interrupt?,
+        progress: @escaping @Sendable (SyncProgress) -> Void, logger: Logger,
+        report: @escaping @Sendable (String) -> Void
+    ) async -> HubOutcome {
+        let folder: Home
+        let whitelist: Whitelist
+        do {
+            folder = try Home(directory, create: true)
+            whitelist = try folder.whitelist()
+        } catch {
+            return .refused("cannot use the home folder: \(error)")
+        }
+        do {
+            let hub = try Hub(home: folder, whitelist: whitelist, transport: transport, logger: logger, report: report)
+            _ = Unmanaged.passRetained(hub.store)
+            let bridge = hub.bridge(
+                handOff: handOff, progress: progress,
+                user: interrupt.map { TerminalUser(interrupt: $0, report: report) })
+            return await Interrupt.run(cancelledBy: interrupt) {
+                await bridge.handle(url: url, platform: platform, caller: caller, scannedQR: scannedQR)
+            }
+        } catch {
+            guard ProviderProtocol(of: url) == nil else { return .refused("cannot use the home folder: \(error)") }
+            return await Bridge.answerUnusableHome(
+                url: url, platform: platform, caller: caller, whitelist: whitelist, error: error, handOff: handOff,
+                logger: logger)
+        }
     }
 }

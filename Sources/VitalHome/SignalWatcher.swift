@@ -12,7 +12,7 @@ import Locking
 /// the watcher ``signalled`` and runs the handler (one given later runs at once). With `secondEnds`, each signal
 /// then has its default action again, so a second Ctrl-C ends the process as usual; without it, later signals are
 /// caught and change nothing. One watcher is started per process.
-final class SignalWatcher: Sendable {
+public final class SignalWatcher: Sendable {
     private struct State {
         var signalled = false
         var handler: (@Sendable () -> Void)?
@@ -23,11 +23,11 @@ final class SignalWatcher: Sendable {
     private init() {}
 
     /// Whether a signal came.
-    var signalled: Bool { state.withLock { $0.signalled } }
+    public var signalled: Bool { state.withLock { $0.signalled } }
 
     /// Starts catching `signals` (unblocking them: a program that started this one, such as a test runner, may have
     /// blocked them, and that is inherited).
-    static func watch(_ signals: [Int32], secondEnds: Bool) -> SignalWatcher {
+    public static func watch(_ signals: [Int32], secondEnds: Bool) -> SignalWatcher {
         let watcher = SignalWatcher()
         var ends: [Int32] = [-1, -1]
         guard pipe(&ends) == 0 else { return watcher }
@@ -64,7 +64,7 @@ final class SignalWatcher: Sendable {
     }
 
     /// `body` runs at the first signal, or now if it came already.
-    func onSignal(_ body: @escaping @Sendable () -> Void) {
+    public func onSignal(_ body: @escaping @Sendable () -> Void) {
         let now = state.withLock { state in
             state.handler = body
             return state.signalled
