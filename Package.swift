@@ -105,7 +105,8 @@ let package = Package(
             name: "VitalHome",
             dependencies: [
                 "VitalCore", "LayeredProtocol", "VitalBridge", "VitalDevices", "VitalSimulation", "VitalStore",
-                "ShareVitalSigns", "WelltoryDDS", "VitalExports", "BlueZ", "DBus", "Locking", "SinkSettings", "VitalSinks",
+                "ShareVitalSigns", "WelltoryDDS", "VitalExports", "BlueZ", "DBus", "Locking", "SinkSettings",
+                "VitalSinks",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .target(
