@@ -1,5 +1,4 @@
 import ArgumentParser
-import Dispatch
 import Foundation
 import LayeredProtocol
 import VitalBridge

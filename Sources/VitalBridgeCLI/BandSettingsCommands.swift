@@ -1,11 +1,7 @@
 import ArgumentParser
-import Dispatch
 import Foundation
-import LayeredProtocol
-import VitalBridge
 import VitalCore
 import VitalDevices
-import VitalStore
 
 /// The band's settings: sport targets, alarms, the sedentary reminder, schedules, the wearer's body and the
 /// hardware options, each checked by its rule before anything is sent.

@@ -3,6 +3,7 @@ import LayeredClient
 import LayeredProtocol
 import VitalCore
 
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)

@@ -1,14 +1,7 @@
-import BlueZ
-import DBus
 import Foundation
-import LayeredProtocol
 import Logging
-import VitalBridge
-import VitalCore
 import VitalDevices
 import VitalHome
-import VitalSimulation
-import VitalStore
 
 #if canImport(Glibc)
     import Glibc

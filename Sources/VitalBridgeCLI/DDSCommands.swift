@@ -1,8 +1,6 @@
 import ArgumentParser
 import Foundation
-import VitalBridge
 import VitalCore
-import VitalDevices
 import VitalHome
 import WelltoryDDS
 

@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import LayeredProtocol
 import VitalBridge
-import VitalCore
 import VitalHome
 import VitalStore
 

@@ -1,12 +1,7 @@
 import ArgumentParser
-import BlueZ
-import DBus
 import Foundation
-import VitalBridge
 import VitalCore
-import VitalDevices
 import VitalHome
-import VitalStore
 
 #if canImport(Glibc)
     import Glibc

@@ -3,7 +3,6 @@ import Foundation
 import VitalCore
 import VitalExports
 import VitalHome
-import VitalStore
 
 /// The time zone `name` names (an IANA name such as `Europe/Berlin`, or `UTC`), or the system's (`TZ`) if `nil`.
 func timeZone(named name: String?) throws(ValidationError) -> TimeZone {

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import VitalCore
-import VitalExports
 import VitalHome
 import VitalStore
 

@@ -1,6 +1,6 @@
 import ArgumentParser
-import HealthGATT
 import HealthGATTJSON
+
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

@@ -1,9 +1,5 @@
 import ArgumentParser
 import Foundation
-import LayeredProtocol
-import ShareVitalSigns
-import VitalBridge
-import VitalCore
 import VitalHome
 
 /// `vitalbridge install-handler`: makes this binary the desktop's handler of the hub's URL schemes.

@@ -1,10 +1,7 @@
 import ArgumentParser
 import Foundation
-import LayeredProtocol
-import VitalBridge
 import VitalCore
 import VitalDevices
-import VitalExports
 import VitalHome
 import VitalSimulation
 import VitalStore

@@ -2,12 +2,8 @@ import ArgumentParser
 import Foundation
 import LayeredProtocol
 import VitalBridge
-import VitalCore
 import VitalDevices
-import VitalExports
 import VitalHome
-import VitalSimulation
-import VitalStore
 
 /// `vitalbridge open URL`: act as the layered app for one request.
 struct OpenCommand: AsyncParsableCommand {

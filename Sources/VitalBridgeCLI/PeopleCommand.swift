@@ -3,6 +3,7 @@ import VitalCore
 import VitalHome
 import VitalStore
 
+
 /// `vitalbridge people add|list|assign|unassign|remove`: whose readings they are.
 struct PeopleCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

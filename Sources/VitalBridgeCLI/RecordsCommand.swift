@@ -1,13 +1,6 @@
 import ArgumentParser
 import Foundation
-import LayeredProtocol
-import VitalBridge
-import VitalCore
-import VitalDevices
-import VitalExports
 import VitalHome
-import VitalSimulation
-import VitalStore
 
 /// `vitalbridge records`: the readings in the store.
 struct RecordsCommand: ParsableCommand {

@@ -3,10 +3,7 @@ import Foundation
 import LayeredProtocol
 import ShareVitalSigns
 import VitalBridge
-import VitalCore
-import VitalDevices
 import VitalHome
-import VitalStore
 
 /// `vitalbridge svs …`: ShareVitalSigns, with VitalBridge as provider (`open`) and as requester (`request`,
 /// `retrieve`). Answers are sealed unless a requester asks for plain mode.

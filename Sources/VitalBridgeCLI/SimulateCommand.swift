@@ -1,5 +1,4 @@
 import ArgumentParser
-import DBus
 import Foundation
 import SimulatedBlueZ
 import VitalCore

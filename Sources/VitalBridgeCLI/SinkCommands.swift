@@ -1,11 +1,8 @@
 import ArgumentParser
 import Foundation
-import Logging
 import SinkSettings
 import VitalBridge
-import VitalCore
 import VitalHome
-import VitalSinks
 import VitalStore
 
 /// `vitalbridge sink add|list|remove|status|push|follow`: the outbox to PostgreSQL.

@@ -1,8 +1,5 @@
 import ArgumentParser
-import BlueZ
-import DBus
 import Foundation
-import VitalDevices
 import VitalHome
 
 extension Transport: ExpressibleByArgument {}

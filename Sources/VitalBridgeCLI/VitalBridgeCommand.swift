@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import LayeredClient
 import LayeredProtocol
-import VitalCore
 
 /// The `vitalbridge` command: the root of the command tree.
 public struct VitalBridgeCommand: ParsableCommand {
