@@ -3,7 +3,6 @@ import LayeredClient
 import LayeredProtocol
 import VitalCore
 
-
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)

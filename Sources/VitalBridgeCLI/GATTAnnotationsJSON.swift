@@ -2,7 +2,6 @@ import HealthGATT
 import VitalCore
 import VitalDevices
 
-
 /// What the hub keeps of a measurement beyond its values, printed by `gatt decode` under the key `vitalbridge`:
 /// the statuses by the names readings, results and the fleet file use (`bodyMovement`, `deviceBatteryLow`,
 /// `armpit`, `measurementUnsuccessful`, …), the fields sent as special values by their result key with the special

@@ -1,7 +1,6 @@
 import ArgumentParser
 import HealthGATTJSON
 
-
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else

@@ -1,7 +1,6 @@
 import ArgumentParser
 import VitalCore
 
-
 /// `--home`, shared by every command that uses the hub's files.
 struct HomeOptions: ParsableArguments {
     @Option(

@@ -3,7 +3,6 @@ import VitalCore
 import VitalHome
 import VitalStore
 
-
 /// `vitalbridge people add|list|assign|unassign|remove`: whose readings they are.
 struct PeopleCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
