@@ -22,7 +22,9 @@ enum StoreSchema {
     /// The schema version this release writes (`PRAGMA user_version` of an up-to-date store).
     static var version: Int { migrator.migrations.count }
 
-    /// The schema's migrations; a shipped migration is never edited, only followed by new ones.
+    /// The schema's migrations; a shipped migration is never edited, only followed by new ones. Each is frozen: its
+    /// SQL and the values it uses are its own, never the application's (whose kinds, fields and queries change
+    /// after it), and `MigrationFixtureTests` runs each one from a fixture of the schema before it.
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1: devices, readings, deliveries") { db in
@@ -74,7 +76,7 @@ enum StoreSchema {
                         PRIMARY KEY (caller, reading_id)
                     );
                     CREATE INDEX reservation_by_owner ON reservation (owner);
-                    PRAGMA application_id = \(StoreFile.applicationID);
+                    PRAGMA application_id = 1447187015;  -- 0x56425247, "VBRG"
                     """)
         }
         migrator.registerMigration("v3: pending readings by caller") { db in
@@ -123,8 +125,8 @@ enum StoreSchema {
                 arguments: [UUID().uuidString.lowercased()])
         }
         migrator.registerMigration("v6: readings in typed columns") { db in
-            // A reading's values move from 0.14.0's `name=value;` text into one typed column per stored field
-            // (`ReadingColumns`); the text's uniqueness constraint goes with it (a re-sent reading is recognized by
+            // A reading's values move from 0.14.0's `name=value;` text into one typed column per stored field, as
+            // `TypedColumnsMigration` (frozen: it defines the 0.14.0 fields itself) reads them; the text's uniqueness constraint goes with it (a re-sent reading is recognized by
             // its values). Every row is converted keeping its identifier and revision, so deliveries, reservations
             // and the pending queue still name it; a row whose text cannot be read keeps it in `unconverted` and
             // reads as it did (an error naming the row), never dropped.
@@ -149,25 +151,15 @@ enum StoreSchema {
                         unconverted TEXT
                     );
                     """)
-            let columns = Set(try db.columns(in: "new_reading").map(\.name))
             let rows = try Row.fetchCursor(
                 db, sql: "SELECT id, device_mac, kind, measured_at, revision, payload FROM reading ORDER BY id")
             while let row = try rows.next() {
-                let kind: String = row[2]
-                let time: Int64 = row[3]
                 let payload: String = row[5]
                 var names = ["id", "device_mac", "kind", "measured_at", "revision"]
                 var values: [DatabaseValue] = [row[0], row[1], row[2], row[3], row[4]]
-                if let reading = LegacyPayload.decode(
-                    kind: kind, measuredAt: Timestamp(secondsSince1970: time), payload: payload)
-                {
-                    // only this migration's columns: a field added later has no value in a 0.14.0 row
-                    for (field, value) in zip(reading.kind.storedFields, ReadingColumns.values(of: reading))
-                    where columns.contains(field.name!) {
-                        guard let value else { continue }
-                        names.append(field.name!)
-                        values.append(value.databaseValue)
-                    }
+                if let columns = TypedColumnsMigration.columns(kind: row[2], payload: payload) {
+                    names += columns.map(\.name)
+                    values += columns.map(\.value)
                 } else {
                     names.append("unconverted")
                     values.append(payload.databaseValue)
@@ -239,7 +231,10 @@ enum StoreSchema {
                         reason TEXT
                     );
                     INSERT INTO feed (reading_id, op) SELECT id, 0 FROM reading
-                        WHERE NOT \(VitalStore.quarantined) ORDER BY id;
+                        WHERE NOT (reading.user_index IS NOT NULL AND NOT EXISTS (SELECT 1 FROM assignment
+                            WHERE assignment.device_mac = reading.device_mac
+                            AND assignment.user_index = reading.user_index))
+                        ORDER BY id;
                     CREATE TABLE sink (
                         name TEXT PRIMARY KEY NOT NULL,
                         address TEXT NOT NULL,
