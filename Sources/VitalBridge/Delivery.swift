@@ -26,7 +26,7 @@ struct CallbackDelivery: Sendable {
         // whatever this request reserved goes back to pending unless a callback carries it
         var handedOver = false
         defer {
-            if !handedOver { try? store.releaseReservations(owner: owner.owner) }
+            if !handedOver { try? store.releaseReservations(of: owner) }
         }
         let action = request.action
         guard let status = ActionStatus(action: action, ran: run.outcomes) else {
@@ -86,7 +86,7 @@ struct CallbackDelivery: Sendable {
             try store.recordDelivery(
                 caller: addressee.caller, device: mac, action: .layered(cmd: action.rawValue), status: status.rawValue,
                 at: now(),
-                readingIDs: chosen.readingIDs, remaining: chosen.remaining, owner: owner.owner)
+                readingIDs: chosen.readingIDs, remaining: chosen.remaining, owner: owner)
         } catch {
             // handed over but not journaled: the reservation expires and the readings are delivered again
             logger.error(
@@ -134,7 +134,7 @@ struct CallbackDelivery: Sendable {
         do {
             try await handOff.handOver(url)
         } catch {
-            try? store.releaseReservations(owner: owner.owner)
+            try? store.releaseReservations(of: owner)
             logger.error("the answer was not handed over; its readings stay pending", metadata: ["error": "\(error)"])
             return .handOffFailed(url, report, "\(error)")
         }
@@ -143,7 +143,7 @@ struct CallbackDelivery: Sendable {
             try store.recordDelivery(
                 caller: caller, device: report.device, action: .provider(code: kind.rawValue), status: status.rawValue,
                 at: now(),
-                readingIDs: readings.map(\.id), remaining: 0, owner: owner.owner)
+                readingIDs: readings.map(\.id), remaining: 0, owner: owner)
         } catch {
             logger.error(
                 "the answer was not journaled; its readings will be delivered again", metadata: ["error": "\(error)"])

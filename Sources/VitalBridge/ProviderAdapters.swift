@@ -135,7 +135,7 @@ extension Bridge {
             }
             try boardStore.write(board)
         } catch {
-            try? delivery.store.releaseReservations(owner: owner.owner)
+            try? delivery.store.releaseReservations(of: owner)
             return .refused("\(error)")
         }
         return await delivery.deliverAnswer(

@@ -113,7 +113,7 @@ extension VitalStore {
     /// `reservation` says is gone, then passes the pending readings (oldest first) to `choose`, and reserves the
     /// identifiers `choose` returns with what it made of them. The owner then hands the callback over and calls
     /// ``recordDelivery(caller:device:action:status:at:readingIDs:remaining:owner:)``, or
-    /// ``releaseReservations(owner:)`` if the hand-off failed. If the owner never comes back (it crashed), its
+    /// ``releaseReservations(of:)`` if the hand-off failed. If the owner never comes back (it crashed), its
     /// readings are pending again once its reservation expires: a reading is delivered at least once.
     public func reservePending<T>(
         device mac: MACAddress, caller: String, for reservation: ReservationOwner,
@@ -200,9 +200,9 @@ extension VitalStore {
     }
 
     /// Returns the readings `owner` reserved to pending (its hand-off failed).
-    public func releaseReservations(owner: String) throws(StoreError) {
+    public func releaseReservations(of owner: ReservationOwner) throws(StoreError) {
         try file.write("release reserved readings") { db in
-            try db.execute(sql: "DELETE FROM reservation WHERE owner = ?", arguments: [owner])
+            try db.execute(sql: "DELETE FROM reservation WHERE owner = ?", arguments: [owner.owner])
         }
     }
 
@@ -221,7 +221,7 @@ extension VitalStore {
     public func recordDelivery(
         caller: String, device: MACAddress?, action: JournalAction, status: Int, at time: Timestamp,
         readingIDs: [Int64],
-        remaining: Int, owner: String? = nil
+        remaining: Int, owner: ReservationOwner? = nil
     ) throws(StoreError) -> Int64 {
         try file.write("journal a delivery") { db in
             try db.execute(
@@ -245,11 +245,11 @@ extension VitalStore {
                     """)
             let delivered = try db.cachedStatement(sql: Self.deliveredFromPending)
             for readingID in readingIDs {
-                let delivering = try Int64.fetchOne(revision, arguments: [caller, readingID, owner]) ?? 0
+                let delivering = try Int64.fetchOne(revision, arguments: [caller, readingID, owner?.owner]) ?? 0
                 try item.execute(arguments: [id, readingID, caller, delivering])
                 try delivered.execute(arguments: [caller, readingID, delivering])
             }
-            if let owner { try db.execute(sql: "DELETE FROM reservation WHERE owner = ?", arguments: [owner]) }
+            if let owner { try db.execute(sql: "DELETE FROM reservation WHERE owner = ?", arguments: [owner.owner]) }
             return id
         }
     }

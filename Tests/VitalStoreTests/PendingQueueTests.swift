@@ -58,9 +58,9 @@ struct PendingQueueTests {
                     try store.recordDelivery(
                         caller: caller, device: device, action: .layered(cmd: 2), status: 0,
                         at: Timestamp(secondsSince1970: time),
-                        readingIDs: ids, remaining: 0, owner: owner.owner)
+                        readingIDs: ids, remaining: 0, owner: owner)
                 } else {
-                    try store.releaseReservations(owner: owner.owner)
+                    try store.releaseReservations(of: owner)
                 }
             case 7:
                 // delivered outside the queue: a re-send from a time, or a live reading
@@ -120,7 +120,7 @@ struct PendingQueueTests {
             }
             try store.recordDelivery(
                 caller: caller, device: device, action: .layered(cmd: 2), status: 0, at: Timestamp(secondsSince1970: 0),
-                readingIDs: ids, remaining: 0, owner: owner)
+                readingIDs: ids, remaining: 0, owner: reservation)
             return ids
         }
         #expect(try store.storeDayItems([item(1, 3)], device: device, summarize: Self.summary) == 1)
@@ -143,7 +143,7 @@ struct PendingQueueTests {
         try store.storeDayItems([item(2, 1)], device: device, summarize: Self.summary)
         try store.recordDelivery(
             caller: caller, device: device, action: .layered(cmd: 2), status: 0, at: Timestamp(secondsSince1970: 0),
-            readingIDs: [held], remaining: 0, owner: "b")
+            readingIDs: [held], remaining: 0, owner: ReservationOwner(owner: "b"))
         #expect(try Self.queued(store, device, caller).1 == [held])
         #expect(try store.undeliveredReadings(device: device, caller: caller).map(\.id) == [held])
         #expect(try deliver("c") == [held])

@@ -39,7 +39,7 @@ struct PeopleTests {
         }
         try store.recordDelivery(
             caller: caller, device: device, action: .layered(cmd: 2), status: 0, at: Timestamp(secondsSince1970: 0),
-            readingIDs: delivered.map(\.id), remaining: 0, owner: owner)
+            readingIDs: delivered.map(\.id), remaining: 0, owner: ReservationOwner(owner: owner))
         // the queue agrees with the journal
         #expect(try store.undeliveredReadings(device: device, caller: caller).isEmpty)
         return delivered

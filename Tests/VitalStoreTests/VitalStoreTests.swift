@@ -184,7 +184,7 @@ struct VitalStoreTests {
             try store.recordDelivery(
                 caller: caller, device: Self.mac, action: .layered(cmd: 2), status: 0, at: Self.at,
                 readingIDs: readings.map(\.id),
-                remaining: 0, owner: owner)
+                remaining: 0, owner: reservation)
             return readings
         }
         let plain = try store.storeReadings([weight(70, fat: nil)], device: Self.mac, merging: Self.weightParts)
@@ -288,9 +288,9 @@ struct ReservationTests {
         // journaled with its owner, a's reservation ends and its reading is delivered, not pending
         try store.recordDelivery(
             caller: "app", device: VitalStoreTests.mac, action: .layered(cmd: 2), status: 0, at: VitalStoreTests.at,
-            readingIDs: first, remaining: 0, owner: "a#1")
+            readingIDs: first, remaining: 0, owner: ReservationOwner(owner: "a#1"))
         #expect(try store.reservations().allSatisfy { $0.owner != "a#1" })
-        try store.releaseReservations(owner: "b#1")
+        try store.releaseReservations(of: ReservationOwner(owner: "b#1"))
         #expect(try Set(store.undeliveredReadings(device: VitalStoreTests.mac, caller: "app").map(\.id)) == Set(second))
     }
 
