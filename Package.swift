@@ -141,7 +141,7 @@ let package = Package(
         .testTarget(
             name: "LayeredClientTests",
             dependencies: ["VitalCore", "LayeredClient", "LayeredProtocol", "VitalTestSupport"]),
-        .testTarget(name: "HealthGATTTests", dependencies: ["HealthGATT", "VitalTestSupport"]),
+        .testTarget(name: "HealthGATTTests", dependencies: ["HealthGATT", "HealthGATTJSON", "VitalTestSupport"]),
         .testTarget(
             name: "ShareVitalSignsTests",
             dependencies: ["VitalCore", "ShareVitalSigns", "VitalTestSupport"]),
@@ -200,7 +200,8 @@ let package = Package(
         .testTarget(
             name: "VitalHomeTests",
             dependencies: [
-                "VitalHome", "VitalCore", "VitalBridge", "VitalStore", "ShareVitalSigns", "VitalTestSupport",
+                "VitalHome", "VitalCore", "VitalBridge", "VitalStore", "ShareVitalSigns", "VitalExports",
+                "VitalTestSupport",
             ]),
         .testTarget(
             name: "VitalBridgeCLITests",

@@ -15,11 +15,11 @@ extension HRV {
         return intervals
     }
 
-    /// The intervals of `text`, one a line (blank lines skipped), each a positive number of milliseconds; `file`
+    /// The intervals of `text`, one a line (`\n` or `\r\n`; blank lines skipped), each a positive number of milliseconds; `file`
     /// names a line in the error.
     public static func intervals(lines text: String, file: String) throws(IntervalError) -> [Double] {
         var intervals: [Double] = []
-        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (index, line) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             let item = line.trimmingWhitespace
             guard !item.isEmpty else { continue }
             intervals.append(try interval(item, "\(file) line \(index + 1)"))
