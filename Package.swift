@@ -201,6 +201,7 @@ let package = Package(
             name: "VitalHomeTests",
             dependencies: [
                 "VitalHome", "VitalCore", "VitalBridge", "VitalStore", "ShareVitalSigns", "VitalExports",
+                "LayeredProtocol",
                 "VitalTestSupport",
             ]),
         .testTarget(
