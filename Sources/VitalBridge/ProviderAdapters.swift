@@ -182,18 +182,19 @@ extension Bridge {
         guard let quality = Quality(of: reading) else { return nil }
         let missing = Set(reading.unavailableFields.compactMap { $0.field.column })
         var values: [Int: Answer.Entry] = [:]
-        func answer(_ exponent: Int, _ column: ReadingColumn, _ value: @autoclosure () -> SignValue) {
-            if !missing.contains(column) { values[exponent] = .init(value(), quality: quality) }
+        func answer(_ sign: VitalSign, _ column: ReadingColumn, _ value: @autoclosure () -> SignValue) {
+            guard let exponent = sign.exponent, !missing.contains(column) else { return }
+            values[exponent] = .init(value(), quality: quality)
         }
         switch reading {
         case .bloodPressure(let bp):
-            answer(4, .systolic, .number(Int(bp.systolic.rounded())))
-            answer(5, .diastolic, .number(Int(bp.diastolic.rounded())))
+            answer(.bpSys, .systolic, .number(Int(bp.systolic.rounded())))
+            answer(.bpDia, .diastolic, .number(Int(bp.diastolic.rounded())))
         case .oximetry(let po):
-            answer(0, .heartRate, .number(po.heartRate))
-            answer(2, .spo2, .number(po.oxygenSaturation))
+            answer(.hr, .heartRate, .number(po.heartRate))
+            answer(.spo2, .spo2, .number(po.oxygenSaturation))
         case .temperature(let temperature):
-            answer(3, .temperature, .text(String(format: "%.1f", temperature.celsius)))
+            answer(.temp, .temperature, .text(String(format: "%.1f", temperature.celsius)))
         default:
             return nil
         }

@@ -1,56 +1,107 @@
 /// The fields of each reading kind: one line a field, with its store name, result key, CSV column, fleet key and
-/// LOINC code.
+/// LOINC code. The fields code names (a device's decoder marking one unavailable, a provider answering one) are
+/// static members, so that none is looked up by its name.
 extension ReadingField {
+    /// The systolic pressure of a blood pressure, mmHg.
+    public static let systolic: ReadingField = FieldsOf<BloodPressureReading>.number(
+        "sys", { $0.systolic }, { $0.systolic = $1 }, result: ["systolic"], .converted, column: .systolic,
+        fleet: "systolic", loinc: "8480-6")
+
+    /// The diastolic pressure of a blood pressure, mmHg.
+    public static let diastolic: ReadingField = FieldsOf<BloodPressureReading>.number(
+        "dia", { $0.diastolic }, { $0.diastolic = $1 }, result: ["diastolic"], .converted, column: .diastolic,
+        fleet: "diastolic", loinc: "8462-4")
+
+    /// The pulse a blood pressure monitor measured with the pressure, bpm.
+    public static let bloodPressurePulse: ReadingField = FieldsOf<BloodPressureReading>.integer(
+        "hr", { $0.heartRate }, { $0.heartRate = $1 }, result: ["heart_rate"], column: .heartRate, fleet: "pulse",
+        loinc: "8867-4")
+
+    /// A glucose reading's concentration, mg/dL.
+    public static let bloodGlucose: ReadingField = FieldsOf<GlucoseReading>.number(
+        "mgdl", { $0.mgPerDeciliter }, { $0.mgPerDeciliter = $1 }, result: ["blood_glucose"], .converted,
+        column: .glucose,
+        fleet: "glucose", loinc: "2339-0")
+
+    /// A weight, kg.
+    public static let bodyWeight: ReadingField = FieldsOf<WeightReading>.number(
+        "kg", { $0.kilograms }, { $0.kilograms = $1 }, result: ["weight"], .converted, column: .weight,
+        fleet: "weight",
+        loinc: "29463-7")
+
+    /// The body fat percentage of a body composition, which opens it.
+    public static let bodyFat: ReadingField = composition(
+        "fat", required: true, result: "body_fat", .tenths, column: .bodyFat, fleet: "bodyFat", loinc: "41982-0",
+        get: { .number($0.bodyFatPercentage) },
+        set: { composition, value in
+            guard case .number(let fat) = value else { return false }
+            // the other fields of a composition stay: marking the body fat unavailable keeps them
+            composition.bodyFatPercentage = fat
+            return true
+        })
+
+    /// The muscle mass of a body composition, kg.
+    public static let muscleMass: ReadingField = composition(
+        "muscle", { $0.muscleMass }, { $0.muscleMass = $1 }, result: "muscle_mass", .converted, column: .muscleMass)
+
+    /// The fat-free mass of a body composition, kg.
+    public static let fatFreeMass: ReadingField = composition(
+        "ffm", { $0.fatFreeMass }, { $0.fatFreeMass = $1 }, result: "fat_free_mass", .converted,
+        column: .fatFreeMass)
+
+    /// The soft lean mass of a body composition, kg.
+    public static let softLeanMass: ReadingField = composition(
+        "slm", { $0.softLeanMass }, { $0.softLeanMass = $1 }, result: "soft_lean_mass", .converted,
+        column: .softLeanMass)
+
+    /// The body water mass of a body composition, kg.
+    public static let bodyWaterMass: ReadingField = composition(
+        "water", { $0.bodyWaterMass }, { $0.bodyWaterMass = $1 }, result: "body_water_mass", .converted,
+        column: .bodyWaterMass)
+
+    /// A temperature, °C.
+    public static let bodyTemperature: ReadingField = FieldsOf<TemperatureReading>.number(
+        "c", { $0.celsius }, { $0.celsius = $1 }, result: ["temperature"], .converted, column: .temperature,
+        fleet: "temperature", loinc: "8310-5")
+
+    /// An oximetry's oxygen saturation, %.
+    public static let oxygenSaturation: ReadingField = FieldsOf<OximetryReading>.integer(
+        "spo2", { $0.oxygenSaturation }, { $0.oxygenSaturation = $1 }, result: ["oxygen_saturation"], column: .spo2,
+        fleet: "spo2",
+        loinc: "2708-6")
+
+    /// The pulse an oximeter measured with the saturation, bpm.
+    public static let oximetryPulse: ReadingField = FieldsOf<OximetryReading>.integer(
+        "hr", { $0.heartRate }, { $0.heartRate = $1 }, result: ["heart_rate"], column: .heartRate, fleet: "pulse",
+        loinc: "8867-4")
+
+    /// An oximetry's perfusion index, %.
+    public static let perfusionIndex: ReadingField = FieldsOf<OximetryReading>.number(
+        "pi", { $0.perfusionIndex }, { $0.perfusionIndex = $1 }, result: ["perfusion_index"], .tenths,
+        column: .perfusionIndex,
+        fleet: "pi")
+
     static let bloodPressure: [ReadingField] = [
-        FieldsOf<BloodPressureReading>.number(
-            "sys", { $0.systolic }, { $0.systolic = $1 }, result: ["systolic"], .converted, column: .systolic,
-            fleet: "systolic", loinc: "8480-6"),
-        FieldsOf<BloodPressureReading>.number(
-            "dia", { $0.diastolic }, { $0.diastolic = $1 }, result: ["diastolic"], .converted, column: .diastolic,
-            fleet: "diastolic", loinc: "8462-4"),
-        FieldsOf<BloodPressureReading>.integer(
-            "hr", { $0.heartRate }, { $0.heartRate = $1 }, result: ["heart_rate"], column: .heartRate, fleet: "pulse",
-            loinc: "8867-4"),
+        systolic,
+        diastolic,
+        bloodPressurePulse,
         FieldsOf<BloodPressureReading>.flag(
             "arr", { $0.arrhythmia }, { $0.arrhythmia = $1 }, result: ["arrhythmia"], column: .arrhythmia,
             fleet: "arrhythmia"),
     ]
 
-    static let glucose: [ReadingField] = [
-        FieldsOf<GlucoseReading>.number(
-            "mgdl", { $0.mgPerDeciliter }, { $0.mgPerDeciliter = $1 }, result: ["blood_glucose"], .converted,
-            column: .glucose,
-            fleet: "glucose", loinc: "2339-0")
-    ]
+    static let glucose: [ReadingField] = [bloodGlucose]
 
     static let weight: [ReadingField] = [
-        FieldsOf<WeightReading>.number(
-            "kg", { $0.kilograms }, { $0.kilograms = $1 }, result: ["weight"], .converted, column: .weight,
-            fleet: "weight",
-            loinc: "29463-7"),
-        composition(
-            "fat", required: true, result: "body_fat", .tenths, column: .bodyFat, fleet: "bodyFat", loinc: "41982-0",
-            get: { .number($0.bodyFatPercentage) },
-            set: { composition, value in
-                guard case .number(let fat) = value else { return false }
-                // the other fields of a composition stay: marking the body fat unavailable keeps them
-                composition.bodyFatPercentage = fat
-                return true
-            }),
+        bodyWeight,
+        bodyFat,
         composition(
             "musclepct", { $0.musclePercentage }, { $0.musclePercentage = $1 }, result: "muscle_percentage", .tenths,
             column: .musclePercentage),
-        composition(
-            "muscle", { $0.muscleMass }, { $0.muscleMass = $1 }, result: "muscle_mass", .converted, column: .muscleMass),
-        composition(
-            "ffm", { $0.fatFreeMass }, { $0.fatFreeMass = $1 }, result: "fat_free_mass", .converted,
-            column: .fatFreeMass),
-        composition(
-            "slm", { $0.softLeanMass }, { $0.softLeanMass = $1 }, result: "soft_lean_mass", .converted,
-            column: .softLeanMass),
-        composition(
-            "water", { $0.bodyWaterMass }, { $0.bodyWaterMass = $1 }, result: "body_water_mass", .converted,
-            column: .bodyWaterMass),
+        muscleMass,
+        fatFreeMass,
+        softLeanMass,
+        bodyWaterMass,
         composition(
             "bmr", type: .integer, required: false, result: "basal_metabolism", .whole, column: .basalMetabolism,
             get: { $0.basalMetabolism.map(FieldValue.integer) },
@@ -62,24 +113,12 @@ extension ReadingField {
         composition("imp", { $0.impedance }, { $0.impedance = $1 }, result: "impedance", .tenths, column: .impedance),
     ]
 
-    static let temperature: [ReadingField] = [
-        FieldsOf<TemperatureReading>.number(
-            "c", { $0.celsius }, { $0.celsius = $1 }, result: ["temperature"], .converted, column: .temperature,
-            fleet: "temperature", loinc: "8310-5")
-    ]
+    static let temperature: [ReadingField] = [bodyTemperature]
 
     static let oximetry: [ReadingField] = [
-        FieldsOf<OximetryReading>.integer(
-            "spo2", { $0.oxygenSaturation }, { $0.oxygenSaturation = $1 }, result: ["oxygen_saturation"], column: .spo2,
-            fleet: "spo2",
-            loinc: "2708-6"),
-        FieldsOf<OximetryReading>.integer(
-            "hr", { $0.heartRate }, { $0.heartRate = $1 }, result: ["heart_rate"], column: .heartRate, fleet: "pulse",
-            loinc: "8867-4"),
-        FieldsOf<OximetryReading>.number(
-            "pi", { $0.perfusionIndex }, { $0.perfusionIndex = $1 }, result: ["perfusion_index"], .tenths,
-            column: .perfusionIndex,
-            fleet: "pi"),
+        oxygenSaturation,
+        oximetryPulse,
+        perfusionIndex,
         // results leave the wave out (the URL budget: up to 255 samples, about 1 KB a record); FHIR gives it as the
         // SpO2 observation's sampled-data component, CSV and `records` as its samples
         ReadingField(

@@ -361,13 +361,12 @@ extension DeviceRecord {
         let factor = measurement.unit == .kPa ? 1 / 0.133_322_387_415 : 1
         let time = try measurement.timeStamp.measuredAt("a blood pressure reading", undatedAt)
         let status = measurement.status
-        let kind = ReadingKind.bloodPressure
         var marks = UnavailableMarks()
         var reading = Reading.bloodPressure(
             BloodPressureReading(
-                systolic: marks.number(measurement.systolic, kind.field(named: "sys")!) * factor,
-                diastolic: marks.number(measurement.diastolic, kind.field(named: "dia")!) * factor,
-                heartRate: measurement.pulseRate.map { marks.integer($0, kind.field(named: "hr")!) },
+                systolic: marks.number(measurement.systolic, ReadingField.systolic) * factor,
+                diastolic: marks.number(measurement.diastolic, ReadingField.diastolic) * factor,
+                heartRate: measurement.pulseRate.map { marks.integer($0, ReadingField.bloodPressurePulse) },
                 arrhythmia: status.map { $0.contains(.irregularPulseDetected) }, measuredAt: time))
         reading = marks.applied(to: reading)
         reading.annotations.status = status.map(ReadingStatus.init) ?? []
@@ -388,7 +387,7 @@ extension DeviceRecord {
                 mgPerDeciliter: measurement.milligramsPerDeciliter ?? 0,
                 measuredAt: Timestamp(secondsSince1970: base.secondsSince1970 + offset)))
         if let special = concentration.value.special {
-            reading.markUnavailable(ReadingKind.glucose.field(named: "mgdl")!, SpecialValue(special))
+            reading.markUnavailable(ReadingField.bloodGlucose, SpecialValue(special))
         }
         reading.annotations.status = measurement.sensorStatus.map(ReadingStatus.init) ?? []
         self.init(reading: reading, sequenceNumber: measurement.sequenceNumber)
@@ -400,7 +399,7 @@ extension DeviceRecord {
         let time = try measurement.timeStamp.measuredAt("a weight", undatedAt)
         var reading = Reading.weight(WeightReading(kilograms: measurement.kilograms ?? 0, measuredAt: time))
         if measurement.weight.isUnsuccessful {
-            reading.markUnavailable(ReadingKind.weight.field(named: "kg")!, .nan)
+            reading.markUnavailable(ReadingField.bodyWeight, .nan)
             reading.annotations.status.insert(.measurementUnsuccessful)
         }
         reading.annotations.userIndex = measurement.userID
@@ -418,7 +417,7 @@ extension DeviceRecord {
                 kilograms: weight.kilograms(in: measurement.system) ?? 0,
                 measuredAt: try measurement.timeStamp.measuredAt("a body composition", undatedAt)))
         if weight.isUnsuccessful {
-            reading.markUnavailable(ReadingKind.weight.field(named: "kg")!, .nan)
+            reading.markUnavailable(ReadingField.bodyWeight, .nan)
             reading.annotations.status.insert(.measurementUnsuccessful)
         }
         measurement.apply(to: &reading)
@@ -430,7 +429,7 @@ extension DeviceRecord {
     init(_ measurement: TemperatureMeasurement, _ undatedAt: Timestamp?) throws(DeviceError) {
         let time = try measurement.timeStamp.measuredAt("a temperature", undatedAt)
         var marks = UnavailableMarks()
-        let value = marks.number(measurement.temperature, ReadingKind.temperature.field(named: "c")!)
+        let value = marks.number(measurement.temperature, ReadingField.bodyTemperature)
         let celsius =
             measurement.unit == .celsius || measurement.temperature.special != nil ? value : (value - 32) * 5 / 9
         var reading = marks.applied(to: .temperature(TemperatureReading(celsius: celsius, measuredAt: time)))
@@ -443,13 +442,12 @@ extension DeviceRecord {
     /// clock is not set" flag (`deviceClockNotSet`) go into the reading's status by name.
     init(_ measurement: PLXSpotCheckMeasurement, _ undatedAt: Timestamp?) throws(DeviceError) {
         let time = try measurement.timeStamp.measuredAt("a spot-check", undatedAt)
-        let kind = ReadingKind.oximetry
         var marks = UnavailableMarks()
         var reading = Reading.oximetry(
             OximetryReading(
-                oxygenSaturation: marks.integer(measurement.spO2PulseRate.spO2, kind.field(named: "spo2")!),
-                heartRate: marks.integer(measurement.spO2PulseRate.pulseRate, kind.field(named: "hr")!),
-                perfusionIndex: measurement.pulseAmplitudeIndex.map { marks.number($0, kind.field(named: "pi")!) },
+                oxygenSaturation: marks.integer(measurement.spO2PulseRate.spO2, ReadingField.oxygenSaturation),
+                heartRate: marks.integer(measurement.spO2PulseRate.pulseRate, ReadingField.oximetryPulse),
+                perfusionIndex: measurement.pulseAmplitudeIndex.map { marks.number($0, ReadingField.perfusionIndex) },
                 measuredAt: time))
         reading = marks.applied(to: reading)
         var status: ReadingStatus = measurement.deviceClockNotSet ? .deviceClockNotSet : []
@@ -493,13 +491,13 @@ extension BodyCompositionMeasurement {
             bodyWaterMass: kilograms(bodyWaterMass), impedance: impedance.map { Double($0) / 10 })
         if weight.annotations.userIndex == nil { weight.annotations.userIndex = userID }
         reading = .weight(weight)
-        let kind = ReadingKind.weight
-        if unsuccessful { reading.markUnavailable(kind.field(named: "fat")!, .nan) }
-        let masses: [(String, MassValue?)] = [
-            ("muscle", muscleMass), ("ffm", fatFreeMass), ("slm", softLeanMass), ("water", bodyWaterMass),
+        if unsuccessful { reading.markUnavailable(ReadingField.bodyFat, .nan) }
+        let masses: [(ReadingField, MassValue?)] = [
+            (.muscleMass, muscleMass), (.fatFreeMass, fatFreeMass), (.softLeanMass, softLeanMass),
+            (.bodyWaterMass, bodyWaterMass),
         ]
-        for (name, mass) in masses where mass?.isUnsuccessful == true {
-            reading.markUnavailable(kind.field(named: name)!, .nan)
+        for (field, mass) in masses where mass?.isUnsuccessful == true {
+            reading.markUnavailable(field, .nan)
         }
         if unsuccessful || masses.contains(where: { $0.1?.isUnsuccessful == true }) {
             reading.annotations.status.insert(.measurementUnsuccessful)

@@ -357,7 +357,7 @@ extension SimulatedDeviceConfiguration {
             return reading
         }
         var recorded = reading
-        recorded.markUnavailable(ReadingKind.weight.field(named: "fat")!, .nan)
+        recorded.markUnavailable(ReadingField.bodyFat, .nan)
         recorded.annotations.status.insert(.measurementUnsuccessful)
         return recorded
     }
