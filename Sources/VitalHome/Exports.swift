@@ -6,7 +6,7 @@ import VitalStore
 
 /// Output written to a file descriptor as it is produced, 64 KiB at a time, so that any number of readings takes
 /// the same memory. A closed pipe (`records | head`) ends what is written: writing then throws ``OutputClosed``, and
-/// ``closed`` says so where a store's reader wraps what its body threw.
+/// ``ChunkedOutput/closed`` says so where a store's reader wraps what its body threw.
 public struct ChunkedOutput {
     /// The descriptor written to.
     public let descriptor: Int32
@@ -62,7 +62,7 @@ extension Hub {
     /// Writes the records `selection` chooses (of one device, from a time on) to `output` in `layout`, a row at a
     /// time, and flushes it; a closed output ends the listing without an error.
     ///
-    /// - Throws: ``StoreError`` if the store cannot be read; `GATTError` if a band's stored item is not one.
+    /// - Throws: `StoreError` if the store cannot be read; `GATTError` if a band's stored item is not one.
     public func writeRecords(
         _ selection: RecordsSelection, layout: RecordsLayout, device mac: MACAddress?, since from: Timestamp?,
         to output: inout ChunkedOutput
@@ -127,7 +127,7 @@ extension Hub {
     /// Writes up to `limit` changes of the feed after `cursor` (from the feed's start when `nil`) to `output`, one
     /// line each, read from the store a page at a time, and flushes it; a closed output ends them without an error.
     ///
-    /// - Throws: ``StoreError`` if the store cannot be read (what was written before stays written).
+    /// - Throws: `StoreError` if the store cannot be read (what was written before stays written).
     public func writeChanges(after cursor: FeedCursor?, limit: Int, to output: inout ChunkedOutput) throws {
         let pageSize = 1_000
         do {

@@ -215,8 +215,8 @@ extension Hub {
     /// through `handOff`: what `vitalbridge open` does.
     ///
     /// The whitelist decides where an answer may go: when the home's folder or whitelist cannot be used, nothing
-    /// is answered (``HubOutcome/refused(_:)``); when its store or fleet cannot, a layered request the whitelist
-    /// routes is answered `ERROR_STORE` (``Bridge/answerUnusableHome(url:platform:caller:whitelist:error:handOff:logger:budget:)``).
+    /// is answered (`HubOutcome.refused`); when its store or fleet cannot, a layered request the whitelist routes is
+    /// answered `ERROR_STORE` (`Bridge.answerUnusableHome`).
     /// With `interrupt`, a person at the terminal answers the prompts and Ctrl-C cancels the stage that runs.
     ///
     /// The store is left open for the rest of the process. Every reading and delivery is already committed to

@@ -9,7 +9,7 @@ import Locking
 /// until stopped) become one event its handler gets, on a thread of the watcher's own, never in the signal handler.
 ///
 /// The C handler only writes the signal's number to a pipe; the watcher's thread reads it. The first signal marks
-/// the watcher ``signalled`` and runs the handler (one given later runs at once). With `secondEnds`, each signal
+/// the watcher ``SignalWatcher/signalled`` and runs the handler (one given later runs at once). With `secondEnds`, each signal
 /// then has its default action again, so a second Ctrl-C ends the process as usual; without it, later signals are
 /// caught and change nothing. One watcher is started per process.
 public final class SignalWatcher: Sendable {

@@ -14,7 +14,7 @@ public struct SinkCommandError: Error, Sendable, CustomStringConvertible {
 }
 
 extension Hub {
-    /// Adds the PostgreSQL sink `name` at `url` (a ``SinkAddress``, without a password); its password comes from
+    /// Adds the PostgreSQL sink `name` at `url` (a `SinkAddress`, without a password); its password comes from
     /// `passwordFile` (checked now, and kept in the home as an absolute path as given, never resolved through a
     /// link) or libpq's password file. Returns its address and how many readings it has queued: the whole history.
     public func addSink(
