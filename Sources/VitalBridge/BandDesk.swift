@@ -34,7 +34,7 @@ extension DeviceDesk {
         return try await withBand(mac, doing: "today's totals") { driver, sink in
             try await driver.run(.getToday, storingInto: sink)
             let midnight = Timestamp(secondsSince1970: now().day.daysSince1970 * 86_400)
-            return try store.readings(device: mac, since: midnight).last?.reading
+            return try store.readings.all(device: mac, since: midnight).last?.reading
         }
     }
 

@@ -26,7 +26,7 @@ struct CallbackDelivery: Sendable {
         // whatever this request reserved goes back to pending unless a callback carries it
         var handedOver = false
         defer {
-            if !handedOver { try? store.releaseReservations(of: owner) }
+            if !handedOver { try? store.journal.releaseReservations(of: owner) }
         }
         let action = request.action
         guard let status = ActionStatus(action: action, ran: run.outcomes) else {
@@ -48,7 +48,8 @@ struct CallbackDelivery: Sendable {
                 chosen = Chosen(url: base.url, readingIDs: [], delivered: [], remaining: 0)
             } else if let since = request.since {
                 // asked again from a time: re-sent as asked, not reserved
-                chosen = try store.withReadings(device: mac, since: since, caller: addressee.caller) { stored in
+                chosen = try store.readings.withDeliverable(device: mac, since: since, caller: addressee.caller) {
+                    stored in
                     // the live reading is in the stream when it is recent enough; the callback carries it first
                     let liveInStream = run.live.map { $0.reading.measuredAt >= since } ?? false
                     return try choose(
@@ -56,7 +57,8 @@ struct CallbackDelivery: Sendable {
                         budget)
                 }
             } else {
-                chosen = try store.reservePending(device: mac, caller: addressee.caller, for: owner) { pending in
+                chosen = try store.journal.reservePending(device: mac, caller: addressee.caller, for: owner) {
+                    pending in
                     // the live reading is reserved by this request, so the pending stream does not hold it
                     let chosen = try choose(pending.count, from: &pending, live: run.live, base: base, request, budget)
                     return (chosen, chosen.readingIDs)
@@ -83,7 +85,7 @@ struct CallbackDelivery: Sendable {
         }
         handedOver = true
         do {
-            try store.recordDelivery(
+            try store.journal.record(
                 caller: addressee.caller, device: mac, action: .layered(cmd: action.rawValue), status: status.rawValue,
                 at: now(),
                 readingIDs: chosen.readingIDs, remaining: chosen.remaining, owner: owner)
@@ -134,13 +136,13 @@ struct CallbackDelivery: Sendable {
         do {
             try await handOff.handOver(url)
         } catch {
-            try? store.releaseReservations(of: owner)
+            try? store.journal.releaseReservations(of: owner)
             logger.error("the answer was not handed over; its readings stay pending", metadata: ["error": "\(error)"])
             return .handOffFailed(url, report, "\(error)")
         }
         do {
             // the reservations the answer does not carry end with it: those readings are pending again
-            try store.recordDelivery(
+            try store.journal.record(
                 caller: caller, device: report.device, action: .provider(code: kind.rawValue), status: status.rawValue,
                 at: now(),
                 readingIDs: readings.map(\.id), remaining: 0, owner: owner)
@@ -160,7 +162,7 @@ struct CallbackDelivery: Sendable {
             addressee, status: status, reason: reason, device: device, budget: budget, through: handOff)
         guard case .callback = outcome else { return outcome }
         do {
-            try store.recordDelivery(
+            try store.journal.record(
                 caller: addressee.caller, device: device, action: action.map { .layered(cmd: $0.rawValue) } ?? .unknown,
                 status: status.rawValue,
                 at: now(), readingIDs: [], remaining: 0)

@@ -115,7 +115,7 @@ public struct Outbox: Sendable {
     /// Pushes everything queued for `sink` over `connection`, which stays open.
     public func push(_ sink: SinkRecord, over connection: any ChangeSink) async throws(OutboxError) -> OutboxPush {
         do {
-            let end = try store.feedEnd()
+            let end = try store.feed.end()
             var position = try await connection.position(hub: end.hubID)
             guard position <= end.sequence else {
                 throw OutboxError(
@@ -126,14 +126,14 @@ public struct Outbox: Sendable {
             }
             var pushed = 0
             while true {
-                let batch = try store.changeBatch(after: position, limit: batchSize)
+                let batch = try store.sinks.changeBatch(after: position, limit: batchSize)
                 guard !batch.changes.isEmpty else { break }
                 try await connection.push(batch)
                 position = batch.through
                 pushed += batch.changes.count
-                try store.recordSinkPush(named: sink.name, position: position, at: now())
+                try store.sinks.recordPush(named: sink.name, position: position, at: now())
             }
-            if pushed == 0 { try store.recordSinkPush(named: sink.name, position: position, at: now()) }
+            if pushed == 0 { try store.sinks.recordPush(named: sink.name, position: position, at: now()) }
             return OutboxPush(pushed: pushed, position: position)
         } catch let error as OutboxError {
             throw failure(sink, error.message)
@@ -146,7 +146,7 @@ public struct Outbox: Sendable {
     private func failure(_ sink: SinkRecord, _ message: String) -> OutboxError {
         logger.warning("a push to a sink failed", metadata: ["sink": "\(sink.name)", "why": "\(message)"])
         do {
-            try store.recordSinkFailure(named: sink.name, message: message, at: now())
+            try store.sinks.recordFailure(named: sink.name, message: message, at: now())
         } catch {
             logger.error("the sink's failure could not be recorded", metadata: ["why": "\(error)"])
         }
@@ -177,7 +177,7 @@ public struct Outbox: Sendable {
         while !Task.isCancelled {
             let end: Int64
             do {
-                end = try store.feedEnd().sequence
+                end = try store.feed.end().sequence
             } catch {
                 logger.error("the change feed cannot be read", metadata: ["why": "\(error)"])
                 end = .max

@@ -135,7 +135,7 @@ extension Bridge {
             }
             try boardStore.write(board)
         } catch {
-            try? delivery.store.releaseReservations(of: owner)
+            try? delivery.store.journal.releaseReservations(of: owner)
             return .refused("\(error)")
         }
         return await delivery.deliverAnswer(

@@ -150,15 +150,15 @@ struct StageRunner: Sendable {
     ) async throws -> StoredReading? {
         let record = try await driver.measure(options, into: sink) { _ in }
         guard
-            let id = try sink.latestID(of: record.reading) ?? store.readingID(of: record.reading, device: sink.device)
+            let id = try sink.latestID(of: record.reading) ?? store.readings.id(of: record.reading, device: sink.device)
         else { throw StoreError("the live reading is not in the store") }
-        if record.reading.annotations.userIndex != nil, try !store.isDeliverable(id, to: caller) {
+        if record.reading.annotations.userIndex != nil, try !store.people.isDeliverable(id, to: caller) {
             logger.notice(
                 "the measured reading is not the caller's: it stays in the store",
                 metadata: ["user": "\(record.reading.annotations.userIndex!)", "caller": "\(caller)"])
             return nil
         }
-        try store.reserve([id], caller: caller, for: owner)
+        try store.journal.reserve([id], caller: caller, for: owner)
         return StoredReading(id: id, device: sink.device, reading: record.reading)
     }
 
@@ -252,14 +252,14 @@ public struct StoreSink: RecordSink {
 
     public func store(_ records: [DeviceRecord]) async throws {
         let readings = records.map(\.reading)
-        let ids = try store.storeReadings(readings, device: device, merging: Self.merging)
+        let ids = try store.readings.store(readings, device: device, merging: Self.merging)
         latest.stored.withLock { $0 = Array(zip(readings, ids)) }
     }
 
     /// Keeps a device's day items as they came and, in the same transaction, the reading of each day they change,
     /// made by the driver's `DayItemBatch.summarize`.
     public func storeDayItems(_ batch: DayItemBatch) async throws {
-        try store.storeDayItems(batch.items, device: device, summarize: batch.summarize)
+        try store.readings.storeDayItems(batch.items, device: device, summarize: batch.summarize)
     }
 
     /// The store's identifier of `reading` if it was in the latest batch this sink stored (a live measurement is

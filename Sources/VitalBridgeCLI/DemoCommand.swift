@@ -83,7 +83,7 @@ struct DemoCommand: AsyncParsableCommand {
             }
             print()
         }
-        let records = try hub.store.readings()
+        let records = try hub.store.readings.all()
         print("The store now holds \(records.count) readings from \(try hub.store.devices().count) devices.")
         if keep {
             print("Home kept at \(directory.path): try vitalbridge records --home '\(directory.path)'")

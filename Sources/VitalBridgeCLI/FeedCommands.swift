@@ -84,7 +84,7 @@ extension RecordsCommand {
         func run() throws {
             let hub = try openHub(homeOptions.home, readOnly: false)
             do {
-                try hub.store.deleteReading(id, reason: reason, at: Timestamp(Date()))
+                try hub.store.readings.delete(id, reason: reason, at: Timestamp(Date()))
             } catch {
                 throw CommandError(error.message)
             }

@@ -31,7 +31,7 @@ struct PeopleCommand: ParsableCommand {
 
         func run() throws {
             let hub = try openHub(homeOptions.home, create: true)
-            try refusing("cannot add \(name)") { () throws(StoreError) in try hub.store.addPerson(name) }
+            try refusing("cannot add \(name)") { () throws(StoreError) in try hub.store.people.add(name) }
             print("added \(name)")
         }
     }
@@ -44,8 +44,8 @@ struct PeopleCommand: ParsableCommand {
 
         func run() throws {
             let hub = try openHub(homeOptions.home)
-            let people = try hub.store.people()
-            let callers = try hub.store.callerPeople()
+            let people = try hub.store.people.all()
+            let callers = try hub.store.people.callers()
             print(
                 table(
                     ["person", "users", "callers"],
@@ -84,7 +84,7 @@ struct PeopleCommand: ParsableCommand {
         func run() throws {
             let hub = try openHub(homeOptions.home, readOnly: false)
             let released = try refusing("cannot assign user \(user.index) of \(user.device)") { () throws(StoreError) in
-                try hub.store.assign(device: user.device, userIndex: user.index, to: person)
+                try hub.store.people.assign(device: user.device, userIndex: user.index, to: person)
             }
             print(
                 "user \(user.index) of \(user.device) is \(person): \(released) reading\(released == 1 ? "" : "s") released"
@@ -102,7 +102,7 @@ struct PeopleCommand: ParsableCommand {
         func run() throws {
             let hub = try openHub(homeOptions.home, readOnly: false)
             let held = try refusing("cannot unassign user \(user.index) of \(user.device)") { () throws(StoreError) in
-                try hub.store.unassign(device: user.device, userIndex: user.index)
+                try hub.store.people.unassign(device: user.device, userIndex: user.index)
             }
             print(
                 "user \(user.index) of \(user.device) is no one's: \(held) reading\(held == 1 ? "" : "s") in quarantine"
@@ -119,7 +119,7 @@ struct PeopleCommand: ParsableCommand {
 
         func run() throws {
             let hub = try openHub(homeOptions.home, readOnly: false)
-            try refusing("cannot remove \(name)") { () throws(StoreError) in try hub.store.removePerson(name) }
+            try refusing("cannot remove \(name)") { () throws(StoreError) in try hub.store.people.remove(name) }
             print("removed \(name)")
         }
     }

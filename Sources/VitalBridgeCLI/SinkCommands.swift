@@ -71,7 +71,7 @@ struct SinkCommand: ParsableCommand {
 
         func run() throws {
             let hub = try openHub(homeOptions.home)
-            let sinks = try refusing("cannot list the sinks") { () throws(StoreError) in try hub.store.sinks() }
+            let sinks = try refusing("cannot list the sinks") { () throws(StoreError) in try hub.store.sinks.all() }
             print(
                 table(
                     ["sink", "address", "password", "added (UTC)"],
@@ -89,7 +89,7 @@ struct SinkCommand: ParsableCommand {
         func run() throws {
             let hub = try openHub(homeOptions.home, readOnly: false)
             try refusing("cannot remove sink \(name)") { () throws(StoreError) in
-                try hub.store.removeSink(named: name)
+                try hub.store.sinks.remove(named: name)
             }
             print("removed sink \(name)")
         }
@@ -113,7 +113,7 @@ struct SinkCommand: ParsableCommand {
             let rows = try refusing("cannot read the sinks") { () throws(StoreError) -> [[String]] in
                 var rows: [[String]] = []
                 for sink in try hub.sinks(named: name) {
-                    let queued = try hub.store.queuedChanges(after: sink.position)
+                    let queued = try hub.store.sinks.queuedChanges(after: sink.position)
                     rows.append([
                         sink.name, "\(queued)", "\(sink.position)", sink.lastSuccess.map { "\($0)" } ?? "never",
                         sink.lastError.map { error in "\(sink.lastErrorAt.map { "\($0)" } ?? ""): \(error)" } ?? "",

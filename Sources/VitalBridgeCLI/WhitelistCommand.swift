@@ -18,7 +18,7 @@ struct WhitelistCommand: ParsableCommand {
 
         func run() throws {
             let hub = try openHub(homeOptions.home)
-            let people = try hub.store.callerPeople()
+            let people = try hub.store.people.callers()
             let entries = hub.whitelist.entries.sorted { $0.key < $1.key }
             // the person column only in a home whose callers name people: a single-person home's list is unchanged
             print(
@@ -58,7 +58,7 @@ struct WhitelistCommand: ParsableCommand {
             }
             // the person first: a caller never receives anyone's readings for a moment
             do {
-                try hub.store.setPerson(person, forCaller: caller)
+                try hub.store.people.setPerson(person, forCaller: caller)
             } catch {
                 throw CommandError("cannot whitelist \(escapedCallerText(caller)): \(error.message)")
             }
@@ -88,7 +88,7 @@ struct WhitelistCommand: ParsableCommand {
                 throw CommandError("\(escapedCallerText(caller)) is not whitelisted")
             }
             try Home.writeFile(whitelist.plist, to: hub.home.whitelistPath)
-            try hub.store.setPerson(nil, forCaller: caller)
+            try hub.store.people.setPerson(nil, forCaller: caller)
             print("removed \(caller)")
         }
     }

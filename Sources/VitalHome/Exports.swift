@@ -90,7 +90,7 @@ extension Hub {
             switch selection {
             case .heartRateMinutes:
                 for band in try store.devices() where band.model.isSmartband && (mac == nil || band.mac == mac) {
-                    try store.forEachDayItem(device: band.mac, since: from?.day) { item in
+                    try store.readings.forEachDayItem(device: band.mac, since: from?.day) { item in
                         for row in try RecordRow.heartRateMinutes(of: item, device: band.mac)
                         where from.map({ row.time >= $0 }) ?? true {
                             try write(row)
@@ -99,7 +99,7 @@ extension Hub {
                 }
             case .quarantine:
                 var held: [String: Int] = [:]
-                try store.forEachReading(device: mac, since: from, selection: .quarantined) { stored in
+                try store.readings.forEach(device: mac, since: from, selection: .quarantined) { stored in
                     held[
                         "user \(stored.reading.annotations.userIndex.map(String.init) ?? "?") of \(stored.device)",
                         default: 0] += 1
@@ -113,7 +113,7 @@ extension Hub {
                     }
                 }
             case .readings:
-                try store.forEachReading(device: mac, since: from, selection: .released) {
+                try store.readings.forEach(device: mac, since: from, selection: .released) {
                     try write(RecordRow(device: $0.device, reading: $0.reading))
                 }
             }
@@ -131,12 +131,12 @@ extension Hub {
     public func writeChanges(after cursor: FeedCursor?, limit: Int, to output: inout ChunkedOutput) throws {
         let pageSize = 1_000
         do {
-            var cursor = try cursor ?? store.feedStart()
+            var cursor = try cursor ?? store.feed.start()
             var left = limit
             while left > 0 {
                 var read = 0
                 let page = min(left, pageSize)
-                try store.forEachChange(after: cursor, limit: page) { change in
+                try store.feed.forEach(after: cursor, limit: page) { change in
                     cursor.sequence = change.sequence
                     read += 1
                     try output.append { ChangeFeedFormat.appendLine(change, hub: cursor.hubID, to: &$0) }
@@ -180,7 +180,7 @@ extension Hub {
         let hub = try store.hubID()
         var writer: FHIRBundleWriter?
         do {
-            try store.forEachReading(device: device, since: since, selection: .released) { devices in
+            try store.readings.forEach(device: device, since: since, selection: .released) { devices in
                 var bundle = try FHIRBundleWriter(
                     type: export.type, subject: export.subject, hub: hub, glucoseUnit: export.glucoseUnit,
                     devices: devices.map {
@@ -210,7 +210,7 @@ extension Hub {
     ) throws -> ReportPage {
         var names: [MACAddress: String] = [:]
         var report = HealthReport(units: units, utcOffset: { zone.secondsFromGMT(for: $0.date) })
-        try store.forEachReading(device: mac, since: from, selection: .released) { devices in
+        try store.readings.forEach(device: mac, since: from, selection: .released) { devices in
             names = Dictionary(devices.map { ($0.mac, "\($0.model.name) \($0.mac)") }, uniquingKeysWith: { $1 })
         } _: { stored in
             report.add(stored.reading, device: names[stored.device] ?? stored.device.description)

@@ -34,22 +34,22 @@ extension Hub {
         } catch {
             throw SinkCommandError(description: error.message)
         }
-        try store.addSink(
+        try store.sinks.add(
             SinkRecord(name: name, address: address.description, passwordFile: file, addedAt: Timestamp(Date())))
-        return (address, try store.queuedChanges(after: 0))
+        return (address, try store.sinks.queuedChanges(after: 0))
     }
 
     /// The sink named `name`, or every sink when `name` is `nil`.
     public func sinks(named name: String?) throws(StoreError) -> [SinkRecord] {
-        if let name { return [try store.sink(named: name)] }
-        return try store.sinks()
+        if let name { return [try store.sinks.named(name)] }
+        return try store.sinks.all()
     }
 
     /// The sinks `names` name, every sink when it is empty.
     ///
     /// - Throws: ``SinkCommandError`` naming a sink the home does not have, or saying it has none.
     public func sinks(among names: [String]) throws -> [SinkRecord] {
-        let all = try store.sinks()
+        let all = try store.sinks.all()
         for name in names where !all.contains(where: { $0.name == name }) {
             throw SinkCommandError(description: "the home has no sink named \(name) (vitalbridge sink list)")
         }

@@ -3,7 +3,7 @@ internal import GRDB
 import VitalCore
 
 /// The items a device pushed for a day (`day_item`), kept as they came, and the day readings made from them.
-extension VitalStore {
+extension ReadingsStore {
     /// Keeps `items` of device `mac` as they came and revises the summary of each day they change, in one
     /// transaction: what a smartband pushed is durable once this returns.
     ///

@@ -49,7 +49,7 @@ public struct Delivery: Hashable, Sendable {
     public var remaining: Int
 }
 
-/// Who holds a reservation of pending readings (``VitalStore/reservePending(device:caller:for:_:)``), for how long,
+/// Who holds a reservation of pending readings (``DeliveryJournal/reservePending(device:caller:for:_:)``), for how long,
 /// and how to tell that another owner is gone.
 public struct ReservationOwner: Sendable {
     /// The owner's identifier, unique among the processes that share the store (a process id with its start time).
@@ -82,29 +82,23 @@ public struct ReservationOwner: Sendable {
 /// The delivery journal: reservations of pending readings for a hand-off in progress (`reservation`), each
 /// caller's queue of a device's readings not yet delivered to it (`pending_caller`, `pending`), and the callbacks
 /// handed over with the readings they carried (`delivery`, `delivery_reading`).
-extension VitalStore {
+extension DeliveryJournal {
     /// The readings of device `mac` not yet delivered to `caller` and not reserved for a delivery in progress,
     /// oldest first, from the delivery journal itself (for tests and tools; a callback reads the `pending` queue
     /// that ``reservePending(device:caller:for:_:)`` keeps, which must always agree with this).
-    public func undeliveredReadings(device mac: MACAddress, caller: String) throws(StoreError) -> [StoredReading] {
+    public func undelivered(device mac: MACAddress, caller: String) throws(StoreError) -> [StoredReading] {
         try file.query("read pending readings") { db in
             let rows = try Row.fetchCursor(
                 db,
                 sql: """
                     SELECT \(ReadingColumns.selected) FROM reading WHERE device_mac = ?1
-                        AND NOT \(Self.deliveredAsRevised) AND \(Self.deliverable(to: "?2"))
+                        AND NOT \(VitalStore.deliveredAsRevised) AND \(VitalStore.deliverable(to: "?2"))
                         AND id NOT IN (SELECT reading_id FROM reservation WHERE caller = ?2)
                     ORDER BY measured_at, id
                     """, arguments: [mac.description, caller])
-            return try Array(rows.map { try Self.reading(from: $0) })
+            return try Array(rows.map { try VitalStore.reading(from: $0) })
         }
     }
-
-    /// Whether caller `?2` was delivered the `reading` row as it is now (its current revision).
-    static let deliveredAsRevised = """
-        EXISTS (SELECT 1 FROM delivery_reading WHERE delivery_reading.caller = ?2
-            AND delivery_reading.reading_id = reading.id AND delivery_reading.revision = reading.revision)
-        """
 
     /// Reserves readings of device `mac` for a callback to `caller` that `reservation`'s owner is about to hand
     /// over, in one serialized step across processes: no two owners ever hold the same reading for one caller.
@@ -112,7 +106,7 @@ extension VitalStore {
     /// In one write transaction it first returns to pending every reservation that expired or whose owner
     /// `reservation` says is gone, then passes the pending readings (oldest first) to `choose`, and reserves the
     /// identifiers `choose` returns with what it made of them. The owner then hands the callback over and calls
-    /// ``recordDelivery(caller:device:action:status:at:readingIDs:remaining:owner:)``, or
+    /// ``record(caller:device:action:status:at:readingIDs:remaining:owner:)``, or
     /// ``releaseReservations(of:)`` if the hand-off failed. If the owner never comes back (it crashed), its
     /// readings are pending again once its reservation expires: a reading is delivered at least once.
     public func reservePending<T>(
@@ -126,27 +120,12 @@ extension VitalStore {
             where owner != reservation.owner && reservation.isAbandoned(owner) {
                 try db.execute(sql: "DELETE FROM reservation WHERE owner = ?", arguments: [owner])
             }
-            try Self.queuePending(db, device: mac, caller: caller)
+            try VitalStore.queuePending(db, device: mac, caller: caller)
             var pending = try ReadingStream(db, pendingFor: caller, device: mac)
             let (result, ids) = try choose(&pending)
-            try Self.insertReservations(ids, caller: caller, for: reservation, at: now, db)
+            try VitalStore.insertReservations(ids, caller: caller, for: reservation, at: now, db)
             return result
         }
-    }
-
-    /// Makes `caller` one of the callers device `mac` keeps a `pending` queue for, the first time it asks: the
-    /// queue starts with every reading of the device the journal has not delivered to it.
-    private static func queuePending(_ db: Database, device mac: MACAddress, caller: String) throws {
-        try db.execute(
-            sql: "INSERT OR IGNORE INTO pending_caller (device_mac, caller) VALUES (?, ?)",
-            arguments: [mac.description, caller])
-        guard db.changesCount > 0 else { return }
-        try db.execute(
-            sql: """
-                INSERT OR IGNORE INTO pending (caller, device_mac, measured_at, reading_id)
-                SELECT ?2, device_mac, measured_at, id FROM reading WHERE device_mac = ?1
-                    AND NOT \(Self.deliveredAsRevised) AND \(Self.deliverable(to: "?2"))
-                """, arguments: [mac.description, caller])
     }
 
     /// Reserves the readings `ids` for `caller` as `reservation`'s owner, taking them over from any other owner:
@@ -154,49 +133,11 @@ extension VitalStore {
     public func reserve(_ ids: [Int64], caller: String, for reservation: ReservationOwner) throws(StoreError) {
         do {
             try reservationWrite("reserve readings") { db in
-                try Self.insertReservations(ids, caller: caller, for: reservation, at: reservation.clock(), db)
+                try VitalStore.insertReservations(ids, caller: caller, for: reservation, at: reservation.clock(), db)
             }
         } catch {
             throw StoreError.wrapping(error, "reserve readings")
         }
-    }
-
-    /// Runs `body` in one IMMEDIATE transaction, committed with `synchronous = NORMAL`, then restores FULL.
-    ///
-    /// IMMEDIATE: the write lock is taken before anything is read, so that no other process can choose the same
-    /// readings between the read and the reservation. NORMAL: a reservation need not survive a power cut (lost, its
-    /// readings are simply pending again), so its commit skips the flush a reading's commit needs; in WAL mode the
-    /// commits stay atomic and in order, and the next FULL commit flushes them with its own. A database error
-    /// becomes a ``StoreError`` saying `what` failed; any other error `body` throws passes through.
-    private func reservationWrite<T>(_ what: String, _ body: (Database) throws -> T) throws -> T {
-        do {
-            return try file.database.writeWithoutTransaction { db in
-                try db.execute(sql: "PRAGMA synchronous = NORMAL")
-                let result: T
-                do {
-                    result = try StoreFile.transaction(db, body)
-                } catch {
-                    try db.execute(sql: "PRAGMA synchronous = FULL")
-                    throw error
-                }
-                try db.execute(sql: "PRAGMA synchronous = FULL")
-                return result
-            }
-        } catch let error as DatabaseError {
-            throw StoreError.wrapping(error, what)
-        }
-    }
-
-    private static func insertReservations(
-        _ ids: [Int64], caller: String, for reservation: ReservationOwner, at now: Double, _ db: Database
-    ) throws {
-        // a reservation holds the revision it carries: if the reading is revised meanwhile, it stays pending
-        let insert = try db.cachedStatement(
-            sql: """
-                INSERT OR REPLACE INTO reservation (caller, reading_id, owner, expires_at, revision)
-                VALUES (?1, ?2, ?3, ?4, (SELECT revision FROM reading WHERE id = ?2))
-                """)
-        for id in ids { try insert.execute(arguments: [caller, id, reservation.owner, now + reservation.lifetime]) }
     }
 
     /// Returns the readings `owner` reserved to pending (its hand-off failed).
@@ -218,7 +159,7 @@ extension VitalStore {
     /// Journals a callback that was handed over: who it went to, when, with which readings and status. The
     /// reservations of `owner`, if given, end in the same transaction.
     @discardableResult
-    public func recordDelivery(
+    public func record(
         caller: String, device: MACAddress?, action: JournalAction, status: Int, at time: Timestamp,
         readingIDs: [Int64],
         remaining: Int, owner: ReservationOwner? = nil
@@ -243,7 +184,7 @@ extension VitalStore {
                     INSERT OR IGNORE INTO delivery_reading (delivery_id, reading_id, caller, revision)
                     VALUES (?, ?, ?, ?)
                     """)
-            let delivered = try db.cachedStatement(sql: Self.deliveredFromPending)
+            let delivered = try db.cachedStatement(sql: VitalStore.deliveredFromPending)
             for readingID in readingIDs {
                 let delivering = try Int64.fetchOne(revision, arguments: [caller, readingID, owner?.owner]) ?? 0
                 try item.execute(arguments: [id, readingID, caller, delivering])
@@ -286,6 +227,42 @@ extension VitalStore {
             return journal
         }
     }
+}
+
+extension VitalStore {
+
+    /// Whether caller `?2` was delivered the `reading` row as it is now (its current revision).
+    static let deliveredAsRevised = """
+        EXISTS (SELECT 1 FROM delivery_reading WHERE delivery_reading.caller = ?2
+            AND delivery_reading.reading_id = reading.id AND delivery_reading.revision = reading.revision)
+        """
+
+    /// Makes `caller` one of the callers device `mac` keeps a `pending` queue for, the first time it asks: the
+    /// queue starts with every reading of the device the journal has not delivered to it.
+    fileprivate static func queuePending(_ db: Database, device mac: MACAddress, caller: String) throws {
+        try db.execute(
+            sql: "INSERT OR IGNORE INTO pending_caller (device_mac, caller) VALUES (?, ?)",
+            arguments: [mac.description, caller])
+        guard db.changesCount > 0 else { return }
+        try db.execute(
+            sql: """
+                INSERT OR IGNORE INTO pending (caller, device_mac, measured_at, reading_id)
+                SELECT ?2, device_mac, measured_at, id FROM reading WHERE device_mac = ?1
+                    AND NOT \(Self.deliveredAsRevised) AND \(Self.deliverable(to: "?2"))
+                """, arguments: [mac.description, caller])
+    }
+
+    fileprivate static func insertReservations(
+        _ ids: [Int64], caller: String, for reservation: ReservationOwner, at now: Double, _ db: Database
+    ) throws {
+        // a reservation holds the revision it carries: if the reading is revised meanwhile, it stays pending
+        let insert = try db.cachedStatement(
+            sql: """
+                INSERT OR REPLACE INTO reservation (caller, reading_id, owner, expires_at, revision)
+                VALUES (?1, ?2, ?3, ?4, (SELECT revision FROM reading WHERE id = ?2))
+                """)
+        for id in ids { try insert.execute(arguments: [caller, id, reservation.owner, now + reservation.lifetime]) }
+    }
 
     /// Removes reading `?2` from the pending queue of caller `?1`, if revision `?3` delivered is its current one.
     static let deliveredFromPending = """
@@ -306,6 +283,34 @@ extension VitalStore {
                     arguments: sql == Self.deliveredFromPending ? [caller, 1, 0] : arguments)
                 return details.map { $0["detail"] as String }.joined(separator: "; ")
             }
+        }
+    }
+}
+
+extension DeliveryJournal {
+    /// Runs `body` in one IMMEDIATE transaction, committed with `synchronous = NORMAL`, then restores FULL.
+    ///
+    /// IMMEDIATE: the write lock is taken before anything is read, so that no other process can choose the same
+    /// readings between the read and the reservation. NORMAL: a reservation need not survive a power cut (lost, its
+    /// readings are simply pending again), so its commit skips the flush a reading's commit needs; in WAL mode the
+    /// commits stay atomic and in order, and the next FULL commit flushes them with its own. A database error
+    /// becomes a ``StoreError`` saying `what` failed; any other error `body` throws passes through.
+    private func reservationWrite<T>(_ what: String, _ body: (Database) throws -> T) throws -> T {
+        do {
+            return try file.database.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA synchronous = NORMAL")
+                let result: T
+                do {
+                    result = try StoreFile.transaction(db, body)
+                } catch {
+                    try db.execute(sql: "PRAGMA synchronous = FULL")
+                    throw error
+                }
+                try db.execute(sql: "PRAGMA synchronous = FULL")
+                return result
+            }
+        } catch let error as DatabaseError {
+            throw StoreError.wrapping(error, what)
         }
     }
 }

@@ -32,7 +32,7 @@ enum FeedOperation: Int {
 /// (`delete`). Its sequence grows in commit order and is never reused, and a reading's next change replaces its
 /// row: the feed holds the latest change of each reading, so that reading it after any place gives exactly what
 /// changed since, at a cost that depends on what changed, not on the history (the sequence is the table's key).
-extension VitalStore {
+extension ReadingsStore {
     /// Deletes stored reading `id` for the reason the user gives: it is never delivered nor exported again, it leaves
     /// every caller's queue, and the change feed (and so every sink) receives its deletion. The reading stays in the
     /// file, marked, so that its device sending it again does not bring it back. A callback already being handed
@@ -40,7 +40,7 @@ extension VitalStore {
     ///
     /// - Throws: ``StoreError`` when the reason is empty, longer than 200 characters or holds a control character,
     ///   when the store has no reading `id`, or when it is deleted already.
-    public func deleteReading(_ id: Int64, reason: String, at time: Timestamp) throws(StoreError) {
+    public func delete(_ id: Int64, reason: String, at time: Timestamp) throws(StoreError) {
         guard !reason.allSatisfy(\.isWhitespace) else {
             throw StoreError(.failed, "a deletion needs a reason (--reason): what was wrong with the reading")
         }
@@ -71,6 +71,9 @@ extension VitalStore {
                 arguments: [id, reason])
         }
     }
+}
+
+extension FeedStore {
 
     /// The changes after `cursor` in the feed, oldest first, at most `limit` of them: for each reading whose latest
     /// change is after the cursor, that change, with the reading as it is now (`nil` for a deletion) and its person.
@@ -79,20 +82,20 @@ extension VitalStore {
     ///   never gave), or a row cannot be read (naming it).
     public func changes(after cursor: FeedCursor, limit: Int) throws(StoreError) -> [ReadingChange] {
         try file.snapshot("read the change feed") { db in
-            try Self.check(cursor, db)
+            try VitalStore.check(cursor, db)
             var changes: [ReadingChange] = []
-            try Self.forEachChange(after: cursor.sequence, limit: limit, db) { changes.append($0) }
+            try VitalStore.forEachChange(after: cursor.sequence, limit: limit, db) { changes.append($0) }
             return changes
         }
     }
 
     /// Passes the changes after `cursor` (``changes(after:limit:)``) to `body` one at a time, reading them from the
     /// file as it goes, all in one read transaction. `body` may not use the store; its errors pass through.
-    public func forEachChange(after cursor: FeedCursor, limit: Int, _ body: (ReadingChange) throws -> Void) throws {
+    public func forEach(after cursor: FeedCursor, limit: Int, _ body: (ReadingChange) throws -> Void) throws {
         do {
             try file.database.read { db in
-                try Self.check(cursor, db)
-                try Self.forEachChange(after: cursor.sequence, limit: limit, db, body)
+                try VitalStore.check(cursor, db)
+                try VitalStore.forEachChange(after: cursor.sequence, limit: limit, db, body)
             }
         } catch let error as DatabaseError {
             throw StoreError.wrapping(error, "read the change feed")
@@ -102,17 +105,20 @@ extension VitalStore {
     }
 
     /// The feed's place before its first change: the cursor that gives every change.
-    public func feedStart() throws(StoreError) -> FeedCursor {
-        let hub = try hubID()
+    public func start() throws(StoreError) -> FeedCursor {
+        let hub = try file.query("read the hub's identity") { db in try VitalStore.hubID(db) }
         return FeedCursor(hubID: hub, sequence: 0)
     }
 
     /// The feed's place after its last change so far.
-    public func feedEnd() throws(StoreError) -> FeedCursor {
+    public func end() throws(StoreError) -> FeedCursor {
         try file.snapshot("read the change feed's end") { db in
-            FeedCursor(hubID: try Self.hubID(db), sequence: try Self.lastSequence(db))
+            FeedCursor(hubID: try VitalStore.hubID(db), sequence: try VitalStore.lastSequence(db))
         }
     }
+}
+
+extension VitalStore {
 
     /// The sequence of the latest change ever made (0 before the first): a replaced row's sequence counts, since a
     /// consumer may hold it.
@@ -128,7 +134,7 @@ extension VitalStore {
     }
 
     /// Refuses `cursor` unless it is this hub's and no further than its feed.
-    private static func check(_ cursor: FeedCursor, _ db: Database) throws {
+    fileprivate static func check(_ cursor: FeedCursor, _ db: Database) throws {
         let hub = try hubID(db)
         guard cursor.hubID == hub else {
             throw StoreError(.failed, "the cursor \(cursor) is of another hub (\(cursor.hubID)); this home is \(hub)")

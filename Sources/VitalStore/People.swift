@@ -46,12 +46,12 @@ public enum ReadingSelection: Sendable {
 /// A reading of a person goes to the callers whose whitelist entry names that person; a caller that names no
 /// person receives the readings of the home's one person when the home has exactly one, and no person's readings
 /// otherwise. So a home with no people, or one person, works as before; a family names a person for each app.
-extension VitalStore {
+extension PeopleStore {
     /// Adds a person named `name` to the home.
     ///
     /// - Throws: ``StoreError`` when the name is empty, longer than 64 characters, holds a control character, or
     ///   is a person's already.
-    public func addPerson(_ name: String) throws(StoreError) {
+    public func add(_ name: String) throws(StoreError) {
         try Self.checkName(name)
         try file.write("add a person") { db in
             guard try Self.personID(name, db) == nil else {
@@ -59,12 +59,12 @@ extension VitalStore {
             }
             try db.execute(sql: "INSERT INTO person (name) VALUES (?)", arguments: [name])
             // a caller naming no person received the one person's readings; with two it receives neither's
-            try Self.requeueAttributed(db)
+            try VitalStore.requeueAttributed(db)
         }
     }
 
     /// Removes the person named `name`, who must have no assignment and no caller.
-    public func removePerson(_ name: String) throws(StoreError) {
+    public func remove(_ name: String) throws(StoreError) {
         try file.write("remove a person") { db in
             let id = try Self.existingPerson(name, db)
             if try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM assignment WHERE person_id = ?", arguments: [id])! > 0 {
@@ -76,12 +76,12 @@ extension VitalStore {
                 throw StoreError(.failed, "the whitelist entry of \(caller) names \(name): change it first")
             }
             try db.execute(sql: "DELETE FROM person WHERE id = ?", arguments: [id])
-            try Self.requeueAttributed(db)
+            try VitalStore.requeueAttributed(db)
         }
     }
 
     /// The home's people, by name, with their assignments.
-    public func people() throws(StoreError) -> [Person] {
+    public func all() throws(StoreError) -> [Person] {
         try file.snapshot("read the people") { db in
             let names = try String.fetchAll(db, sql: "SELECT name FROM person ORDER BY name")
             let rows = try Row.fetchAll(
@@ -124,7 +124,7 @@ extension VitalStore {
             try db.execute(
                 sql: "INSERT INTO assignment (device_mac, user_index, person_id) VALUES (?, ?, ?)",
                 arguments: [mac.description, userIndex, id])
-            try Self.requeueAttributed(db)
+            try VitalStore.requeueAttributed(db)
             // released: new to the change feed, in the order they were stored
             try db.execute(
                 sql: """
@@ -149,7 +149,7 @@ extension VitalStore {
             guard db.changesCount > 0 else {
                 throw StoreError(.failed, "user \(userIndex) of \(mac) is not assigned")
             }
-            try Self.requeueAttributed(db)
+            try VitalStore.requeueAttributed(db)
             // in quarantine again: no longer exported, so the change feed deletes them
             try db.execute(
                 sql: """
@@ -170,12 +170,12 @@ extension VitalStore {
                 try db.execute(
                     sql: "INSERT INTO caller_person (caller, person_id) VALUES (?, ?)", arguments: [caller, id])
             }
-            try Self.requeueAttributed(db)
+            try VitalStore.requeueAttributed(db)
         }
     }
 
     /// The person whose readings each caller that names one receives, by caller.
-    public func callerPeople() throws(StoreError) -> [String: String] {
+    public func callers() throws(StoreError) -> [String: String] {
         try file.query("read the callers' people") { db in
             let rows = try Row.fetchAll(
                 db,
@@ -189,10 +189,14 @@ extension VitalStore {
     public func isDeliverable(_ id: Int64, to caller: String) throws(StoreError) -> Bool {
         try file.query("check a reading's person") { db in
             try Bool.fetchOne(
-                db, sql: "SELECT \(Self.deliverable(to: "?2")) FROM reading WHERE id = ?1", arguments: [id, caller])
+                db, sql: "SELECT \(VitalStore.deliverable(to: "?2")) FROM reading WHERE id = ?1",
+                arguments: [id, caller])
                 ?? false
         }
     }
+}
+
+extension VitalStore {
 
     // MARK: SQL
 
@@ -231,6 +235,18 @@ extension VitalStore {
                 """)
     }
 
+}
+
+extension String {
+    fileprivate var trimmingPrefixAndSuffixSpaces: Substring {
+        var text = self[...]
+        while text.first == " " { text = text.dropFirst() }
+        while text.last == " " { text = text.dropLast() }
+        return text
+    }
+}
+
+extension PeopleStore {
     private static func count(of mac: MACAddress, _ userIndex: UInt8, _ db: Database) throws -> Int {
         try Int.fetchOne(
             db, sql: "SELECT COUNT(*) FROM reading WHERE device_mac = ? AND user_index = ? AND deleted_at IS NULL",
@@ -257,14 +273,5 @@ extension VitalStore {
         guard name.trimmingPrefixAndSuffixSpaces == name else {
             throw StoreError(.failed, "a person's name cannot begin or end with a space")
         }
-    }
-}
-
-extension String {
-    fileprivate var trimmingPrefixAndSuffixSpaces: Substring {
-        var text = self[...]
-        while text.first == " " { text = text.dropFirst() }
-        while text.last == " " { text = text.dropLast() }
-        return text
     }
 }

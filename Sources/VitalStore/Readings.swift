@@ -50,14 +50,14 @@ public struct ReadingMerge: Sendable {
 
 /// The readings (the `reading` table): storing a device's readings, each new one queued as pending for the callers
 /// that asked for the device, and reading them back.
-extension VitalStore {
+extension ReadingsStore {
     /// Stores `readings` of device `mac` in one transaction; readings the store already has are skipped. Returns
     /// the identifiers of all of them (new or already stored), one per reading, in order.
     ///
     /// A reading that `merging` makes one with a stored reading is that reading: the stored one, or revised in place
     /// to what the two make (``ReadingMerge``).
     @discardableResult
-    public func storeReadings(_ readings: [Reading], device mac: MACAddress, merging: ReadingMerge = .none)
+    public func store(_ readings: [Reading], device mac: MACAddress, merging: ReadingMerge = .none)
         throws(StoreError) -> [Int64]
     {
         try file.write("store readings") { db in
@@ -71,7 +71,7 @@ extension VitalStore {
                 if let same = try stored.first(where: { $0.reading == reading }) ?? writer.resent(reading) {
                     ids.append(same.id)
                 } else if merging.mayMerge(reading),
-                    let (id, revised) = try Self.merge(reading, into: stored, merging, &writer)
+                    let (id, revised) = try VitalStore.merge(reading, into: stored, merging, &writer)
                 {
                     ids.append(id)
                     if revised {
@@ -87,27 +87,8 @@ extension VitalStore {
         }
     }
 
-    /// The stored reading (one of `stored`: of one device, kind and time) that `merging` makes `reading` one with:
-    /// unchanged when `reading` is part of it, else revised to what the two make.
-    private static func merge(
-        _ reading: Reading, into stored: [ReadingWriter.Stored], _ merging: ReadingMerge,
-        _ writer: inout ReadingWriter
-    ) throws -> (id: Int64, revised: Bool)? {
-        for (id, storedReading, deleted) in stored {
-            guard let merged = merging.merged(reading, storedReading) else { continue }
-            // a reading the user deleted stays as it was: the part is absorbed, nothing is revised or re-queued
-            guard merged != storedReading, !deleted else { return (id, false) }
-            guard merged.kind == reading.kind, merged.measuredAt == reading.measuredAt else {
-                throw StoreError(.failed, "a merged reading must keep the kind and time of the readings it merges")
-            }
-            try writer.revise(id, to: merged)
-            return (id, true)
-        }
-        return nil
-    }
-
     /// The identifier of `reading` of device `mac`, if the store has it.
-    public func readingID(of reading: Reading, device mac: MACAddress) throws(StoreError) -> Int64? {
+    public func id(of reading: Reading, device mac: MACAddress) throws(StoreError) -> Int64? {
         try file.query("find a reading") { db in
             var writer = try ReadingWriter(db, device: mac.description)
             return try writer.stored(reading.kind, at: reading.measuredAt).first { $0.reading == reading }?.id
@@ -115,18 +96,18 @@ extension VitalStore {
     }
 
     /// The stored readings, oldest first: of one device, from a time on, when given.
-    public func readings(device mac: MACAddress? = nil, since: Timestamp? = nil) throws(StoreError)
+    public func all(device mac: MACAddress? = nil, since: Timestamp? = nil) throws(StoreError)
         -> [StoredReading]
     {
         var readings: [StoredReading] = []
-        try forEachReading(device: mac, since: since) { readings.append($0) }
+        try forEach(device: mac, since: since) { readings.append($0) }
         return readings
     }
 
     /// Passes the stored readings to `body` one at a time, oldest first (of one device, from a time on, of
     /// `selection`, when given), reading them from the file as it goes: memory stays flat for any size of history.
     /// A row the store cannot read stops it with a ``StoreError/Code/corrupt`` error naming the row.
-    public func forEachReading(
+    public func forEach(
         device mac: MACAddress? = nil, since: Timestamp? = nil, selection: ReadingSelection = .all,
         _ body: (StoredReading) throws -> Void
     ) throws(StoreError) {
@@ -143,13 +124,13 @@ extension VitalStore {
     ///
     /// A database error, or a row the store cannot read, becomes a ``StoreError``; any other error the closures
     /// throw passes through.
-    public func forEachReading(
+    public func forEach(
         device mac: MACAddress? = nil, since: Timestamp? = nil, selection: ReadingSelection = .all,
         devices: ([StoredDevice]) throws -> Void, _ body: (StoredReading) throws -> Void
     ) throws {
         do {
             try file.database.read { db in
-                try devices(Self.devices(db))
+                try devices(VitalStore.devices(db))
                 var stream = try ReadingStream(db, device: mac, since: since, selection: selection, counting: false)
                 while let reading = try stream.next() { try body(reading) }
             }
@@ -165,7 +146,7 @@ extension VitalStore {
     /// a caller asks again from a time (`since`), read only as far as it fits.
     ///
     /// A database error becomes a ``StoreError``; any other error `body` throws passes through.
-    public func withReadings<T>(
+    public func withDeliverable<T>(
         device mac: MACAddress, since: Timestamp, caller: String, _ body: (inout ReadingStream) throws -> T
     ) throws -> T {
         do {
@@ -178,6 +159,28 @@ extension VitalStore {
         } catch let error as DatabaseError {
             throw StoreError.wrapping(error, "read readings")
         }
+    }
+}
+
+extension VitalStore {
+
+    /// The stored reading (one of `stored`: of one device, kind and time) that `merging` makes `reading` one with:
+    /// unchanged when `reading` is part of it, else revised to what the two make.
+    fileprivate static func merge(
+        _ reading: Reading, into stored: [ReadingWriter.Stored], _ merging: ReadingMerge,
+        _ writer: inout ReadingWriter
+    ) throws -> (id: Int64, revised: Bool)? {
+        for (id, storedReading, deleted) in stored {
+            guard let merged = merging.merged(reading, storedReading) else { continue }
+            // a reading the user deleted stays as it was: the part is absorbed, nothing is revised or re-queued
+            guard merged != storedReading, !deleted else { return (id, false) }
+            guard merged.kind == reading.kind, merged.measuredAt == reading.measuredAt else {
+                throw StoreError(.failed, "a merged reading must keep the kind and time of the readings it merges")
+            }
+            try writer.revise(id, to: merged)
+            return (id, true)
+        }
+        return nil
     }
 
     /// The reading of `row`, whose columns from `start` are ``ReadingColumns/selected``; a row the store cannot read
@@ -317,7 +320,7 @@ struct ReadingWriter {
         try publish(id, .update, attributed: reading.annotations.userIndex != nil)
     }
 
-    /// Makes `operation` reading `id`'s latest change in the feed (``VitalStore/changes(after:limit:)``), unless it
+    /// Makes `operation` reading `id`'s latest change in the feed (``FeedStore/changes(after:limit:)``), unless it
     /// is `attributed` to a user index and in quarantine: the feed learns of it when it is released.
     private mutating func publish(_ id: Int64, _ operation: ReadingChange.Operation, attributed: Bool) throws {
         if attributed {

@@ -41,12 +41,12 @@ public struct SinkRecord: Hashable, Sendable {
 /// queued, and a sink added to a home with a history receives all of it. The position moves only after the
 /// destination committed a batch; the destination keeps its own position too, which is the truth a push starts
 /// from.
-extension VitalStore {
+extension SinksStore {
     /// Adds `sink`.
     ///
     /// - Throws: ``StoreError`` when its name is not 1–32 letters, digits, `-` or `_` beginning with a letter or a
     ///   digit, or is a sink's already.
-    public func addSink(_ sink: SinkRecord) throws(StoreError) {
+    public func add(_ sink: SinkRecord) throws(StoreError) {
         try Self.checkSinkName(sink.name)
         try file.write("add a sink") { db in
             try db.execute(
@@ -64,7 +64,7 @@ extension VitalStore {
     }
 
     /// Removes the sink named `name`; what it has received stays where it is.
-    public func removeSink(named name: String) throws(StoreError) {
+    public func remove(named name: String) throws(StoreError) {
         try file.write("remove a sink") { db in
             try db.execute(sql: "DELETE FROM sink WHERE name = ?", arguments: [name])
             guard db.changesCount > 0 else { throw Self.noSink(name) }
@@ -72,7 +72,7 @@ extension VitalStore {
     }
 
     /// The home's sinks, by name.
-    public func sinks() throws(StoreError) -> [SinkRecord] {
+    public func all() throws(StoreError) -> [SinkRecord] {
         try file.query("list the sinks") { db in
             try Row.fetchAll(db, sql: "SELECT * FROM sink ORDER BY name").map(Self.sink(from:))
         }
@@ -81,7 +81,7 @@ extension VitalStore {
     /// The sink named `name`.
     ///
     /// - Throws: ``StoreError`` when the home has none of that name.
-    public func sink(named name: String) throws(StoreError) -> SinkRecord {
+    public func named(_ name: String) throws(StoreError) -> SinkRecord {
         try file.query("read a sink") { db in
             guard let row = try Row.fetchOne(db, sql: "SELECT * FROM sink WHERE name = ?", arguments: [name]) else {
                 throw Self.noSink(name)
@@ -103,20 +103,20 @@ extension VitalStore {
     public func changeBatch(after position: Int64, limit: Int) throws(StoreError) -> ChangeBatch {
         try file.snapshot("read a sink's batch") { db in
             var changes: [ReadingChange] = []
-            try Self.forEachChange(after: position, limit: limit, db) { changes.append($0) }
-            let devices = try Self.devices(db).map {
+            try VitalStore.forEachChange(after: position, limit: limit, db) { changes.append($0) }
+            let devices = try VitalStore.devices(db).map {
                 ChangeBatch.Device(
                     mac: $0.mac, model: $0.model, serialNumber: $0.serialNumber, firmwareRevision: $0.firmwareRevision)
             }
             return ChangeBatch(
-                hubID: try Self.hubID(db), devices: devices,
+                hubID: try VitalStore.hubID(db), devices: devices,
                 people: try String.fetchAll(db, sql: "SELECT name FROM person ORDER BY name"), changes: changes,
                 through: changes.last?.sequence ?? position)
         }
     }
 
     /// Records that sink `name`'s destination committed the feed up to `position`, at `time`.
-    public func recordSinkPush(named name: String, position: Int64, at time: Timestamp) throws(StoreError) {
+    public func recordPush(named name: String, position: Int64, at time: Timestamp) throws(StoreError) {
         try file.write("record a sink's push") { db in
             try db.execute(
                 sql: "UPDATE sink SET position = ?, last_success_at = ? WHERE name = ?",
@@ -126,7 +126,7 @@ extension VitalStore {
     }
 
     /// Records that a push to sink `name` failed at `time`, for `message` (which must hold no secret).
-    public func recordSinkFailure(named name: String, message: String, at time: Timestamp) throws(StoreError) {
+    public func recordFailure(named name: String, message: String, at time: Timestamp) throws(StoreError) {
         try file.write("record a sink's failure") { db in
             try db.execute(
                 sql: "UPDATE sink SET last_error = ?, last_error_at = ? WHERE name = ?",
@@ -134,7 +134,9 @@ extension VitalStore {
             guard db.changesCount > 0 else { throw Self.noSink(name) }
         }
     }
+}
 
+extension SinksStore {
     private static func sink(from row: Row) -> SinkRecord {
         SinkRecord(
             name: row["name"], address: row["address"], passwordFile: row["password_file"],

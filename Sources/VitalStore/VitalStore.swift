@@ -33,12 +33,14 @@ public struct StoredDevice: Hashable, Sendable {
 /// canonical units, one typed column a field, and never stored twice: a reading with the same device, kind, time
 /// and values is ignored.
 ///
-/// The store is a facade split by job, as GRDB's demo app splits its `AppDatabase`: the file (opening, locking,
-/// refusing a foreign file, migrating) is `StoreFile`; the readings, the delivery journal and the items of a day
-/// are each an extension of this type in a file of their own; this file keeps the devices, the hub's identity and
-/// the diagnostics. The store knows no device family: how readings a device sends in parts make one reading
-/// (``ReadingMerge``), and how a day's reading is made from its items (``storeDayItems(_:device:summarize:)``), are
-/// supplied by the driver side, and the store persists what they make.
+/// The store is split by job, as GRDB's demo app splits its `AppDatabase`: the file (opening, locking, refusing a
+/// foreign file, migrating) is `StoreFile`; each job is a small facade over it with a file of its own:
+/// ``readings`` (``ReadingsStore``), ``journal`` (``DeliveryJournal``), ``people`` (``PeopleStore``), ``feed``
+/// (``FeedStore``) and ``sinks`` (``SinksStore``); this type keeps the devices, the hub's identity and the
+/// diagnostics. The store knows no device family: how readings a device sends in parts make one reading
+/// (``ReadingMerge``), and how a day's reading is made from its items
+/// (``ReadingsStore/storeDayItems(_:device:summarize:)``), are supplied by the driver side, and the store persists
+/// what they make.
 public final class VitalStore: Sendable {
     /// The file and its transactions.
     let file: StoreFile

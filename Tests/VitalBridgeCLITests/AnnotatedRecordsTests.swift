@@ -46,7 +46,7 @@ struct AnnotatedRecordsTests {
     static func home() throws -> TestHome {
         let home = try TestHome()
         _ = try home.callback(request(.addSync, .bp5))
-        try home.store().storeReadings(readings.map(\.reading), device: MACAddress(macOf(.bp5))!)
+        try home.store().readings.store(readings.map(\.reading), device: MACAddress(macOf(.bp5))!)
         return home
     }
 
@@ -135,7 +135,7 @@ struct AnnotatedRecordsTests {
         #expect(
             dom.status == 0 && ReportCommandTests.consoleLines(dom).isEmpty, "\(ReportCommandTests.consoleLines(dom))")
         let svg = try #require(ReportCommandTests.chart("blood-pressure", in: dom.stdout))
-        let stored = try home.store().readings()
+        let stored = try home.store().readings.all()
         #expect(svg.components(separatedBy: "class=\"point").count - 1 == stored.count)
         // every reading the device said something about is ringed, none of them at a made-up value
         #expect(svg.components(separatedBy: "class=\"point flagged\"").count - 1 == 7)

@@ -27,7 +27,9 @@ extension TestHome {
     /// The band's stored items, decoded, oldest day first.
     func bandItems() throws -> [BandItem] {
         var items: [BandItem] = []
-        try store().forEachDayItem(device: MACAddress(bandMAC)!) { items.append(try BandItem(storedBytes: $0.bytes)) }
+        try store().readings.forEachDayItem(device: MACAddress(bandMAC)!) {
+            items.append(try BandItem(storedBytes: $0.bytes))
+        }
         return items
     }
 
@@ -219,14 +221,14 @@ struct BandCommandTests {
         let reference = try TestHome(fleet: bandFleet(days: 30))
         _ = try reference.callback(request(.addSync, .fitPro9614N))
         let items = try reference.bandItems()
-        let days = try reference.store().readings(device: MACAddress(bandMAC)!).map(\.reading)
+        let days = try reference.store().readings.all(device: MACAddress(bandMAC)!).map(\.reading)
         #expect(days.count == 31)
         try CrashTests.killTrials(
             fleet: bandFleet(days: 30), sync: request(.sync, .fitPro9614N), prepare: request(.add, .fitPro9614N),
             trials: 100
         ) { home throws in
             #expect(try home.bandItems() == items)
-            #expect(try home.store().readings(device: MACAddress(bandMAC)!).map(\.reading) == days)
+            #expect(try home.store().readings.all(device: MACAddress(bandMAC)!).map(\.reading) == days)
         }
     }
 

@@ -123,7 +123,7 @@ struct BandDayListsCLITests {
     func upgradedHome() throws {
         let home = try TestHome(fleet: bandFleet(days: 2))
         _ = try home.callback(request(.addSync, .fitPro9614N))
-        let days = try home.store().readings(device: MACAddress(bandMAC)!)
+        let days = try home.store().readings.all(device: MACAddress(bandMAC)!)
         #expect(days.contains { if case .band(let day) = $0.reading { !day.sleepSegments.isEmpty } else { false } })
         // the home as schema 8 left it: none of the columns, migrations 9 and 10 not applied
         let downgrade = try runProgram(
@@ -147,7 +147,7 @@ struct BandDayListsCLITests {
         let refused = try home.run(["records", "--home", home.path, "--format", "csv", "--device", bandMAC])
         #expect(refused.status == 1, "\(refused.stderr)")
         #expect(refused.stderr.contains("its schema is 8, not \(VitalStore.schemaVersion)"), "\(refused.stderr)")
-        let upgraded = try home.store().readings(device: MACAddress(bandMAC)!)
+        let upgraded = try home.store().readings.all(device: MACAddress(bandMAC)!)
         #expect(upgraded.map(\.id) == days.map(\.id))
         for stored in upgraded {
             guard case .band(let day) = stored.reading else { continue }
@@ -160,7 +160,7 @@ struct BandDayListsCLITests {
         // from all its stored items, marks included; the days it does not send again keep empty lists
         let follow = try home.band("follow", "--hours", "2")
         #expect(follow.status == 0, "\(follow.stderr)")
-        let after = try home.store().readings(device: MACAddress(bandMAC)!)
+        let after = try home.store().readings.all(device: MACAddress(bandMAC)!)
         #expect(Set(after.map(\.id)).isSuperset(of: days.map(\.id)))
         let today = try #require(after.first { $0.id == days.last?.id })
         guard case .band(let revised) = today.reading else {

@@ -147,7 +147,7 @@ struct BlueZTransportTests {
             if case .list(let objects)? = callback.result { delivered += objects }
         }
         let store = try VitalStore(path: bench.home.path + "/vitalbridge.sqlite")
-        let stored = try store.readings(device: MACAddress(macOf(.bloodPressureMonitor))!)
+        let stored = try store.readings.all(device: MACAddress(macOf(.bloodPressureMonitor))!)
         // the five stored, and the simulated user's reading of each session if it came while the hub listened
         #expect((5...7).contains(stored.count))
         // a reading is its time and its values: the bus's device clock runs ahead of the hub's real one by every
@@ -266,13 +266,13 @@ struct BlueZTransportTests {
         #expect(killed.stdout.isEmpty, "the hub was not killed: \(killed.stdout)")
         let store = try VitalStore(path: bench.home.path + "/vitalbridge.sqlite")
         let mac = MACAddress(macOf(.bloodPressureMonitor))!
-        let before = try store.readings(device: mac).count
+        let before = try store.readings.all(device: mac).count
         #expect(before > 0 && before < 20, "\(before)")
         #expect(try store.integrityCheck() == "ok")
         // the next sync takes what the monitor still holds: together, every reading but at most the one in flight
         let callback = try Self.callback(bench, sync)
         #expect(callback.status == .success(.sync))
-        let after = try store.readings(device: mac).count
+        let after = try store.readings.all(device: mac).count
         #expect((19...20).contains(after), "\(before) before the kill, \(after) after the next sync")
     }
 
@@ -340,7 +340,7 @@ struct BlueZProviderTests {
         #expect(try vitalbridge(["dds", "sources", "add", "DemoApp", Self.dds], environment: environment).status == 0)
         environment["DBUS_SYSTEM_BUS_ADDRESS"] = "unix:path=/nonexistent/bus"
         let store = try VitalStore(path: home.path + "/vitalbridge.sqlite")
-        let before = try store.readings().count
+        let before = try store.readings.all().count
 
         let dds = try vitalbridge(["open", Self.link], environment: environment)
         #expect(dds.status == 0 && dds.stdout == Self.dds + "?error=device_failed\n", "\(dds.stdout)\(dds.stderr)")
@@ -349,7 +349,7 @@ struct BlueZProviderTests {
         let svs = try Self.svs("BP", retrieve: "BPSYS", home: home.path, environment)
         #expect(svs.opened.status == 0 && svs.opened.stderr.contains("no blood pressure monitor of the home"))
         #expect(svs.retrieved.status == 1 && svs.retrieved.stdout == "invalid\n")
-        #expect(try store.readings().count == before)
+        #expect(try store.readings.all().count == before)
     }
 
     @Test("on BlueZ with nobody to ask, popflag=1 connects nothing and the fleet's scripted user is not consulted")
@@ -383,7 +383,7 @@ struct BlueZProviderTests {
         let result = try DDSResult(callback: dds.stdout.trimmingCharacters(in: .newlines))
         #expect(result.failure == nil)
         let store = try VitalStore(path: bench.home.path + "/vitalbridge.sqlite")
-        guard case .heartRate(let reading)? = try store.readings(device: MACAddress("004D3208D313")!).last?.reading
+        guard case .heartRate(let reading)? = try store.readings.all(device: MACAddress("004D3208D313")!).last?.reading
         else {
             Issue.record("no RR series of the 905 stored")
             return
@@ -398,7 +398,7 @@ struct BlueZProviderTests {
         let svs = try BlueZProviderTests.svs("BP", retrieve: "BPSYS", home: bench.home.path, environment)
         #expect(svs.opened.status == 0, "\(svs.opened.stderr)")
         #expect(svs.retrieved.status == 0, "\(svs.retrieved.stdout)\(svs.retrieved.stderr)")
-        let monitor = try store.readings(device: MACAddress(macOf(.bloodPressureMonitor))!)
+        let monitor = try store.readings.all(device: MACAddress(macOf(.bloodPressureMonitor))!)
         guard case .bloodPressure(let bp)? = monitor.last?.reading else {
             Issue.record("no blood pressure of the 900 stored")
             return

@@ -33,7 +33,7 @@ struct DDSProviderTests {
         #expect(result.extra.count == 1 && result.extra[0] == ("visit", "7"))
         #expect(result.stress == nil && result.energy == nil && result.productivity == nil)
         // the figures are those of the stored series
-        let stored = try home.store().readings()
+        let stored = try home.store().readings.all()
         guard case .heartRate(let reading)? = stored.last?.reading else {
             Issue.record("no RR series stored")
             return
@@ -50,7 +50,7 @@ struct DDSProviderTests {
         #expect(abs((printed["rmssd"] ?? 0) - (result.rmssd ?? -1)) < 0.06)
         // the default is 300 s
         _ = try home.open(Self.link())
-        guard case .heartRate(let full)? = try home.store().readings().last?.reading else {
+        guard case .heartRate(let full)? = try home.store().readings.all().last?.reading else {
             Issue.record("no RR series stored for the default duration")
             return
         }
@@ -100,7 +100,7 @@ struct DDSProviderTests {
                 output.status == status && output.stdout.isEmpty && output.stderr.contains(message),
                 "\(url): \(output.stderr)")
         }
-        #expect(try home.store().readings().isEmpty)
+        #expect(try home.store().readings.all().isEmpty)
     }
 
     @Test("no sensor of the home can record, or not the one named: a failure callback without values, nothing stored")
@@ -114,7 +114,7 @@ struct DDSProviderTests {
             #expect(output.stdout == Self.callback + "?error=no_device&visit=7\n")
             let result = try DDSResult(callback: String(output.stdout.dropLast()))
             #expect(result.failure == .noDevice && result.rmssd == nil && result.sdnn == nil && result.power == nil)
-            #expect(try home.store().readings().isEmpty)
+            #expect(try home.store().readings.all().isEmpty)
         }
     }
 }

@@ -250,7 +250,7 @@ struct DesktopTests {
         let second = try desktop.received().map { try LayeredResponse(parsing: $0) }
         #expect(second.first?.readings == first.first?.readings)
         let store = try desktop.hub.store()
-        #expect(try store.integrityCheck() == "ok" && store.readings().count == 30)
+        #expect(try store.integrityCheck() == "ok" && store.readings.all().count == 30)
     }
 
     @Test("two hubs delivering at once through slow openers: every reading once, none twice, none lost")

@@ -142,7 +142,7 @@ struct DeviceClockCLITests {
         let home = try TestHome(fleet: fleet)
         _ = try home.callback(request(.addSync, .po3))
         let truth = try await Self.trueTimes(fleet, .po3)
-        let stored = try home.store().readings(device: MACAddress(macOf(.po3))!).map(\.reading)
+        let stored = try home.store().readings.all(device: MACAddress(macOf(.po3))!).map(\.reading)
         try #require(stored.count == truth.count && !truth.isEmpty)
         #expect(stored.allSatisfy { $0.annotations.status.contains(.timeUnverified) })
         #expect(stored.map(\.measuredAt.secondsSince1970).sorted() == truth.map { $0 + 3600 })

@@ -71,7 +71,7 @@ struct FHIRExportTests {
         let home = try Self.home()
         let bundle = try Self.export(home, ["--patient", "Jane Doe", "--time-zone", "UTC"])
         let entries = try Self.oracle(bundle)
-        let stored = try home.store().readings()
+        let stored = try home.store().readings.all()
         #expect(stored.contains { if case .heartRate(let r) = $0.reading { r.rrIntervals.count >= 2 } else { false } })
         let observations = entries.filter { $0["resourceType"] as? String == "Observation" }
         #expect(observations.count == stored.map { Self.observationCount($0.reading) }.reduce(0, +))
@@ -115,7 +115,7 @@ struct FHIRExportTests {
     @Test("--transaction, --device, --since and --unit mmol/L select and shape the bundle", .needs(.oracles))
     func options() throws {
         let home = try Self.home()
-        let glucose = try home.store().readings(device: MACAddress(macOf(.bg5))!)
+        let glucose = try home.store().readings.all(device: MACAddress(macOf(.bg5))!)
         try #require(glucose.count >= 2)
         let since = glucose[1].reading.measuredAt
         let entries = try Self.oracle(
@@ -141,7 +141,7 @@ struct FHIRExportTests {
         "offsets come from --time-zone, else from TZ, with the rules in force at each reading's time", .needs(.oracles))
     func timeZones() throws {
         let home = try Self.home()
-        let reading = try #require(try home.store().readings(device: MACAddress(macOf(.bp5))!).first)
+        let reading = try #require(try home.store().readings.all(device: MACAddress(macOf(.bp5))!).first)
         let options = ["--patient", "A", "--device", macOf(.bp5)]
         func effective(_ extra: [String], environment: [String: String] = [:]) throws -> String {
             let entries = try Self.oracle(Self.export(home, options + extra, environment: environment))
@@ -161,7 +161,7 @@ struct FHIRExportTests {
         try #require(reading.reading.measuredAt.description.hasPrefix("2026-11-"))
         #expect(newYork.hasSuffix("-05:00"))
         let july = Timestamp(year: 2026, month: 7, day: 19, hour: 12, minute: 0, second: 0)!
-        _ = try home.store().storeReadings(
+        _ = try home.store().readings.store(
             [.bloodPressure(.init(systolic: 118, diastolic: 76, measuredAt: july))], device: MACAddress(macOf(.bp5))!)
         let summer = try Self.oracle(Self.export(home, options, environment: ["TZ": "America/New_York"]))
         let observation = try #require(
@@ -174,7 +174,7 @@ struct FHIRExportTests {
     @Test("bad options are refused with exit 2 and a line naming the option; the store is untouched")
     func refused() throws {
         let home = try Self.home()
-        let before = try home.store().readings()
+        let before = try home.store().readings.all()
         let cases: [([String], String)] = [
             (["--format", "fhir"], "--format fhir needs the person: --patient NAME or --patient-id ID"),
             (["--format", "fhir", "--patient", "A", "--patient-id", "b"], "give --patient or --patient-id, not both"),
@@ -201,7 +201,7 @@ struct FHIRExportTests {
                 output.status == 2 && output.stderr.contains(message) && output.stdout.isEmpty,
                 "\(arguments): \(output.stderr)")
         }
-        #expect(try home.store().readings() == before)
+        #expect(try home.store().readings.all() == before)
         // a home that does not exist is not created
         let missing = FileManager.default.temporaryDirectory.appendingPathComponent("no-home-\(UUID())").path
         let output = try vitalbridge(["records", "--home", missing, "--format", "fhir", "--patient", "A"])

@@ -67,7 +67,7 @@ struct FeedCommandTests {
     func deletion() throws {
         let home = try Self.syncedHome()
         let before = try home.run(["records", "--home", home.path, "--format", "csv"]).stdout
-        let end = try home.store().feedEnd()
+        let end = try home.store().feed.end()
         let deleted = try home.run([
             "records", "delete", "--home", home.path, "--id", "2", "--reason", "cuff \"too\" loose",
         ])
@@ -92,7 +92,7 @@ struct FeedCommandTests {
             return
         }
         #expect(objects.count == 4)
-        #expect(try store.readings().map(\.id) == [1, 3, 4, 5])
+        #expect(try store.readings.all().map(\.id) == [1, 3, 4, 5])
     }
 
     @Test(
@@ -138,8 +138,8 @@ struct FeedCommandTests {
             ])
         let store = try home.store()
         #expect(try store.integrityCheck() == "ok")
-        let deletion = try store.changes(after: store.feedStart(), limit: 10).first { $0.readingID == 3 }
-        let listed = try store.readings().contains { $0.id == 3 }
+        let deletion = try store.feed.changes(after: store.feed.start(), limit: 10).first { $0.readingID == 3 }
+        let listed = try store.readings.all().contains { $0.id == 3 }
         if process.status == 0 {
             #expect(deletion?.operation == .delete && !listed, "write \(write): exited 0")
         } else {
@@ -150,7 +150,7 @@ struct FeedCommandTests {
         if listed {
             #expect(
                 try home.run(["records", "delete", "--home", home.path, "--id", "3", "--reason", "again"]).status == 0)
-            #expect(try !store.readings().contains { $0.id == 3 })
+            #expect(try !store.readings.all().contains { $0.id == 3 })
         }
     }
 }

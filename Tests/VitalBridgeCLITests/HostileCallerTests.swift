@@ -304,7 +304,7 @@ struct HostileCallerTests {
             #expect(callback.echo == request.parameters.filter { $0.key != "mac" })
             #expect(callback.mac == MACAddress(macOf(.bp5)))
             // the result is what the hub stored of the BP5, in mmHg: its live reading (first) and the records it had
-            let stored = try home.store().readings(device: MACAddress(macOf(.bp5))!)
+            let stored = try home.store().readings.all(device: MACAddress(macOf(.bp5))!)
             guard case .list(let objects)? = callback.result else {
                 Issue.record("no list result")
                 return
@@ -314,7 +314,7 @@ struct HostileCallerTests {
         }
         let store = home.path + "/vitalbridge.sqlite"
         if FileManager.default.fileExists(atPath: store) {
-            #expect(try home.store().readings().isEmpty)
+            #expect(try home.store().readings.all().isEmpty)
             #expect(try home.run(["devices", "--home", home.path]).stdout.hasPrefix("no devices yet"))
         }
     }

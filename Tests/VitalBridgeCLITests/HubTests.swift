@@ -145,7 +145,7 @@ struct SpecExampleTests {
             return
         }
         // the live reading (the newest stored) first, then the BP5's records that were pending for the caller
-        let stored = try home.store().readings(device: MACAddress("004D3208D2F4")!).map(\.reading)
+        let stored = try home.store().readings.all(device: MACAddress("004D3208D2F4")!).map(\.reading)
         let systolic = stored.compactMap { if case .bloodPressure(let p) = $0 { String(Int(p.systolic)) } else { nil } }
         #expect(systolic.count == 6)
         #expect(objects.map { $0.number(.systolic)?.description } == [systolic.last] + systolic.dropLast())
@@ -169,7 +169,7 @@ struct MatrixTests {
         case (true, false, .list(let objects)?):
             // the live reading first, then every reading of the device still pending for the caller: on a new home,
             // the records a push device sent before its measurement
-            let stored = try home.store().readings(device: MACAddress(macOf(model))!)
+            let stored = try home.store().readings.all(device: MACAddress(macOf(model))!)
             #expect(objects.count == stored.count && objects.count >= 1)
         // five stored records, or a band's days: the week before the world starts, and today
         case (false, true, .list(let objects)?): #expect(objects.count == (model.isSmartband ? 8 : 5))
@@ -349,7 +349,7 @@ struct DeliveryTests {
         // 400 records evenly from January to November: 41 from October on
         #expect(recent.count == 41)
         // every delivery is journaled
-        let journal = try home.store().deliveries()
+        let journal = try home.store().journal.deliveries()
         #expect(journal.count == remaining.count + 1)
         #expect(journal.map(\.readingIDs.count).reduce(0, +) >= 400)
     }
@@ -364,7 +364,7 @@ struct DeliveryTests {
             })
         let first = try home.callback(request(.sync, .hs4))
         #expect(first.status == .fail && first.reason?.rawValue == "ERROR_DEVICE_DISCONNECTED")
-        #expect(try home.store().readings().count == 3)
+        #expect(try home.store().readings.all().count == 3)
         let second = try home.callback(request(.sync, .hs4))
         #expect(second.status == .success)
         guard case .list(let objects) = second.result else {
@@ -372,11 +372,11 @@ struct DeliveryTests {
             return
         }
         #expect(objects.count == 8)
-        #expect(try home.store().readings().count == 8)
+        #expect(try home.store().readings.all().count == 8)
         // a glucose meter keeps a live reading in memory: the next sync reads it again, and it is stored once
         _ = try home.callback(request(.measure, .bg5))
         _ = try home.callback(request(.sync, .bg5))
-        #expect(try home.store().readings(device: MACAddress(macOf(.bg5))!).count == 6)
+        #expect(try home.store().readings.all(device: MACAddress(macOf(.bg5))!).count == 6)
     }
 
     @Test("two processes on one home at once both complete")
@@ -387,7 +387,7 @@ struct DeliveryTests {
         async let third = Task.detached { try home.open(request(.sync, .bg5)) }.value
         let outputs = try await [first, second, third]
         for output in outputs { #expect(output.status == 0, "\(output.stderr)") }
-        #expect(try home.store().readings(device: MACAddress(macOf(.bp7))!).count == 6)
+        #expect(try home.store().readings.all(device: MACAddress(macOf(.bp7))!).count == 6)
     }
 
     @Test("each open leaves its readings committed for the next process, and the store's WAL file stays bounded")
@@ -407,13 +407,13 @@ struct DeliveryTests {
         #expect(largest > 0 && largest < 200 * 4120, "the WAL file reached \(largest) bytes")
         // all 40 requests are journaled, and every reading they delivered is stored (a repeated reading once)
         let store = try home.store()
-        let deliveries = try store.deliveries()
+        let deliveries = try store.journal.deliveries()
         // the first callback carries the live reading and the five records the thermometer sent before it, the
         // others the live one alone
         #expect(deliveries.count == 40 && deliveries.map(\.readingIDs.count) == [6] + Array(repeating: 1, count: 39))
-        #expect(Set(deliveries.flatMap(\.readingIDs)).isSubset(of: try store.readings().map(\.id)))
+        #expect(Set(deliveries.flatMap(\.readingIDs)).isSubset(of: try store.readings.all().map(\.id)))
         // each journal entry names the live reading its callback carried first
-        let stored = try store.readings()
+        let stored = try store.readings.all()
         let journaled = deliveries.map { delivery in
             Set(delivery.readingIDs.compactMap { id in stored.first { $0.id == id }?.reading.measuredAt })
         }
@@ -473,7 +473,7 @@ struct DeliveryTests {
         #expect(storeExists(in: user + "/.local/share/vitalbridge"))
         // each home got its own request
         for home in [explicit, xdg + "/vitalbridge", user + "/.local/share/vitalbridge"] {
-            #expect(try VitalStore(path: home + "/vitalbridge.sqlite").deliveries().count == 1)
+            #expect(try VitalStore(path: home + "/vitalbridge.sqlite").journal.deliveries().count == 1)
         }
     }
 
@@ -533,7 +533,7 @@ struct DeliveryTests {
     func brokenWhitelist() throws {
         let home = try TestHome()
         _ = try home.callback(request(.sync, .bp5))
-        let stored = try home.store().readings().count
+        let stored = try home.store().readings.all().count
         let file = URL(fileURLWithPath: home.path + "/AppWhiteList.plist")
         for (contents, problem) in [
             ("<dict><key>org.vitalbridge.demo</key><integer>1</integer></dict>", "is not a string"),
@@ -546,7 +546,7 @@ struct DeliveryTests {
             #expect(output.stderr.contains("AppWhiteList.plist") && output.stderr.contains(problem), "\(output.stderr)")
             #expect(try home.run(["whitelist", "list", "--home", home.path]).status == 1)
         }
-        #expect(try home.store().readings().count == stored)
+        #expect(try home.store().readings.all().count == stored)
         // a whitelist edited through the command is written back as XML the hub reads
         try Data(Whitelist.default.plist).write(to: file)
         #expect(try home.run(["whitelist", "add", "--home", home.path, "com.example.a&b", "ab://x"]).status == 0)
@@ -558,7 +558,7 @@ struct DeliveryTests {
     func brokenDeviceState() throws {
         let home = try TestHome()
         _ = try home.callback(request(.sync, .bg5))
-        let stored = try home.store().readings().count
+        let stored = try home.store().readings.all().count
         let file = URL(fileURLWithPath: home.path + "/world/\(macOf(.bg5)).json")
         #expect(FileManager.default.fileExists(atPath: file.path))
         try Data("{\"records\":".utf8).write(to: file)
@@ -567,7 +567,7 @@ struct DeliveryTests {
         let callback = try LayeredCallback(parsing: String(output.stdout.dropLast()))
         #expect(callback.status.rawValue == 1 && callback.reason?.rawValue == "ERROR_STORE")
         #expect(output.stderr.contains(file.path) && output.stderr.contains("not a saved device state"))
-        #expect(try home.store().readings().count == stored)
+        #expect(try home.store().readings.all().count == stored)
         // the other devices are not affected
         #expect(try home.callback(request(.measure, .bp5)).status.rawValue == 0)
         // nor is the broken file replaced: what the device remembered is not silently reset

@@ -180,7 +180,7 @@ struct MigrationKillTests {
         #expect(try Self.phase(home.path) == .upToDate, "write \(write)")
         let store = try VitalStore(path: home.file("vitalbridge.sqlite"))
         #expect(try store.integrityCheck() == "ok", "write \(write)")
-        let stored = try store.readings()
+        let stored = try store.readings.all()
         #expect(stored.count == 110 && Set(stored.map { "\($0.device) \($0.reading)" }).count == 110, "write \(write)")
     }
 }
@@ -235,10 +235,10 @@ struct RacingSyncTests {
     /// them.
     static func storedOnce(_ home: TestHome, count: Int) throws -> Set<String> {
         let store = try home.store()
-        let stored = try store.readings()
+        let stored = try store.readings.all()
         #expect(stored.count == count && Set(stored.map { "\($0.device) \($0.reading)" }).count == count)
         #expect(try store.integrityCheck() == "ok")
-        #expect(try store.reservations().isEmpty)
+        #expect(try store.journal.reservations().isEmpty)
         return Set(stored.map { "\($0.device) \($0.reading.resultObject(unit: nil).json)" })
     }
 
@@ -313,7 +313,7 @@ struct RacingSyncTests {
                         var identifiers: [Reading: Int64] = [:]
                         for start in stride(from: 0, to: readings.count, by: size) {
                             let batch = Array(readings[start..<min(start + size, readings.count)])
-                            for (reading, id) in zip(batch, try store.storeReadings(batch, device: device)) {
+                            for (reading, id) in zip(batch, try store.readings.store(batch, device: device)) {
                                 identifiers[reading] = id
                             }
                         }
@@ -323,7 +323,7 @@ struct RacingSyncTests {
             if overlapped { overlaps += 1 }
             #expect(identifiers[0] == identifiers[1], "round \(round)")
             let store = try VitalStore(path: path)
-            let stored = try store.readings()
+            let stored = try store.readings.all()
             #expect(stored.count == readings.count, "round \(round)")
             #expect(Set(stored.map(\.reading)) == Set(readings), "round \(round)")
             #expect(Set(stored.map(\.id)) == Set(identifiers[0].values), "round \(round)")

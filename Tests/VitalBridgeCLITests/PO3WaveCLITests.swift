@@ -24,7 +24,7 @@ struct PO3WaveCLITests {
     }
 
     static func storedWaves(_ home: TestHome) throws -> [[Int]?] {
-        try home.store().readings(device: MACAddress(macOf(.po3))!).map { stored in
+        try home.store().readings.all(device: MACAddress(macOf(.po3))!).map { stored in
             guard case .oximetry(let oximetry) = stored.reading else { return nil }
             return oximetry.wave
         }
@@ -83,13 +83,13 @@ struct PO3WaveCLITests {
                     generate: GeneratedRecords(count: 3, from: "2026-11-19 07:00:00", to: "2026-11-19 21:00:00"))
             })
         _ = try home.callback(request(.sync, .bp5))
-        let before = try home.store().readings()
+        let before = try home.store().readings.all()
         #expect(!before.isEmpty)
         let output = try home.open(request(.sync, .po3))
         #expect(output.status == 0, "\(output.stderr)")
         let callback = try LayeredCallback(parsing: String(output.stdout.dropLast()))
         #expect(callback.status == ActionStatus(action: .sync, ran: [.fail]), "\(output.stdout)")
-        #expect(try home.store().readings() == before)
+        #expect(try home.store().readings.all() == before)
         // nothing was deleted on the PO3: a device that sends a wave that fits gives every record
         let fixed = fleet(.po3) {
             $0.records = RecordsScript(

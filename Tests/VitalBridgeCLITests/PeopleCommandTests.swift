@@ -20,7 +20,7 @@ struct PeopleCommandTests {
                     measuredAt: Timestamp(secondsSince1970: 1_700_000_000 + Int64(index) * 60),
                     annotations: ReadingAnnotations(userIndex: 2)))
         }
-        try home.store().storeReadings(readings, device: mac)
+        try home.store().readings.store(readings, device: mac)
         return (home, mac)
     }
 

@@ -125,7 +125,7 @@ struct PromptTests {
         }
         for mac in macs {
             #expect(!devices.stdout.contains(mac), sourceLocation: sourceLocation)
-            #expect(try home.store().readings(device: MACAddress(mac)!).isEmpty, sourceLocation: sourceLocation)
+            #expect(try home.store().readings.all(device: MACAddress(mac)!).isEmpty, sourceLocation: sourceLocation)
             for file in ["/world/\(mac).json", "/locks/\(mac).lock"] {
                 let exists = FileManager.default.fileExists(atPath: home.path + file)
                 #expect(!exists, "\(file)", sourceLocation: sourceLocation)

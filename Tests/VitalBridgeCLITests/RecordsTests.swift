@@ -90,7 +90,7 @@ struct RecordsTests {
         python.waitUntilExit()
         #expect(python.terminationStatus == 0)
         let rows = try #require(try JSONSerialization.jsonObject(with: data) as? [[String: String]])
-        let stored = try home.store().readings()
+        let stored = try home.store().readings.all()
         #expect(rows.count == stored.count && stored.count >= 20)
         for (row, reading) in zip(rows, stored) {
             #expect(row["device"] == reading.device.description)
@@ -114,7 +114,7 @@ struct RecordsTests {
         let home = try Self.home()
         let json = try home.run(["records", "--home", home.path, "--format", "json"]).stdout
         let objects = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]])
-        let stored = try home.store().readings()
+        let stored = try home.store().readings.all()
         #expect(objects.count == stored.count)
         for (object, reading) in zip(objects, stored) {
             for (column, value) in Self.expectedColumns(reading.reading) {
@@ -135,7 +135,7 @@ struct RecordsTests {
     @Test("a band day lists its sports as text; --heart-rate-minutes lists every stored minute with a value, once")
     func bandMinutes() throws {
         let home = try Self.home()
-        let band = try home.store().readings(device: MACAddress(macOf(.fitPro9614N))!)
+        let band = try home.store().readings.all(device: MACAddress(macOf(.fitPro9614N))!)
         #expect(band.count >= 7)
         let json = try home.run(["records", "--home", home.path, "--format", "json", "--device", macOf(.fitPro9614N)])
         let objects = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])

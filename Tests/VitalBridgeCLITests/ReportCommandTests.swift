@@ -55,7 +55,7 @@ struct ReportCommandTests {
         let dom = try Self.chromium(["--dump-dom", page.absoluteString])
         #expect(dom.status == 0 && dom.stdout.contains("<h1>Health report</h1>"))
         #expect(Self.consoleLines(dom).isEmpty, "\(Self.consoleLines(dom))")
-        let stored = try home.store().readings()
+        let stored = try home.store().readings.all()
         func count(_ kind: String) -> Int { stored.filter { $0.reading.kind.rawValue == kind }.count }
         let days = Set(
             stored.compactMap { stored -> Int64? in
@@ -136,8 +136,8 @@ struct ReportCommandTests {
             }
             return points
         }
-        let pressures = try home.store().readings(device: MACAddress(macOf(.bp5))!)
-        let glucose = try home.store().readings(device: MACAddress(macOf(.bg5))!)
+        let pressures = try home.store().readings.all(device: MACAddress(macOf(.bp5))!)
+        let glucose = try home.store().readings.all(device: MACAddress(macOf(.bg5))!)
         try #require(pressures.count >= 3 && glucose.count >= 1)
         #expect(try points([]) == ["blood-pressure": pressures.count, "glucose": glucose.count])
         #expect(try points(["--device", macOf(.bg5)]) == ["glucose": glucose.count])

@@ -69,7 +69,7 @@ struct SVSTests {
         let diastolic = try world.retrieve("BPDIA")
         #expect(systolic.status == 0 && diastolic.status == 0)
         // the values are the stored reading's
-        let stored = try world.home.store().readings().compactMap { stored -> BloodPressureReading? in
+        let stored = try world.home.store().readings.all().compactMap { stored -> BloodPressureReading? in
             if case .bloodPressure(let bp) = stored.reading { bp } else { nil }
         }
         let live = try #require(stored.max { $0.measuredAt < $1.measuredAt })
@@ -154,10 +154,8 @@ struct SVSTests {
         let plainRequest = try world.svs(["request", "--sign", "BP", "--requester", SVSWorld.requester, "--plain"])
         #expect(plainRequest.stderr.contains("plain mode: any process of this user can read the answer"))
         #expect(try world.open(plainRequest.stdout.trimmingCharacters(in: .newlines)).status == 0)
-        let latest = try #require(
-            try world.home.store().readings().map(\.reading).filter { $0.kind == .bloodPressure }.max {
-                $0.measuredAt < $1.measuredAt
-            })
+        let stored: [Reading] = try world.home.store().readings.all().map(\.reading)
+        let latest = try #require(stored.filter { $0.kind == .bloodPressure }.max { $0.measuredAt < $1.measuredAt })
         let quality = try #require(Quality(of: latest))
         #expect(world.board.contains("\"success\":1") && world.board.contains("\"4-qual\":\(quality),"))
         #expect(try world.retrieve("BPSYS").status == 0)
@@ -255,12 +253,12 @@ struct SVSTests {
         #expect(killed.status != 0 && killed.stdout.isEmpty)
         #expect(world.board == request)
         #expect(try world.retrieve("BPSYS").status == 4)
-        let stored = try world.home.store().readings()
+        let stored = try world.home.store().readings.all()
         // the monitor's five records and the new reading
         #expect(stored.count == 6)
         // the requester's URL still works: the answer comes with a new reading, and the first one is not lost
         #expect(try world.open(url).status == 0)
         #expect(try world.retrieve("BPSYS").status == 0)
-        #expect(try world.home.store().readings().count > stored.count)
+        #expect(try world.home.store().readings.all().count > stored.count)
     }
 }

@@ -23,7 +23,7 @@ struct SinkCommandTests {
         let store = try home.store()
         try store.saveDevice(StoredDevice(mac: mac, model: .bg5, addedAt: Timestamp(secondsSince1970: 0)))
         for batch in stride(from: start, to: start + count, by: 5_000) {
-            try store.storeReadings(
+            try store.readings.store(
                 (batch..<min(batch + 5_000, start + count)).map { index in
                     .glucose(
                         GlucoseReading(
@@ -58,9 +58,9 @@ struct SinkCommandTests {
         let hub = try store.hubID()
         var live: [String] = []
         var deleted: [String] = []
-        var cursor = try store.feedStart()
+        var cursor = try store.feed.start()
         while true {
-            let page = try store.changes(after: cursor, limit: 10_000)
+            let page = try store.feed.changes(after: cursor, limit: 10_000)
             guard let last = page.last else { break }
             for change in page {
                 if change.operation == .delete {
@@ -71,7 +71,7 @@ struct SinkCommandTests {
             }
             cursor.sequence = last.sequence
         }
-        #expect(live.count == (try store.readings().count), sourceLocation: sourceLocation)
+        #expect(live.count == (try store.readings.all().count), sourceLocation: sourceLocation)
         let rows = try cluster.psql(
             "SELECT reading_id || ' ' || version FROM vitalbridge.readings WHERE hub_id = '\(hub)'", database: database
         ).split(separator: "\n").map(String.init)
@@ -132,7 +132,7 @@ struct SinkCommandTests {
         #expect(output.status == 1, "\(output.stdout)")
         #expect(output.stderr.contains(message) && output.stderr.filter { $0 == "\n" }.count == 1, "\(output.stderr)")
         #expect(!output.stderr.contains("s3cr3t-pw"))
-        #expect(try home.store().sinks().isEmpty)
+        #expect(try home.store().sinks.all().isEmpty)
     }
 
     @Test("a second sink of the same name, a password file others may read, and a symbolic link are refused")
@@ -154,7 +154,7 @@ struct SinkCommandTests {
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: file)
         let linked = try home.run(["sink", "add", "--home", home.path, "other", url, "--password-file", link])
         #expect(linked.status == 1 && linked.stderr.contains("symbolic link"))
-        #expect(try home.store().sinks().map(\.name) == ["lab"])
+        #expect(try home.store().sinks.all().map(\.name) == ["lab"])
     }
 
     @Test("over TCP with verify-full and a password file: pushed; the password is in no file of the home, nor shown")

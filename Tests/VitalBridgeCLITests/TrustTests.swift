@@ -119,8 +119,8 @@ struct DeliveryGuaranteeTests {
         #expect(killed.status != 0)
         #expect((try? Data(contentsOf: URL(fileURLWithPath: out)))?.isEmpty ?? true)
         // everything was stored, nothing journaled as delivered
-        #expect(try home.store().readings().count == 300)
-        #expect(try home.store().deliveries().allSatisfy(\.readingIDs.isEmpty))
+        #expect(try home.store().readings.all().count == 300)
+        #expect(try home.store().journal.deliveries().allSatisfy(\.readingIDs.isEmpty))
         // the dead process's reservation is returned at once: the next syncs deliver all 300
         var delivered: [String] = []
         for _ in 0..<20 {
@@ -137,7 +137,7 @@ struct DeliveryGuaranteeTests {
         let command = "'\(vitalbridgePath.path)' open --home '\(home.path)' '\(request(.sync, .bg5))' >&-"
         let failed = try runProgram("/bin/sh", ["-c", command])
         #expect(failed.status == 5 && failed.stderr.contains("not handed over"))
-        #expect(try home.store().reservations().isEmpty)
+        #expect(try home.store().journal.reservations().isEmpty)
         #expect(deliveredReadings(try home.open(request(.sync, .bg5)).stdout).count == 5)
     }
 
@@ -167,8 +167,8 @@ struct DeliveryGuaranteeTests {
         #expect(outputs.allSatisfy { $0.status == 0 })
         #expect(delivered.count == Set(delivered).count)
         // with the first two, every stored reading once
-        #expect(first.count + delivered.count == (try home.store().readings().count))
-        #expect(try home.store().reservations().isEmpty)
+        #expect(first.count + delivered.count == (try home.store().readings.all().count))
+        #expect(try home.store().journal.reservations().isEmpty)
     }
 
     @Test(
@@ -213,7 +213,7 @@ struct DeliveryGuaranteeTests {
             }
         }
         let store = try home.store()
-        let stored = try store.readings()
+        let stored = try store.readings.all()
         #expect(stored.count == 2_100 && Set(stored.map { "\($0.device) \($0.reading)" }).count == 2_100)
         #expect(try store.integrityCheck() == "ok")
         let everything = Set(stored.map { "\($0.device) \($0.reading.resultObject(unit: nil).json)" })
@@ -222,7 +222,7 @@ struct DeliveryGuaranteeTests {
             #expect(got.count == Set(got).count, "\(caller) got a reading twice")
             #expect(Set(got) == everything, "\(caller) got \(Set(got).count) of \(everything.count)")
         }
-        #expect(try store.reservations().isEmpty)
+        #expect(try store.journal.reservations().isEmpty)
     }
 
     @Test("a request whose answer cannot fit the budget fails before the device is touched")
@@ -237,7 +237,7 @@ struct DeliveryGuaranteeTests {
         // the BG5 still holds its five records: nothing was read from it
         let rows = try home.run(["fleet", "show", "--home", home.path]).stdout.split(separator: "\n")
         #expect(rows.first { $0.hasPrefix(macOf(.bg5)) }?.hasSuffix(" 5") == true)
-        #expect(try home.store().readings().isEmpty)
+        #expect(try home.store().readings.all().isEmpty)
     }
 }
 
@@ -449,7 +449,7 @@ struct CrashTests {
             var delivered = deliveredReadings(output)
             let store = try home.store()
             #expect(try store.integrityCheck() == "ok", "trial \(trial), after the kill")
-            let afterKill = try store.readings()
+            let afterKill = try store.readings.all()
             #expect(Set(afterKill.map { "\($0.device) \($0.reading)" }).count == afterKill.count, "trial \(trial)")
             for _ in 0..<100 {
                 let output = try home.open(sync)
@@ -458,12 +458,12 @@ struct CrashTests {
                 if !output.stdout.contains("remaining=") { break }
             }
             #expect(try store.integrityCheck() == "ok", "trial \(trial), recovered")
-            let stored = try store.readings()
+            let stored = try store.readings.all()
             let got = Set(delivered)
             let missing = stored.filter { !got.contains("\($0.device) \($0.reading.resultObject(unit: nil).json)") }
             #expect(missing.isEmpty, "trial \(trial): \(missing.count) readings never delivered")
             for device in Set(stored.map(\.device)) {
-                #expect(try store.undeliveredReadings(device: device, caller: "org.vitalbridge.demo").isEmpty)
+                #expect(try store.journal.undelivered(device: device, caller: "org.vitalbridge.demo").isEmpty)
             }
             try check(home)
         }
@@ -489,7 +489,7 @@ struct CrashTests {
     func randomKills(model: DeviceModel, half: Int) throws {
         try Self.killTrials(fleet: generatedFleet(model, 2_000), sync: request(.sync, model), trials: 50) {
             home throws in
-            let stored = try home.store().readings()
+            let stored = try home.store().readings.all()
             #expect(stored.count == 2_000 && Set(stored.map(\.reading)).count == 2_000)
         }
     }
@@ -503,14 +503,14 @@ struct CrashTests {
         // the readings a sync that nobody kills stores: 400 weights, each with its composition
         let reference = try TestHome(fleet: fleet)
         _ = try reference.open(request(.sync, .weightScale))
-        let whole = Set(try reference.store().readings().map(\.reading))
+        let whole = Set(try reference.store().readings.all().map(\.reading))
         let composed = whole.filter {
             guard case .weight(let weight) = $0 else { return false }
             return weight.bodyComposition != nil
         }
         #expect(whole.count == 400 && composed == whole)
         try Self.killTrials(fleet: fleet, sync: request(.sync, .weightScale), trials: 30) { home throws in
-            let stored = try home.store().readings()
+            let stored = try home.store().readings.all()
             // every reading is whole in the store, the very reading of the sync nobody killed (and, checked by the
             // trial, reached the caller as it is stored)
             #expect(stored.count == 400 && Set(stored.map(\.reading)) == whole)

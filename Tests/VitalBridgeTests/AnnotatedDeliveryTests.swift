@@ -26,7 +26,7 @@ struct AnnotatedDeliveryTests {
             .init(
                 systolic: 118, diastolic: 77, measuredAt: Timestamp(secondsSince1970: time.secondsSince1970 + 60)
             ))
-        try engine.store.storeReadings([reading, plain], device: MACAddress(Self.bp5)!)
+        try engine.store.readings.store([reading, plain], device: MACAddress(Self.bp5)!)
         let callback = try await engine.callback(request(.sync, .bp5, Self.bp5, unit: 2))
         guard case .list(let objects)? = callback.result else {
             Issue.record("no result in \(callback)")
@@ -42,8 +42,8 @@ struct AnnotatedDeliveryTests {
                 "%22flags%22:%5B%22irregularPulse%22,%22pulseRateTooLow%22%5D,%22unavailable%22:%7B%22systolic%22:%22%2BINF%22%7D"
             ))
         // the journal says both were delivered
-        let ids = try engine.store.readings().suffix(2).map(\.id)
-        #expect(Set(try engine.store.deliveries().last!.readingIDs).isSuperset(of: ids))
+        let ids = try engine.store.readings.all().suffix(2).map(\.id)
+        #expect(Set(try engine.store.journal.deliveries().last!.readingIDs).isSuperset(of: ids))
     }
 
     @Test(

@@ -67,7 +67,7 @@ struct AnnotationsEndToEndTests {
         let engine = try Engine(fleet.devices)
         let callback = try await engine.callback(request(.sync, scripted.model, scripted.mac))
         #expect(callback.status == ActionStatus(action: .sync, ran: [.success]))
-        let stored = try engine.store.readings(device: MACAddress(scripted.mac)!).map(\.reading)
+        let stored = try engine.store.readings.all(device: MACAddress(scripted.mac)!).map(\.reading)
         #expect(stored.count == 1)
         let reading = try #require(stored.first)
         #expect(reading.measuredAt == Timestamp(parsing: "2026-11-19 07:00:00"))

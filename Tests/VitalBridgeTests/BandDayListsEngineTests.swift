@@ -22,7 +22,7 @@ struct BandDayListsEngineTests {
             Issue.record("no result")
             return
         }
-        let stored = try engine.store.readings(device: SmartbandTests.mac).map(\.reading)
+        let stored = try engine.store.readings.all(device: SmartbandTests.mac).map(\.reading)
         #expect(objects == stored.map { $0.resultObject(unit: .kilometre) })
         var nights = 0
         for reading in stored {
@@ -62,7 +62,7 @@ struct BandDayListsEngineTests {
             Issue.record("no budget made a day leave something out")
             return
         }
-        let stored = try engine.store.readings(device: SmartbandTests.mac).map(\.reading)
+        let stored = try engine.store.readings.all(device: SmartbandTests.mac).map(\.reading)
         #expect(days.count == stored.count)
         let shortened = days.filter { $0.strings(.leftOut) != nil }
         #expect(!shortened.isEmpty)

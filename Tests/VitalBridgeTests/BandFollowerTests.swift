@@ -406,8 +406,9 @@ struct BandFollowerTests {
         #expect(try items == SmartbandTests.storedItems(reference))
         #expect(items == SmartbandTests.latest(witness.pushed.withLock { $0 }))
         #expect(
-            try store.readings(device: Self.mac).map(\.reading) == reference.readings(device: Self.mac).map(\.reading))
-        #expect(try store.readings(device: Self.mac).count == 3)
+            try store.readings.all(device: Self.mac).map(\.reading)
+                == reference.readings.all(device: Self.mac).map(\.reading))
+        #expect(try store.readings.all(device: Self.mac).count == 3)
     }
 
     @Test("an error other than a drop or a cancellation ends it with that error, its own link closed")

@@ -37,7 +37,7 @@ struct DeviceClockTests {
         let truth = await engine.world.storedReadings(of: mac)
         let callback = try await engine.callback(request(.sync, model, device.mac))
         #expect(callback.status == ActionStatus(action: .sync, ran: [.success]))
-        let stored = try engine.store.readings(device: mac).map(\.reading)
+        let stored = try engine.store.readings.all(device: mac).map(\.reading)
         return (truth, stored.sorted { $0.measuredAt < $1.measuredAt })
     }
 
@@ -86,7 +86,7 @@ struct DeviceClockTests {
         let callback = try await engine.callback(request(.measure, .bloodPressureMonitor, mac))
         #expect(callback.status == ActionStatus(action: .measure, ran: [.success]))
         let now = engine.world.clock.wallTime.secondsSince1970
-        let stored = try engine.store.readings(device: MACAddress(mac)!).map(\.reading)
+        let stored = try engine.store.readings.all(device: MACAddress(mac)!).map(\.reading)
         let newest = try #require(stored.max { $0.measuredAt < $1.measuredAt })
         #expect(abs(newest.measuredAt.secondsSince1970 - now) <= 120)
         #expect(newest.annotations.deviceTime?.secondsSince1970 == newest.measuredAt.secondsSince1970 + 172_800)
@@ -117,7 +117,7 @@ struct DeviceClockTests {
         let engine = try Engine([Self.device("PO3", mac, offset: 3600)])
         let callback = try await engine.callback(request(.syncMeasure, .po3, mac))
         #expect(callback.status == ActionStatus(action: .syncMeasure, ran: [.success, .success]))
-        let stored = try engine.store.readings(device: MACAddress(mac)!).map(\.reading)
+        let stored = try engine.store.readings.all(device: MACAddress(mac)!).map(\.reading)
         let history = stored.filter { $0.annotations.status.contains(.timeUnverified) }
         let live = stored.filter { !$0.annotations.status.contains(.timeUnverified) }
         #expect(history.count == 3 && live.count == 1)
@@ -130,7 +130,7 @@ struct DeviceClockTests {
         let engine = try Engine([FleetDevice(model: "BPS", mac: mac, clock: false)])
         let callback = try await engine.callback(request(.measure, .bloodPressureMonitor, mac))
         #expect(callback.status == ActionStatus(action: .measure, ran: [.success]))
-        let stored = try engine.store.readings(device: MACAddress(mac)!)
+        let stored = try engine.store.readings.all(device: MACAddress(mac)!)
         #expect(stored.count == 1 && stored[0].reading.annotations == .none)
     }
 
@@ -156,16 +156,16 @@ struct DeviceClockTests {
         // the first session reads the offset as −7200; the meter keeps its records (their delete was lost)
         let first = try Engine([Self.meter(shift: 0, offset: -7200)], store: store)
         #expect(try await first.callback(request(.sync, .bg5, mac.description)).status == Self.syncSucceeded)
-        let stored = try store.readings(device: mac)
+        let stored = try store.readings.all(device: mac)
         try #require(stored.count == 2)
         // the second reads it as −7199: the same records, with the same time stamps, are corrected a second later
         let second = try Engine([Self.meter(shift: 1, offset: -7199)], store: store)
         #expect(await second.world.storedReadings(of: mac).count == 2)
         #expect(try await second.callback(request(.sync, .bg5, mac.description)).status == Self.syncSucceeded)
-        #expect(try store.readings(device: mac) == stored)
+        #expect(try store.readings.all(device: mac) == stored)
         // a record of another time stamp is another reading
         let third = try Engine([Self.meter(shift: 3, offset: -7200)], store: store)
         #expect(try await third.callback(request(.sync, .bg5, mac.description)).status == Self.syncSucceeded)
-        #expect(try store.readings(device: mac).count == 4)
+        #expect(try store.readings.all(device: mac).count == 4)
     }
 }

@@ -68,7 +68,7 @@ struct DeviceDeskTests {
     func resetPO3() async throws {
         let desk = try Desk(.po3)
         #expect(try await desk.desk.reset(Desk.mac(.po3)) == 5)
-        #expect(try desk.store.readings(device: Desk.mac(.po3)).count == 5)
+        #expect(try desk.store.readings.all(device: Desk.mac(.po3)).count == 5)
         #expect(try await desk.desk.reset(Desk.mac(.po3)) == 0)
     }
 
@@ -104,7 +104,7 @@ struct DeviceDeskTests {
             Issue.record("no reading: \(ending)")
             return
         }
-        #expect(try desk.store.readings(device: Desk.mac(.po3)).map(\.reading) == [record.reading])
+        #expect(try desk.store.readings.all(device: Desk.mac(.po3)).map(\.reading) == [record.reading])
     }
 
     @Test("live on a heart-rate sensor with no seconds streams until the task is cancelled, and stores nothing")
@@ -132,7 +132,7 @@ struct DeviceDeskTests {
                 break
             }
         }
-        #expect(try desk.store.readings(device: Desk.mac(.heartRateSensor)).isEmpty)
+        #expect(try desk.store.readings.all(device: Desk.mac(.heartRateSensor)).isEmpty)
     }
 
     @Test("band operations go through the desk: a device that is not a band is refused by name, before connecting")
@@ -154,7 +154,7 @@ struct DeviceDeskTests {
             return
         }
         #expect(day.date == desk.world.clock.wallTime.day)
-        #expect(try desk.store.readings(device: mac).last?.reading == today)
+        #expect(try desk.store.readings.all(device: mac).last?.reading == today)
     }
 
     @Test("a band's rule broken inside an operation is a setting refusal naming the field; nothing else is lost")
@@ -168,7 +168,7 @@ struct DeviceDeskTests {
                 try await band.writeChecked(schedule, storingInto: sink)
             }
         }
-        let stored = try desk.store.readings(device: mac).count
+        let stored = try desk.store.readings.all(device: mac).count
         let fifth = try BandSchedule(date: day, hour: 11, minute: 0, title: "x")
         do {
             try await desk.desk.withBand(mac, doing: "schedule") { band, sink in
@@ -178,6 +178,6 @@ struct DeviceDeskTests {
         } catch {
             #expect(error.code == .setting && error.message.hasPrefix("schedule.date "), "\(error)")
         }
-        #expect(try desk.store.readings(device: mac).count >= stored)
+        #expect(try desk.store.readings.all(device: mac).count >= stored)
     }
 }

@@ -148,13 +148,13 @@ struct EngineTests {
         let engine = try Engine([FleetDevice(model: "BP5", mac: Self.bp5)])
         let callback = try await engine.callback(request(.measure, .bp5, Self.bp5, unit: 2))
         #expect(callback.status == ActionStatus(action: .measure, ran: [.success]))
-        let stored = try engine.store.readings()
+        let stored = try engine.store.readings.all()
         #expect(stored.count == 1 && resultCount(callback) == 1)
-        let journal = try engine.store.deliveries()
+        let journal = try engine.store.journal.deliveries()
         #expect(
             journal.count == 1 && journal[0].readingIDs == [stored[0].id] && journal[0].caller == "org.vitalbridge.demo"
         )
-        #expect(try engine.store.reservations().isEmpty)
+        #expect(try engine.store.journal.reservations().isEmpty)
     }
 
     @Test("syncs within a small budget deliver every reading exactly once, each callback within the budget")
@@ -166,12 +166,12 @@ struct EngineTests {
             let callback = try await engine.callback(request(.sync, .bg5, "004D3208D308", unit: 1))
             rounds += 1
             #expect(callback.status == ActionStatus(action: .sync, ran: [.success]))
-            delivered += try engine.store.deliveries().last!.readingIDs
+            delivered += try engine.store.journal.deliveries().last!.readingIDs
             if (callback.remaining ?? 0) == 0 || rounds > 40 { break }
         }
         #expect(rounds > 3)
         #expect(Set(delivered).count == delivered.count)
-        #expect(Set(delivered) == Set(try engine.store.readings().map(\.id)) && delivered.count == 40)
+        #expect(Set(delivered) == Set(try engine.store.readings.all().map(\.id)) && delivered.count == 40)
         #expect(engine.handOff.urls.withLock { $0 }.allSatisfy { $0.utf8.count <= 900 })
         #expect(await engine.world.storedReadings(of: MACAddress("004D3208D308")!).isEmpty)
     }
@@ -185,8 +185,8 @@ struct EngineTests {
             Issue.record("\(outcome)")
             return
         }
-        #expect(try engine.store.deliveries().isEmpty && engine.store.reservations().isEmpty)
-        #expect(try engine.store.readings().count == 5)
+        #expect(try engine.store.journal.deliveries().isEmpty && engine.store.journal.reservations().isEmpty)
+        #expect(try engine.store.readings.all().count == 5)
         engine.handOff.failing.withLock { $0 = false }
         let callback = try await engine.callback(request(.sync, .bp5, Self.bp5, unit: 2))
         #expect(resultCount(callback) == 5 && callback.remaining == nil)
@@ -198,7 +198,7 @@ struct EngineTests {
         let callback = try await engine.callback(request(.sync, .bp5, Self.bp5, unit: 2))
         #expect(callback.status == ActionStatus(action: .sync, ran: [.cancel]) && callback.reason == .cancel)
         #expect(await engine.world.storedReadings(of: MACAddress(Self.bp5)!).count == 3)
-        #expect(try engine.store.readings().isEmpty)
+        #expect(try engine.store.readings.all().isEmpty)
     }
 
     @Test("drivers are readied for the caller: a PO3 refusing the user answers ERROR-300-111, an AM4 is bound")
@@ -256,7 +256,7 @@ struct BusyStoreTests {
         let holding = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
         let thread = Thread {
-            _ = try? holder.reservePending(
+            _ = try? holder.journal.reservePending(
                 device: MACAddress("004D3208D2F4")!, caller: "other", for: ReservationOwner(owner: "holder")
             ) { _ in
                 holding.signal()

@@ -83,8 +83,8 @@ struct OutboxTests {
     /// A store with `count` readings and a sink named `lab`.
     static func store(_ count: Int) throws -> VitalStore {
         let store = try VitalStore()
-        try store.storeReadings((0..<Int64(count)).map(glucose), device: mac)
-        try store.addSink(SinkRecord(name: "lab", address: "postgresql://hub@localhost/lab", addedAt: now))
+        try store.readings.store((0..<Int64(count)).map(glucose), device: mac)
+        try store.sinks.add(SinkRecord(name: "lab", address: "postgresql://hub@localhost/lab", addedAt: now))
         return store
     }
 
@@ -94,20 +94,20 @@ struct OutboxTests {
 
     /// The store's exported readings, by identifier.
     static func exported(_ store: VitalStore) throws -> [Int64: Reading] {
-        Dictionary(uniqueKeysWithValues: try store.readings().map { ($0.id, $0.reading) })
+        Dictionary(uniqueKeysWithValues: try store.readings.all().map { ($0.id, $0.reading) })
     }
 
     @Test("a push sends the whole history in batches, records the position, and a second push sends nothing")
     func wholeHistory() async throws {
         let store = try Self.store(95)
         let destination = MemoryDestination()
-        let result = try await Self.outbox(store).push(try store.sink(named: "lab")) { destination }
+        let result = try await Self.outbox(store).push(try store.sinks.named("lab")) { destination }
         #expect(result == OutboxPush(pushed: 95, position: 95))
         #expect(destination.state.withLock { $0.batches } == 10)
         #expect(destination.readings(of: try store.hubID()) == (try Self.exported(store)))
-        let sink = try store.sink(named: "lab")
+        let sink = try store.sinks.named("lab")
         #expect(sink.position == 95 && sink.lastSuccess == Self.now && sink.lastError == nil)
-        #expect(try store.queuedChanges(after: sink.position) == 0)
+        #expect(try store.sinks.queuedChanges(after: sink.position) == 0)
         let again = try await Self.outbox(store).push(sink) { destination }
         #expect(again == OutboxPush(pushed: 0, position: 95))
         #expect(destination.state.withLock { ($0.batches, $0.closed) } == (10, 2))
@@ -119,19 +119,19 @@ struct OutboxTests {
         let destination = MemoryDestination()
         destination.state.withLock { $0.failBefore = 3 }
         await #expect(throws: OutboxError.self) {
-            try await Self.outbox(store).push(try store.sink(named: "lab")) { destination }
+            try await Self.outbox(store).push(try store.sinks.named("lab")) { destination }
         }
-        var sink = try store.sink(named: "lab")
+        var sink = try store.sinks.named("lab")
         #expect(sink.position == 20 && sink.lastError == "the server closed the connection")
         #expect(sink.lastErrorAt == Self.now && sink.lastSuccess == Self.now)
-        #expect(try store.queuedChanges(after: sink.position) == 30)
+        #expect(try store.sinks.queuedChanges(after: sink.position) == 30)
         // corrections and deletions made meanwhile are queued too
-        try store.deleteReading(5, reason: "wrong strip", at: Self.now)
-        try store.deleteReading(45, reason: "wrong strip", at: Self.now)
+        try store.readings.delete(5, reason: "wrong strip", at: Self.now)
+        try store.readings.delete(45, reason: "wrong strip", at: Self.now)
         let result = try await Self.outbox(store).push(sink) { destination }
         // the 30 queued, reading 45's insert replaced by its deletion, and reading 5's deletion
         #expect(result.pushed == 31)
-        sink = try store.sink(named: "lab")
+        sink = try store.sinks.named("lab")
         #expect(destination.readings(of: try store.hubID()) == (try Self.exported(store)))
         #expect(destination.readings(of: try store.hubID()).count == 48)
     }
@@ -142,11 +142,11 @@ struct OutboxTests {
         let destination = MemoryDestination()
         destination.state.withLock { $0.failAfter = 2 }
         await #expect(throws: OutboxError.self) {
-            try await Self.outbox(store).push(try store.sink(named: "lab")) { destination }
+            try await Self.outbox(store).push(try store.sinks.named("lab")) { destination }
         }
         // the home recorded 10; the destination has 20
-        #expect(try store.sink(named: "lab").position == 10)
-        let result = try await Self.outbox(store).push(try store.sink(named: "lab")) { destination }
+        #expect(try store.sinks.named("lab").position == 10)
+        let result = try await Self.outbox(store).push(try store.sinks.named("lab")) { destination }
         #expect(result == OutboxPush(pushed: 10, position: 30))
         #expect(destination.state.withLock { $0.batches } == 3)
         #expect(destination.readings(of: try store.hubID()) == (try Self.exported(store)))
@@ -156,9 +156,9 @@ struct OutboxTests {
     func destinationReset() async throws {
         let store = try Self.store(12)
         let destination = MemoryDestination()
-        _ = try await Self.outbox(store).push(try store.sink(named: "lab")) { destination }
+        _ = try await Self.outbox(store).push(try store.sinks.named("lab")) { destination }
         destination.state.withLock { $0 = MemoryDestination.State() }
-        let result = try await Self.outbox(store).push(try store.sink(named: "lab")) { destination }
+        let result = try await Self.outbox(store).push(try store.sinks.named("lab")) { destination }
         #expect(result == OutboxPush(pushed: 12, position: 12))
         #expect(destination.readings(of: try store.hubID()).count == 12)
     }
@@ -169,36 +169,36 @@ struct OutboxTests {
         let destination = MemoryDestination()
         destination.state.withLock { $0.positions[try! store.hubID()] = 99 }
         await #expect {
-            try await Self.outbox(store).push(try store.sink(named: "lab")) { destination }
+            try await Self.outbox(store).push(try store.sinks.named("lab")) { destination }
         } throws: { error in
             "\(error)".contains("the destination has this hub's feed up to 99, past this home's end (3)")
         }
         #expect(destination.state.withLock { $0.batches } == 0)
-        #expect(try store.sink(named: "lab").lastError?.contains("past this home's end") == true)
+        #expect(try store.sinks.named("lab").lastError?.contains("past this home's end") == true)
     }
 
     @Test("a connection that cannot be made is the sink's last error")
     func unreachable() async throws {
         let store = try Self.store(3)
         await #expect(throws: OutboxError.self) {
-            try await Self.outbox(store).push(try store.sink(named: "lab")) {
+            try await Self.outbox(store).push(try store.sinks.named("lab")) {
                 throw MemoryDestination.Failure(description: "cannot connect to localhost:5999: connection refused")
             }
         }
-        let sink = try store.sink(named: "lab")
+        let sink = try store.sinks.named("lab")
         #expect(sink.lastError == "cannot connect to localhost:5999: connection refused" && sink.position == 0)
     }
 
     @Test("follow pushes new readings as they are stored; a failing sink backs off without holding up another")
     func follow() async throws {
         let store = try Self.store(5)
-        try store.addSink(SinkRecord(name: "down", address: "postgresql://hub@down/lab", addedAt: Self.now))
+        try store.sinks.add(SinkRecord(name: "down", address: "postgresql://hub@down/lab", addedAt: Self.now))
         let healthy = MemoryDestination()
         let failing = MemoryDestination()
         failing.state.withLock { $0.refuseConnections = true }
         let events = Locked<[OutboxEvent]>([])
         let outbox = Self.outbox(store)
-        let sinks = try store.sinks()
+        let sinks = try store.sinks.all()
         let following = Task {
             await outbox.follow(sinks, connect: { $0.name == "lab" ? healthy : failing }, poll: .milliseconds(10)) {
                 event in events.withLock { $0.append(event) }
@@ -206,7 +206,7 @@ struct OutboxTests {
         }
         let hub = try store.hubID()
         for round in 1...3 {
-            try store.storeReadings([Self.glucose(Int64(100 + round))], device: Self.mac)
+            try store.readings.store([Self.glucose(Int64(100 + round))], device: Self.mac)
             let deadline = ContinuousClock.now + .seconds(20)
             while healthy.readings(of: hub).count < 5 + round, ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(10))
@@ -218,7 +218,7 @@ struct OutboxTests {
         let seen = events.withLock { $0 }
         #expect(seen.contains(.failed(sink: "down", message: "connection refused", retryIn: .seconds(1))))
         #expect(seen.contains { if case .pushed(sink: "lab", _, _) = $0 { true } else { false } })
-        #expect(try store.sink(named: "down").lastError == "connection refused")
+        #expect(try store.sinks.named("down").lastError == "connection refused")
         // the connection kept open between pushes is closed at the end
         #expect(healthy.state.withLock { $0.closed } == 1)
     }

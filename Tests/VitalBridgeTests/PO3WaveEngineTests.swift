@@ -32,7 +32,7 @@ struct PO3WaveEngineTests {
         let engine = try Engine([Self.po3(count: 6)])
         let callback = try await engine.callback(request(.sync, .po3, Self.po3))
         #expect(callback.status == ActionStatus(action: .sync, ran: [.success]))
-        let stored = try engine.store.readings().map(\.reading)
+        let stored = try engine.store.readings.all().map(\.reading)
         #expect(stored.count == 6)
         let waves = Self.waves(stored)
         // sequence numbers 1…6: 3 and 6 have none
@@ -55,12 +55,12 @@ struct PO3WaveEngineTests {
         _ = try await first.callback(request(.sync, .po3, Self.po3))
         let second = try Engine([Self.po3(count: 4, waveSamples: 40, mtu: 64)])
         _ = try await second.callback(request(.sync, .po3, Self.po3))
-        let readings = try first.store.readings().map(\.reading)
-        #expect(readings == (try second.store.readings().map(\.reading)))
+        let readings = try first.store.readings.all().map(\.reading)
+        #expect(readings == (try second.store.readings.all().map(\.reading)))
         #expect(Self.waves(readings).compactMap { $0?.count } == [40, 40, 40])
         // the same records again (as a PO3 that kept them would send them): recognized, not stored twice
-        try second.store.storeReadings(readings, device: MACAddress(Self.po3)!)
-        #expect(try second.store.readings().count == 4)
+        try second.store.readings.store(readings, device: MACAddress(Self.po3)!)
+        #expect(try second.store.readings.all().count == 4)
     }
 
     @Test("a record stored without its wave (an upgraded home) is completed by the PO3's resend, not stored twice")
@@ -69,13 +69,13 @@ struct PO3WaveEngineTests {
         // the store as an earlier release left it: the PO3's records, synced without waves
         let before = try Engine([Self.po3(count: 3, waveSamples: 0)], store: store)
         _ = try await before.callback(request(.sync, .po3, Self.po3))
-        let kept = try store.readings()
+        let kept = try store.readings.all()
         #expect(Self.waves(kept.map(\.reading)) == [nil, nil, nil])
         // the same PO3 (same seed, so the same records) sends them again, with their waves
         let engine = try Engine([Self.po3(count: 3)], store: store)
         let callback = try await engine.callback(request(.sync, .po3, Self.po3))
         #expect(callback.status == ActionStatus(action: .sync, ran: [.success]))
-        let stored = try store.readings()
+        let stored = try store.readings.all()
         #expect(stored.map(\.id) == kept.map(\.id))
         #expect(Self.waves(stored.map(\.reading)).map { $0?.count } == [18, 18, nil])
     }
@@ -86,13 +86,13 @@ struct PO3WaveEngineTests {
         // a first sync without waves stores two readings
         let before = try Engine([Self.po3(count: 2, waveSamples: 0)], store: store)
         _ = try await before.callback(request(.sync, .po3, Self.po3))
-        let kept = try store.readings()
+        let kept = try store.readings.all()
         #expect(kept.count == 2)
         // then a PO3 whose 40-sample waves do not fit its MTU of 23
         let engine = try Engine([Self.po3(count: 3, waveSamples: 40)], store: store)
         let callback = try await engine.callback(request(.sync, .po3, Self.po3))
         #expect(callback.status == ActionStatus(action: .sync, ran: [.fail]))
-        #expect(try store.readings() == kept)
+        #expect(try store.readings.all() == kept)
         #expect(await engine.world.storedReadings(of: MACAddress(Self.po3)!).count == 3)
     }
 }

@@ -65,7 +65,7 @@ struct ProviderTests {
             return
         }
         #expect(url == "\(Self.requester)://" && report.note == nil)
-        let stored = try engine.store.readings()
+        let stored = try engine.store.readings.all()
         guard stored.count == 1, case .bloodPressure(let bp) = stored[0].reading else {
             Issue.record("not one blood pressure reading stored: \(stored)")
             return
@@ -73,12 +73,12 @@ struct ProviderTests {
         let answer = try #require(board.board.withLock { $0 }?.answer)
         #expect(answer.success && answer.values[4]?.value == .number(Int(bp.systolic.rounded())))
         #expect(answer.values[5]?.value == .number(Int(bp.diastolic.rounded())) && answer.values.count == 2)
-        let journal = try engine.store.deliveries()
+        let journal = try engine.store.journal.deliveries()
         #expect(journal.count == 1 && journal[0].caller == Self.requester && journal[0].readingIDs == [stored[0].id])
         #expect(journal[0].action == .provider(code: ProviderProtocol.shareVitalSigns.rawValue))
-        #expect(try engine.store.reservations().isEmpty)
+        #expect(try engine.store.journal.reservations().isEmpty)
         // the requester is a layered caller too: a sync does not send the reading again
-        #expect(try engine.store.undeliveredReadings(device: MACAddress(Self.bp5)!, caller: Self.requester).isEmpty)
+        #expect(try engine.store.journal.undelivered(device: MACAddress(Self.bp5)!, caller: Self.requester).isEmpty)
     }
 
     static func sensors(_ macs: [String]) -> [FleetDevice] {
@@ -106,9 +106,9 @@ struct ProviderTests {
         }
         #expect(url == Self.ddsCallback + "?error=no_device&visit=7")
         #expect(ddsReport.note?.contains("no heart-rate sensor of the home") == true)
-        #expect(try engine.store.readings().isEmpty && engine.store.devices().isEmpty)
+        #expect(try engine.store.readings.all().isEmpty && engine.store.devices().isEmpty)
         // both failures are journaled, with no reading
-        #expect(try engine.store.deliveries().map(\.readingIDs) == [[], []])
+        #expect(try engine.store.journal.deliveries().map(\.readingIDs) == [[], []])
     }
 
     @Test("DDS: RR intervals of the home's sensor give RMSSD, SDNN and power; the series is stored and journaled")
@@ -121,7 +121,7 @@ struct ProviderTests {
             return
         }
         let result = try DDSResult(callback: url)
-        guard case .heartRate(let reading)? = try engine.store.readings().first?.reading else {
+        guard case .heartRate(let reading)? = try engine.store.readings.all().first?.reading else {
             Issue.record("no RR series stored")
             return
         }
@@ -129,7 +129,7 @@ struct ProviderTests {
         #expect(result.rmssd == ((figures.rmssd ?? -1) * 10).rounded() / 10 && result.failure == nil)
         #expect(result.extra.map(\.name) == ["visit"])
         #expect(reading.rrIntervals.reduce(0, +) >= 120_000)
-        let journal = try engine.store.deliveries()
+        let journal = try engine.store.journal.deliveries()
         #expect(journal.count == 1 && journal[0].caller == "dds:DemoApp" && journal[0].readingIDs.count == 1)
         #expect(journal[0].action == .provider(code: ProviderProtocol.welltoryDDS.rawValue))
     }
@@ -144,17 +144,17 @@ struct ProviderTests {
             return
         }
         #expect(url == Self.ddsCallback + "?error=several_devices")
-        #expect(try unasked.store.readings().isEmpty)
+        #expect(try unasked.store.readings.all().isEmpty)
 
         let user = ScriptedUser(chooses: MACAddress(Self.secondSensor))
         let chosen = try Engine(Self.sensors(sensors), user: user, providers: Self.providers())
         for mac in sensors { try Self.add(.heartRateSensor, mac, to: chosen.store) }
         _ = await chosen.bridge.handle(url: Self.ddsLink(), platform: .ios)
-        #expect(try chosen.store.readings().map(\.device.description) == [Self.secondSensor])
+        #expect(try chosen.store.readings.all().map(\.device.description) == [Self.secondSensor])
         #expect(user.shown.withLock { $0 }.first?.map(\.mac.description).sorted() == sensors.sorted())
         // named by the request: nobody is asked
         _ = await chosen.bridge.handle(url: Self.ddsLink("&mac=\(Self.sensor)"), platform: .ios)
-        #expect(try chosen.store.readings().map(\.device.description) == [Self.secondSensor, Self.sensor])
+        #expect(try chosen.store.readings.all().map(\.device.description) == [Self.secondSensor, Self.sensor])
         #expect(user.shown.withLock { $0 }.count == 1)
     }
 
@@ -176,11 +176,11 @@ struct ProviderTests {
                 group.addTask { _ = await bridge.handle(url: Self.ddsLink("&mac=\(mac)"), platform: .ios) }
             }
         }
-        let delivered = try store.deliveries().flatMap(\.readingIDs)
-        let stored = try store.readings().map(\.id)
+        let delivered = try store.journal.deliveries().flatMap(\.readingIDs)
+        let stored = try store.readings.all().map(\.id)
         #expect(delivered.count == 2 && Set(delivered) == Set(stored))
         #expect(handOff.urls.withLock { $0 }.allSatisfy { $0.contains("rmssd=") })
-        #expect(try store.reservations().isEmpty)
+        #expect(try store.journal.reservations().isEmpty)
     }
 
     @Test("an SVS answer that is not handed over leaves its reading pending for the requester")
@@ -196,8 +196,8 @@ struct ProviderTests {
             Issue.record("the hand-off did not fail")
             return
         }
-        #expect(try engine.store.deliveries().isEmpty && engine.store.reservations().isEmpty)
-        #expect(try engine.store.undeliveredReadings(device: MACAddress(Self.bp5)!, caller: Self.requester).count == 1)
+        #expect(try engine.store.journal.deliveries().isEmpty && engine.store.journal.reservations().isEmpty)
+        #expect(try engine.store.journal.undelivered(device: MACAddress(Self.bp5)!, caller: Self.requester).count == 1)
     }
 
     @Test("an add by scan with two paired devices: nobody to ask fails naming 2; the user picks from a sorted list")

@@ -62,7 +62,7 @@ struct SmartbandTests {
     /// The items `store` holds for the band, decoded, by day, kind and key.
     static func storedItems(_ store: VitalStore) throws -> [BandItem] {
         var items: [BandItem] = []
-        try store.forEachDayItem(device: mac) { items.append(try BandItem(storedBytes: $0.bytes)) }
+        try store.readings.forEachDayItem(device: mac) { items.append(try BandItem(storedBytes: $0.bytes)) }
         return items
     }
 
@@ -82,7 +82,7 @@ struct SmartbandTests {
         await #expect(throws: DeviceError.self) {
             try await sink.storeBandItems([.dayTotals(day, totals), .todayTotals(totals)])
         }
-        #expect(try store.readings().isEmpty)
+        #expect(try store.readings.all().isEmpty)
         try await sink.storeBandItems([.todayTotals(totals).dated(today: day)])
         #expect(try Self.storedItems(store) == [.dayTotals(day, totals)])
     }
@@ -106,7 +106,7 @@ struct SmartbandTests {
         #expect(try Self.storedItems(store) == Self.latest(pushed))
         #expect(await world.deviceState(of: Self.mac)?.band?.pending.isEmpty == true)
         // one reading per day, today included; its summary is the day's items summed up
-        let days = try store.readings(device: Self.mac)
+        let days = try store.readings.all(device: Self.mac)
         #expect(days.count == 31)
         let stored = try Self.storedItems(store)
         for day in days {
@@ -120,9 +120,9 @@ struct SmartbandTests {
             #expect(summary == expected)
         }
         // a second sync finds today's totals only: nothing stored twice, no day but today revised
-        let before = try store.readings(device: Self.mac)
+        let before = try store.readings.all(device: Self.mac)
         #expect(try await Self.sync(world, into: witness) == 1)
-        #expect(try store.readings(device: Self.mac).map(\.id) == before.map(\.id))
+        #expect(try store.readings.all(device: Self.mac).map(\.id) == before.map(\.id))
         #expect(try Self.storedItems(store) == stored)
     }
 
@@ -158,8 +158,9 @@ struct SmartbandTests {
         #expect(state?.devices[Self.mac.description]?.band?.pending.isEmpty == true, "seed \(seed)")
         #expect(try Self.storedItems(store) == Self.storedItems(reference), "seed \(seed)")
         #expect(
-            try store.readings(device: Self.mac).map(\.reading) == reference.readings(device: Self.mac).map(\.reading))
-        #expect(try store.readings(device: Self.mac).count == 11)
+            try store.readings.all(device: Self.mac).map(\.reading)
+                == reference.readings.all(device: Self.mac).map(\.reading))
+        #expect(try store.readings.all(device: Self.mac).count == 11)
     }
 
     @Test("a layered sync of a month answers a day per object within the URL budget, the rest counted in remaining")
@@ -183,7 +184,8 @@ struct SmartbandTests {
         #expect(days.count == 31 && Set(days).count == 31)
         #expect(days == days.sorted())
         // each day as the store keeps it, its distance in miles (unit 9): its activity and its sport sessions
-        #expect(answered == (try engine.store.readings(device: Self.mac).map { $0.reading.resultObject(unit: .mile) }))
+        #expect(
+            answered == (try engine.store.readings.all(device: Self.mac).map { $0.reading.resultObject(unit: .mile) }))
     }
 
     @Test("following: each hour and each sport is stored as it is pushed; cancelled, nothing acknowledged is lost")
@@ -217,7 +219,7 @@ struct SmartbandTests {
         let hours = try Self.storedItems(store).filter { if case .heartRate = $0 { true } else { false } }
         // a day before the start and two after it, every hour, pushed as it completed
         #expect(hours.count == 3 * 24)
-        #expect(try store.readings(device: Self.mac).count == 4)
+        #expect(try store.readings.all(device: Self.mac).count == 4)
     }
 }
 
@@ -267,7 +269,7 @@ struct HeartRateSensorTests {
             Issue.record("no result: \(callback.reason?.rawValue ?? "")")
             return
         }
-        let stored = try engine.store.readings(device: Self.mac)
+        let stored = try engine.store.readings.all(device: Self.mac)
         guard case .heartRate(let reading)? = stored.first?.reading else {
             Issue.record("no heart-rate reading stored")
             return

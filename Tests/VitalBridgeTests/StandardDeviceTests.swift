@@ -41,7 +41,7 @@ struct StandardDeviceTests {
         let times = Self.times(callback)
         #expect(times.count == 6 && times.first?.hasPrefix("2026-11-20 08:01") == true, "\(times)")
         #expect(times.dropFirst().allSatisfy { $0.hasPrefix("2026-11-19") })
-        #expect(try engine.store.readings(device: MACAddress(Self.bps)!).count == 6)
+        #expect(try engine.store.readings.all(device: MACAddress(Self.bps)!).count == 6)
         #expect(await engine.world.storedReadings(of: MACAddress(Self.bps)!).isEmpty)
     }
 
@@ -56,7 +56,7 @@ struct StandardDeviceTests {
         let second = try await engine.callback(request(.sync, .bloodPressureMonitor, Self.bps))
         #expect(Self.times(second).count == 3)
         #expect(await engine.world.storedReadings(of: mac).isEmpty)
-        #expect(try engine.store.readings(device: mac).count == 5)
+        #expect(try engine.store.readings.all(device: mac).count == 5)
         // quiet for 5 s of the world's time, not the minutes a user would take to measure
         #expect(engine.world.clock.elapsedTime < .seconds(30))
     }
@@ -69,7 +69,7 @@ struct StandardDeviceTests {
         #expect(callback.status == ActionStatus(action: .measure, ran: [.fail]))
         #expect(callback.reason == .deviceDisconnected && callback.result == nil)
         // the backlog that came is kept, and the next sync delivers it
-        #expect(try walkedAway.store.readings(device: mac).count == 5)
+        #expect(try walkedAway.store.readings.all(device: mac).count == 5)
         let sync = try await walkedAway.callback(request(.sync, .bloodPressureMonitor, Self.bps))
         #expect(Self.times(sync).count == 5)
 
@@ -81,7 +81,8 @@ struct StandardDeviceTests {
         let stale = try Engine([device])
         let answer = try await stale.callback(request(.measure, .bloodPressureMonitor, Self.bps))
         #expect(answer.reason == .deviceDisconnected)
-        #expect(try stale.store.readings(device: mac).map(\.reading.measuredAt.description) == ["2026-01-01 08:00:00"])
+        #expect(
+            try stale.store.readings.all(device: mac).map(\.reading.measuredAt.description) == ["2026-01-01 08:00:00"])
     }
 
     @Test(
@@ -98,7 +99,7 @@ struct StandardDeviceTests {
         let expected = await engine.world.storedReadings(of: mac)
         let callback = try await engine.callback(request(.measure, .weightScale, Self.wss, unit: 5))
         #expect(callback.status == ActionStatus(action: .measure, ran: [.success]))
-        let stored = try engine.store.readings(device: mac).map(\.reading)
+        let stored = try engine.store.readings.all(device: mac).map(\.reading)
         #expect(stored.count == 7 && expected.allSatisfy(stored.contains))
         let compositions = stored.map { reading -> BodyComposition?? in
             guard case .weight(let weight) = reading else { return .none }
@@ -148,14 +149,14 @@ struct StandardDeviceTests {
             return
         }
         let weight = try DeviceRecord(decoding: bytes, of: WeightMeasurement.uuid).reading
-        let id = try #require(try engine.store.storeReadings([weight], device: mac).first)
+        let id = try #require(try engine.store.readings.store([weight], device: mac).first)
         try await link.confirm(token)
         await link.disconnect()
         let first = try await engine.callback(request(.sync, .weightScale, Self.wss))
         // the device kept the whole record: it comes again, and completes the stored weight
         #expect(Self.times(first).count == 5)
-        #expect(try engine.store.readings(device: mac).map(\.reading) == expected)
-        #expect(try engine.store.readings(device: mac).first?.id == id)
+        #expect(try engine.store.readings.all(device: mac).map(\.reading) == expected)
+        #expect(try engine.store.readings.all(device: mac).first?.id == id)
         guard case .list(let objects)? = first.result else { return }
         #expect(objects == expected.map { $0.resultObject(unit: .kilogram) })
         #expect(await engine.world.storedReadings(of: mac).isEmpty)
@@ -173,15 +174,15 @@ struct StandardDeviceTests {
         try await sink.store([DeviceRecord(reading: .weight(plain))])
         try await sink.store([DeviceRecord(reading: .weight(whole))])
         try await sink.store([DeviceRecord(reading: .weight(plain))])
-        #expect(try store.readings(device: mac).map(\.reading) == [.weight(whole)])
+        #expect(try store.readings.all(device: mac).map(\.reading) == [.weight(whole)])
         let later = Timestamp(secondsSince1970: Engine.start.secondsSince1970 + 60)
         whole.measuredAt = later
         var alone = plain
         alone.measuredAt = later
         try await sink.store([DeviceRecord(reading: .weight(whole))])
         try await sink.store([DeviceRecord(reading: .weight(alone))])
-        #expect(try store.readings(device: mac).map(\.reading).last == .weight(whole))
-        #expect(try store.readings(device: mac).count == 2)
+        #expect(try store.readings.all(device: mac).map(\.reading).last == .weight(whole))
+        #expect(try store.readings.all(device: mac).count == 2)
     }
 
     @Test("an oximeter without spot-checks measures from its settled continuous values; it has nothing to sync")
@@ -201,7 +202,7 @@ struct StandardDeviceTests {
         }
         #expect(objects[0].json.hasPrefix(#"{"oxygen_saturation":96,"heart_rate":71,"perfusion_index":2.3,"#))
         #expect(objects[0].measuredAt == Engine.start)
-        #expect(try engine.store.readings(device: mac).count == 1)
+        #expect(try engine.store.readings.all(device: mac).count == 1)
         // no Record Access Control Point: a sync is not something it can do; nor a memory in the fleet
         let sync = try await engine.callback(request(.sync, .pulseOximeter, Self.plxs))
         #expect(sync.reason == .deviceUnsupported)
@@ -249,7 +250,7 @@ struct StandardDeviceTests {
         #expect(await engine.world.storedReadings(of: mac).count == 6)
         let sync = try await engine.callback(request(.sync, .glucoseMeter, Self.gls))
         #expect(Self.times(sync).count == 5)
-        #expect(try engine.store.readings(device: mac).count == 6)
+        #expect(try engine.store.readings.all(device: mac).count == 6)
         #expect(await engine.world.storedReadings(of: mac).isEmpty)
 
         let idle = try Engine([Self.device("GLS", Self.gls)], deviceUser: UserScript(cancelAt: .measure))
@@ -265,12 +266,12 @@ struct StandardDeviceTests {
         let engine = try Engine([Self.device("PLXS", Self.plxs)])
         let measured = try await engine.callback(request(.addSyncMeasure, .pulseOximeter, Self.plxs))
         #expect(measured.status == ActionStatus(action: .addSyncMeasure, ran: [.success, .success, .success]))
-        #expect(try engine.store.readings(device: mac).count == 6)
+        #expect(try engine.store.readings.all(device: mac).count == 6)
         // it keeps the new spot-check until a sync has stored it, which stores it once
         #expect(await engine.world.storedReadings(of: mac).count == 1)
         _ = try await engine.callback(request(.sync, .pulseOximeter, Self.plxs))
         #expect(await engine.world.storedReadings(of: mac).isEmpty)
-        #expect(try engine.store.readings(device: mac).count == 6)
+        #expect(try engine.store.readings.all(device: mac).count == 6)
 
         let dropping = try Engine([Self.device("PLXS", Self.plxs, failures: FailureScript(disconnectAfter: 2))])
         let failed = try await dropping.callback(request(.sync, .pulseOximeter, Self.plxs))

@@ -28,7 +28,7 @@ struct ExportsTests {
                     mgPerDeciliter: Double(90 + index),
                     measuredAt: Timestamp(secondsSince1970: 1_763_550_000 + Int64(index) * 60)))
         }
-        _ = try hub.store.storeReadings(readings, device: device)
+        _ = try hub.store.readings.store(readings, device: device)
         return hub
     }
 
@@ -88,7 +88,7 @@ struct ExportsTests {
         #expect(all.split(separator: "\n").count == 5)
         let two = try Self.written(in: folder) { try hub.writeChanges(after: nil, limit: 2, to: &$0) }
         #expect(two.split(separator: "\n").count == 2)
-        var cursor = try hub.store.feedStart()
+        var cursor = try hub.store.feed.start()
         cursor.sequence = 4
         let after = try Self.written(in: folder) { try hub.writeChanges(after: cursor, limit: .max, to: &$0) }
         #expect(after.split(separator: "\n").count == 1)
@@ -132,7 +132,7 @@ struct ExportsTests {
         #expect {
             try hub.addSink(named: "clinic", url: "postgresql://hub:secret@db.example.org/health", passwordFile: nil)
         } throws: { !"\($0)".contains("secret") && "\($0)".contains("password") }
-        #expect(try hub.store.sinks().isEmpty)
+        #expect(try hub.store.sinks.all().isEmpty)
         let added = try hub.addSink(named: "local", url: "postgresql://me@localhost/health", passwordFile: nil)
         #expect(added.queued == 3)
         #expect(try hub.sinks(among: []).map(\.name) == ["local"])

@@ -36,8 +36,8 @@ struct AnnotationsStoreTests {
         oximetry.markUnavailable(ReadingKind.oximetry.field(named: "hr")!, SpecialValue.nres)
         oximetry.annotations.status = ReadingStatus(names: ["lowPerfusion", "deviceClockNotSet"])!
         let plain = Reading.glucose(GlucoseReading(mgPerDeciliter: 99, measuredAt: Self.time))
-        try store.storeReadings([Self.annotated, oximetry, plain], device: Self.device)
-        let back = try VitalStore(path: path).readings().map(\.reading)
+        try store.readings.store([Self.annotated, oximetry, plain], device: Self.device)
+        let back = try VitalStore(path: path).readings.all().map(\.reading)
         #expect(back == [Self.annotated, oximetry, plain])
         #expect(back[0].fieldValues.map { $0.field.name } == ["dia", "hr", "arr"])
         #expect(back[1].unavailableFields.map { "\($0.field.name!)=\($0.value)" } == ["spo2=+INF", "hr=NRes"])
@@ -52,11 +52,11 @@ struct AnnotationsStoreTests {
             ])
         #expect(row[2] == ["sys": nil, "status": nil, "unavailable": nil, "user_index": nil, "device_time": nil])
         // the same reading sent again is the one stored; another status is another reading
-        try store.storeReadings([Self.annotated], device: Self.device)
+        try store.readings.store([Self.annotated], device: Self.device)
         var other = Self.annotated
         other.annotations.status = [.bodyMovement]
-        try store.storeReadings([other], device: Self.device)
-        #expect(try store.readings().count == 4)
+        try store.readings.store([other], device: Self.device)
+        #expect(try store.readings.all().count == 4)
     }
 
     @Test(
@@ -71,9 +71,9 @@ struct AnnotationsStoreTests {
         let directory = try TemporaryDirectory("annotations-damaged")
         defer { directory.remove() }
         let path = directory.file("vitalbridge.sqlite")
-        try VitalStore(path: path).storeReadings([Self.annotated], device: Self.device)
+        try VitalStore(path: path).readings.store([Self.annotated], device: Self.device)
         try DatabaseQueue(path: path).write { try $0.execute(sql: damage) }
-        #expect(throws: StoreError.self) { try VitalStore(path: path).readings() }
+        #expect(throws: StoreError.self) { try VitalStore(path: path).readings.all() }
     }
 
     @Test("the status bits are fixed: the store keeps them as a number, so a status never moves")

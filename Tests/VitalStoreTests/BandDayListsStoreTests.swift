@@ -66,7 +66,7 @@ struct BandDayListsStoreTests {
         let items = [DayItem(date: Self.date, kind: 2, key: 1, bytes: [1])]
         do {
             let store = try VitalStore(path: path)
-            try store.storeDayItems(items, device: Self.device) { _, _ in Self.day() }
+            try store.readings.storeDayItems(items, device: Self.device) { _, _ in Self.day() }
         }
         // the store as schema 8 left it: none of the columns, migrations 9 and 10 not applied
         try DatabaseQueue(path: path).writeWithoutTransaction { db in
@@ -81,13 +81,13 @@ struct BandDayListsStoreTests {
         }
         let store = try VitalStore(path: path)
         #expect(try store.pragma("user_version") == "\(VitalStore.schemaVersion)")
-        let before = try #require(try store.readings(device: Self.device).first)
+        let before = try #require(try store.readings.all(device: Self.device).first)
         #expect(before.reading == Self.day())
         // the band sends the day again, with its marks: one reading, revised
         let filled = Self.day(totals: Self.totals, segments: Self.segments)
         let more = items + [DayItem(date: Self.date, kind: 4, key: 40, bytes: [2])]
-        #expect(try store.storeDayItems(more, device: Self.device) { _, _ in filled } == 1)
-        let after = try store.readings(device: Self.device)
+        #expect(try store.readings.storeDayItems(more, device: Self.device) { _, _ in filled } == 1)
+        let after = try store.readings.all(device: Self.device)
         #expect(after.map(\.id) == [before.id])
         #expect(after.map(\.reading) == [filled])
     }

@@ -31,8 +31,8 @@ struct BandSportStoreTests {
         let store = try VitalStore()
         let device = MACAddress("004D3208D310")!
         let items = [DayItem(date: Self.day, kind: 3, key: 725, bytes: [1])]
-        try store.storeDayItems(items, device: device) { _, _ in Self.bandDay(sports) }
-        #expect(try store.readings(device: device).first?.reading == Self.bandDay(sports))
+        try store.readings.storeDayItems(items, device: device) { _, _ in Self.bandDay(sports) }
+        #expect(try store.readings.all(device: device).first?.reading == Self.bandDay(sports))
     }
 
     @Test("a day stored before the extension (four numbers a sport) reads unchanged; a malformed sport is refused")

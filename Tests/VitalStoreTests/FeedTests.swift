@@ -43,7 +43,7 @@ struct FeedTests {
         var changes: [ReadingChange] = []
         var cursor = cursor
         while true {
-            let next = try store.changes(after: cursor, limit: page)
+            let next = try store.feed.changes(after: cursor, limit: page)
             guard let last = next.last else { return changes }
             changes += next
             cursor.sequence = last.sequence
@@ -53,24 +53,24 @@ struct FeedTests {
     @Test("a stored reading is an insert, a revision an update, a deletion a delete: the latest change of each")
     func operations() throws {
         let store = try VitalStore()
-        let start = try store.feedStart()
-        let ids = try store.storeReadings([Self.glucose(1), Self.weight(2)], device: Self.monitor)
-        var changes = try store.changes(after: start, limit: 10)
+        let start = try store.feed.start()
+        let ids = try store.readings.store([Self.glucose(1), Self.weight(2)], device: Self.monitor)
+        var changes = try store.feed.changes(after: start, limit: 10)
         #expect(changes.map(\.operation) == [.insert, .insert])
         #expect(changes.map(\.readingID) == ids)
         #expect(changes.map(\.reading) == [Self.glucose(1), Self.weight(2)])
         #expect(changes[0].sequence < changes[1].sequence)
-        let afterInserts = try store.feedEnd()
+        let afterInserts = try store.feed.end()
         #expect(afterInserts.sequence == changes[1].sequence)
         // the scale's body composition completes the weight: an update of the same reading
-        try store.storeReadings([Self.weight(2, fat: 20)], device: Self.monitor, merging: Self.completing)
-        changes = try store.changes(after: afterInserts, limit: 10)
+        try store.readings.store([Self.weight(2, fat: 20)], device: Self.monitor, merging: Self.completing)
+        changes = try store.feed.changes(after: afterInserts, limit: 10)
         #expect(changes.map(\.operation) == [.update] && changes[0].readingID == ids[1])
         #expect(changes[0].reading == Self.weight(2, fat: 20))
         // a reading the store has already changes nothing
-        try store.storeReadings([Self.glucose(1)], device: Self.monitor)
-        #expect(try store.feedEnd() == FeedCursor(hubID: start.hubID, sequence: changes[0].sequence))
-        try store.deleteReading(ids[0], reason: "meter not calibrated", at: Self.now)
+        try store.readings.store([Self.glucose(1)], device: Self.monitor)
+        #expect(try store.feed.end() == FeedCursor(hubID: start.hubID, sequence: changes[0].sequence))
+        try store.readings.delete(ids[0], reason: "meter not calibrated", at: Self.now)
         changes = try Self.all(store, after: start)
         // the feed keeps each reading's latest change, in the order they were made
         #expect(changes.map(\.operation) == [.update, .delete])
@@ -82,30 +82,30 @@ struct FeedTests {
     @Test("a deleted reading is never delivered, exported, revised, nor brought back by its device sending it again")
     func deletion() throws {
         let store = try VitalStore()
-        let ids = try store.storeReadings([Self.glucose(1), Self.glucose(2), Self.weight(3)], device: Self.monitor)
-        let pending = try store.reservePending(
+        let ids = try store.readings.store([Self.glucose(1), Self.glucose(2), Self.weight(3)], device: Self.monitor)
+        let pending = try store.journal.reservePending(
             device: Self.monitor, caller: "app", for: ReservationOwner(owner: "peek")
         ) { stream in (stream.count, readingIDs: []) }
         #expect(pending == 3)
-        try store.deleteReading(ids[1], reason: "a test strip error", at: Self.now)
-        try store.deleteReading(ids[2], reason: "someone else stood on the scale", at: Self.now)
-        #expect(try store.readings().map(\.id) == [ids[0]])
-        #expect(try store.undeliveredReadings(device: Self.monitor, caller: "app").map(\.id) == [ids[0]])
-        let left = try store.reservePending(
+        try store.readings.delete(ids[1], reason: "a test strip error", at: Self.now)
+        try store.readings.delete(ids[2], reason: "someone else stood on the scale", at: Self.now)
+        #expect(try store.readings.all().map(\.id) == [ids[0]])
+        #expect(try store.journal.undelivered(device: Self.monitor, caller: "app").map(\.id) == [ids[0]])
+        let left = try store.journal.reservePending(
             device: Self.monitor, caller: "app", for: ReservationOwner(owner: "peek")
         ) { stream in (stream.count, readingIDs: []) }
         #expect(left == 1)
         // sent again, completed by its other part: still deleted, and the feed hears nothing more
-        let end = try store.feedEnd()
-        #expect(try store.storeReadings([Self.glucose(2)], device: Self.monitor) == [ids[1]])
+        let end = try store.feed.end()
+        #expect(try store.readings.store([Self.glucose(2)], device: Self.monitor) == [ids[1]])
         #expect(
-            try store.storeReadings([Self.weight(3, fat: 25)], device: Self.monitor, merging: Self.completing) == [
+            try store.readings.store([Self.weight(3, fat: 25)], device: Self.monitor, merging: Self.completing) == [
                 ids[2]
             ])
-        #expect(try store.feedEnd() == end)
-        #expect(try store.readings().map(\.id) == [ids[0]])
+        #expect(try store.feed.end() == end)
+        #expect(try store.readings.all().map(\.id) == [ids[0]])
         // a new caller's queue starts without them
-        #expect(try store.undeliveredReadings(device: Self.monitor, caller: "other").map(\.id) == [ids[0]])
+        #expect(try store.journal.undelivered(device: Self.monitor, caller: "other").map(\.id) == [ids[0]])
     }
 
     @Test(
@@ -120,23 +120,23 @@ struct FeedTests {
         ])
     func refusedDeletion(id: Int64, reason: String, message: String) throws {
         let store = try VitalStore()
-        try store.storeReadings([Self.glucose(1)], device: Self.monitor)
-        let end = try store.feedEnd()
+        try store.readings.store([Self.glucose(1)], device: Self.monitor)
+        let end = try store.feed.end()
         #expect {
-            try store.deleteReading(id, reason: reason, at: Self.now)
+            try store.readings.delete(id, reason: reason, at: Self.now)
         } throws: { error in
             "\(error)".contains(message)
         }
-        #expect(try store.readings().count == 1 && store.feedEnd() == end)
+        #expect(try store.readings.all().count == 1 && store.feed.end() == end)
     }
 
     @Test("deleting a reading twice is refused with when it was deleted")
     func deletedTwice() throws {
         let store = try VitalStore()
-        let id = try store.storeReadings([Self.glucose(1)], device: Self.monitor)[0]
-        try store.deleteReading(id, reason: "wrong", at: Self.now)
+        let id = try store.readings.store([Self.glucose(1)], device: Self.monitor)[0]
+        try store.readings.delete(id, reason: "wrong", at: Self.now)
         #expect {
-            try store.deleteReading(id, reason: "again", at: Self.now)
+            try store.readings.delete(id, reason: "again", at: Self.now)
         } throws: { error in
             "\(error)".contains("reading \(id) was deleted already, at \(Self.now) UTC")
         }
@@ -145,16 +145,16 @@ struct FeedTests {
     @Test("a quarantined reading enters the feed when released, with its person, and leaves it when unassigned")
     func quarantine() throws {
         let store = try VitalStore()
-        let start = try store.feedStart()
+        let start = try store.feed.start()
         let held = Reading.weight(
             WeightReading(
                 kilograms: 61, measuredAt: Timestamp(secondsSince1970: 1_763_000_000),
                 annotations: ReadingAnnotations(userIndex: 2)))
-        let id = try store.storeReadings([held], device: Self.scale)[0]
-        #expect(try store.changes(after: start, limit: 10).isEmpty)
-        try store.addPerson("Ann")
-        try store.assign(device: Self.scale, userIndex: 2, to: "Ann")
-        var changes = try store.changes(after: start, limit: 10)
+        let id = try store.readings.store([held], device: Self.scale)[0]
+        #expect(try store.feed.changes(after: start, limit: 10).isEmpty)
+        try store.people.add("Ann")
+        try store.people.assign(device: Self.scale, userIndex: 2, to: "Ann")
+        var changes = try store.feed.changes(after: start, limit: 10)
         #expect(changes.count == 1 && changes[0].operation == .insert && changes[0].readingID == id)
         #expect(changes[0].person == "Ann" && changes[0].reading == held)
         // a new reading of an assigned index enters at once
@@ -162,11 +162,11 @@ struct FeedTests {
             WeightReading(
                 kilograms: 61.2, measuredAt: Timestamp(secondsSince1970: 1_763_086_400),
                 annotations: ReadingAnnotations(userIndex: 2)))
-        let nextID = try store.storeReadings([next], device: Self.scale)[0]
-        let released = try store.feedEnd()
-        #expect(try store.changes(after: start, limit: 10).map(\.readingID) == [id, nextID])
-        try store.unassign(device: Self.scale, userIndex: 2)
-        changes = try store.changes(after: released, limit: 10)
+        let nextID = try store.readings.store([next], device: Self.scale)[0]
+        let released = try store.feed.end()
+        #expect(try store.feed.changes(after: start, limit: 10).map(\.readingID) == [id, nextID])
+        try store.people.unassign(device: Self.scale, userIndex: 2)
+        changes = try store.feed.changes(after: released, limit: 10)
         #expect(changes.map(\.operation) == [.delete, .delete])
         #expect(changes.allSatisfy { $0.reason == ReadingChange.quarantineReason && $0.person == nil })
     }
@@ -174,20 +174,20 @@ struct FeedTests {
     @Test("a cursor of another hub, or one ahead of the feed, is refused naming why")
     func foreignCursor() throws {
         let store = try VitalStore()
-        try store.storeReadings([Self.glucose(1)], device: Self.monitor)
-        let end = try store.feedEnd()
-        let other = try VitalStore().feedStart()
+        try store.readings.store([Self.glucose(1)], device: Self.monitor)
+        let end = try store.feed.end()
+        let other = try VitalStore().feed.start()
         #expect {
-            try store.changes(after: other, limit: 10)
+            try store.feed.changes(after: other, limit: 10)
         } throws: { error in
             "\(error)".contains("is of another hub (\(other.hubID)); this home is \(end.hubID)")
         }
         #expect {
-            try store.changes(after: FeedCursor(hubID: end.hubID, sequence: end.sequence + 1), limit: 10)
+            try store.feed.changes(after: FeedCursor(hubID: end.hubID, sequence: end.sequence + 1), limit: 10)
         } throws: { error in
             "\(error)".contains("is ahead of this home's feed, which ends at \(end.sequence)")
         }
-        #expect(try store.changes(after: end, limit: 10).isEmpty)
+        #expect(try store.feed.changes(after: end, limit: 10).isEmpty)
     }
 
     /// A consumer's copy of the hub's exported readings, by identifier, built from the feed alone.
@@ -208,7 +208,7 @@ struct FeedTests {
 
     /// The hub's exported readings, by identifier.
     static func exported(_ store: VitalStore) throws -> [Int64: Reading] {
-        Dictionary(uniqueKeysWithValues: try store.readings().map { ($0.id, $0.reading) })
+        Dictionary(uniqueKeysWithValues: try store.readings.all().map { ($0.id, $0.reading) })
     }
 
     @Test(
@@ -217,7 +217,7 @@ struct FeedTests {
     func resume(page: Int) throws {
         var random = SeededGenerator(seed: UInt64(page))
         let store = try VitalStore()
-        var replicas = [Replica(cursor: try store.feedStart())]
+        var replicas = [Replica(cursor: try store.feed.start())]
         var ids: [Int64] = []
         var minute: Int64 = 0
         for round in 0..<40 {
@@ -228,17 +228,17 @@ struct FeedTests {
                 minute += 1
                 return Bool.random(using: &random) ? Self.glucose(minute) : Self.weight(minute)
             }
-            ids += try store.storeReadings(batch, device: Self.monitor)
+            ids += try store.readings.store(batch, device: Self.monitor)
             // corrections of earlier weights, deletions of any reading
             for _ in 0..<Int.random(in: 0...3, using: &random) {
                 let id = ids.randomElement(using: &random)!
-                guard let stored = try store.readings().first(where: { $0.id == id }) else { continue }
+                guard let stored = try store.readings.all().first(where: { $0.id == id }) else { continue }
                 if case .weight(let weight) = stored.reading, weight.bodyComposition == nil {
-                    try store.storeReadings(
+                    try store.readings.store(
                         [Self.weight((weight.measuredAt.secondsSince1970 - 1_763_000_000) / 60, fat: 22)],
                         device: Self.monitor, merging: Self.completing)
                 } else {
-                    try store.deleteReading(id, reason: "round \(round)", at: Self.now)
+                    try store.readings.delete(id, reason: "round \(round)", at: Self.now)
                 }
             }
             // every consumer, each stopped at the end of a round, catches up
@@ -251,7 +251,7 @@ struct FeedTests {
     @Test("a page of the feed is read through its key, never by a scan")
     func queryPlan() throws {
         let store = try VitalStore()
-        try store.storeReadings([Self.glucose(1)], device: Self.monitor)
+        try store.readings.store([Self.glucose(1)], device: Self.monitor)
         let plan = try store.file.database.read { db in
             try Row.fetchAll(
                 db,
@@ -305,24 +305,24 @@ struct FeedScaleTests {
                     bodyComposition: fat.map { BodyComposition(bodyFatPercentage: $0) }))
         }
         // a history before the cursor: 1,000 readings
-        try store.storeReadings((0..<1_000).map { weight($0) }, device: mac)
-        let cursor = try store.feedEnd()
+        try store.readings.store((0..<1_000).map { weight($0) }, device: mac)
+        let cursor = try store.feed.end()
         let before = try FeedTests.exported(store)
         let count = 100_000
         for batch in stride(from: 1_000, to: 1_000 + count, by: 20_000) {
-            try store.storeReadings((batch..<batch + 20_000).map { weight($0) }, device: mac)
+            try store.readings.store((batch..<batch + 20_000).map { weight($0) }, device: mac)
         }
         // 10,000 deletions, of readings before and after the cursor; 1,000 corrections, likewise
         var random = SeededGenerator(seed: 36)
         var deleted = Set<Int64>()
         while deleted.count < 10_000 { deleted.insert(Int64.random(in: 1...Int64(1_000 + count), using: &random)) }
-        for id in deleted { try store.deleteReading(id, reason: "scale test", at: FeedTests.now) }
+        for id in deleted { try store.readings.delete(id, reason: "scale test", at: FeedTests.now) }
         var corrected = Set<Int>()
         while corrected.count < 1_000 {
             let index = Int.random(in: 0..<(1_000 + count), using: &random)
             if !deleted.contains(Int64(index + 1)) { corrected.insert(index) }
         }
-        try store.storeReadings(corrected.map { weight($0, fat: 20) }, device: mac, merging: FeedTests.completing)
+        try store.readings.store(corrected.map { weight($0, fat: 20) }, device: mac, merging: FeedTests.completing)
         // a consumer that had the history up to the cursor applies what follows it
         var replica = FeedTests.Replica(readings: before, cursor: cursor)
         var operations: [ReadingChange.Operation: Int] = [:]

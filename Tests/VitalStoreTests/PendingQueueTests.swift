@@ -19,7 +19,8 @@ struct PendingQueueTests {
 
     /// The pending readings of `caller` for `device` as a callback would take them: the queue, oldest first.
     static func queued(_ store: VitalStore, _ device: MACAddress, _ caller: String) throws -> (Int, [Int64]) {
-        try store.reservePending(device: device, caller: caller, for: ReservationOwner(owner: "probe")) { pending in
+        try store.journal.reservePending(device: device, caller: caller, for: ReservationOwner(owner: "probe")) {
+            pending in
             var ids: [Int64] = []
             while let reading = try pending.next() { ids.append(reading.id) }
             return ((pending.count, ids), readingIDs: [])
@@ -45,28 +46,28 @@ struct PendingQueueTests {
                         at: time - Int64.random(in: 0...50, using: &generator))
                 }
                 time += 7
-                try store.storeReadings(readings, device: device)
+                try store.readings.store(readings, device: device)
             case 4...6:
                 let owner = ReservationOwner(owner: "owner\(step)")
-                let ids = try store.reservePending(device: device, caller: caller, for: owner) { pending in
+                let ids = try store.journal.reservePending(device: device, caller: caller, for: owner) { pending in
                     var ids: [Int64] = []
                     let wanted = Int.random(in: 0...4, using: &generator)
                     while ids.count < wanted, let reading = try pending.next() { ids.append(reading.id) }
                     return (ids, readingIDs: ids)
                 }
                 if Bool.random(using: &generator) {
-                    try store.recordDelivery(
+                    try store.journal.record(
                         caller: caller, device: device, action: .layered(cmd: 2), status: 0,
                         at: Timestamp(secondsSince1970: time),
                         readingIDs: ids, remaining: 0, owner: owner)
                 } else {
-                    try store.releaseReservations(of: owner)
+                    try store.journal.releaseReservations(of: owner)
                 }
             case 7:
                 // delivered outside the queue: a re-send from a time, or a live reading
-                let all = try store.readings(device: device)
+                let all = try store.readings.all(device: device)
                 let some = all.filter { _ in Bool.random(using: &generator) }.map(\.id)
-                try store.recordDelivery(
+                try store.journal.record(
                     caller: caller, device: device, action: .layered(cmd: 2), status: 0,
                     at: Timestamp(secondsSince1970: time),
                     readingIDs: some, remaining: 0)
@@ -78,17 +79,17 @@ struct PendingQueueTests {
                         key: Int.random(in: 0...2, using: &generator),
                         bytes: [UInt8.random(in: 0...3, using: &generator)])
                 }
-                try store.storeDayItems(items, device: device, summarize: Self.summary)
+                try store.readings.storeDayItems(items, device: device, summarize: Self.summary)
             default:
                 let owner = ReservationOwner(owner: "held\(step)")
-                _ = try store.reservePending(device: device, caller: caller, for: owner) { pending in
+                _ = try store.journal.reservePending(device: device, caller: caller, for: owner) { pending in
                     let first = try pending.next()
                     return ((), readingIDs: first.map { [$0.id] } ?? [])
                 }
             }
             for device in Self.devices {
                 for caller in Self.callers {
-                    let expected = try store.undeliveredReadings(device: device, caller: caller).map(\.id)
+                    let expected = try store.journal.undelivered(device: device, caller: caller).map(\.id)
                     let (count, ids) = try Self.queued(store, device, caller)
                     #expect(ids == expected && count == expected.count, "seed \(seed), step \(step)")
                 }
@@ -113,52 +114,52 @@ struct PendingQueueTests {
         func item(_ key: Int, _ value: UInt8) -> DayItem { DayItem(date: day, kind: 2, key: key, bytes: [value]) }
         func deliver(_ owner: String) throws -> [Int64] {
             let reservation = ReservationOwner(owner: owner)
-            let ids = try store.reservePending(device: device, caller: caller, for: reservation) { pending in
+            let ids = try store.journal.reservePending(device: device, caller: caller, for: reservation) { pending in
                 var ids: [Int64] = []
                 while let reading = try pending.next() { ids.append(reading.id) }
                 return (ids, readingIDs: ids)
             }
-            try store.recordDelivery(
+            try store.journal.record(
                 caller: caller, device: device, action: .layered(cmd: 2), status: 0, at: Timestamp(secondsSince1970: 0),
                 readingIDs: ids, remaining: 0, owner: reservation)
             return ids
         }
-        #expect(try store.storeDayItems([item(1, 3)], device: device, summarize: Self.summary) == 1)
+        #expect(try store.readings.storeDayItems([item(1, 3)], device: device, summarize: Self.summary) == 1)
         let first = try deliver("a")
         let queued = try Self.queued(store, device, caller)
         #expect(first.count == 1 && queued.0 == 0)
         // the same item again changes nothing; a newer one replaces it: one row, revised, pending again
-        #expect(try store.storeDayItems([item(1, 3)], device: device, summarize: Self.summary) == 0)
-        #expect(try store.storeDayItems([item(1, 5)], device: device, summarize: Self.summary) == 1)
-        #expect(try store.readings(device: device).map(\.id) == first)
-        #expect(try store.readings(device: device).first?.reading == Self.summary(day, [item(1, 5)]))
+        #expect(try store.readings.storeDayItems([item(1, 3)], device: device, summarize: Self.summary) == 0)
+        #expect(try store.readings.storeDayItems([item(1, 5)], device: device, summarize: Self.summary) == 1)
+        #expect(try store.readings.all(device: device).map(\.id) == first)
+        #expect(try store.readings.all(device: device).first?.reading == Self.summary(day, [item(1, 5)]))
         #expect(try Self.queued(store, device, caller).1 == first)
-        #expect(try store.undeliveredReadings(device: device, caller: caller).map(\.id) == first)
+        #expect(try store.journal.undelivered(device: device, caller: caller).map(\.id) == first)
         // revised while a delivery of the older revision is in flight: still pending once that delivery is journaled
         let owner = ReservationOwner(owner: "b")
-        let held = try store.reservePending(device: device, caller: caller, for: owner) { pending in
+        let held = try store.journal.reservePending(device: device, caller: caller, for: owner) { pending in
             let reading = try pending.next()!
             return (reading.id, readingIDs: [reading.id])
         }
-        try store.storeDayItems([item(2, 1)], device: device, summarize: Self.summary)
-        try store.recordDelivery(
+        try store.readings.storeDayItems([item(2, 1)], device: device, summarize: Self.summary)
+        try store.journal.record(
             caller: caller, device: device, action: .layered(cmd: 2), status: 0, at: Timestamp(secondsSince1970: 0),
             readingIDs: [held], remaining: 0, owner: ReservationOwner(owner: "b"))
         #expect(try Self.queued(store, device, caller).1 == [held])
-        #expect(try store.undeliveredReadings(device: device, caller: caller).map(\.id) == [held])
+        #expect(try store.journal.undelivered(device: device, caller: caller).map(\.id) == [held])
         #expect(try deliver("c") == [held])
-        #expect(try store.undeliveredReadings(device: device, caller: caller).isEmpty)
+        #expect(try store.journal.undelivered(device: device, caller: caller).isEmpty)
         // the items are kept as they came, the newer replacing the older
         var items: [DayItem] = []
-        try store.forEachDayItem(device: device) { items.append($0) }
+        try store.readings.forEachDayItem(device: device) { items.append($0) }
         #expect(items == [item(1, 5), item(2, 1)])
-        #expect(try store.deliveries().count == 3)
+        #expect(try store.journal.deliveries().count == 3)
     }
 
     @Test("a callback's queries use the indexes: no scan of the readings of a device or of the journal")
     func queryPlans() throws {
         let store = try VitalStore()
-        try store.storeReadings(
+        try store.readings.store(
             (0..<50).map { Self.glucose(60 + $0 % 10, at: 1_700_000_000 + Int64($0)) }, device: Self.devices[0])
         let plans = try store.explainPendingQueries(device: Self.devices[0], caller: Self.callers[0])
         for plan in plans {
@@ -175,19 +176,19 @@ struct PendingQueueTests {
         let store = try VitalStore(path: path)
         let other = try VitalStore(path: path)
         let device = Self.devices[0]
-        try store.storeReadings([Self.glucose(90, at: 10), Self.glucose(91, at: 20)], device: device)
-        let (count, read) = try store.withReadings(
+        try store.readings.store([Self.glucose(90, at: 10), Self.glucose(91, at: 20)], device: device)
+        let (count, read) = try store.readings.withDeliverable(
             device: device, since: Timestamp(secondsSince1970: 0), caller: "app"
         ) {
             stream in
             // counted already; another process commits a reading before the first row is read
-            try other.storeReadings([Self.glucose(92, at: 30)], device: device)
+            try other.readings.store([Self.glucose(92, at: 30)], device: device)
             var values: [Int64] = []
             while let reading = try stream.next() { values.append(reading.reading.measuredAt.secondsSince1970) }
             return (stream.count, values)
         }
         #expect(count == 2 && read == [10, 20], "counted \(count), read \(read)")
-        #expect(try store.readings(device: device).count == 3)
+        #expect(try store.readings.all(device: device).count == 3)
     }
 
     @Test("devices and readings are one snapshot: a device and its reading another process adds between are in neither")
@@ -199,19 +200,19 @@ struct PendingQueueTests {
         let other = try VitalStore(path: path)
         let at = Timestamp(secondsSince1970: 0)
         try store.saveDevice(StoredDevice(mac: Self.devices[0], model: .bg5, addedAt: at))
-        try store.storeReadings([Self.glucose(90, at: 10)], device: Self.devices[0])
+        try store.readings.store([Self.glucose(90, at: 10)], device: Self.devices[0])
         var listed: [MACAddress] = []
         var read: [MACAddress] = []
-        try store.forEachReading { devices in
+        try store.readings.forEach { devices in
             listed = devices.map(\.mac)
             // the devices are read; another process adds a device and its reading before the first reading is read
             try other.saveDevice(StoredDevice(mac: Self.devices[1], model: .bg5, addedAt: at))
-            try other.storeReadings([Self.glucose(91, at: 20)], device: Self.devices[1])
+            try other.readings.store([Self.glucose(91, at: 20)], device: Self.devices[1])
         } _: { stored in
             read.append(stored.device)
         }
         #expect(listed == [Self.devices[0]] && read == [Self.devices[0]], "listed \(listed), read \(read)")
-        #expect(try store.readings().count == 2 && store.devices().count == 2)
+        #expect(try store.readings.all().count == 2 && store.devices().count == 2)
     }
 
     @Test("a reading or device row the store cannot read is an error naming it, never skipped")
@@ -220,7 +221,7 @@ struct PendingQueueTests {
         defer { directory.remove() }
         let path = directory.file("vitalbridge.sqlite")
         let store = try VitalStore(path: path)
-        let ids = try store.storeReadings([Self.glucose(90, at: 1), Self.glucose(91, at: 2)], device: Self.devices[0])
+        let ids = try store.readings.store([Self.glucose(90, at: 1), Self.glucose(91, at: 2)], device: Self.devices[0])
         try store.saveDevice(
             StoredDevice(mac: Self.devices[0], model: .bg5, addedAt: Timestamp(secondsSince1970: 0)))
         let raw = try DatabaseQueue(path: path)
@@ -229,9 +230,9 @@ struct PendingQueueTests {
             try db.execute(sql: "UPDATE reading SET mgdl = 'x' WHERE id = ?", arguments: [ids[0]])
             try db.execute(sql: "UPDATE device SET model = 999")
         }
-        #expect(throws: StoreError.self) { try store.readings() }
+        #expect(throws: StoreError.self) { try store.readings.all() }
         do {
-            _ = try store.readings()
+            _ = try store.readings.all()
         } catch {
             #expect(error.code == .corrupt && error.message.contains("reading \(ids[0]) of 004D3208D2F4"))
         }
@@ -242,7 +243,7 @@ struct PendingQueueTests {
                 arguments: [ids[0]])
         }
         do {
-            _ = try store.readings()
+            _ = try store.readings.all()
             Issue.record("a composition without its body fat was read")
         } catch {
             #expect(error.code == .corrupt && error.message.contains("reading \(ids[0])"))
@@ -258,7 +259,7 @@ struct PendingQueueTests {
                 arguments: [ids[1]])
         }
         do {
-            _ = try store.readings()
+            _ = try store.readings.all()
             Issue.record("an unreadable heart rate was read")
         } catch {
             #expect(error.code == .corrupt && error.message.contains("reading \(ids[1])"))
@@ -285,8 +286,8 @@ struct PendingQueueTests {
             try db.execute(sql: "CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY)")
         }
         let finished = try VitalStore(path: interrupted)
-        try finished.storeReadings([Self.glucose(90, at: 1)], device: Self.devices[0])
-        #expect(try finished.readings().count == 1)
+        try finished.readings.store([Self.glucose(90, at: 1)], device: Self.devices[0])
+        #expect(try finished.readings.all().count == 1)
 
         let newer = directory.file("newer.sqlite")
         _ = try VitalStore(path: newer)
@@ -301,7 +302,7 @@ struct PendingQueueTests {
         try holder.writeWithoutTransaction { db in
             try db.execute(sql: "BEGIN IMMEDIATE")
             #expect {
-                try store.storeReadings([Self.glucose(90, at: 1)], device: Self.devices[0])
+                try store.readings.store([Self.glucose(90, at: 1)], device: Self.devices[0])
             } throws: { ($0 as? StoreError)?.code == .busy }
             try db.execute(sql: "ROLLBACK")
         }

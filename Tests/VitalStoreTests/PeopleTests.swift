@@ -31,17 +31,19 @@ struct PeopleTests {
     /// Delivers to `caller` everything pending for it of `device`, as a callback does; returns what it carried.
     static func deliver(_ store: VitalStore, _ device: MACAddress, to caller: String) throws -> [StoredReading] {
         let owner = "\(caller)-\(device)"
-        let delivered = try store.reservePending(device: device, caller: caller, for: ReservationOwner(owner: owner)) {
+        let delivered = try store.journal.reservePending(
+            device: device, caller: caller, for: ReservationOwner(owner: owner)
+        ) {
             pending in
             var readings: [StoredReading] = []
             while let reading = try pending.next() { readings.append(reading) }
             return (readings, readingIDs: readings.map(\.id))
         }
-        try store.recordDelivery(
+        try store.journal.record(
             caller: caller, device: device, action: .layered(cmd: 2), status: 0, at: Timestamp(secondsSince1970: 0),
             readingIDs: delivered.map(\.id), remaining: 0, owner: ReservationOwner(owner: owner))
         // the queue agrees with the journal
-        #expect(try store.undeliveredReadings(device: device, caller: caller).isEmpty)
+        #expect(try store.journal.undelivered(device: device, caller: caller).isEmpty)
         return delivered
     }
 
@@ -50,25 +52,25 @@ struct PeopleTests {
         let store = try VitalStore()
         let held = Self.pressure(1, user: 2)
         let plain = Self.pressure(2, user: nil)
-        try store.storeReadings([held, plain], device: Self.monitor)
+        try store.readings.store([held, plain], device: Self.monitor)
         #expect(try Self.deliver(store, Self.monitor, to: "app").map(\.reading) == [plain])
         var quarantined: [Reading] = []
-        try store.forEachReading(selection: .quarantined) { quarantined.append($0.reading) }
+        try store.readings.forEach(selection: .quarantined) { quarantined.append($0.reading) }
         #expect(quarantined == [held])
         var released: [Reading] = []
-        try store.forEachReading(selection: .released) { released.append($0.reading) }
+        try store.readings.forEach(selection: .released) { released.append($0.reading) }
         #expect(released == [plain])
         // a reading stored while the caller already has a queue is not queued either
-        try store.storeReadings([Self.pressure(3, user: 2)], device: Self.monitor)
+        try store.readings.store([Self.pressure(3, user: 2)], device: Self.monitor)
         #expect(try Self.deliver(store, Self.monitor, to: "app").isEmpty)
 
-        try store.addPerson("Ann")
-        #expect(try store.assign(device: Self.monitor, userIndex: 2, to: "Ann") == 2)
+        try store.people.add("Ann")
+        #expect(try store.people.assign(device: Self.monitor, userIndex: 2, to: "Ann") == 2)
         // the home's one person: a caller naming no person receives hers, with their own times
         let delivered = try Self.deliver(store, Self.monitor, to: "app").map(\.reading)
         #expect(delivered == [held, Self.pressure(3, user: 2)])
         var left = 0
-        try store.forEachReading(selection: .quarantined) { _ in left += 1 }
+        try store.readings.forEach(selection: .quarantined) { _ in left += 1 }
         #expect(left == 0)
     }
 
@@ -77,10 +79,10 @@ struct PeopleTests {
     )
     func threePeople() throws {
         let store = try VitalStore()
-        for name in ["Ann", "Bob", "Cid"] { try store.addPerson(name) }
+        for name in ["Ann", "Bob", "Cid"] { try store.people.add(name) }
         let callers = ["ann.app": "Ann", "bob.app": "Bob", "cid.app": "Cid"]
-        for (caller, person) in callers { try store.setPerson(person, forCaller: caller) }
-        try store.setPerson(nil, forCaller: "family.app")
+        for (caller, person) in callers { try store.people.setPerson(person, forCaller: caller) }
+        try store.people.setPerson(nil, forCaller: "family.app")
         // user 1 is Ann, 2 Bob on both devices; 3 (Cid) is assigned later. Ann and Bob weigh the same.
         var expected: [String: Set<Int64>] = [:]
         var byUser: [UInt8: [Int64]] = [:]
@@ -91,7 +93,7 @@ struct PeopleTests {
                 onScale
                 ? Self.weight(minute, user: user, kilograms: user == 3 ? 91.5 : 70.0)
                 : Self.pressure(minute, user: user, systolic: 110 + Double(minute % 40))
-            let id = try store.storeReadings([reading], device: onScale ? Self.scale : Self.monitor)[0]
+            let id = try store.readings.store([reading], device: onScale ? Self.scale : Self.monitor)[0]
             byUser[user, default: []].append(id)
             if minute == 10 {
                 // every caller has asked for both devices before most readings arrive
@@ -102,8 +104,8 @@ struct PeopleTests {
             }
         }
         for device in [Self.monitor, Self.scale] {
-            try store.assign(device: device, userIndex: 1, to: "Ann")
-            try store.assign(device: device, userIndex: 2, to: "Bob")
+            try store.people.assign(device: device, userIndex: 1, to: "Ann")
+            try store.people.assign(device: device, userIndex: 2, to: "Bob")
         }
         func deliveredIDs(_ caller: String) throws -> Set<Int64> {
             Set(
@@ -118,17 +120,17 @@ struct PeopleTests {
         // three people: a caller naming none receives no person's readings
         #expect(try deliveredIDs("family.app").isEmpty)
         var quarantined = Set<Int64>()
-        try store.forEachReading(selection: .quarantined) { quarantined.insert($0.id) }
+        try store.readings.forEach(selection: .quarantined) { quarantined.insert($0.id) }
         #expect(quarantined == Set(byUser[3]!))
 
-        try store.assign(device: Self.monitor, userIndex: 3, to: "Cid")
-        try store.assign(device: Self.scale, userIndex: 3, to: "Cid")
+        try store.people.assign(device: Self.monitor, userIndex: 3, to: "Cid")
+        try store.people.assign(device: Self.scale, userIndex: 3, to: "Cid")
         #expect(try deliveredIDs("cid.app") == Set(byUser[3]!))
         #expect(try deliveredIDs("ann.app").isEmpty && deliveredIDs("bob.app").isEmpty)
         // every reading delivered once, to its person's caller only
         for (caller, person) in callers {
             let user = UInt8(["Ann": 1, "Bob": 2, "Cid": 3][person]!)
-            let journal = try store.deliveries().filter { $0.caller == caller }.flatMap(\.readingIDs)
+            let journal = try store.journal.deliveries().filter { $0.caller == caller }.flatMap(\.readingIDs)
             #expect(Set(journal) == Set(byUser[user]!) && journal.count == byUser[user]!.count, "\(caller)")
         }
     }
@@ -136,21 +138,21 @@ struct PeopleTests {
     @Test("unassigning returns the index's undelivered readings to quarantine; the delivered stay delivered")
     func unassign() throws {
         let store = try VitalStore()
-        try store.addPerson("Ann")
-        try store.assign(device: Self.monitor, userIndex: 1, to: "Ann")
-        try store.storeReadings([Self.pressure(1, user: 1)], device: Self.monitor)
+        try store.people.add("Ann")
+        try store.people.assign(device: Self.monitor, userIndex: 1, to: "Ann")
+        try store.readings.store([Self.pressure(1, user: 1)], device: Self.monitor)
         #expect(try Self.deliver(store, Self.monitor, to: "app").count == 1)
-        try store.storeReadings([Self.pressure(2, user: 1)], device: Self.monitor)
-        #expect(try store.unassign(device: Self.monitor, userIndex: 1) == 2)
+        try store.readings.store([Self.pressure(2, user: 1)], device: Self.monitor)
+        #expect(try store.people.unassign(device: Self.monitor, userIndex: 1) == 2)
         #expect(try Self.deliver(store, Self.monitor, to: "app").isEmpty)
         var quarantined = 0
-        try store.forEachReading(selection: .quarantined) { _ in quarantined += 1 }
+        try store.readings.forEach(selection: .quarantined) { _ in quarantined += 1 }
         #expect(quarantined == 2)
         // a second person: the caller naming none no longer receives the first's
-        try store.assign(device: Self.monitor, userIndex: 1, to: "Ann")
-        try store.addPerson("Bob")
+        try store.people.assign(device: Self.monitor, userIndex: 1, to: "Ann")
+        try store.people.add("Bob")
         #expect(try Self.deliver(store, Self.monitor, to: "app").isEmpty)
-        try store.setPerson("Ann", forCaller: "app")
+        try store.people.setPerson("Ann", forCaller: "app")
         #expect(try Self.deliver(store, Self.monitor, to: "app").map(\.reading) == [Self.pressure(2, user: 1)])
     }
 
@@ -162,20 +164,20 @@ struct PeopleTests {
         ])
     func badNames(_ name: String, _ message: String) throws {
         let store = try VitalStore()
-        try store.addPerson("Ann")
+        try store.people.add("Ann")
         #expect {
-            try store.addPerson(name)
+            try store.people.add(name)
         } throws: { error in
             "\(error)".contains(message)
         }
-        #expect(try store.people().map(\.name) == ["Ann"])
+        #expect(try store.people.all().map(\.name) == ["Ann"])
     }
 
     @Test("an unknown person, an index assigned already, an unassigned index, a person still in use are refused")
     func badAssignments() throws {
         let store = try VitalStore()
-        try store.addPerson("Ann")
-        try store.addPerson("Bob")
+        try store.people.add("Ann")
+        try store.people.add("Bob")
         func refused(_ message: String, _ body: () throws -> Void) {
             #expect {
                 try body()
@@ -183,17 +185,17 @@ struct PeopleTests {
                 "\(error)".contains(message)
             }
         }
-        refused("no person named Zoe") { try store.assign(device: Self.monitor, userIndex: 1, to: "Zoe") }
-        try store.assign(device: Self.monitor, userIndex: 1, to: "Ann")
-        refused("assigned to Ann already") { try store.assign(device: Self.monitor, userIndex: 1, to: "Bob") }
-        refused("is not assigned") { try store.unassign(device: Self.monitor, userIndex: 2) }
-        refused("unassign them first") { try store.removePerson("Ann") }
-        try store.setPerson("Bob", forCaller: "bob.app")
-        refused("names Bob") { try store.removePerson("Bob") }
-        refused("no person named Zoe") { try store.setPerson("Zoe", forCaller: "bob.app") }
-        #expect(try store.callerPeople() == ["bob.app": "Bob"])
+        refused("no person named Zoe") { try store.people.assign(device: Self.monitor, userIndex: 1, to: "Zoe") }
+        try store.people.assign(device: Self.monitor, userIndex: 1, to: "Ann")
+        refused("assigned to Ann already") { try store.people.assign(device: Self.monitor, userIndex: 1, to: "Bob") }
+        refused("is not assigned") { try store.people.unassign(device: Self.monitor, userIndex: 2) }
+        refused("unassign them first") { try store.people.remove("Ann") }
+        try store.people.setPerson("Bob", forCaller: "bob.app")
+        refused("names Bob") { try store.people.remove("Bob") }
+        refused("no person named Zoe") { try store.people.setPerson("Zoe", forCaller: "bob.app") }
+        #expect(try store.people.callers() == ["bob.app": "Bob"])
         #expect(
-            try store.people()
+            try store.people.all()
                 == [Person(name: "Ann", assignments: [(Self.monitor, 1)]), Person(name: "Bob", assignments: [])])
     }
 }

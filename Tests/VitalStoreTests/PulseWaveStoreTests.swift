@@ -26,12 +26,12 @@ struct PulseWaveStoreTests {
         let store = try VitalStore(path: path)
         let withWave = Self.oximetry(wave: [20, 60, 90, 40, 0, 100])
         let without = Self.oximetry(wave: nil, spO2: 95)
-        try store.storeReadings([withWave, without], device: Self.device)
+        try store.readings.store([withWave, without], device: Self.device)
         let rows = try DatabaseQueue(path: path).read { db in
             try Row.fetchAll(db, sql: "SELECT wave, typeof(wave) AS type FROM reading ORDER BY id")
         }
         #expect(rows == [["wave": "20,60,90,40,0,100", "type": "text"], ["wave": nil, "type": "null"]])
-        #expect(try store.readings().map(\.reading) == [withWave, without])
+        #expect(try store.readings.all().map(\.reading) == [withWave, without])
     }
 
     @Test("a reading re-sent with the same values and wave is stored once; another wave is another reading")
@@ -40,13 +40,13 @@ struct PulseWaveStoreTests {
         defer { directory.remove() }
         let store = try VitalStore(path: directory.file("vitalbridge.sqlite"))
         let reading = Self.oximetry(wave: [20, 60, 90, 40])
-        let first = try store.storeReadings([reading], device: Self.device)
-        #expect(try store.storeReadings([reading], device: Self.device) == first)
-        #expect(try store.readingID(of: reading, device: Self.device) == first[0])
+        let first = try store.readings.store([reading], device: Self.device)
+        #expect(try store.readings.store([reading], device: Self.device) == first)
+        #expect(try store.readings.id(of: reading, device: Self.device) == first[0])
         let other = Self.oximetry(wave: [20, 60, 90, 41])
-        let second = try store.storeReadings([other], device: Self.device)
+        let second = try store.readings.store([other], device: Self.device)
         #expect(second != first)
-        #expect(try store.readings().map(\.reading) == [reading, other])
+        #expect(try store.readings.all().map(\.reading) == [reading, other])
     }
 
     @Test(
@@ -57,9 +57,9 @@ struct PulseWaveStoreTests {
         defer { directory.remove() }
         let path = directory.file("vitalbridge.sqlite")
         let store = try VitalStore(path: path)
-        try store.storeReadings([Self.oximetry(wave: [20, 60])], device: Self.device)
+        try store.readings.store([Self.oximetry(wave: [20, 60])], device: Self.device)
         try DatabaseQueue(path: path).write { db in try db.execute(sql: "UPDATE reading SET wave = \(value)") }
-        #expect(throws: StoreError.self, "\(value)") { try store.readings() }
+        #expect(throws: StoreError.self, "\(value)") { try store.readings.all() }
     }
 
     @Test("a store of schema 8 opens migrated: the wave column is added, NULL for every reading, which read as before")
@@ -84,7 +84,7 @@ struct PulseWaveStoreTests {
             try queue.close()
         }
         let store = try VitalStore(path: path)
-        #expect(try store.readings().map(\.reading) == [old])
+        #expect(try store.readings.all().map(\.reading) == [old])
         let (wave, migrations) = try DatabaseQueue(path: path).read { db in
             (
                 try Row.fetchAll(db, sql: "SELECT wave FROM reading"),

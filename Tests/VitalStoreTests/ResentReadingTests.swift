@@ -28,25 +28,25 @@ struct ResentReadingTests {
         arguments: [-2, -1, 1, 2] as [Int64])
     func sameReading(shift: Int64) throws {
         let store = try VitalStore()
-        let ids = try store.storeReadings([Self.glucose(offset: -7200)], device: Self.device)
-        #expect(try store.storeReadings([Self.glucose(offset: -7200 + shift)], device: Self.device) == ids)
+        let ids = try store.readings.store([Self.glucose(offset: -7200)], device: Self.device)
+        #expect(try store.readings.store([Self.glucose(offset: -7200 + shift)], device: Self.device) == ids)
         let later = Self.glucose(120, offset: -7200, reported: Timestamp(secondsSince1970: 1_795_068_000))
-        let batch = try store.storeReadings([Self.glucose(offset: -7200 + shift), later], device: Self.device)
+        let batch = try store.readings.store([Self.glucose(offset: -7200 + shift), later], device: Self.device)
         #expect(batch[0] == ids[0])
-        #expect(try store.readings().count == 2)
+        #expect(try store.readings.all().count == 2)
     }
 
     @Test("another device time, other values, 3 s apart or a reading the hub did not correct: another reading")
     func otherReadings() throws {
         let store = try VitalStore()
-        try store.storeReadings([Self.glucose(offset: -7200)], device: Self.device)
+        try store.readings.store([Self.glucose(offset: -7200)], device: Self.device)
         let other = Timestamp(secondsSince1970: Self.reported.secondsSince1970 + 1)
-        try store.storeReadings([Self.glucose(offset: -7199, reported: other)], device: Self.device)
-        try store.storeReadings([Self.glucose(105, offset: -7199)], device: Self.device)
-        try store.storeReadings([Self.glucose(offset: -7197)], device: Self.device)
+        try store.readings.store([Self.glucose(offset: -7199, reported: other)], device: Self.device)
+        try store.readings.store([Self.glucose(105, offset: -7199)], device: Self.device)
+        try store.readings.store([Self.glucose(offset: -7197)], device: Self.device)
         var uncorrected = Self.glucose(offset: -7199)
         uncorrected.annotations.deviceTime = nil
-        try store.storeReadings([uncorrected], device: Self.device)
-        #expect(try store.readings().count == 5)
+        try store.readings.store([uncorrected], device: Self.device)
+        #expect(try store.readings.all().count == 5)
     }
 }

@@ -24,7 +24,7 @@ struct TypedColumnsTests {
     static func store(_ directory: TemporaryDirectory, _ readings: [Reading]) throws -> (VitalStore, String) {
         let path = directory.file("vitalbridge.sqlite")
         let store = try VitalStore(path: path)
-        try store.storeReadings(readings, device: device)
+        try store.readings.store(readings, device: device)
         return (store, path)
     }
 
@@ -62,9 +62,9 @@ struct TypedColumnsTests {
                 "typeof(bmr)": "integer",
             ])
         // a re-sent reading is recognized by its values
-        let first = try store.readingID(of: Self.weight, device: Self.device)
-        #expect(try store.storeReadings([Self.weight], device: Self.device) == [first])
-        #expect(try store.readings().map(\.reading) == [Self.weight])
+        let first = try store.readings.id(of: Self.weight, device: Self.device)
+        #expect(try store.readings.store([Self.weight], device: Self.device) == [first])
+        #expect(try store.readings.all().map(\.reading) == [Self.weight])
     }
 
     @Test("a value not of its column's type makes its row unreadable, named, never a wrong number or a missing value")
@@ -77,7 +77,7 @@ struct TypedColumnsTests {
             try raw.write { db in try db.execute(sql: "UPDATE reading SET arr = ?", arguments: [flag]) }
             guard case .bloodPressure(var reading) = Self.pressure else { return }
             reading.arrhythmia = expected
-            #expect(try store.readings().map(\.reading) == [.bloodPressure(reading)])
+            #expect(try store.readings.all().map(\.reading) == [.bloodPressure(reading)])
         }
         for change in [
             "arr = 2", "arr = 'yes'", "sys = 'high'", "hr = 61.5", "sys = NULL", "kind = 'lactate'",
@@ -88,9 +88,9 @@ struct TypedColumnsTests {
                     sql: "UPDATE reading SET kind = 'blood_pressure', sys = 120.0, hr = 61, arr = 1, mgdl = NULL")
                 try db.execute(sql: "UPDATE reading SET \(change)")
             }
-            #expect(throws: StoreError.self, "\(change)") { try store.readings() }
+            #expect(throws: StoreError.self, "\(change)") { try store.readings.all() }
             do {
-                _ = try store.readings()
+                _ = try store.readings.all()
             } catch {
                 #expect(error.code == .corrupt && error.message.contains("reading 1 of 004D3208D30B"), "\(change)")
             }
@@ -104,18 +104,18 @@ struct TypedColumnsTests {
             .glucose(GlucoseReading(mgPerDeciliter: value, measuredAt: Timestamp(secondsSince1970: seconds)))
         }
         let history = (0..<30).map { glucose(90 + Double($0), at: 1_000 + 60 * Int64($0)) }
-        let ids = try store.storeReadings(history, device: Self.device)
+        let ids = try store.readings.store(history, device: Self.device)
         #expect(Set(ids).count == 30)
         // all of them again, in one batch: each is found
-        #expect(try store.storeReadings(history.reversed(), device: Self.device) == ids.reversed())
+        #expect(try store.readings.store(history.reversed(), device: Self.device) == ids.reversed())
         // two readings whose span holds 25 stored ones (more than the range read takes): looked up one by one
-        let wide = try store.storeReadings([history[5], glucose(80, at: 1_000 + 60 * 29 + 1)], device: Self.device)
+        let wide = try store.readings.store([history[5], glucose(80, at: 1_000 + 60 * 29 + 1)], device: Self.device)
         #expect(wide[0] == ids[5] && !ids.contains(wide[1]))
         // a reading twice in one batch, and another at the same time with another value
-        let twice = try store.storeReadings(
+        let twice = try store.readings.store(
             [glucose(100, at: 9_000), glucose(100, at: 9_000), glucose(101, at: 9_000)], device: Self.device)
         #expect(twice[0] == twice[1] && twice[2] != twice[0])
-        #expect(try store.readings().count == 33)
+        #expect(try store.readings.all().count == 33)
     }
 
     @Test("a 0.14.0 store converts every row, keeping its identifier, revision and references; unreadable text stays")
@@ -180,13 +180,13 @@ struct TypedColumnsTests {
         #expect(first.arrhythmia == false && first.systolic == 107)
         // reading the store names the first row it cannot read, as 0.14.0 did
         do {
-            _ = try store.readings()
+            _ = try store.readings.all()
             Issue.record("the unreadable rows were skipped")
         } catch {
             #expect(error.code == .corrupt && error.message.contains("reading 7 of"), "\(error)")
         }
         // identifiers go on after the last one the store ever gave
-        let next = try store.storeReadings([Self.pressure], device: Self.device)
+        let next = try store.readings.store([Self.pressure], device: Self.device)
         #expect(next == [(before.sequence ?? 0) + 1])
     }
 }

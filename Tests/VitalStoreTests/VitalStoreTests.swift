@@ -44,9 +44,9 @@ struct VitalStoreTests {
     func roundTrip() throws {
         let (store, directory) = try Self.fileStore()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let ids = try store.storeReadings(Self.readings, device: Self.mac)
+        let ids = try store.readings.store(Self.readings, device: Self.mac)
         #expect(ids.count == Self.readings.count && Set(ids).count == ids.count)
-        let stored = try store.readings(device: Self.mac)
+        let stored = try store.readings.all(device: Self.mac)
         #expect(Set(stored.map(\.reading)) == Set(Self.readings))
         #expect(stored.map(\.reading.measuredAt) == stored.map(\.reading.measuredAt).sorted())
         // WAL mode on disk
@@ -57,21 +57,21 @@ struct VitalStoreTests {
     func durability() throws {
         let (store, directory) = try Self.fileStore()
         defer { try? FileManager.default.removeItem(at: directory) }
-        try store.storeReadings(Self.readings, device: Self.mac)
+        try store.readings.store(Self.readings, device: Self.mac)
         #expect(try store.pragma("journal_mode") == "wal")
         #expect(try store.pragma("synchronous") == "2")  // FULL
         #expect(try store.pragma("wal_autocheckpoint") == "100")
         let reopened = try VitalStore(path: directory.appendingPathComponent("vitalbridge.sqlite").path)
         #expect(try reopened.pragma("journal_mode") == "wal")
         #expect(try reopened.pragma("synchronous") == "2")
-        #expect(try reopened.readings().count == Self.readings.count)
+        #expect(try reopened.readings.all().count == Self.readings.count)
     }
 
     @Test("the schema version is kept in user_version: an older store is migrated, a newer one refused")
     func schemaVersion() throws {
         let (first, directory) = try Self.fileStore()
         defer { try? FileManager.default.removeItem(at: directory) }
-        try first.storeReadings(Self.readings, device: Self.mac)
+        try first.readings.store(Self.readings, device: Self.mac)
         let version = VitalStore.schemaVersion
         #expect(try first.pragma("user_version") == "\(version)")
         let path = directory.appendingPathComponent("vitalbridge.sqlite").path
@@ -86,7 +86,7 @@ struct VitalStoreTests {
         try setUserVersion(0)  // a store made before the version was kept
         let migrated = try VitalStore(path: path)
         #expect(try migrated.pragma("user_version") == "\(version)")
-        #expect(try migrated.readings().count == Self.readings.count)
+        #expect(try migrated.readings.all().count == Self.readings.count)
         _ = consume migrated
         try setUserVersion(UInt8(version + 1))
         #expect {
@@ -99,23 +99,24 @@ struct VitalStoreTests {
     @Test("a reading the store already has is never stored twice")
     func idempotent() throws {
         let store = try VitalStore()
-        let first = try store.storeReadings(Self.readings, device: Self.mac)
-        let second = try store.storeReadings(Self.readings.reversed(), device: Self.mac)
+        let first = try store.readings.store(Self.readings, device: Self.mac)
+        let second = try store.readings.store(Self.readings.reversed(), device: Self.mac)
         #expect(second == first.reversed())
-        #expect(try store.readings().count == Self.readings.count)
+        #expect(try store.readings.all().count == Self.readings.count)
         // the same values on another device are another reading
-        try store.storeReadings([Self.readings[0]], device: MACAddress("AABBCCDDEEFF")!)
-        #expect(try store.readings().count == Self.readings.count + 1)
+        try store.readings.store([Self.readings[0]], device: MACAddress("AABBCCDDEEFF")!)
+        #expect(try store.readings.all().count == Self.readings.count + 1)
     }
 
     @Test("a batch that fails part-way stores none of it, and the next write and a second caller's queue work")
     func failedBatchRollsBack() throws {
         let (store, directory) = try Self.fileStore()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let first = try store.storeReadings([Self.readings[0]], device: Self.mac)
+        let first = try store.readings.store([Self.readings[0]], device: Self.mac)
         // two callers asked for the device: each new reading is pending for both
         for caller in ["com.example.a", "com.example.b"] {
-            _ = try store.reservePending(device: Self.mac, caller: caller, for: ReservationOwner(owner: caller)) {
+            _ = try store.journal.reservePending(device: Self.mac, caller: caller, for: ReservationOwner(owner: caller))
+            {
                 pending in
                 while try pending.next() != nil {}
                 return ((), readingIDs: [])
@@ -132,19 +133,20 @@ struct VitalStoreTests {
         let other = Reading.glucose(GlucoseReading(mgPerDeciliter: 110, measuredAt: Self.at))
         let batch = [Self.readings[1], Self.readings[3], Self.readings[2], other]
         #expect(throws: StoreError.self) {
-            try store.storeReadings(batch, device: Self.mac, merging: broken)
+            try store.readings.store(batch, device: Self.mac, merging: broken)
         }
-        #expect(try store.readings().map(\.reading) == [Self.readings[0]])
+        #expect(try store.readings.all().map(\.reading) == [Self.readings[0]])
         // the failed transaction left nothing open: the next write commits, queued for both callers
-        let ids = try store.storeReadings(batch, device: Self.mac)
-        let stored = try store.readings().count
+        let ids = try store.readings.store(batch, device: Self.mac)
+        let stored = try store.readings.all().count
         #expect(Set(ids).count == 4 && stored == 5)
         for caller in ["com.example.a", "com.example.b"] {
             #expect(
-                try store.undeliveredReadings(device: Self.mac, caller: caller).map(\.id).sorted()
+                try store.journal.undelivered(device: Self.mac, caller: caller).map(\.id).sorted()
                     == (first + ids).sorted())
         }
-        #expect(try VitalStore(path: directory.appendingPathComponent("vitalbridge.sqlite").path).readings().count == 5)
+        #expect(
+            try VitalStore(path: directory.appendingPathComponent("vitalbridge.sqlite").path).readings.all().count == 5)
     }
 
     /// A rule for readings sent in parts, as a driver supplies one (a scale's, restated: VitalDevices'
@@ -176,60 +178,61 @@ struct VitalStoreTests {
         /// Delivers what is pending for the caller, as a callback does; returns the readings delivered.
         func deliver(_ owner: String) throws -> [StoredReading] {
             let reservation = ReservationOwner(owner: owner)
-            let readings = try store.reservePending(device: Self.mac, caller: caller, for: reservation) { pending in
+            let readings = try store.journal.reservePending(device: Self.mac, caller: caller, for: reservation) {
+                pending in
                 var readings: [StoredReading] = []
                 while let reading = try pending.next() { readings.append(reading) }
                 return (readings, readingIDs: readings.map(\.id))
             }
-            try store.recordDelivery(
+            try store.journal.record(
                 caller: caller, device: Self.mac, action: .layered(cmd: 2), status: 0, at: Self.at,
                 readingIDs: readings.map(\.id),
                 remaining: 0, owner: reservation)
             return readings
         }
-        let plain = try store.storeReadings([weight(70, fat: nil)], device: Self.mac, merging: Self.weightParts)
+        let plain = try store.readings.store([weight(70, fat: nil)], device: Self.mac, merging: Self.weightParts)
         #expect(try deliver("a").map(\.reading) == [weight(70, fat: nil)])
-        #expect(try store.undeliveredReadings(device: Self.mac, caller: caller).isEmpty)
+        #expect(try store.journal.undelivered(device: Self.mac, caller: caller).isEmpty)
         // the composition completes the weight delivered without it: the same reading, revised, pending again
-        #expect(try store.storeReadings([weight(70, fat: 21.4)], device: Self.mac, merging: Self.weightParts) == plain)
-        #expect(try store.readings().map(\.reading) == [weight(70, fat: 21.4)])
-        #expect(try store.undeliveredReadings(device: Self.mac, caller: caller).map(\.id) == plain)
+        #expect(try store.readings.store([weight(70, fat: 21.4)], device: Self.mac, merging: Self.weightParts) == plain)
+        #expect(try store.readings.all().map(\.reading) == [weight(70, fat: 21.4)])
+        #expect(try store.journal.undelivered(device: Self.mac, caller: caller).map(\.id) == plain)
         #expect(try deliver("b").map(\.reading) == [weight(70, fat: 21.4)])
         #expect(try deliver("c").isEmpty)
         // the weight again, alone, is the reading it is part of
-        #expect(try store.storeReadings([weight(70, fat: nil)], device: Self.mac, merging: Self.weightParts) == plain)
+        #expect(try store.readings.store([weight(70, fat: nil)], device: Self.mac, merging: Self.weightParts) == plain)
         // the composition first, then its weight: one reading too
-        let first = try store.storeReadings([weight(71, fat: 30, at: 60)], device: Self.mac, merging: Self.weightParts)
+        let first = try store.readings.store([weight(71, fat: 30, at: 60)], device: Self.mac, merging: Self.weightParts)
         #expect(
-            try store.storeReadings([weight(71, fat: nil, at: 60)], device: Self.mac, merging: Self.weightParts)
+            try store.readings.store([weight(71, fat: nil, at: 60)], device: Self.mac, merging: Self.weightParts)
                 == first)
         // another mass or another composition at the same time is another reading
-        let other = try store.storeReadings(
+        let other = try store.readings.store(
             [weight(70.5, fat: nil), weight(70, fat: 22)], device: Self.mac, merging: Self.weightParts)
         #expect(Set(other + plain + first).count == 4)
-        #expect(try store.readings().count == 4)
+        #expect(try store.readings.all().count == 4)
         // without a rule the store knows no parts: a weight and its composition are two readings
         let plainStore = try VitalStore()
-        let two = try plainStore.storeReadings([weight(70, fat: nil), weight(70, fat: 21.4)], device: Self.mac)
+        let two = try plainStore.readings.store([weight(70, fat: nil), weight(70, fat: 21.4)], device: Self.mac)
         #expect(Set(two).count == 2)
     }
 
     @Test("pending readings are those not yet delivered to that caller; the journal keeps every delivery")
     func deliveries() throws {
         let store = try VitalStore()
-        let ids = try store.storeReadings(Array(Self.readings.prefix(3)), device: Self.mac)
-        try store.recordDelivery(
+        let ids = try store.readings.store(Array(Self.readings.prefix(3)), device: Self.mac)
+        try store.journal.record(
             caller: "com.example.a", device: Self.mac, action: .layered(cmd: 2), status: 0, at: Self.at,
             readingIDs: [ids[0]],
             remaining: 2)
         #expect(
-            try store.undeliveredReadings(device: Self.mac, caller: "com.example.a").map(\.id).sorted()
+            try store.journal.undelivered(device: Self.mac, caller: "com.example.a").map(\.id).sorted()
                 == ids[1...].sorted())
-        #expect(try store.undeliveredReadings(device: Self.mac, caller: "com.example.b").count == 3)
-        let journal = try store.deliveries()
+        #expect(try store.journal.undelivered(device: Self.mac, caller: "com.example.b").count == 3)
+        let journal = try store.journal.deliveries()
         #expect(journal.count == 1 && journal[0].readingIDs == [ids[0]] && journal[0].remaining == 2)
         #expect(
-            try store.readings(
+            try store.readings.all(
                 device: Self.mac, since: Timestamp(secondsSince1970: Self.at.secondsSince1970 + 1)
             ).count == 1)
     }
@@ -263,7 +266,7 @@ struct ReservationTests {
     /// A store with the suite's readings of one device, and their identifiers.
     static func store() throws -> (VitalStore, [Int64]) {
         let store = try VitalStore()
-        let ids = try store.storeReadings(VitalStoreTests.readings, device: VitalStoreTests.mac)
+        let ids = try store.readings.store(VitalStoreTests.readings, device: VitalStoreTests.mac)
         return (store, ids)
     }
 
@@ -271,7 +274,7 @@ struct ReservationTests {
     static func take(_ count: Int, _ store: VitalStore, _ owner: ReservationOwner, caller: String = "app")
         throws -> [Int64]
     {
-        try store.reservePending(device: VitalStoreTests.mac, caller: caller, for: owner) { pending in
+        try store.journal.reservePending(device: VitalStoreTests.mac, caller: caller, for: owner) { pending in
             var ids: [Int64] = []
             while ids.count < count, let reading = try pending.next() { ids.append(reading.id) }
             return (ids, readingIDs: ids)
@@ -286,12 +289,12 @@ struct ReservationTests {
         #expect(first.count == 1 && Set(first).isDisjoint(with: second) && (first + second).sorted() == ids.sorted())
         #expect(try Self.take(10, store, ReservationOwner(owner: "c#1"), caller: "other").count == ids.count)
         // journaled with its owner, a's reservation ends and its reading is delivered, not pending
-        try store.recordDelivery(
+        try store.journal.record(
             caller: "app", device: VitalStoreTests.mac, action: .layered(cmd: 2), status: 0, at: VitalStoreTests.at,
             readingIDs: first, remaining: 0, owner: ReservationOwner(owner: "a#1"))
-        #expect(try store.reservations().allSatisfy { $0.owner != "a#1" })
-        try store.releaseReservations(of: ReservationOwner(owner: "b#1"))
-        #expect(try Set(store.undeliveredReadings(device: VitalStoreTests.mac, caller: "app").map(\.id)) == Set(second))
+        #expect(try store.journal.reservations().allSatisfy { $0.owner != "a#1" })
+        try store.journal.releaseReservations(of: ReservationOwner(owner: "b#1"))
+        #expect(try Set(store.journal.undelivered(device: VitalStoreTests.mac, caller: "app").map(\.id)) == Set(second))
     }
 
     @Test("a reservation returns to pending when it expires or its owner is gone, not before")
@@ -312,9 +315,9 @@ struct ReservationTests {
     func fullAfterReservation() throws {
         let (store, directory) = try VitalStoreTests.fileStore()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let ids = try store.storeReadings(VitalStoreTests.readings, device: VitalStoreTests.mac)
+        let ids = try store.readings.store(VitalStoreTests.readings, device: VitalStoreTests.mac)
         #expect(try Self.take(10, store, ReservationOwner(owner: "a#1")).count == ids.count)
-        try store.reserve([ids[0]], caller: "app", for: ReservationOwner(owner: "b#1"))
+        try store.journal.reserve([ids[0]], caller: "app", for: ReservationOwner(owner: "b#1"))
         #expect(try store.pragma("synchronous") == "2")
     }
 
@@ -322,8 +325,8 @@ struct ReservationTests {
     func liveReading() throws {
         let (store, ids) = try Self.store()
         _ = try Self.take(10, store, ReservationOwner(owner: "sync#1"))
-        try store.reserve([ids[0]], caller: "app", for: ReservationOwner(owner: "measure#1"))
-        #expect(try store.reservations().filter { $0.readingID == ids[0] }.map(\.owner) == ["measure#1"])
+        try store.journal.reserve([ids[0]], caller: "app", for: ReservationOwner(owner: "measure#1"))
+        #expect(try store.journal.reservations().filter { $0.readingID == ids[0] }.map(\.owner) == ["measure#1"])
     }
 }
 
@@ -338,10 +341,10 @@ struct JournalActionTests {
         let (store, directory) = try VitalStoreTests.fileStore()
         defer { try? FileManager.default.removeItem(at: directory) }
         for action in actions + [.unknown] {
-            try store.recordDelivery(
+            try store.journal.record(
                 caller: "app", device: nil, action: action, status: 0, at: VitalStoreTests.at, readingIDs: [],
                 remaining: 0)
         }
-        #expect(try store.deliveries().map(\.action) == actions + [.unknown])
+        #expect(try store.journal.deliveries().map(\.action) == actions + [.unknown])
     }
 }

@@ -67,7 +67,7 @@ func feedStore(_ count: Int) throws -> VitalStore {
         let (store, _) = try temporaryStore()
         let mac = MACAddress("004D3208D308")!
         for batch in stride(from: 0, to: count, by: 10_000) {
-            try store.storeReadings(
+            try store.readings.store(
                 (batch..<min(batch + 10_000, count)).map { index in
                     .glucose(
                         GlucoseReading(
@@ -86,11 +86,11 @@ let feedStoresLock = NSLock()
 /// A page of 1,000 changes of the feed of a home of `count` readings, after a cursor in its middle.
 func feedPage(_ benchmark: Benchmark, count: Int) throws {
     let store = try feedStore(count)
-    var cursor = try store.feedEnd()
+    var cursor = try store.feed.end()
     cursor.sequence /= 2
     benchmark.startMeasurement()
     for _ in benchmark.scaledIterations {
-        blackHole(try store.changes(after: cursor, limit: 1_000))
+        blackHole(try store.feed.changes(after: cursor, limit: 1_000))
     }
     benchmark.stopMeasurement()
 }
@@ -108,18 +108,18 @@ func feedResume(_ benchmark: Benchmark) throws {
                 measuredAt: Timestamp(secondsSince1970: 1_400_000_000 + Int64(index) * 60),
                 bodyComposition: fat.map { BodyComposition(bodyFatPercentage: $0) }))
     }
-    try store.storeReadings((0..<1_000).map { weight($0) }, device: mac)
-    let cursor = try store.feedEnd()
+    try store.readings.store((0..<1_000).map { weight($0) }, device: mac)
+    let cursor = try store.feed.end()
     for batch in stride(from: 1_000, to: 1_001_000, by: 20_000) {
-        try store.storeReadings((batch..<batch + 20_000).map { weight($0) }, device: mac)
+        try store.readings.store((batch..<batch + 20_000).map { weight($0) }, device: mac)
     }
     // every 100th reading deleted, every 1,000th (of the others) corrected: before and after the cursor
     for id in stride(from: Int64(50), through: 1_001_000, by: 100) {
-        try store.deleteReading(id, reason: "benchmark", at: Timestamp(secondsSince1970: 1_764_000_000))
+        try store.readings.delete(id, reason: "benchmark", at: Timestamp(secondsSince1970: 1_764_000_000))
     }
     // indexes 10, 1,010, …: readings 11, 1,011, …, never a deleted one
     let corrections = stride(from: 10, to: 1_000_000, by: 1_000).map { weight($0, fat: 20) }
-    try store.storeReadings(
+    try store.readings.store(
         corrections, device: mac,
         merging: ReadingMerge(
             mayMerge: { _ in true },
@@ -132,7 +132,7 @@ func feedResume(_ benchmark: Benchmark) throws {
     var position = cursor
     benchmark.startMeasurement()
     while true {
-        let page = try store.changes(after: position, limit: 10_000)
+        let page = try store.feed.changes(after: position, limit: 10_000)
         guard let last = page.last else { break }
         for change in page { counts[change.operation, default: 0] += 1 }
         position.sequence = last.sequence
@@ -168,7 +168,7 @@ func bandSync(_ benchmark: Benchmark, days: Int) async throws {
     let count = try await driver.sync(into: StoreSink(store: store, device: mac)) { _ in }
     let elapsed = clock.now - begin
     benchmark.stopMeasurement()
-    let stored = try store.readings(device: mac).count
+    let stored = try store.readings.all(device: mac).count
     precondition(stored == days + 1, "\(stored) days stored of \(days + 1)")
     benchmark.measurement(itemsPerSecond, Int(Double(count) / seconds(elapsed)))
 }
@@ -307,7 +307,7 @@ let benchmarks: @Sendable () -> Void = {
         benchmark.startMeasurement()
         let start = clock.now
         for batch in stride(from: 0, to: readings.count, by: 512) {
-            try store.storeReadings(Array(readings[batch..<min(batch + 512, readings.count)]), device: mac)
+            try store.readings.store(Array(readings[batch..<min(batch + 512, readings.count)]), device: mac)
         }
         let elapsed = clock.now - start
         benchmark.stopMeasurement()
