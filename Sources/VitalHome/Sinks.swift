@@ -9,7 +9,7 @@ import VitalStore
 extension PostgresSink: ChangeSink {}
 
 /// Why a sink cannot be added, followed or pushed to: one line naming what was wrong, never a password.
-public struct SinkCommandError: Error, Sendable, CustomStringConvertible {
+public struct SinkRequestError: Error, Sendable, CustomStringConvertible {
     public var description: String
 }
 
@@ -32,7 +32,7 @@ extension Hub {
                 file = path
             }
         } catch {
-            throw SinkCommandError(description: error.message)
+            throw SinkRequestError(description: error.message)
         }
         try store.sinks.add(
             SinkRecord(name: name, address: address.description, passwordFile: file, addedAt: Timestamp(Date())))
@@ -47,14 +47,14 @@ extension Hub {
 
     /// The sinks `names` name, every sink when it is empty.
     ///
-    /// - Throws: ``SinkCommandError`` naming a sink the home does not have, or saying it has none.
+    /// - Throws: ``SinkRequestError`` naming a sink the home does not have, or saying it has none.
     public func sinks(among names: [String]) throws -> [SinkRecord] {
         let all = try store.sinks.all()
         for name in names where !all.contains(where: { $0.name == name }) {
-            throw SinkCommandError(description: "the home has no sink named \(name) (vitalbridge sink list)")
+            throw SinkRequestError(description: "the home has no sink named \(name) (vitalbridge sink list)")
         }
         let sinks = names.isEmpty ? all : all.filter { names.contains($0.name) }
-        guard !sinks.isEmpty else { throw SinkCommandError(description: "the home has no sink (vitalbridge sink add)") }
+        guard !sinks.isEmpty else { throw SinkRequestError(description: "the home has no sink (vitalbridge sink add)") }
         return sinks
     }
 
