@@ -165,7 +165,7 @@ public struct FHIRBundleWriter {
         default: effective = .string(dateTime(reading.measuredAt))
         }
         for (kind, value) in Self.quantities(of: reading, glucose: glucose) {
-            let identifierValue = key + "-" + (kind == .glucoseMolar ? FHIRObservationKind.glucoseMass : kind).rawValue
+            let identifierValue = key + "-" + (kind == .glucoseMolar ? FHIRObservationKind.glucoseMass : kind).id
             let uuid = NameBasedUUID.v5(namespace: hubNamespace, name: "Observation/" + identifierValue)
             var members: [(key: String, value: JSON)] = [
                 ("identifier", .array([identifier(system: hubSystem, value: identifierValue)])),

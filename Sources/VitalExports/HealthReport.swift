@@ -79,16 +79,6 @@ public struct ReportError: Error, Hashable, Sendable, CustomStringConvertible {
 /// triangle on the time axis (`class="point unmeasured"`). A chart with such marks has a legend explaining them.
 /// A chart without them is drawn exactly as before.
 public struct HealthReport {
-    enum Chart: String, CaseIterable {
-        case bloodPressure = "blood-pressure"
-        case glucose
-        case weight
-        case oxygen = "spo2"
-        case temperature
-        case steps
-        case sleep
-    }
-
     /// The latest reading of one quantity, for the table.
     struct Latest {
         var time: Int64
@@ -115,7 +105,7 @@ public struct HealthReport {
     ) {
         self.units = units
         self.utcOffset = utcOffset
-        for chart in [Chart.bloodPressure, .glucose, .weight, .oxygen, .temperature] {
+        for chart in Chart.timeCharts {
             series[chart] = TimeSeries(limit: max(1, pointLimit))
         }
         days = [.steps: DaySeries(), .sleep: DaySeries()]

@@ -35,7 +35,7 @@ extension HealthReport {
             output("<p class=\"empty\">No readings to show.</p>\n")
         } else {
             output(latestTable)
-            for chart in Chart.allCases { section(chart, to: output) }
+            for chart in Chart.all { section(chart, to: output) }
         }
         output("</body>\n</html>\n")
     }
@@ -81,26 +81,25 @@ extension HealthReport {
         let draw: (Part, (String) -> Void) -> Void
         let count: Int
         let note: String
-        switch chart {
-        case .bloodPressure, .glucose, .weight, .oxygen, .temperature:
-            guard let series = series[chart], series.readings > 0 else { return }
-            draw = { timeChart(chart, series, $0, to: $1) }
-            count = series.marks.count
-            note = self.note(chart, daily: series.daily)
-        case .steps, .sleep:
+        if chart.shape == .bars {
             guard let days = days[chart], !days.days.isEmpty else { return }
             let sorted = days.sorted
             draw = { dayChart(chart, sorted, $0, to: $1) }
             count = sorted.count
-            note = self.note(chart, daily: true)
+            note = chart.note(true)
+        } else {
+            guard let series = series[chart], series.readings > 0 else { return }
+            draw = { timeChart(chart, series, $0, to: $1) }
+            count = series.marks.count
+            note = chart.note(series.daily)
         }
-        let title = title(chart)
+        let title = chart.title(units)
         let legend = series[chart].map(legend) ?? ""
         output(
             """
-            <section class="chart" id="\(chart.rawValue)"><h2>\(escape(title))</h2>
+            <section class="chart" id="\(chart.id)"><h2>\(escape(title))</h2>
             <p class="note">\(escape(note))</p>
-            <svg data-chart="\(chart.rawValue)" role="img" aria-label="\(escape(title))" viewBox="0 0 \(Int(Plot.width)) \(Int(Plot.height))" xmlns="http://www.w3.org/2000/svg">
+            <svg data-chart="\(chart.id)" role="img" aria-label="\(escape(title))" viewBox="0 0 \(Int(Plot.width)) \(Int(Plot.height))" xmlns="http://www.w3.org/2000/svg">
 
             """)
         var first = true
@@ -110,7 +109,7 @@ extension HealthReport {
             output(mark)
         }
         output(
-            "\n</svg>\n\(legend)<p><a download=\"\(chart.rawValue).csv\" href=\"data:text/csv;charset=utf-8,")
+            "\n</svg>\n\(legend)<p><a download=\"\(chart.id).csv\" href=\"data:text/csv;charset=utf-8,")
         let lineEnd = PercentEncoding.encode("\r\n")
         draw(.csv) { row in
             output(PercentEncoding.encode(row))
@@ -150,84 +149,6 @@ extension HealthReport {
         return "<ul class=\"legend\">\(items.joined())</ul>\n"
     }
 
-    private func title(_ chart: Chart) -> String {
-        switch chart {
-        case .bloodPressure: "Blood pressure (\(units.bloodPressure))"
-        case .glucose: "Glucose (\(units.glucose))"
-        case .weight: "Weight (\(units.weight))"
-        case .oxygen: "SpO2 (%)"
-        case .temperature: "Temperature (\(units.temperature))"
-        case .steps: "Daily steps"
-        case .sleep: "Sleep (hours)"
-        }
-    }
-
-    /// The unit of a time chart's values; `nil` for SpO2 (%) and the day charts.
-    private func unit(of chart: Chart) -> VitalUnit? {
-        switch chart {
-        case .bloodPressure: units.bloodPressure
-        case .glucose: units.glucose
-        case .weight: units.weight
-        case .temperature: units.temperature
-        case .oxygen, .steps, .sleep: nil
-        }
-    }
-
-    /// A reference line or band of a chart, in the chart's unit.
-    private struct Reference {
-        var low: Double
-        var high: Double?
-        var label: String
-        var style: String
-    }
-
-    private func references(_ chart: Chart) -> [Reference] {
-        func pressure(_ mmHg: Double) -> Double { units.bloodPressure.fromCanonical(mmHg) }
-        switch chart {
-        case .bloodPressure:
-            return [
-                Reference(low: pressure(130), high: pressure(140), label: "", style: "band stage1"),
-                Reference(low: pressure(80), high: pressure(90), label: "", style: "band stage1"),
-                Reference(low: pressure(130), label: "130/80", style: "line stage1"),
-                Reference(low: pressure(80), label: "130/80", style: "line stage1"),
-                Reference(low: pressure(140), label: "140/90", style: "line stage2"),
-                Reference(low: pressure(90), label: "140/90", style: "line stage2"),
-            ]
-        case .glucose:
-            let unit = units.glucose
-            return [
-                Reference(low: unit.fromCanonical(70), high: unit.fromCanonical(180), label: "", style: "band target"),
-                Reference(
-                    low: unit.fromCanonical(70),
-                    label: "\(Self.number(unit.fromCanonical(70)))–\(Self.number(unit.fromCanonical(180)))",
-                    style: "line target"),
-            ]
-        case .oxygen: return [Reference(low: 95, label: "95 %", style: "line stage1")]
-        case .temperature:
-            let fever = units.temperature.fromCanonical(38)
-            return [Reference(low: fever, label: "\(Self.number(fever)) \(units.temperature)", style: "line stage2")]
-        case .weight, .steps, .sleep: return []
-        }
-    }
-
-    private func note(_ chart: Chart, daily: Bool) -> String {
-        let each = daily ? "Each line spans a day's readings, lowest to highest." : "Each point is a reading."
-        return switch chart {
-        case .bloodPressure:
-            (daily
-                ? "Each line spans a day's readings, from the lowest diastolic to the highest systolic."
-                : "Each line runs from diastolic to systolic.")
-                + " Dashed: 130/80, solid: 140/90 (the ACC/AHA 2017 stage 1 and stage 2 thresholds); the stage 1 "
-                + "bands are shaded."
-        case .glucose: each + " Shaded: the 70–180 mg/dL target range."
-        case .weight: each + " The line is the least-squares trend."
-        case .oxygen: each + " The line marks 95 %."
-        case .temperature: each + " The line marks 38 °C."
-        case .steps: "Steps a day; a day two devices report shows the larger count."
-        case .sleep: "Hours asleep a day; a smartband's nights are split into deep, light and awake."
-        }
-    }
-
     /// A unit as CSV headers write it (as `records` does): `mg_dL`, `C`.
     private func csvUnit(_ unit: VitalUnit) -> String {
         String(unit.symbol.compactMap { $0 == "/" ? "_" : $0 == "°" ? nil : $0 })
@@ -237,7 +158,7 @@ extension HealthReport {
     /// as `part` says, each to `output` as it is made.
     private func timeChart(_ chart: Chart, _ series: TimeSeries, _ part: Part, to output: (String) -> Void) {
         let marks = series.marks
-        let unit = unit(of: chart)
+        let unit = chart.unit.map { units[keyPath: $0] }
         let unitText = unit?.symbol ?? "%"
         let digits = unit?.fractionDigits ?? 0
         /// A value as a callback writes it in the chart's unit: `18.0` kPa, `78.10` kg.
@@ -252,7 +173,7 @@ extension HealthReport {
         switch part {
         case .svg:
             let measured = series.hasUnmeasured ? marks.filter { !$0.isUnmeasured } : marks
-            let references = references(chart)
+            let references = chart.references(units)
             let values =
                 measured.flatMap { [$0.low, $0.high] }
                 + references.flatMap { [$0.low] + ($0.high.map { [$0] } ?? []) }
@@ -261,12 +182,12 @@ extension HealthReport {
             end = Double(marks.last!.time) + span
             let margin = (end - start) * 0.02
             plot = Plot(
-                x: (start - margin)...(end + margin), values: values, ceiling: chart == .oxygen ? 100 : nil)
+                x: (start - margin)...(end + margin), values: values, ceiling: chart.ceiling)
             for line in plot.grid() + plot.timeAxis() { output(line) }
             for reference in references {
                 output(plot.reference(reference.low, reference.high, label: reference.label, style: reference.style))
             }
-            if chart == .weight, measured.count >= 2, let trend = Self.trend(measured) {
+            if chart.trend, measured.count >= 2, let trend = Self.trend(measured) {
                 output(
                     "<line class=\"trend\" x1=\"\(Plot.f(plot.px(start)))\" y1=\"\(Plot.f(plot.py(trend(start))))\" "
                         + "x2=\"\(Plot.f(plot.px(end)))\" y2=\"\(Plot.f(plot.py(trend(end))))\"/>")
@@ -275,13 +196,12 @@ extension HealthReport {
             // the rows need no plot: one over nothing, never drawn
             plot = Plot(x: 0...1, values: [0], ceiling: nil)
             let suffix = unit.map(csvUnit) ?? "percent"
-            let column =
-                (chart == .bloodPressure ? "pressure" : chart == .oxygen ? "spo2" : chart.rawValue) + "_" + suffix
+            let column = chart.column + "_" + suffix
             var header: String
             if series.daily {
                 header = "day,lowest_\(column),highest_\(column),readings"
-            } else if chart == .bloodPressure {
-                header = "time,systolic_\(suffix),diastolic_\(suffix)"
+            } else if case .ranges(let high, let low) = chart.shape {
+                header = "time,\(high)_\(suffix),\(low)_\(suffix)"
             } else {
                 header = "time,\(column)"
             }
@@ -308,7 +228,7 @@ extension HealthReport {
                             + "y2=\"\(Plot.f(plot.py(mark.high)))\"><title>\(escape(title))</title></line>")
                 case .csv: output("\(day),\(value(mark.low)),\(value(mark.high)),\(mark.count)\(noFlags)")
                 }
-            } else if chart == .bloodPressure {
+            } else if case .ranges(let high, let low) = chart.shape {
                 let time = Self.time(mark.time, withClock: true)
                 switch part {
                 case .svg:
@@ -317,8 +237,8 @@ extension HealthReport {
                         "<g class=\"point\"><title>\(time): \(pressure) \(escape(unitText))</title>"
                             + "<line x1=\"\(Plot.f(x))\" y1=\"\(Plot.f(plot.py(mark.low)))\" x2=\"\(Plot.f(x))\" "
                             + "y2=\"\(Plot.f(plot.py(mark.high)))\"/>"
-                            + "<circle class=\"systolic\" cx=\"\(Plot.f(x))\" cy=\"\(Plot.f(plot.py(mark.high)))\" r=\"3\"/>"
-                            + "<circle class=\"diastolic\" cx=\"\(Plot.f(x))\" cy=\"\(Plot.f(plot.py(mark.low)))\" r=\"3\"/></g>"
+                            + "<circle class=\"\(high)\" cx=\"\(Plot.f(x))\" cy=\"\(Plot.f(plot.py(mark.high)))\" r=\"3\"/>"
+                            + "<circle class=\"\(low)\" cx=\"\(Plot.f(x))\" cy=\"\(Plot.f(plot.py(mark.low)))\" r=\"3\"/></g>"
                     )
                 case .csv: output("\(time),\(value(mark.high)),\(value(mark.low))\(noFlags)")
                 }
@@ -341,7 +261,7 @@ extension HealthReport {
     private func flaggedMark(
         _ mark: TimeSeries.Mark, chart: Chart, x: Double, plot: Plot, daily: Bool, value: (Double) -> String
     ) -> (svg: String, csv: String) {
-        let unitText = unit(of: chart)?.symbol ?? "%"
+        let unitText = chart.unit.map { units[keyPath: $0].symbol } ?? "%"
         let when = Self.time(mark.time, withClock: !daily)
         let flags = mark.flags.joined(separator: " ")
         let said = mark.flags.isEmpty ? "" : " [\(mark.flags.joined(separator: ", "))]"
@@ -350,7 +270,7 @@ extension HealthReport {
         let row: String
         if daily {
             row = "\(when),\(low),\(high),\(mark.count),\(mark.flagged),\(flags)"
-        } else if chart == .bloodPressure {
+        } else if case .ranges = chart.shape {
             row = "\(when),\(high),\(low),\(flags)"
         } else {
             row = "\(when),\(low),\(flags)"
@@ -378,14 +298,14 @@ extension HealthReport {
                     + "y1=\"\(bottom)\" x2=\"\(at)\" y2=\"\(top)\"/>\(ringMark)</g>", row
             )
         }
-        if chart == .bloodPressure {
+        if case .ranges(let highName, let lowName) = chart.shape {
             let title = "\(when): \(high.isEmpty ? "-" : high)/\(low.isEmpty ? "-" : low) \(unitText)\(said)"
             var parts = ""
             if !mark.lowMissing && !mark.highMissing {
                 parts += "<line x1=\"\(at)\" y1=\"\(bottom)\" x2=\"\(at)\" y2=\"\(top)\"/>"
             }
-            if !mark.highMissing { parts += "<circle class=\"systolic\" cx=\"\(at)\" cy=\"\(top)\" r=\"3\"/>" }
-            if !mark.lowMissing { parts += "<circle class=\"diastolic\" cx=\"\(at)\" cy=\"\(bottom)\" r=\"3\"/>" }
+            if !mark.highMissing { parts += "<circle class=\"\(highName)\" cx=\"\(at)\" cy=\"\(top)\" r=\"3\"/>" }
+            if !mark.lowMissing { parts += "<circle class=\"\(lowName)\" cx=\"\(at)\" cy=\"\(bottom)\" r=\"3\"/>" }
             return ("<g class=\"\(classes)\"><title>\(escape(title))</title>\(parts)\(ringMark)</g>", row)
         }
         let title = "\(when): \(value(mark.low)) \(unitText)\(said)"
