@@ -111,51 +111,20 @@ public struct HealthReport {
         days = [.steps: DaySeries(), .sleep: DaySeries()]
     }
 
-    /// Adds `reading`, measured by `device` (shown in the table as `device`'s text).
+    /// Adds `reading`, measured by `device` (shown in the table as `device`'s text). Readings are given oldest first,
+    /// as the store reads them: a chart's marks and days follow that order.
     public mutating func add(_ reading: Reading, device: String) {
         readings += 1
         let time = reading.measuredAt.secondsSince1970 + Int64(utcOffset(reading.measuredAt))
         first = min(first ?? time, time)
         last = max(last ?? time, time)
-        func note(_ quantity: String, _ value: String, day: CalendarDate? = nil) {
-            latest[quantity] = Latest(
-                time: day.map { $0.daysSince1970 * 86_400 } ?? time, wholeDay: day != nil, value: value, device: device)
+        func note(_ quantity: String, _ value: String, day: CalendarDate) {
+            latest[quantity] = Latest(time: day.daysSince1970 * 86_400, wholeDay: true, value: value, device: device)
         }
-        func plot(_ chart: Chart, _ low: Double, _ high: Double? = nil) {
-            series[chart]!.add(time: time, low: low, high: high ?? low)
-        }
-        let annotations = reading.annotations
-        guard annotations.isEmpty else {
-            addAnnotated(reading, annotations, time: time, device: device)
-            return
-        }
+        // a day's totals have no special values; its statuses, if any, do not change its bars
         switch reading {
-        case .bloodPressure(let bp):
-            let systolic = show(bp.systolic, units.bloodPressure)
-            let diastolic = show(bp.diastolic, units.bloodPressure)
-            plot(.bloodPressure, diastolic.value, systolic.value)
-            note(
-                "Blood pressure",
-                "\(systolic.text)/\(diastolic.text) \(units.bloodPressure)"
-                    + (bp.heartRate.map { ", pulse \($0) bpm" } ?? ""))
-        case .glucose(let glucose):
-            let value = show(glucose.mgPerDeciliter, units.glucose)
-            plot(.glucose, value.value)
-            note("Glucose", "\(value.text) \(units.glucose)")
-        case .weight(let weight):
-            let value = show(weight.kilograms, units.weight)
-            plot(.weight, value.value)
-            note(
-                "Weight",
-                "\(value.text) \(units.weight)"
-                    + (weight.bodyComposition.map { ", body fat \(Self.number($0.bodyFatPercentage)) %" } ?? ""))
-        case .oximetry(let oximetry):
-            plot(.oxygen, Double(oximetry.oxygenSaturation))
-            note("SpO2", "\(oximetry.oxygenSaturation) %, pulse \(oximetry.heartRate) bpm")
-        case .temperature(let temperature):
-            let value = show(temperature.celsius, units.temperature)
-            plot(.temperature, value.value)
-            note("Temperature", "\(value.text) \(units.temperature)")
+        case .bloodPressure, .glucose, .weight, .oximetry, .temperature, .heartRate:
+            addInstant(reading, time: time, device: device)
         case .activity(let day):
             days[.steps]!.add(day: day.date.daysSince1970, parts: [("steps", Double(day.steps))])
             days[.sleep]!.add(day: day.date.daysSince1970, parts: [("asleep", Double(day.sleepMinutes))])
@@ -176,16 +145,14 @@ public struct HealthReport {
             if !day.sleepSegments.isEmpty {
                 note("Sleep segments", Self.sleepSegments(day.sleepSegments), day: day.date)
             }
-        case .heartRate(let recording):
-            note("Heart rate", "\(recording.heartRate) bpm, \(recording.rrIntervals.count) RR intervals")
         }
     }
 
-    /// Adds a reading the device said something about: a marked point (a value it could not measure is never
-    /// plotted: a reading without any value to plot is a mark on the time axis), named in the latest readings.
-    private mutating func addAnnotated(
-        _ reading: Reading, _ annotations: ReadingAnnotations, time: Int64, device: String
-    ) {
+    /// Adds a reading of an instant: a point (a line, for blood pressure) at its values, marked when the device said
+    /// something about it (a value it could not measure is never plotted: a reading without any value to plot is a
+    /// mark on the time axis), and its line in the latest readings.
+    private mutating func addInstant(_ reading: Reading, time: Int64, device: String) {
+        let annotations = reading.annotations
         let unavailable = reading.unavailableFields
         let flags =
             annotations.status.names
@@ -235,12 +202,7 @@ public struct HealthReport {
         case .heartRate(let recording):
             let rate = missing(.heartRate).map { "\($0)" } ?? "\(recording.heartRate) bpm"
             note("Heart rate", "\(rate), \(recording.rrIntervals.count) RR intervals")
-        case .activity, .band:
-            // a day's totals have no special values; its statuses, if any, do not change its bars
-            var plain = reading
-            plain.annotations = .none
-            add(plain, device: device)
-            readings -= 1
+        case .activity, .band: break  // days: add(_:device:)
         }
     }
 
