@@ -125,7 +125,7 @@ public struct DeviceDesk: Sendable {
         _ mac: MACAddress, seconds: Int?, onSample: @escaping @Sendable (LiveSample) -> Void
     ) async throws(DeviceDeskError) -> LiveEnding {
         let known = try knownDevice(mac)
-        guard DeviceCatalog.entry(for: known.model).family.streamsLiveSamples else {
+        guard DeviceCatalog.entry(for: known.model).family.traits.streamsLiveSamples else {
             throw DeviceDeskError(.unsupported, "\(mac) is a \(known.model.name), which sends no live samples")
         }
         let sink = StoreSink(store: store, device: mac)

@@ -165,7 +165,7 @@ extension Bridge {
             }
             readings.append(stored)
             guard let answered = Self.svsValues(of: stored.reading) else {
-                return (.failure, [], "the \(group.family.deviceName) answered another kind of reading")
+                return (.failure, [], "the \(group.family.traits.deviceName) answered another kind of reading")
             }
             values.merge(answered) { _, new in new }
         }

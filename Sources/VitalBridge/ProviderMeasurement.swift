@@ -37,22 +37,6 @@ struct ProviderFailure: Error, CustomStringConvertible {
     }
 }
 
-extension DeviceFamily {
-    /// What a person calls a device of the family, for messages.
-    var deviceName: String {
-        switch self {
-        case .bloodPressure: "blood pressure monitor"
-        case .glucose: "glucose meter"
-        case .scale: "scale"
-        case .thermometer: "thermometer"
-        case .pulseOximeter: "pulse oximeter"
-        case .activityMonitor: "activity monitor"
-        case .smartband: "smartband"
-        case .heartRateSensor: "heart-rate sensor"
-        }
-    }
-}
-
 extension StageRunner {
     /// Measures `need` on a device of the home: the one the request names, else the only fitting one, else the
     /// one the user chooses. The reading is stored before the device can forget it and reserved for `caller` as
@@ -60,7 +44,7 @@ extension StageRunner {
     func measureLive(_ need: ProviderMeasurement, caller: String, owner: ReservationOwner) async throws(ProviderFailure)
         -> StoredReading
     {
-        let kind = need.family.deviceName
+        let kind = need.family.traits.deviceName
         let fitting: [StoredDevice]
         do {
             fitting = try store.devices().filter { device in

@@ -15,15 +15,66 @@ public enum DeviceFamily: String, Hashable, Sendable, CaseIterable, Codable {
 }
 
 extension DeviceFamily {
-    /// Whether the family's devices indicate their stored readings unasked, each deleted when confirmed: blood
-    /// pressure monitors, scales and thermometers (the others delete only on a command).
-    public var pushesStoredRecords: Bool { self == .bloodPressure || self == .scale || self == .thermometer }
+    /// What a family is and does, described once: the drivers, the simulator and the engine's messages read it here
+    /// instead of each switching over the families.
+    public struct Traits: Sendable {
+        /// The kind of reading the family's devices take.
+        public let kind: ReadingKind
+        /// A device of the family as a person calls it, for messages: `blood pressure monitor`.
+        public let deviceName: String
+        /// Whether the devices indicate their stored readings unasked, each deleted when confirmed: blood pressure
+        /// monitors, scales and thermometers (the others delete only on a command).
+        public let pushesStoredRecords: Bool
+        /// Whether the devices send live samples while they measure (``LiveSample``): pulse oximeters (SpO2, pulse,
+        /// PI and the pulse wave), blood pressure monitors (the Intermediate Cuff Pressure) and heart-rate sensors
+        /// (each beat's rate and RR intervals).
+        public let streamsLiveSamples: Bool
+        /// The characteristic a device may send its progress on while it measures, subscribed when it has it: a
+        /// blood pressure monitor's Intermediate Cuff Pressure.
+        public let progressCharacteristic: CharacteristicID?
+        /// Whether the profile's measurements carry a user ID (Blood Pressure, Weight and Body Composition
+        /// Measurement).
+        public let carriesUserID: Bool
+        /// The device's own error codes the hub knows (``DeviceErrorCodes``); thermometers, activity monitors,
+        /// smartbands and heart-rate sensors report none.
+        public let errorCodes: [Int: String]
+    }
 
-    /// Whether the family's devices send live samples while they measure (``LiveSample``): pulse oximeters (SpO2,
-    /// pulse, PI and the pulse wave), blood pressure monitors (the Intermediate Cuff Pressure) and heart-rate
-    /// sensors (each beat's rate and RR intervals).
-    public var streamsLiveSamples: Bool {
-        self == .pulseOximeter || self == .bloodPressure || self == .heartRateSensor
+    /// What the family is and does.
+    public var traits: Traits { Self.traits[self]! }
+
+    private static let traits: [DeviceFamily: Traits] = [
+        .bloodPressure: Traits(
+            kind: .bloodPressure, deviceName: "blood pressure monitor", pushesStoredRecords: true,
+            streamsLiveSamples: true, progressCharacteristic: GATTCharacteristics.intermediateCuffPressure,
+            carriesUserID: true, errorCodes: DeviceErrorCodes.bloodPressure),
+        .glucose: Traits(
+            kind: .glucose, deviceName: "glucose meter", pushesStoredRecords: false, streamsLiveSamples: false,
+            progressCharacteristic: nil, carriesUserID: false, errorCodes: DeviceErrorCodes.glucose),
+        .scale: Traits(
+            kind: .weight, deviceName: "scale", pushesStoredRecords: true, streamsLiveSamples: false,
+            progressCharacteristic: nil, carriesUserID: true, errorCodes: DeviceErrorCodes.scale),
+        .thermometer: Traits(
+            kind: .temperature, deviceName: "thermometer", pushesStoredRecords: true, streamsLiveSamples: false,
+            progressCharacteristic: nil, carriesUserID: false, errorCodes: [:]),
+        .pulseOximeter: Traits(
+            kind: .oximetry, deviceName: "pulse oximeter", pushesStoredRecords: false, streamsLiveSamples: true,
+            progressCharacteristic: nil, carriesUserID: false, errorCodes: DeviceErrorCodes.pulseOximeter),
+        .activityMonitor: Traits(
+            kind: .activity, deviceName: "activity monitor", pushesStoredRecords: false, streamsLiveSamples: false,
+            progressCharacteristic: nil, carriesUserID: false, errorCodes: [:]),
+        .smartband: Traits(
+            kind: .bandDay, deviceName: "smartband", pushesStoredRecords: false, streamsLiveSamples: false,
+            progressCharacteristic: nil, carriesUserID: false, errorCodes: [:]),
+        .heartRateSensor: Traits(
+            kind: .heartRate, deviceName: "heart-rate sensor", pushesStoredRecords: false, streamsLiveSamples: true,
+            progressCharacteristic: nil, carriesUserID: false, errorCodes: [:]),
+    ]
+
+    /// The family of devices that take `reading`.
+    public init(of reading: Reading) {
+        let kind = reading.kind
+        self = Self.allCases.first { $0.traits.kind == kind }!
     }
 }
 

@@ -306,9 +306,7 @@ public struct PushDeviceDriver: DeviceDriver {
     ) async throws(DeviceError) -> DeviceRecord {
         // Stored readings come first on these devices; keeping them is never wrong, dropping them would lose data.
         _ = try await drainStoredRecords(into: sink) { _ in }
-        if entry.family == .bloodPressure {
-            try await connection.subscribe(GATTCharacteristics.intermediateCuffPressure)
-        }
+        if let progress = entry.family.traits.progressCharacteristic { try await connection.subscribe(progress) }
         try await send(.startMeasurement)
         while true {
             try checkCancellation()

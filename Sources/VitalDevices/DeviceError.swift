@@ -75,14 +75,6 @@ public enum DeviceErrorCodes {
     /// Scales (HS4).
     public static let scale: [Int: String] = [1: "low battery", 3: "over the maximum weight", 4: "unsteady"]
 
-    /// The known codes of `family`; thermometers, activity monitors, smartbands and heart-rate sensors report none.
-    public static func codes(for family: DeviceFamily) -> [Int: String] {
-        switch family {
-        case .bloodPressure: bloodPressure
-        case .glucose: glucose
-        case .scale: scale
-        case .pulseOximeter: pulseOximeter
-        case .thermometer, .activityMonitor, .smartband, .heartRateSensor: [:]
-        }
-    }
+    /// The known codes of `family` (its ``DeviceFamily/Traits/errorCodes``).
+    public static func codes(for family: DeviceFamily) -> [Int: String] { family.traits.errorCodes }
 }

@@ -132,7 +132,9 @@ public struct StandardPushDriver: DeviceDriver {
         let cuff = GATTCharacteristics.intermediateCuffPressure
         let composition = GATTCharacteristics.bodyComposition
         // the cuff pressure is optional in the Blood Pressure Service, the Body Composition Service in a scale
-        if entry.family == .bloodPressure, await connection.offers(cuff) { try await connection.subscribe(cuff) }
+        if entry.family.traits.progressCharacteristic == cuff, await connection.offers(cuff) {
+            try await connection.subscribe(cuff)
+        }
         var pairs = false
         if entry.family == .scale, measurement != composition { pairs = await connection.offers(composition) }
         if pairs { try await connection.subscribe(composition) }

@@ -330,15 +330,7 @@ extension DeviceFamily {
     /// The script of the readings a fleet file gives the family's devices: their kind's fields with fleet keys;
     /// `nil` for smartbands (which record by themselves) and heart-rate sensors (which stream beats).
     var script: SimulatedReading.Script? {
-        switch self {
-        case .bloodPressure: .bloodPressure
-        case .glucose: .glucose
-        case .scale: .weight
-        case .thermometer: .temperature
-        case .pulseOximeter: .oximetry
-        case .activityMonitor: .activity
-        case .smartband, .heartRateSensor: nil
-        }
+        self == .smartband || self == .heartRateSensor ? nil : SimulatedReading.Script.of(traits.kind)
     }
 }
 
@@ -390,22 +382,6 @@ extension Fleet {
         }
         return Fleet(devices: devices)
     }()
-}
-
-extension DeviceFamily {
-    /// The family of devices that take `reading`.
-    public init(of reading: Reading) {
-        switch reading {
-        case .bloodPressure: self = .bloodPressure
-        case .glucose: self = .glucose
-        case .weight: self = .scale
-        case .temperature: self = .thermometer
-        case .oximetry: self = .pulseOximeter
-        case .activity: self = .activityMonitor
-        case .band: self = .smartband
-        case .heartRate: self = .heartRateSensor
-        }
-    }
 }
 
 extension Stage {

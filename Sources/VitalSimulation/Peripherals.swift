@@ -141,7 +141,8 @@ struct PushPeripheral: SimulatedPeripheral {
     }
 
     func sendLiveSamples(on link: Link) {
-        guard runtime.entry.family == .bloodPressure else { return }
+        guard runtime.entry.family.traits.progressCharacteristic == GATTCharacteristics.intermediateCuffPressure
+        else { return }
         for pressure in [40, 120, 180, 140] {
             let cuff = IntermediateCuffPressure(unit: .mmHg, cuffPressure: SFloat(mantissa: pressure, exponent: 0)!)
             link.notify(GATTCharacteristics.intermediateCuffPressure, cuff.encoded())

@@ -30,22 +30,10 @@ extension DeviceFamily {
     /// The thermometer's sites, `armpit` … `tympanum`: one Temperature Type a reading.
     static let sites = ReadingStatus(profileBits: 0x1FF, first: "armpit", count: 9)
 
-    /// Whether the family's profile gives a reading a user ID (Blood Pressure Measurement, Weight Measurement and
-    /// Body Composition Measurement).
-    var carriesUserID: Bool { self == .bloodPressure || self == .scale }
-
-    /// A device of the family, as an error message names it.
-    var deviceName: String {
-        switch self {
-        case .bloodPressure: "a blood pressure monitor"
-        case .glucose: "a glucose meter"
-        case .scale: "a scale"
-        case .thermometer: "a thermometer"
-        case .pulseOximeter: "a pulse oximeter"
-        case .activityMonitor: "an activity monitor"
-        case .smartband: "a smartband"
-        case .heartRateSensor: "a heart-rate sensor"
-        }
+    /// A device of the family, as an error message names it: `a blood pressure monitor`, `an activity monitor`.
+    var aDevice: String {
+        let name = traits.deviceName
+        return ("aeiou".contains(name.first!) ? "an " : "a ") + name
     }
 }
 
@@ -71,7 +59,7 @@ extension SimulatedReading {
             return
         default:
             throw error(
-                "\(family.deviceName) sends its \(key) as "
+                "\(family.aDevice) sends its \(key) as "
                     + (scripted.rule == .flag ? "a flag" : "an integer of a vendor protocol")
                     + ", which has no special values")
         }
@@ -87,7 +75,7 @@ extension SimulatedReading {
         for name in status.names where !carried.contains(ReadingStatus(name: name)!) {
             throw FleetError(
                 path: path + ".status",
-                message: "has \"\(name)\", which \(family.deviceName) cannot send: its \(field) has "
+                message: "has \"\(name)\", which \(family.aDevice) cannot send: its \(field) has "
                     + (carried.names.isEmpty ? "no statuses" : carried.names.joined(separator: ", ")))
         }
         var status = status
@@ -128,10 +116,10 @@ extension SimulatedReading {
         }
         reading.annotations.status = status
         if let user {
-            guard family.carriesUserID else {
+            guard family.traits.carriesUserID else {
                 throw FleetError(
                     path: path + ".user",
-                    message: "is for a blood pressure monitor or a scale: \(family.deviceName) sends no user ID")
+                    message: "is for a blood pressure monitor or a scale: \(family.aDevice) sends no user ID")
             }
             reading.annotations.userIndex = user
         }

@@ -286,10 +286,10 @@ extension SimulatedReading.Script {
         self.init(kind: kind, fields: fields, owns: owns)
     }
 
-    static let bloodPressure = Self(.bloodPressure)
-    static let glucose = Self(.glucose)
-    static let weight = Self(.weight)
-    static let temperature = Self(.temperature)
-    static let oximetry = Self(.oximetry)
-    static let activity = Self(.activity)
+    /// The script of `kind`, for a kind a fleet can script (one whose fields have fleet keys).
+    static func of(_ kind: ReadingKind) -> Self? { scripts[kind.ordinal] }
+
+    private static let scripts: [Self?] = ReadingKind.allCases.map { kind in
+        kind.fields.contains { $0.fleetKey != nil } ? Self(kind) : nil
+    }
 }

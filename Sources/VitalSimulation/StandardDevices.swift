@@ -27,7 +27,7 @@ extension SimulatedWorld {
         guard link.transfer == nil, link.outstanding == nil,
             link.subscribed.contains(runtime.liveCharacteristic)
         else { return false }
-        let pushes = runtime.entry.family.pushesStoredRecords
+        let pushes = runtime.entry.family.traits.pushesStoredRecords
         if link.userMeasured || user.cancelAt == .measure {
             // nothing more to say: a push device hangs up, a meter waits for the next command
             guard pushes else { return false }

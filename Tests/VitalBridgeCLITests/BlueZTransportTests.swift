@@ -422,7 +422,7 @@ struct BlueZEveryCommandTests {
         let callback = try BlueZTransportTests.callback(bench, request(action, model))
         #expect(callback.status == .success(action), "\(callback.reason?.rawValue ?? "")")
         #expect(callback.mac?.description == macOf(model))
-        let pushes = DeviceCatalog.entry(for: model).family.pushesStoredRecords
+        let pushes = DeviceCatalog.entry(for: model).family.traits.pushesStoredRecords
         switch (action.includes(.measure), action.includes(.sync), callback.result) {
         case (true, true, .combined(let measure, _)?): #expect(measure.count == 1)
         // the live reading first, then the stored ones the device sent before it

@@ -183,7 +183,7 @@ struct MatrixTests {
         let failingStage: Stage = action.includes(.measure) ? .measure : action.includes(.sync) ? .sync : .add
         let standard = model.isStandardProfile
         // a generic push device ends its session by hanging up: a drop ends a sync with what arrived (its own test)
-        if standard, failingStage == .sync, DeviceCatalog.entry(for: model).family.pushesStoredRecords { return }
+        if standard, failingStage == .sync, DeviceCatalog.entry(for: model).family.traits.pushesStoredRecords { return }
         let home = try TestHome(
             fleet: fleet(model) { device in
                 switch failingStage {
@@ -224,7 +224,7 @@ struct MatrixTests {
             // without a new reading, a meter or oximeter sends none within the wait
             if model.isStandardProfile, stage == .measure {
                 let failed = ActionStatus(action: action, ran: Array(repeating: .success, count: index) + [.fail])!
-                let pushes = DeviceCatalog.entry(for: model).family.pushesStoredRecords
+                let pushes = DeviceCatalog.entry(for: model).family.traits.pushesStoredRecords
                 #expect(callback.status == failed, "cmd \(action.rawValue) \(model)")
                 #expect(callback.reason == (pushes ? .deviceDisconnected : .deviceTimeout), "\(model)")
                 continue
