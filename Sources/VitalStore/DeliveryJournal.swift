@@ -230,7 +230,6 @@ extension DeliveryJournal {
 }
 
 extension VitalStore {
-
     /// Whether caller `?2` was delivered the `reading` row as it is now (its current revision).
     static let deliveredAsRevised = """
         EXISTS (SELECT 1 FROM delivery_reading WHERE delivery_reading.caller = ?2

@@ -25,13 +25,7 @@ enum FeedOperation: Int {
     }
 }
 
-/// The change feed (the `feed` table) and the user's deletions.
-///
-/// Every change to what the hub exports is one row, written in the transaction that makes the change: a reading
-/// stored or released from quarantine (`insert`), revised (`update`), deleted by the user or returned to quarantine
-/// (`delete`). Its sequence grows in commit order and is never reused, and a reading's next change replaces its
-/// row: the feed holds the latest change of each reading, so that reading it after any place gives exactly what
-/// changed since, at a cost that depends on what changed, not on the history (the sequence is the table's key).
+/// The user's deletions: a deleted reading's last change in the feed (below) is its deletion.
 extension ReadingsStore {
     /// Deletes stored reading `id` for the reason the user gives: it is never delivered nor exported again, it leaves
     /// every caller's queue, and the change feed (and so every sink) receives its deletion. The reading stays in the
@@ -73,8 +67,14 @@ extension ReadingsStore {
     }
 }
 
+/// The change feed (the `feed` table).
+///
+/// Every change to what the hub exports is one row, written in the transaction that makes the change: a reading
+/// stored or released from quarantine (`insert`), revised (`update`), deleted by the user or returned to quarantine
+/// (`delete`). Its sequence grows in commit order and is never reused, and a reading's next change replaces its
+/// row: the feed holds the latest change of each reading, so that reading it after any place gives exactly what
+/// changed since, at a cost that depends on what changed, not on the history (the sequence is the table's key).
 extension FeedStore {
-
     /// The changes after `cursor` in the feed, oldest first, at most `limit` of them: for each reading whose latest
     /// change is after the cursor, that change, with the reading as it is now (`nil` for a deletion) and its person.
     ///
@@ -119,7 +119,6 @@ extension FeedStore {
 }
 
 extension VitalStore {
-
     /// The sequence of the latest change ever made (0 before the first): a replaced row's sequence counts, since a
     /// consumer may hold it.
     static func lastSequence(_ db: Database) throws -> Int64 {

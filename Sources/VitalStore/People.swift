@@ -197,7 +197,6 @@ extension PeopleStore {
 }
 
 extension VitalStore {
-
     // MARK: SQL
 
     /// Whether the `reading` row may be delivered to the caller the SQL expression `caller` names: the user has not

@@ -163,7 +163,6 @@ extension ReadingsStore {
 }
 
 extension VitalStore {
-
     /// The stored reading (one of `stored`: of one device, kind and time) that `merging` makes `reading` one with:
     /// unchanged when `reading` is part of it, else revised to what the two make.
     fileprivate static func merge(
