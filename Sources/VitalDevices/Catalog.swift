@@ -71,10 +71,12 @@ extension DeviceFamily {
             progressCharacteristic: nil, carriesUserID: false, errorCodes: [:]),
     ]
 
-    /// The family of devices that take `reading`.
-    public init(of reading: Reading) {
-        let kind = reading.kind
-        self = Self.allCases.first { $0.traits.kind == kind }!
+    /// The family of devices that take `reading`: a table lookup, as the simulator asks it of every record it sends.
+    public init(of reading: Reading) { self = Self.byKind[reading.kind.ordinal] }
+
+    /// The family of each kind, by the kind's `ordinal`, derived from the traits once.
+    private static let byKind: [DeviceFamily] = ReadingKind.allCases.map { kind in
+        allCases.first { $0.traits.kind == kind }!
     }
 }
 
