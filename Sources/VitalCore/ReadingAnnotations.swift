@@ -199,46 +199,17 @@ public struct ReadingStatus: OptionSet, Hashable, Sendable, CustomStringConverti
 extension Reading {
     /// What the device said about the reading beyond its values.
     public var annotations: ReadingAnnotations {
-        get {
-            switch self {
-            case .bloodPressure(let reading): reading.annotations
-            case .glucose(let reading): reading.annotations
-            case .weight(let reading): reading.annotations
-            case .oximetry(let reading): reading.annotations
-            case .temperature(let reading): reading.annotations
-            case .activity(let day): day.annotations
-            case .band(let day): day.annotations
-            case .heartRate(let reading): reading.annotations
-            }
-        }
-        set {
-            switch self {
-            case .bloodPressure(var reading):
-                reading.annotations = newValue
-                self = .bloodPressure(reading)
-            case .glucose(var reading):
-                reading.annotations = newValue
-                self = .glucose(reading)
-            case .weight(var reading):
-                reading.annotations = newValue
-                self = .weight(reading)
-            case .oximetry(var reading):
-                reading.annotations = newValue
-                self = .oximetry(reading)
-            case .temperature(var reading):
-                reading.annotations = newValue
-                self = .temperature(reading)
-            case .activity(var day):
-                day.annotations = newValue
-                self = .activity(day)
-            case .band(var day):
-                day.annotations = newValue
-                self = .band(day)
-            case .heartRate(var reading):
-                reading.annotations = newValue
-                self = .heartRate(reading)
-            }
-        }
+        get { visit(Annotations()) }
+        set { update(SetAnnotations(annotations: newValue)) }
+    }
+
+    private struct Annotations: PayloadVisitor {
+        func visit<Payload: KindReading>(_ payload: Payload) -> ReadingAnnotations { payload.annotations }
+    }
+
+    private struct SetAnnotations: PayloadUpdate {
+        let annotations: ReadingAnnotations
+        func update<Payload: KindReading>(_ payload: inout Payload) { payload.annotations = annotations }
     }
 
     /// Marks `field` (one of the reading's kind's fields) as not measured: the device sent `value` for it. Its value

@@ -228,88 +228,26 @@ extension ReadingField {
             }),
     ]
 
-    static let heartRate: [ReadingField] = [
-        FieldsOf<HeartRateReading>.integer(
-            "hr", { $0.heartRate }, { $0.heartRate = $1 }, result: ["heart_rate"], column: .heartRate, loinc: "8867-4"),
-        // results leave the series out; FHIR gives its SDNN (heart-rate variability)
-        ReadingField(
-            name: "rr", type: .intervals, presence: .optional, resultPath: nil, resultRule: .whole,
-            column: .rrIntervals, fleetKey: nil, loinc: "80404-7",
-            read: { reading in
-                guard case .heartRate(let recording) = reading else { return nil }
-                return .intervals(recording.rrIntervals)
-            },
-            write: { reading, value in
-                guard case .heartRate(var recording) = reading, case .intervals(let intervals) = value,
-                    intervals.allSatisfy({ $0.isFinite && $0 > 0 })
-                else { return false }
-                recording.rrIntervals = intervals
-                reading = .heartRate(recording)
-                return true
-            }),
-    ]
-}
+    static let heartRate: [ReadingField] = [recordedHeartRate, rrIntervals]
 
-/// A reading type of one kind: how it sits in a ``Reading``.
-protocol KindReading: Sendable {
-    static func extract(_ reading: Reading) -> Self?
-    var embedded: Reading { get }
-}
+    /// A heart-rate recording's rate, bpm.
+    public static let recordedHeartRate: ReadingField = FieldsOf<HeartRateReading>.integer(
+        "hr", { $0.heartRate }, { $0.heartRate = $1 }, result: ["heart_rate"], column: .heartRate, loinc: "8867-4")
 
-extension BloodPressureReading: KindReading {
-    static func extract(_ reading: Reading) -> Self? {
-        if case .bloodPressure(let value) = reading { value } else { nil }
-    }
-    var embedded: Reading { .bloodPressure(self) }
-}
-
-extension GlucoseReading: KindReading {
-    static func extract(_ reading: Reading) -> Self? {
-        if case .glucose(let value) = reading { value } else { nil }
-    }
-    var embedded: Reading { .glucose(self) }
-}
-
-extension WeightReading: KindReading {
-    static func extract(_ reading: Reading) -> Self? {
-        if case .weight(let value) = reading { value } else { nil }
-    }
-    var embedded: Reading { .weight(self) }
-}
-
-extension TemperatureReading: KindReading {
-    static func extract(_ reading: Reading) -> Self? {
-        if case .temperature(let value) = reading { value } else { nil }
-    }
-    var embedded: Reading { .temperature(self) }
-}
-
-extension OximetryReading: KindReading {
-    static func extract(_ reading: Reading) -> Self? {
-        if case .oximetry(let value) = reading { value } else { nil }
-    }
-    var embedded: Reading { .oximetry(self) }
-}
-
-extension ActivityDay: KindReading {
-    static func extract(_ reading: Reading) -> Self? {
-        if case .activity(let value) = reading { value } else { nil }
-    }
-    var embedded: Reading { .activity(self) }
-}
-
-extension BandDay: KindReading {
-    static func extract(_ reading: Reading) -> Self? {
-        if case .band(let value) = reading { value } else { nil }
-    }
-    var embedded: Reading { .band(self) }
-}
-
-extension HeartRateReading: KindReading {
-    static func extract(_ reading: Reading) -> Self? {
-        if case .heartRate(let value) = reading { value } else { nil }
-    }
-    var embedded: Reading { .heartRate(self) }
+    /// A heart-rate recording's RR intervals, seconds. Results leave the series out; FHIR gives its SDNN (heart-rate
+    /// variability).
+    public static let rrIntervals = ReadingField(
+        name: "rr", type: .intervals, presence: .optional, resultPath: nil, resultRule: .whole, column: .rrIntervals,
+        fleetKey: nil, loinc: "80404-7",
+        read: { reading in HeartRateReading.extract(reading).map { .intervals($0.rrIntervals) } },
+        write: { reading, value in
+            guard var recording = HeartRateReading.extract(reading), case .intervals(let intervals) = value,
+                intervals.allSatisfy({ $0.isFinite && $0 > 0 })
+            else { return false }
+            recording.rrIntervals = intervals
+            reading = recording.embedded
+            return true
+        })
 }
 
 /// A Swift value a field holds: a quantity, a count or a flag.

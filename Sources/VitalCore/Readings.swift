@@ -466,17 +466,10 @@ public enum Reading: Hashable, Sendable {
     public var category: VitalCategory { kind.category }
 
     /// When the reading was taken; the start of the day (UTC) for an activity or band day. Results are ordered by it.
-    public var measuredAt: Timestamp {
-        switch self {
-        case .bloodPressure(let reading): reading.measuredAt
-        case .glucose(let reading): reading.measuredAt
-        case .weight(let reading): reading.measuredAt
-        case .oximetry(let reading): reading.measuredAt
-        case .temperature(let reading): reading.measuredAt
-        case .activity(let day): Timestamp(secondsSince1970: day.date.daysSince1970 * 86_400)
-        case .band(let day): Timestamp(secondsSince1970: day.date.daysSince1970 * 86_400)
-        case .heartRate(let reading): reading.measuredAt
-        }
+    public var measuredAt: Timestamp { visit(MeasuredAt()) }
+
+    private struct MeasuredAt: PayloadVisitor {
+        func visit<Payload: KindReading>(_ payload: Payload) -> Timestamp { payload.measuredAt }
     }
 }
 
