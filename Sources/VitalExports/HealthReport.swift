@@ -14,14 +14,15 @@ public struct ReportUnits: Hashable, Sendable {
     ///
     /// - Throws: ``ReportError`` for a unit of a category the report does not convert (km, miles).
     public mutating func set(_ unit: VitalUnit) throws(ReportError) {
-        switch unit.category {
-        case .bloodPressure: bloodPressure = unit
-        case .bloodGlucose: glucose = unit
-        case .weight: weight = unit
-        case .thermometer: temperature = unit
-        default: throw ReportError(message: "the report has no quantity in \(unit)")
+        guard let quantity = Self.quantities.first(where: { self[keyPath: $0].category == unit.category }) else {
+            throw ReportError(message: "the report has no quantity in \(unit)")
         }
+        self[keyPath: quantity] = unit
     }
+
+    private static let quantities: [any WritableKeyPath<Self, VitalUnit> & Sendable] = [
+        \.bloodPressure, \.glucose, \.weight, \.temperature,
+    ]
 }
 
 extension ReportUnits {
@@ -123,8 +124,6 @@ public struct HealthReport {
         }
         // a day's totals have no special values; its statuses, if any, do not change its bars
         switch reading {
-        case .bloodPressure, .glucose, .weight, .oximetry, .temperature, .heartRate:
-            addInstant(reading, time: time, device: device)
         case .activity(let day):
             days[.steps]!.add(day: day.date.daysSince1970, parts: [("steps", Double(day.steps))])
             days[.sleep]!.add(day: day.date.daysSince1970, parts: [("asleep", Double(day.sleepMinutes))])
@@ -145,71 +144,29 @@ public struct HealthReport {
             if !day.sleepSegments.isEmpty {
                 note("Sleep segments", Self.sleepSegments(day.sleepSegments), day: day.date)
             }
+        default:
+            addInstant(reading, time: time, device: device)
         }
     }
 
-    /// Adds a reading of an instant: a point (a line, for blood pressure) at its values, marked when the device said
-    /// something about it (a value it could not measure is never plotted: a reading without any value to plot is a
-    /// mark on the time axis), and its line in the latest readings.
+    /// Adds a reading of an instant as its kind's ``Readout`` says: a point (a line, for blood pressure) at its
+    /// values, marked when the device said something about it (a value it could not measure is never plotted: a
+    /// reading without any value to plot is a mark on the time axis), and its line in the latest readings.
     private mutating func addInstant(_ reading: Reading, time: Int64, device: String) {
+        guard let readout = Readout.all.first(where: { $0.kind == reading.kind }) else { return }
         let annotations = reading.annotations
-        let unavailable = reading.unavailableFields
-        let flags =
-            annotations.status.names
-            + unavailable.map { field, value in "\(field.column?.field ?? field.name ?? "value")=\(value)" }
-        /// The special value sent for the field of `column`, if the device could not measure it.
-        func missing(_ column: ReadingColumn) -> SpecialValue? {
-            unavailable.first { $0.field.column == column }?.value
+        let shown = Shown(
+            reading: reading, reportUnit: readout.plot?.chart.unit.map { units[keyPath: $0] },
+            unavailable: reading.unavailableFields)
+        if let (chart, low, high) = readout.plot {
+            let flags =
+                annotations.status.names
+                + shown.unavailable.map { field, value in "\(field.column?.field ?? field.name ?? "value")=\(value)" }
+            series[chart]!.add(time: time, low: shown.number(low), high: shown.number(high), flags: flags)
         }
-        func note(_ quantity: String, _ value: String) {
-            let said = annotations.status.isEmpty ? "" : " (\(annotations.status.names.joined(separator: ", ")))"
-            latest[quantity] = Latest(time: time, wholeDay: false, value: value + said, device: device)
-        }
-        func plot(_ chart: Chart, _ low: Double?, _ high: Double?) {
-            series[chart]!.add(time: time, low: low, high: high, flags: flags)
-        }
-        /// The value of `column` in `unit` as a number and text, or its special value's name as text.
-        func shown(_ canonical: Double, _ column: ReadingColumn, _ unit: VitalUnit) -> (value: Double?, text: String) {
-            if let special = missing(column) { return (nil, special.description) }
-            let value = show(canonical, unit)
-            return (value.value, value.text)
-        }
-        switch reading {
-        case .bloodPressure(let bp):
-            let systolic = shown(bp.systolic, .systolic, units.bloodPressure)
-            let diastolic = shown(bp.diastolic, .diastolic, units.bloodPressure)
-            plot(.bloodPressure, diastolic.value, systolic.value)
-            let pulse = missing(.heartRate).map { ", pulse \($0)" } ?? bp.heartRate.map { ", pulse \($0) bpm" } ?? ""
-            note("Blood pressure", "\(systolic.text)/\(diastolic.text) \(units.bloodPressure)" + pulse)
-        case .glucose(let glucose):
-            let value = shown(glucose.mgPerDeciliter, .glucose, units.glucose)
-            plot(.glucose, value.value, value.value)
-            note("Glucose", "\(value.text) \(units.glucose)")
-        case .weight(let weight):
-            let value = shown(weight.kilograms, .weight, units.weight)
-            plot(.weight, value.value, value.value)
-            let fat = missing(.bodyFat) == nil ? weight.bodyComposition.map { Self.number($0.bodyFatPercentage) } : nil
-            note("Weight", "\(value.text) \(units.weight)" + (fat.map { ", body fat \($0) %" } ?? ""))
-        case .oximetry(let oximetry):
-            let saturation = missing(.spo2) == nil ? Double(oximetry.oxygenSaturation) : nil
-            plot(.oxygen, saturation, saturation)
-            let pulse = missing(.heartRate).map { "\($0)" } ?? "\(oximetry.heartRate) bpm"
-            note("SpO2", "\(missing(.spo2).map { "\($0)" } ?? "\(oximetry.oxygenSaturation) %"), pulse \(pulse)")
-        case .temperature(let temperature):
-            let value = shown(temperature.celsius, .temperature, units.temperature)
-            plot(.temperature, value.value, value.value)
-            note("Temperature", "\(value.text) \(units.temperature)")
-        case .heartRate(let recording):
-            let rate = missing(.heartRate).map { "\($0)" } ?? "\(recording.heartRate) bpm"
-            note("Heart rate", "\(rate), \(recording.rrIntervals.count) RR intervals")
-        case .activity, .band: break  // days: add(_:device:)
-        }
-    }
-
-    /// A canonical value in `unit`: rounded as a callback rounds it, as a number and as text.
-    private func show(_ canonical: Double, _ unit: VitalUnit) -> (value: Double, text: String) {
-        guard let rounded = unit.resultValue(canonical: canonical) else { return (canonical, Self.number(canonical)) }
-        return (rounded.doubleValue, rounded.description)
+        let said = annotations.status.isEmpty ? "" : " (\(annotations.status.names.joined(separator: ", ")))"
+        latest[readout.quantity] = Latest(
+            time: time, wholeDay: false, value: readout.text(shown) + said, device: device)
     }
 
     static func hours(_ minutes: Int) -> String { "\(minutes / 60) h \(minutes % 60) min" }

@@ -122,6 +122,105 @@ extension HealthReport {
         }
     }
 
+    /// How the report shows a reading of an instant of one kind: the quantity its latest reading is listed under, the
+    /// chart and fields it is plotted with, and its text. The report asks the readout, never which kind it has.
+    struct Readout: Sendable {
+        let kind: ReadingKind
+        /// What the latest readings call it: `Blood pressure`.
+        let quantity: String
+        /// Its chart and the fields whose values are the low and high ends of its mark (the same field for a point);
+        /// `nil` for a kind the report has no chart of.
+        let plot: (chart: Chart, low: ReadingField, high: ReadingField)?
+        /// Its text in the latest readings: `120/80 mmHg, pulse 71 bpm`.
+        let text: @Sendable (Shown) -> String
+
+        /// The readouts of the kinds of an instant.
+        static let all: [Readout] = [
+            Readout(
+                kind: .bloodPressure, quantity: "Blood pressure", plot: (.bloodPressure, .diastolic, .systolic),
+                text: {
+                    "\($0.text(.systolic))/\($0.text(.diastolic)) \($0.unit)"
+                        + $0.extra("pulse", .bloodPressurePulse, " bpm")
+                }),
+            Readout(
+                kind: .glucose, quantity: "Glucose", plot: (.glucose, .bloodGlucose, .bloodGlucose),
+                text: { "\($0.text(.bloodGlucose)) \($0.unit)" }),
+            Readout(
+                kind: .weight, quantity: "Weight", plot: (.weight, .bodyWeight, .bodyWeight),
+                // a body fat the scale could not measure is left out
+                text: {
+                    "\($0.text(.bodyWeight)) \($0.unit)"
+                        + ($0.missing(.bodyFat) == nil ? $0.extra("body fat", .bodyFat, " %") : "")
+                }),
+            Readout(
+                kind: .oximetry, quantity: "SpO2", plot: (.oxygen, .oxygenSaturation, .oxygenSaturation),
+                text: { "\($0.text(.oxygenSaturation, " %")), pulse \($0.text(.oximetryPulse, " bpm"))" }),
+            Readout(
+                kind: .temperature, quantity: "Temperature", plot: (.temperature, .bodyTemperature, .bodyTemperature),
+                text: { "\($0.text(.bodyTemperature)) \($0.unit)" }),
+            Readout(
+                kind: .heartRate, quantity: "Heart rate", plot: nil,
+                text: { shown in
+                    let intervals = ReadingField.rrIntervals.value(in: shown.reading)
+                    let count = if case .intervals(let rr) = intervals { rr.count } else { 0 }
+                    return "\(shown.text(.recordedHeartRate, " bpm")), \(count) RR intervals"
+                }),
+        ]
+    }
+
+    /// A reading's values as the report shows them: a quantity converted to the report's unit and rounded as a
+    /// callback rounds it, another as it is, and a value the device could not measure as its special value's name.
+    struct Shown {
+        let reading: Reading
+        /// The report's unit of the reading's chart; `nil` when the chart has none.
+        let reportUnit: VitalUnit?
+        let unavailable: [(field: ReadingField, value: SpecialValue)]
+
+        /// The report's unit, as text (`mmHg`); empty when the chart has none.
+        var unit: String { reportUnit.map { "\($0)" } ?? "" }
+
+        /// The special value the device sent for `field`, if it could not measure it.
+        func missing(_ field: ReadingField) -> SpecialValue? { unavailable.first { $0.field === field }?.value }
+
+        /// The value of `field` as a number to plot: converted and rounded when the field is; `nil` when the device
+        /// could not measure it or the reading has none.
+        func number(_ field: ReadingField) -> Double? {
+            guard missing(field) == nil else { return nil }
+            switch field.value(in: reading) {
+            case .number(let value): return converted(value, field)?.value ?? value
+            case .integer(let value): return Double(value)
+            default: return nil
+            }
+        }
+
+        /// The value of `field` as text, `suffix` after a value (not after a special value's name); empty when the
+        /// reading has none.
+        func text(_ field: ReadingField, _ suffix: String = "") -> String {
+            if let special = missing(field) { return special.description }
+            switch field.value(in: reading) {
+            case .number(let value): return (converted(value, field)?.text ?? HealthReport.number(value)) + suffix
+            case .integer(let value): return "\(value)" + suffix
+            default: return ""
+            }
+        }
+
+        /// `, label value` for `field`, its special value's name if the device could not measure it; empty when the
+        /// reading has none.
+        func extra(_ label: String, _ field: ReadingField, _ suffix: String) -> String {
+            let text = text(field, suffix)
+            return text.isEmpty ? "" : ", \(label) \(text)"
+        }
+
+        /// `canonical` in the report's unit, rounded as a callback rounds it, when `field` is converted.
+        private func converted(_ canonical: Double, _ field: ReadingField) -> (value: Double, text: String)? {
+            guard field.resultRule == .converted, let unit = reportUnit else { return nil }
+            guard let rounded = unit.resultValue(canonical: canonical) else {
+                return (canonical, HealthReport.number(canonical))
+            }
+            return (rounded.doubleValue, rounded.description)
+        }
+    }
+
     /// A reference line or band of a chart, in the chart's unit.
     struct Reference: Sendable {
         var low: Double

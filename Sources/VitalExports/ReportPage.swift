@@ -48,10 +48,8 @@ extension HealthReport {
     }
 
     private var latestTable: String {
-        let order = [
-            "Blood pressure", "Glucose", "Weight", "SpO2", "Temperature", "Heart rate", "Steps", "Sleep", "Sports",
-            "Sport totals", "Sleep segments",
-        ]
+        let order =
+            Readout.all.map(\.quantity) + ["Steps", "Sleep", "Sports", "Sport totals", "Sleep segments"]
         let rows = order.compactMap { quantity in
             latest[quantity].map {
                 "<tr><th scope=\"row\">\(quantity)</th><td>\(escape($0.value))</td>"
