@@ -180,25 +180,33 @@ extension Bridge {
     /// not measure (it sent a special value: NaN, ±INF…) is left out, never answered as a number.
     static func svsValues(of reading: Reading) -> [Int: Answer.Entry]? {
         guard let quality = Quality(of: reading) else { return nil }
-        let missing = Set(reading.unavailableFields.compactMap { $0.field.column })
+        let missing = reading.unavailableFields.map(\.field)
         var values: [Int: Answer.Entry] = [:]
-        func answer(_ sign: VitalSign, _ column: ReadingColumn, _ value: @autoclosure () -> SignValue) {
-            guard let exponent = sign.exponent, !missing.contains(column) else { return }
-            values[exponent] = .init(value(), quality: quality)
-        }
-        switch reading {
-        case .bloodPressure(let bp):
-            answer(.bpSys, .systolic, .number(Int(bp.systolic.rounded())))
-            answer(.bpDia, .diastolic, .number(Int(bp.diastolic.rounded())))
-        case .oximetry(let po):
-            answer(.hr, .heartRate, .number(po.heartRate))
-            answer(.spo2, .spo2, .number(po.oxygenSaturation))
-        case .temperature(let temperature):
-            answer(.temp, .temperature, .text(String(format: "%.1f", temperature.celsius)))
-        default:
-            return nil
+        for (sign, field, answer) in svsSigns where !missing.contains(where: { $0 === field }) {
+            guard let exponent = sign.exponent, let value = field.value(in: reading).flatMap(answer) else { continue }
+            values[exponent] = .init(value, quality: quality)
         }
         return values
+    }
+
+    /// Each sign VitalBridge answers: the reading field it is, and its value as SVS writes it (pressures in whole
+    /// mmHg, the temperature in °C with one decimal).
+    private static let svsSigns:
+        [(sign: VitalSign, field: ReadingField, answer: @Sendable (FieldValue) -> SignValue?)] = [
+            (.bpSys, .systolic, wholeNumber), (.bpDia, .diastolic, wholeNumber), (.hr, .oximetryPulse, wholeNumber),
+            (.spo2, .oxygenSaturation, wholeNumber),
+            (
+                .temp, .bodyTemperature,
+                { if case .number(let celsius) = $0 { .text(String(format: "%.1f", celsius)) } else { nil } }
+            ),
+        ]
+
+    private static func wholeNumber(_ value: FieldValue) -> SignValue? {
+        switch value {
+        case .number(let number): .number(Int(number.rounded()))
+        case .integer(let integer): .number(integer)
+        default: nil
+        }
     }
 
     /// Answers a Welltory DDS request `url`: VitalBridge's own parameters are `duration` (seconds of recording,
