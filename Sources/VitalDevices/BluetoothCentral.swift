@@ -121,23 +121,6 @@ public struct GATTEvents: AsyncSequence, Sendable {
     public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(connection: connection) }
 }
 
-extension CatalogEntry {
-    /// The characteristic the model sends its readings on (its stored ones too, for devices that push them).
-    public var measurementCharacteristic: CharacteristicID {
-        switch family {
-        case .bloodPressure: GATTCharacteristics.bloodPressureMeasurement
-        case .scale:
-            measuresBodyComposition ? GATTCharacteristics.bodyComposition : GATTCharacteristics.weightMeasurement
-        case .thermometer: GATTCharacteristics.temperatureMeasurement
-        case .glucose: GATTCharacteristics.glucoseMeasurement
-        case .pulseOximeter: GATTCharacteristics.plxSpotCheck
-        case .activityMonitor: GATTCharacteristics.activityRecords
-        case .smartband: GATTCharacteristics.bandData
-        case .heartRateSensor: GATTCharacteristics.heartRateMeasurement
-        }
-    }
-}
-
 /// The standard and vendor characteristics the drivers use.
 public enum GATTCharacteristics {
     public static let bloodPressureMeasurement = CharacteristicID(service: 0x1810, characteristic: 0x2A35)

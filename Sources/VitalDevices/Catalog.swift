@@ -29,6 +29,9 @@ extension DeviceFamily {
         /// PI and the pulse wave), blood pressure monitors (the Intermediate Cuff Pressure) and heart-rate sensors
         /// (each beat's rate and RR intervals).
         public let streamsLiveSamples: Bool
+        /// The characteristic the family's devices send their readings on (their stored ones too, for those that push
+        /// them); a scale that measures body composition sends them on Body Composition Measurement instead.
+        public let measurementCharacteristic: CharacteristicID
         /// The characteristic a device may send its progress on while it measures, subscribed when it has it: a
         /// blood pressure monitor's Intermediate Cuff Pressure.
         public let progressCharacteristic: CharacteristicID?
@@ -46,28 +49,36 @@ extension DeviceFamily {
     private static let traits: [DeviceFamily: Traits] = [
         .bloodPressure: Traits(
             kind: .bloodPressure, deviceName: "blood pressure monitor", pushesStoredRecords: true,
-            streamsLiveSamples: true, progressCharacteristic: GATTCharacteristics.intermediateCuffPressure,
+            streamsLiveSamples: true, measurementCharacteristic: GATTCharacteristics.bloodPressureMeasurement,
+            progressCharacteristic: GATTCharacteristics.intermediateCuffPressure,
             carriesUserID: true, errorCodes: DeviceErrorCodes.bloodPressure),
         .glucose: Traits(
             kind: .glucose, deviceName: "glucose meter", pushesStoredRecords: false, streamsLiveSamples: false,
+            measurementCharacteristic: GATTCharacteristics.glucoseMeasurement,
             progressCharacteristic: nil, carriesUserID: false, errorCodes: DeviceErrorCodes.glucose),
         .scale: Traits(
             kind: .weight, deviceName: "scale", pushesStoredRecords: true, streamsLiveSamples: false,
+            measurementCharacteristic: GATTCharacteristics.weightMeasurement,
             progressCharacteristic: nil, carriesUserID: true, errorCodes: DeviceErrorCodes.scale),
         .thermometer: Traits(
             kind: .temperature, deviceName: "thermometer", pushesStoredRecords: true, streamsLiveSamples: false,
+            measurementCharacteristic: GATTCharacteristics.temperatureMeasurement,
             progressCharacteristic: nil, carriesUserID: false, errorCodes: [:]),
         .pulseOximeter: Traits(
             kind: .oximetry, deviceName: "pulse oximeter", pushesStoredRecords: false, streamsLiveSamples: true,
+            measurementCharacteristic: GATTCharacteristics.plxSpotCheck,
             progressCharacteristic: nil, carriesUserID: false, errorCodes: DeviceErrorCodes.pulseOximeter),
         .activityMonitor: Traits(
             kind: .activity, deviceName: "activity monitor", pushesStoredRecords: false, streamsLiveSamples: false,
+            measurementCharacteristic: GATTCharacteristics.activityRecords,
             progressCharacteristic: nil, carriesUserID: false, errorCodes: [:]),
         .smartband: Traits(
             kind: .bandDay, deviceName: "smartband", pushesStoredRecords: false, streamsLiveSamples: false,
+            measurementCharacteristic: GATTCharacteristics.bandData,
             progressCharacteristic: nil, carriesUserID: false, errorCodes: [:]),
         .heartRateSensor: Traits(
             kind: .heartRate, deviceName: "heart-rate sensor", pushesStoredRecords: false, streamsLiveSamples: true,
+            measurementCharacteristic: GATTCharacteristics.heartRateMeasurement,
             progressCharacteristic: nil, carriesUserID: false, errorCodes: [:]),
     ]
 
@@ -140,8 +151,26 @@ public struct CatalogEntry: Hashable, Sendable {
     public let storesRecords: Bool
     /// Whether the scale also measures body composition (Body Composition Service, 0x181B).
     public let measuresBodyComposition: Bool
+    /// The characteristic the model sends its readings on (its stored ones too, for devices that push them):
+    /// kept, as drivers match every event against it.
+    public let measurementCharacteristic: CharacteristicID
     /// The name the device advertises, e.g. `BP5 11070`.
     public var advertisedNamePrefix: String { model.name }
+
+    init(
+        model: DeviceModel, family: DeviceFamily, profile: DeviceProfile, reach: DeviceReach, measuresLive: Bool,
+        storesRecords: Bool, measuresBodyComposition: Bool
+    ) {
+        self.model = model
+        self.family = family
+        self.profile = profile
+        self.reach = reach
+        self.measuresLive = measuresLive
+        self.storesRecords = storesRecords
+        self.measuresBodyComposition = measuresBodyComposition
+        measurementCharacteristic =
+            measuresBodyComposition ? GATTCharacteristics.bodyComposition : family.traits.measurementCharacteristic
+    }
 }
 
 /// Every model of the layered protocol and how the hub talks to it.
