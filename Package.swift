@@ -44,7 +44,7 @@ let package = Package(
         .target(name: "LayeredClient", dependencies: ["VitalCore", "LayeredProtocol"]),
         .target(name: "HealthGATT"),
         // the JSON of `gatt decode`, beside the codec (as swift-http-types keeps HTTPTypesFoundation beside its core)
-        .target(name: "HealthGATTJSON", dependencies: ["HealthGATT"]),
+        .target(name: "HealthGATTJSON", dependencies: ["HealthGATT", "VitalCore"]),
         .target(
             name: "ShareVitalSigns",
             dependencies: ["VitalCore", .product(name: "Crypto", package: "swift-crypto")]),
@@ -141,7 +141,8 @@ let package = Package(
         .testTarget(
             name: "LayeredClientTests",
             dependencies: ["VitalCore", "LayeredClient", "LayeredProtocol", "VitalTestSupport"]),
-        .testTarget(name: "HealthGATTTests", dependencies: ["HealthGATT", "HealthGATTJSON", "VitalTestSupport"]),
+        .testTarget(
+            name: "HealthGATTTests", dependencies: ["HealthGATT", "HealthGATTJSON", "VitalCore", "VitalTestSupport"]),
         .testTarget(
             name: "ShareVitalSignsTests",
             dependencies: ["VitalCore", "ShareVitalSigns", "VitalTestSupport"]),

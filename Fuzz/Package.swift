@@ -26,7 +26,7 @@ let package = Package(
         .target(name: "FuzzCheck"),
         fuzzTarget("FuzzRequest", using: ["VitalCore", "LayeredProtocol", "VitalBridge"]),
         fuzzTarget("FuzzCallback", using: ["VitalCore", "LayeredProtocol", "LayeredClient"]),
-        fuzzTarget("FuzzHealthGATT", using: ["HealthGATT"]),
+        fuzzTarget("FuzzHealthGATT", using: ["HealthGATT", "HealthGATTJSON", "VitalCore"]),
         fuzzTarget("FuzzFleet", using: ["VitalSimulation"]),
         fuzzTarget("FuzzWhitelist", using: ["VitalBridge"]),
         fuzzTarget("FuzzJSON", using: ["VitalCore", "LayeredProtocol"]),

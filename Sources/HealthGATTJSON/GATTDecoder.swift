@@ -8,7 +8,7 @@ import HealthGATT
 /// ```swift
 /// let decoder = GATTDecoder.named("0x2a35")!             // Blood Pressure Measurement
 /// let document = try decoder.decode(GATTDecoder.bytes(hex: "1E 8A00 5800 7800 0000 04 11 14 29 3B 3C00 01 2700")!)
-/// let json = try gattEncoder().encode(document)
+/// let json = try gattJSON(document).serialized(pretty: true)
 /// ```
 public struct GATTDecoder: Sendable {
     /// The characteristic's name (`Blood Pressure Measurement`, `IEEE 11073 SFLOAT`).

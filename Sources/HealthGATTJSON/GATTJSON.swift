@@ -1,14 +1,10 @@
 import HealthGATT
+import VitalCore
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
-/// The JSON shape `vitalbridge gatt decode` prints: snake_case keys after the SIG field names, units in `unit`,
-/// time stamps as objects, special float values as strings. Each characteristic has an `Encodable` body whose
-/// camelCase properties become the keys (``gattEncoder()`` converts them); an absent optional field is left out.
+/// The JSON shape `vitalbridge gatt decode` prints: snake_case keys after the SIG field names in the SIG's field
+/// order, units in `unit`, time stamps as objects, special float values as strings. Each characteristic has an
+/// `Encodable` body whose camelCase properties, declared in the SIG's order, become the keys (``gattJSON(_:)``
+/// writes them); an absent optional field is left out.
 public protocol JSONRepresentable {
     /// The body's type.
     associatedtype JSONBody: Encodable
@@ -16,25 +12,15 @@ public protocol JSONRepresentable {
     var json: JSONBody { get }
 }
 
-/// The encoder of every `gatt decode` document: indented, keys sorted (JSONEncoder keeps no member order, so the
-/// SIG field order cannot be kept), camelCase property names written in snake case.
-public func gattEncoder() -> JSONEncoder {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-    encoder.keyEncodingStrategy = .convertToSnakeCase
-    return encoder
-}
-
-/// A measured number: `mantissa × 10^exponent` written exactly (as a `Decimal`), or a special value's name.
+/// A measured number: `mantissa × 10^exponent`, written exactly by ``gattJSON(_:)``, or a special value's name.
 public struct GATTNumber: Encodable, Sendable {
     var special: SpecialFloatValue?
-    var value: Decimal
+    var mantissa: Int
+    var exponent: Int
 
     /// `mantissa × 10^exponent`, or the special value `special`.
     public init(mantissa: Int, exponent: Int, special: SpecialFloatValue? = nil) {
-        self.special = special
-        value = Decimal(
-            sign: mantissa < 0 ? .minus : .plus, exponent: exponent, significand: Decimal(mantissa.magnitude))
+        (self.mantissa, self.exponent, self.special) = (mantissa, exponent, special)
     }
 
     /// The value of an SFLOAT.
@@ -46,9 +32,34 @@ public struct GATTNumber: Encodable, Sendable {
         self.init(mantissa: number.mantissa, exponent: number.exponent, special: number.special)
     }
 
+    /// The number in decimal digits, exactly, with no exponent and no trailing zero after the point (`120`,
+    /// `36.5`, `-0.005`, `3700…0`), or the special value's name as a string.
+    var exactJSON: JSON {
+        if let special { return .string(special.rawValue) }
+        var digits = String(mantissa.magnitude)
+        if mantissa == 0 {
+            digits = "0"
+        } else if exponent >= 0 {
+            digits += String(repeating: "0", count: exponent)
+        } else {
+            let fraction = -exponent
+            if digits.count <= fraction { digits = String(repeating: "0", count: fraction - digits.count + 1) + digits }
+            digits.insert(".", at: digits.index(digits.endIndex, offsetBy: -fraction))
+            while digits.last == "0" { digits.removeLast() }
+            if digits.last == "." { digits.removeLast() }
+        }
+        return .number((mantissa < 0 ? "-" : "") + digits)
+    }
+
+    /// Writes the number into a document ``gattJSON(_:)`` makes; any other encoder is refused, as it could only
+    /// write the number rounded to a `Double` or as text.
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        if let special { try container.encode(special.rawValue) } else { try container.encode(value) }
+        guard let ordered = encoder as? OrderedEncoder else {
+            throw EncodingError.invalidValue(
+                self, EncodingError.Context(codingPath: encoder.codingPath, debugDescription: "only gattJSON writes it")
+            )
+        }
+        ordered.write(exactJSON)
     }
 }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import HealthGATTJSON
+import VitalCore
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -73,8 +74,7 @@ struct GATTDecodeCommand: ParsableCommand {
             if let uuid = decoder.uuid, annotatedCharacteristics.contains(uuid) {
                 document = AnnotatedJSON(body: document, annotations: HubAnnotationsJSON(decoding: bytes, of: uuid))
             }
-            let json = try gattEncoder().encode(document)
-            print(String(decoding: json, as: UTF8.self))
+            print(String(decoding: try gattJSON(document).serialized(pretty: true), as: UTF8.self), terminator: "")
         } catch {
             throw CommandError("cannot decode: \(error)")
         }

@@ -2,6 +2,7 @@ import Foundation
 import HealthGATT
 import HealthGATTJSON
 import Testing
+import VitalCore
 
 /// `gatt decode`'s table: characteristics named as a person types them, and bytes as they are captured.
 @Suite struct GATTDecoderTests {
@@ -25,8 +26,8 @@ import Testing
     @Test("a bare number decodes from exactly its width; fewer or more bytes name the offset")
     func bareNumbers() throws {
         let sfloat = try #require(GATTDecoder.named("sfloat"))
-        let json = try gattEncoder().encode(sfloat.decode([0xF0, 0xBD]))
-        #expect(String(decoding: json, as: UTF8.self).contains("\"exponent\" : -5"))
+        let json = try gattJSON(sfloat.decode([0xF0, 0xBD])).serialized(pretty: true)
+        #expect(String(decoding: json, as: UTF8.self).contains("\"exponent\": -5"))
         #expect { try sfloat.decode([0xF0]) } throws: { ($0 as? GATTError)?.offset == 0 }
         #expect { try sfloat.decode([0xF0, 0xBD, 0x00]) } throws: { ($0 as? GATTError)?.offset == 2 }
         let float = try #require(GATTDecoder.named("float"))

@@ -1,5 +1,7 @@
 import Foundation
+import TestRequirements
 import Testing
+import VitalCore
 import VitalTestSupport
 
 /// The JSON object `vitalbridge gatt decode` printed.
@@ -40,19 +42,19 @@ struct GATTDecodeTests {
         #expect(bpm["systolic"] as? String == "NaN" && bpm["diastolic"] as? String == "NRes")
     }
 
-    /// One capture of every characteristic `gatt decode` lists, and the document it prints: keys sorted, numbers
-    /// exact in the resolution of their field.
+    /// One capture of every characteristic `gatt decode` lists, and the document it prints: keys in the SIG's field
+    /// order, numbers exact in the resolution of their field.
     static let documents: [(characteristic: String, hex: String, document: String)] = [
         (
             "2A08", "DC07 0C 05 0B 32 1B",
             """
             {
-              "day" : 5,
-              "hours" : 11,
-              "minutes" : 50,
-              "month" : 12,
-              "seconds" : 27,
-              "year" : 2012
+              "year": 2012,
+              "month": 12,
+              "day": 5,
+              "hours": 11,
+              "minutes": 50,
+              "seconds": 27
             }
 
             """
@@ -61,8 +63,8 @@ struct GATTDecodeTests {
             "2A36", "00 9800 FF07 FF07",
             """
             {
-              "current_cuff_pressure" : 152,
-              "unit" : "mmHg"
+              "unit": "mmHg",
+              "current_cuff_pressure": 152
             }
 
             """
@@ -71,13 +73,13 @@ struct GATTDecodeTests {
             "2A49", "3F00",
             """
             {
-              "body_movement_detection_support" : true,
-              "cuff_fit_detection_support" : true,
-              "irregular_pulse_detection_support" : true,
-              "measurement_position_detection_support" : true,
-              "multiple_bond_support" : true,
-              "pulse_rate_range_detection_support" : true,
-              "raw" : 63
+              "body_movement_detection_support": true,
+              "cuff_fit_detection_support": true,
+              "irregular_pulse_detection_support": true,
+              "pulse_rate_range_detection_support": true,
+              "measurement_position_detection_support": true,
+              "multiple_bond_support": true,
+              "raw": 63
             }
 
             """
@@ -86,38 +88,38 @@ struct GATTDecodeTests {
             "2A18", "1B 0100 E307 02 1B 0B 0A 1E FBFF 1E00 12 0501",
             """
             {
-              "base_time" : {
-                "day" : 27,
-                "hours" : 11,
-                "minutes" : 10,
-                "month" : 2,
-                "seconds" : 30,
-                "year" : 2019
+              "sequence_number": 1,
+              "base_time": {
+                "year": 2019,
+                "month": 2,
+                "day": 27,
+                "hours": 11,
+                "minutes": 10,
+                "seconds": 30
               },
-              "context_information_follows" : true,
-              "glucose_concentration" : 30,
-              "sample_location" : "finger",
-              "sensor_status_annunciation" : {
-                "device_battery_low" : true,
-                "general_device_fault" : false,
-                "raw" : 261,
-                "read_interrupted" : false,
-                "result_too_high" : false,
-                "result_too_low" : false,
-                "sample_size_insufficient" : true,
-                "sensor_malfunction" : false,
-                "strip_insertion_error" : false,
-                "strip_type_incorrect" : false,
-                "temperature_too_high" : false,
-                "temperature_too_low" : true,
-                "time_fault" : false
+              "time_offset": -5,
+              "unit": "kg/L",
+              "glucose_concentration": 30,
+              "type": "capillary plasma",
+              "sample_location": "finger",
+              "sensor_status_annunciation": {
+                "device_battery_low": true,
+                "sensor_malfunction": false,
+                "sample_size_insufficient": true,
+                "strip_insertion_error": false,
+                "strip_type_incorrect": false,
+                "result_too_high": false,
+                "result_too_low": false,
+                "temperature_too_high": false,
+                "temperature_too_low": true,
+                "read_interrupted": false,
+                "general_device_fault": false,
+                "time_fault": false,
+                "raw": 261
               },
-              "sequence_number" : 1,
-              "time_offset" : -5,
-              "type" : "capillary plasma",
-              "unit" : "kg/L",
-              "vitalbridge" : {
-                "status" : [
+              "context_information_follows": true,
+              "vitalbridge": {
+                "status": [
                   "deviceBatteryLow",
                   "sampleSizeInsufficient",
                   "temperatureTooLow"
@@ -131,20 +133,20 @@ struct GATTDecodeTests {
             "2A34", "FF 0000 B3 03 6400 04 12 3C00 32 04 D2F4 59F1",
             """
             {
-              "carbohydrate" : 100,
-              "carbohydrate_id" : "dinner",
-              "carbohydrate_unit" : "g",
-              "exercise_duration" : 60,
-              "exercise_intensity" : 50,
-              "extended_flags" : 179,
-              "hba1c" : 34.5,
-              "health" : "minor health issues",
-              "meal" : "casual",
-              "medication" : 123.4,
-              "medication_id" : "long acting insulin",
-              "medication_unit" : "mL",
-              "sequence_number" : 0,
-              "tester" : "health care professional"
+              "sequence_number": 0,
+              "extended_flags": 179,
+              "carbohydrate_id": "dinner",
+              "carbohydrate": 100,
+              "carbohydrate_unit": "g",
+              "meal": "casual",
+              "tester": "health care professional",
+              "health": "minor health issues",
+              "exercise_duration": 60,
+              "exercise_intensity": 50,
+              "medication_id": "long acting insulin",
+              "medication": 123.4,
+              "medication_unit": "mL",
+              "hba1c": 34.5
             }
 
             """
@@ -153,18 +155,18 @@ struct GATTDecodeTests {
             "2A51", "FF07",
             """
             {
-              "general_device_fault" : true,
-              "low_battery_detection" : true,
-              "multiple_bond" : true,
-              "raw" : 2047,
-              "sensor_malfunction_detection" : true,
-              "sensor_read_interrupt_detection" : true,
-              "sensor_result_high_low_detection" : true,
-              "sensor_sample_size" : true,
-              "sensor_strip_insertion_error_detection" : true,
-              "sensor_strip_type_error_detection" : true,
-              "sensor_temperature_high_low_detection" : true,
-              "time_fault" : true
+              "low_battery_detection": true,
+              "sensor_malfunction_detection": true,
+              "sensor_sample_size": true,
+              "sensor_strip_insertion_error_detection": true,
+              "sensor_strip_type_error_detection": true,
+              "sensor_result_high_low_detection": true,
+              "sensor_temperature_high_low_detection": true,
+              "sensor_read_interrupt_detection": true,
+              "general_device_fault": true,
+              "time_fault": true,
+              "multiple_bond": true,
+              "raw": 2047
             }
 
             """
@@ -173,12 +175,12 @@ struct GATTDecodeTests {
             "2A52", "01 03 01 3412",
             """
             {
-              "op_code" : "report stored records",
-              "operand" : {
-                "filter_type" : "sequence number",
-                "value" : 4660
-              },
-              "operator" : "greater than or equal to"
+              "op_code": "report stored records",
+              "operator": "greater than or equal to",
+              "operand": {
+                "filter_type": "sequence number",
+                "value": 4660
+              }
             }
 
             """
@@ -187,10 +189,10 @@ struct GATTDecodeTests {
             "2A52", "06 00 01 06",
             """
             {
-              "op_code" : "response code",
-              "operator" : "null",
-              "request_op_code" : "report stored records",
-              "response_code_value" : "no records found"
+              "op_code": "response code",
+              "operator": "null",
+              "request_op_code": "report stored records",
+              "response_code_value": "no records found"
             }
 
             """
@@ -199,23 +201,23 @@ struct GATTDecodeTests {
             "2A9D", "0E B036 E807 03 01 08 00 00 02 E500 D606",
             """
             {
-              "bmi" : 22.9,
-              "height" : 1.75,
-              "height_unit" : "m",
-              "time_stamp" : {
-                "day" : 1,
-                "hours" : 8,
-                "minutes" : 0,
-                "month" : 3,
-                "seconds" : 0,
-                "year" : 2024
+              "unit": "kg",
+              "height_unit": "m",
+              "weight": 70,
+              "time_stamp": {
+                "year": 2024,
+                "month": 3,
+                "day": 1,
+                "hours": 8,
+                "minutes": 0,
+                "seconds": 0
               },
-              "unit" : "kg",
-              "user_id" : 2,
-              "vitalbridge" : {
-                "user_index" : 2
-              },
-              "weight" : 70
+              "user_id": 2,
+              "bmi": 22.9,
+              "height": 1.75,
+              "vitalbridge": {
+                "user_index": 2
+              }
             }
 
             """
@@ -224,12 +226,12 @@ struct GATTDecodeTests {
             "2A9E", "BF010000",
             """
             {
-              "bmi_supported" : true,
-              "height_measurement_resolution" : 3,
-              "multiple_users_supported" : true,
-              "raw" : 447,
-              "time_stamp_supported" : true,
-              "weight_measurement_resolution" : 7
+              "time_stamp_supported": true,
+              "multiple_users_supported": true,
+              "bmi_supported": true,
+              "weight_measurement_resolution": 7,
+              "height_measurement_resolution": 3,
+              "raw": 447
             }
 
             """
@@ -238,23 +240,23 @@ struct GATTDecodeTests {
             "2A9C", "0604 EB00 E807 03 01 08 00 00 01 B036",
             """
             {
-              "body_fat_percentage" : 23.5,
-              "height_unit" : "m",
-              "multiple_packet_measurement" : false,
-              "time_stamp" : {
-                "day" : 1,
-                "hours" : 8,
-                "minutes" : 0,
-                "month" : 3,
-                "seconds" : 0,
-                "year" : 2024
+              "unit": "kg",
+              "height_unit": "m",
+              "body_fat_percentage": 23.5,
+              "time_stamp": {
+                "year": 2024,
+                "month": 3,
+                "day": 1,
+                "hours": 8,
+                "minutes": 0,
+                "seconds": 0
               },
-              "unit" : "kg",
-              "user_id" : 1,
-              "vitalbridge" : {
-                "user_index" : 1
-              },
-              "weight" : 70
+              "user_id": 1,
+              "weight": 70,
+              "multiple_packet_measurement": false,
+              "vitalbridge": {
+                "user_index": 1
+              }
             }
 
             """
@@ -263,19 +265,19 @@ struct GATTDecodeTests {
             "2A1C", "06 B00E00FE DC07 0C 05 0B 32 1B 04",
             """
             {
-              "temperature_measurement_value" : 37.6,
-              "temperature_type" : "finger",
-              "time_stamp" : {
-                "day" : 5,
-                "hours" : 11,
-                "minutes" : 50,
-                "month" : 12,
-                "seconds" : 27,
-                "year" : 2012
+              "unit": "°C",
+              "temperature_measurement_value": 37.6,
+              "time_stamp": {
+                "year": 2012,
+                "month": 12,
+                "day": 5,
+                "hours": 11,
+                "minutes": 50,
+                "seconds": 27
               },
-              "unit" : "°C",
-              "vitalbridge" : {
-                "status" : [
+              "temperature_type": "finger",
+              "vitalbridge": {
+                "status": [
                   "finger"
                 ]
               }
@@ -287,56 +289,56 @@ struct GATTDecodeTests {
             "2A5E", "1F 6200 4800 E807 03 01 08 00 00 2001 200000 1C00",
             """
             {
-              "device_and_sensor_status" : {
-                "equipment_malfunction_detected" : false,
-                "erratic_signal_detected" : false,
-                "extended_display_update_ongoing" : false,
-                "inadequate_signal_detected" : false,
-                "low_perfusion_detected" : true,
-                "nonpulsatile_signal_detected" : false,
-                "poor_signal_detected" : false,
-                "questionable_pulse_detected" : false,
-                "raw" : 32,
-                "sensor_disconnected" : false,
-                "sensor_displaced" : false,
-                "sensor_interference_detected" : false,
-                "sensor_malfunctioning" : false,
-                "sensor_unconnected_to_user" : false,
-                "signal_analysis_ongoing" : false,
-                "signal_processing_irregularity_detected" : false,
-                "unknown_sensor_connected" : false
+              "unit": "%, bpm",
+              "spo2pr_spot_check": {
+                "spo2": 98,
+                "pr": 72
               },
-              "device_clock_not_set" : true,
-              "measurement_status" : {
-                "calibration_ongoing" : false,
-                "data_for_demonstration" : false,
-                "data_for_testing" : false,
-                "data_from_measurement_storage" : false,
-                "early_estimated_data" : false,
-                "fully_qualified_data" : true,
-                "invalid_measurement_detected" : false,
-                "measurement_ongoing" : true,
-                "measurement_unavailable" : false,
-                "questionable_measurement_detected" : false,
-                "raw" : 288,
-                "validated_data" : false
+              "time_stamp": {
+                "year": 2024,
+                "month": 3,
+                "day": 1,
+                "hours": 8,
+                "minutes": 0,
+                "seconds": 0
               },
-              "pulse_amplitude_index" : 28,
-              "spo2pr_spot_check" : {
-                "pr" : 72,
-                "spo2" : 98
+              "measurement_status": {
+                "measurement_ongoing": true,
+                "early_estimated_data": false,
+                "validated_data": false,
+                "fully_qualified_data": true,
+                "data_from_measurement_storage": false,
+                "data_for_demonstration": false,
+                "data_for_testing": false,
+                "calibration_ongoing": false,
+                "measurement_unavailable": false,
+                "questionable_measurement_detected": false,
+                "invalid_measurement_detected": false,
+                "raw": 288
               },
-              "time_stamp" : {
-                "day" : 1,
-                "hours" : 8,
-                "minutes" : 0,
-                "month" : 3,
-                "seconds" : 0,
-                "year" : 2024
+              "device_and_sensor_status": {
+                "extended_display_update_ongoing": false,
+                "equipment_malfunction_detected": false,
+                "signal_processing_irregularity_detected": false,
+                "inadequate_signal_detected": false,
+                "poor_signal_detected": false,
+                "low_perfusion_detected": true,
+                "erratic_signal_detected": false,
+                "nonpulsatile_signal_detected": false,
+                "questionable_pulse_detected": false,
+                "signal_analysis_ongoing": false,
+                "sensor_interference_detected": false,
+                "sensor_unconnected_to_user": false,
+                "unknown_sensor_connected": false,
+                "sensor_displaced": false,
+                "sensor_malfunctioning": false,
+                "sensor_disconnected": false,
+                "raw": 32
               },
-              "unit" : "%, bpm",
-              "vitalbridge" : {
-                "status" : [
+              "pulse_amplitude_index": 28,
+              "device_clock_not_set": true,
+              "vitalbridge": {
+                "status": [
                   "measurementOngoing",
                   "fullyQualifiedData",
                   "lowPerfusion",
@@ -351,53 +353,53 @@ struct GATTDecodeTests {
             "2A5F", "1F 6200 4800 6100 4900 6300 4700 0000 010000 FF07",
             """
             {
-              "device_and_sensor_status" : {
-                "equipment_malfunction_detected" : false,
-                "erratic_signal_detected" : false,
-                "extended_display_update_ongoing" : true,
-                "inadequate_signal_detected" : false,
-                "low_perfusion_detected" : false,
-                "nonpulsatile_signal_detected" : false,
-                "poor_signal_detected" : false,
-                "questionable_pulse_detected" : false,
-                "raw" : 1,
-                "sensor_disconnected" : false,
-                "sensor_displaced" : false,
-                "sensor_interference_detected" : false,
-                "sensor_malfunctioning" : false,
-                "sensor_unconnected_to_user" : false,
-                "signal_analysis_ongoing" : false,
-                "signal_processing_irregularity_detected" : false,
-                "unknown_sensor_connected" : false
+              "unit": "%, bpm",
+              "spo2pr_normal": {
+                "spo2": 98,
+                "pr": 72
               },
-              "measurement_status" : {
-                "calibration_ongoing" : false,
-                "data_for_demonstration" : false,
-                "data_for_testing" : false,
-                "data_from_measurement_storage" : false,
-                "early_estimated_data" : false,
-                "fully_qualified_data" : false,
-                "invalid_measurement_detected" : false,
-                "measurement_ongoing" : false,
-                "measurement_unavailable" : false,
-                "questionable_measurement_detected" : false,
-                "raw" : 0,
-                "validated_data" : false
+              "spo2pr_fast": {
+                "spo2": 97,
+                "pr": 73
               },
-              "pulse_amplitude_index" : "NaN",
-              "spo2pr_fast" : {
-                "pr" : 73,
-                "spo2" : 97
+              "spo2pr_slow": {
+                "spo2": 99,
+                "pr": 71
               },
-              "spo2pr_normal" : {
-                "pr" : 72,
-                "spo2" : 98
+              "measurement_status": {
+                "measurement_ongoing": false,
+                "early_estimated_data": false,
+                "validated_data": false,
+                "fully_qualified_data": false,
+                "data_from_measurement_storage": false,
+                "data_for_demonstration": false,
+                "data_for_testing": false,
+                "calibration_ongoing": false,
+                "measurement_unavailable": false,
+                "questionable_measurement_detected": false,
+                "invalid_measurement_detected": false,
+                "raw": 0
               },
-              "spo2pr_slow" : {
-                "pr" : 71,
-                "spo2" : 99
+              "device_and_sensor_status": {
+                "extended_display_update_ongoing": true,
+                "equipment_malfunction_detected": false,
+                "signal_processing_irregularity_detected": false,
+                "inadequate_signal_detected": false,
+                "poor_signal_detected": false,
+                "low_perfusion_detected": false,
+                "erratic_signal_detected": false,
+                "nonpulsatile_signal_detected": false,
+                "questionable_pulse_detected": false,
+                "signal_analysis_ongoing": false,
+                "sensor_interference_detected": false,
+                "sensor_unconnected_to_user": false,
+                "unknown_sensor_connected": false,
+                "sensor_displaced": false,
+                "sensor_malfunctioning": false,
+                "sensor_disconnected": false,
+                "raw": 1
               },
-              "unit" : "%, bpm"
+              "pulse_amplitude_index": "NaN"
             }
 
             """
@@ -406,40 +408,40 @@ struct GATTDecodeTests {
             "2A60", "FF00 E0FF FFFF00",
             """
             {
-              "device_and_sensor_status_support" : {
-                "equipment_malfunction_detected" : true,
-                "erratic_signal_detected" : true,
-                "extended_display_update_ongoing" : true,
-                "inadequate_signal_detected" : true,
-                "low_perfusion_detected" : true,
-                "nonpulsatile_signal_detected" : true,
-                "poor_signal_detected" : true,
-                "questionable_pulse_detected" : true,
-                "raw" : 65535,
-                "sensor_disconnected" : true,
-                "sensor_displaced" : true,
-                "sensor_interference_detected" : true,
-                "sensor_malfunctioning" : true,
-                "sensor_unconnected_to_user" : true,
-                "signal_analysis_ongoing" : true,
-                "signal_processing_irregularity_detected" : true,
-                "unknown_sensor_connected" : true
+              "supported_features": 255,
+              "measurement_status_support": {
+                "measurement_ongoing": true,
+                "early_estimated_data": true,
+                "validated_data": true,
+                "fully_qualified_data": true,
+                "data_from_measurement_storage": true,
+                "data_for_demonstration": true,
+                "data_for_testing": true,
+                "calibration_ongoing": true,
+                "measurement_unavailable": true,
+                "questionable_measurement_detected": true,
+                "invalid_measurement_detected": true,
+                "raw": 65504
               },
-              "measurement_status_support" : {
-                "calibration_ongoing" : true,
-                "data_for_demonstration" : true,
-                "data_for_testing" : true,
-                "data_from_measurement_storage" : true,
-                "early_estimated_data" : true,
-                "fully_qualified_data" : true,
-                "invalid_measurement_detected" : true,
-                "measurement_ongoing" : true,
-                "measurement_unavailable" : true,
-                "questionable_measurement_detected" : true,
-                "raw" : 65504,
-                "validated_data" : true
-              },
-              "supported_features" : 255
+              "device_and_sensor_status_support": {
+                "extended_display_update_ongoing": true,
+                "equipment_malfunction_detected": true,
+                "signal_processing_irregularity_detected": true,
+                "inadequate_signal_detected": true,
+                "poor_signal_detected": true,
+                "low_perfusion_detected": true,
+                "erratic_signal_detected": true,
+                "nonpulsatile_signal_detected": true,
+                "questionable_pulse_detected": true,
+                "signal_analysis_ongoing": true,
+                "sensor_interference_detected": true,
+                "sensor_unconnected_to_user": true,
+                "unknown_sensor_connected": true,
+                "sensor_displaced": true,
+                "sensor_malfunctioning": true,
+                "sensor_disconnected": true,
+                "raw": 65535
+              }
             }
 
             """
@@ -448,18 +450,18 @@ struct GATTDecodeTests {
             "2A37", "1F 0101 3201 0100 0201 FFFF",
             """
             {
-              "energy_expended" : 306,
-              "energy_unit" : "kJ",
-              "heart_rate_measurement_value" : 257,
-              "rr_interval_unit" : "1/1024 s",
-              "rr_intervals" : [
+              "unit": "bpm",
+              "heart_rate_measurement_value": 257,
+              "value_format": "uint16",
+              "sensor_contact": "detected",
+              "energy_expended": 306,
+              "energy_unit": "kJ",
+              "rr_intervals": [
                 1,
                 258,
                 65535
               ],
-              "sensor_contact" : "detected",
-              "unit" : "bpm",
-              "value_format" : "uint16"
+              "rr_interval_unit": "1/1024 s"
             }
 
             """
@@ -471,6 +473,35 @@ struct GATTDecodeTests {
         let output = try vitalbridge("gatt", "decode", characteristic, hex)
         #expect(output.status == 0 && output.stderr.isEmpty, "\(output.stderr)")
         #expect(output.stdout == document)
+        #expect(throws: Never.self) { try JSON.parse(Array(output.stdout.utf8)) }
+    }
+
+    @Test(
+        "every document, and FLOATs at both ends of the exponents, parse with Python's strict parser to their exact value",
+        .needs(.python3))
+    func strictJSON() throws {
+        let captures =
+            Self.documents.map { ($0.characteristic, $0.hex) } + [("float", "7201007F"), ("float", "01000080")]
+        let printed = try captures.map { characteristic, hex in
+            let output = try vitalbridge("gatt", "decode", characteristic, hex)
+            #expect(output.status == 0, "\(characteristic) \(hex): \(output.stderr)")
+            return output.stdout
+        }
+        // each document read with NaN and Infinity refused, decimals kept as Decimal; the bare numbers' values back
+        let script = """
+            import decimal, json, sys
+            def refuse(constant): raise ValueError("not strict JSON: " + constant)
+            documents = [json.loads(text, parse_float=decimal.Decimal, parse_constant=refuse)
+                         for text in open(sys.argv[1]).read().split("\\0")]
+            print(json.dumps([str(document.get("value")) for document in documents[-2:]]))
+            """
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("gatt-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try printed.joined(separator: "\0").write(to: file, atomically: true, encoding: .utf8)
+        let output = try runProgram("/usr/bin/env", ["python3", "-c", script, file.path])
+        #expect(output.status == 0, "\(output.stderr)")
+        let values = try #require(try JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) as? [String])
+        #expect(values == ["370" + String(repeating: "0", count: 127), "1E-128"])
     }
 
     @Test("a glucose context's carbohydrate is in grams and its medication in milligrams or millilitres")
