@@ -30,6 +30,8 @@ struct StageRunner: Sendable {
     func run(_ request: LayeredRequest, caller: String, owner: ReservationOwner, scannedQR: String?) async -> Run {
         var run = Run()
         guard central.reaches(request.deviceModel) else {
+            // the callback names the device the request named, as every other answer to an action on one does
+            run.device = request.action.addsDevice ? nil : request.mac
             run.outcomes = [.fail]
             run.reason = .unsupportedTransport
             return run

@@ -85,16 +85,24 @@ struct BlueZTransportTests {
     func vendorModels() throws {
         let bench = try SimulatedBus()
         defer { bench.stop() }
-        for url in [
-            "ihealth-layer://?cmd=0&devicemodel=100&mac=004D3208D2F4&scheme=vitalbridge-demo",
-            "ihealth-layer://?cmd=2&devicemodel=400&mac=004D3208D308&scheme=vitalbridge-demo",
-            "ihealth-layer://?cmd=4&addtype=0&devicemodel=700&scheme=vitalbridge-demo",
+        for (url, mac) in [
+            ("ihealth-layer://?cmd=0&devicemodel=100&mac=004D3208D2F4&scheme=vitalbridge-demo", "004D3208D2F4"),
+            ("ihealth-layer://?cmd=2&devicemodel=400&mac=004D3208D308&scheme=vitalbridge-demo", "004D3208D308"),
+            ("ihealth-layer://?cmd=4&addtype=0&devicemodel=700&scheme=vitalbridge-demo", nil),
         ] {
             let output = try bench.open(url)
             #expect(output.status == 0)
             let callback = try LayeredCallback(parsing: output.stdout.trimmingCharacters(in: .newlines))
             #expect(callback.status != .success && callback.reason == .unsupportedTransport, "\(url)")
+            // the device the request named, as URLScheme.md shows; an add names none
+            #expect(callback.mac?.description == mac, "\(url)")
         }
+        // URLScheme.md's example, to the byte
+        let example = try bench.open("ihealth-layer://?cmd=0&devicemodel=100&mac=004D3208D2F4&scheme=vitalbridge-demo")
+        #expect(
+            example.stdout.trimmingCharacters(in: .newlines)
+                == "vitalbridge-demo://?cmd=0&devicemodel=100&scheme=vitalbridge-demo&status=1&mac=004D3208D2F4"
+                + "&reason=ERROR_UNSUPPORTED_TRANSPORT")
         // the glucose meter's memory is untouched: the simulator still holds its records
         let scan = try vitalbridge(["scan", "--transport", "bluez", "--seconds", "1"], environment: bench.environment)
         #expect(scan.status == 0, "\(scan.stderr)")
