@@ -65,7 +65,8 @@ struct WhitelistCommand: ParsableCommand {
             try Home.writeFile(whitelist.plist, to: hub.home.whitelistPath)
             print("\(caller) → \(callback)" + (person.map { " (the readings of \($0))" } ?? ""))
             if callback == Whitelist.dynamic {
-                print(
+                // on standard error, as every warning: a script reading the output gets the entry alone
+                printError(
                     """
                     warning: \(caller) may now name any custom app scheme as its callerurl, and whoever claims its app \
                     id (the hub cannot verify who opens a URL) receives its readings there
