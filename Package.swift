@@ -196,7 +196,7 @@ let package = Package(
             dependencies: [
                 "VitalCore", "VitalBridge", "VitalTestSupport", "VitalSimulation", "VitalStore", "VitalDevices",
                 "LayeredProtocol",
-                "WelltoryDDS", "ShareVitalSigns", "Locking", "HealthGATT",
+                "WelltoryDDS", "ShareVitalSigns", "Locking", "HealthGATT", "TestRequirements",
             ]),
         .testTarget(
             name: "VitalHomeTests",

@@ -68,7 +68,9 @@ fi
 "${build[@]}" --product generate-manual >&2
 bin=$("${build[@]}" --show-bin-path)
 tool="$bin/vitalbridge"
+# `--version` says `0.15.0 (store schema 10)`: the release is its first word
 version=$("$tool" --version)
+version=${version%% *}
 arch=$(dpkg --print-architecture)
 maintainer="VitalBridge maintainers <maintainers@users.noreply.a-seed-627ebe98.example>"
 # what the package ships is the static binary: never the toolchain's dynamic runtime

@@ -157,6 +157,8 @@ public struct Outbox: Sendable {
     /// has changes it lacks, over a connection kept open between pushes; a sink that fails is tried again after a
     /// backoff that doubles up to ``longestBackoff``, the others go on.
     ///
+    /// - Throws: `StoreError` with code `schema` when a newer release upgraded the store since it was
+    ///   opened: the follower stops before reading, pushing or recording anything more.
     /// - Parameters:
     ///   - sinks: the sinks to follow.
     ///   - connect: makes a connection to a sink.
@@ -165,7 +167,7 @@ public struct Outbox: Sendable {
     public func follow(
         _ sinks: [SinkRecord], connect: @escaping (SinkRecord) async throws -> any ChangeSink, poll: Duration,
         events: @escaping @Sendable (OutboxEvent) -> Void = { _ in }
-    ) async {
+    ) async throws(StoreError) {
         struct State {
             var connection: (any ChangeSink)?
             /// The feed's end at its last success; `nil` before the first.
@@ -175,6 +177,16 @@ public struct Outbox: Sendable {
         }
         var states = Array(repeating: State(), count: sinks.count)
         while !Task.isCancelled {
+            do {
+                try store.checkSchema()
+            } catch {
+                // a newer release upgraded the store: nothing more is read, pushed or recorded
+                guard error.code != .schema else {
+                    for state in states { await state.connection?.close() }
+                    throw error
+                }
+                logger.error("the store's schema cannot be read", metadata: ["why": "\(error)"])
+            }
             let end: Int64
             do {
                 end = try store.feed.end().sequence

@@ -194,7 +194,7 @@ struct SinkCommand: ParsableCommand {
             }
             let outbox = hub.outbox(batchSize: batch.batchSize)
             let following = Task {
-                await outbox.follow(
+                try await outbox.follow(
                     sinks, connect: { try await hub.connect($0) }, poll: .milliseconds(Int64(poll * 1_000))
                 ) { event in
                     switch event {
@@ -208,7 +208,11 @@ struct SinkCommand: ParsableCommand {
                 }
             }
             stop.onSignal { following.cancel() }
-            await following.value
+            do {
+                try await following.value
+            } catch {
+                throw CommandError("stopped: \(error)")
+            }
             printLine("stopped")
         }
     }

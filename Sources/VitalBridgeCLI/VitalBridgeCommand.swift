@@ -2,13 +2,14 @@ import ArgumentParser
 import Foundation
 import LayeredClient
 import LayeredProtocol
+import VitalStore
 
 /// The `vitalbridge` command: the root of the command tree.
 public struct VitalBridgeCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "vitalbridge",
         abstract: "VitalBridge: an open hub for vital signs that speaks the iHealth layered-app protocol.",
-        version: VitalBridgeCommand.version,
+        version: "\(VitalBridgeCommand.version) (store schema \(VitalStore.schemaVersion))",
         subcommands: [
             DemoCommand.self, InitCommand.self, OpenCommand.self, DevicesCommand.self, RecordsCommand.self,
             ChangesCommand.self, SinkCommand.self, ReportCommand.self,
@@ -22,8 +23,9 @@ public struct VitalBridgeCommand: ParsableCommand {
 
     public init() {}
 
-    /// This release of VitalBridge (`vitalbridge --version`).
-    public static let version = "0.14.0"
+    /// This release of VitalBridge, raised with each release: `vitalbridge --version` shows it with the store's schema
+    /// (`0.15.0 (store schema 10)`), so that two releases are told apart by more than their store.
+    public static let version = "0.15.0"
 
     /// Runs the command line and exits: usage errors exit 2 (not ArgumentParser's 64), so every VitalBridge command
     /// answers 0 done, 1 rejected input, 2 usage, 3 no callback may be sent (``ExitStatus``).

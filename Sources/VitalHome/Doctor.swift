@@ -169,11 +169,17 @@ public struct Doctor {
                     detail: "sound, schema \(VitalStore.schemaVersion), \(devices.count) devices, \(home.storePath)"),
                 devices
             )
-        } catch let error where error.code == .schema {
+        } catch let error where error.code == .upgradeRefused {
             return (
                 Finding(
                     level: .warning, check: "store", detail: "\(error)",
-                    fix: "vitalbridge init --home \(quoted) (migrates it; so does the next request)"), []
+                    fix: "vitalbridge init --home \(quoted), run by the home's owner (upgrades it)"), []
+            )
+        } catch let error where error.code == .schema {
+            return (
+                Finding(
+                    level: .fail, check: "store", detail: "\(error)",
+                    fix: "use the newer VitalBridge that wrote it, or restore \(home.storePath) from a backup"), []
             )
         } catch {
             return (

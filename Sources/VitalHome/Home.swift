@@ -170,10 +170,13 @@ public struct Home: Sendable {
         return try load(fleetPath, limit: Limit.fleet) { bytes in try Fleet(json: bytes) }
     }
 
-    /// The store; opened read-only when `readOnly` (nothing is written to the file).
+    /// The store; opened to read when `readOnly`: nothing is written to it, unless an older release wrote it, which
+    /// is upgraded first (a user who cannot write it is told to run `vitalbridge init`).
     public func store(readOnly: Bool = false) throws(HomeError) -> VitalStore {
         do {
             return try VitalStore(path: storePath, readOnly: readOnly)
+        } catch  where error.code == .upgradeRefused {
+            throw HomeError("\(error); `vitalbridge init --home \(directory)` upgrades it, run by the home's owner")
         } catch {
             throw HomeError("\(error)")
         }

@@ -12,8 +12,10 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
         case full
         /// The file is not a VitalBridge store.
         case foreignFile
-        /// The store was written by a newer VitalBridge, or opened read-only before its migration.
+        /// The store was written, or upgraded since it was opened, by a newer VitalBridge.
         case schema
+        /// The store is of an older release, and this user cannot write it to upgrade it.
+        case upgradeRefused
         /// The store cannot be written (a read-only file or folder).
         case readOnly
         /// Any other failure of SQLite or the file system.

@@ -36,14 +36,38 @@ struct StoreFile: Sendable {
             try db.execute(sql: "PRAGMA wal_autocheckpoint = 100")
         }
         if readOnly {
+            let latest = StoreSchema.version
+            var version: Int
+            do {
+                version = try Self.schemaVersion(path, configuration)
+            } catch {
+                let failure = StoreError.wrapping(error, "open the store at \(path)")
+                // a store in WAL mode is read with its shared-memory file, which a user who cannot write the folder
+                // cannot make: the file's header still says whether the store needs an upgrade first
+                guard failure.code == .readOnly, let header = Self.headerSchemaVersion(path), header < latest else {
+                    throw failure
+                }
+                version = header
+            }
+            if version < latest {
+                // an older release's store is upgraded once, as a writing open does (whose errors name the store)
+                do {
+                    _ = try StoreFile(path: path, readOnly: false, busyTimeout: busyTimeout)
+                } catch {
+                    guard error.code == .readOnly else { throw error }
+                    throw StoreError(
+                        .upgradeRefused,
+                        "cannot open the store at \(path): its schema is \(version), older than this release's "
+                            + "\(latest), and this user cannot write it to upgrade it")
+                }
+            } else if version > latest {
+                throw StoreError(
+                    .schema,
+                    "cannot open the store at \(path): it was written by a newer VitalBridge (schema \(version); "
+                        + "this one knows \(latest))")
+            }
             do {
                 database = try DatabaseQueue(path: path, configuration: configuration)
-                let version = try database.unsafeRead { db in try Int.fetchOne(db, sql: "PRAGMA user_version") } ?? 0
-                guard version == StoreSchema.version else {
-                    throw StoreError(
-                        .schema,
-                        "its schema is \(version), not \(StoreSchema.version); open it to write once")
-                }
             } catch {
                 throw StoreError.wrapping(error, "open the store at \(path)")
             }
@@ -64,6 +88,37 @@ struct StoreFile: Sendable {
             try StoreSchema.migrate(database)
         } catch {
             throw StoreError.wrapping(error, "open the store at \(path)")
+        }
+    }
+
+    /// The schema version (`PRAGMA user_version`) of the store at `path`, read without writing.
+    private static func schemaVersion(_ path: String, _ configuration: Configuration) throws -> Int {
+        let probe = try DatabaseQueue(path: path, configuration: configuration)
+        return try probe.unsafeRead { db in try Int.fetchOne(db, sql: "PRAGMA user_version") } ?? 0
+    }
+
+    /// The schema version the file's header holds (`PRAGMA user_version`, bytes 60–63), read as bytes: what a user
+    /// who cannot open the store still learns of it. `nil` for a file that is not an SQLite database.
+    private static func headerSchemaVersion(_ path: String) -> Int? {
+        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var header = [UInt8](repeating: 0, count: 64)
+        guard pread(descriptor, &header, header.count, 0) == header.count,
+            header.starts(with: Array("SQLite format 3\0".utf8))
+        else { return nil }
+        return header[60..<64].reduce(0) { $0 << 8 | Int($1) }
+    }
+
+    /// Throws unless the store's schema is this release's: a newer release may upgrade the store while a process of
+    /// this one runs (a `sink follow`, a service), which then stops rather than write to a schema it does not know.
+    static func checkSchema(_ db: Database) throws {
+        let version = try Int.fetchOne(db.cachedStatement(sql: "PRAGMA user_version")) ?? 0
+        guard version == StoreSchema.version else {
+            throw StoreError(
+                .schema,
+                "its schema became \(version) (a newer VitalBridge upgraded it; this one knows \(StoreSchema.version)): "
+                    + "this process writes nothing more")
         }
     }
 
@@ -123,9 +178,11 @@ struct StoreFile: Sendable {
     /// Its `BEGIN` and `COMMIT` are prepared once per connection. GRDB's `write` parses and prepares both anew each
     /// time, which cost a device that pushes its readings (one transaction a reading) 15 % of its instructions: a
     /// BP5's sync of 20,000 records counted 3,420 M under callgrind, 2,922 M with this.
+    /// A store whose schema changed since it was opened (``checkSchema(_:)``) is not written.
     static func transaction<T>(_ db: Database, _ body: (Database) throws -> T) throws -> T {
         try db.cachedStatement(sql: "BEGIN IMMEDIATE").execute()
         do {
+            try checkSchema(db)
             let result = try body(db)
             try db.cachedStatement(sql: "COMMIT").execute()
             return result

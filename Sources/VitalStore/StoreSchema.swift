@@ -19,8 +19,9 @@ enum StoreSchema {
         try database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA user_version = \(latest)") }
     }
 
-    /// The schema version this release writes (`PRAGMA user_version` of an up-to-date store).
-    static var version: Int { migrator.migrations.count }
+    /// The schema version this release writes (`PRAGMA user_version` of an up-to-date store): every write
+    /// transaction checks it.
+    static let version = migrator.migrations.count
 
     /// The schema's migrations; a shipped migration is never edited, only followed by new ones. Each is frozen: its
     /// SQL and the values it uses are its own, never the application's (whose kinds, fields and queries change

@@ -45,8 +45,11 @@ public final class VitalStore: Sendable {
     /// The file and its transactions.
     let file: StoreFile
 
-    /// Opens (creating and migrating if needed) the store at `path`; with `readOnly`, opens an existing,
-    /// up-to-date store without writing anything to it. A process that needs the store while another writes waits
+    /// Opens (creating and migrating if needed) the store at `path`; with `readOnly`, opens an existing store to
+    /// read it, upgrading it first if an older release wrote it (under the same lock and in the same transactions as
+    /// a writing open: a process killed during the upgrade leaves the old schema or the new one). A store of an older
+    /// release that this user cannot write fails with ``StoreError/Code/upgradeRefused``; one of a newer release,
+    /// with ``StoreError/Code/schema``. A process that needs the store while another writes waits
     /// up to `busyTimeout` seconds, then fails with ``StoreError/Code/busy``.
     ///
     /// One connection (a `DatabaseQueue`) serves the process: a `vitalbridge` process handles one request, and other
@@ -59,6 +62,13 @@ public final class VitalStore: Sendable {
     /// the next connection reads back. The log is checkpointed into the file every 100 pages.
     public init(path: String, readOnly: Bool = false, busyTimeout: Double = 10) throws(StoreError) {
         file = try StoreFile(path: path, readOnly: readOnly, busyTimeout: busyTimeout)
+    }
+
+    /// Throws ``StoreError/Code/schema`` if a newer release upgraded the store since this process opened it: a
+    /// long-running process (a follower, a service) asks before each round and stops. Every write transaction checks
+    /// it too, so such a process never writes to a schema it does not know.
+    public func checkSchema() throws(StoreError) {
+        try file.query("read the store's schema") { db in try StoreFile.checkSchema(db) }
     }
 
     /// A store in memory, for tests.

@@ -49,12 +49,20 @@ struct MigrationKillTests {
     /// to the store's log (SQLite writes a WAL store's transactions to the log, only checkpoints to the file itself);
     /// returns whether SIGKILL ended it and what it printed.
     static func openKilled(_ home: String, atWrite write: Int) throws -> (killed: Bool, stdout: String) {
+        try killed(["open", "--home", home, demoSync], home, atWrite: write)
+    }
+
+    /// Runs `vitalbridge` with `arguments` on `home` under strace, killed at its `write`th `pwrite64` to the log.
+    static func killed(_ arguments: [String], _ home: String, atWrite write: Int) throws -> (
+        killed: Bool, stdout: String
+    ) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Requirement.executable("strace")!)
-        process.arguments = [
-            "-f", "-qq", "-o", "/dev/null", "-P", home + "/vitalbridge.sqlite-wal", "-e", "trace=pwrite64", "-e",
-            "inject=pwrite64:signal=SIGKILL:when=\(write)", vitalbridgePath.path, "open", "--home", home, demoSync,
-        ]
+        process.arguments =
+            [
+                "-f", "-qq", "-o", "/dev/null", "-P", home + "/vitalbridge.sqlite-wal", "-e", "trace=pwrite64", "-e",
+                "inject=pwrite64:signal=SIGKILL:when=\(write)", vitalbridgePath.path,
+            ] + arguments
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
@@ -164,6 +172,25 @@ struct MigrationKillTests {
             #expect(first.stdout.isEmpty, "write \(write)")
         }
         #expect(try Self.phase(home.path) == lands.phase, "write \(write)")
+        try Self.expectIntact(home, write: write)
+    }
+
+    @Test(
+        "a command that only reads, killed as it upgrades the home, leaves the old schema or the new one; the next one upgrades it once",
+        .needs(.strace, .python3),
+        arguments: [(5, Landing.inMigration), (35, .inMigration), (57, .inMigration7), (90, .beforeSchemaNumber)])
+    func readingCommandKilledDuringUpgrade(write: Int, lands: Landing) throws {
+        let home = try Self.fixtureHome()
+        defer { home.remove() }
+        let first = try Self.killed(["records", "--home", home.path], home.path, atWrite: write)
+        #expect(first.killed && first.stdout.isEmpty, "write \(write) was not reached: records ended by itself")
+        #expect(try Self.phase(home.path) == lands.phase, "write \(write)")
+        try Self.expectIntact(home, write: write)
+    }
+
+    /// Checks `home` after a kill: as UpgradeTests.opensIntact, the next answers, readings and devices are 0.14.0's,
+    /// the store migrated once, whole.
+    static func expectIntact(_ home: TemporaryDirectory, write: Int) throws {
         // then as UpgradeTests.opensIntact: the next answers, the readings and the devices are 0.14.0's (doctor's
         // store check is the integrity check and schema below)
         for (arguments, expected) in [

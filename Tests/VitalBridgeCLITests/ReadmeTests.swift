@@ -3,6 +3,7 @@ import LayeredProtocol
 import Testing
 import VitalCore
 import VitalSimulation
+import VitalStore
 import VitalTestSupport
 
 /// The README's commands and fleet example work as written: a newcomer's first steps are tested like the code.
@@ -114,6 +115,7 @@ struct ReadmeTests {
         let unknown = try vitalbridge(["xyzzy"])
         #expect(unknown.status == 2 && !unknown.stderr.contains("Did you mean"))
         let version = try vitalbridge(["--version"])
-        #expect(version.status == 0 && version.stdout.split(separator: ".").count == 3)
+        #expect(version.status == 0 && version.stdout.hasSuffix(" (store schema \(VitalStore.schemaVersion))\n"))
+        #expect(version.stdout.prefix { $0 != " " }.split(separator: ".").count == 3, "\(version.stdout)")
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VitalStore
 import VitalTestSupport
 
 /// A home written by an earlier release opens with this one, everything in it intact.
@@ -11,6 +12,88 @@ struct UpgradeTests {
 
     static func expected(_ name: String) throws -> String {
         try String(contentsOfFile: fixture + ".expected/" + name, encoding: .utf8)
+    }
+
+    /// A copy of the fixture, to be changed.
+    static func copy() throws -> TemporaryDirectory {
+        let home = try TemporaryDirectory("vitalbridge-upgrade")
+        try FileManager.default.removeItem(atPath: home.path)
+        try FileManager.default.copyItem(atPath: Self.fixture, toPath: home.path)
+        return home
+    }
+
+    /// What `doctor` says of the home's store.
+    static func storeLine(_ home: TemporaryDirectory) throws -> String {
+        let doctor = try vitalbridge(["doctor", "--home", home.path], environment: DoctorTests.desktop(home.path))
+        return doctor.stdout.split(separator: "\n").first { $0.contains("store:") }.map(String.init) ?? doctor.stdout
+    }
+
+    @Test(
+        "a command that only reads upgrades the home once and answers as after an upgrade by init",
+        arguments: [
+            ["records", "--format", "json"], ["changes"], ["devices"], ["sink", "status"], ["sink", "push"],
+            ["report", "--out", "-"],
+        ])
+    func readingCommandUpgrades(command: [String]) throws {
+        let home = try Self.copy()
+        defer { home.remove() }
+        let first = try vitalbridge(command + ["--home", home.path])
+        #expect(first.status == 0 && first.stderr.isEmpty, "\(command): \(first.stderr)")
+        #expect(try Self.storeLine(home).contains("sound, schema \(VitalStore.schemaVersion)"))
+        // the ritual it replaces: init, then the command
+        let ritual = try Self.copy()
+        defer { ritual.remove() }
+        #expect(try vitalbridge(["init", "--home", ritual.path]).status == 0)
+        let after = try vitalbridge(command + ["--home", ritual.path])
+        switch command[0] {
+        case "changes":
+            // each home made its hub's identity as it upgraded: the changes are the same but for it
+            func ops(_ text: String) -> [String] {
+                text.split(separator: "\n").map {
+                    $0.replacingOccurrences(of: #""cursor":"[^"]*","#, with: "", options: .regularExpression)
+                        .replacingOccurrences(of: #""hub":"[^"]*","#, with: "", options: .regularExpression)
+                }
+            }
+            #expect(!first.stdout.isEmpty && ops(first.stdout) == ops(after.stdout))
+        case "report":
+            #expect(first.stdout.hasPrefix("<!DOCTYPE html>") && after.stdout.hasPrefix("<!DOCTYPE html>"))
+        default:
+            #expect(first.stdout == after.stdout)
+        }
+        // the second run finds it upgraded: the same answer
+        let second = try vitalbridge(command + ["--home", home.path])
+        #expect(second.status == 0 && second.stderr.isEmpty)
+        if command[0] != "report" && command[0] != "changes" { #expect(second.stdout == first.stdout) }
+    }
+
+    @Test("a home its user cannot write is refused with one line naming the command that upgrades it, unchanged")
+    func unwritableHomeRefused() throws {
+        let home = try Self.copy()
+        defer {
+            _ = chmod(home.path, 0o700)
+            home.remove()
+        }
+        let store = home.file("vitalbridge.sqlite")
+        let before = try Data(contentsOf: URL(fileURLWithPath: store))
+        let output: ProcessOutput
+        if geteuid() == 0 {
+            // root writes through any mode: the home is mounted read-only in a mount namespace of the command's own
+            let script = "mount --bind -o ro \"$1\" \"$1\" && exec \"$2\" records --home \"$1\""
+            output = try runProgram(
+                "/usr/bin/unshare", ["-m", "sh", "-c", script, "sh", home.path, vitalbridgePath.path])
+        } else {
+            #expect(chmod(home.path, 0o500) == 0)
+            output = try vitalbridge(["records", "--home", home.path])
+        }
+        #expect(output.status == 1 && output.stdout.isEmpty)
+        #expect(output.stderr.split(separator: "\n").count == 1, "\(output.stderr)")
+        #expect(output.stderr.contains("its schema is 5, older than this release's \(VitalStore.schemaVersion)"))
+        #expect(output.stderr.contains("`vitalbridge init --home \(home.path)` upgrades it"), "\(output.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: store)) == before)
+        // its owner's init upgrades it; then it reads
+        _ = chmod(home.path, 0o700)
+        #expect(try vitalbridge(["init", "--home", home.path]).status == 0)
+        #expect(try vitalbridge(["records", "--home", home.path]).status == 0)
     }
 
     @Test("its next answers, readings and devices are what 0.14.0 gave: the journal, the pending queue and every row")

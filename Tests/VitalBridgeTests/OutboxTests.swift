@@ -1,4 +1,5 @@
 import Locking
+import TestRequirements
 import Testing
 import VitalBridge
 import VitalCore
@@ -200,7 +201,7 @@ struct OutboxTests {
         let outbox = Self.outbox(store)
         let sinks = try store.sinks.all()
         let following = Task {
-            await outbox.follow(sinks, connect: { $0.name == "lab" ? healthy : failing }, poll: .milliseconds(10)) {
+            try await outbox.follow(sinks, connect: { $0.name == "lab" ? healthy : failing }, poll: .milliseconds(10)) {
                 event in events.withLock { $0.append(event) }
             }
         }
@@ -213,7 +214,7 @@ struct OutboxTests {
             }
         }
         following.cancel()
-        await following.value
+        try await following.value
         #expect(healthy.readings(of: hub) == (try Self.exported(store)))
         let seen = events.withLock { $0 }
         #expect(seen.contains(.failed(sink: "down", message: "connection refused", retryIn: .seconds(1))))
@@ -221,5 +222,40 @@ struct OutboxTests {
         #expect(try store.sinks.named("down").lastError == "connection refused")
         // the connection kept open between pushes is closed at the end
         #expect(healthy.state.withLock { $0.closed } == 1)
+    }
+
+    @Test(
+        "a follower whose store a newer release upgrades stops, pushing and recording nothing more", .needs(.python3))
+    func followStopsOnNewerSchema() async throws {
+        let directory = try TemporaryDirectory("outbox-schema")
+        defer { directory.remove() }
+        let path = directory.file("vitalbridge.sqlite")
+        let store = try VitalStore(path: path)
+        try store.readings.store((0..<5).map(Self.glucose), device: Self.mac)
+        try store.sinks.add(SinkRecord(name: "lab", address: "postgresql://hub@localhost/lab", addedAt: Self.now))
+        let destination = MemoryDestination()
+        let outbox = Self.outbox(store)
+        let sinks = try store.sinks.all()
+        let following = Task {
+            try await outbox.follow(sinks, connect: { _ in destination }, poll: .milliseconds(10))
+        }
+        let hub = try store.hubID()
+        let deadline = ContinuousClock.now + .seconds(20)
+        while destination.readings(of: hub).count < 5, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let batches = destination.state.withLock { $0.batches }
+        // a newer release's migration, from another process
+        let bump = try runProgram(
+            "/usr/bin/env",
+            [
+                "python3", "-c",
+                "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute('PRAGMA user_version = 99'); "
+                    + "c.commit()", path,
+            ])
+        #expect(bump.status == 0, "\(bump.stderr)")
+        await #expect { try await following.value } throws: { ($0 as? StoreError)?.code == .schema }
+        #expect(destination.state.withLock { ($0.batches, $0.closed) } == (batches, 1))
+        #expect(destination.readings(of: hub).count == 5)
     }
 }
