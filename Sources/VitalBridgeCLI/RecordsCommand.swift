@@ -26,7 +26,7 @@ struct RecordsCommand: ParsableCommand {
             flags, names it with the value sent (systolic=NaN) after the statuses the device reported \
             (bodyMovement, irregularPulse, …), separated by spaces: bodyMovement systolic=NaN. JSON has "flags" \
             (the statuses) and "unavailable" ({"systolic":"NaN"}) when there is something to say; the table \
-            shows systolic=NaN and the statuses in brackets.
+            shows systolic=NaN and the statuses in words, in brackets ([body movement]).
 
             measured_at_utc is when a reading was taken: the time its device gave, corrected by how far the \
             device's clock was off when the hub read it in that session. Where the two differ, the table adds \

@@ -164,7 +164,7 @@ public struct HealthReport {
                 + shown.unavailable.map { field, value in "\(field.column?.field ?? field.name ?? "value")=\(value)" }
             series[chart]!.add(time: time, low: shown.number(low), high: shown.number(high), flags: flags)
         }
-        let said = annotations.status.isEmpty ? "" : " (\(annotations.status.names.joined(separator: ", ")))"
+        let said = annotations.status.isEmpty ? "" : " (\(annotations.status.words.joined(separator: ", ")))"
         latest[readout.quantity] = Latest(
             time: time, wholeDay: false, value: readout.text(shown) + said, device: device)
     }

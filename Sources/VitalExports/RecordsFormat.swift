@@ -238,7 +238,7 @@ public enum RecordsFormatter {
 
     /// One table line: fixed-width device, kind and time (so the table streams), then `field=value unit` pairs,
     /// a field the device could not measure as `field=NaN` (the special value's name, never a number), the
-    /// statuses in brackets (`systolic=NaN, diastolic=80 mmHg [bodyMovement]`), then `(device clock: time)` when
+    /// statuses in brackets (`systolic=NaN, diastolic=80 mmHg [body movement]`), then `(device clock: time)` when
     /// the device's clock gave another time.
     public static func tableRow(_ row: RecordRow) -> String {
         var values = row.values.map { column, value in
@@ -247,7 +247,7 @@ public enum RecordsFormatter {
                 + (column.unit.isEmpty ? "" : (column.unit == "%" ? "%" : " \(column.unit)"))
         }
         values += row.unavailable.map { "\($0.field)=\($0.value)" }
-        let status = row.status.isEmpty ? "" : " [\(row.status.joined(separator: ", "))]"
+        let status = row.status.isEmpty ? "" : " [\(row.status.map(ReadingStatus.words).joined(separator: ", "))]"
         let deviceTime = row.deviceTime.map { "  (device clock: \($0))" } ?? ""
         return "\(row.device)  \((row.kind + String(repeating: " ", count: 17)).prefix(17))  "
             + "\(row.time)  \(values.joined(separator: ", "))\(status)\(deviceTime)\n"

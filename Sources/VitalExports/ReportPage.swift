@@ -128,7 +128,7 @@ extension HealthReport {
     private func legend(_ series: TimeSeries) -> String {
         guard series.hasFlagged else { return "" }
         var items: [String] = []
-        let statuses = series.flags.filter { !$0.contains("=") }
+        let statuses = series.flags.filter { !$0.contains("=") }.map(ReadingStatus.words)
         let values = series.flags.filter { $0.contains("=") }
         if !statuses.isEmpty {
             items.append(
@@ -253,6 +253,10 @@ extension HealthReport {
         }
     }
 
+    /// A flag as a person reads it: a status in words (`body movement`), an unmeasured value as it is
+    /// (`diastolic=NaN`).
+    private static func spoken(_ flag: String) -> String { flag.contains("=") ? flag : ReadingStatus.words(flag) }
+
     /// A mark of a chart whose readings a device said something about, and its CSV row (with the flags last): a
     /// ringed point (or line, for blood pressure or a day) at the values it has, or a triangle on the time axis for
     /// a mark with no value; a plain mark of such a chart as usual. `value` writes a number in the chart's unit.
@@ -262,7 +266,8 @@ extension HealthReport {
         let unitText = chart.unit.map { units[keyPath: $0].symbol } ?? "%"
         let when = Self.time(mark.time, withClock: !daily)
         let flags = mark.flags.joined(separator: " ")
-        let said = mark.flags.isEmpty ? "" : " [\(mark.flags.joined(separator: ", "))]"
+        // a person reads the title: statuses in words; the CSV keeps their names
+        let said = mark.flags.isEmpty ? "" : " [\(mark.flags.map(Self.spoken).joined(separator: ", "))]"
         let high = mark.highMissing ? "" : value(mark.high)
         let low = mark.lowMissing ? "" : value(mark.low)
         let row: String

@@ -48,20 +48,43 @@ struct Plot {
         Self.top + (y.upperBound - value) / (y.upperBound - y.lowerBound) * (Self.height - Self.top - Self.bottom)
     }
 
-    /// Horizontal grid lines with their values on the left.
+    /// Horizontal grid lines with their values on the left, each label distinct: as many fraction digits as the
+    /// step needs (`87.30`, `87.35` for a step of 0.05), at least the report's own (`120`, `36.5`).
     func grid() -> [String] {
         var lines = ["<g class=\"grid\">"]
-        var value = y.lowerBound
-        while value <= y.upperBound + step / 1_000 {
+        let digits = Self.fractionDigits(of: step)
+        let count = Int(((y.upperBound - y.lowerBound) / step).rounded())
+        for index in 0...count {
+            // from the bottom by whole steps, not by adding a step each time, whose error grows
+            let value = y.lowerBound + Double(index) * step
             let at = Self.f(py(value))
             lines.append(
                 "<line x1=\"\(Self.f(Self.left))\" y1=\"\(at)\" x2=\"\(Self.f(Self.width - Self.right))\" y2=\"\(at)\"/>"
                     + "<text x=\"\(Self.f(Self.left - 6))\" y=\"\(at)\" dy=\"4\" text-anchor=\"end\">"
-                    + "\(HealthReport.number(value))</text>")
-            value += step
+                    + "\(digits > 1 ? Self.fixed(value, digits: digits) : HealthReport.number(value))</text>")
         }
         lines.append("</g>")
         return lines
+    }
+
+    /// The fraction digits `step` (1, 2 or 5 times a power of ten) has: 0 for 10, 1 for 0.5, 2 for 0.05.
+    static func fractionDigits(of step: Double) -> Int {
+        var digits = 0
+        var scaled = step
+        while digits < 9, abs(scaled - scaled.rounded()) > 1e-6 * max(1, scaled) {
+            scaled *= 10
+            digits += 1
+        }
+        return digits
+    }
+
+    /// `value` rounded to `digits` fraction digits, all written: `87.30`.
+    static func fixed(_ value: Double, digits: Int) -> String {
+        let power = (0..<digits).reduce(Int64(1)) { power, _ in power * 10 }
+        let scaled = Int64((value * Double(power)).rounded())
+        let fraction = String(scaled.magnitude % UInt64(power))
+        return (scaled < 0 ? "-" : "") + String(scaled.magnitude / UInt64(power)) + "."
+            + String(repeating: "0", count: digits - fraction.count) + fraction
     }
 
     /// The time axis: its line and about six labels, at times evenly spread (their date, or month, day and time of

@@ -104,7 +104,7 @@ struct AnnotatedRecordsTests {
         #expect(json.contains(#""unavailable":{"systolic":"+INF"}"#))
         let table = try home.run(["records", "--home", home.path, "--since", Self.since]).stdout
         #expect(table.contains("diastolic=80 mmHg, heart_rate=70 bpm, systolic=NaN\n"))
-        #expect(table.contains("systolic=131 mmHg, diastolic=NaN [bodyMovement, irregularPulse, timeUnverified]"))
+        #expect(table.contains("systolic=131 mmHg, diastolic=NaN [body movement, irregular pulse, time unverified]"))
         for special in SpecialValue.allCases { #expect(table.contains("systolic=\(special)")) }
     }
 

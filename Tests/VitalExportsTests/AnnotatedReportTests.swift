@@ -52,14 +52,14 @@ struct AnnotatedReportTests {
         #expect(
             flagged.contains("circle class=\"systolic\"") && !flagged.contains("class=\"diastolic\"")
                 && !flagged.contains("<line"))
-        #expect(flagged.contains("150/- mmHg [bodyMovement, irregularPulse, diastolic=NaN]"))
+        #expect(flagged.contains("150/- mmHg [body movement, irregular pulse, diastolic=NaN]"))
         #expect(
             ReportTests.csv("blood-pressure", in: page) == [
                 "time,systolic_mmHg,diastolic_mmHg,flags", "2026-11-19 08:00,120,80,",
                 "2026-11-19 09:00,150,,bodyMovement irregularPulse diastolic=NaN",
             ])
-        #expect(page.contains("here: bodyMovement, irregularPulse") && page.contains("here: diastolic=NaN"))
-        #expect(page.contains("150/NaN mmHg (bodyMovement, irregularPulse)"))
+        #expect(page.contains("here: body movement, irregular pulse") && page.contains("here: diastolic=NaN"))
+        #expect(page.contains("150/NaN mmHg (body movement, irregular pulse)"))
     }
 
     @Test("past the point limit a day with flagged readings is ringed and counts them; its span has no special value")

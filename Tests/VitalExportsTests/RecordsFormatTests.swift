@@ -39,7 +39,7 @@ struct RecordsFormatTests {
         #expect(
             RecordsFormatter.tableRow(row)
                 == "004D3208D2F4  blood_pressure     2026-11-18 11:06:40  diastolic=80 mmHg, heart_rate=66 bpm, "
-                + "systolic=NaN [bodyMovement]\n")
+                + "systolic=NaN [body movement]\n")
     }
 
     @Test("values: whole numbers without a fraction, others exact, samples as a list, text as a string")

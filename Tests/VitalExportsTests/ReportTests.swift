@@ -188,4 +188,24 @@ struct ReportTests {
         #expect(Self.csv("steps", in: page) == ["day,steps", "2026-11-19,9000"])
         #expect(Self.csv("sleep", in: page) == ["day,asleep_min,deep_min,light_min,awake_min", "2026-11-19,420,,,"])
     }
+
+    @Test("a value axis labels every grid line distinctly: as many decimals as its step needs")
+    func distinctAxisLabels() throws {
+        // a weight that moves by hundredths of a kilogram: grid lines 0.05 kg apart, once all printed as 87.3 or 87.4
+        let weights = [87.31, 87.34, 87.38, 87.42, 87.44]
+        let readings = weights.enumerated().map { day, kilograms in
+            Reading.weight(.init(kilograms: kilograms, measuredAt: Self.time(day: 15 + day, 7)))
+        }
+        let chart = try #require(Self.chart("weight", in: Self.page(readings)))
+        let grid = try #require(chart.components(separatedBy: "<g class=\"grid\">").dropFirst().first)
+            .components(separatedBy: "</g>")[0]
+        let labels = grid.components(separatedBy: "text-anchor=\"end\">").dropFirst().map {
+            String($0.prefix { $0 != "<" })
+        }
+        #expect(labels.count >= 3 && Set(labels).count == labels.count, "\(labels)")
+        #expect(labels.allSatisfy { $0.split(separator: ".").last?.count == 2 }, "\(labels)")
+        // a step of one or more units keeps the report's own numbers
+        let pressures = Self.chart("blood-pressure", in: Self.page())!
+        #expect(!pressures.contains(".0</text>"))
+    }
 }
