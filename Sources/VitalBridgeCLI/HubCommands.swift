@@ -7,7 +7,8 @@ import VitalSimulation
 import VitalStore
 
 /// Opens the hub in the home folder `option` names (``Home/directory(option:)``), or exits 1 with one line saying
-/// why. Only commands that write create a home (`create`); the others open its store read-only.
+/// why. Only commands that write create a home (`create`); the others open its store to read (upgraded first when
+/// an older release wrote it).
 func openHub(
     _ option: String?, create: Bool = false, readOnly: Bool? = nil, transport: TransportChoice = TransportChoice(),
     scanDuration: Duration = Hub.scanDuration

@@ -15,8 +15,8 @@ import VitalCore
 struct StoreFile: Sendable {
     let database: any DatabaseWriter
 
-    /// Opens (creating and migrating if needed) the store at `path`, or with `readOnly` an existing, up-to-date one
-    /// without writing to it: ``VitalStore/init(path:readOnly:busyTimeout:)`` says how.
+    /// Opens (creating and migrating if needed) the store at `path`, or with `readOnly` an existing one to read,
+    /// upgraded first if an older release wrote it: ``VitalStore/init(path:readOnly:busyTimeout:)`` says how.
     init(path: String, readOnly: Bool, busyTimeout: Double) throws(StoreError) {
         var configuration = Configuration()
         configuration.busyMode = .timeout(busyTimeout)
@@ -36,41 +36,7 @@ struct StoreFile: Sendable {
             try db.execute(sql: "PRAGMA wal_autocheckpoint = 100")
         }
         if readOnly {
-            let latest = StoreSchema.version
-            var version: Int
-            do {
-                version = try Self.schemaVersion(path, configuration)
-            } catch {
-                let failure = StoreError.wrapping(error, "open the store at \(path)")
-                // a store in WAL mode is read with its shared-memory file, which a user who cannot write the folder
-                // cannot make: the file's header still says whether the store needs an upgrade first
-                guard failure.code == .readOnly, let header = Self.headerSchemaVersion(path), header < latest else {
-                    throw failure
-                }
-                version = header
-            }
-            if version < latest {
-                // an older release's store is upgraded once, as a writing open does (whose errors name the store)
-                do {
-                    _ = try StoreFile(path: path, readOnly: false, busyTimeout: busyTimeout)
-                } catch {
-                    guard error.code == .readOnly else { throw error }
-                    throw StoreError(
-                        .upgradeRefused,
-                        "cannot open the store at \(path): its schema is \(version), older than this release's "
-                            + "\(latest), and this user cannot write it to upgrade it")
-                }
-            } else if version > latest {
-                throw StoreError(
-                    .schema,
-                    "cannot open the store at \(path): it was written by a newer VitalBridge (schema \(version); "
-                        + "this one knows \(latest))")
-            }
-            do {
-                database = try DatabaseQueue(path: path, configuration: configuration)
-            } catch {
-                throw StoreError.wrapping(error, "open the store at \(path)")
-            }
+            database = try Self.openToRead(path, configuration, busyTimeout: busyTimeout)
             return
         }
         // Two processes opening a new store at once would both find it unmigrated: migrate under a file lock.
@@ -86,15 +52,63 @@ struct StoreFile: Sendable {
         do {
             database = try DatabaseQueue(path: path, configuration: configuration)
             try StoreSchema.migrate(database)
+            // a newer release killed between its last migration and its schema number left the number this one's
+            try database.unsafeRead { db in try Self.checkSchema(db) }
         } catch {
             throw StoreError.wrapping(error, "open the store at \(path)")
         }
     }
 
-    /// The schema version (`PRAGMA user_version`) of the store at `path`, read without writing.
-    private static func schemaVersion(_ path: String, _ configuration: Configuration) throws -> Int {
-        let probe = try DatabaseQueue(path: path, configuration: configuration)
-        return try probe.unsafeRead { db in try Int.fetchOne(db, sql: "PRAGMA user_version") } ?? 0
+    /// Opens the store at `path` to read: as it is when this release wrote it; upgraded first, by a writing open,
+    /// when an older one did (refused as ``StoreError/Code/upgradeRefused`` when this user cannot write it); refused
+    /// when a newer one did.
+    private static func openToRead(_ path: String, _ configuration: Configuration, busyTimeout: Double)
+        throws(StoreError) -> DatabaseQueue
+    {
+        let latest = StoreSchema.version
+        let version: Int
+        do {
+            let queue = try DatabaseQueue(path: path, configuration: configuration)
+            let found = try queue.unsafeRead { db in try Int.fetchOne(db, sql: "PRAGMA user_version") } ?? 0
+            if found == latest {
+                // the number is written after a release's last migration: a newer release killed before it left
+                // its migrations, which the check counts
+                try queue.unsafeRead { db in try checkSchema(db) }
+                return queue
+            }
+            version = found
+        } catch {
+            let failure = StoreError.wrapping(error, "open the store at \(path)")
+            // a store in WAL mode is read with its shared-memory file, which a user who cannot write the folder
+            // cannot make: the file's header still says whether the store needs an upgrade first
+            guard failure.code == .readOnly, let header = headerSchemaVersion(path), header < latest else {
+                throw failure
+            }
+            version = header
+        }
+        guard version < latest else {
+            throw StoreError(
+                .schema,
+                "cannot open the store at \(path): it was written by a newer VitalBridge (schema \(version); this one "
+                    + "knows \(latest))")
+        }
+        // an older release's store is upgraded once, as a writing open does (whose errors name the store)
+        do {
+            _ = try StoreFile(path: path, readOnly: false, busyTimeout: busyTimeout)
+        } catch {
+            guard error.code == .readOnly else { throw error }
+            throw StoreError(
+                .upgradeRefused,
+                "cannot open the store at \(path): its schema is \(version), older than this release's \(latest), "
+                    + "and this user cannot write it to upgrade it")
+        }
+        do {
+            let queue = try DatabaseQueue(path: path, configuration: configuration)
+            try queue.unsafeRead { db in try checkSchema(db) }
+            return queue
+        } catch {
+            throw StoreError.wrapping(error, "open the store at \(path)")
+        }
     }
 
     /// The schema version the file's header holds (`PRAGMA user_version`, bytes 60–63), read as bytes: what a user
@@ -110,15 +124,17 @@ struct StoreFile: Sendable {
         return header[60..<64].reduce(0) { $0 << 8 | Int($1) }
     }
 
-    /// Throws unless the store's schema is this release's: a newer release may upgrade the store while a process of
-    /// this one runs (a `sink follow`, a service), which then stops rather than write to a schema it does not know.
+    /// Throws unless the store's migrations are this release's: a newer release may upgrade the store while a
+    /// process of this one runs (a `sink follow`, a service), which then stops rather than write to a schema it does
+    /// not know. It counts the migrations applied, committed each with its own changes, not the schema number
+    /// (`PRAGMA user_version`), which a release writes after its last migration.
     static func checkSchema(_ db: Database) throws {
-        let version = try Int.fetchOne(db.cachedStatement(sql: "PRAGMA user_version")) ?? 0
-        guard version == StoreSchema.version else {
+        let applied = try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM grdb_migrations")) ?? 0
+        guard applied == StoreSchema.version else {
             throw StoreError(
                 .schema,
-                "its schema became \(version) (a newer VitalBridge upgraded it; this one knows \(StoreSchema.version)): "
-                    + "this process writes nothing more")
+                "its schema changed under this process: \(applied) migrations, where this release knows "
+                    + "\(StoreSchema.version) (a newer VitalBridge upgraded it); this process writes nothing more")
         }
     }
 

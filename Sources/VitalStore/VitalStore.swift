@@ -47,7 +47,8 @@ public final class VitalStore: Sendable {
 
     /// Opens (creating and migrating if needed) the store at `path`; with `readOnly`, opens an existing store to
     /// read it, upgrading it first if an older release wrote it (under the same lock and in the same transactions as
-    /// a writing open: a process killed during the upgrade leaves the old schema or the new one). A store of an older
+    /// a writing open: a process killed during the upgrade leaves each migration whole, and the next open finishes the
+    /// rest). A store of an older
     /// release that this user cannot write fails with ``StoreError/Code/upgradeRefused``; one of a newer release,
     /// with ``StoreError/Code/schema``. A process that needs the store while another writes waits
     /// up to `busyTimeout` seconds, then fails with ``StoreError/Code/busy``.
@@ -64,9 +65,10 @@ public final class VitalStore: Sendable {
         file = try StoreFile(path: path, readOnly: readOnly, busyTimeout: busyTimeout)
     }
 
-    /// Throws ``StoreError/Code/schema`` if a newer release upgraded the store since this process opened it: a
-    /// long-running process (a follower, a service) asks before each round and stops. Every write transaction checks
-    /// it too, so such a process never writes to a schema it does not know.
+    /// Throws ``StoreError/Code/schema`` if a newer release migrated the store since this process opened it (its
+    /// migrations are counted, which each commit with its own changes): a long-running process (a follower, a
+    /// service) asks before each round and stops. Every write transaction checks it too, so such a process never
+    /// writes to a schema it does not know.
     public func checkSchema() throws(StoreError) {
         try file.query("read the store's schema") { db in try StoreFile.checkSchema(db) }
     }

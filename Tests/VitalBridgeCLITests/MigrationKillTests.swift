@@ -176,7 +176,7 @@ struct MigrationKillTests {
     }
 
     @Test(
-        "a command that only reads, killed as it upgrades the home, leaves the old schema or the new one; the next one upgrades it once",
+        "a command that only reads, killed as it upgrades the home, leaves each migration whole; the next one finishes the upgrade once",
         .needs(.strace, .python3),
         arguments: [(5, Landing.inMigration), (35, .inMigration), (57, .inMigration7), (90, .beforeSchemaNumber)])
     func readingCommandKilledDuringUpgrade(write: Int, lands: Landing) throws {

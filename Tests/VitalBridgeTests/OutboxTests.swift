@@ -225,7 +225,8 @@ struct OutboxTests {
     }
 
     @Test(
-        "a follower whose store a newer release upgrades stops, pushing and recording nothing more", .needs(.python3))
+        "a follower whose store a newer release migrated stops before reading, pushing or recording anything",
+        .needs(.python3))
     func followStopsOnNewerSchema() async throws {
         let directory = try TemporaryDirectory("outbox-schema")
         defer { directory.remove() }
@@ -233,29 +234,29 @@ struct OutboxTests {
         let store = try VitalStore(path: path)
         try store.readings.store((0..<5).map(Self.glucose), device: Self.mac)
         try store.sinks.add(SinkRecord(name: "lab", address: "postgresql://hub@localhost/lab", addedAt: Self.now))
-        let destination = MemoryDestination()
-        let outbox = Self.outbox(store)
         let sinks = try store.sinks.all()
-        let following = Task {
-            try await outbox.follow(sinks, connect: { _ in destination }, poll: .milliseconds(10))
-        }
-        let hub = try store.hubID()
-        let deadline = ContinuousClock.now + .seconds(20)
-        while destination.readings(of: hub).count < 5, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        let batches = destination.state.withLock { $0.batches }
-        // a newer release's migration, from another process
-        let bump = try runProgram(
+        // a newer release's migration, from another process, while this one has the store open
+        let migrate = try runProgram(
             "/usr/bin/env",
             [
                 "python3", "-c",
-                "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute('PRAGMA user_version = 99'); "
-                    + "c.commit()", path,
+                "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); "
+                    + "c.execute(\"INSERT INTO grdb_migrations (identifier) VALUES ('v11: a newer release')\"); "
+                    + "c.commit(); c.execute('PRAGMA user_version = 11'); c.commit()", path,
             ])
-        #expect(bump.status == 0, "\(bump.stderr)")
-        await #expect { try await following.value } throws: { ($0 as? StoreError)?.code == .schema }
-        #expect(destination.state.withLock { ($0.batches, $0.closed) } == (batches, 1))
-        #expect(destination.readings(of: hub).count == 5)
+        #expect(migrate.status == 0, "\(migrate.stderr)")
+        let destination = MemoryDestination()
+        let connections = Locked(0)
+        await #expect {
+            try await Self.outbox(store).follow(
+                sinks,
+                connect: { _ in
+                    connections.withLock { $0 += 1 }
+                    return destination
+                }, poll: .milliseconds(10))
+        } throws: { ($0 as? StoreError)?.code == .schema }
+        // five changes were queued, and none left
+        #expect(connections.withLock { $0 } == 0 && destination.state.withLock { $0.batches } == 0)
+        #expect(try store.sinks.named("lab").position == 0)
     }
 }

@@ -13,34 +13,52 @@ import VitalTestSupport
         .glucose(GlucoseReading(mgPerDeciliter: value, measuredAt: Timestamp(secondsSince1970: 1_795_000_000 + second)))
     }
 
-    /// Sets the store's `PRAGMA user_version`, as another release's migration does.
+    /// Sets the store's `PRAGMA user_version`.
     static func setSchema(_ path: String, _ version: Int) throws {
         try DatabaseQueue(path: path).writeWithoutTransaction { db in
             try db.execute(sql: "PRAGMA user_version = \(version)")
         }
     }
 
-    @Test("a store a newer release upgraded under an open store: no write goes through, the check says why")
-    func upgradedUnderneath() throws {
+    /// Applies a migration of a newer release to the store at `path`, as that release does: the migration and its
+    /// row in one transaction, then (`numbered`) the schema number.
+    static func migrateAsNewerRelease(_ path: String, numbered: Bool = true) throws {
+        try DatabaseQueue(path: path).write { db in
+            try db.execute(sql: "CREATE TABLE newer (id INTEGER PRIMARY KEY)")
+            try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v11: a newer release')")
+        }
+        if numbered { try setSchema(path, VitalStore.schemaVersion + 1) }
+    }
+
+    @Test(
+        "a store a newer release migrates under an open store: no write goes through, before or after its schema number",
+        arguments: [false, true])
+    func upgradedUnderneath(numbered: Bool) throws {
         let directory = try TemporaryDirectory("schema-guard")
         defer { directory.remove() }
         let path = directory.file("vitalbridge.sqlite")
         let store = try VitalStore(path: path)
         try store.readings.store([Self.glucose(90, at: 1)], device: Self.mac)
         try store.checkSchema()
-        try Self.setSchema(path, VitalStore.schemaVersion + 1)
+        // with `numbered` false, the newer release was killed between its migration and its schema number
+        try Self.migrateAsNewerRelease(path, numbered: numbered)
         #expect {
             try store.readings.store([Self.glucose(95, at: 2)], device: Self.mac)
         } throws: { error in
             let error = error as? StoreError
             return error?.code == .schema
-                && error?.message.contains("its schema became \(VitalStore.schemaVersion + 1)") == true
+                && error?.message.contains("11 migrations, where this release knows \(VitalStore.schemaVersion)")
+                    == true
                 && error?.message.contains("this process writes nothing more") == true
         }
         #expect { try store.checkSchema() } throws: { ($0 as? StoreError)?.code == .schema }
+        // a new process of this release refuses it too, to write or to read
+        #expect { try VitalStore(path: path) } throws: { ($0 as? StoreError)?.code == .schema }
+        #expect { try VitalStore(path: path, readOnly: true) } throws: { ($0 as? StoreError)?.code == .schema }
         // nothing was written: the newer release finds what it had
-        try Self.setSchema(path, VitalStore.schemaVersion)
-        #expect(try VitalStore(path: path, readOnly: true).readings.all().map(\.reading) == [Self.glucose(90, at: 1)])
+        let rows = try DatabaseQueue(path: path).read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM reading")
+        }
+        #expect(rows == 1)
     }
 
     @Test("opened to read, a newer release's store is refused naming both schemas; an older one is upgraded once")
