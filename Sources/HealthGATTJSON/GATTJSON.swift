@@ -51,15 +51,15 @@ public struct GATTNumber: Encodable, Sendable {
         return .number((mantissa < 0 ? "-" : "") + digits)
     }
 
-    /// Writes the number into a document ``gattJSON(_:)`` makes; any other encoder is refused, as it could only
-    /// write the number rounded to a `Double` or as text.
+    /// Writes the number into a document ``gattJSON(_:)`` makes as a JSON number; any other encoder, which could
+    /// only round it to a `Double`, gets its exact digits as a string (`"3700…0"`), and a special value's name.
     public func encode(to encoder: any Encoder) throws {
-        guard let ordered = encoder as? OrderedEncoder else {
-            throw EncodingError.invalidValue(
-                self, EncodingError.Context(codingPath: encoder.codingPath, debugDescription: "only gattJSON writes it")
-            )
+        if let ordered = encoder as? OrderedEncoder { return ordered.write(exactJSON) }
+        var container = encoder.singleValueContainer()
+        switch exactJSON {
+        case .number(let digits), .string(let digits): try container.encode(digits)
+        default: try container.encodeNil()
         }
-        ordered.write(exactJSON)
     }
 }
 

@@ -50,15 +50,20 @@ private final class Slot {
         }
     }
 
-    /// A new slot under `key` of the object this slot holds.
+    /// A new slot under `key` of the object this slot holds, in the key's place if it was encoded before (as
+    /// JSONEncoder replaces it): a document never has a key twice.
     func member(_ key: String) -> Slot {
         let slot = Slot()
-        if case .object(var members) = content {
-            members.append((key, slot))
-            content = .object(members)
-        } else {
+        guard case .object(var members) = content else {
             content = .object([(key, slot)])
+            return slot
         }
+        if let index = members.firstIndex(where: { $0.key == key }) {
+            members[index].slot = slot
+        } else {
+            members.append((key, slot))
+        }
+        content = .object(members)
         return slot
     }
 
@@ -106,9 +111,10 @@ struct OrderedEncoder: Encoder {
     func singleValueContainer() -> any SingleValueEncodingContainer { Single(slot: slot, codingPath: codingPath) }
 }
 
-/// `key` in snake case, as JSONEncoder's `convertToSnakeCase` writes it: words split where a lower-case letter or
-/// digit meets a capital, and before the last capital of a run followed by a lower-case letter (`userID` → `user_id`,
-/// `myURLKey` → `my_url_key`).
+/// `key` in snake case: words split where a lower-case letter or digit meets a capital, and before the last capital
+/// of a run followed by a lower-case letter (`userID` → `user_id`, `myURLKey` → `my_url_key`). For the bodies' keys
+/// this is what JSONEncoder's `convertToSnakeCase` wrote (the golden documents were checked against its output);
+/// it differs where a digit meets a lower-case letter (`a2b` stays `a2b`), which no body has.
 func snakeCase(_ key: String) -> String {
     let characters = Array(key)
     var result = ""

@@ -9,8 +9,25 @@ import VitalDevices
 /// to say.
 struct HubAnnotationsJSON: Encodable, Sendable {
     var status: [String]?
-    var unavailable: [String: String]?
+    var unavailable: SpecialValues?
     var userIndex: UInt8?
+
+    /// The fields sent as special values, in the kind's field order: an object, its keys in that order.
+    struct SpecialValues: Encodable, Sendable {
+        var fields: [(key: String, value: String)]
+
+        private struct Key: CodingKey {
+            var stringValue: String
+            var intValue: Int? { nil }
+            init(stringValue: String) { self.stringValue = stringValue }
+            init?(intValue: Int) { nil }
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Key.self)
+            for (key, value) in fields { try container.encode(value, forKey: Key(stringValue: key)) }
+        }
+    }
 
     /// What the hub keeps of `bytes` of the measurement characteristic `uuid`; `nil` when that is nothing, or the
     /// bytes make no reading.
@@ -18,11 +35,10 @@ struct HubAnnotationsJSON: Encodable, Sendable {
         guard let kept = try? DeviceRecord.annotations(decoding: bytes, of: uuid) else { return nil }
         let names = kept.annotations.status.names
         status = names.isEmpty ? nil : names
-        var unavailable: [String: String] = [:]
-        for (field, value) in kept.unavailable {
-            unavailable[field.resultPath?.last ?? field.name ?? "value"] = value.description
+        let unavailable = kept.unavailable.map { field, value in
+            (key: field.resultPath?.last ?? field.name ?? "value", value: value.description)
         }
-        self.unavailable = unavailable.isEmpty ? nil : unavailable
+        self.unavailable = unavailable.isEmpty ? nil : SpecialValues(fields: unavailable)
         userIndex = kept.annotations.userIndex
         if status == nil, self.unavailable == nil, userIndex == nil { return nil }
     }

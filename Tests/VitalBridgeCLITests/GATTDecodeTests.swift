@@ -466,6 +466,25 @@ struct GATTDecodeTests {
 
             """
         ),
+        (
+            // two fields the cuff could not measure: the hub's list keeps the kind's field order
+            "2A35", "00 FF07 0008 FE07",
+            """
+            {
+              "unit": "mmHg",
+              "systolic": "NaN",
+              "diastolic": "NRes",
+              "mean_arterial_pressure": "+INFINITY",
+              "vitalbridge": {
+                "unavailable": {
+                  "systolic": "NaN",
+                  "diastolic": "NRes"
+                }
+              }
+            }
+
+            """
+        ),
     ]
 
     @Test("decodes every characteristic it lists to its exact document", arguments: documents)

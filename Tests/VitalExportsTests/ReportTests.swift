@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 import VitalCore
-import VitalExports
+
+@testable import VitalExports
 
 /// The HTML report, in process: a mark per reading in each chart, values in the chosen units, a mark a day past the
 /// limit, escaped text, and the CSV behind each chart.
@@ -207,5 +208,11 @@ struct ReportTests {
         // a step of one or more units keeps the report's own numbers
         let pressures = Self.chart("blood-pressure", in: Self.page())!
         #expect(!pressures.contains(".0</text>"))
+    }
+
+    @Test("every kind of an instant has a readout, exactly one: none is left out of the report")
+    func everyKindHasAReadout() {
+        let kinds = HealthReport.Readout.all.map(\.kind)
+        #expect(kinds == ReadingKind.allCases.filter { !$0.isDay })
     }
 }
