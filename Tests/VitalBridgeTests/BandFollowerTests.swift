@@ -1,4 +1,5 @@
 import Locking
+import TestRequirements
 import Testing
 import VitalBridge
 import VitalCore
@@ -232,6 +233,30 @@ struct BandFollowerTests {
         // the band forgot only what was stored
         let band = await world.deviceState(of: Self.mac)?.band
         #expect(band?.pending.isEmpty == true)
+        await first.disconnect()
+    }
+
+    @Test(
+        "a follower whose store a newer release migrated stops at its first batch: nothing stored, the band forgets nothing",
+        .needs(.python3))
+    func stopsOnNewerSchema() async throws {
+        let directory = try TemporaryDirectory("band-schema")
+        defer { directory.remove() }
+        let path = directory.file("vitalbridge.sqlite")
+        let world = try Self.world(days: 2)
+        let store = try VitalStore(path: path)
+        let migrate = try migrateAsNewerRelease(path)
+        #expect(migrate.status == 0, "\(migrate.stderr)")
+        let first = try await world.connect(to: Self.mac)
+        await #expect {
+            try await Self.follower(world, firstLink: first, sink: StoreSink(store: store, device: Self.mac))
+                .run(until: Self.hoursLater(6))
+        } throws: { error in
+            (error as? DeviceError)?.code == .storeFailed && "\(error)".contains("this process writes nothing more")
+        }
+        // what the band sent waits, unacknowledged, for a follower that can store it
+        #expect(await world.deviceState(of: Self.mac)?.band?.pending.isEmpty == false)
+        #expect(try store.readings.all().isEmpty)
         await first.disconnect()
     }
 

@@ -236,14 +236,7 @@ struct OutboxTests {
         try store.sinks.add(SinkRecord(name: "lab", address: "postgresql://hub@localhost/lab", addedAt: Self.now))
         let sinks = try store.sinks.all()
         // a newer release's migration, from another process, while this one has the store open
-        let migrate = try runProgram(
-            "/usr/bin/env",
-            [
-                "python3", "-c",
-                "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); "
-                    + "c.execute(\"INSERT INTO grdb_migrations (identifier) VALUES ('v11: a newer release')\"); "
-                    + "c.commit(); c.execute('PRAGMA user_version = 11'); c.commit()", path,
-            ])
+        let migrate = try migrateAsNewerRelease(path)
         #expect(migrate.status == 0, "\(migrate.stderr)")
         let destination = MemoryDestination()
         let connections = Locked(0)
