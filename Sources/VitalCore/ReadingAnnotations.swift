@@ -196,7 +196,7 @@ public struct ReadingStatus: OptionSet, Hashable, Sendable, CustomStringConverti
     public var description: String { names.joined(separator: ",") }
 
     /// The statuses set as a person reads them, in bit order: `["body movement", "irregular pulse"]`. Machine
-    /// formats (CSV, JSON, FHIR) keep the ``names``; what a person reads (the report, the records table) says these.
+    /// formats (CSV, JSON, FHIR) keep the `names`; what a person reads (the report, the records table) says these.
     public var words: [String] { names.map(Self.words) }
 
     /// Status `name` in words: split before each capital and lower-cased (`timeUnverified` → `time unverified`).
