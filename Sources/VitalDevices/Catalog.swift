@@ -151,25 +151,13 @@ public struct CatalogEntry: Hashable, Sendable {
     public let storesRecords: Bool
     /// Whether the scale also measures body composition (Body Composition Service, 0x181B).
     public let measuresBodyComposition: Bool
-    /// The characteristic the model sends its readings on (its stored ones too, for devices that push them):
-    /// kept, as drivers match every event against it.
-    public let measurementCharacteristic: CharacteristicID
     /// The name the device advertises, e.g. `BP5 11070`.
     public var advertisedNamePrefix: String { model.name }
 
-    init(
-        model: DeviceModel, family: DeviceFamily, profile: DeviceProfile, reach: DeviceReach, measuresLive: Bool,
-        storesRecords: Bool, measuresBodyComposition: Bool
-    ) {
-        self.model = model
-        self.family = family
-        self.profile = profile
-        self.reach = reach
-        self.measuresLive = measuresLive
-        self.storesRecords = storesRecords
-        self.measuresBodyComposition = measuresBodyComposition
-        measurementCharacteristic =
-            measuresBodyComposition ? GATTCharacteristics.bodyComposition : family.traits.measurementCharacteristic
+    /// The characteristic the model sends its readings on (its stored ones too, for devices that push them): its
+    /// family's, or Body Composition Measurement for a scale that measures it.
+    public var measurementCharacteristic: CharacteristicID {
+        measuresBodyComposition ? GATTCharacteristics.bodyComposition : family.traits.measurementCharacteristic
     }
 }
 

@@ -66,6 +66,25 @@ struct UpgradeTests {
         if command[0] != "report" && command[0] != "changes" { #expect(second.stdout == first.stdout) }
     }
 
+    @Test("two commands that only read, started together on an older home, upgrade it once and answer alike")
+    func racingUpgrades() throws {
+        let home = try Self.copy()
+        defer { home.remove() }
+        let path = home.path
+        // the second waits on the store's lock while the first migrates, then finds it migrated (a second run of a
+        // migration would fail on the migrations table's key)
+        let commands: [@Sendable () throws -> ProcessOutput] = [
+            { try vitalbridge(["records", "--home", path, "--format", "json"]) },
+            { try vitalbridge(["devices", "--home", path]) },
+            { try vitalbridge(["records", "--home", path, "--format", "json"]) },
+        ]
+        let outputs = try RacingSyncTests.together(commands).results
+        for output in outputs { #expect(output.status == 0 && output.stderr.isEmpty, "\(output.stderr)") }
+        #expect(outputs[0].stdout == outputs[2].stdout && !outputs[0].stdout.isEmpty)
+        #expect(outputs[1].stdout == (try Self.expected("devices.txt")))
+        #expect(try Self.storeLine(home).contains("sound, schema \(VitalStore.schemaVersion)"))
+    }
+
     @Test("a home its user cannot write is refused with one line naming the command that upgrades it, unchanged")
     func unwritableHomeRefused() throws {
         let home = try Self.copy()
