@@ -68,7 +68,8 @@ public enum SVSAdapter {
 }
 
 /// Welltory DDS as the engine answers it: a registered source whose `callback` is exactly the one registered gets
-/// RMSSD, SDNN and total power of RR intervals recorded on a heart-rate sensor of the home.
+/// the stress score and colour (`DDSStress`), RMSSD, SDNN and total power of RR intervals recorded on a heart-rate
+/// sensor of the home.
 enum DDSAdapter {
     /// The link VitalBridge answers.
     static let link = "vitalbridge://dds/measurement"
@@ -272,7 +273,10 @@ extension Bridge {
                 .tooFewIntervals, "the recording has too few accepted intervals (\(figures.accepted)) for HRV")
         }
         func tenth(_ value: Double) -> Double { (value * 10).rounded() / 10 }
-        let result = DDSResult(rmssd: tenth(rmssd), sdnn: tenth(sdnn), power: tenth(power), extra: echoed)
+        let (stress, stressColour) = DDSStress.score(figures.stressIndex)
+        let result = DDSResult(
+            stress: stress, rmssd: tenth(rmssd), sdnn: tenth(sdnn), power: tenth(power), stressColour: stressColour,
+            extra: echoed)
         return await delivery.deliverAnswer(
             result.callbackURL(on: request.callback), to: caller, carrying: [stored], as: .welltoryDDS,
             succeeded: true, note: nil, owner: owner)

@@ -158,12 +158,13 @@ struct DDSCommand: ParsableCommand {
 struct HRVCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hrv",
-        abstract: "Print RMSSD, SDNN and total power of RR intervals (ms), after the artefact rule.",
+        abstract: "Print RMSSD, SDNN, total power and stress index of RR intervals (ms), after the artefact rule.",
         discussion: """
             An interval outside 300–2000 ms, or differing by more than 20% from the previous accepted interval, is
             rejected; the figures are computed on the accepted ones: RMSSD, SDNN (n − 1) in ms, total power
             (VLF + LF + HF, 0.003–0.4 Hz, Welch on the series interpolated at 4 Hz) in ms², as hrv-analysis's
-            defaults compute them. A figure the series is too short for is null.
+            defaults compute them, and Baevsky's stress index (AMo / (2 · Mo · MxDMn), 50 ms bins; at least 60
+            intervals), behind the DDS provider's stress score. A figure the series is too short for is null.
 
             Examples:
               vitalbridge hrv --rr 812,790,805,830,799,815

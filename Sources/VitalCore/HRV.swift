@@ -4,8 +4,8 @@
     import Darwin
 #endif
 
-/// Heart-rate variability of a series of RR intervals (milliseconds), as DDS reports it: RMSSD, SDNN and total
-/// power, computed on the intervals an artefact rule accepts.
+/// Heart-rate variability of a series of RR intervals (milliseconds), as DDS reports it: RMSSD, SDNN, total power
+/// and Baevsky's stress index, computed on the intervals an artefact rule accepts.
 public struct HRVFigures: Hashable, Sendable {
     /// Root mean square of successive differences, ms; `nil` with fewer than 2 accepted intervals.
     public var rmssd: Double?
@@ -13,6 +13,8 @@ public struct HRVFigures: Hashable, Sendable {
     public var sdnn: Double?
     /// Total power, VLF + LF + HF (0.003–0.4 Hz), ms²; `nil` when the accepted series lasts under 4 seconds.
     public var power: Double?
+    /// Baevsky's stress index; `nil` with fewer than 60 accepted intervals or when they are all equal.
+    public var stressIndex: StressIndex?
     /// How many intervals the artefact rule accepted and rejected.
     public var accepted: Int
     public var rejected: Int
@@ -25,6 +27,7 @@ public struct HRVFigures: Hashable, Sendable {
         rmssd = HRV.rmssd(accepted)
         sdnn = HRV.sdnn(accepted)
         power = HRV.totalPower(accepted)
+        stressIndex = StressIndex(nn: accepted)
     }
 }
 

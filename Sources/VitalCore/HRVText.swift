@@ -42,6 +42,7 @@ extension HRVFigures {
         func figure(_ value: Double?) -> JSON { value.map { .number(($0 * 1_000).rounded() / 1_000) } ?? .null }
         let members: [(String, JSON)] = [
             ("rmssd", figure(rmssd)), ("sdnn", figure(sdnn)), ("power", figure(power)),
+            ("stress_index", figure(stressIndex?.value)),
             ("accepted", .number(Double(accepted))), ("rejected", .number(Double(rejected))),
         ]
         // the members one space apart, as the command has always printed them

@@ -23,15 +23,17 @@ struct DDSProviderTests {
         "vitalbridge://dds/measurement?source=\(source)&callback=\(DDSEncodingForTests.encode(callback))\(extra)"
     }
 
-    @Test("a registered source gets RMSSD, SDNN and power of the RR series it stored; extras are echoed")
+    @Test("a registered source gets stress, RMSSD, SDNN and power of the RR series it stored; extras are echoed")
     func measurement() throws {
         let home = try Self.home()
         let output = try home.open(Self.link("&visit=7&duration=180"))
         #expect(output.status == 0, "\(output.stderr)")
         let result = try DDSResult(callback: String(output.stdout.dropLast()))
-        #expect(output.stdout.hasPrefix(Self.callback + "?rmssd="))
+        #expect(output.stdout.hasPrefix(Self.callback + "?stress="))
         #expect(result.extra.count == 1 && result.extra[0] == ("visit", "7"))
-        #expect(result.stress == nil && result.energy == nil && result.productivity == nil)
+        // no published method computes energy or productivity: they are left out, with their colours
+        #expect(result.energy == nil && result.productivity == nil)
+        #expect(result.energyColour == nil && result.productivityColour == nil)
         // the figures are those of the stored series
         let stored = try home.store().readings.all()
         guard case .heartRate(let reading)? = stored.last?.reading else {
@@ -44,10 +46,15 @@ struct DDSProviderTests {
         #expect(result.rmssd == ((figures.rmssd ?? 0) * 10).rounded() / 10)
         #expect(result.sdnn == ((figures.sdnn ?? 0) * 10).rounded() / 10)
         #expect(result.power == ((figures.power ?? 0) * 10).rounded() / 10)
+        // the stress of that series' Baevsky index, as DDSStress maps it
+        let index = try #require(figures.stressIndex)
+        #expect(result.stress != nil && result.stress == DDSStress.score(index).stress)
+        #expect(result.stressColour == DDSStress.score(index).colour)
         // and `vitalbridge hrv` says the same of that series
         let hrv = try vitalbridge(["hrv", "--rr", reading.rrIntervals.map { "\($0)" }.joined(separator: ",")])
         let printed = try #require(try JSONSerialization.jsonObject(with: Data(hrv.stdout.utf8)) as? [String: Double])
         #expect(abs((printed["rmssd"] ?? 0) - (result.rmssd ?? -1)) < 0.06)
+        #expect(abs((printed["stress_index"] ?? 0) - index.value) < 0.001)
         // the default is 300 s
         _ = try home.open(Self.link())
         guard case .heartRate(let full)? = try home.store().readings.all().last?.reading else {
@@ -70,7 +77,7 @@ struct DDSProviderTests {
             let result = try DDSResult(callback: String(output.stdout.dropLast()))
             #expect(result.extra.map(\.name) == ["x", "visit"] && result.extra.map(\.value) == ["1", "7"])
             if sensor {
-                #expect(output.stdout.hasPrefix(callback + "&rmssd="), "\(output.stdout)")
+                #expect(output.stdout.hasPrefix(callback + "&stress="), "\(output.stdout)")
                 #expect(result.rmssd != nil && result.sdnn != nil && result.power != nil)
             } else {
                 #expect(output.stdout == callback + "&error=no_device&visit=7\n")

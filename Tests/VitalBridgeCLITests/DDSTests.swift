@@ -18,7 +18,11 @@ struct DDSCommandTests {
         #expect(direct.status == 0, "\(direct.stderr)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(direct.stdout.utf8)) as? [String: Double])
         #expect(object["accepted"] == 300 && object["rejected"] == 1)
-        for (key, value) in [("rmssd", figures.rmssd!), ("sdnn", figures.sdnn!), ("power", figures.power!)] {
+        let figuresPrinted = [
+            ("rmssd", figures.rmssd!), ("sdnn", figures.sdnn!), ("power", figures.power!),
+            ("stress_index", figures.stressIndex!.value),
+        ]
+        for (key, value) in figuresPrinted {
             #expect(abs(object[key]! - value) <= 0.0005 + 1e-6 * value, "\(key)")
         }
         #expect(
@@ -35,7 +39,9 @@ struct DDSCommandTests {
         #expect(negative.status == 1 && negative.stderr.contains("--rr item 2 ('-5')"))
         let short = try vitalbridge(["hrv", "--rr", "800"])
         #expect(
-            short.stdout == "{\"rmssd\": null, \"sdnn\": null, \"power\": null, \"accepted\": 1, \"rejected\": 0}\n")
+            short.stdout
+                == #"{"rmssd": null, "sdnn": null, "power": null, "stress_index": null, "accepted": 1, "rejected": 0}"#
+                + "\n")
         #expect(try vitalbridge(["hrv"]).status == 2)
     }
 

@@ -48,11 +48,11 @@ struct HRVTests {
         #expect(two.rmssd == 100 && two.sdnn == (5_000.0).squareRoot() && two.power == nil && two.accepted == 2)
     }
 
-    /// hrv-analysis's figures for each series.
-    static func oracle(_ series: [[Double]]) throws -> [[String: Double]] {
+    /// An oracle's figures for each series: hrv-analysis's (`hrv.py`) or numpy's stress index (`stress.py`).
+    static func oracle(_ series: [[Double]], script: String = "hrv.py") throws -> [[String: Double]] {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try Oracles.python())
-        process.arguments = [Oracles.script("hrv.py")]
+        process.arguments = [Oracles.script(script)]
         let input = Pipe()
         let output = Pipe()
         process.standardInput = input

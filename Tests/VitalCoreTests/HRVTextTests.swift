@@ -28,7 +28,7 @@ import VitalCore
     func line() {
         #expect(
             HRVFigures(rr: [800]).jsonLine
-                == #"{"rmssd": null, "sdnn": null, "power": null, "accepted": 1, "rejected": 0}"#)
+                == #"{"rmssd": null, "sdnn": null, "power": null, "stress_index": null, "accepted": 1, "rejected": 0}"#)
         let figures = HRVFigures(rr: [812, 790, 805, 830, 799, 815, 250])
         let rmssd = ((figures.rmssd ?? 0) * 1_000).rounded() / 1_000
         #expect(figures.jsonLine.hasPrefix(#"{"rmssd": \#(rmssd), "sdnn": "#))
