@@ -23,7 +23,9 @@ extension DeviceDesk {
         }
         let (entry, now, sink) = (DeviceCatalog.entry(for: known.model), now, StoreSink(store: store, device: mac))
         return try await withConnection(known, doing: operation) { connection in
-            try await body(SmartbandDriver(entry: entry, connection: connection, clock: now), sink)
+            var driver = SmartbandDriver(entry: entry, connection: connection, clock: now)
+            driver.addedAt = known.addedAt
+            return try await body(driver, sink)
         }
     }
 
@@ -46,9 +48,10 @@ extension DeviceDesk {
     ) async throws(DeviceDeskError) -> Int {
         let (central, clock, now, logger) = (central, clock, now, logger)
         return try await withBand(mac, doing: "follow") { first, sink in
-            let follower = BandFollower(
+            var follower = BandFollower(
                 central: central, entry: first.entry, mac: mac, firstLink: first.connection, sink: sink,
                 bandClock: now, clock: clock, batchSize: first.batchSize, logger: logger)
+            follower.addedAt = first.addedAt
             let end = hours.map { Timestamp(secondsSince1970: now().secondsSince1970 + Int64($0) * 3_600) }
             return try await follower.run(until: end, events: events)
         }

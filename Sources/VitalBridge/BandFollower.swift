@@ -49,6 +49,8 @@ public struct BandFollower: Sendable {
     let clock: any Clock<Duration>
     let batchSize: Int
     let logger: Logger
+    /// When the hub added the band (a clock showing an earlier time had restarted).
+    var addedAt: Timestamp?
 
     /// A follower of the band `mac`, a smartband described by `entry`, reached through `central`.
     ///
@@ -167,6 +169,7 @@ public struct BandFollower: Sendable {
     private func makeDriver(_ connection: any BluetoothConnection, batchSize: Int) -> SmartbandDriver {
         var driver = SmartbandDriver(entry: entry, connection: connection, clock: bandClock)
         driver.batchSize = batchSize
+        driver.addedAt = addedAt
         return driver
     }
 

@@ -208,17 +208,24 @@ extension BandCommand {
 
     struct Info: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Show the band's model, firmware and battery (and store what it pushes).",
-            discussion: "Example:\n  vitalbridge band info --mac 004D3208D310")
+            abstract: "Show the band's model, firmware, battery and clock (and store what it pushes).",
+            discussion: """
+                The band's clock is read on every connection and set to the hub's when it is more than 2 s off; what
+                the band dated before is moved by the offset found.
+
+                Example:
+                  vitalbridge band info --mac 004D3208D310
+                """)
         @OptionGroup var band: BandOptions
 
         func run() async throws {
-            let (model, info) = try await band.withBand(doing: "device information") { driver, sink in
+            let (model, info, clock) = try await band.withBand(doing: "device information") { driver, sink in
                 let info = try await driver.deviceInfo()
                 try await driver.run(.getToday, storingInto: sink)
-                return (driver.entry.model, info)
+                return (driver.entry.model, info, driver.lastClockReading)
             }
             print(deviceLine(model, info))
+            print("clock: " + (clock.map(\.description) ?? "the band has no clock the hub can read"))
         }
     }
 

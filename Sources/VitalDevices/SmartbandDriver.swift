@@ -1,4 +1,5 @@
 import HealthGATT
+import Locking
 import VitalCore
 
 extension BandItem {
@@ -46,50 +47,63 @@ extension BandItem {
         }
     }
 
-    /// The item's bytes as stored: the notification with sequence number 0 (date today's totals first, with
-    /// ``dated(today:)``: their own date bytes are not kept).
-    public var storedBytes: [UInt8] { BandMessage.item(sequence: 0, self).encoded() }
+    /// The item's bytes as stored, its band's clock unread: ``storedBytes(dating:)`` with ``BandItemDating/unread``.
+    public var storedBytes: [UInt8] { storedBytes(dating: .unread) }
 
-    /// The item of bytes ``storedBytes`` wrote.
+    /// The item's bytes as stored: the notification, its sequence number holding how the hub dated it (date
+    /// today's totals first, with ``dated(today:)``: their own date bytes are not kept).
+    public func storedBytes(dating: BandItemDating) -> [UInt8] {
+        BandMessage.item(sequence: dating.sequenceField, self).encoded()
+    }
+
+    /// The item of bytes ``storedBytes(dating:)`` wrote.
     ///
     /// - Throws: `GATTError` if they are not an item.
     public init(storedBytes bytes: [UInt8]) throws(GATTError) {
-        guard case .item(_, let item) = try BandMessage(bytes: bytes) else {
+        self = try Self.stored(bytes).item
+    }
+
+    /// The item of bytes ``storedBytes(dating:)`` wrote, and how it was dated.
+    ///
+    /// - Throws: `GATTError` if they are not an item.
+    public static func stored(_ bytes: [UInt8]) throws(GATTError) -> (item: BandItem, dating: BandItemDating) {
+        guard case .item(let field, let item) = try BandMessage(bytes: bytes) else {
             throw GATTError(.reservedValue, characteristic: "band data", field: "type", offset: 0)
         }
-        self = item
+        return (item, BandItemDating(sequenceField: field))
     }
 }
 
 extension DayItemBatch {
-    /// A band's items, with its rule for a day's reading: a `BandDay` summed up from all of the day's items, marked
-    /// `timeUnverified` (the band's clock, which dates its items, cannot be read).
+    /// A band's items, dated as `dating` says (already moved by the clock's offset), with its rule for a day's
+    /// reading: a `BandDay` summed up from all of the day's items, marked `timeUnverified` when one of them came on a
+    /// link whose band clock was not read, and `deviceClockNotSet` when one was dated by a clock that had restarted.
     ///
     /// - Throws: ``DeviceError/Code/storeFailed`` for an undated item (today's totals the driver did not date with
     ///   ``BandItem/dated(today:)``): nothing of the batch is stored.
-    public init(bandItems: [BandItem]) throws(DeviceError) {
+    public init(bandItems: [BandItem], dating: BandItemDating = .unread) throws(DeviceError) {
         let items = try bandItems.map { item throws(DeviceError) in
             guard let date = item.date else {
                 throw DeviceError(.storeFailed, message: "today's totals must be dated before they are stored")
             }
-            return DayItem(date: date, kind: item.kind, key: item.key, bytes: item.storedBytes)
+            return DayItem(date: date, kind: item.kind, key: item.key, bytes: item.storedBytes(dating: dating))
         }
         self.init(items: items) { date, items in
-            var day = BandDay(date: date, items: try items.map { try BandItem(storedBytes: $0.bytes) })
-            // the band dates its items by its own clock, which its protocol cannot read (the SDK's
-            // `responseOfGetTime:` has no request): the day's times are the band's, unverified
-            day.annotations.status.insert(.timeUnverified)
+            let stored = try items.map { try BandItem.stored($0.bytes) }
+            var day = BandDay(date: date, items: stored.map(\.item))
+            if stored.contains(where: { !$0.dating.clockRead }) { day.annotations.status.insert(.timeUnverified) }
+            if stored.contains(where: \.dating.clockWasReset) { day.annotations.status.insert(.deviceClockNotSet) }
             return .band(day)
         }
     }
 }
 
 extension RecordSink {
-    /// Keeps items a band pushed with the summaries of the days they change (``DayItemBatch/init(bandItems:)``);
+    /// Keeps items a band pushed with the summaries of the days they change (``DayItemBatch/init(bandItems:dating:)``);
     /// returns only once they are durable. A band is told it may forget them only after this returns. Today's
     /// totals come dated (the driver dates them with the host's day as they arrive); undated ones are refused.
-    public func storeBandItems(_ items: [BandItem]) async throws {
-        try await storeDayItems(try DayItemBatch(bandItems: items))
+    public func storeBandItems(_ items: [BandItem], dating: BandItemDating = .unread) async throws {
+        try await storeDayItems(try DayItemBatch(bandItems: items, dating: dating))
     }
 }
 
@@ -170,8 +184,13 @@ public enum BandEvent: Hashable, Sendable {
 /// The smartbands Fit Pro 9614N, Fit Pulse 9615N and Smartee Training 9616N, over VitalBridge's band codec
 /// (``SmartbandGATT``).
 ///
+/// Before it subscribes, the driver reads the band's clock (0xFFD3, ``BandTime``): each item of the link is moved
+/// back by the clock's offset (``BandItem/movedBack(byMinutes:)``) and stored with how it was dated
+/// (``BandItemDating``); once the band caught up and what it sent is committed, a clock more than 2 s off is set to
+/// the hub's.
+///
 /// A band pushes what it holds as soon as the host subscribes to its data characteristic. The driver keeps the
-/// items in batches of at most ``SmartbandGATT/window``, through the sink's ``RecordSink/storeBandItems(_:)``,
+/// items in batches of at most ``SmartbandGATT/window``, through the sink's ``RecordSink/storeBandItems(_:dating:)``,
 /// and writes ``BandCommand/receivedThrough(_:)`` only after each batch is committed: a crash or a drop at any point
 /// loses nothing the band forgot, and an item sent again replaces its stored self. A sync ends when the band
 /// says it caught up; ``follow(into:events:stored:)`` goes on storing what the band pushes while the link holds.
@@ -182,6 +201,12 @@ public struct SmartbandDriver: DeviceDriver {
     public let clock: @Sendable () -> Timestamp
     /// Items stored per commit; at most ``SmartbandGATT/window``, beyond which the band waits for an acknowledgement.
     public var batchSize = SmartbandGATT.window
+    /// When the hub added the band: a band clock showing an earlier time had restarted.
+    public var addedAt: Timestamp?
+    /// What the last link learned of the band's clock (``BandClockReading``): `nil` until one read it, or when the
+    /// band has no clock characteristic.
+    public var lastClockReading: BandClockReading? { clockReadings.withLock { $0 } }
+    let clockReadings = Locked<BandClockReading?>(nil)
 
     public init(
         entry: CatalogEntry, connection: any BluetoothConnection, clock: @escaping @Sendable () -> Timestamp
@@ -257,6 +282,9 @@ struct BandSession {
     private var batch: [BandItem] = []
     /// The last item's number on this link.
     private var last: UInt32?
+    /// What the link learned of the band's clock, and how its items are dated.
+    private var clock: BandClockReading?
+    private var dating = BandItemDating.unread
 
     private(set) var stored = 0
 
@@ -275,16 +303,39 @@ struct BandSession {
     private static let data = GATTCharacteristics.bandData
     private static let controlPoint = GATTCharacteristics.bandControlPoint
 
-    /// Subscribes to the band's data: it starts pushing what it holds. A link whose MTU cannot carry an hour of
-    /// heart rate is refused first (its items would arrive cut).
-    func start() async throws(DeviceError) {
+    /// Reads the band's clock, then subscribes to the band's data: it starts pushing what it holds. A link whose
+    /// MTU cannot carry an hour of heart rate is refused first (its items would arrive cut).
+    mutating func start() async throws(DeviceError) {
         let mtu = await connection.mtu
         guard mtu >= SmartbandGATT.minimumMTU else {
             throw DeviceError(
                 .unsupported,
                 message: "the link's MTU of \(mtu) is below the \(SmartbandGATT.minimumMTU) a smartband's items need")
         }
+        if await connection.offers(GATTCharacteristics.bandTime) {
+            let hubTime = driver.clock()
+            let bytes = try await connection.read(GATTCharacteristics.bandTime)
+            let shown: BandTime
+            do {
+                shown = try BandTime(bytes: bytes)
+            } catch {
+                throw DeviceError(.protocolViolation, message: "\(error)")
+            }
+            let reading = BandClockReading(bandTime: shown.time, hubTime: hubTime, addedAt: driver.addedAt)
+            (clock, dating) = (reading, reading.dating)
+            driver.clockReadings.withLock { $0 = reading }
+        }
         try await connection.subscribe(Self.data)
+    }
+
+    /// Sets the band's clock to the hub's when the link found it more than 2 s off, once: what the band sends from
+    /// then on is dated by the right clock.
+    private mutating func setClockIfNeeded() async throws(DeviceError) {
+        guard var reading = clock, reading.needsSetting, !reading.wasSet else { return }
+        try await connection.write(GATTCharacteristics.bandTime, BandTime(driver.clock()).encoded)
+        reading.wasSet = true
+        (clock, dating) = (reading, BandItemDating(clockRead: true, clockWasReset: false, minutes: 0))
+        driver.clockReadings.withLock { $0 = reading }
     }
 
     /// Writes `command` and waits for its result; returns the other messages before it (not items).
@@ -334,8 +385,9 @@ struct BandSession {
                         .protocolViolation, message: "the band sent item \(sequence) after item \(last)")
                 }
                 last = sequence
-                // today's totals are dated as they arrive: a batch committed after midnight keeps yesterday's
-                batch.append(item.dated(today: driver.clock().day))
+                // moved by the clock's offset, then today's totals are dated as they arrive: a batch committed after
+                // midnight keeps yesterday's
+                batch.append(item.movedBack(byMinutes: dating.minutes).dated(today: driver.clock().day))
                 if batch.count == size { try await commit() }
             case .caughtUp(let through):
                 if let last, through != last {
@@ -343,6 +395,7 @@ struct BandSession {
                         .protocolViolation, message: "the band said it caught up at item \(through) after item \(last)")
                 }
                 try await commit()
+                try await setClockIfNeeded()
                 return message
             default:
                 return message
@@ -362,7 +415,7 @@ struct BandSession {
     private mutating func store() async throws(DeviceError) {
         guard !batch.isEmpty else { return }
         do {
-            try await sink.storeBandItems(batch)
+            try await sink.storeBandItems(batch, dating: dating)
         } catch {
             throw DeviceError(.storeFailed, message: "the store refused \(batch.count) band item(s): \(error)")
         }

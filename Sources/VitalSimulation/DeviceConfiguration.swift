@@ -183,7 +183,7 @@ public struct SimulatedDeviceConfiguration: Hashable, Sendable {
         let key = device.clockOffset != nil ? "clockOffset" : "clockReset"
         let name = "\(model.name) \(device.mac)"
         let family = DeviceCatalog.entry(for: model).family
-        guard clock, ![.activityMonitor, .smartband, .heartRateSensor].contains(family) else {
+        guard family == .smartband || clock, ![.activityMonitor, .heartRateSensor].contains(family) else {
             throw FleetError(
                 path: path + "." + key,
                 message:
@@ -200,6 +200,15 @@ public struct SimulatedDeviceConfiguration: Hashable, Sendable {
                     message: "of \(name) must be from -\(maximumClockOffset) to \(maximumClockOffset) seconds")
             }
             return Int64(offset)
+        }
+        // a band's clock restarted when it began recording
+        if family == .smartband {
+            guard let since = device.recordingSince.flatMap(Timestamp.init(parsing:)) else {
+                throw FleetError(
+                    path: path + ".clockReset",
+                    message: "of \(name) needs recordingSince: the band's clock restarted when it began recording")
+            }
+            return Self.clockEpoch.secondsSince1970 - since.secondsSince1970
         }
         // the clock restarted at 2000-01-01 00:00:00 at the first record
         var times = (device.records?.list ?? []).compactMap { $0.measuredAt.flatMap(Timestamp.init(parsing:)) }
@@ -322,8 +331,10 @@ public struct SimulatedDeviceConfiguration: Hashable, Sendable {
             band: entry.family != .smartband
                 ? nil
                 : BandState(
-                    recordedThrough: recordingSince
-                        ?? Timestamp(secondsSince1970: start.secondsSince1970 - 7 * 86_400)))
+                    recordedThrough: Timestamp(
+                        secondsSince1970: (recordingSince?.secondsSince1970 ?? start.secondsSince1970 - 7 * 86_400)
+                            + clockOffset),
+                    clockOffset: clockOffset))
     }
 }
 

@@ -98,12 +98,13 @@ public struct FleetDevice: Hashable, Sendable {
     public var abortFirstConnection: Bool?
     /// How many seconds the device's clock runs ahead of the true time, negative when behind (at most ten years
     /// either way): every time the device reports (its Current Time, its records' time stamps) is shifted by it,
-    /// while a record's `measuredAt` in the fleet stays the true time. 0 when absent. For devices that date their
-    /// readings (not activity monitors, smartbands, heart-rate sensors or a generic device without a clock).
+    /// while a record's `measuredAt` in the fleet stays the true time; a smartband dates what it records by it.
+    /// 0 when absent. For devices that date their readings (not activity monitors, heart-rate sensors or a generic
+    /// device without a clock).
     public var clockOffset: Int?
     /// Whether the device's clock restarted at 2000-01-01 00:00:00 at its first record (the earliest of its
-    /// `records`), as after a battery change: an offset of 2000-01-01 minus that record's true time. Not with
-    /// `clockOffset`; `false` when absent.
+    /// `records`; a smartband's when it began recording, `recordingSince`), as after a battery change: an offset of
+    /// 2000-01-01 minus that time. Not with `clockOffset`; `false` when absent.
     public var clockReset: Bool?
     /// Smartbands only: the wearer's presses of the band's buttons, each at a time of the world. A band connected
     /// and following when the world's time passes a press notifies it (a take-picture only in camera mode); a press

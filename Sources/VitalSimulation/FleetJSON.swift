@@ -487,11 +487,16 @@ extension BandState {
             throw FleetError(path: fields.path(of: "boundUserID"), message: "is not a 32-bit user id")
         }
         let schedules = try fields.objects("schedules", BandSchedule.init(fields:)) ?? []
+        // a state saved before bands had a clock of their own has none: the band's clock was the world's
+        let clockOffset = try fields.int("clockOffset") ?? 0
+        guard clockOffset.magnitude <= 100 * 366 * 86_400 else {
+            throw FleetError(path: fields.path(of: "clockOffset"), message: "is more than a hundred years")
+        }
         let state = BandState(
             nextSequence: nextSequence, recordedThrough: through, sportData: try fields.bool("sportData") ?? false,
             hourlyHeartRate: try fields.bool("hourlyHeartRate") ?? false,
             cameraMode: try fields.bool("cameraMode") ?? false, boundUserID: bound.map { UInt32($0) },
-            schedules: schedules)
+            schedules: schedules, clockOffset: Int64(clockOffset))
         try fields.finish()
         return (state, count)
     }
@@ -506,6 +511,7 @@ extension BandState {
         members["cameraMode"] = .bool(cameraMode)
         members["boundUserID"] = boundUserID.map { .number(Int($0)) }
         members["schedules"] = schedules.isEmpty ? nil : .array(schedules.map(\.jsonValue))
+        members["clockOffset"] = clockOffset == 0 ? nil : .number(Int(clockOffset))
         return members.object
     }
 

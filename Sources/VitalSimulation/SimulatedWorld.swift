@@ -197,6 +197,7 @@ public actor SimulatedWorld: BluetoothCentral {
         case GATTCharacteristics.firmwareRevision: return Array((runtime.configuration.firmware ?? "").utf8)
         case GATTCharacteristics.batteryLevel: return [UInt8(runtime.state.battery)]
         case GATTCharacteristics.currentTime: return runtime.currentTime(at: clock.wallTime).encoded()
+        case GATTCharacteristics.bandTime: return BandTime(runtime.state.band!.bandTime(clock.wallTime)).encoded
         default: throw DeviceError(.protocolViolation, message: "\(characteristic) cannot be read")
         }
     }

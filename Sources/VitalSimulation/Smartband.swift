@@ -45,15 +45,19 @@ public struct BandState: Hashable, Sendable {
     public var boundUserID: UInt32?
     /// The schedules written to the band.
     public var schedules: [BandSchedule]
+    /// How far the band's clock is ahead of the world's, in seconds (negative: behind). The band dates what it records
+    /// by its clock: ``recordedThrough`` is a time of it.
+    public var clockOffset: Int64
 
     public init(
         pending: [Numbered] = [], nextSequence: UInt32 = 1, recordedThrough: Timestamp,
         sportData: Bool = false, hourlyHeartRate: Bool = false, cameraMode: Bool = false, boundUserID: UInt32? = nil,
-        schedules: [BandSchedule] = []
+        schedules: [BandSchedule] = [], clockOffset: Int64 = 0
     ) {
         self.pending = pending
         self.nextSequence = nextSequence
         self.recordedThrough = recordedThrough
+        self.clockOffset = clockOffset
         self.sportData = sportData
         self.hourlyHeartRate = hourlyHeartRate
         self.cameraMode = cameraMode
@@ -230,11 +234,34 @@ struct BandLife {
 }
 
 extension BandState {
-    /// Records what the band's wearer did up to `time`.
+    /// What the band's clock shows at the world's time `time`.
+    func bandTime(_ time: Timestamp) -> Timestamp {
+        Timestamp(secondsSince1970: time.secondsSince1970 + clockOffset)
+    }
+
+    /// Records what the band's wearer did up to the world's time `time`, dated by the band's clock.
     mutating func record(until time: Timestamp, life: BandLife) {
-        guard time > recordedThrough else { return }
-        life.items(after: recordedThrough, through: time) { keep($0) }
-        recordedThrough = time
+        let shown = bandTime(time)
+        guard shown > recordedThrough else { return }
+        life.items(after: recordedThrough, through: shown) { keep($0) }
+        recordedThrough = shown
+    }
+
+    /// Sets the band's clock to `shown` at the world's time `time`: what was recorded before is dated by the old
+    /// clock, and recording goes on from the new time (a clock set back records nothing twice).
+    mutating func setClock(to shown: Timestamp, at time: Timestamp, life: BandLife) {
+        record(until: time, life: life)
+        clockOffset = shown.secondsSince1970 - time.secondsSince1970
+        recordedThrough = shown
+    }
+
+    /// The band after a factory reset at the world's time `time`: memory and settings erased, item numbers going
+    /// on (never reused), the clock restarted at 2000-01-01 00:00:00.
+    func reset(at time: Timestamp) -> BandState {
+        let epoch = SimulatedDeviceConfiguration.clockEpoch
+        return BandState(
+            nextSequence: nextSequence, recordedThrough: epoch,
+            clockOffset: epoch.secondsSince1970 - time.secondsSince1970)
     }
 
     /// The time of the next thing the band records after `time`: the turn of the hour, or the end of the day's
@@ -255,10 +282,14 @@ extension BandState {
 struct BandPeripheral: SimulatedPeripheral {
     let runtime: DeviceRuntime
 
-    /// The band service alone: a band has no vendor control service.
+    /// The band service alone (its control point, data and clock): a band has no vendor control service.
     static func profileServices(of configuration: SimulatedDeviceConfiguration) -> [GATTServiceLayout] {
         let g = GATTCharacteristics.self
-        return [GATTServiceLayout(SmartbandGATT.service, [(g.bandControlPoint, .write), (g.bandData, .notify)])]
+        let clock: GATTProperties = [.read, .write]
+        return [
+            GATTServiceLayout(
+                SmartbandGATT.service, [(g.bandControlPoint, .write), (g.bandData, .notify), (g.bandTime, clock)])
+        ]
     }
 
     private var band: BandState {
@@ -273,12 +304,26 @@ struct BandPeripheral: SimulatedPeripheral {
         let time = link.clock.wallTime
         band.record(until: time, life: life)
         // today's running totals lead each connection
-        band.keep(.todayTotals(life.totals(time.day, through: time.secondsSince1970 % 86_400)))
+        band.keep(.todayTotals(totals(at: time)))
         link.band = LinkBand()
+    }
+
+    /// Today's running totals at the world's time `time`, today as the band's clock has it.
+    private func totals(at time: Timestamp) -> BandTotals {
+        let shown = band.bandTime(time)
+        return life.totals(shown.day, through: shown.secondsSince1970 - shown.day.daysSince1970 * 86_400)
     }
 
     func write(_ characteristic: CharacteristicID, _ value: [UInt8], on link: Link) throws(DeviceError) {
         let time = link.clock.wallTime
+        if characteristic == GATTCharacteristics.bandTime {
+            do {
+                band.setClock(to: try BandTime(bytes: value).time, at: time, life: life)
+            } catch {
+                throw DeviceError(.protocolViolation, message: "a malformed band time: \(error)")
+            }
+            return
+        }
         guard characteristic == GATTCharacteristics.bandControlPoint else {
             throw DeviceError(.protocolViolation, message: "\(characteristic) cannot be written")
         }
@@ -302,7 +347,7 @@ struct BandPeripheral: SimulatedPeripheral {
         case .bind(let userID): band.boundUserID = userID
         case .unbind: band.boundUserID = nil
         case .getToday:
-            band.keep(.todayTotals(life.totals(time.day, through: time.secondsSince1970 % 86_400)))
+            band.keep(.todayTotals(totals(at: time)))
         case .getSupportedSports:
             link.notify(
                 GATTCharacteristics.bandData,
@@ -341,8 +386,7 @@ struct BandPeripheral: SimulatedPeripheral {
             let exists = band.schedules.contains { $0.date == date && $0.hour == hour && $0.minute == minute }
             link.notify(GATTCharacteristics.bandData, BandMessage.scheduleExists(exists).encoded())
         case .reset:
-            // memory and settings erased; item numbers go on (never reused)
-            band = BandState(nextSequence: band.nextSequence, recordedThrough: time)
+            band = band.reset(at: time)
             link.band = LinkBand()
         case .setSportTargets, .setAlarm, .setSedentary, .setPersonalInfo, .setHardwareOptions, .pushText:
             // checked by the codec; the simulated band only acknowledges settings it has no use for
@@ -387,12 +431,14 @@ struct BandPeripheral: SimulatedPeripheral {
             (band.pending.last?.sequence ?? 0) <= (state.lastSent ?? 0)
         else { return false }
         let clock = link.clock
-        let next = BandState.nextEvent(after: clock.wallTime, life: life)
+        // the next thing the band records is at a time of its clock
+        let shownNext = BandState.nextEvent(after: band.bandTime(clock.wallTime), life: life)
+        let next = Timestamp(secondsSince1970: shownNext.secondsSince1970 - band.clockOffset)
         if pressBefore(next, on: link) { return true }
         clock.advance(by: .seconds(next.secondsSince1970 - clock.wallTime.secondsSince1970))
         band.record(until: next, life: life)
         // and today's running totals, as they stand now
-        band.keep(.todayTotals(life.totals(next.day, through: next.secondsSince1970 % 86_400)))
+        band.keep(.todayTotals(totals(at: next)))
         notifyPresses(at: next, on: link)
         return true
     }

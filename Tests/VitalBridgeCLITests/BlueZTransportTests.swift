@@ -81,6 +81,22 @@ struct BlueZTransportTests {
         #expect(records.stdout.contains("004D3208D313"))
     }
 
+    @Test("a band's clock on a BlueZ home is never the simulator's: band info is refused, nothing stored or set")
+    func bandClock() throws {
+        let bench = try SimulatedBus()
+        defer { bench.stop() }
+        _ = try bench.open(
+            "ihealth-layer://?cmd=1&addtype=1&devicemodel=700&scheme=vitalbridge-demo", "--scan-qr", "004D3208D310")
+        for arguments in [["info"], ["today"], ["options", "--units", "imperial"]] {
+            let output = try vitalbridge(
+                ["band"] + arguments + ["--transport", "bluez", "--mac", "004D3208D310"], environment: bench.environment
+            )
+            #expect(output.status == 1 && output.stdout.isEmpty && !output.stderr.contains("clock"), "\(output.stderr)")
+        }
+        let records = try vitalbridge(["records", "--format", "json"], environment: bench.environment)
+        #expect(records.status == 0 && records.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "[]")
+    }
+
     @Test("an iHealth model or a smartband through BlueZ fails with ERROR_UNSUPPORTED_TRANSPORT, touching nothing")
     func vendorModels() throws {
         let bench = try SimulatedBus()

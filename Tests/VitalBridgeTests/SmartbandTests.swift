@@ -114,10 +114,9 @@ struct SmartbandTests {
                 Issue.record("not a band day: \(day.reading)")
                 continue
             }
-            // the band's clock cannot be read: its days are marked timeUnverified
-            var expected = BandDay(date: summary.date, items: stored.filter { $0.date == summary.date })
-            expected.annotations.status = .timeUnverified
-            #expect(summary == expected)
+            // the band's clock was read (and right): its days carry no mark
+            let expected = BandDay(date: summary.date, items: stored.filter { $0.date == summary.date })
+            #expect(summary == expected && summary.annotations.status.isEmpty)
         }
         // a second sync finds today's totals only: nothing stored twice, no day but today revised
         let before = try store.readings.all(device: Self.mac)
@@ -173,9 +172,8 @@ struct SmartbandTests {
             let callback = try await engine.callback(url)
             #expect(callback.status == .success(.sync), "\(callback.reason?.rawValue ?? "")")
             guard case .list(let objects)? = callback.result else { break }
-            // 5 of the 31 days fit the first 8,000 characters (each day flagged timeUnverified: the band's clock
-            // cannot be read; each of its two sports with its steps and distance, the noon one with its detail; its
-            // totals of each sport and its night's segments)
+            // 5 of the 31 days fit the first 8,000 characters (each of its two sports with its steps and distance,
+            // the noon one with its detail; its totals of each sport and its night's segments)
             if round == 0 { #expect(callback.remaining == 26) }
             days += objects.map { $0.string(.time) ?? "?" }
             answered += objects

@@ -34,7 +34,13 @@ struct SimulationCorpusTests {
         encoded += ActivityMonitorTests.vendorCommands.map { (2, $0.encoded) }
         encoded += ActivityMonitorTests.vendorEvents.map { (3, $0.encoded) }
         encoded.append((4, ActivityDayRecord(day: ActivityMonitorTests.activityDay).encoded))
-        let names = ["band-message", "band-command", "vendor-command", "vendor-event", "activity-day"]
+        encoded.append((5, BandTimeCodecTests.exampleBytes))
+        // an item moved back by 90 minutes (i32, little-endian), then by -1441
+        let moved = items[3].encoded(today: SmartbandCodecTests.day)
+        encoded += [[90, 0, 0, 0], [0x5F, 0xFA, 0xFF, 0xFF]].map { (6, $0 + moved) }
+        let names = [
+            "band-message", "band-command", "vendor-command", "vendor-event", "activity-day", "band-time", "moved-item",
+        ]
         let seeds = encoded.enumerated().map { index, seed in
             (name: "\(names[Int(seed.codec)])-\(index)", bytes: [seed.codec] + seed.bytes)
         }

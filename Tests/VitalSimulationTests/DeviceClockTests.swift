@@ -1,3 +1,4 @@
+import Foundation
 import HealthGATT
 import Testing
 import VitalCore
@@ -49,6 +50,11 @@ struct SimulatedClockTests {
                 "is for a device that dates its readings with its clock; AM4 004D3208D30A has none the simulator shifts"
             ),
             (
+                "{\"model\": \"FitPro9614N\", \"mac\": \"004D3208D310\", \"clockReset\": true}",
+                "devices[0].clockReset",
+                "of FitPro9614N 004D3208D310 needs recordingSince: the band's clock restarted when it began recording"
+            ),
+            (
                 "{\"model\": \"BPS\", \"mac\": \"004D3208D314\", \"clock\": false, \"clockReset\": true}",
                 "devices[0].clockReset",
                 "is for a device that dates its readings with its clock; BPS 004D3208D314 has none the simulator shifts"
@@ -58,6 +64,20 @@ struct SimulatedClockTests {
         #expect(throws: FleetError(path: path, message: message)) {
             _ = try SimulatedWorld(fleet: Fleet(json: Array("{\"devices\": [\(device)]}".utf8)), start: start)
         }
+    }
+
+    @Test("a band's clock offset is kept in the world's saved state, and a saved offset past a hundred years refused")
+    func bandClockSaved() async throws {
+        let fleet = Fleet(devices: [FleetDevice(model: "FitPro9614N", mac: "004D3208D310", clockOffset: 7_205)])
+        let world = try SimulatedWorld(fleet: fleet, start: start)
+        _ = await world.heldCount(of: MACAddress("004D3208D310")!)
+        let saved = try #require(await world.state().devices["004D3208D310"])
+        #expect(saved.band?.clockOffset == 7_205)
+        #expect(try DeviceState(json: saved.json) == saved)
+        let text = String(decoding: saved.json, as: UTF8.self)
+        #expect(text.contains("\"clockOffset\":7205"), "\(text.prefix(300))")
+        let far = text.replacingOccurrences(of: "\"clockOffset\":7205", with: "\"clockOffset\":3162240001")
+        #expect(throws: FleetError.self) { try DeviceState(json: Array(far.utf8)) }
     }
 
     @Test("the clock keys are read and written back")

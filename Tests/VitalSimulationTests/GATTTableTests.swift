@@ -64,7 +64,7 @@ struct GATTTableTests {
         ),
         (
             FleetDevice(model: "FitPro9614N", mac: "A0000000000B"),
-            [deviceInformation, battery, (0xFFD0, [(0xFFD1, .write), (0xFFD2, .notify)])]
+            [deviceInformation, battery, (0xFFD0, [(0xFFD1, .write), (0xFFD2, .notify), (0xFFD3, [.read, .write])])]
         ),
         (
             FleetDevice(model: "HRS", mac: "A0000000000C"),
