@@ -331,9 +331,8 @@ public struct SimulatedDeviceConfiguration: Hashable, Sendable {
             band: entry.family != .smartband
                 ? nil
                 : BandState(
-                    recordedThrough: Timestamp(
-                        secondsSince1970: (recordingSince?.secondsSince1970 ?? start.secondsSince1970 - 7 * 86_400)
-                            + clockOffset),
+                    recordedThrough: recordingSince
+                        ?? Timestamp(secondsSince1970: start.secondsSince1970 - 7 * 86_400),
                     clockOffset: clockOffset))
     }
 }

@@ -45,8 +45,8 @@ public struct BandState: Hashable, Sendable {
     public var boundUserID: UInt32?
     /// The schedules written to the band.
     public var schedules: [BandSchedule]
-    /// How far the band's clock is ahead of the world's, in seconds (negative: behind). The band dates what it records
-    /// by its clock: ``recordedThrough`` is a time of it.
+    /// How far the band's clock is ahead of the world's, in seconds (negative: behind). The wearer lives by the
+    /// world's time; the band dates what it records by its clock, to the minute.
     public var clockOffset: Int64
 
     public init(
@@ -239,29 +239,28 @@ extension BandState {
         Timestamp(secondsSince1970: time.secondsSince1970 + clockOffset)
     }
 
-    /// Records what the band's wearer did up to the world's time `time`, dated by the band's clock.
+    /// Records what the band's wearer did up to the world's time `time`, each item dated by the band's clock (to the
+    /// nearest minute, as the hub moves it back).
     mutating func record(until time: Timestamp, life: BandLife) {
-        let shown = bandTime(time)
-        guard shown > recordedThrough else { return }
-        life.items(after: recordedThrough, through: shown) { keep($0) }
-        recordedThrough = shown
+        guard time > recordedThrough else { return }
+        let minutes = -Int((Double(clockOffset) / 60).rounded())
+        life.items(after: recordedThrough, through: time) { keep($0.movedBack(byMinutes: minutes)) }
+        recordedThrough = time
     }
 
     /// Sets the band's clock to `shown` at the world's time `time`: what was recorded before is dated by the old
-    /// clock, and recording goes on from the new time (a clock set back records nothing twice).
+    /// clock, what comes after by the new.
     mutating func setClock(to shown: Timestamp, at time: Timestamp, life: BandLife) {
         record(until: time, life: life)
         clockOffset = shown.secondsSince1970 - time.secondsSince1970
-        recordedThrough = shown
     }
 
     /// The band after a factory reset at the world's time `time`: memory and settings erased, item numbers going
     /// on (never reused), the clock restarted at 2000-01-01 00:00:00.
     func reset(at time: Timestamp) -> BandState {
-        let epoch = SimulatedDeviceConfiguration.clockEpoch
-        return BandState(
-            nextSequence: nextSequence, recordedThrough: epoch,
-            clockOffset: epoch.secondsSince1970 - time.secondsSince1970)
+        BandState(
+            nextSequence: nextSequence, recordedThrough: time,
+            clockOffset: SimulatedDeviceConfiguration.clockEpoch.secondsSince1970 - time.secondsSince1970)
     }
 
     /// The time of the next thing the band records after `time`: the turn of the hour, or the end of the day's
@@ -308,10 +307,9 @@ struct BandPeripheral: SimulatedPeripheral {
         link.band = LinkBand()
     }
 
-    /// Today's running totals at the world's time `time`, today as the band's clock has it.
+    /// Today's running totals at the world's time `time`.
     private func totals(at time: Timestamp) -> BandTotals {
-        let shown = band.bandTime(time)
-        return life.totals(shown.day, through: shown.secondsSince1970 - shown.day.daysSince1970 * 86_400)
+        life.totals(time.day, through: time.secondsSince1970 % 86_400)
     }
 
     func write(_ characteristic: CharacteristicID, _ value: [UInt8], on link: Link) throws(DeviceError) {
@@ -431,9 +429,7 @@ struct BandPeripheral: SimulatedPeripheral {
             (band.pending.last?.sequence ?? 0) <= (state.lastSent ?? 0)
         else { return false }
         let clock = link.clock
-        // the next thing the band records is at a time of its clock
-        let shownNext = BandState.nextEvent(after: band.bandTime(clock.wallTime), life: life)
-        let next = Timestamp(secondsSince1970: shownNext.secondsSince1970 - band.clockOffset)
+        let next = BandState.nextEvent(after: clock.wallTime, life: life)
         if pressBefore(next, on: link) { return true }
         clock.advance(by: .seconds(next.secondsSince1970 - clock.wallTime.secondsSince1970))
         band.record(until: next, life: life)

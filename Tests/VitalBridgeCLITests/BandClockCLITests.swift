@@ -12,11 +12,7 @@ import VitalTestSupport
 struct BandClockCLITests {
     /// The built-in fleet, its band having recorded for a day with its clock `offset` seconds ahead.
     static func home(offset: Int?) throws -> TestHome {
-        var fleet = bandFleet(days: 1)
-        for index in fleet.devices.indices where fleet.devices[index].mac == bandMAC {
-            fleet.devices[index].clockOffset = offset
-        }
-        let home = try TestHome(fleet: fleet)
+        let home = try TestHome(fleet: bandFleet(days: 1, clockOffset: offset))
         _ = try home.callback(request(.add, .fitPro9614N))
         return home
     }

@@ -8,13 +8,15 @@ import VitalSimulation
 import VitalStore
 import VitalTestSupport
 
-/// The built-in fleet starting at 2026-11-20 12:00, its Fit Pro 9614N having recorded for `days` days.
-func bandFleet(days: Int, failures: FailureScript? = nil) -> Fleet {
+/// The built-in fleet starting at 2026-11-20 12:00, its Fit Pro 9614N having recorded for `days` days, its clock
+/// `clockOffset` seconds ahead.
+func bandFleet(days: Int, failures: FailureScript? = nil, clockOffset: Int? = nil) -> Fleet {
     var fleet = fleet(.fitPro9614N) { device in
         device.recordingSince =
             Timestamp(secondsSince1970: bandStart.secondsSince1970 - Int64(days) * 86_400)
             .description
         device.failures = failures
+        device.clockOffset = clockOffset
     }
     fleet.start = bandStart.description
     return fleet
@@ -218,14 +220,27 @@ struct BandCommandTests {
         "100 SIGKILLs at random points of a band's month sync, each followed by recovery: every item stored once, as a clean sync stores it, and every day delivered in its last form"
     )
     func randomKills() throws {
-        let reference = try TestHome(fleet: bandFleet(days: 30))
+        try Self.killTrials(clockOffset: nil, trials: 100)
+    }
+
+    @Test(
+        "30 SIGKILLs at random points of a month's sync by a band whose clock is 2 h off: every item moved alike, as a clean sync moves it"
+    )
+    func randomKillsClockOff() throws {
+        try Self.killTrials(clockOffset: 7_205, trials: 30)
+    }
+
+    /// `trials` SIGKILLs of a month's sync, each followed by recovery: the band's items and days as a clean sync stores
+    /// them.
+    static func killTrials(clockOffset: Int?, trials: Int) throws {
+        let fleet = bandFleet(days: 30, clockOffset: clockOffset)
+        let reference = try TestHome(fleet: fleet)
         _ = try reference.callback(request(.addSync, .fitPro9614N))
         let items = try reference.bandItems()
         let days = try reference.store().readings.all(device: MACAddress(bandMAC)!).map(\.reading)
         #expect(days.count == 31)
         try CrashTests.killTrials(
-            fleet: bandFleet(days: 30), sync: request(.sync, .fitPro9614N), prepare: request(.add, .fitPro9614N),
-            trials: 100
+            fleet: fleet, sync: request(.sync, .fitPro9614N), prepare: request(.add, .fitPro9614N), trials: trials
         ) { home throws in
             #expect(try home.bandItems() == items)
             #expect(try home.store().readings.all(device: MACAddress(bandMAC)!).map(\.reading) == days)
