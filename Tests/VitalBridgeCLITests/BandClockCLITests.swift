@@ -40,6 +40,16 @@ struct BandClockCLITests {
         #expect(!days.isEmpty && days.allSatisfy { $0.reading.annotations.status.isEmpty })
     }
 
+    @Test("band follow with a clock 2 h off: what the band held is moved, its clock set, every later hour true")
+    func follow() throws {
+        let home = try Self.home(offset: 7_205)
+        let output = try home.band("follow", "--hours", "12")
+        #expect(output.status == 0, "\(output.stderr)")
+        let start = bandStart.secondsSince1970 - 86_400
+        #expect(try home.heartRateHours() == hours(from: start, to: bandStart.secondsSince1970 + 12 * 3_600))
+        #expect(try Self.clockLine(home).hasSuffix("right (0 s off)"))
+    }
+
     @Test("after a factory reset the band's clock shows 2000: the next info says it restarted, and sets it")
     func reset() throws {
         let home = try Self.home(offset: nil)
