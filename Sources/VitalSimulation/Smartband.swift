@@ -45,6 +45,8 @@ public struct BandState: Hashable, Sendable {
     public var boundUserID: UInt32?
     /// The schedules written to the band.
     public var schedules: [BandSchedule]
+    /// The options, alarms, sedentary reminder, wearer and sports written to the band.
+    public var settings = BandSettings()
 
     public init(
         pending: [Numbered] = [], nextSequence: UInt32 = 1, recordedThrough: Timestamp,
@@ -344,9 +346,14 @@ struct BandPeripheral: SimulatedPeripheral {
             // memory and settings erased; item numbers go on (never reused)
             band = BandState(nextSequence: band.nextSequence, recordedThrough: time)
             link.band = LinkBand()
-        case .setSportTargets, .setAlarm, .setSedentary, .setPersonalInfo, .setHardwareOptions, .pushText:
-            // checked by the codec; the simulated band only acknowledges settings it has no use for
-            break
+        case .setSportTargets, .setAlarm, .setSedentary, .setPersonalInfo, .setHardwareOptions:
+            // checked by the codec; kept, to be read back
+            success = band.settings.apply(command, model: runtime.entry.model)
+        case .getHardwareOptions, .getAlarms, .getSedentaryReminder, .getPersonalInfo, .getSportTargets:
+            for answer in band.settings.answers(to: command, model: runtime.entry.model) {
+                link.notify(GATTCharacteristics.bandData, answer.encoded())
+            }
+        case .pushText: break
         }
         link.notify(
             GATTCharacteristics.bandData, BandMessage.commandResult(opCode: command.opCode, success: success).encoded())

@@ -34,6 +34,9 @@ struct SimulationCorpusTests {
         encoded += ActivityMonitorTests.vendorCommands.map { (2, $0.encoded) }
         encoded += ActivityMonitorTests.vendorEvents.map { (3, $0.encoded) }
         encoded.append((4, ActivityDayRecord(day: ActivityMonitorTests.activityDay).encoded))
+        // the settings read back (issue 52), after the others so that every earlier seed keeps its name
+        encoded += try BandSettingsCodecTests.answers().map { (0, $0.bytes) }
+        encoded += BandSettingsCodecTests.getters.map { (1, $0.bytes) }
         let names = ["band-message", "band-command", "vendor-command", "vendor-event", "activity-day"]
         let seeds = encoded.enumerated().map { index, seed in
             (name: "\(names[Int(seed.codec)])-\(index)", bytes: [seed.codec] + seed.bytes)
