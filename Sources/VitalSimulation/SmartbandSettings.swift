@@ -4,11 +4,11 @@ import VitalDevices
 /// The settings a simulated band keeps, as a real one does: each as last written, `nil` (or no alarm) for one never
 /// written since the band left the factory or was reset. The band answers VitalBridge's getters from them.
 public struct BandSettings: Hashable, Sendable {
-    /// The hardware options; `nil` answers the model's factory options (``BandHardwareOptions/factory(for:)``).
+    /// The hardware options; `nil` answers the model's factory options (`BandHardwareOptions.factory(for:)`).
     public var options: BandHardwareOptions?
     /// The alarms written, at most one per id, by id.
     public var alarms: [BandAlarm]
-    /// The sedentary reminder; `nil` answers ``BandSedentaryReminder/factory``.
+    /// The sedentary reminder; `nil` answers `BandSedentaryReminder.factory`.
     public var sedentary: BandSedentaryReminder?
     /// The wearer; `nil` answers that none is set.
     public var personalInfo: BandPersonalInfo?
