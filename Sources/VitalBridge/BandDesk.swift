@@ -70,4 +70,16 @@ extension DeviceDesk {
         }
         return nil
     }
+
+    /// How to add the band `mac`, which the hub does not know: the request for its own model when a scan finds it
+    /// (a Smartee Training 9616N is devicemodel 702), else the three models to choose from.
+    public func bandAddAdvice(_ mac: MACAddress) async -> String {
+        if let model = await scannedBandModel(mac) {
+            return "add it first (it is a \(model.name)): vitalbridge open --scan-qr \(mac) "
+                + "'ihealth-layer://?cmd=1&addtype=1&devicemodel=\(model.rawValue)&scheme=vitalbridge-demo'"
+        }
+        let models = DeviceModel.allCases.filter(\.isSmartband).map { "\($0.rawValue) (\($0.name))" }
+        return "add it first with a layered request for its model, devicemodel "
+            + "\(models.dropLast().joined(separator: ", ")) or \(models.last ?? ""); no band of that address is in range"
+    }
 }

@@ -26,9 +26,8 @@ struct BandCommand: ParsableCommand {
             """,
         subcommands: [
             Scan.self, Follow.self, Info.self, Today.self, Sports.self, Bind.self, Unbind.self, Targets.self,
-            Alarm.self,
-            Sedentary.self, Schedule.self, Personal.self, Options.self, Text.self, Camera.self, Reset.self,
-            SportData.self, HourlyHeartRate.self, State.self,
+            Alarms.self, Alarm.self, Sedentary.self, Schedule.self, Personal.self, Options.self, Text.self, Camera.self,
+            Reset.self, SportData.self, HourlyHeartRate.self, State.self,
         ])
 }
 
@@ -49,20 +48,8 @@ extension DeviceOptions {
     /// not know gets the request that adds it.
     func onBand<T>(_ body: (DeviceDesk) async throws(DeviceDeskError) -> T) async throws -> T {
         let desk = try desk(readOnly: false)
-        let advice = { await addAdvice(desk) }
+        let advice = { await desk.bandAddAdvice(address) }
         return try await refusing(advice: advice) { () throws(DeviceDeskError) in try await body(desk) }
-    }
-
-    /// How to add the band, which the hub does not know: the request for its own model when a scan finds it
-    /// (a Smartee Training 9616N is devicemodel 702), else the three models to choose from.
-    func addAdvice(_ desk: DeviceDesk) async -> String {
-        if let model = await desk.scannedBandModel(address) {
-            return "add it first (it is a \(model.name)): vitalbridge open --scan-qr \(address) "
-                + "'ihealth-layer://?cmd=1&addtype=1&devicemodel=\(model.rawValue)&scheme=vitalbridge-demo'"
-        }
-        let models = DeviceModel.allCases.filter(\.isSmartband).map { "\($0.rawValue) (\($0.name))" }
-        return "add it first with a layered request for its model, devicemodel "
-            + "\(models.dropLast().joined(separator: ", ")) or \(models.last ?? ""); no band of that address is in range"
     }
 
     /// Runs `command` on the band (the rules were checked when it was made) and prints `done`.
@@ -91,10 +78,16 @@ extension BandCommand {
         }
     }
 
-    /// `on`/`off`.
-    enum Switch: String, ExpressibleByArgument, CaseIterable {
+    /// `on`/`off`, as an option's value or as the flags `--on` and `--off`.
+    enum Switch: String, ExpressibleByArgument, EnumerableFlag {
         case on, off
         var isOn: Bool { self == .on }
+    }
+
+    /// `--repeat` or `--once`: weekly, or one time.
+    enum Repetition: String, EnumerableFlag {
+        case `repeat`, once
+        var repeats: Bool { self == .repeat }
     }
 
     /// Days of the week: `mon,tue,…,sun`, `weekdays`, `weekend` or `every-day`.
@@ -122,10 +115,17 @@ extension BandCommand {
         guard parts.count == 2, let calories = Int(parts[1]) else {
             throw ValidationError("--sport must be SPORT=KCAL, e.g. walk=300 (got '\(text)')")
         }
-        guard let sport = BandSport(named: String(parts[0])) else {
-            throw ValidationError("--sport: '\(parts[0])' is not a sport of the band's table")
+        return (try sport("--sport")(String(parts[0])), calories)
+    }
+
+    /// The reader of `option`'s sport, by its name in the band's table or its code (`0x88`).
+    static func sport(_ option: String) -> @Sendable (String) throws -> BandSport {
+        { text in
+            guard let sport = BandSport(named: text) else {
+                throw ValidationError("\(option): '\(text)' is not a sport of the band's table")
+            }
+            return sport
         }
-        return (sport, calories)
     }
 
     struct Follow: AsyncParsableCommand {
@@ -209,13 +209,8 @@ extension BandCommand {
     struct Info: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Show the band's model, firmware, battery and clock (and store what it pushes).",
-            discussion: """
-                The band's clock is read on every connection and set to the hub's when it is more than 2 s off; what
-                the band dated before is moved by the offset found.
-
-                Example:
-                  vitalbridge band info --mac 004D3208D310
-                """)
+            discussion: "Each connection reads the band's clock, sets it when over 2 s off and moves what it dated by"
+                + " the offset.\n\nExample:\n  vitalbridge band info --mac 004D3208D310")
         @OptionGroup var band: BandOptions
 
         func run() async throws {
@@ -259,11 +254,7 @@ extension BandCommand {
             let (list, names) = try await band.withBand(doing: "the sports list") { driver, sink in
                 try await driver.supportedSports(storingInto: sink)
             }
-            print("at most \(list.maximumActive) active at once")
-            for sport in list.sports {
-                let own = names.first { $0.sport == sport }.map { "  \($0.name) (\($0.unit))" } ?? ""
-                print("0x\(String(sport.rawValue, radix: 16, uppercase: true))  \(sport)\(own)")
-            }
+            print(list.lines(names: names).joined(separator: "\n"))
         }
     }
 
@@ -365,12 +356,7 @@ extension BandCommand {
             let status = try await band.withBand(doing: "band state") { driver, sink in
                 try await driver.status(storingInto: sink)
             }
-            func word(_ on: Bool) -> String { on ? "on" : "off" }
-            print("connected: yes")
-            print("bound: " + (status.boundUserID.map { "yes, to user \($0)" } ?? "no"))
-            print("sport data: \(word(status.sportData))")
-            print("hourly heart rate: \(word(status.hourlyHeartRate))")
-            print("camera mode: \(word(status.cameraMode))")
+            print((["connected: yes"] + status.lines).joined(separator: "\n"))
         }
     }
 

@@ -8,75 +8,104 @@ import VitalDevices
 extension BandCommand {
     struct Targets: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Activate 1 to 5 sports, walking among them, each with a calorie target (all 7 days).",
+            abstract: "Show the band's active sports, or set or remove some (1 to 5, walking among them).",
             discussion: """
-                A sport is its name in the band's table or its code (walk, cycling, 0x88); the target is 1 to 65535
-                kcal.
+                Without options, prints the active sports and their calorie targets, read from the band. --sport
+                sets a sport's target (activating it), --remove deactivates one; the others stay. A sport is its
+                name in the band's table or its code (walk, cycling, 0x88); a target is 1 to 65535 kcal, all week.
 
-                Example:
+                Examples:
+                  vitalbridge band targets --mac 004D3208D310
                   vitalbridge band targets --mac 004D3208D310 --sport walk=300 --sport cycling=500
+                  vitalbridge band targets --mac 004D3208D310 --remove cycling
                 """)
         @OptionGroup var band: BandOptions
         @Option(
             name: .customLong("sport"), help: "SPORT=KCAL, repeated for each sport.",
             transform: BandCommand.sportTarget)
-        var targets: [(sport: BandSport, calories: Int)]
+        var targets: [(sport: BandSport, calories: Int)] = []
+        @Option(help: "A sport to deactivate, repeated.", transform: BandCommand.sport("--remove")) var remove:
+            [BandSport] = []
 
         func run() async throws {
-            let checked = try BandCommand.checked { () throws(BandSettingError) in try BandSportTargets(targets) }
-            try await band.run(.setSportTargets(checked), saying: "\(targets.count) sport(s) activated")
+            let changes = BandSportTargets.Changes(targets: targets, removed: remove)
+            let set = try await band.withBand(doing: "the sports") { driver, sink in
+                try await driver.changeSportTargets(changes, storingInto: sink)
+            }
+            print((set?.lines ?? ["no sports set"]).joined(separator: "\n"))
+        }
+    }
+
+    struct Alarms: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show the band's 8 alarms, read from the band.",
+            discussion: "Example:\n  vitalbridge band alarms --mac 004D3208D310")
+        @OptionGroup var band: BandOptions
+
+        func run() async throws {
+            let alarms = try await band.withBand(doing: "the alarms") { driver, sink in
+                try await driver.alarms(storingInto: sink)
+            }
+            for (id, alarm) in alarms.enumerated() { print(alarm?.line ?? "alarm \(id): not set") }
         }
     }
 
     struct Alarm: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Set alarm 0–7: it rings when on, at a time, on the days given (once, or every week).",
-            discussion:
-                "Example:\n  vitalbridge band alarm --mac 004D3208D310 --id 7 --time 06:30 --days mon,fri --repeat")
+            abstract: "Show alarm 0–7, or change what is given of it: time, days, repeat, on or off.",
+            discussion: """
+                An alarm rings when on, at its time, on its days (once, or every week with --repeat). Only what
+                is given changes; an alarm not set yet needs --time and --days, and is switched on unless --off.
+                Prints the alarm as the band then has it.
+
+                Examples:
+                  vitalbridge band alarm --mac 004D3208D310 --id 7 --time 06:30 --days mon,fri --repeat
+                  vitalbridge band alarm --mac 004D3208D310 --id 7 --off
+                """)
         @OptionGroup var band: BandOptions
         @Option(help: "The alarm, 0 to 7.") var id: Int
-        @Option(help: "HH:mm.", transform: BandCommand.time("--time")) var time: BandTimeOfDay
+        @Option(help: "HH:mm.", transform: BandCommand.time("--time")) var time: BandTimeOfDay?
         @Option(help: "mon,tue,…,sun, weekdays, weekend or every-day.", transform: BandCommand.weekdays)
-        var days: BandWeekdays
-        @Flag(help: "Ring every week on those days (else once).") var `repeat` = false
-        @Flag(help: "Store the alarm switched off.") var off = false
+        var days: BandWeekdays?
+        @Flag(help: "Ring every week on its days, or once.") var repetition: Repetition?
+        @Flag(help: "Switch the alarm on or off.") var toggle: Switch?
 
         func run() async throws {
-            var weekdays = days
-            if `repeat` { weekdays.insert(.repeatsWeekly) }
-            let alarm = try BandCommand.checked { () throws(BandSettingError) in
-                try BandAlarm(id: id, isOn: !off, hour: time.hour, minute: time.minute, weekdays: weekdays)
+            let changes = BandAlarm.Changes(
+                isOn: toggle?.isOn, time: time, days: days, repeatsWeekly: repetition?.repeats)
+            let alarm = try await band.withBand(doing: "the alarm") { [id] driver, sink in
+                try await driver.changeAlarm(id, changes, storingInto: sink)
             }
-            try await band.run(.setAlarm(alarm), saying: "alarm \(id) set\(alarm.rings ? "" : " (it will not ring)")")
+            print(alarm?.line ?? "alarm \(id): not set")
         }
     }
 
     struct Sedentary: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Set the one sedentary reminder: between two hours, on the days given.",
+            abstract: "Show the one sedentary reminder, or change what is given of it: hours, days, repeat, switch.",
             discussion: """
-                --repeat sets the weekly repeat bit (b7 of weekRepeat): the reminder comes back every week on those
-                days; without it, once.
+                Only what is given changes. --repeat sets the weekly repeat bit (b7 of weekRepeat): the reminder
+                comes back every week on its days; --once clears it. Prints the reminder as the band then has it.
 
-                Example:
-                  vitalbridge band sedentary --mac 004D3208D310 --from 9 --to 17 --days weekdays --repeat
+                Examples:
+                  vitalbridge band sedentary --mac 004D3208D310
+                  vitalbridge band sedentary --mac 004D3208D310 --from 9 --to 17 --days weekdays --repeat --on
                 """)
         @OptionGroup var band: BandOptions
-        @Option(help: "The first hour, 0 to 23.") var from: Int
-        @Option(help: "The last hour, after --from.") var to: Int
+        @Option(help: "The first hour, 0 to 23.") var from: Int?
+        @Option(help: "The last hour, after the first.") var to: Int?
         @Option(help: "mon,tue,…,sun, weekdays, weekend or every-day.", transform: BandCommand.weekdays)
-        var days: BandWeekdays
-        @Flag(help: "Remind every week on those days (else once).") var `repeat` = false
-        @Flag(help: "Switch the reminder off.") var off = false
+        var days: BandWeekdays?
+        @Flag(help: "Remind every week on its days, or once.") var repetition: Repetition?
+        @Flag(help: "Switch the reminder on or off.") var toggle: Switch?
 
         func run() async throws {
-            var weekdays = days
-            if `repeat` { weekdays.insert(.repeatsWeekly) }
-            let reminder = try BandCommand.checked { () throws(BandSettingError) in
-                try BandSedentaryReminder(isOn: !off, startHour: from, endHour: to, weekdays: weekdays)
+            let changes = BandSedentaryReminder.Changes(
+                isOn: toggle?.isOn, startHour: from, endHour: to, days: days, repeatsWeekly: repetition?.repeats)
+            let reminder = try await band.withBand(doing: "the sedentary reminder") { driver, sink in
+                try await driver.changeSedentaryReminder(changes, storingInto: sink)
             }
-            try await band.run(
-                .setSedentary(reminder), saying: "sedentary reminder set" + (`repeat` ? ", every week" : ", once"))
+            print(reminder.line)
         }
     }
 
@@ -156,40 +185,43 @@ extension BandCommand {
 
     struct Personal: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Set the wearer: gender, height, weight, age and daily step target.",
+            abstract: "Show the wearer, or change what is given: gender, height, weight, age, daily step target.",
             discussion: """
-                The band's gender codes are 0 man, 1 woman: the opposite of the layered protocol's sex (0 female,
-                1 male); name it here.
+                Only what is given changes (a band without a wearer needs all five); prints the wearer then. The
+                band's gender codes are 0 man, 1 woman: the opposite of the layered protocol's sex (0 female, 1 male).
 
-                Example:
+                Examples:
+                  vitalbridge band personal --mac 004D3208D310
                   vitalbridge band personal --mac 004D3208D310 --gender woman --height 168 --weight 60 --age 41 --step-target 8000
-                """)
+                """, aliases: ["wearer"])
         enum Gender: String, ExpressibleByArgument, CaseIterable { case man, woman }
         @OptionGroup var band: BandOptions
-        @Option(help: "man or woman.") var gender: Gender
-        @Option(help: "Centimetres, 50 to 250.") var height: Int
-        @Option(help: "Kilograms, 10 to 250.") var weight: Int
-        @Option(help: "Years, 1 to 120.") var age: Int
-        @Option(help: "Steps a day, 1 to 100000.") var stepTarget: Int
+        @Option(help: "man or woman.") var gender: Gender?
+        @Option(help: "Centimetres, 50 to 250.") var height: Int?
+        @Option(help: "Kilograms, 10 to 250.") var weight: Int?
+        @Option(help: "Years, 1 to 120.") var age: Int?
+        @Option(help: "Steps a day, 1 to 100000.") var stepTarget: Int?
 
         func run() async throws {
-            let info = try BandCommand.checked { () throws(BandSettingError) in
-                try BandPersonalInfo(
-                    gender: gender == .man ? .man : .woman, height: height, weight: weight, age: age,
-                    stepTarget: stepTarget)
+            let changes = BandPersonalInfo.Changes(
+                gender: gender.map { $0 == .man ? .man : .woman }, height: height, weight: weight, age: age,
+                stepTarget: stepTarget)
+            let info = try await band.withBand(doing: "the wearer") { driver, sink in
+                try await driver.changePersonalInfo(changes, storingInto: sink)
             }
-            try await band.run(.setPersonalInfo(info), saying: "personal information set")
+            print(info?.line ?? "wearer: not set")
         }
     }
 
     struct Options: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Set the band's hardware options: units, clock, automatic sleep, backlight, language, switches.",
+            abstract: "Show the band's hardware options, or change those given: units, clock, sleep, backlight, …",
             discussion: """
-                Options left out take their defaults (metric, 24 h, automatic sleep on, backlight 22 to 7, English,
-                LE and wrist switches on). A white background exists on the Smartee Training 9616N only.
+                Without an option, prints the options read from the band; with some, changes only those, keeps
+                the others and prints them. A white background exists on the Smartee Training 9616N only.
 
-                Example:
+                Examples:
+                  vitalbridge band options --mac 004D3208D310
                   vitalbridge band options --mac 004D3208D310 --units imperial --clock 12 --backlight 21-6
                 """)
         enum Units: String, ExpressibleByArgument, CaseIterable { case metric, imperial }
@@ -199,46 +231,34 @@ extension BandCommand {
         }
         enum Language: String, ExpressibleByArgument, CaseIterable { case english, chinese }
         @OptionGroup var band: BandOptions
-        @Option(help: "metric or imperial.") var units: Units = .metric
-        @Option(help: "12 or 24.") var clock: Clock = .twentyFour
-        @Option(help: "on or off.") var autoSleep: Switch = .on
-        @Option(help: "The backlight's night hours, START-END, each 0 to 23.") var backlight = "22-7"
+        @Option(help: "metric or imperial.") var units: Units?
+        @Option(help: "12 or 24.") var clock: Clock?
+        @Option(help: "on or off.") var autoSleep: Switch?
+        @Option(
+            help: "The backlight's night hours, START-END, each 0 to 23.",
+            transform: { text in
+                guard let hours = BandHourRange(parsing: text) else {
+                    throw ValidationError("--backlight must be START-END, e.g. 22-7")
+                }
+                return hours
+            })
+        var backlight: BandHourRange?
         @Option(help: "on or off (Smartee Training 9616N only).") var whiteBackground: Switch?
-        @Option(help: "english or chinese.") var language: Language = .english
-        @Option(help: "on or off.") var le: Switch = .on
-        @Option(help: "on or off: wake the screen when the wrist turns.") var wrist: Switch = .on
-
-        func validate() throws {
-            guard Self.hours(backlight) != nil else {
-                throw ValidationError("--backlight must be START-END, e.g. 22-7")
-            }
-        }
-
-        /// `START-END` as two hours, or `nil`.
-        static func hours(_ text: String) -> (start: Int, end: Int)? {
-            let hours = text.split(separator: "-", omittingEmptySubsequences: false).map { Int($0) }
-            guard hours.count == 2, let start = hours[0], let end = hours[1] else { return nil }
-            return (start, end)
-        }
+        @Option(help: "english or chinese.") var language: Language?
+        @Option(help: "on or off.") var le: Switch?
+        @Option(help: "on or off: wake the screen when the wrist turns.") var wrist: Switch?
 
         func run() async throws {
-            guard let hours = Self.hours(backlight) else { return }  // validate() refused it
-            let (start, end) = hours
-            let options = try BandCommand.checked { () throws(BandSettingError) in
-                try BandHardwareOptions(
-                    units: units == .metric ? .metric : .imperial,
-                    clock: clock == .twentyFour ? .twentyFourHour : .twelveHour, autoSleep: autoSleep.isOn,
-                    backlightStart: start, backlightEnd: end, whiteBackground: whiteBackground?.isOn,
-                    language: language == .english ? .english : .simplifiedChinese, leSwitch: le.isOn,
-                    wristSwitch: wrist.isOn)
+            let changes = BandHardwareOptions.Changes(
+                units: units.map { $0 == .metric ? .metric : .imperial },
+                clock: clock.map { $0 == .twentyFour ? .twentyFourHour : .twelveHour }, autoSleep: autoSleep?.isOn,
+                backlight: backlight, whiteBackground: whiteBackground?.isOn,
+                language: language.map { $0 == .english ? .english : .simplifiedChinese }, leSwitch: le?.isOn,
+                wristSwitch: wrist?.isOn)
+            let options = try await band.withBand(doing: "the options") { driver, sink in
+                try await driver.changeHardwareOptions(changes, storingInto: sink)
             }
-            _ = try await band.withBand(doing: "the options") { driver, sink in
-                guard options.whiteBackground == nil || driver.entry.model == .smarteeTraining9616N else {
-                    throw BandSettingError("options.whiteBackground", "exists on the Smartee Training 9616N only")
-                }
-                return try await driver.run(.setHardwareOptions(options), storingInto: sink)
-            }
-            print("options set")
+            print(options.lines.joined(separator: "\n"))
         }
     }
 }

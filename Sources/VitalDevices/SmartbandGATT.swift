@@ -75,6 +75,16 @@ public enum BandMessage: Hashable, Sendable {
     /// `19 cc (len name) (len unit)`: after ``supportedSports(_:)``, one for each sport: its code, the band's own
     /// name for it and its unit.
     case sportName(BandSportName)
+    /// `1A uu cc ss bs be wb ll le wr`: the answer to ``BandCommand/getHardwareOptions``, laid out as `10`'s body.
+    case hardwareOptions(BandHardwareOptions)
+    /// `1B ii 00`, or `1B ii 01 ss vv hh mm ww`: alarm `i` not set, or as set (one for each id, 0–7, in order).
+    case alarm(id: Int, BandAlarm?)
+    /// `1C ss hh hh ww`: the answer to ``BandCommand/getSedentaryReminder``, laid out as `09`'s body.
+    case sedentaryReminder(BandSedentaryReminder)
+    /// `1D 00`, or `1D 01 gg hh ww aa tttttttt`: no wearer set, or the wearer as `0F`'s body.
+    case personalInfo(BandPersonalInfo?)
+    /// `1E nn (cc tttt)…`: the active sports as `07`'s body; `1E 00` for none set.
+    case sportTargets(BandSportTargets?)
 }
 
 /// A command written to the band's control point 0xFFD1; its op code is the first byte.
@@ -121,6 +131,16 @@ public enum BandCommand: Hashable, Sendable {
     case receivedThrough(UInt32)
     /// `15`: ask the band's state: answered with ``BandMessage/status(_:)``.
     case getStatus
+    /// `16`: ask the hardware options: answered with ``BandMessage/hardwareOptions(_:)``.
+    case getHardwareOptions
+    /// `17`: ask the 8 alarms: answered with ``BandMessage/alarm(id:_:)`` for ids 0 to 7.
+    case getAlarms
+    /// `18`: ask the sedentary reminder: answered with ``BandMessage/sedentaryReminder(_:)``.
+    case getSedentaryReminder
+    /// `19`: ask the wearer: answered with ``BandMessage/personalInfo(_:)``.
+    case getPersonalInfo
+    /// `1A`: ask the active sports: answered with ``BandMessage/sportTargets(_:)``.
+    case getSportTargets
 
     /// The command's op code, its first byte.
     public var opCode: UInt8 {
@@ -146,6 +166,11 @@ public enum BandCommand: Hashable, Sendable {
         case .reset: 0x13
         case .receivedThrough: 0x14
         case .getStatus: 0x15
+        case .getHardwareOptions: 0x16
+        case .getAlarms: 0x17
+        case .getSedentaryReminder: 0x18
+        case .getPersonalInfo: 0x19
+        case .getSportTargets: 0x1A
         }
     }
 }
@@ -255,6 +280,7 @@ extension BandMessage {
         case .findPhone: writer.u8(0x14)
         case .takePicture: writer.u8(0x15)
         case .status, .scheduleInfo, .scheduleSlot, .sportName: writer.bytes = stateEncoded
+        case .hardwareOptions, .alarm, .sedentaryReminder, .personalInfo, .sportTargets: writer.bytes = settingEncoded
         }
         return writer.bytes
     }
@@ -271,48 +297,23 @@ extension BandCommand {
         }
         switch self {
         case .bind(let userID): writer.u32(Int(userID))
-        case .unbind, .getToday, .getSupportedSports, .clearSchedules, .readScheduleInfo, .reset, .getStatus: break
+        case .unbind, .getToday, .getSupportedSports, .clearSchedules, .readScheduleInfo, .reset, .getStatus,
+            .getHardwareOptions, .getAlarms, .getSedentaryReminder, .getPersonalInfo, .getSportTargets:
+            break
         case .sportDataSwitch(let on), .heartRateHourly(let on), .cameraMode(let on): writer.flag(on)
-        case .setSportTargets(let targets):
-            writer.u8(targets.targets.count)
-            for target in targets.targets {
-                writer.u8(Int(target.sport.rawValue))
-                writer.u16(target.calories)
-            }
+        case .setSportTargets(let targets): writer.sportTargets(targets)
         case .setAlarm(let alarm):
             writer.u8(alarm.id)
-            writer.flag(alarm.isOn)
-            writer.flag(alarm.isViable)
-            writer.u8(alarm.hour)
-            writer.u8(alarm.minute)
-            writer.u8(Int(alarm.weekdays.rawValue))
-        case .setSedentary(let reminder):
-            writer.flag(reminder.isOn)
-            writer.u8(reminder.startHour)
-            writer.u8(reminder.endHour)
-            writer.u8(Int(reminder.weekdays.rawValue))
+            writer.alarm(alarm)
+        case .setSedentary(let reminder): writer.sedentary(reminder)
         case .writeSchedule(let schedule):
             slot(schedule.date, schedule.hour, schedule.minute)
             writer.text(schedule.title)
             writer.text(schedule.subtitle)
         case .deleteSchedule(let date, let hour, let minute), .readSchedule(let date, let hour, let minute):
             slot(date, hour, minute)
-        case .setPersonalInfo(let info):
-            writer.u8(Int(info.gender.rawValue))
-            writer.u8(info.height)
-            writer.u8(info.weight)
-            writer.u8(info.age)
-            writer.u32(info.stepTarget)
-        case .setHardwareOptions(let options):
-            writer.u8(Int(options.units.rawValue))
-            writer.u8(Int(options.clock.rawValue))
-            writer.flag(options.autoSleep)
-            writer.u8(options.backlightStart)
-            writer.u8(options.backlightEnd)
-            writer.u8(options.whiteBackground.map { $0 ? 1 : 0 } ?? 0xFF)
-            writer.u8(Int(options.language.rawValue))
-            writer.flag(options.leSwitch)
-            writer.flag(options.wristSwitch)
+        case .setPersonalInfo(let info): writer.personalInfo(info)
+        case .setHardwareOptions(let options): writer.hardwareOptions(options)
         case .pushText(let text): writer.text(text)
         case .receivedThrough(let sequence): writer.u32(Int(sequence))
         }
@@ -427,6 +428,7 @@ extension BandMessage {
         case 0x14: self = .findPhone
         case 0x15: self = .takePicture
         case 0x16...0x19: self = try Self.stateMessage(type, &reader)
+        case 0x1A...0x1E: self = try Self.settingMessage(type, &reader)
         default: throw reader.error(.reservedValue, "type", at: 0)
         }
         try reader.finish()
@@ -499,34 +501,11 @@ extension BandCommand {
         case 0x04: self = .getSupportedSports
         case 0x05: self = .sportDataSwitch(try reader.flag("on"))
         case 0x06: self = .heartRateHourly(try reader.flag("on"))
-        case 0x07:
-            let start = reader.offset
-            let count = try reader.u8("count")
-            var targets: [(sport: BandSport, calories: Int)] = []
-            for index in 0..<count {
-                let sport = BandSport(rawValue: UInt8(try reader.u8("sports[\(index)]")))
-                targets.append((sport, try reader.u16("sports[\(index)].target")))
-            }
-            self = .setSportTargets(
-                try reader.setting(start) { () throws(BandSettingError) in try BandSportTargets(targets) })
+        case 0x07: self = .setSportTargets(try reader.sportTargets(allowingNone: false)!)
         case 0x08:
             let start = reader.offset
-            let (id, on, viable) = (try reader.u8("id"), try reader.flag("on"), try reader.flag("viable"))
-            let (hour, minute) = (try reader.u8("hour"), try reader.u8("minute"))
-            let weekdays = BandWeekdays(rawValue: UInt8(try reader.u8("weekdays")))
-            self = .setAlarm(
-                try reader.setting(start) { () throws(BandSettingError) in
-                    try BandAlarm(id: id, isOn: on, isViable: viable, hour: hour, minute: minute, weekdays: weekdays)
-                })
-        case 0x09:
-            let start = reader.offset
-            let on = try reader.flag("on")
-            let (from, to) = (try reader.u8("startHour"), try reader.u8("endHour"))
-            let weekdays = BandWeekdays(rawValue: UInt8(try reader.u8("weekdays")))
-            self = .setSedentary(
-                try reader.setting(start) { () throws(BandSettingError) in
-                    try BandSedentaryReminder(isOn: on, startHour: from, endHour: to, weekdays: weekdays)
-                })
+            self = .setAlarm(try reader.alarm(id: try reader.u8("id"), start: start))
+        case 0x09: self = .setSedentary(try reader.sedentary())
         case 0x0A:
             let start = reader.offset
             let (date, hour, minute) = try slot()
@@ -543,42 +522,8 @@ extension BandCommand {
         case 0x0E:
             let (date, hour, minute) = try slot()
             self = .readSchedule(date, hour: hour, minute: minute)
-        case 0x0F:
-            let start = reader.offset
-            let genderOffset = reader.offset
-            guard let gender = BandPersonalInfo.Gender(rawValue: UInt8(try reader.u8("gender"))) else {
-                throw reader.error(.invalidValue, "gender", at: genderOffset)
-            }
-            let (height, weight, age) = (try reader.u8("height"), try reader.u8("weight"), try reader.u8("age"))
-            let target = try reader.u32("stepTarget")
-            self = .setPersonalInfo(
-                try reader.setting(start) { () throws(BandSettingError) in
-                    try BandPersonalInfo(gender: gender, height: height, weight: weight, age: age, stepTarget: target)
-                })
-        case 0x10:
-            let start = reader.offset
-            guard let units = BandHardwareOptions.Units(rawValue: UInt8(try reader.u8("units"))),
-                let clock = BandHardwareOptions.Clock(rawValue: UInt8(try reader.u8("clock")))
-            else { throw reader.error(.invalidValue, "units", at: start) }
-            let autoSleep = try reader.flag("autoSleep")
-            let (from, to) = (try reader.u8("backlightStart"), try reader.u8("backlightEnd"))
-            let backgroundOffset = reader.offset
-            let background = try reader.u8("background")
-            guard background <= 1 || background == 0xFF else {
-                throw reader.error(.invalidValue, "background", at: backgroundOffset)
-            }
-            let languageOffset = reader.offset
-            guard let language = BandHardwareOptions.Language(rawValue: UInt8(try reader.u8("language"))) else {
-                throw reader.error(.invalidValue, "language", at: languageOffset)
-            }
-            let (le, wrist) = (try reader.flag("leSwitch"), try reader.flag("wristSwitch"))
-            self = .setHardwareOptions(
-                try reader.setting(start) { () throws(BandSettingError) in
-                    try BandHardwareOptions(
-                        units: units, clock: clock, autoSleep: autoSleep, backlightStart: from, backlightEnd: to,
-                        whiteBackground: background == 0xFF ? nil : background == 1, language: language,
-                        leSwitch: le, wristSwitch: wrist)
-                })
+        case 0x0F: self = .setPersonalInfo(try reader.personalInfo(start: reader.offset))
+        case 0x10: self = .setHardwareOptions(try reader.hardwareOptions())
         case 0x11:
             let start = reader.offset
             let text = try reader.text("text")
@@ -587,7 +532,9 @@ extension BandCommand {
         case 0x13: self = .reset
         case 0x14: self = .receivedThrough(UInt32(try reader.u32("sequence")))
         case 0x15: self = .getStatus
-        default: throw reader.error(.reservedValue, "opCode", at: 0)
+        default:
+            guard let getter = Self.getter(opCode) else { throw reader.error(.reservedValue, "opCode", at: 0) }
+            self = getter
         }
         try reader.finish()
     }

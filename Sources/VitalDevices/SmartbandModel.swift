@@ -225,6 +225,13 @@ public struct BandSportTargets: Hashable, Sendable {
         guard targets.contains(where: { $0.sport == .walk }) else {
             throw BandSettingError("sports", "must include walking (0x01)")
         }
+        try Self.checkEach(targets)
+        self.targets = targets
+    }
+
+    /// Throws ``BandSettingError`` for a sport the document's table does not have, a sport twice, or a target
+    /// that is not 1–65535 kcal.
+    static func checkEach(_ targets: [(sport: BandSport, calories: Int)]) throws(BandSettingError) {
         for (index, target) in targets.enumerated() {
             guard target.sport.name != nil else {
                 throw BandSettingError("sports[\(index)]", "is not a sport of the band's table (\(target.sport))")
@@ -236,7 +243,6 @@ public struct BandSportTargets: Hashable, Sendable {
                 throw BandSettingError("sports[\(index)].target", "must be 1 to 65535 kcal")
             }
         }
-        self.targets = targets
     }
 
     public static func == (left: BandSportTargets, right: BandSportTargets) -> Bool {

@@ -492,11 +492,12 @@ extension BandState {
         guard clockOffset.magnitude <= 100 * 366 * 86_400 else {
             throw FleetError(path: fields.path(of: "clockOffset"), message: "is more than a hundred years")
         }
-        let state = BandState(
+        var state = BandState(
             nextSequence: nextSequence, recordedThrough: through, sportData: try fields.bool("sportData") ?? false,
             hourlyHeartRate: try fields.bool("hourlyHeartRate") ?? false,
             cameraMode: try fields.bool("cameraMode") ?? false, boundUserID: bound.map { UInt32($0) },
             schedules: schedules, clockOffset: Int64(clockOffset))
+        state.settings = try fields.object("settings", BandSettings.init(fields:)) ?? BandSettings()
         try fields.finish()
         return (state, count)
     }
@@ -512,14 +513,18 @@ extension BandState {
         members["boundUserID"] = boundUserID.map { .number(Int($0)) }
         members["schedules"] = schedules.isEmpty ? nil : .array(schedules.map(\.jsonValue))
         members["clockOffset"] = clockOffset == 0 ? nil : .number(Int(clockOffset))
+        members["settings"] = settings.jsonValue
         return members.object
     }
 
     /// A saved item: its notification's bytes in hexadecimal.
-    static func hex(_ item: Numbered) -> String {
+    static func hex(_ item: Numbered) -> String { hex(item.message) }
+
+    /// `bytes` in hexadecimal, lower case.
+    static func hex(_ bytes: [UInt8]) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var text: [UInt8] = []
-        for byte in item.message {
+        for byte in bytes {
             text += [digits[Int(byte >> 4)], digits[Int(byte & 0xF)]]
         }
         return String(decoding: text, as: UTF8.self)
@@ -530,12 +535,17 @@ extension BandState {
         guard case .string(let text)? = try? JSON.parse(line) else {
             throw FleetError(path: path, message: "is not a JSON string")
         }
+        guard let bytes = bytes(hex: text) else { throw FleetError(path: path, message: "is not hexadecimal") }
+        guard let item = Numbered(message: bytes) else { throw FleetError(path: path, message: "is not a band item") }
+        return item
+    }
+
+    /// The bytes of `text`, hexadecimal digits two a byte; `nil` for anything else.
+    static func bytes(hex text: String) -> [UInt8]? {
         var bytes: [UInt8] = []
         var high: UInt8?
         for character in text.utf8 {
-            guard let nibble = UInt8(String(UnicodeScalar(character)), radix: 16) else {
-                throw FleetError(path: path, message: "is not hexadecimal")
-            }
+            guard let nibble = UInt8(String(UnicodeScalar(character)), radix: 16) else { return nil }
             if let first = high {
                 bytes.append(first << 4 | nibble)
                 high = nil
@@ -543,10 +553,7 @@ extension BandState {
                 high = nibble
             }
         }
-        guard high == nil, let item = Numbered(message: bytes) else {
-            throw FleetError(path: path, message: "is not a band item")
-        }
-        return item
+        return high == nil ? bytes : nil
     }
 }
 

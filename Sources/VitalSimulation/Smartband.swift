@@ -48,6 +48,8 @@ public struct BandState: Hashable, Sendable {
     /// How far the band's clock is ahead of the world's, in seconds (negative: behind). The wearer lives by the
     /// world's time; the band dates what it records by its clock, to the minute.
     public var clockOffset: Int64
+    /// The options, alarms, sedentary reminder, wearer and sports written to the band.
+    public var settings = BandSettings()
 
     public init(
         pending: [Numbered] = [], nextSequence: UInt32 = 1, recordedThrough: Timestamp,
@@ -386,9 +388,14 @@ struct BandPeripheral: SimulatedPeripheral {
         case .reset:
             band = band.reset(at: time)
             link.band = LinkBand()
-        case .setSportTargets, .setAlarm, .setSedentary, .setPersonalInfo, .setHardwareOptions, .pushText:
-            // checked by the codec; the simulated band only acknowledges settings it has no use for
-            break
+        case .setSportTargets, .setAlarm, .setSedentary, .setPersonalInfo, .setHardwareOptions:
+            // checked by the codec; kept, to be read back
+            success = band.settings.apply(command, model: runtime.entry.model)
+        case .getHardwareOptions, .getAlarms, .getSedentaryReminder, .getPersonalInfo, .getSportTargets:
+            for answer in band.settings.answers(to: command, model: runtime.entry.model) {
+                link.notify(GATTCharacteristics.bandData, answer.encoded())
+            }
+        case .pushText: break
         }
         link.notify(
             GATTCharacteristics.bandData, BandMessage.commandResult(opCode: command.opCode, success: success).encoded())

@@ -115,7 +115,7 @@ struct BandCommandTests {
         let home = try TestHome(fleet: bandFleet(days: 1))
         _ = try home.callback(request(.add, .fitPro9614N))
         let cases: [([String], String)] = [
-            (["targets", "--sport", "cycling=500"], "sports must include walking"),
+            (["targets", "--remove", "walk"], "sports must include walking"),
             (["targets", "--sport", "walk=0"], "sports[0].target must be 1 to 65535 kcal"),
             (
                 ["targets"]
@@ -173,10 +173,19 @@ struct BandCommandTests {
         let accepted: [([String], String)] = [
             (["info"], "FitPro9614N (devicemodel 700), serial"),
             (["sports"], "0x88  cycling"),
-            (["targets", "--sport", "walk=300", "--sport", "cycling=500"], "2 sport(s) activated"),
-            (["alarm", "--id", "7", "--time", "06:30", "--days", "mon,fri", "--repeat"], "alarm 7 set"),
-            (["alarm", "--id", "0", "--time", "06:30", "--days", "mon", "--off"], "alarm 0 set (it will not ring)"),
-            (["sedentary", "--from", "9", "--to", "17", "--days", "weekdays"], "sedentary reminder set"),
+            (["targets", "--sport", "walk=300", "--sport", "cycling=500"], "walk: 300 kcal\ncycling: 500 kcal\n"),
+            (
+                ["alarm", "--id", "7", "--time", "06:30", "--days", "mon,fri", "--repeat"],
+                "alarm 7: on, 06:30, mon,fri, every week"
+            ),
+            (
+                ["alarm", "--id", "0", "--time", "06:30", "--days", "mon", "--off"],
+                "alarm 0: off, 06:30, mon, once (it will not ring)"
+            ),
+            (
+                ["sedentary", "--from", "9", "--to", "17", "--days", "weekdays"],
+                "sedentary reminder: off, 9 to 17, weekdays, once"
+            ),
             (["schedule", "add", "--date", "2026-11-24", "--time", "09:30", "--title", "Physio"], "schedule written"),
             (["schedule", "check", "--date", "2026-11-24", "--time", "09:30"], "a schedule is set then"),
             (["schedule", "delete", "--date", "2026-11-24", "--time", "09:30"], "schedule deleted"),
@@ -185,9 +194,9 @@ struct BandCommandTests {
                 [
                     "personal", "--gender", "woman", "--height", "168", "--weight", "60", "--age", "41",
                     "--step-target", "8000",
-                ], "personal information set"
+                ], "wearer: woman, 168 cm, 60 kg, 41 years, 8000 steps a day"
             ),
-            (["options", "--units", "imperial", "--clock", "12"], "options set"),
+            (["options", "--units", "imperial", "--clock", "12"], "units: imperial\nclock: 12\nauto-sleep: on"),
             (["text", "Time for a walk"], "text sent"),
             (["camera", "on"], "camera mode on"),
             (["bind", "--user-id", "1111"], "bound to user 1111"),

@@ -78,14 +78,19 @@ struct BandSettingsStateTests {
         #expect(try home.run(["fleet", "show", "--home", home.path]).stdout == before)
     }
 
-    @Test("band sedentary --repeat sets the weekly repeat bit; without it the reminder comes once")
+    @Test("band sedentary --repeat sets the weekly repeat bit, --once clears it, and neither keeps it")
     func sedentaryRepeat() throws {
         let home = try TestHome(fleet: bandFleet(days: 1))
         _ = try home.callback(request(.add, .fitPro9614N))
-        let weekly = try home.band("sedentary", "--from", "9", "--to", "17", "--days", "weekdays", "--repeat")
-        #expect(weekly.status == 0 && weekly.stdout == "sedentary reminder set, every week\n", "\(weekly.stderr)")
-        let once = try home.band("sedentary", "--from", "9", "--to", "17", "--days", "mon")
-        #expect(once.status == 0 && once.stdout == "sedentary reminder set, once\n", "\(once.stderr)")
+        let weekly = try home.band("sedentary", "--from", "9", "--to", "17", "--days", "weekdays", "--repeat", "--on")
+        #expect(
+            weekly.status == 0 && weekly.stdout == "sedentary reminder: on, 9 to 17, weekdays, every week\n",
+            "\(weekly.stderr)")
+        let kept = try home.band("sedentary", "--days", "mon")
+        #expect(
+            kept.status == 0 && kept.stdout == "sedentary reminder: on, 9 to 17, mon, every week\n", "\(kept.stderr)")
+        let once = try home.band("sedentary", "--once")
+        #expect(once.status == 0 && once.stdout == "sedentary reminder: on, 9 to 17, mon, once\n", "\(once.stderr)")
         let refused = try home.band("sedentary", "--from", "9", "--to", "17", "--days", "", "--repeat")
         #expect(refused.status != 0 && refused.stderr.contains("--days"), "\(refused.stderr)")
     }

@@ -86,7 +86,7 @@ struct CommandParsingTests {
                 "band", "alarm", "--mac", "004D3208D310", "--id", "7", "--time", "06:30", "--days", "mon,weekend",
             ]) as? VitalBridgeCLI.BandCommand.Alarm)
         #expect(
-            alarm.time.hour == 6 && alarm.time.minute == 30
+            alarm.time?.hour == 6 && alarm.time?.minute == 30
                 && alarm.days == BandWeekdays([.monday, .saturday, .sunday]))
         let targets = try #require(
             try VitalBridgeCommand.parseAsRoot([

@@ -38,6 +38,9 @@ struct SimulationCorpusTests {
         // an item moved back by 90 minutes (i32, little-endian), then by -1441
         let moved = items[3].encoded(today: SmartbandCodecTests.day)
         encoded += [[90, 0, 0, 0], [0x5F, 0xFA, 0xFF, 0xFF]].map { (6, $0 + moved) }
+        // the settings read back
+        encoded += try BandSettingsCodecTests.answers().map { (0, $0.bytes) }
+        encoded += BandSettingsCodecTests.getters.map { (1, $0.bytes) }
         let names = [
             "band-message", "band-command", "vendor-command", "vendor-event", "activity-day", "band-time", "moved-item",
         ]
