@@ -127,7 +127,8 @@ struct DBusConnectionTests {
         let served = try await server.serve("/") { held.keep($0) }
         defer { served.cancel() }
         let waiting = Task { try await client.call("org.vitalbridge.Slow", "/", "org.vitalbridge.X", "Y") }
-        try await Task.sleep(for: .milliseconds(100))
+        // the call is waiting once the server holds it (however loaded the machine): only then does the bus die
+        while held.count == 0 { try await Task.sleep(for: .milliseconds(10)) }
         bus.stop()
         let lost = await #expect(throws: DBusError.self) { try await waiting.value }
         #expect(lost?.name == "org.freedesktop.DBus.Error.NoReply")
@@ -172,4 +173,5 @@ final class Held: @unchecked Sendable {
     private let lock = NSLock()
     private var calls: [DBusMethodCall] = []
     func keep(_ call: DBusMethodCall) { lock.withLock { calls.append(call) } }
+    var count: Int { lock.withLock { calls.count } }
 }
