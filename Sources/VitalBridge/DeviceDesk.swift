@@ -189,7 +189,7 @@ public struct DeviceDesk: Sendable {
         let entry = DeviceCatalog.entry(for: known.model)
         let now = now
         return try await withConnection(known, doing: operation) { connection in
-            try await body(makeDriver(for: entry, connection: connection, clock: now))
+            try await body(makeDriver(for: entry, connection: connection, clock: now, addedAt: known.addedAt))
         }
     }
 

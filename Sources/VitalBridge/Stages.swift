@@ -100,7 +100,7 @@ struct StageRunner: Sendable {
             logger.notice("cannot connect", metadata: ["device": "\(mac)", "error": "\(error)"])
             throw stop(.fail, error.reason(for: request.deviceModel))
         }
-        let driver = makeDriver(for: entry, connection: connection, clock: now)
+        let driver = makeDriver(for: entry, connection: connection, clock: now, addedAt: known?.addedAt)
         let sink = StoreSink(store: store, device: mac)
         var live: StoredReading?
         var failure: StagesStopped?
@@ -262,6 +262,12 @@ public struct StoreSink: RecordSink {
     /// made by the driver's `DayItemBatch.summarize`.
     public func storeDayItems(_ batch: DayItemBatch) async throws {
         try store.readings.storeDayItems(batch.items, device: device, summarize: batch.summarize)
+    }
+
+    /// How the band's latest stored item was dated: the one of its most recent day, read from the store.
+    public func latestBandDating() async throws -> BandItemDating? {
+        guard let bytes = try store.readings.latestDayItem(device: device)?.bytes else { return nil }
+        return try BandItem.stored(bytes).dating
     }
 
     /// The store's identifier of `reading` if it was in the latest batch this sink stored (a live measurement is

@@ -56,7 +56,7 @@ extension BandCommand {
             discussion: """
                 An alarm rings when on, at its time, on its days (once, or every week with --repeat). Only what
                 is given changes; an alarm not set yet needs --time and --days, and is switched on unless --off.
-                Prints the alarm as the band then has it.
+                Prints the alarm as written to the band.
 
                 Examples:
                   vitalbridge band alarm --mac 004D3208D310 --id 7 --time 06:30 --days mon,fri --repeat
@@ -85,7 +85,7 @@ extension BandCommand {
             abstract: "Show the one sedentary reminder, or change what is given of it: hours, days, repeat, switch.",
             discussion: """
                 Only what is given changes. --repeat sets the weekly repeat bit (b7 of weekRepeat): the reminder
-                comes back every week on its days; --once clears it. Prints the reminder as the band then has it.
+                comes back every week on its days; --once clears it. Prints the reminder as written to the band.
 
                 Examples:
                   vitalbridge band sedentary --mac 004D3208D310

@@ -190,10 +190,11 @@ struct RecordBatches {
 }
 
 /// The driver for the model of `entry` over `connection`; `clock` is the host's time (a smartband's today's totals
-/// are dated with it).
+/// are dated with it); `addedAt`, when the hub added the device (a smartband's clock showing an earlier time had
+/// restarted).
 public func makeDriver(
     for entry: CatalogEntry, connection: any BluetoothConnection,
-    clock: @escaping @Sendable () -> Timestamp
+    clock: @escaping @Sendable () -> Timestamp, addedAt: Timestamp? = nil
 ) -> any DeviceDriver {
     // a generic SIG device's new reading may come in any stage of the request
     let session = entry.model.isStandardProfile ? StandardSession(start: clock()) : nil
@@ -204,7 +205,10 @@ public func makeDriver(
     case .glucose: return GlucoseDriver(entry: entry, connection: connection, session: session)
     case .pulseOximeter: return PulseOximeterDriver(entry: entry, connection: connection, session: session)
     case .activityMonitor: return ActivityMonitorDriver(entry: entry, connection: connection)
-    case .smartband: return SmartbandDriver(entry: entry, connection: connection, clock: clock)
+    case .smartband:
+        var driver = SmartbandDriver(entry: entry, connection: connection, clock: clock)
+        driver.addedAt = addedAt
+        return driver
     case .heartRateSensor: return HeartRateDriver(entry: entry, connection: connection, clock: clock)
     }
 }

@@ -28,9 +28,15 @@ public protocol RecordSink: Sendable {
     /// Keeps items a device pushed for days, with the readings of the days they change; returns only once they are
     /// durable. A device is told it may forget them only after this returns.
     func storeDayItems(_ batch: DayItemBatch) async throws
+    /// How the last item a band stored here was dated (its most recent day's), if any: a band's clock still off
+    /// by as much is moved by the same minutes (``BandClockReading``).
+    func latestBandDating() async throws -> BandItemDating?
 }
 
 extension RecordSink {
+    /// A sink that keeps no day items has no band's dating.
+    public func latestBandDating() async throws -> BandItemDating? { nil }
+
     /// A sink for devices that push no day items refuses them: nothing is acknowledged to the device.
     public func storeDayItems(_ batch: DayItemBatch) async throws {
         throw DeviceError(.storeFailed, message: "this sink keeps no day items")

@@ -82,7 +82,14 @@ extension DayItemBatch {
     /// - Throws: ``DeviceError/Code/storeFailed`` for an undated item (today's totals the driver did not date with
     ///   ``BandItem/dated(today:)``): nothing of the batch is stored.
     public init(bandItems: [BandItem], dating: BandItemDating = .unread) throws(DeviceError) {
-        let items = try bandItems.map { item throws(DeviceError) in
+        try self.init(datedBandItems: bandItems.map { ($0, dating) })
+    }
+
+    /// A band's items, each dated as its dating says, as ``init(bandItems:dating:)`` keeps them.
+    ///
+    /// - Throws: ``DeviceError/Code/storeFailed`` for an undated item: nothing of the batch is stored.
+    public init(datedBandItems: [(item: BandItem, dating: BandItemDating)]) throws(DeviceError) {
+        let items = try datedBandItems.map { item, dating throws(DeviceError) in
             guard let date = item.date else {
                 throw DeviceError(.storeFailed, message: "today's totals must be dated before they are stored")
             }
@@ -104,6 +111,11 @@ extension RecordSink {
     /// totals come dated (the driver dates them with the host's day as they arrive); undated ones are refused.
     public func storeBandItems(_ items: [BandItem], dating: BandItemDating = .unread) async throws {
         try await storeDayItems(try DayItemBatch(bandItems: items, dating: dating))
+    }
+
+    /// Keeps items a band pushed, each dated as its dating says (``DayItemBatch/init(datedBandItems:)``).
+    public func storeBandItems(dated items: [(item: BandItem, dating: BandItemDating)]) async throws {
+        try await storeDayItems(try DayItemBatch(datedBandItems: items))
     }
 }
 
@@ -279,12 +291,13 @@ struct BandSession {
     let driver: SmartbandDriver
     let sink: any RecordSink
     let progress: @Sendable (SyncProgress) -> Void
-    private var batch: [BandItem] = []
+    private var batch: [(item: BandItem, dating: BandItemDating)] = []
     /// The last item's number on this link.
     private var last: UInt32?
-    /// What the link learned of the band's clock, and how its items are dated.
+    /// How the link's items are placed: by the clock the link read, then, once the hub set it, by the hub's.
     private var clock: BandClockReading?
-    private var dating = BandItemDating.unread
+    /// Whether the band's clock said no time the codec reads: the hub sets it all the same.
+    private var unreadableClock = false
 
     private(set) var stored = 0
 
@@ -312,30 +325,51 @@ struct BandSession {
                 .unsupported,
                 message: "the link's MTU of \(mtu) is below the \(SmartbandGATT.minimumMTU) a smartband's items need")
         }
-        if await connection.offers(GATTCharacteristics.bandTime) {
-            let hubTime = driver.clock()
-            let bytes = try await connection.read(GATTCharacteristics.bandTime)
-            let shown: BandTime
-            do {
-                shown = try BandTime(bytes: bytes)
-            } catch {
-                throw DeviceError(.protocolViolation, message: "\(error)")
-            }
-            let reading = BandClockReading(bandTime: shown.time, hubTime: hubTime, addedAt: driver.addedAt)
-            (clock, dating) = (reading, reading.dating)
-            driver.clockReadings.withLock { $0 = reading }
-        }
+        if await connection.offers(GATTCharacteristics.bandTime) { try await readClock() }
         try await connection.subscribe(Self.data)
+    }
+
+    /// Reads the band's clock (``BandClockReading``). A clock that says no time the codec reads is set all the same
+    /// once what the band sent is committed, that sent kept as the band dated it, unverified.
+    private mutating func readClock() async throws(DeviceError) {
+        let hubTime = driver.clock()
+        let bytes = try await connection.read(GATTCharacteristics.bandTime)
+        guard let shown = try? BandTime(bytes: bytes) else {
+            unreadableClock = true
+            return
+        }
+        let earlier: BandItemDating?
+        do {
+            earlier = try await sink.latestBandDating()
+        } catch {
+            throw DeviceError(.storeFailed, message: "cannot read how the band's items were dated: \(error)")
+        }
+        let reading = BandClockReading(
+            bandTime: shown.time, hubTime: hubTime, addedAt: driver.addedAt, earlier: earlier)
+        clock = reading
+        driver.clockReadings.withLock { $0 = reading }
     }
 
     /// Sets the band's clock to the hub's when the link found it more than 2 s off, once: what the band sends from
     /// then on is dated by the right clock.
-    private mutating func setClockIfNeeded() async throws(DeviceError) {
-        guard var reading = clock, reading.needsSetting, !reading.wasSet else { return }
-        try await connection.write(GATTCharacteristics.bandTime, BandTime(driver.clock()).encoded)
-        reading.wasSet = true
-        (clock, dating) = (reading, BandItemDating(clockRead: true, clockWasReset: false, minutes: 0))
-        driver.clockReadings.withLock { $0 = reading }
+    private mutating func setClockIfNeeded() async {
+        guard unreadableClock || clock.map({ $0.needsSetting && !$0.wasSet }) == true else { return }
+        let now = driver.clock()
+        do {
+            try await connection.write(GATTCharacteristics.bandTime, BandTime(now).encoded)
+        } catch {
+            // everything the band sent is committed: a clock left off is read again on the next link
+            return
+        }
+        unreadableClock = false
+        if var reading = clock {
+            reading.wasSet = true
+            driver.clockReadings.withLock { $0 = reading }
+        }
+        // what the band sends from now on is dated by the hub's clock (the band dates what it had not sent yet by
+        // the new clock too: the codec's rule)
+        clock = BandClockReading(bandTime: now, hubTime: now)
+        clock?.wasSet = true
     }
 
     /// Writes `command` and waits for its result; returns the other messages before it (not items).
@@ -385,9 +419,10 @@ struct BandSession {
                         .protocolViolation, message: "the band sent item \(sequence) after item \(last)")
                 }
                 last = sequence
-                // moved by the clock's offset, then today's totals are dated as they arrive: a batch committed after
-                // midnight keeps yesterday's
-                batch.append(item.movedBack(byMinutes: dating.minutes).dated(today: driver.clock().day))
+                // placed by the link's clock as it arrives (today's totals dated with the band's day then: a batch
+                // committed after midnight keeps yesterday's)
+                let now = driver.clock()
+                batch.append(clock?.place(item, at: now) ?? (item.dated(today: now.day), .unread))
                 if batch.count == size { try await commit() }
             case .caughtUp(let through):
                 if let last, through != last {
@@ -395,7 +430,7 @@ struct BandSession {
                         .protocolViolation, message: "the band said it caught up at item \(through) after item \(last)")
                 }
                 try await commit()
-                try await setClockIfNeeded()
+                await setClockIfNeeded()
                 return message
             default:
                 return message
@@ -415,7 +450,7 @@ struct BandSession {
     private mutating func store() async throws(DeviceError) {
         guard !batch.isEmpty else { return }
         do {
-            try await sink.storeBandItems(batch, dating: dating)
+            try await sink.storeBandItems(dated: batch)
         } catch {
             throw DeviceError(.storeFailed, message: "the store refused \(batch.count) band item(s): \(error)")
         }

@@ -54,7 +54,8 @@ public struct BandTime: Hashable, Sendable {
 }
 
 /// What the hub learned of a band's clock on one link, before the band sent anything: what it showed, how far it was
-/// off, whether it had restarted, and whether the hub set it.
+/// off, whether it had restarted, and whether the hub set it; and how each item the band sends on the link is placed
+/// (``place(_:at:)``).
 public struct BandClockReading: Hashable, Sendable {
     /// What the band's clock showed.
     public var bandTime: Timestamp
@@ -64,6 +65,11 @@ public struct BandClockReading: Hashable, Sendable {
     public var wasReset: Bool
     /// Whether the hub set the clock on this link (it was more than ``SmartbandGATT/clockTolerance`` off).
     public var wasSet = false
+    /// The minutes the link's items are moved back by: the offset to the nearest minute, or the minutes an earlier
+    /// link used when this offset is within a minute of them (``init(bandTime:hubTime:addedAt:earlier:)``).
+    public private(set) var minutes: Int
+    /// Before this time an item was dated by the restarted clock (2001, or a day before the band was added).
+    let restartedBefore: Timestamp
 
     /// How far the band's clock was ahead of the hub's, in seconds (negative: behind).
     public var offset: Int64 { bandTime.secondsSince1970 - hubTime.secondsSince1970 }
@@ -71,22 +77,46 @@ public struct BandClockReading: Hashable, Sendable {
     /// Whether the hub sets the clock: it is more than ``SmartbandGATT/clockTolerance`` off.
     public var needsSetting: Bool { offset.magnitude > SmartbandGATT.clockTolerance.magnitude }
 
-    /// The reading of a band clock showing `bandTime` when the hub's showed `hubTime`, for a band added at `addedAt`.
-    public init(bandTime: Timestamp, hubTime: Timestamp, addedAt: Timestamp? = nil) {
+    /// The reading of a band clock showing `bandTime` when the hub's showed `hubTime`, for a band added at
+    /// `addedAt`. `earlier` is how the last item stored from the band was dated: when the clock is still off by
+    /// within a minute of the minutes it was moved by (the band's clock was not set since, and the hub's clock read a
+    /// second apart may round the offset the other way), the same minutes are used, so that an item sent again after
+    /// a drop is moved as it was the first time and replaces its stored self.
+    public init(bandTime: Timestamp, hubTime: Timestamp, addedAt: Timestamp? = nil, earlier: BandItemDating? = nil) {
         self.bandTime = bandTime
         self.hubTime = hubTime
         // a day's margin: a clock seconds or hours behind on the day the band was added was not restarted
         let dayBeforeAdded = addedAt.map { Timestamp(secondsSince1970: $0.secondsSince1970 - 86_400) }
-        wasReset =
-            hubTime.secondsSince1970 - bandTime.secondsSince1970 > SmartbandGATT.clockTolerance
-            && (bandTime < SmartbandGATT.earliestSetTime || dayBeforeAdded.map { bandTime < $0 } ?? false)
+        restartedBefore = max(SmartbandGATT.earliestSetTime, dayBeforeAdded ?? SmartbandGATT.earliestSetTime)
+        let offset = bandTime.secondsSince1970 - hubTime.secondsSince1970
+        wasReset = -offset > SmartbandGATT.clockTolerance && bandTime < restartedBefore
+        minutes = Int((Double(offset) / 60).rounded())
+        if let earlier, earlier.clockRead, earlier.minutes != 0, (offset - Int64(earlier.minutes) * 60).magnitude <= 61,
+            offset.magnitude > SmartbandGATT.clockTolerance
+        {
+            minutes = earlier.minutes
+        }
     }
 
-    /// How the items the band dated by this clock are stored: moved by the offset to the nearest minute, marked as
-    /// dated by a clock that had restarted when it had.
-    public var dating: BandItemDating {
-        let minutes = Int((Double(offset) / 60).rounded())
-        return BandItemDating(clockRead: true, clockWasReset: wasReset, minutes: minutes)
+    /// `item`, received when the hub's clock shows `now`, as the hub stores it, and how it was dated:
+    /// - today's totals dated with the band's today (the day its clock shows at `now`), then moved as a day's totals
+    ///   are, to the hub's day holding most of it: a band 2 h ahead at the hub's 23:00 counts the next day already,
+    ///   and its totals are that day's, never the full day's before;
+    /// - an item the band dated by its clock moved back by ``minutes`` (``BandItem/movedBack(byMinutes:)``), marked
+    ///   as dated by a restarted clock when the clock had restarted and the item's date is before
+    ///   `restartedBefore`; an item a restarted clock holds from before it restarted keeps its date;
+    /// - a clock too far off for its minutes to be kept (``BandItemDating``) leaves the item as dated, its clock
+    ///   counted as unread.
+    public func place(_ item: BandItem, at now: Timestamp) -> (item: BandItem, dating: BandItemDating) {
+        let dated = item.dated(today: Timestamp(secondsSince1970: now.secondsSince1970 + offset).day)
+        guard minutes.magnitude <= BandItemDating.largestMinutes.magnitude else {
+            return (dated, .unread)
+        }
+        if wasReset, let date = dated.date, date >= restartedBefore.day {
+            return (dated, BandItemDating(clockRead: true, clockWasReset: false, minutes: 0))
+        }
+        let dating = BandItemDating(clockRead: true, clockWasReset: wasReset, minutes: minutes)
+        return (dated.movedBack(byMinutes: minutes), dating)
     }
 }
 
@@ -100,7 +130,9 @@ public struct BandItemDating: Hashable, Sendable {
     public var clockRead: Bool
     /// Whether that clock had restarted: the item's time is what the restarted clock showed, moved by its offset.
     public var clockWasReset: Bool
-    /// The minutes the item was moved back by: the band's own time of the item is its stored time plus these.
+    /// The minutes the link moved its items back by (the clock's offset): the band's own time of a sport or sleep
+    /// segment is its stored start plus these; an hour of heart rate moved by the nearest whole hours of these, a
+    /// day's totals by the nearest whole days.
     public var minutes: Int
 
     /// An item whose band's clock was not read: stored as the band dated it.

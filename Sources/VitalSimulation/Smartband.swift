@@ -241,20 +241,31 @@ extension BandState {
         Timestamp(secondsSince1970: time.secondsSince1970 + clockOffset)
     }
 
-    /// Records what the band's wearer did up to the world's time `time`, each item dated by the band's clock (to the
-    /// nearest minute, as the hub moves it back).
+    /// The minutes an item of the true time is moved by to be dated by the band's clock (to the nearest minute, as
+    /// the hub moves it back).
+    private var stamp: Int { -Int((Double(clockOffset) / 60).rounded()) }
+
+    /// Records what the band's wearer did up to the world's time `time`, each item dated by the band's clock.
     mutating func record(until time: Timestamp, life: BandLife) {
         guard time > recordedThrough else { return }
-        let minutes = -Int((Double(clockOffset) / 60).rounded())
-        life.items(after: recordedThrough, through: time) { keep($0.movedBack(byMinutes: minutes)) }
+        let stamp = stamp
+        life.items(after: recordedThrough, through: time) { keep($0.movedBack(byMinutes: stamp)) }
         recordedThrough = time
     }
 
     /// Sets the band's clock to `shown` at the world's time `time`: what was recorded before is dated by the old
-    /// clock, what comes after by the new.
-    mutating func setClock(to shown: Timestamp, at time: Timestamp, life: BandLife) {
+    /// clock, what comes after by the new, and the items numbered after `sent` (not sent yet on the link that set
+    /// it) are dated again by the new clock: the codec's rule, so that the host knows which clock dated what it gets.
+    mutating func setClock(to shown: Timestamp, at time: Timestamp, life: BandLife, sent: UInt32?) {
         record(until: time, life: life)
+        let old = stamp
         clockOffset = shown.secondsSince1970 - time.secondsSince1970
+        let new = stamp
+        guard new != old else { return }
+        for index in pending.indices where pending[index].sequence > sent ?? 0 {
+            let item = pending[index].item.movedBack(byMinutes: -old).movedBack(byMinutes: new)
+            pending[index] = Numbered(sequence: pending[index].sequence, item: item)
+        }
     }
 
     /// The band after a factory reset at the world's time `time`: memory and settings erased, item numbers going
@@ -318,7 +329,7 @@ struct BandPeripheral: SimulatedPeripheral {
         let time = link.clock.wallTime
         if characteristic == GATTCharacteristics.bandTime {
             do {
-                band.setClock(to: try BandTime(bytes: value).time, at: time, life: life)
+                band.setClock(to: try BandTime(bytes: value).time, at: time, life: life, sent: link.band?.lastSent)
             } catch {
                 throw DeviceError(.protocolViolation, message: "a malformed band time: \(error)")
             }

@@ -57,6 +57,22 @@ extension ReadingsStore {
         }
     }
 
+    /// The item of device `mac`'s most recent day with the highest kind and key, if it pushed any.
+    public func latestDayItem(device mac: MACAddress) throws(StoreError) -> DayItem? {
+        try file.query("read a device's latest item") { db in
+            try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT day, kind, key, bytes FROM day_item WHERE device_mac = ?
+                    ORDER BY day DESC, kind DESC, key DESC LIMIT 1
+                    """, arguments: [mac.description]
+            ).map {
+                DayItem(
+                    date: CalendarDate(daysSince1970: $0[0]), kind: $0[1], key: $0[2], bytes: [UInt8]($0[3] as Data))
+            }
+        }
+    }
+
     /// The items device `mac` pushed, by day, then kind and key, from `since` on when given: what day summaries are
     /// made of (a smartband's heart-rate minutes), read from the file as it goes.
     public func forEachDayItem(device mac: MACAddress, since: CalendarDate? = nil, _ body: (DayItem) throws -> Void)

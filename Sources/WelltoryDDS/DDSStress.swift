@@ -10,7 +10,7 @@ import VitalCore
 /// scale exists.
 ///
 /// Baevsky's ranges of the index (conventional units, 50 ms bins): 30–200 the wide range of the norm, 60–120 its ideal
-/// corridor, above that distress, and past 800–1000 an organism that no longer copes. The score is the index's place
+/// corridor, 120–500 distress, and past 800–1000 an organism that no longer copes. The score is the index's place
 /// on a logarithmic scale from the norm's lower end to the point of exhaustion,
 /// `ln(SI / 30) / ln(1000 / 30)`, held to 0…1, rounded to 0.01 as the document's example is; the colour is green up to
 /// the ideal corridor's top (120), yellow within the wide norm (up to 200), red above.

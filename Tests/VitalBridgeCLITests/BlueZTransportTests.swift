@@ -85,8 +85,9 @@ struct BlueZTransportTests {
     func bandClock() throws {
         let bench = try SimulatedBus()
         defer { bench.stop() }
-        _ = try bench.open(
+        let added = try bench.open(
             "ihealth-layer://?cmd=1&addtype=1&devicemodel=700&scheme=vitalbridge-demo", "--scan-qr", "004D3208D310")
+        #expect(added.stdout.contains("reason=ERROR_UNSUPPORTED_TRANSPORT"), "\(added.stdout)")
         for arguments in [["info"], ["today"], ["options", "--units", "imperial"]] {
             let output = try vitalbridge(
                 ["band"] + arguments + ["--transport", "bluez", "--mac", "004D3208D310"], environment: bench.environment

@@ -19,7 +19,11 @@ struct BandClockTests {
     {
         var device = SmartbandTests.band(days: 3, failures: dropAfter.map { FailureScript(disconnectAfter: $0) })
         device.clockOffset = offset
-        device.clockReset = reset ? true : nil
+        if reset {
+            // restarted at 06:00: the band's days begin at the true 06:00, each the true day holding most of it
+            device.clockReset = true
+            device.recordingSince = "2026-11-17 06:00:00"
+        }
         return try SimulatedWorld(fleet: Fleet(devices: [device]), state: state, start: start)
     }
 
@@ -29,11 +33,17 @@ struct BandClockTests {
         return await world.deviceState(of: mac)?.band?.pending.map(\.item) ?? []
     }
 
-    /// Syncs the band once; returns what the link learned of its clock.
-    static func sync(_ world: SimulatedWorld, into store: VitalStore) async throws -> BandClockReading {
+    /// Syncs the band once, the hub's clock `hubAhead` seconds ahead of the world's; returns what the link learned
+    /// of the band's clock.
+    static func sync(_ world: SimulatedWorld, into store: VitalStore, hubAhead: Int64 = 0) async throws
+        -> BandClockReading
+    {
         let connection = try await world.connect(to: mac)
+        let hubClock: @Sendable () -> Timestamp = {
+            Timestamp(secondsSince1970: world.clock.wallTime.secondsSince1970 + hubAhead)
+        }
         var driver = SmartbandDriver(
-            entry: DeviceCatalog.entry(for: .fitPro9614N), connection: connection, clock: { world.clock.wallTime })
+            entry: DeviceCatalog.entry(for: .fitPro9614N), connection: connection, clock: hubClock)
         driver.batchSize = 64
         do {
             _ = try await driver.sync(into: StoreSink(store: store, device: mac)) { _ in }
@@ -111,18 +121,21 @@ struct BandClockTests {
         #expect(!again.wasReset && !again.needsSetting)
     }
 
-    @Test("links dropping mid-sync with the clock 2 h off: every item moved alike, as one clean sync stores them")
-    func drops() async throws {
+    @Test(
+        "links dropping mid-sync with the clock 2 h off, the hub's clock a second apart from link to link: every item moved alike, as one clean sync stores them",
+        arguments: [7_200, 7_230, 7_170])
+    func drops(offset: Int) async throws {
         let reference = try VitalStore()
-        _ = try await Self.sync(try Self.world(offset: 7_200), into: reference)
+        _ = try await Self.sync(try Self.world(offset: offset), into: reference)
         let store = try VitalStore()
         var state: WorldState?
         var drops = 0
-        for after in [5, 40, 17, 90, 300, 1_000] {
+        for (link, after) in [5, 40, 17, 90, 300, 1_000].enumerated() {
             state?.devices[Self.mac.description]?.spentFailures = []
-            let world = try Self.world(offset: 7_200, dropAfter: after, state: state)
+            let world = try Self.world(offset: offset, dropAfter: after, state: state)
             do {
-                let reading = try await Self.sync(world, into: store)
+                // at 2 h 0 min 30 s, 1 s apart rounds to 120 or 121 minutes: the first link's minutes must hold
+                let reading = try await Self.sync(world, into: store, hubAhead: Int64(link % 2))
                 #expect(reading.wasSet)
                 state = await world.state()
                 break
@@ -131,7 +144,7 @@ struct BandClockTests {
                 drops += 1
                 state = await world.state()
                 // the clock is set only once everything sent was committed: still 2 h off
-                #expect(state?.devices[Self.mac.description]?.band?.clockOffset == 7_200)
+                #expect(state?.devices[Self.mac.description]?.band?.clockOffset == Int64(offset))
             }
         }
         #expect(drops > 0)

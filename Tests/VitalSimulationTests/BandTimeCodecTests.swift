@@ -60,10 +60,9 @@ struct BandTimeCodecTests {
                 bandTime: Timestamp(secondsSince1970: hub.secondsSince1970 + offset), hubTime: hub, addedAt: added)
         }
         #expect(!at(2).needsSetting && !at(-2).needsSetting && at(3).needsSetting && at(-3).needsSetting)
-        #expect(at(7_205).dating == BandItemDating(clockRead: true, clockWasReset: false, minutes: 120))
-        #expect(at(-89).dating.minutes == -1 && at(29).dating.minutes == 0 && at(30).dating.minutes == 1)
+        #expect(at(7_205).minutes == 120 && at(-89).minutes == -1 && at(29).minutes == 0 && at(30).minutes == 1)
         let restarted = at(SmartbandGATT.earliestSetTime.secondsSince1970 - 1 - hub.secondsSince1970)
-        #expect(restarted.wasReset && restarted.dating.clockWasReset)
+        #expect(restarted.wasReset)
         let added = Timestamp(parsing: "2026-11-01 00:00:00")!
         #expect(at(-30 * 86_400, added: added).wasReset && !at(-30 * 86_400).wasReset)
         // behind, but not a day before the band was added: not restarted
@@ -75,6 +74,51 @@ struct BandTimeCodecTests {
             set.description == "showed 2026-11-29 09:40:17, 2 h 0 min 5 s ahead of the hub's; set to the hub's time")
         #expect(at(-90_061).description.hasSuffix(", 1 d 1 h 1 min 1 s behind the hub's; not set"))
         #expect(restarted.description.contains("(the clock had restarted)"))
+    }
+
+    @Test("a clock still off as an earlier link found it moves by that link's minutes, whichever way a second rounds")
+    func sticky() {
+        let hub = Self.example
+        func at(_ offset: Int64, earlier: BandItemDating?) -> BandClockReading {
+            BandClockReading(
+                bandTime: Timestamp(secondsSince1970: hub.secondsSince1970 + offset), hubTime: hub, earlier: earlier)
+        }
+        let first = at(7_230, earlier: nil)
+        #expect(first.minutes == 121)
+        let stored = BandItemDating(clockRead: true, clockWasReset: false, minutes: first.minutes)
+        // a second later or earlier, 7,229 s rounds to 120: the earlier link's 121 is kept
+        #expect(at(7_229, earlier: stored).minutes == 121 && at(7_231, earlier: stored).minutes == 121)
+        // a clock set since (within 2 s), a clock moved on by more than a minute, or an unread earlier link: its own
+        #expect(at(1, earlier: stored).minutes == 0 && at(7_400, earlier: stored).minutes == 123)
+        #expect(at(7_229, earlier: .unread).minutes == 120)
+    }
+
+    @Test(
+        "each item placed: today's totals on the band's day, a restarted clock's old items kept, an absurd clock unread"
+    )
+    func place() {
+        let hub = Self.example
+        let totals = BandTotals(steps: 5, calories: 0, distance: 0)
+        // the band 2 h ahead at the hub's 23:00: its today is the next day, and stays it
+        let late = Timestamp(parsing: "2026-11-29 23:00:00")!
+        let ahead = BandClockReading(
+            bandTime: Timestamp(secondsSince1970: late.secondsSince1970 + 7_200), hubTime: late)
+        let next = CalendarDate(year: 2026, month: 11, day: 30)!
+        #expect(ahead.place(.todayTotals(totals), at: late).item == .dayTotals(next, totals))
+        #expect(ahead.place(.todayTotals(totals), at: late).dating.minutes == 120)
+        // a clock restarted at 2000: what it dated since is moved and marked; what it holds from before stays
+        let epoch = Timestamp(parsing: "2000-01-03 10:00:00")!
+        let restarted = BandClockReading(bandTime: epoch, hubTime: hub)
+        let old = BandItem.dayTotals(CalendarDate(year: 2026, month: 11, day: 27)!, totals)
+        #expect(restarted.place(old, at: hub).item == old)
+        #expect(
+            restarted.place(old, at: hub).dating == BandItemDating(clockRead: true, clockWasReset: false, minutes: 0))
+        let since = restarted.place(.dayTotals(CalendarDate(year: 2000, month: 1, day: 2)!, totals), at: hub)
+        #expect(since.item == .dayTotals(CalendarDate(year: 2026, month: 11, day: 28)!, totals))
+        #expect(since.dating.clockWasReset && since.dating.clockRead)
+        // a clock more than a thousand years off: nothing moved, its clock counted unread
+        let absurd = BandClockReading(bandTime: Timestamp(parsing: "0900-01-01 00:00:00")!, hubTime: hub)
+        #expect(absurd.place(old, at: hub) == (old, .unread))
     }
 
     @Test("how an item was dated round-trips through its stored sequence number; 0 is a clock never read")

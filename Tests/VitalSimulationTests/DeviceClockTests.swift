@@ -80,6 +80,23 @@ struct SimulatedClockTests {
         #expect(throws: FleetError.self) { try DeviceState(json: Array(far.utf8)) }
     }
 
+    @Test("a band's clock set re-dates what it holds and has not sent by the new clock; what it sent keeps the old")
+    func bandClockSetRedates() {
+        let life = BandLife(seed: 7)
+        let start = Timestamp(parsing: "2026-11-20 00:00:00")!
+        var band = BandState(recordedThrough: start, clockOffset: 7_200)
+        let noon = Timestamp(parsing: "2026-11-20 12:00:00")!
+        band.record(until: noon, life: life)
+        var truth: [BandItem] = []
+        life.items(after: start, through: noon) { truth.append($0) }
+        #expect(band.pending.map(\.item) == truth.map { $0.movedBack(byMinutes: -120) })
+        // items 1 to 3 were sent on the link that sets the clock: they keep the old clock's dates
+        band.setClock(to: noon, at: noon, life: life, sent: 3)
+        #expect(band.clockOffset == 0)
+        #expect(band.pending.prefix(3).map(\.item) == truth.prefix(3).map { $0.movedBack(byMinutes: -120) })
+        #expect(band.pending.dropFirst(3).map(\.item) == Array(truth.dropFirst(3)))
+    }
+
     @Test("the clock keys are read and written back")
     func roundTrip() throws {
         let fleet = Fleet(devices: [
