@@ -92,7 +92,8 @@ extension SimulatedBlueZ {
             throw bluezError("AlreadyExists", "Already Exists")
         }
         guard device.pairing == nil else { throw bluezError("InProgress", "In Progress") }
-        guard let configuration = configuration(of: device.mac), configuration.inRange else {
+        guard let configuration = configuration(of: device.mac), configuration.isInRange(at: world.clock.wallTime)
+        else {
             throw bluezError("ConnectionAttemptFailed", "Page Timeout")
         }
         try abortFirstAttempt(device.mac)

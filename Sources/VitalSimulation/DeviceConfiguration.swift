@@ -36,6 +36,9 @@ public struct SimulatedDeviceConfiguration: Hashable, Sendable {
     public let abortFirstConnection: Bool
     /// A smartband's scripted button presses, in time order (the fleet's `presses`).
     public let presses: [ScriptedPress]
+    /// The daily windows the device is in range, each its first second of the day and its length in seconds; in range
+    /// all day when empty (the fleet's `presence`).
+    public let presence: [PresenceWindow]
     /// How many samples the PO3 sends with each history record that has a wave (the fleet's `waveSamples`); 0 for
     /// every other device.
     public let waveSamples: Int
@@ -154,6 +157,7 @@ public struct SimulatedDeviceConfiguration: Hashable, Sendable {
         }
         abortFirstConnection = device.abortFirstConnection ?? false
         presses = try Self.presses(of: device, model: model, path: path)
+        presence = try Self.presence(of: device, path: path)
         if device.waveSamples != nil, model != .po3 {
             throw FleetError(path: path + ".waveSamples", message: "is for the PO3 only")
         }
@@ -477,6 +481,39 @@ public struct ScriptedPress: Hashable, Sendable {
 
 extension SimulatedDeviceConfiguration {
     /// The fleet's `presses`, checked and in time order: smartbands only, each a time and a button.
+    /// The fleet's `presence`, each window checked: `HH:mm` or `HH:mm:ss`, 1 to 86400 seconds, not with `inRange`
+    /// false.
+    static func presence(of device: FleetDevice, path: String) throws(FleetError) -> [PresenceWindow] {
+        guard let scripts = device.presence else { return [] }
+        guard device.inRange != false else {
+            throw FleetError(path: path + ".presence", message: "cannot be given with inRange false: choose one")
+        }
+        guard !scripts.isEmpty else { throw FleetError(path: path + ".presence", message: "must have a window") }
+        return try scripts.enumerated().map { index, script throws(FleetError) in
+            let parts = script.at.split(separator: ":", omittingEmptySubsequences: false).map { part in
+                part.count == 2 && part.allSatisfy(\.isASCII) ? Int(part) : nil
+            }
+            guard (2...3).contains(parts.count), let hour = parts[0], let minute = parts[1], hour < 24, minute < 60,
+                let second = parts.count == 3 ? parts[2] : 0, second < 60
+            else {
+                throw FleetError(path: path + ".presence[\(index)].at", message: "is not HH:mm or HH:mm:ss")
+            }
+            guard (1...86_400).contains(script.seconds) else {
+                throw FleetError(path: path + ".presence[\(index)].seconds", message: "must be from 1 to 86400")
+            }
+            return PresenceWindow(start: hour * 3_600 + minute * 60 + second, seconds: script.seconds)
+        }
+    }
+
+    /// Whether the device is in range at the world's time `time`: `inRange`, and within one of its `presence`
+    /// windows when it has any (a window open past midnight goes on into the next day).
+    public func isInRange(at time: Timestamp) -> Bool {
+        guard inRange else { return false }
+        guard !presence.isEmpty else { return true }
+        let second = Int(((time.secondsSince1970 % 86_400) + 86_400) % 86_400)
+        return presence.contains { window in (second - window.start + 86_400) % 86_400 < window.seconds }
+    }
+
     static func presses(of device: FleetDevice, model: DeviceModel, path: String) throws(FleetError)
         -> [ScriptedPress]
     {
@@ -498,4 +535,10 @@ extension SimulatedDeviceConfiguration {
         }
         return presses.sorted { $0.time < $1.time }
     }
+}
+
+/// A daily window in which a simulated device is in range: from `start` (seconds of the day, UTC) for `seconds`.
+public struct PresenceWindow: Hashable, Sendable {
+    public let start: Int
+    public let seconds: Int
 }

@@ -66,6 +66,9 @@ public struct FleetDevice: Hashable, Sendable {
     public var paired: Bool?
     /// Whether it is in range (or plugged in); `true` when absent.
     public var inRange: Bool?
+    /// When it is in range each day, as windows of the world's time (UTC): `[{"at": "07:00", "seconds": 60}]` is a
+    /// scale seen for a minute each morning. In range all day when absent; not with `inRange` false.
+    public var presence: [PresenceScript]?
     /// The records in its memory.
     public var records: RecordsScript?
     /// What the next live measurements return: the listed readings in order, then seeded ones.
@@ -123,7 +126,7 @@ public struct FleetDevice: Hashable, Sendable {
         radio: RadioTiming? = nil, authenticationResult: Int? = nil, recordingSince: String? = nil,
         bodyComposition: String? = nil, spotCheck: Bool? = nil, clock: Bool? = nil, pairing: PairingScript? = nil,
         abortFirstConnection: Bool? = nil, clockOffset: Int? = nil, clockReset: Bool? = nil,
-        presses: [PressScript]? = nil, waveSamples: Int? = nil
+        presses: [PressScript]? = nil, waveSamples: Int? = nil, presence: [PresenceScript]? = nil
     ) {
         self.model = model
         self.mac = mac
@@ -149,6 +152,20 @@ public struct FleetDevice: Hashable, Sendable {
         self.clockReset = clockReset
         self.presses = presses
         self.waveSamples = waveSamples
+        self.presence = presence
+    }
+}
+
+/// A daily window in which a device is in range, as the fleet file writes it: `{"at": "07:00", "seconds": 60}`.
+public struct PresenceScript: Hashable, Sendable {
+    /// `HH:mm` or `HH:mm:ss` (UTC), when the window opens each day of the world.
+    public var at: String
+    /// How long it stays open, 1 to 86400 seconds (past midnight into the next day).
+    public var seconds: Int
+
+    public init(at: String, seconds: Int) {
+        self.at = at
+        self.seconds = seconds
     }
 }
 

@@ -82,7 +82,8 @@ extension FleetDevice {
             abortFirstConnection: try fields.bool("abortFirstConnection"), clockOffset: try fields.int("clockOffset"),
             clockReset: try fields.bool("clockReset"),
             presses: try fields.objects("presses", PressScript.init(fields:)),
-            waveSamples: try fields.int("waveSamples")
+            waveSamples: try fields.int("waveSamples"),
+            presence: try fields.objects("presence", PresenceScript.init(fields:))
         )
         try fields.finish()
     }
@@ -112,7 +113,25 @@ extension FleetDevice {
         members["clockOffset"] = clockOffset.map(JSON.number)
         members["clockReset"] = clockReset.map(JSON.bool)
         members["presses"] = presses.map { .array($0.map(\.jsonValue)) }
+        members["presence"] = presence.map { .array($0.map(\.jsonValue)) }
         members["waveSamples"] = waveSamples.map(JSON.number)
+        return members.object
+    }
+}
+
+extension PresenceScript {
+    init(fields: JSONFields) throws(FleetError) {
+        var fields = fields
+        guard let at = try fields.string("at") else { throw fields.missing("at") }
+        guard let seconds = try fields.int("seconds") else { throw fields.missing("seconds") }
+        self.init(at: at, seconds: seconds)
+        try fields.finish()
+    }
+
+    var jsonValue: JSON {
+        var members = JSONMembers()
+        members["at"] = .string(at)
+        members["seconds"] = .number(seconds)
         return members.object
     }
 }

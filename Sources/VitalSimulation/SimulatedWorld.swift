@@ -140,8 +140,9 @@ public actor SimulatedWorld: BluetoothCentral {
     // MARK: BluetoothCentral
 
     public nonisolated func scan(for services: [UInt16]) -> AsyncStream<Advertisement> {
+        let now = clock.wallTime
         let heard = configurations.filter {
-            $0.inRange && $0.entry.reach == .bluetooth
+            $0.isInRange(at: now) && $0.entry.reach == .bluetooth
                 && (services.isEmpty || services.contains($0.entry.profile.serviceUUID))
         }
         return AsyncStream { continuation in
@@ -160,7 +161,7 @@ public actor SimulatedWorld: BluetoothCentral {
     /// - Throws: `DeviceError.Code.notFound` for a device not in range, `DeviceError.Code.connectionFailed`
     ///   when the fleet fails the connection or another central holds the device.
     public func open(_ mac: MACAddress) throws(DeviceError) -> SimulatedConnection {
-        guard let runtime = runtime(mac), runtime.configuration.inRange else {
+        guard let runtime = runtime(mac), runtime.configuration.isInRange(at: clock.wallTime) else {
             throw DeviceError(.notFound, message: "no device \(mac) is in range")
         }
         if runtime.configuration.failures.atConnect == true, runtime.spend("atConnect") {

@@ -332,7 +332,7 @@ struct FleetJSONTests {
 
     static func randomFleet(_ random: inout Random) -> Fleet {
         func maybe<T>(_ make: () -> T) -> T? { Bool.random(using: &random) ? make() : nil }
-        let devices = (0..<Int.random(in: 0...5, using: &random)).map { index in
+        var devices = (0..<Int.random(in: 0...5, using: &random)).map { index in
             FleetDevice(
                 model: ["BP5", "BG5", "PO3", "AM4"].randomElement(using: &random)!, mac: "A0B1C2D3E4F\(index)",
                 serial: maybe { "S\"\\\n-\(index)" }, firmware: maybe { "1.0" }, battery: maybe { 50 },
@@ -354,6 +354,12 @@ struct FleetJSONTests {
                     RadioTiming(connectionIntervalMilliseconds: 7.5, notificationsPerEvent: 2, mtu: maybe { 185 })
                 },
                 authenticationResult: maybe { 2 }, clockOffset: maybe { -172_800 }, clockReset: maybe { true })
+        }
+        // presence windows on every third device, drawn from no generator (the draws above stay as they were)
+        for index in devices.indices where index % 3 == 1 {
+            devices[index].presence = [
+                PresenceScript(at: "07:00", seconds: 60), PresenceScript(at: "23:59:30", seconds: 86_400),
+            ]
         }
         return Fleet(
             start: maybe { "2026-11-20 08:00:00" },
