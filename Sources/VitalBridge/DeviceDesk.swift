@@ -114,6 +114,27 @@ public struct DeviceDesk: Sendable {
         }
     }
 
+    /// Reads what device `mac` holds that the store lacks and stores it, pending for every caller that asked for
+    /// the device, exactly as a layered sync does (the records after the last one kept for a device with a Record
+    /// Access Control Point, everything it pushes for the others, and a measurement it sends on connecting); its
+    /// clock is read first, so what it dated is corrected. `progress` hears the records stored as they are
+    /// committed, out of the count the device announced when it says one. Returns how many were stored.
+    ///
+    /// - Throws: ``DeviceDeskError`` with ``DeviceDeskError/Code/unsupported`` for a device that keeps no records
+    ///   (a heart-rate sensor), and the device's or the store's failure; what was stored before a failure stays.
+    public func sync(
+        _ mac: MACAddress, progress: @escaping @Sendable (SyncProgress) -> Void = { _ in }
+    ) async throws(DeviceDeskError) -> Int {
+        let known = try knownDevice(mac)
+        let (sink, now) = (StoreSink(store: store, device: mac), now)
+        return try await withDriver(known, doing: "sync") { driver in
+            // the clock before anything that reads a record, or sets the clock (the PO3's prepare)
+            try await driver.readClock(hubTime: now())
+            try await driver.prepare(for: DeviceSession(caller: Self.hubUser, profile: known.profile, time: now()))
+            return try await driver.sync(into: sink, progress: progress)
+        }
+    }
+
     /// Streams the device's live samples to `onSample` while it measures: a pulse oximeter or a blood pressure
     /// monitor until its measurement ends, a heart-rate sensor for `seconds` of its own recording (until stopped
     /// when `nil`); `seconds` also bounds every stream on the desk's clock, plus ``liveGrace`` (so that a
@@ -227,5 +248,48 @@ public struct DeviceDesk: Sendable {
             logger.error("the hub's storage failed", metadata: ["device": "\(mac)", "error": "\(error)"])
             throw DeviceDeskError(.store, "\(known.model.name) \(mac): \(operation) failed: \(error)")
         }
+    }
+}
+
+/// How ``DeviceDesk/syncAll(progress:)`` went for one device.
+public struct DeviceSyncOutcome: Sendable {
+    public var mac: MACAddress
+    public var model: DeviceModel
+    /// The records stored, or why not.
+    public var result: Result<Int, DeviceDeskError>
+
+    /// Whether the device was left out rather than failed: it keeps no records, or the transport does not speak its
+    /// protocol.
+    public var isSkipped: Bool {
+        guard case .failure(let error) = result else { return false }
+        return error.code == .unsupported || error.code == .unreachable
+    }
+}
+
+extension DeviceDesk {
+    /// Syncs every device of the hub, one after the other (``sync(_:progress:)``), in the order the store lists
+    /// them; a device that fails does not stop the others. `progress` hears each device's records as they are stored.
+    ///
+    /// - Throws: ``DeviceDeskError/Code/store`` when the store's devices cannot be read.
+    public func syncAll(
+        progress: @escaping @Sendable (MACAddress, SyncProgress) -> Void = { _, _ in }
+    ) async throws(DeviceDeskError) -> [DeviceSyncOutcome] {
+        let devices: [StoredDevice]
+        do {
+            devices = try store.devices()
+        } catch {
+            throw DeviceDeskError(.store, "cannot read the store's devices: \(error)")
+        }
+        var outcomes: [DeviceSyncOutcome] = []
+        for device in devices {
+            let result: Result<Int, DeviceDeskError>
+            do {
+                result = .success(try await sync(device.mac) { progress(device.mac, $0) })
+            } catch {
+                result = .failure(error)
+            }
+            outcomes.append(DeviceSyncOutcome(mac: device.mac, model: device.model, result: result))
+        }
+        return outcomes
     }
 }

@@ -156,6 +156,7 @@ extension BandCommand {
 
         func run() async throws {
             let stop = SignalWatcher.watch([SIGINT, SIGTERM], secondEnds: false)
+            let claim = try claimHome(band.homeOptions.home, for: .follower("band follow"))
             let hours = self.hours
             let mac = band.address
             let total = try await band.onBand { desk throws(DeviceDeskError) in
@@ -183,7 +184,7 @@ extension BandCommand {
                     throw DeviceDeskError(.device, "\(mac): follow failed: \(error)")
                 }
             }
-            print("stopped: \(total) item(s) stored")
+            withExtendedLifetime(claim) { print("stopped: \(total) item(s) stored") }
         }
     }
 

@@ -185,6 +185,7 @@ struct SinkCommand: ParsableCommand {
 
         func run() async throws {
             let stop = SignalWatcher.watch([SIGINT, SIGTERM], secondEnds: false)
+            let claim = try claimHome(homeOptions.home, for: .follower("sink follow"))
             let hub = try openHub(homeOptions.home, readOnly: false)
             let sinks: [SinkRecord]
             do {
@@ -213,7 +214,7 @@ struct SinkCommand: ParsableCommand {
             } catch {
                 throw CommandError("stopped: \(error)")
             }
-            printLine("stopped")
+            withExtendedLifetime(claim) { printLine("stopped") }
         }
     }
 }
@@ -229,7 +230,7 @@ struct BatchOption: ParsableArguments {
 }
 
 /// Prints `line` and flushes standard output at once: `sink follow` runs for long, read line by line.
-private func printLine(_ line: String) {
+func printLine(_ line: String) {
     print(line)
     fflush(nil)
 }

@@ -21,6 +21,9 @@ public actor SimulatedWorld: BluetoothCentral {
     /// The devices, as the fleet describes them.
     public nonisolated let configurations: [SimulatedDeviceConfiguration]
 
+    /// The world's time as a clock to wait on, paced by the fleet's `pace` (``PacedClock``).
+    public nonisolated var pacedClock: PacedClock { PacedClock(clock, pace: pace) }
+
     var runtimes = ByMAC<DeviceRuntime>()
     var links = ByMAC<Link>()
     var nextLinkID: UInt64 = 1

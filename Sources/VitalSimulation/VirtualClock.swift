@@ -44,3 +44,36 @@ public final class VirtualClock: Clock, Sendable {
         elapsed.withLock { $0 = max($0, deadline.offset) }
     }
 }
+
+/// The world's time as a clock a long-running job waits on (`vitalbridge serve`): a wait lets its length of the
+/// world's time pass, at once when the fleet sets no pace, else after that length divided by the pace in real time,
+/// so that devices come into range on their schedules as the job waits.
+///
+/// ```swift
+/// let clock = world.pacedClock            // a fleet with "pace": 60
+/// try await clock.sleep(for: .seconds(60)) // a second of real time; the world's clock is a minute later
+/// ```
+public struct PacedClock: Clock, Sendable {
+    public typealias Instant = VirtualClock.Instant
+
+    /// The world's clock.
+    public let clock: VirtualClock
+    /// Seconds of the world's time a second of real time lets pass; `nil`: nothing waits.
+    public let pace: Double?
+
+    public init(_ clock: VirtualClock, pace: Double?) {
+        self.clock = clock
+        self.pace = pace
+    }
+
+    public var now: Instant { clock.now }
+    public var minimumResolution: Duration { clock.minimumResolution }
+
+    public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+        if let pace {
+            let left = deadline.offset - clock.elapsedTime
+            if left > .zero { try await Task.sleep(for: left / pace) }
+        }
+        try await clock.sleep(until: deadline)
+    }
+}
