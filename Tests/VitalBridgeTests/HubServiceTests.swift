@@ -1,0 +1,204 @@
+import Foundation
+import LayeredProtocol
+import Locking
+import Testing
+import VitalBridge
+import VitalCore
+import VitalDevices
+import VitalSimulation
+import VitalStore
+import VitalTestSupport
+
+/// The service in process: the built-in fleet's devices, on their presence schedules, each stored as a device of
+/// the hub, an in-memory store, and the world's clock (with no pace unless given: its time runs at once).
+struct Service {
+    let world: SimulatedWorld
+    let store: VitalStore
+    let desk: DeviceDesk
+    let events = Locked<[(time: Timestamp, event: ServiceEvent)]>([])
+
+    static let start = Timestamp(parsing: "2026-11-20 06:59:00")!
+
+    /// `devices` of the built-in fleet by model, `changed` to each as a test needs (a presence window, failures).
+    init(
+        _ models: [DeviceModel], pace: Double? = nil, leases: any DeviceLeases = LocalLeases(),
+        store: VitalStore? = nil, changed: (inout FleetDevice) -> Void = { _ in }
+    ) throws {
+        var devices = Fleet.default.devices.filter { device in models.contains { $0.name == device.model } }
+        for index in devices.indices { changed(&devices[index]) }
+        world = try SimulatedWorld(fleet: Fleet(pace: pace, devices: devices), start: Self.start)
+        self.store = try store ?? VitalStore()
+        for device in devices {
+            try self.store.saveDevice(
+                StoredDevice(
+                    mac: MACAddress(device.mac)!, model: DeviceModel(modelString: device.model)!, addedAt: Self.start))
+        }
+        let clock = world.clock
+        desk = DeviceDesk(
+            store: self.store, central: world, leases: leases, clock: world.pacedClock, now: { clock.wallTime },
+            logger: testLogger)
+    }
+
+    /// Runs the service until `seconds` of the world's time have passed.
+    func run(seconds: Int64, settings: ServiceSettings = ServiceSettings(), sinks: SinkFollowing? = nil)
+        async throws
+    {
+        let (clock, events) = (world.clock, events)
+        try await HubService(desk: desk, settings: settings, sinks: sinks).run(
+            until: Timestamp(secondsSince1970: clock.wallTime.secondsSince1970 + seconds)
+        ) { event in events.withLock { $0.append((clock.wallTime, event)) } }
+    }
+
+    /// The times of the syncs of `mac`, with the records each stored.
+    func syncs(of mac: MACAddress) -> [(time: Timestamp, stored: Int)] {
+        events.withLock { events in
+            events.compactMap { entry in
+                guard case .synced(mac, _, let stored) = entry.event else { return nil }
+                return (entry.time, stored)
+            }
+        }
+    }
+
+    func count(where matches: (ServiceEvent) -> Bool) -> Int {
+        events.withLock { $0.filter { matches($0.event) }.count }
+    }
+
+    static func mac(_ model: DeviceModel) -> MACAddress { Desk.mac(model) }
+}
+
+/// Leases that count how many devices are held at once.
+final class CountingLeases: DeviceLeases {
+    let state = Locked((now: 0, most: 0))
+
+    func withLease<T: Sendable>(_ mac: MACAddress, _ body: @Sendable () async throws -> T) async throws -> T {
+        state.withLock { state in
+            state.now += 1
+            state.most = max(state.most, state.now)
+        }
+        defer { state.withLock { $0.now -= 1 } }
+        return try await body()
+    }
+}
+
+@Suite("The hub as a service (serve), in process")
+struct HubServiceTests {
+    @Test("a scale seen one minute each morning is synced in that minute, and a meter in range all day at once")
+    func appearsOnSchedule() async throws {
+        let service = try Service([.bp5, .bg5]) { device in
+            if device.model == "BP5" { device.presence = [PresenceScript(at: "07:00", seconds: 60)] }
+        }
+        try await service.run(seconds: 600)
+        let monitor = service.syncs(of: Service.mac(.bp5))
+        #expect(monitor.map(\.stored) == [5])
+        let window = Timestamp(parsing: "2026-11-20 07:00:00")!.secondsSince1970
+        #expect(monitor.allSatisfy { (window..<window + 60).contains($0.time.secondsSince1970) }, "\(monitor)")
+        let meter = try #require(service.syncs(of: Service.mac(.bg5)).first)
+        #expect(meter.stored == 5 && meter.time.secondsSince1970 < Service.start.secondsSince1970 + 10)
+        #expect(try service.store.readings.all(device: Service.mac(.bp5)).count == 5)
+    }
+
+    @Test("a device that stays in range is synced again each period, and no more often")
+    func period() async throws {
+        let service = try Service([.bg5])
+        try await service.run(seconds: 3_600, settings: ServiceSettings(period: .seconds(900)))
+        let syncs = service.syncs(of: Service.mac(.bg5))
+        #expect(syncs.map(\.stored) == [5, 0, 0, 0])
+        for (earlier, later) in zip(syncs, syncs.dropFirst()) {
+            #expect(later.time.secondsSince1970 - earlier.time.secondsSince1970 >= 900)
+        }
+    }
+
+    @Test("a caller gets what the service stored, once, as after a sync by open; its own sync then reads nothing twice")
+    func callerGetsEachReadingOnce() async throws {
+        let service = try Service([.bp5])
+        try await service.run(seconds: 60)
+        #expect(service.syncs(of: Service.mac(.bp5)).map(\.stored) == [5])
+        let handOff = RecordingHandOff()
+        let bridge = Engine.bridge(
+            world: service.world, store: service.store, user: ScriptedUser(), leases: LocalLeases(),
+            handOff: handOff, owner: "caller")
+        for expected in [5, 0] {
+            _ = await bridge.handle(url: request(.sync, .bp5, Service.mac(.bp5).description), platform: .ios)
+            let callback = try LayeredCallback(parsing: try #require(handOff.urls.withLock { $0.last }))
+            #expect(callback.status == .success && resultCount(callback) == expected)
+        }
+        #expect(try service.store.readings.all(device: Service.mac(.bp5)).count == 5)
+    }
+
+    @Test("a device that fails is tried again after the backoff, only then, and synced")
+    func backoff() async throws {
+        let service = try Service([.bg5]) { $0.failures = FailureScript(atConnect: true) }
+        try await service.run(seconds: 120)
+        let failures = service.events.withLock { events in
+            events.compactMap { entry -> (Timestamp, Duration)? in
+                guard case .failed(_, _, let retryIn) = entry.event else { return nil }
+                return (entry.time, retryIn)
+            }
+        }
+        #expect(failures.count == 1 && failures.first?.1 == ServiceSettings.firstBackoff)
+        let syncs = service.syncs(of: Service.mac(.bg5))
+        #expect(syncs.map(\.stored) == [5])
+        #expect(syncs[0].time.secondsSince1970 - failures[0].0.secondsSince1970 >= 5)
+    }
+
+    @Test("a device that keeps no records is left out, said once")
+    func skipsRecordless() async throws {
+        let service = try Service([.heartRateSensor, .bg5])
+        try await service.run(seconds: 3_600, settings: ServiceSettings(period: .seconds(60)))
+        #expect(service.count { if case .skipped = $0 { true } else { false } } == 1)
+        #expect(service.syncs(of: Service.mac(.bg5)).count >= 50)
+    }
+
+    @Test("with one connection, devices wait their turn: never two at once, each served")
+    func oneAtATime() async throws {
+        let leases = CountingLeases()
+        let service = try Service([.bp5, .bg5, .po3, .hs4], leases: leases)
+        try await service.run(seconds: 60, settings: ServiceSettings(connections: 1))
+        for model in [DeviceModel.bp5, .bg5, .po3, .hs4] {
+            #expect(service.syncs(of: Service.mac(model)).count == 1, "\(model)")
+        }
+        #expect(leases.state.withLock { $0.most } == 1)
+    }
+
+    @Test("a smartband in range is followed: what it pushes is stored until the service ends")
+    func followsBand() async throws {
+        let service = try Service([.fitPro9614N])
+        try await service.run(seconds: 3 * 3_600)
+        #expect(service.count { if case .band(_, .stored) = $0 { true } else { false } } >= 1)
+        #expect(try !service.store.readings.all(device: Service.mac(.fitPro9614N)).isEmpty)
+    }
+
+    @Test("what the service stores reaches the sinks")
+    func pushesToSinks() async throws {
+        let service = try Service([.bg5])
+        try service.store.sinks.add(
+            SinkRecord(name: "lab", address: "postgresql://hub@localhost/lab", addedAt: Service.start))
+        let destination = MemoryDestination()
+        let outbox = Outbox(store: service.store, now: { Service.start }, clock: ContinuousClock(), logger: testLogger)
+        let sinks = SinkFollowing(
+            outbox: outbox, sinks: try service.store.sinks.all(), connect: { _ in destination },
+            poll: .milliseconds(10))
+        let mac = Service.mac(.bg5)
+        let serving = Task { try await service.run(seconds: 1_000_000, sinks: sinks) }
+        // the sink has all five once they are stored and pushed (the store's feed is the sink's)
+        for _ in 0..<500 where destination.state.withLock({ $0.rows.values.first?.count ?? 0 }) < 5 {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        serving.cancel()
+        try await serving.value
+        #expect(destination.state.withLock { $0.rows.values.first?.count } == 5)
+        #expect(try service.store.readings.all(device: mac).count == 5)
+    }
+
+    @Test("cancelling the service (SIGTERM) ends it at once, a band followed in real time included")
+    func cancels() async throws {
+        let service = try Service([.bg5, .fitPro9614N], pace: 60)
+        let serving = Task { try await service.run(seconds: 1_000_000_000) }
+        while service.syncs(of: Service.mac(.bg5)).isEmpty { try await Task.sleep(for: .milliseconds(5)) }
+        let clock = ContinuousClock()
+        let cancelled = clock.now
+        serving.cancel()
+        try await serving.value
+        #expect(clock.now - cancelled < .seconds(2))
+    }
+}
