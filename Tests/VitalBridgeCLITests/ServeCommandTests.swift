@@ -1,0 +1,229 @@
+import Foundation
+import LayeredProtocol
+import TestRequirements
+import Testing
+import VitalCore
+import VitalDevices
+import VitalSimulation
+import VitalStore
+import VitalTestSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The built-in fleet, starting at `start`, with the BP5 in range one minute each morning from 07:00, and `pace`.
+private func morningFleet(start: String, pace: Double? = nil) -> Fleet {
+    var fleet = fleet(.bp5) { $0.presence = [PresenceScript(at: "07:00", seconds: 60)] }
+    fleet.start = start
+    fleet.pace = pace
+    return fleet
+}
+
+/// `vitalbridge serve` started on `home`, its output read as it comes.
+private final class Serving: @unchecked Sendable {
+    let process = Process()
+    let output = Pipe()
+
+    init(_ home: TestHome, _ arguments: [String] = []) throws {
+        process.executableURL = vitalbridgePath
+        process.arguments = ["serve", "--home", home.path] + arguments
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+    }
+
+    /// Signals `signal`, then waits for the exit: its status, what it printed, and how long it took.
+    func stop(with signal: Int32 = SIGTERM) -> (status: Int32, stdout: String, took: Duration) {
+        let clock = ContinuousClock()
+        let start = clock.now
+        kill(process.processIdentifier, signal)
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, text, clock.now - start)
+    }
+}
+
+/// Whether a job holds the home's `jobs.lock` (a follower shared, a serve exclusively) within 10 s.
+private func claimed(_ home: TestHome) throws -> Bool {
+    for _ in 0..<1_000 {
+        let descriptor = open(home.path + "/locks/jobs.lock", O_RDWR | O_CLOEXEC)
+        if descriptor >= 0 {
+            defer { close(descriptor) }
+            guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { return true }
+            flock(descriptor, LOCK_UN)
+        }
+        Thread.sleep(forTimeInterval: 0.01)
+    }
+    return false
+}
+
+@Suite("vitalbridge serve and sync: the hub on its own, and a person's sync")
+struct ServeCommandTests {
+    @Test("serve syncs a scale the minute it comes into range; a caller then gets its readings once")
+    func servesOnSchedule() throws {
+        let home = try TestHome(fleet: morningFleet(start: "2026-11-20 07:00:10"))
+        try home.add(.bp5)
+        try home.add(.bg5)
+        try Data(morningFleet(start: "2026-11-20 06:59:00").json).write(
+            to: URL(fileURLWithPath: home.path + "/fleet.json"))
+        let served = try home.run(["serve", "--home", home.path, "--seconds", "180"])
+        #expect(served.status == 0, "\(served.stderr)")
+        #expect(
+            served.stdout.components(separatedBy: "\n").filter { $0.hasPrefix("004D3208D") } == [
+                "004D3208D308 (BG5): synced, 5 new records", "004D3208D2F4 (BP5): synced, 5 new records",
+            ], "\(served.stdout)")
+        #expect(served.stdout.hasSuffix("stopped\n"))
+        try Data(morningFleet(start: "2026-11-20 07:00:30").json).write(
+            to: URL(fileURLWithPath: home.path + "/fleet.json"))
+        for expected in [5, 0] {
+            let callback = try home.callback(request(.sync, .bp5))
+            #expect(callback.status == .success && resultCount(callback) == expected)
+        }
+    }
+
+    @Test("on a fleet without a pace serve needs --seconds; its options are checked")
+    func refusals() throws {
+        let home = try TestHome(fleet: morningFleet(start: "2026-11-20 06:59:00"))
+        _ = try home.run(["init", "--home", home.path])
+        let unpaced = try home.run(["serve", "--home", home.path])
+        #expect(unpaced.status == 1 && unpaced.stderr.contains("the fleet sets no pace"), "\(unpaced.stderr)")
+        for (arguments, message) in [
+            (["--seconds", "0"], "--seconds must be 1 to 31536000"), (["--period", "0"], "--period must be 1 to 1440"),
+            (["--connections", "33"], "--connections must be 1 to 32"),
+        ] {
+            let output = try home.run(["serve", "--home", home.path] + arguments)
+            #expect(output.status == 2 && output.stderr.contains(message), "\(output.stderr)")
+        }
+    }
+
+    @Test("one serve per home, and no band or sink follow beside it; SIGTERM and SIGINT stop it with exit 0 at once")
+    func oneOwner() throws {
+        for signal in [SIGTERM, SIGINT] {
+            let home = try TestHome(fleet: morningFleet(start: "2026-11-20 06:59:00", pace: 1))
+            try home.add(.bg5)
+            let serving = try Serving(home)
+            // it has claimed the home once it synced the meter
+            let first = String(decoding: serving.output.fileHandleForReading.availableData, as: UTF8.self)
+            #expect(first.contains("004D3208D308 (BG5): synced, 5 new records"), "\(first)")
+            let second = try home.run(["serve", "--home", home.path])
+            #expect(second.status == 1, "\(second.stderr)")
+            #expect(
+                second.stderr.contains(
+                    "another vitalbridge serve (pid \(serving.process.processIdentifier)) runs on this home"),
+                "\(second.stderr)")
+            for follower in [["band", "follow", "--mac", macOf(.fitPro9614N)], ["sink", "follow"]] {
+                let refused = try home.run(follower + ["--home", home.path])
+                #expect(refused.status == 1, "\(follower): \(refused.stderr)")
+                #expect(refused.stderr.contains("follows its bands and sinks itself: stop it"), "\(refused.stderr)")
+            }
+            let stopped = serving.stop(with: signal)
+            #expect(stopped.status == 0 && stopped.stdout.hasSuffix("stopped\n"), "\(stopped.stdout)")
+            #expect(stopped.took < .seconds(2))
+            // the claim ends with the process
+            let again = try home.run(["serve", "--home", home.path, "--seconds", "1"])
+            #expect(again.status == 0, "\(again.stderr)")
+        }
+    }
+
+    @Test("serve refuses to start beside a band follow")
+    func refusesBesideFollower() throws {
+        var bandFleet = fleet()
+        bandFleet.pace = 1
+        let home = try TestHome(fleet: bandFleet)
+        try home.add(.fitPro9614N)
+        let follower = Process()
+        follower.executableURL = vitalbridgePath
+        follower.arguments = ["band", "follow", "--home", home.path, "--mac", macOf(.fitPro9614N)]
+        let output = Pipe()
+        follower.standardOutput = output
+        follower.standardError = FileHandle.nullDevice
+        try follower.run()
+        defer {
+            kill(follower.processIdentifier, SIGTERM)
+            follower.waitUntilExit()
+        }
+        #expect(try claimed(home), "band follow did not claim the home")
+        let refused = try home.run(["serve", "--home", home.path])
+        #expect(refused.status == 1 && refused.stderr.contains("a band follow or sink follow runs on this home"))
+    }
+
+    @Test("sync --mac stores what one device holds, --all every device; one that keeps no records is skipped")
+    func sync() throws {
+        let home = try TestHome()
+        try home.add(.bg5)
+        try home.add(.heartRateSensor)
+        let one = try home.run(["sync", "--home", home.path, "--mac", macOf(.bg5)])
+        #expect(one.status == 0 && one.stdout == "004D3208D308: synced, 5 new records\n", "\(one.stderr)")
+        let all = try home.run(["sync", "--home", home.path, "--all"])
+        #expect(all.status == 0, "\(all.stderr)")
+        #expect(all.stdout.contains("004D3208D308: synced, 0 new records\n"))
+        #expect(all.stdout.contains("004D3208D313: skipped: "), "\(all.stdout)")
+        #expect(try home.store().readings.all(device: MACAddress(macOf(.bg5))!).count == 5)
+        let unknown = try home.run(["sync", "--home", home.path, "--mac", macOf(.bp5)])
+        #expect(unknown.status == 1 && unknown.stderr.contains("004D3208D2F4 is not a device of this hub"))
+        for arguments in [[], ["--all", "--mac", macOf(.bg5)]] {
+            let usage = try home.run(["sync", "--home", home.path] + arguments)
+            #expect(usage.status == 2 && usage.stderr.contains("give either --mac or --all"), "\(usage.stderr)")
+        }
+        let bad = try home.run(["sync", "--home", home.path, "--mac", "00:4D"])
+        #expect(bad.status == 2 && bad.stderr.contains("--mac must be 12 hexadecimal digits"))
+    }
+
+    @Test(
+        "serve on a BlueZ home whose bus is unreachable: the vendor devices are not served, nothing simulated is used")
+    func bluezHomeUnreachable() throws {
+        let home = try TemporaryDirectory("vitalbridge-bluez-home")
+        defer { home.remove() }
+        _ = try vitalbridge(["init", "--home", home.path])
+        let store = try VitalStore(path: home.path + "/vitalbridge.sqlite")
+        for model in [DeviceModel.bp5, .bloodPressureMonitor] {
+            try store.saveDevice(
+                StoredDevice(
+                    mac: MACAddress(macOf(model))!, model: model, addedAt: Timestamp(parsing: "2026-11-20 08:00:00")!))
+        }
+        let served = try vitalbridge(
+            ["serve", "--transport", "bluez", "--seconds", "2"],
+            environment: ["DBUS_SYSTEM_BUS_ADDRESS": "unix:path=/nonexistent/bus", "VITALBRIDGE_HOME": home.path])
+        #expect(served.status == 0, "\(served.stderr)")
+        #expect(
+            served.stdout
+                == "004D3208D2F4: not served: a BP5: this home's transport does not speak its protocol\nstopped\n",
+            "\(served.stdout)")
+        #expect(try store.readings.all().isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: home.path + "/world").isEmpty)
+    }
+}
+
+@Suite("vitalbridge serve over BlueZ on D-Bus (vitalbridge simulate --bus)", .serialized, .needs(Requirement.bus))
+struct ServeOverBlueZTests {
+    @Test("serve hears a SIG monitor through BlueZ and syncs it; a caller then gets its readings once")
+    func syncsOverBus() throws {
+        let bench = try SimulatedBus()
+        defer { bench.stop() }
+        let added = try bench.open(request(.add, .bloodPressureMonitor))
+        #expect(added.status == 0, "\(added.stderr)")
+        let served = try vitalbridge(
+            ["serve", "--transport", "bluez", "--seconds", "3"], environment: bench.environment)
+        #expect(served.status == 0, "\(served.stderr)")
+        #expect(served.stdout.hasPrefix("\(macOf(.bloodPressureMonitor)) (BPS): synced, "), "\(served.stdout)")
+        let store = try VitalStore(path: bench.home.path + "/vitalbridge.sqlite")
+        let mac = MACAddress(macOf(.bloodPressureMonitor))!
+        #expect(try !store.readings.all(device: mac).isEmpty)
+        // the caller gets what serve stored and what its own sync read (the monitor sends one on connecting), once
+        let callback = try BlueZTransportTests.callback(bench, request(.sync, .bloodPressureMonitor))
+        let stored = try store.readings.all(device: mac).count
+        #expect(callback.status == .success && resultCount(callback) == stored, "\(stored) stored: \(served.stdout)")
+        let again = try BlueZTransportTests.callback(bench, request(.sync, .bloodPressureMonitor))
+        #expect(resultCount(again) == (try store.readings.all(device: mac).count) - stored)
+    }
+}
+
+/// The readings a callback carries.
+private func resultCount(_ callback: LayeredCallback) -> Int {
+    switch callback.result {
+    case .list(let objects): objects.count
+    case .combined(let measure, let sync): measure.count + sync.count
+    case nil: 0
+    }
+}
