@@ -227,3 +227,40 @@ private func resultCount(_ callback: LayeredCallback) -> Int {
     case nil: 0
     }
 }
+
+@Suite("Trust: serve killed at a write of the store")
+struct ServeKillTests {
+    @Test(
+        "serve killed by SIGKILL at a write of the store's log loses nothing and doubles nothing: the next serve stores the rest, and a caller gets every reading once",
+        .needs(.strace), arguments: [1, 2, 3, 8, 40])
+    func killedAtWrite(when: Int) throws {
+        let home = try TestHome(fleet: DeliveryGuaranteeTests.twoDevices)
+        try home.add(.bg5)
+        try home.add(.bp5)
+        let log = home.path + "/vitalbridge.sqlite-wal"
+        let command =
+            "exec strace -f -o /dev/null -P '\(log)' -e trace=pwrite64 "
+            + "-e inject=pwrite64:signal=SIGKILL:when=\(when) "
+            + "'\(vitalbridgePath.path)' serve --home '\(home.path)' --seconds 3600 > /dev/null"
+        let killed = try runProgram("/bin/sh", ["-c", command])
+        #expect(killed.status != 0, "serve was not killed at write \(when)")
+        let store = try home.store()
+        #expect(try store.integrityCheck() == "ok")
+        let afterKill = try store.readings.all()
+        #expect(Set(afterKill.map { "\($0.device) \($0.reading)" }).count == afterKill.count)
+        #expect(afterKill.count < 2_100)
+        let recovered = try home.run(["serve", "--home", home.path, "--seconds", "3600"])
+        #expect(recovered.status == 0, "\(recovered.stderr)")
+        let stored = try store.readings.all()
+        #expect(stored.count == 2_100 && Set(stored.map { "\($0.device) \($0.reading)" }).count == 2_100)
+        var delivered: [String] = []
+        for model in [DeviceModel.bg5, .bp5] {
+            for _ in 0..<100 {
+                let output = try home.open(request(.sync, model))
+                delivered += deliveredReadings(output.stdout)
+                if !output.stdout.contains("remaining=") { break }
+            }
+        }
+        #expect(delivered.count == 2_100 && Set(delivered).count == 2_100)
+    }
+}
