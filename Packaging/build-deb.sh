@@ -9,6 +9,7 @@
 #   /usr/share/man/man1/vitalbridge*.1.gz                  a page per command, from ArgumentParser's generate-manual
 #   /usr/share/{bash-completion,zsh,fish}/…                the completion scripts ArgumentParser writes
 #   /usr/share/applications/vitalbridge.desktop            the URL handler, as install-handler writes it per user
+#   /usr/lib/systemd/user/vitalbridge.service              `serve`: the hub on its own, as a user service
 #   /usr/lib/systemd/user/vitalbridge-follow@.service      `band follow` for one band, as a user service
 #   /usr/lib/systemd/user/vitalbridge-sink.service         `sink follow` for the home's sinks, as a user service
 # The version is what the built binary's --version says, the architecture dpkg's. Needs dpkg-dev (dpkg-shlibdeps
@@ -124,7 +125,8 @@ desktop-file-validate "$entry"
 
 echo "== the systemd user units" >&2
 install -d "$root/usr/lib/systemd/user"
-install -m 644 Packaging/vitalbridge-follow@.service Packaging/vitalbridge-sink.service "$root/usr/lib/systemd/user/"
+install -m 644 Packaging/vitalbridge.service Packaging/vitalbridge-follow@.service Packaging/vitalbridge-sink.service \
+    "$root/usr/lib/systemd/user/"
 
 echo "== copyright and changelog" >&2
 install -d "$root/usr/share/doc/vitalbridge"
