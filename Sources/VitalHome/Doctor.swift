@@ -56,7 +56,7 @@ public struct Doctor {
         if usable {
             let store: Finding
             (store, devices) = storeFinding()
-            findings += [store] + whitelistFindings()
+            findings += [store] + whitelistFindings() + [serveFinding()]
         }
         findings += handlerFindings()
         guard usable else { return findings }
@@ -88,6 +88,20 @@ public struct Doctor {
             }
         }
         return findings
+    }
+
+    /// Whether `vitalbridge serve` runs on the home: without it, devices are synced only when an app asks.
+    private func serveFinding() -> Finding {
+        let serve = home.runningServe()
+        guard serve.running else {
+            return Finding(
+                level: .warning, check: "serve",
+                detail: "not running: devices are synced only when an app asks, not as they appear",
+                fix: "systemctl --user enable --now vitalbridge.service (or: vitalbridge serve --home \(quoted))")
+        }
+        return Finding(
+            level: .ok, check: "serve",
+            detail: "running\(serve.pid.map { " (pid \($0))" } ?? ""): devices are synced as they appear")
     }
 
     // MARK: The home
@@ -349,6 +363,13 @@ public struct Doctor {
                     level: .fail, check: check,
                     detail:
                         "\(model) is known to BlueZ (\(facts.joined(separator: ", "))), and its profile needs a bond",
+                    fix: pair)
+            }
+            guard state.trusted else {
+                return Finding(
+                    level: .warning, check: check,
+                    detail: "\(model) is known to BlueZ (\(facts.joined(separator: ", "))) but not trusted: serve "
+                        + "hears it advertising, but BlueZ does not let it connect to the hub by itself",
                     fix: pair)
             }
             return Finding(

@@ -83,14 +83,32 @@ extension Home {
         }
     }
 
+    /// Whether a `vitalbridge serve` runs on this home, and its process id when it wrote one; reads only (a home
+    /// no serve ever ran on has no lock to read).
+    public func runningServe() -> (running: Bool, pid: Int32?) {
+        let descriptor = open(locksDirectory + "/serve.lock", O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard descriptor >= 0 else { return (false, nil) }
+        defer { close(descriptor) }
+        guard flock(descriptor, LOCK_SH | LOCK_NB) != 0 else {
+            flock(descriptor, LOCK_UN)
+            return (false, nil)
+        }
+        return (true, processID(in: descriptor))
+    }
+
     /// ` (pid N)` as the running serve wrote it in its lock, or nothing when it cannot be read.
     private func serveHolder(_ descriptor: Int32) -> String {
+        processID(in: descriptor).map { " (pid \($0))" } ?? ""
+    }
+
+    /// The process id a serve wrote in its lock, if it can be read.
+    private func processID(in descriptor: Int32) -> Int32? {
         var buffer = [UInt8](repeating: 0, count: 16)
         let count = pread(descriptor, &buffer, buffer.count, 0)
         guard count > 0, let text = String(bytes: buffer[..<count], encoding: .utf8),
             let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines))
-        else { return "" }
-        return " (pid \(pid))"
+        else { return nil }
+        return pid
     }
 
     /// Opens the lock file `name` of the home's `locks` folder, creating it (never through a symbolic link).

@@ -40,6 +40,11 @@ struct DoctorTests {
         #expect(report.checks["store"]?.status == "ok" && report.checks["store"]?.detail.contains("1 devices") == true)
         #expect(report.checks["whitelist"]?.status == "ok")
         #expect(report.checks["transport"]?.detail.hasPrefix("simulated: ") == true)
+        // no serve runs: a warning naming the user unit
+        #expect(
+            report.checks["serve"]?.status == "warning"
+                && report.checks["serve"]?.detail.hasPrefix("not running") == true)
+        #expect(report.checks["serve"]?.fix?.hasPrefix("systemctl --user enable --now vitalbridge.service") == true)
         // no handler installed on this desktop: a warning naming the command, which does not fail the home; on a
         // machine without xdg-utils, one warning saying that xdg-mime cannot be run
         let handler = try #require(report.checks.first { $0.key == "handler" || $0.key.hasPrefix("handler ") })
@@ -174,7 +179,8 @@ struct DoctorTests {
 @Suite("vitalbridge doctor on a simulated BlueZ", .serialized, .needs(Requirement.bus))
 struct DoctorBlueZTests {
     @Test(
-        "adapter on; a heart-rate sensor known to BlueZ is ok; a glucose meter known but not bonded fails, naming pair")
+        "adapter on; a heart-rate sensor known to BlueZ but not trusted warns until paired; a glucose meter known but not bonded fails, naming pair"
+    )
     func devices() throws {
         let unbonded = fleet(.glucoseMeter) { $0.paired = false }
         let bench = try SimulatedBus(fleet: unbonded)
@@ -197,10 +203,18 @@ struct DoctorBlueZTests {
         }
         #expect(report.checks["adapter"]?.detail.hasPrefix("hci0 (") == true)
         let sensor = try #require(report.checks["device \(macOf(.heartRateSensor))"])
-        #expect(sensor.status == "ok" && sensor.detail.contains("known to BlueZ"), "\(sensor)")
+        #expect(sensor.status == "warning" && sensor.detail.contains("but not trusted: serve hears it"), "\(sensor)")
+        #expect(sensor.fix == "vitalbridge pair --home '\(home)' --mac \(macOf(.heartRateSensor))")
         let meter = try #require(report.checks["device \(macOf(.glucoseMeter))"])
         #expect(meter.status == "fail" && meter.detail.contains("needs a bond"), "\(meter)")
         #expect(meter.fix == "vitalbridge pair --home '\(home)' --mac \(macOf(.glucoseMeter))")
+        // pairing trusts it: then it is ok
+        let paired = try vitalbridge(
+            ["pair", "--home", home, "--mac", macOf(.heartRateSensor)], environment: bench.environment)
+        #expect(paired.status == 0, "\(paired.stderr)")
+        let trusted = try #require(
+            try DoctorTests.doctor(home, environment: bench.environment).checks["device \(macOf(.heartRateSensor))"])
+        #expect(trusted.status == "ok" && trusted.detail.contains("trusted"), "\(trusted)")
         // a home that names an adapter BlueZ does not have
         #expect(try vitalbridge(["init", "--home", home, "--adapter", "hci7"]).status == 0)
         let other = try DoctorTests.doctor(home, environment: bench.environment)

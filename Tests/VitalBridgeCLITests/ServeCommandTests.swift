@@ -112,6 +112,9 @@ struct ServeCommandTests {
                 second.stderr.contains(
                     "another vitalbridge serve (pid \(serving.process.processIdentifier)) runs on this home"),
                 "\(second.stderr)")
+            let doctor = try DoctorTests.doctor(home.path).checks["serve"]
+            #expect(doctor?.status == "ok", "\(String(describing: doctor))")
+            #expect(doctor?.detail.hasPrefix("running (pid \(serving.process.processIdentifier))") == true)
             for follower in [["band", "follow", "--mac", macOf(.fitPro9614N)], ["sink", "follow"]] {
                 let refused = try home.run(follower + ["--home", home.path])
                 #expect(refused.status == 1, "\(follower): \(refused.stderr)")
