@@ -58,6 +58,11 @@ public final class BlueZCentral: BluetoothCentral {
     /// public description, and guessing them could send a real device commands it does not expect.
     public func reaches(_ model: DeviceModel) -> Bool { model.isStandardProfile }
 
+    /// The devices of the adapter BlueZ says are connected (`Device1.Connected`) that the hub did not connect.
+    public func connectedPeripherals() async -> [MACAddress] {
+        await client.connectedByThemselves()
+    }
+
     public func connect(to mac: MACAddress) async throws(DeviceError) -> any BluetoothConnection {
         try await client.connect(to: mac, timeout: connectTimeout, scanDuration: scanDuration)
     }

@@ -16,6 +16,8 @@ actor BlueZClient {
     private var connections: [String: BlueZConnection] = [:]
     private var scans: [Int: ScanListener] = [:]
     private var nextScan = 0
+    /// Why the last scan could not start, if it could not: said once until one starts.
+    private var scanProblem: String?
 
     /// Pairing agents served so far: each gets a path of its own.
     private var agentsServed = 0
@@ -188,9 +190,12 @@ actor BlueZClient {
             bus = try await started()
             adapter = try await adapterPath()
         } catch {
-            logger.warning("cannot scan: \(error)")
+            // said once until a scan starts again: a service scans twice a second
+            if scanProblem != "\(error)" { logger.warning("cannot scan: \(error)") }
+            scanProblem = "\(error)"
             return
         }
+        scanProblem = nil
         let id = nextScan
         nextScan += 1
         let listener = ScanListener(services: services, adapter: adapter, continuation: continuation)
@@ -228,7 +233,8 @@ actor BlueZClient {
         listener.continuation.yield(
             Advertisement(
                 mac: mac, localName: device["Name"]?.string ?? device["Alias"]?.string ?? "", services: services,
-                isPaired: device["Paired"]?.bool ?? false, rssi: device["RSSI"]?.integer ?? -127))
+                isPaired: device["Paired"]?.bool ?? false, rssi: device["RSSI"]?.integer ?? -127,
+                isHeard: device["RSSI"] != nil))
     }
 
     // MARK: Connecting
@@ -285,6 +291,19 @@ actor BlueZClient {
             peripheral: mac, path: path, bus: bus, characteristics: characteristics, mtu: mtu)
         connections[path] = connection
         return connection
+    }
+
+    /// The devices of the adapter whose `Connected` is true and that no connection of this client holds; none when
+    /// BlueZ cannot be reached (the scan that follows says why).
+    func connectedByThemselves() async -> [MACAddress] {
+        guard (try? await started()) != nil, let adapter = try? await adapterPath() else { return [] }
+        return objects.compactMap { path, interfaces in
+            guard path.hasPrefix(adapter + "/"), connections[path] == nil,
+                let device = interfaces[BlueZNames.device], device["Connected"]?.bool == true,
+                let address = device["Address"]?.string
+            else { return nil }
+            return BlueZNames.mac(address)
+        }.sorted { $0.description < $1.description }
     }
 
     /// Makes sure BlueZ knows the device `mac` at `path`: it knows a device once it has heard it, so one it does

@@ -141,7 +141,16 @@ extension SimulatedBlueZ {
             }
         case "StopDiscovery":
             guard discoverers.remove(message.sender) != nil else { throw bluezError("Failed", "No discovery started") }
-            if discoverers.isEmpty { set(Self.adapterPath, BlueZNames.adapter, [("Discovering", .boolean(false))]) }
+            if discoverers.isEmpty {
+                set(Self.adapterPath, BlueZNames.adapter, [("Discovering", .boolean(false))])
+                // as bluetoothd, once no one discovers: a device's signal strength says it was heard just now
+                for path in devices.keys.sorted() where objects[path]?[BlueZNames.device]?["RSSI"] != nil {
+                    objects[path]?[BlueZNames.device]?["RSSI"] = nil
+                    bus.emit(
+                        path, BlueZNames.properties, "PropertiesChanged",
+                        [.string(BlueZNames.device), .properties([]), .strings(["RSSI"])])
+                }
+            }
             call.reply()
         case "RemoveDevice":
             guard let path = message.arguments.first?.string, let device = devices[path] else {

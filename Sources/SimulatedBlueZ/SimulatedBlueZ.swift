@@ -46,6 +46,8 @@ public actor SimulatedBlueZ {
     var defaultAgent: String?
     /// The devices whose first connection or pairing attempt was aborted already (`abortFirstConnection`).
     var aborted: Set<MACAddress> = []
+    /// When the window opened in which each device last connected by itself (`"connects": true`): once a window.
+    var connectedByItself: [MACAddress: Timestamp] = [:]
     /// The method calls to the objects served, in the order they arrive.
     private let calls: AsyncStream<DBusMethodCall>
     /// The unique names of clients that left the bus.
@@ -104,6 +106,8 @@ public actor SimulatedBlueZ {
     public func run() async throws(DBusError) {
         let watching = Task { for await name in departures { await self.left(name) } }
         defer { watching.cancel() }
+        let connecting = Task { await self.keepConnectingByThemselves() }
+        defer { connecting.cancel() }
         for await call in calls { await handle(call) }
     }
 
@@ -117,6 +121,40 @@ public actor SimulatedBlueZ {
             guard let connection = device.connection else { continue }
             await connection.disconnect()
             disconnected(path)
+        }
+    }
+
+    /// Devices that connect to the host by themselves (a fleet `presence` window with `"connects": true`), checked
+    /// every 100 ms of real time: as such a window opens at the world's time, the paired device is connected as a
+    /// client's `Connect` connects it, with no client (`Connected` and `ServicesResolved` turn true, its GATT objects
+    /// are exported), once a window; it is disconnected when the window closes if no client did it first.
+    func keepConnectingByThemselves() async {
+        let devices = world.configurations.filter { device in device.presence.contains(where: \.connects) }
+        guard !devices.isEmpty else { return }
+        while !Task.isCancelled {
+            let now = world.clock.wallTime
+            for configuration in devices {
+                let path = BlueZNames.devicePath(configuration.mac, adapter: Self.adapterPath)
+                guard var device = self.devices[path] else { continue }
+                guard let opened = configuration.connectsByItself(at: now) else {
+                    if device.connection != nil, device.client == nil {
+                        await device.connection?.disconnect()
+                        disconnected(path)
+                    }
+                    continue
+                }
+                guard connectedByItself[configuration.mac] != opened, device.connection == nil,
+                    let connection = try? await world.open(configuration.mac)
+                else { continue }
+                connectedByItself[configuration.mac] = opened
+                device.connection = connection
+                device.client = nil
+                self.devices[path] = device
+                set(path, BlueZNames.device, [("Connected", .boolean(true))])
+                await export(path, connection)
+                set(path, BlueZNames.device, [("ServicesResolved", .boolean(true))])
+            }
+            try? await Task.sleep(for: .milliseconds(100))
         }
     }
 

@@ -72,10 +72,11 @@ public struct SinkFollowing: Sendable {
 /// engine the moment it is heard, follows the smartbands, and pushes to the sinks.
 ///
 /// - A device of the home (as the store has it, read again each scan, so that one added or removed meanwhile is
-///   served or left) that is heard advertising is synced at once through ``DeviceDesk/sync(_:progress:)``: under
-///   its lease, its clock read first, every record stored and queued for every caller that asked for the device
-///   exactly as a layered sync does. A device that stays in range is synced again no sooner than
-///   ``ServiceSettings/period``.
+///   served or left) that is heard advertising (not merely known to BlueZ), or that connects to the host by itself
+///   (``VitalDevices/BluetoothCentral/connectedPeripherals()``: a bonded monitor after a measurement), is synced at
+///   once through ``DeviceDesk/sync(_:progress:)``: under its lease, its clock read first, every record stored and
+///   queued for every caller that asked for the device exactly as a layered sync does. A device that stays in range is synced again no sooner than
+///   ``ServiceSettings/period``; one that connects by itself again, at once.
 /// - A smartband that is heard is followed (``DeviceDesk/follow(_:hours:events:)``) until the service stops.
 /// - At most ``ServiceSettings/connections`` devices are served at once; the others wait for a later scan.
 /// - A device that fails is tried again after ``ServiceSettings/firstBackoff``, doubled each failure up to
@@ -122,14 +123,25 @@ public struct HubService: Sendable {
                 }
             }
             var known: [StoredDevice] = []
+            // devices that connected by themselves, not yet served since: served at once, period or backoff aside
+            var connected: Set<MACAddress> = []
+            var arrived: Set<MACAddress> = []
             while running() {
                 known = served(previously: known, schedule: schedule, events: events)
                 let byMAC = Dictionary(known.map { ($0.mac, $0) }, uniquingKeysWith: { first, _ in first })
+                let connectedNow = Set(await desk.central.connectedPeripherals()).filter { byMAC[$0] != nil }
+                arrived.formUnion(connectedNow.subtracting(connected))
+                connected = connectedNow
+                for mac in arrived.sorted(by: { $0.description < $1.description }) {
+                    guard let device = byMAC[mac], schedule.claim(mac, at: clock.now, arriving: true) else { continue }
+                    arrived.remove(mac)
+                    group.addTask { await serve(device, schedule: schedule, clock: clock, events: events) }
+                }
                 let services = Set(known.map { DeviceCatalog.entry(for: $0.model).profile.serviceUUID })
                 if !services.isEmpty {
                     for await heard in desk.central.scan(for: services.sorted()) {
                         guard running() else { break }
-                        guard let device = byMAC[heard.mac], heard.isDevice(of: device.model),
+                        guard heard.isHeard, let device = byMAC[heard.mac], heard.isDevice(of: device.model),
                             schedule.claim(device.mac, at: clock.now)
                         else { continue }
                         group.addTask { await serve(device, schedule: schedule, clock: clock, events: events) }
@@ -220,14 +232,14 @@ final class ServiceSchedule<Instant: InstantProtocol<Duration>>: Sendable {
 
     init(settings: ServiceSettings) { self.settings = settings }
 
-    /// Marks `mac` busy and returns `true` when it may be served at `now`: not busy, not left out, past its
-    /// backoff and its period, and a connection is free.
-    func claim(_ mac: MACAddress, at now: Instant) -> Bool {
+    /// Marks `mac` busy and returns `true` when it may be served at `now`: not busy, not left out, a connection
+    /// free, and past its backoff and its period unless it is `arriving` (it connected by itself: served at once).
+    func claim(_ mac: MACAddress, at now: Instant, arriving: Bool = false) -> Bool {
         state.withLock { state in
             let device = state.devices[mac, default: Device()]
             guard !device.busy, !device.leftOut, state.busy < settings.connections,
-                device.retryAt.map({ now >= $0 }) ?? true,
-                device.lastSynced.map({ now >= $0.advanced(by: settings.period) }) ?? true
+                arriving || device.retryAt.map({ now >= $0 }) ?? true,
+                arriving || device.lastSynced.map({ now >= $0.advanced(by: settings.period) }) ?? true
             else { return false }
             state.devices[mac, default: Device()].busy = true
             state.busy += 1

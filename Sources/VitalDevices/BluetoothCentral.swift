@@ -26,13 +26,18 @@ public struct Advertisement: Hashable, Sendable {
     /// Whether the phone has bonded with the device before.
     public let isPaired: Bool
     public let rssi: Int
+    /// Whether the device was heard advertising just now. BlueZ also reports the devices it knows (paired before)
+    /// that are not advertising, with no signal strength: those are not heard.
+    public let isHeard: Bool
 
-    public init(mac: MACAddress, localName: String, services: [UInt16], isPaired: Bool, rssi: Int) {
+    public init(mac: MACAddress, localName: String, services: [UInt16], isPaired: Bool, rssi: Int, isHeard: Bool = true)
+    {
         self.mac = mac
         self.localName = localName
         self.services = services
         self.isPaired = isPaired
         self.rssi = rssi
+        self.isHeard = isHeard
     }
 }
 
@@ -72,11 +77,17 @@ public protocol BluetoothCentral: Sendable {
     /// Whether the central can speak to devices of `model` at all (a real radio reaches only devices whose
     /// protocol is public); the hub refuses a request for any other before touching a device.
     func reaches(_ model: DeviceModel) -> Bool
+    /// The peripherals connected to the host now that the central did not connect: a bonded device that connects to
+    /// its host by itself after a measurement (BlueZ's `Device1.Connected`), and is then reached through
+    /// ``connect(to:)`` without advertising.
+    func connectedPeripherals() async -> [MACAddress]
 }
 
 extension BluetoothCentral {
     /// Every model: the simulator speaks every protocol.
     public func reaches(_ model: DeviceModel) -> Bool { true }
+    /// None: a central that cannot tell leaves every device to its advertising.
+    public func connectedPeripherals() async -> [MACAddress] { [] }
 }
 
 /// An open link to one peripheral.

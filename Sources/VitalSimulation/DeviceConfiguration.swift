@@ -501,7 +501,8 @@ extension SimulatedDeviceConfiguration {
             guard (1...86_400).contains(script.seconds) else {
                 throw FleetError(path: path + ".presence[\(index)].seconds", message: "must be from 1 to 86400")
             }
-            return PresenceWindow(start: hour * 3_600 + minute * 60 + second, seconds: script.seconds)
+            return PresenceWindow(
+                start: hour * 3_600 + minute * 60 + second, seconds: script.seconds, connects: script.connects ?? false)
         }
     }
 
@@ -509,9 +510,33 @@ extension SimulatedDeviceConfiguration {
     /// windows when it has any (a window open past midnight goes on into the next day).
     public func isInRange(at time: Timestamp) -> Bool {
         guard inRange else { return false }
+        return presence.isEmpty || window(at: time) != nil
+    }
+
+    /// Whether the device advertises at `time`: in range, and not in a window where it connects by itself.
+    public func advertises(at time: Timestamp) -> Bool {
+        guard inRange else { return false }
         guard !presence.isEmpty else { return true }
+        return window(at: time).map { !$0.window.connects } ?? false
+    }
+
+    /// When the window in which the device connects to the host by itself opened, if `time` is in one: the device is
+    /// connected once per window, from its start.
+    public func connectsByItself(at time: Timestamp) -> Timestamp? {
+        guard inRange, let open = window(at: time), open.window.connects else { return nil }
+        return open.opened
+    }
+
+    /// The presence window `time` is in, if any, and when it opened.
+    func window(at time: Timestamp) -> (window: PresenceWindow, opened: Timestamp)? {
         let second = Int(((time.secondsSince1970 % 86_400) + 86_400) % 86_400)
-        return presence.contains { window in (second - window.start + 86_400) % 86_400 < window.seconds }
+        for window in presence {
+            let into = (second - window.start + 86_400) % 86_400
+            if into < window.seconds {
+                return (window, Timestamp(secondsSince1970: time.secondsSince1970 - Int64(into)))
+            }
+        }
+        return nil
     }
 
     static func presses(of device: FleetDevice, model: DeviceModel, path: String) throws(FleetError)
@@ -537,8 +562,10 @@ extension SimulatedDeviceConfiguration {
     }
 }
 
-/// A daily window in which a simulated device is in range: from `start` (seconds of the day, UTC) for `seconds`.
+/// A daily window in which a simulated device is in range: from `start` (seconds of the day, UTC) for `seconds`;
+/// advertising, or connected to the host by itself when `connects`.
 public struct PresenceWindow: Hashable, Sendable {
     public let start: Int
     public let seconds: Int
+    public let connects: Bool
 }

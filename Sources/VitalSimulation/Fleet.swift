@@ -156,16 +156,21 @@ public struct FleetDevice: Hashable, Sendable {
     }
 }
 
-/// A daily window in which a device is in range, as the fleet file writes it: `{"at": "07:00", "seconds": 60}`.
+/// A daily window in which a device is in range, as the fleet file writes it: `{"at": "07:00", "seconds": 60}`, or
+/// `{"at": "07:00", "seconds": 60, "connects": true}` for a bonded device that connects to the host by itself (after
+/// a measurement) instead of advertising.
 public struct PresenceScript: Hashable, Sendable {
     /// `HH:mm` or `HH:mm:ss` (UTC), when the window opens each day of the world.
     public var at: String
     /// How long it stays open, 1 to 86400 seconds (past midnight into the next day).
     public var seconds: Int
+    /// Whether the device connects to the host by itself in the window rather than advertising.
+    public var connects: Bool?
 
-    public init(at: String, seconds: Int) {
+    public init(at: String, seconds: Int, connects: Bool? = nil) {
         self.at = at
         self.seconds = seconds
+        self.connects = connects
     }
 }
 

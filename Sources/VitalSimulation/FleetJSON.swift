@@ -124,7 +124,7 @@ extension PresenceScript {
         var fields = fields
         guard let at = try fields.string("at") else { throw fields.missing("at") }
         guard let seconds = try fields.int("seconds") else { throw fields.missing("seconds") }
-        self.init(at: at, seconds: seconds)
+        self.init(at: at, seconds: seconds, connects: try fields.bool("connects"))
         try fields.finish()
     }
 
@@ -132,6 +132,7 @@ extension PresenceScript {
         var members = JSONMembers()
         members["at"] = .string(at)
         members["seconds"] = .number(seconds)
+        members["connects"] = connects.map(JSON.bool)
         return members.object
     }
 }

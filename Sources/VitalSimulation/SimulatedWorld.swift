@@ -145,13 +145,20 @@ public actor SimulatedWorld: BluetoothCentral {
     public nonisolated func scan(for services: [UInt16]) -> AsyncStream<Advertisement> {
         let now = clock.wallTime
         let heard = configurations.filter {
-            $0.isInRange(at: now) && $0.entry.reach == .bluetooth
+            $0.advertises(at: now) && $0.entry.reach == .bluetooth
                 && (services.isEmpty || services.contains($0.entry.profile.serviceUUID))
         }
         return AsyncStream { continuation in
             for device in heard { continuation.yield(device.advertisement) }
             continuation.finish()
         }
+    }
+
+    /// The devices in a presence window where they connect to the host by itself (`"connects": true`), for the
+    /// whole window.
+    public nonisolated func connectedPeripherals() async -> [MACAddress] {
+        let now = clock.wallTime
+        return configurations.filter { $0.entry.reach == .bluetooth && $0.connectsByItself(at: now) != nil }.map(\.mac)
     }
 
     public func connect(to mac: MACAddress) async throws(DeviceError) -> any BluetoothConnection {

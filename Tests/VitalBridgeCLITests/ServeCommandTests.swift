@@ -220,6 +220,33 @@ struct ServeOverBlueZTests {
         let again = try BlueZTransportTests.callback(bench, request(.sync, .bloodPressureMonitor))
         #expect(resultCount(again) == (try store.readings.all(device: mac).count) - stored)
     }
+
+    @Test(
+        "a monitor that connects to the host by itself (Device1.Connected) is synced by serve though it never advertises"
+    )
+    func connectedByItself() throws {
+        var connecting = fleet(.bloodPressureMonitor) { device in
+            device.presence = [PresenceScript(at: "07:00", seconds: 600, connects: true)]
+        }
+        connecting.start = "2026-11-20 07:00:10"
+        let bench = try SimulatedBus(fleet: connecting)
+        defer { bench.stop() }
+        _ = try vitalbridge(["init", "--home", bench.home.path])
+        let mac = MACAddress(macOf(.bloodPressureMonitor))!
+        let store = try VitalStore(path: bench.home.path + "/vitalbridge.sqlite")
+        try store.saveDevice(
+            StoredDevice(mac: mac, model: .bloodPressureMonitor, addedAt: Timestamp(parsing: "2026-11-20 06:00:00")!))
+        let scan = try vitalbridge(["scan", "--transport", "bluez", "--seconds", "1"], environment: bench.environment)
+        // BlueZ knows it (paired) but does not hear it: no signal strength
+        let row = scan.stdout.split(separator: "\n").first { $0.hasPrefix(mac.description) }
+        #expect(row?.contains(" -127 ") == true, "\(scan.stdout)")
+        let served = try vitalbridge(
+            ["serve", "--transport", "bluez", "--seconds", "3"], environment: bench.environment)
+        #expect(served.status == 0, "\(served.stderr)")
+        // its records, and the measurement it connected to send
+        #expect(served.stdout.hasPrefix("\(mac) (BPS): synced, 6 new records\n"), "\(served.stdout)")
+        #expect(try store.readings.all(device: mac).count == 6)
+    }
 }
 
 /// The readings a callback carries.

@@ -97,6 +97,24 @@ struct HubServiceTests {
         #expect(try service.store.readings.all(device: Service.mac(.bp5)).count == 5)
     }
 
+    @Test("a monitor that connects by itself is synced at once, each time it connects, period or not")
+    func connectsByItself() async throws {
+        let service = try Service([.bloodPressureMonitor]) { device in
+            device.presence = [
+                PresenceScript(at: "07:00", seconds: 60, connects: true),
+                PresenceScript(at: "07:05", seconds: 60, connects: true),
+            ]
+        }
+        try await service.run(seconds: 600, settings: ServiceSettings(period: .seconds(3_600)))
+        let syncs = service.syncs(of: Service.mac(.bloodPressureMonitor))
+        let windows = ["07:00:00", "07:05:00"].map { Timestamp(parsing: "2026-11-20 \($0)")!.secondsSince1970 }
+        #expect(syncs.count == 2, "\(syncs)")
+        for (sync, window) in zip(syncs, windows) {
+            #expect((window..<window + 60).contains(sync.time.secondsSince1970), "\(syncs)")
+        }
+        #expect(syncs.first?.stored ?? 0 >= 5)
+    }
+
     @Test("a device that stays in range is synced again each period, and no more often")
     func period() async throws {
         let service = try Service([.bg5])

@@ -89,4 +89,30 @@ struct PresenceTests {
             #expect(seen.heard == expected && seen.reached == expected, "at \(world.clock.wallTime)")
         }
     }
+
+    @Test("a monitor that connects by itself after a measurement: not heard advertising, connected in its window only")
+    func connectsByItself() async throws {
+        let mac = MACAddress("004D3208D314")!
+        let fleet = Fleet(devices: [
+            FleetDevice(
+                model: "BPS", mac: mac.description,
+                presence: [PresenceScript(at: "07:00", seconds: 60, connects: true)])
+        ])
+        #expect(try Fleet(json: fleet.json) == fleet)
+        let world = try SimulatedWorld(fleet: fleet, start: Self.start)
+        // 06:59:59, 07:00:00, 07:00:59, 07:01:00
+        for (step, inWindow) in [(0, false), (1, true), (59, true), (1, false)] {
+            world.clock.advance(by: .seconds(step))
+            let seen = await Self.seen(world, mac)
+            #expect(!seen.heard && seen.reached == inWindow, "at \(world.clock.wallTime)")
+            #expect(await world.connectedPeripherals() == (inWindow ? [mac] : []), "at \(world.clock.wallTime)")
+        }
+        let configuration = try #require(world.configurations.first)
+        #expect(
+            configuration.connectsByItself(at: Timestamp(parsing: "2026-11-21 07:00:30")!)
+                == Timestamp(parsing: "2026-11-21 07:00:00")!)
+        let wrong =
+            #"{"devices": [{"model": "BPS", "mac": "004D3208D314", "presence": [{"at": "07:00", "seconds": 60, "connects": 1}]}]}"#
+        #expect(throws: FleetError.self) { _ = try Fleet(json: Array(wrong.utf8)) }
+    }
 }
