@@ -73,7 +73,7 @@ public struct SinkFollowing: Sendable {
 ///
 /// - A device of the home (as the store has it, read again each scan, so that one added or removed meanwhile is
 ///   served or left) that is heard advertising (not merely known to BlueZ), or that connects to the host by itself
-///   (``VitalDevices/BluetoothCentral/connectedPeripherals()``: a bonded monitor after a measurement), is synced at
+///   (`BluetoothCentral.connectedPeripherals()`: a bonded monitor after a measurement), is synced at
 ///   once through ``DeviceDesk/sync(_:progress:)``: under its lease, its clock read first, every record stored and
 ///   queued for every caller that asked for the device exactly as a layered sync does. A device that stays in range is synced again no sooner than
 ///   ``ServiceSettings/period``; one that connects by itself again, at once.

@@ -5,7 +5,7 @@ import VitalCore
 import VitalDevices
 import VitalHome
 
-/// `vitalbridge serve`: the hub working on its own (``VitalBridge/HubService``), until SIGINT or SIGTERM.
+/// `vitalbridge serve`: the hub working on its own (`HubService`), until SIGINT or SIGTERM.
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",

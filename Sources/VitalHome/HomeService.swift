@@ -124,7 +124,7 @@ extension Home {
 }
 
 extension Hub {
-    /// The hub working on its own (``VitalBridge/HubService``) with `settings`, for `seconds` of the home's clock
+    /// The hub working on its own (`HubService`) with `settings`, for `seconds` of the home's clock
     /// (until stopped when `nil`): through the home's transport and leases, waiting on the home's clock (the
     /// simulated world's, paced by its fleet, or the real one), and pushing to every sink of the home (read once, as
     /// `sink follow` reads them) in batches of `batchSize`. Returns the service and the end to run it until.
