@@ -118,20 +118,29 @@ public struct DeviceDesk: Sendable {
     /// the device, exactly as a layered sync does (the records after the last one kept for a device with a Record
     /// Access Control Point, everything it pushes for the others, and a measurement it sends on connecting); its
     /// clock is read first, so what it dated is corrected. `progress` hears the records stored as they are
-    /// committed, out of the count the device announced when it says one. Returns how many were stored.
+    /// committed, out of the count the device announced when it says one. Once everything is stored, a clock off by
+    /// more than `DeviceClock.tolerance` is set to the hub's time where the device allows it (a
+    /// writable Current Time), so that its next readings are dated right at the source.
     ///
     /// - Throws: ``DeviceDeskError`` with ``DeviceDeskError/Code/unsupported`` for a device that keeps no records
     ///   (a heart-rate sensor), and the device's or the store's failure; what was stored before a failure stays.
     public func sync(
         _ mac: MACAddress, progress: @escaping @Sendable (SyncProgress) -> Void = { _ in }
-    ) async throws(DeviceDeskError) -> Int {
+    ) async throws(DeviceDeskError) -> DeviceSync {
         let known = try knownDevice(mac)
-        let (sink, now) = (StoreSink(store: store, device: mac), now)
+        let (sink, now, logger) = (StoreSink(store: store, device: mac), now, logger)
         return try await withDriver(known, doing: "sync") { driver in
             // the clock before anything that reads a record, or sets the clock (the PO3's prepare)
             try await driver.readClock(hubTime: now())
             try await driver.prepare(for: DeviceSession(caller: Self.hubUser, profile: known.profile, time: now()))
-            return try await driver.sync(into: sink, progress: progress)
+            let stored = try await driver.sync(into: sink, progress: progress)
+            do {
+                return DeviceSync(stored: stored, clockSetFrom: try await driver.setClock(hubTime: now()))
+            } catch {
+                // what was read is stored: the clock is set another time
+                logger.notice("the device's clock could not be set", metadata: ["device": "\(mac)", "why": "\(error)"])
+                return DeviceSync(stored: stored, clockSetFrom: nil)
+            }
         }
     }
 
@@ -251,12 +260,32 @@ public struct DeviceDesk: Sendable {
     }
 }
 
+/// What a sync (``DeviceDesk/sync(_:progress:)``) did.
+public struct DeviceSync: Hashable, Sendable, CustomStringConvertible {
+    /// The records that are new in the store.
+    public var stored: Int
+    /// How far ahead of the hub's the device's clock was when the hub set it (negative: behind); `nil` when it was
+    /// not set (right, read-only, or the hub dates the device's readings).
+    public var clockSetFrom: Int64?
+
+    public init(stored: Int, clockSetFrom: Int64?) {
+        self.stored = stored
+        self.clockSetFrom = clockSetFrom
+    }
+
+    /// `synced, 3 new records; its clock was 2 h 0 min 5 s ahead of the hub's: set`.
+    public var description: String {
+        "synced, \(stored) new record\(stored == 1 ? "" : "s")"
+            + (clockSetFrom.map { "; its clock was \(DeviceClock.describe(offset: $0)): set" } ?? "")
+    }
+}
+
 /// How ``DeviceDesk/syncAll(progress:)`` went for one device.
 public struct DeviceSyncOutcome: Sendable {
     public var mac: MACAddress
     public var model: DeviceModel
-    /// The records stored, or why not.
-    public var result: Result<Int, DeviceDeskError>
+    /// What the sync did, or why it failed.
+    public var result: Result<DeviceSync, DeviceDeskError>
 
     /// Whether the device was left out rather than failed: it keeps no records, or the transport does not speak its
     /// protocol.
@@ -282,7 +311,7 @@ extension DeviceDesk {
         }
         var outcomes: [DeviceSyncOutcome] = []
         for device in devices {
-            let result: Result<Int, DeviceDeskError>
+            let result: Result<DeviceSync, DeviceDeskError>
             do {
                 result = .success(try await sync(device.mac) { progress(device.mac, $0) })
             } catch {

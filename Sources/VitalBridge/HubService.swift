@@ -35,8 +35,8 @@ public struct ServiceSettings: Hashable, Sendable {
 
 /// What ``HubService`` does, as it happens. Never a health value.
 public enum ServiceEvent: Hashable, Sendable {
-    /// Device `mac` was synced: `stored` records are new in the store.
-    case synced(MACAddress, DeviceModel, stored: Int)
+    /// Device `mac` was synced: what the sync did (new records, its clock set).
+    case synced(MACAddress, DeviceModel, DeviceSync)
     /// A sync or follow of device `mac` failed for `message`; it is tried again when it is in range after
     /// `retryIn`.
     case failed(MACAddress, message: String, retryIn: Duration)
@@ -191,8 +191,7 @@ public struct HubService: Sendable {
             if device.model.isSmartband {
                 _ = try await desk.follow(mac, hours: nil) { events(.band(mac, $0)) }
             } else {
-                let stored = try await desk.sync(mac)
-                events(.synced(mac, device.model, stored: stored))
+                events(.synced(mac, device.model, try await desk.sync(mac)))
             }
             schedule.succeeded(mac, at: clock.now)
         } catch {
@@ -296,8 +295,8 @@ extension ServiceEvent: CustomStringConvertible {
     /// One line for a person or a journal: `004D3208D2F4 (BP5): synced, 3 new records`.
     public var description: String {
         switch self {
-        case .synced(let mac, let model, let stored):
-            "\(mac) (\(model.name)): synced, \(stored) new record\(stored == 1 ? "" : "s")"
+        case .synced(let mac, let model, let sync):
+            "\(mac) (\(model.name)): \(sync)"
         case .failed(let mac, let message, let retryIn):
             "\(mac): \(message); trying again when in range after \(retryIn)"
         case .skipped(let mac, let message):

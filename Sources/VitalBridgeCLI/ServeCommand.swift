@@ -98,8 +98,7 @@ struct SyncCommand: AsyncParsableCommand {
         let draw: @Sendable (SyncProgress) -> Void = { if onTerminal { drawProgress($0) } }
         if let mac {
             do {
-                let stored = try await desk.sync(mac, progress: draw)
-                print("\(mac): synced, \(stored) new record\(stored == 1 ? "" : "s")")
+                print("\(mac): \(try await desk.sync(mac, progress: draw))")
             } catch {
                 throw CommandError(error.message)
             }
@@ -113,7 +112,7 @@ struct SyncCommand: AsyncParsableCommand {
         }
         for outcome in outcomes {
             switch outcome.result {
-            case .success(let stored): print("\(outcome.mac): synced, \(stored) new record\(stored == 1 ? "" : "s")")
+            case .success(let sync): print("\(outcome.mac): \(sync)")
             case .failure(let error): print("\(outcome.mac): \(outcome.isSkipped ? "skipped" : "failed"): \(error)")
             }
         }

@@ -22,6 +22,24 @@ public enum DeviceClock: Hashable, Sendable {
     /// says no time at all): its times are kept as reported and marked `timeUnverified`.
     case unknown
 
+    /// How far off a device's clock may be before the hub sets it, in seconds: 2 (a Current Time has whole seconds,
+    /// and a read takes part of one).
+    public static let tolerance: Int64 = 2
+
+    /// How far a clock `offset` seconds ahead of the hub's is, in words: `2 h 0 min 5 s ahead of the hub's`,
+    /// `1 d 0 h 0 min 0 s behind the hub's`.
+    public static func describe(offset: Int64) -> String {
+        var parts: [String] = []
+        var rest = offset.magnitude
+        for (unit, seconds) in [("d", UInt64(86_400)), ("h", 3_600), ("min", 60)]
+        where rest >= seconds || !parts.isEmpty {
+            parts.append("\(rest / seconds) \(unit)")
+            rest %= seconds
+        }
+        parts.append("\(rest) s")
+        return parts.joined(separator: " ") + (offset > 0 ? " ahead of" : " behind") + " the hub's"
+    }
+
     /// The clock a device read at `deviceTime` when the hub's was `hubTime`.
     public init(deviceTime: Timestamp, hubTime: Timestamp) {
         self = .read(offset: deviceTime.secondsSince1970 - hubTime.secondsSince1970)
@@ -96,5 +114,20 @@ public final class DeviceClockSession: Sendable {
         }
         let value = try decode(CurrentTime.self, try await connection.read(GATTCharacteristics.currentTime))
         clock = DeviceClock(value, hubTime: hubTime)
+    }
+
+    /// Writes `hubTime` to the Current Time of `connection` when the session read the clock off by more than
+    /// ``DeviceClock/tolerance``; returns the offset it had. A device whose Current Time is read-only
+    /// (``DeviceError/Code/unsupported``: BlueZ's `NotPermitted`) keeps its clock: `nil`, as for a clock that is
+    /// right or was not read.
+    func set(on connection: any BluetoothConnection, hubTime: Timestamp) async throws(DeviceError) -> Int64? {
+        guard case .read(let offset) = clock, abs(offset) > DeviceClock.tolerance else { return nil }
+        let value = CurrentTime(hubTime, adjustReason: .manualTimeUpdate)
+        do {
+            try await connection.write(GATTCharacteristics.currentTime, value.encoded())
+        } catch  where error.code == .unsupported {
+            return nil
+        }
+        return offset
     }
 }

@@ -43,6 +43,11 @@ public protocol DeviceDriver: Sendable {
     /// device's time: the records of the session are then corrected by what it read (``DeviceClock``). `hubTime`
     /// is the hub's time now. Nothing for devices whose readings the hub dates or that date only days.
     func readClock(hubTime: Timestamp) async throws(DeviceError)
+    /// Sets the device's clock to `hubTime` when the session read it off by more than ``DeviceClock/tolerance`` and
+    /// the device lets it be written (a writable Current Time); returns the offset it had, `nil` when nothing was
+    /// set (right, unknown, read-only, or a device whose readings the hub dates). Call it once the session's records
+    /// are stored: they were dated by the clock as it was, and are corrected by what the session read.
+    func setClock(hubTime: Timestamp) async throws(DeviceError) -> Int64?
     /// Readies the device for a request of `session` before any stage runs: whatever the family needs first
     /// (authentication, clock, user binding). Nothing for most devices.
     func prepare(for session: DeviceSession) async throws(DeviceError)
@@ -64,6 +69,8 @@ public protocol DeviceDriver: Sendable {
 
 extension DeviceDriver {
     public func readClock(hubTime: Timestamp) async throws(DeviceError) {}
+
+    public func setClock(hubTime: Timestamp) async throws(DeviceError) -> Int64? { nil }
 
     public func prepare(for session: DeviceSession) async throws(DeviceError) {}
 
@@ -267,6 +274,10 @@ public struct PushDeviceDriver: DeviceDriver {
     /// `timeUnverified`.
     public func readClock(hubTime: Timestamp) async throws(DeviceError) {
         try await clockSession.read(from: connection, hubTime: hubTime)
+    }
+
+    public func setClock(hubTime: Timestamp) async throws(DeviceError) -> Int64? {
+        try await clockSession.set(on: connection, hubTime: hubTime)
     }
 
     /// Subscribes and stores every pushed stored reading until the transfer completes; returns how many.

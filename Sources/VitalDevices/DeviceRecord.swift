@@ -260,6 +260,15 @@ extension DateTime {
     }
 }
 
+extension CurrentTime {
+    /// The Current Time of a UTC instant, with its day of the week (Monday is 1) and `adjustReason`.
+    public init(_ timestamp: Timestamp, adjustReason: AdjustReason = []) {
+        // 1970-01-01 was a Thursday (4)
+        let weekday = UInt8(((timestamp.day.daysSince1970 + 3) % 7 + 7) % 7 + 1)
+        self.init(dateTime: DateTime(timestamp), dayOfWeek: weekday, adjustReason: adjustReason)
+    }
+}
+
 extension DeviceRecord {
     /// The reading a standard measurement characteristic's `value` carries, decoded as the drivers decode it:
     /// Blood Pressure (0x2A35), Glucose (0x2A18), Weight (0x2A9D), Body Composition (0x2A9C), Temperature (0x2A1C)

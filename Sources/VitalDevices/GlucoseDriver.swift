@@ -38,6 +38,10 @@ public struct GlucoseDriver: DeviceDriver {
         try await clockSession.read(from: connection, hubTime: hubTime)
     }
 
+    public func setClock(hubTime: Timestamp) async throws(DeviceError) -> Int64? {
+        try await clockSession.set(on: connection, hubTime: hubTime)
+    }
+
     public func measure(
         _ options: MeasureOptions, into sink: any RecordSink, observer: @escaping @Sendable (LiveSample) -> Void
     ) async throws(DeviceError) -> DeviceRecord {

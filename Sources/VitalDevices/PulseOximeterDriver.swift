@@ -99,6 +99,10 @@ public struct PulseOximeterDriver: DeviceDriver {
         try await clockSession.read(from: connection, hubTime: hubTime)
     }
 
+    public func setClock(hubTime: Timestamp) async throws(DeviceError) -> Int64? {
+        try await clockSession.set(on: connection, hubTime: hubTime)
+    }
+
     /// Authenticates the caller as the PO3's user, then sets the PO3's clock: the PO3 does nothing else first.
     public func prepare(for session: DeviceSession) async throws(DeviceError) {
         guard isPO3 else { return }

@@ -212,17 +212,8 @@ extension BandClockReading: CustomStringConvertible {
     public var description: String {
         let shown = "showed \(bandTime)"
         guard needsSetting else { return shown + ", right (\(offset) s off)" }
-        var parts: [String] = []
-        var rest = offset.magnitude
-        for (unit, seconds) in [("d", UInt64(86_400)), ("h", 3_600), ("min", 60)]
-        where rest >= seconds || !parts.isEmpty {
-            parts.append("\(rest / seconds) \(unit)")
-            rest %= seconds
-        }
-        parts.append("\(rest) s")
-        let way = offset > 0 ? "ahead of" : "behind"
         let restarted = wasReset ? " (the clock had restarted)" : ""
-        return "\(shown)\(restarted), \(parts.joined(separator: " ")) \(way) the hub's"
+        return "\(shown)\(restarted), \(DeviceClock.describe(offset: offset))"
             + (wasSet ? "; set to the hub's time" : "; not set")
     }
 }

@@ -87,6 +87,10 @@ public struct StandardPushDriver: DeviceDriver {
         try await clockSession.read(from: connection, hubTime: hubTime)
     }
 
+    public func setClock(hubTime: Timestamp) async throws(DeviceError) -> Int64? {
+        try await clockSession.set(on: connection, hubTime: hubTime)
+    }
+
     public func sync(into sink: any RecordSink, progress: @escaping @Sendable (SyncProgress) -> Void)
         async throws(DeviceError) -> Int
     {

@@ -29,6 +29,9 @@ public struct SimulatedDeviceConfiguration: Hashable, Sendable {
     /// How many seconds the device's clock runs ahead of the true time (negative: behind): the fleet's
     /// `clockOffset`, or what `clockReset` makes of its first record; 0 for a clock that is right.
     public let clockOffset: Int64
+    /// Whether the hub may set the clock by writing the Current Time (the fleet's `clockWritable`, `true` when
+    /// absent): only for a device that serves one (``readableClock``).
+    public let writableClock: Bool
     /// How the device pairs through a simulated BlueZ; `nil`: `Pair` needs no dialogue.
     public let pairing: SimulatedPairing?
     /// Whether its first connection or pairing attempt through a simulated BlueZ is aborted (BlueZ's passing
@@ -152,6 +155,7 @@ public struct SimulatedDeviceConfiguration: Hashable, Sendable {
         }
         clock = device.clock ?? true
         clockOffset = try Self.clockOffset(of: device, model: model, clock: clock, path: path)
+        writableClock = device.clockWritable ?? true
         pairing = try device.pairing.map { script throws(FleetError) in
             try SimulatedPairing(script, seed: device.seed ?? mac.value, path: path + ".pairing")
         }
@@ -173,6 +177,10 @@ public struct SimulatedDeviceConfiguration: Hashable, Sendable {
             check.date = check.date ?? "2000-01-01"
             _ = try check.reading(for: entry.family, at: path + ".nextMeasurements[\(index)]")
             try checkSent(reading, at: path + ".nextMeasurements[\(index)]")
+        }
+        if device.clockWritable != nil, !readableClock {
+            throw FleetError(
+                path: path + ".clockWritable", message: "is for a device that serves a Current Time (0x2A2B)")
         }
     }
 
@@ -245,7 +253,8 @@ public struct SimulatedDeviceConfiguration: Hashable, Sendable {
     /// Where a reset clock restarts: 2000-01-01 00:00:00.
     public static let clockEpoch = Timestamp(secondsSince1970: 946_684_800)
 
-    /// The time the device's clock shows at the true time `time`.
+    /// The time the device's clock shows at the true time `time`, as the fleet sets it (before the hub sets it: the
+    /// runtime's `deviceTime` knows that).
     public func deviceTime(_ time: Timestamp) -> Timestamp {
         Timestamp(secondsSince1970: time.secondsSince1970 + clockOffset)
     }

@@ -60,18 +60,22 @@ final class DeviceRuntime {
         return order == .afterWeight ? whole + [composition] : [composition] + whole
     }
 
+    /// The time the device's clock shows at the true time `time`: as the fleet set it until the hub set it (a
+    /// reading taken before then keeps the time the clock showed then), and as the hub set it from then.
+    func deviceTime(_ time: Timestamp) -> Timestamp {
+        guard let set = state.clockSet, time >= set.at else { return configuration.deviceTime(time) }
+        return Timestamp(secondsSince1970: time.secondsSince1970 + set.offset)
+    }
+
     /// The time stamp of a reading taken at `time` (the true time), as the device's clock shows it: none from a
     /// device without a clock.
     func stamp(_ time: Timestamp) -> DateTime? {
-        configuration.clock ? DateTime(configuration.deviceTime(time)) : nil
+        configuration.clock ? DateTime(deviceTime(time)) : nil
     }
 
     /// The Current Time (0x2A2B) the device's clock shows at the true time `time`.
     func currentTime(at time: Timestamp) -> CurrentTime {
-        let shown = configuration.deviceTime(time)
-        // 1970-01-01 was a Thursday (4); Monday is 1
-        let weekday = UInt8(((shown.day.daysSince1970 + 3) % 7 + 7) % 7 + 1)
-        return CurrentTime(dateTime: DateTime(shown), dayOfWeek: weekday)
+        CurrentTime(deviceTime(time))
     }
 
     /// The Body Composition Measurement of `reading` (a weight), with the weight field `mass` when given; its body
@@ -122,7 +126,7 @@ final class DeviceRuntime {
     /// Whether `record` is one of those a Record Access Control Point `filter` selects; `first` and `last` are
     /// resolved to sequence numbers by ``resolved(_:)`` first.
     func matches(_ record: StoredRecord, _ filter: RecordFilter) -> Bool {
-        func time() -> DateTime { DateTime(configuration.deviceTime(record.reading.measuredAt)) }
+        func time() -> DateTime { DateTime(deviceTime(record.reading.measuredAt)) }
         switch filter {
         case .all: return true
         case .first, .last: return false
@@ -185,7 +189,7 @@ final class DeviceRuntime {
             let annunciation = UInt16(
                 truncatingIfNeeded: annotations.status.rawValue >> ReadingStatus.firstBit("deviceBatteryLow") & 0xFFF)
             return GlucoseMeasurement(
-                sequenceNumber: record.sequenceNumber, baseTime: DateTime(configuration.deviceTime(glucose.measuredAt)),
+                sequenceNumber: record.sequenceNumber, baseTime: DateTime(deviceTime(glucose.measuredAt)),
                 concentration: .init(
                     value: unavailable["mgdl"].map { SFloat(SpecialFloatValue($0)) }
                         ?? SFloat(mantissa: Int(glucose.mgPerDeciliter.rounded()), exponent: -5)!,

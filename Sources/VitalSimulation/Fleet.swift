@@ -109,6 +109,9 @@ public struct FleetDevice: Hashable, Sendable {
     /// `records`; a smartband's when it began recording, `recordingSince`), as after a battery change: an offset of
     /// 2000-01-01 minus that time. Not with `clockOffset`; `false` when absent.
     public var clockReset: Bool?
+    /// Whether the hub may set the device's clock by writing its Current Time (0x2A2B), for a device that serves
+    /// one; `true` when absent. Set, the clock shows the time written, and readings taken from then are dated by it.
+    public var clockWritable: Bool?
     /// Smartbands only: the wearer's presses of the band's buttons, each at a time of the world. A band connected
     /// and following when the world's time passes a press notifies it (a take-picture only in camera mode); a press
     /// while nobody follows is lost, as on a real band.
@@ -126,7 +129,8 @@ public struct FleetDevice: Hashable, Sendable {
         radio: RadioTiming? = nil, authenticationResult: Int? = nil, recordingSince: String? = nil,
         bodyComposition: String? = nil, spotCheck: Bool? = nil, clock: Bool? = nil, pairing: PairingScript? = nil,
         abortFirstConnection: Bool? = nil, clockOffset: Int? = nil, clockReset: Bool? = nil,
-        presses: [PressScript]? = nil, waveSamples: Int? = nil, presence: [PresenceScript]? = nil
+        presses: [PressScript]? = nil, waveSamples: Int? = nil, presence: [PresenceScript]? = nil,
+        clockWritable: Bool? = nil
     ) {
         self.model = model
         self.mac = mac
@@ -153,6 +157,7 @@ public struct FleetDevice: Hashable, Sendable {
         self.presses = presses
         self.waveSamples = waveSamples
         self.presence = presence
+        self.clockWritable = clockWritable
     }
 }
 

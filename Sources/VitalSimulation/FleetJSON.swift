@@ -83,7 +83,8 @@ extension FleetDevice {
             clockReset: try fields.bool("clockReset"),
             presses: try fields.objects("presses", PressScript.init(fields:)),
             waveSamples: try fields.int("waveSamples"),
-            presence: try fields.objects("presence", PresenceScript.init(fields:))
+            presence: try fields.objects("presence", PresenceScript.init(fields:)),
+            clockWritable: try fields.bool("clockWritable")
         )
         try fields.finish()
     }
@@ -114,6 +115,7 @@ extension FleetDevice {
         members["clockReset"] = clockReset.map(JSON.bool)
         members["presses"] = presses.map { .array($0.map(\.jsonValue)) }
         members["presence"] = presence.map { .array($0.map(\.jsonValue)) }
+        members["clockWritable"] = clockWritable.map(JSON.bool)
         members["waveSamples"] = waveSamples.map(JSON.number)
         return members.object
     }
@@ -407,11 +409,19 @@ extension DeviceState {
             throw FleetError(path: fields.path(of: "boundUserID"), message: "is not a 32-bit user id")
         }
         guard let swim = try fields.bool("swim") else { throw fields.missing("swim") }
+        let clockSetAt = try fields.string("clockSetAt")
+        let clockSetOffset = try fields.int("clockSetOffset")
         try fields.finish()
         self.init(
             records: records, nextSequenceNumber: sequence, battery: battery, generator: generator,
             measurementsTaken: taken, spentFailures: Set(spent), boundUserID: bound.map { Int32($0) }, swim: swim,
             band: band)
+        if let clockSetAt {
+            guard let at = Timestamp(parsing: clockSetAt) else {
+                throw FleetError(path: fields.path(of: "clockSetAt"), message: "is not yyyy-MM-dd HH:mm:ss")
+            }
+            clockSet = (at, Int64(clockSetOffset ?? 0))
+        }
     }
 
     private static func string(json: JSON, at path: String) throws(FleetError) -> String {
@@ -432,6 +442,8 @@ extension DeviceState {
         members["boundUserID"] = boundUserID.map { .number(Int($0)) }
         members["swim"] = .bool(swim)
         members["band"] = band?.jsonValue
+        members["clockSetAt"] = clockSet.map { .string($0.at.description) }
+        members["clockSetOffset"] = clockSet.map { .number(Int($0.offset)) }
         var output = members.object.serialized(pretty: false)
         output.reserveCapacity(output.count + records.count * 100 + (band?.pending.count ?? 0) * 150)
         for record in records {

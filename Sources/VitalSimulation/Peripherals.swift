@@ -38,11 +38,15 @@ extension SimulatedPeripheral {
     /// The GATT table a device of `configuration` serves: Device Information and Battery (what it has of them, the
     /// fleet's `omits`), then its profile's
     /// services, then the Current Time Service of a device whose clock the hub can read
-    /// (`readableClock`).
+    /// (`readableClock`), writable unless the fleet says `clockWritable: false`.
     static func services(of configuration: SimulatedDeviceConfiguration) -> [GATTServiceLayout] {
         let g = GATTCharacteristics.self
         let clock =
-            configuration.readableClock ? [GATTServiceLayout(CurrentTime.service, [(g.currentTime, .read)])] : []
+            configuration.readableClock
+            ? [
+                GATTServiceLayout(
+                    CurrentTime.service, [(g.currentTime, configuration.writableClock ? [.read, .write] : .read)])
+            ] : []
         let strings =
             (configuration.serial == nil ? [] : [(g.serialNumber, GATTProperties.read)])
             + (configuration.firmware == nil ? [] : [(g.firmwareRevision, .read)])

@@ -234,10 +234,34 @@ public actor SimulatedWorld: BluetoothCentral {
                 throw DeviceError(.protocolViolation, message: "an unknown vendor command")
             }
             handle(command, on: link)
+        } else if characteristic == GATTCharacteristics.currentTime {
+            try setClock(value, on: link)
         } else {
             try link.peripheral.write(characteristic, value, on: link)
         }
         pump(link)
+    }
+
+    /// Sets the device's clock to the Current Time `value`, when the device lets it be written.
+    func setClock(_ value: [UInt8], on link: Link) throws(DeviceError) {
+        let configuration = link.runtime.configuration
+        guard configuration.readableClock, configuration.writableClock else {
+            throw DeviceError(.unsupported, message: "the Current Time of \(configuration.mac) cannot be written")
+        }
+        let time: CurrentTime
+        do {
+            time = try CurrentTime(bytes: value)
+        } catch {
+            throw DeviceError(.protocolViolation, message: "\(error)")
+        }
+        let written = time.dateTime
+        guard
+            let shown = Timestamp(
+                year: Int(written.year), month: Int(written.month), day: Int(written.day), hour: Int(written.hours),
+                minute: Int(written.minutes), second: Int(written.seconds))
+        else { throw DeviceError(.protocolViolation, message: "the Current Time written has no date") }
+        let now = clock.wallTime
+        link.runtime.state.clockSet = (now, shown.secondsSince1970 - now.secondsSince1970)
     }
 
     func nextEvent(_ mac: MACAddress, _ id: UInt64) throws(DeviceError) -> GATTEvent {

@@ -49,12 +49,12 @@ struct Service {
         ) { event in events.withLock { $0.append((clock.wallTime, event)) } }
     }
 
-    /// The times of the syncs of `mac`, with the records each stored.
-    func syncs(of mac: MACAddress) -> [(time: Timestamp, stored: Int)] {
+    /// The times of the syncs of `mac`, with the records each stored and the clock offset each set.
+    func syncs(of mac: MACAddress) -> [(time: Timestamp, stored: Int, clockSetFrom: Int64?)] {
         events.withLock { events in
             events.compactMap { entry in
-                guard case .synced(mac, _, let stored) = entry.event else { return nil }
-                return (entry.time, stored)
+                guard case .synced(mac, _, let sync) = entry.event else { return nil }
+                return (entry.time, sync.stored, sync.clockSetFrom)
             }
         }
     }

@@ -13,9 +13,10 @@ struct GATTTableTests {
     static let battery: Service = (0x180F, [(0x2A19, .read)])
     static let vendor: Service = (0xFFF0, [(0xFFF1, .write), (0xFFF2, .notify)])
     static let racp: (uuid: UInt16, properties: GATTProperties) = (0x2A52, [.write, .indicate])
-    /// The Current Time Service, read-only, last: on every device that dates its readings with a clock the hub may
-    /// read (not the PO3, whose protocol only sets its clock, nor a generic device without a clock).
-    static let currentTime: Service = (0x1805, [(0x2A2B, .read)])
+    /// The Current Time Service, readable and writable (unless the fleet says `clockWritable: false`), last: on
+    /// every device that dates its readings with a clock the hub may read (not the PO3, whose protocol only sets its
+    /// clock, nor a generic device without a clock).
+    static let currentTime: Service = (0x1805, [(0x2A2B, [.read, .write])])
 
     /// One device of each family, and of each variant whose table differs: model, MAC, fleet options, table.
     static let devices: [(device: FleetDevice, services: [Service])] = [

@@ -1,0 +1,96 @@
+import HealthGATT
+import Testing
+import VitalBridge
+import VitalCore
+import VitalDevices
+import VitalSimulation
+import VitalStore
+import VitalTestSupport
+
+/// A sync by the desk (what `serve` and `sync` run) sets a device's clock that is off by more than 2 s, where the
+/// device lets its Current Time be written, once every record it held is stored.
+@Suite("Setting a device's clock after a sync")
+struct ClockSettingTests {
+    static let mac = MACAddress("004D3208D314")!
+
+    /// A desk over a generic blood pressure monitor holding three readings, its clock `offset` seconds ahead.
+    static func desk(offset: Int, writable: Bool? = nil) throws -> (
+        desk: DeviceDesk, world: SimulatedWorld, store: VitalStore
+    ) {
+        let device = FleetDevice(
+            model: "BPS", mac: mac.description,
+            records: RecordsScript(
+                generate: GeneratedRecords(count: 3, from: "2026-11-19 07:00:00", to: "2026-11-19 21:00:00")),
+            clockOffset: offset, clockWritable: writable)
+        let world = try SimulatedWorld(fleet: Fleet(devices: [device]), start: Engine.start)
+        let store = try VitalStore()
+        try store.saveDevice(StoredDevice(mac: mac, model: .bloodPressureMonitor, addedAt: Engine.start))
+        let clock = world.clock
+        let desk = DeviceDesk(
+            store: store, central: world, leases: LocalLeases(), clock: ContinuousClock(), now: { clock.wallTime },
+            logger: testLogger)
+        return (desk, world, store)
+    }
+
+    /// The Current Time the device shows now, read as the hub reads it.
+    static func shown(_ world: SimulatedWorld) async throws -> Timestamp {
+        let connection = try await world.connect(to: mac)
+        let bytes = try await connection.read(GATTCharacteristics.currentTime)
+        await connection.disconnect()
+        let time = try CurrentTime(bytes: bytes).dateTime
+        return try #require(
+            Timestamp(
+                year: Int(time.year), month: Int(time.month), day: Int(time.day), hour: Int(time.hours),
+                minute: Int(time.minutes), second: Int(time.seconds)))
+    }
+
+    @Test(
+        "a clock off by more than 2 s is set after the sync; the records it dated are corrected by what was read",
+        arguments: [7_200, -3_600, 3, -3])
+    func setsClock(offset: Int) async throws {
+        let (desk, world, store) = try Self.desk(offset: offset)
+        let truth = await world.storedReadings(of: Self.mac)
+        let first = try await desk.sync(Self.mac)
+        #expect(first.stored == 3 && first.clockSetFrom == Int64(offset))
+        #expect(first.description.hasSuffix("; its clock was \(DeviceClock.describe(offset: Int64(offset))): set"))
+        #expect(try store.readings.all(device: Self.mac).map(\.reading.measuredAt) == truth.map(\.measuredAt))
+        #expect(try await Self.shown(world) == world.clock.wallTime)
+        // right now: nothing to set, and a new measurement is dated right at the source
+        #expect(try await desk.sync(Self.mac).clockSetFrom == nil)
+        guard case .measured(let record) = try await desk.live(Self.mac, seconds: nil, onSample: { _ in }) else {
+            Issue.record("no measurement")
+            return
+        }
+        #expect(record.reading.annotations.deviceTime == nil)
+    }
+
+    @Test(
+        "a clock within 2 s, or a Current Time the device keeps read-only, is left as it is",
+        arguments: [
+            (2, nil as Bool?), (-2, nil), (0, nil), (7_200, false),
+        ])
+    func leavesClock(offset: Int, writable: Bool?) async throws {
+        let (desk, world, store) = try Self.desk(offset: offset, writable: writable)
+        let truth = await world.storedReadings(of: Self.mac)
+        let sync = try await desk.sync(Self.mac)
+        #expect(sync.stored == 3 && sync.clockSetFrom == nil && sync.description == "synced, 3 new records")
+        #expect(try await Self.shown(world).secondsSince1970 == world.clock.wallTime.secondsSince1970 + Int64(offset))
+        // the readings are at their true times all the same
+        #expect(try store.readings.all(device: Self.mac).map(\.reading.measuredAt) == truth.map(\.measuredAt))
+    }
+
+    @Test("the set clock is remembered with the device's state; clockWritable is for a device with a Current Time")
+    func remembered() async throws {
+        let (desk, world, _) = try Self.desk(offset: 7_200)
+        _ = try await desk.sync(Self.mac)
+        let state = try #require(await world.deviceState(of: Self.mac))
+        #expect(state.clockSet?.offset == 0 && state.clockSet?.at == world.clock.wallTime)
+        let reread = try DeviceState(json: state.json)
+        #expect(reread == state)
+        let sensor = #"{"devices": [{"model": "HRS", "mac": "004D3208D313", "clockWritable": false}]}"#
+        #expect(
+            throws: FleetError(
+                path: "devices[0].clockWritable", message: "is for a device that serves a Current Time (0x2A2B)")
+        ) { _ = try SimulatedWorld(fleet: Fleet(json: Array(sensor.utf8)), start: Engine.start) }
+    }
+}
