@@ -133,14 +133,21 @@ public struct DeviceDesk: Sendable {
             // the clock before anything that reads a record, or sets the clock (the PO3's prepare)
             try await driver.readClock(hubTime: now())
             try await driver.prepare(for: DeviceSession(caller: Self.hubUser, profile: known.profile, time: now()))
-            let stored = try await driver.sync(into: sink, progress: progress)
+            var done = DeviceSync(stored: try await driver.sync(into: sink, progress: progress), clockSetFrom: nil)
+            // what was read is stored: a clock or a battery that cannot be read now is for another time
             do {
-                return DeviceSync(stored: stored, clockSetFrom: try await driver.setClock(hubTime: now()))
+                done.clockSetFrom = try await driver.setClock(hubTime: now())
+                done.battery = try await driver.batteryLevel()
             } catch {
-                // what was read is stored: the clock is set another time
-                logger.notice("the device's clock could not be set", metadata: ["device": "\(mac)", "why": "\(error)"])
-                return DeviceSync(stored: stored, clockSetFrom: nil)
+                logger.notice(
+                    "the device's clock or battery could not be read",
+                    metadata: ["device": "\(mac)", "why": "\(error)"])
             }
+            if done.batteryIsLow {
+                logger.warning(
+                    "the device's battery is low", metadata: ["device": "\(mac)", "battery": "\(done.battery!) %"])
+            }
+            return done
         }
     }
 
@@ -267,16 +274,26 @@ public struct DeviceSync: Hashable, Sendable, CustomStringConvertible {
     /// How far ahead of the hub's the device's clock was when the hub set it (negative: behind); `nil` when it was
     /// not set (right, read-only, or the hub dates the device's readings).
     public var clockSetFrom: Int64?
+    /// The battery level after the sync, in percent, when the device has a Battery Service.
+    public var battery: Int?
 
-    public init(stored: Int, clockSetFrom: Int64?) {
+    /// A battery at or below this level, in percent, is low: said, and logged as a warning.
+    public static let lowBattery = 20
+
+    public init(stored: Int, clockSetFrom: Int64?, battery: Int? = nil) {
         self.stored = stored
         self.clockSetFrom = clockSetFrom
+        self.battery = battery
     }
 
-    /// `synced, 3 new records; its clock was 2 h 0 min 5 s ahead of the hub's: set`.
+    /// Whether the battery is at or below ``lowBattery``.
+    public var batteryIsLow: Bool { battery.map { $0 <= Self.lowBattery } ?? false }
+
+    /// `synced, 3 new records; its clock was 2 h 0 min 5 s ahead of the hub's: set; battery low (8 %)`.
     public var description: String {
         "synced, \(stored) new record\(stored == 1 ? "" : "s")"
             + (clockSetFrom.map { "; its clock was \(DeviceClock.describe(offset: $0)): set" } ?? "")
+            + (batteryIsLow ? "; battery low (\(battery!) %)" : "")
     }
 }
 

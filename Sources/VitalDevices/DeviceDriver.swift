@@ -78,6 +78,19 @@ extension DeviceDriver {
         throw DeviceError(.unsupported, message: "\(entry.model.name) has no factory reset the hub can send")
     }
 
+    /// The Battery Level (0x2A19) in percent, `nil` for a device without the Battery Service.
+    /// - Throws: ``DeviceError/Code/protocolViolation`` for a level that is not one byte from 0 to 100.
+    public func batteryLevel() async throws(DeviceError) -> Int? {
+        guard await connection.offers(GATTCharacteristics.batteryLevel) else { return nil }
+        let bytes = try await connection.read(GATTCharacteristics.batteryLevel)
+        guard bytes.count == 1, bytes[0] <= 100 else {
+            throw DeviceError(
+                .protocolViolation,
+                message: "the battery level \(hexadecimal(bytes)) is not one byte from 0 to 100 (percent)")
+        }
+        return Int(bytes[0])
+    }
+
     /// Reads what the device has of its Serial Number and Firmware Revision strings and its battery level: a
     /// characteristic its GATT table lacks (a device without the Battery Service, a partial Device Information
     /// Service) is `nil`, not an error. A string's trailing NUL bytes (padding some devices send) are dropped.
@@ -87,17 +100,7 @@ extension DeviceDriver {
         let g = GATTCharacteristics.self
         let serial = try await text(g.serialNumber, "serial number")
         let firmware = try await text(g.firmwareRevision, "firmware revision")
-        var battery: Int?
-        if await connection.offers(g.batteryLevel) {
-            let bytes = try await connection.read(g.batteryLevel)
-            guard bytes.count == 1, bytes[0] <= 100 else {
-                throw DeviceError(
-                    .protocolViolation,
-                    message: "the battery level \(hexadecimal(bytes)) is not one byte from 0 to 100 (percent)")
-            }
-            battery = Int(bytes[0])
-        }
-        return DeviceInfo(serialNumber: serial, firmwareRevision: firmware, batteryLevel: battery)
+        return DeviceInfo(serialNumber: serial, firmwareRevision: firmware, batteryLevel: try await batteryLevel())
     }
 
     /// The UTF-8 string of `characteristic` without trailing NULs, `nil` when the device does not have it.

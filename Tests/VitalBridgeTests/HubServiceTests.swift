@@ -19,12 +19,14 @@ struct Service {
 
     static let start = Timestamp(parsing: "2026-11-20 06:59:00")!
 
-    /// `devices` of the built-in fleet by model, `changed` to each as a test needs (a presence window, failures).
+    /// The devices of `fleet` (the built-in one) of `models`, `changed` to each as a test needs (a presence window,
+    /// failures).
     init(
-        _ models: [DeviceModel], pace: Double? = nil, leases: any DeviceLeases = LocalLeases(),
-        store: VitalStore? = nil, changed: (inout FleetDevice) -> Void = { _ in }
+        _ models: [DeviceModel], fleet: [FleetDevice] = Fleet.default.devices, pace: Double? = nil,
+        leases: any DeviceLeases = LocalLeases(), store: VitalStore? = nil,
+        changed: (inout FleetDevice) -> Void = { _ in }
     ) throws {
-        var devices = Fleet.default.devices.filter { device in models.contains { $0.name == device.model } }
+        var devices = fleet.filter { device in models.contains { $0.name == device.model } }
         for index in devices.indices { changed(&devices[index]) }
         world = try SimulatedWorld(fleet: Fleet(pace: pace, devices: devices), start: Self.start)
         self.store = try store ?? VitalStore()
@@ -157,6 +159,61 @@ struct HubServiceTests {
         let syncs = service.syncs(of: Service.mac(.bg5))
         #expect(syncs.map(\.stored) == [5])
         #expect(syncs[0].time.secondsSince1970 - failures[0].0.secondsSince1970 >= 5)
+    }
+
+    @Test(
+        "20 devices appearing at once for a minute, 4 connections: each connected in its minute and synced, nothing lost"
+    )
+    func twentyAtOnce() async throws {
+        var devices = Fleet.default.devices.filter { device in
+            let model = DeviceModel(modelString: device.model)!
+            // the smartbands are followed, and these keep no records
+            return !model.isSmartband && ![.heartRateSensor, .bg1].contains(model)
+        }
+        for mac in ["004D3208D3FE", "004D3208D3FF"] {
+            var twin = devices.first { $0.model == "BPS" }!
+            twin.mac = mac
+            devices.append(twin)
+        }
+        #expect(devices.count == 20)
+        let models = devices.map { DeviceModel(modelString: $0.model)! }
+        let service = try Service(models + [.bloodPressureMonitor], fleet: devices) { device in
+            device.presence = [PresenceScript(at: "07:00", seconds: 60)]
+        }
+        var held: [MACAddress: Int] = [:]
+        for device in devices {
+            let mac = MACAddress(device.mac)!
+            held[mac] = await service.world.storedReadings(of: mac).count
+        }
+        try await service.run(seconds: 300)
+        for device in devices {
+            // a connection reaches a device only in its minute: synced means connected then
+            let mac = MACAddress(device.mac)!
+            let syncs = service.syncs(of: mac)
+            #expect(syncs.count == 1, "\(mac): \(syncs)")
+            let stored = try service.store.readings.all(device: mac).count
+            if DeviceModel(modelString: device.model)!.hasUserProfile {
+                #expect(stored > 0, "\(mac)")
+            } else {
+                #expect(stored == held[mac], "\(mac): \(stored) stored of \(held[mac] ?? 0)")
+            }
+        }
+    }
+
+    @Test("a device low on battery is synced all the same, and the sync says so")
+    func lowBattery() async throws {
+        let service = try Service([.bloodPressureMonitor]) { $0.battery = 8 }
+        try await service.run(seconds: 60)
+        let synced = service.events.withLock {
+            $0.compactMap { entry -> DeviceSync? in
+                guard case .synced(_, _, let sync) = entry.event else { return nil }
+                return sync
+            }
+        }
+        #expect(synced.count == 1 && synced[0].battery == 8 && synced[0].stored == 5)
+        #expect(
+            ServiceEvent.synced(Service.mac(.bloodPressureMonitor), .bloodPressureMonitor, synced[0]).description
+                == "004D3208D314 (BPS): synced, 5 new records; battery low (8 %)")
     }
 
     @Test("a device that keeps no records is left out, said once")
