@@ -13,10 +13,10 @@ public struct DeviceQRCode: Hashable, Sendable {
     /// The prefix when it is not a model string (`ID` in `ID:MAC`).
     public let identifier: String?
 
-    /// Parses the QR code `text`, checking that it names a device of `requestedModel`.
+    /// Parses the QR code `text`, checking that it names a device of `requestedModel` when one is requested.
     ///
     /// Surrounding white space (a scanner's trailing newline) is ignored.
-    public init(parsing text: String, requestedModel: DeviceModel) throws(LayeredError) {
+    public init(parsing text: String, requestedModel: DeviceModel?) throws(LayeredError) {
         let trimmed = text.trimmingASCIIWhitespace()
         let prefix: Substring?
         let macText: Substring
@@ -31,7 +31,7 @@ public struct DeviceQRCode: Hashable, Sendable {
         var identifier: String?
         if let prefix {
             if let named = DeviceModel(modelString: prefix) {
-                guard named == requestedModel else {
+                if let requestedModel, named != requestedModel {
                     throw LayeredError(
                         .qrModelMismatch, parameter: "qr",
                         message: "the QR code names model \(named.name), not the requested \(requestedModel.name)")

@@ -208,7 +208,9 @@ public struct DeviceDesk: Sendable {
         }
         guard let known else {
             throw DeviceDeskError(
-                .unknownDevice, "\(mac) is not a device of this hub: add it first with a layered request (cmd=1)")
+                .unknownDevice,
+                "\(mac) is not a device of this hub: add it first: vitalbridge add --qr MODEL:\(mac) (or a layered request, cmd=1)"
+            )
         }
         guard central.reaches(known.model) else {
             throw DeviceDeskError(

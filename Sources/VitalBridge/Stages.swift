@@ -191,7 +191,7 @@ struct StageRunner: Sendable {
                 throw StagesStopped.first(.fail, error.reason)
             }
         } else {
-            let candidates = await scannedCandidates(of: request.deviceModel)
+            let candidates = await central.pairedCandidates(of: request.deviceModel)
             guard let strongest = candidates.first else { throw StagesStopped.first(.fail, .deviceNotFound) }
             if candidates.count == 1 {
                 mac = strongest.mac
@@ -209,19 +209,6 @@ struct StageRunner: Sendable {
             try await Self.answer(user.confirmConnect(to: mac), else: .named(.noPrompt, parameter: "popflag"))
         }
         return mac
-    }
-
-    /// The paired devices of `model` a scan hears, each once with its strongest signal, strongest first (by
-    /// address when equal).
-    func scannedCandidates(of model: DeviceModel) async -> [DeviceCandidate] {
-        var found: [MACAddress: DeviceCandidate] = [:]
-        for await advertisement in central.scan(for: [DeviceCatalog.entry(for: model).profile.serviceUUID])
-        where advertisement.isPaired && advertisement.isDevice(of: model) {
-            if let known = found[advertisement.mac], (known.rssi ?? .min) >= advertisement.rssi { continue }
-            found[advertisement.mac] = DeviceCandidate(
-                mac: advertisement.mac, name: advertisement.localName, rssi: advertisement.rssi)
-        }
-        return found.values.sorted { ($0.rssi ?? .min, $1.mac.description) > ($1.rssi ?? .min, $0.mac.description) }
     }
 
     /// The answer's value; a decline cancels the add, and an answer nobody can give fails it with `reason`.

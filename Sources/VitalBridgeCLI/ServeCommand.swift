@@ -62,66 +62,6 @@ struct ServeCommand: AsyncParsableCommand {
     }
 }
 
-/// `vitalbridge sync`: reads what a device holds, or every device, without a caller's request.
-struct SyncCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "sync",
-        abstract: "Read and store what a device holds (--mac), or every device of the hub (--all).",
-        discussion: """
-            The same sync a layered request (cmd 2) runs, under the device's lease: its clock read first, its \
-            records after the last one kept stored and queued for every app that asked for the device. On a \
-            terminal a progress line shows the records stored of the count the device announced. A device that \
-            keeps no records (a heart-rate sensor) is skipped by --all; one that fails does not stop the others, \
-            and the command then exits 1.
-
-            Examples:
-              vitalbridge sync --mac 004D3208D2F4
-              vitalbridge sync --all
-            """)
-
-    @OptionGroup var homeOptions: HomeOptions
-    @OptionGroup var transportOptions: TransportOptions
-    @Option(help: "The device's MAC address (12 hexadecimal digits).", transform: MACArgument.parse("--mac"))
-    var mac: MACAddress?
-    @Flag(help: "Every device of the hub.") var all = false
-
-    func validate() throws {
-        guard (mac == nil) != !all else { throw ValidationError("give either --mac or --all") }
-    }
-
-    func run() async throws {
-        let hub = try openHub(homeOptions.home, readOnly: false, transport: transportOptions.choice)
-        let desk = DeviceDesk(
-            store: hub.store, central: hub.transport.central, leases: hub.leases, clock: ContinuousClock(),
-            now: hub.transport.now, logger: hub.logger)
-        let onTerminal = isatty(2) == 1
-        let draw: @Sendable (SyncProgress) -> Void = { if onTerminal { drawProgress($0) } }
-        if let mac {
-            do {
-                print("\(mac): \(try await desk.sync(mac, progress: draw))")
-            } catch {
-                throw CommandError(error.message)
-            }
-            return
-        }
-        let outcomes: [DeviceSyncOutcome]
-        do {
-            outcomes = try await desk.syncAll { _, progress in draw(progress) }
-        } catch {
-            throw CommandError(error.message)
-        }
-        for outcome in outcomes {
-            switch outcome.result {
-            case .success(let sync): print("\(outcome.mac): \(sync)")
-            case .failure(let error): print("\(outcome.mac): \(outcome.isSkipped ? "skipped" : "failed"): \(error)")
-            }
-        }
-        let failed = outcomes.filter { !$0.isSkipped && (try? $0.result.get()) == nil }.count
-        if outcomes.isEmpty { print("no devices yet: add one first (vitalbridge devices)") }
-        if failed > 0 { throw CommandError("\(failed) of \(outcomes.count) devices failed") }
-    }
-}
-
 /// Claims the home `option` names for `job` (``VitalHome/Home/claim(_:)``); keep the claim until the job ends.
 func claimHome(_ option: String?, for job: JobClaim.Job) throws -> JobClaim {
     do {

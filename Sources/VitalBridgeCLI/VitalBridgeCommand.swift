@@ -13,7 +13,8 @@ public struct VitalBridgeCommand: ParsableCommand {
         subcommands: [
             DemoCommand.self, InitCommand.self, OpenCommand.self, DevicesCommand.self, RecordsCommand.self,
             ChangesCommand.self, SinkCommand.self, ReportCommand.self,
-            WhitelistCommand.self, PeopleCommand.self, ServeCommand.self, SyncCommand.self,
+            WhitelistCommand.self, PeopleCommand.self, ServeCommand.self, SyncCommand.self, AddCommand.self,
+            MeasureCommand.self,
             FleetCommand.self, BandCommand.self, DeviceCommand.self, SVSCommand.self, DDSCommand.self, HRVCommand.self,
             RequestCommand.self, ComposeCommand.self, CallbackCommand.self, GATTCommand.self, ScanCommand.self,
             SimulateCommand.self, InstallHandlerCommand.self, UninstallHandlerCommand.self, DoctorCommand.self,

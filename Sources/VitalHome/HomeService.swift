@@ -124,6 +124,13 @@ extension Home {
 }
 
 extension Hub {
+    /// The engine's desk on this hub: its store, transport and leases, waiting on `clock` (the real one unless
+    /// given), dating by the transport's time.
+    public func desk(clock: any Clock<Duration> = ContinuousClock()) -> DeviceDesk {
+        DeviceDesk(
+            store: store, central: transport.central, leases: leases, clock: clock, now: transport.now, logger: logger)
+    }
+
     /// The hub working on its own (`HubService`) with `settings`, for `seconds` of the home's clock
     /// (until stopped when `nil`): through the home's transport and leases, waiting on the home's clock (the
     /// simulated world's, paced by its fleet, or the real one), and pushing to every sink of the home (read once, as
@@ -138,9 +145,7 @@ extension Hub {
             throw HomeError(
                 "the fleet sets no pace, so its time runs at once: give --seconds, or a pace in \(home.fleetPath)")
         }
-        let clock: any Clock<Duration> = transport.world?.pacedClock ?? ContinuousClock()
-        let desk = DeviceDesk(
-            store: store, central: transport.central, leases: leases, clock: clock, now: transport.now, logger: logger)
+        let desk = desk(clock: transport.world?.pacedClock ?? ContinuousClock())
         let sinks = try store.sinks.all()
         let following =
             sinks.isEmpty

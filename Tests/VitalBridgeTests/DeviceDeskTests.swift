@@ -52,7 +52,9 @@ struct DeviceDeskTests {
         let other = MACAddress("004D3208D2F4")!
         await #expect(
             throws: DeviceDeskError(
-                .unknownDevice, "\(other) is not a device of this hub: add it first with a layered request (cmd=1)")
+                .unknownDevice,
+                "\(other) is not a device of this hub: add it first: vitalbridge add --qr MODEL:\(other) (or a layered request, cmd=1)"
+            )
         ) {
             try await desk.desk.info(other)
         }
