@@ -216,6 +216,24 @@ struct HubServiceTests {
                 == "004D3208D314 (BPS): synced, 5 new records; battery low (8 %)")
     }
 
+    @Test(
+        "a device that leaves mid-transfer is resumed on its next appearance: nothing lost, nothing doubled",
+        // a push monitor and a Record Access Control Point meter, whose transfers drop after two records
+        arguments: ["BP5", "BG5"])
+    func resumedAfterDrop(model: String) async throws {
+        let deviceModel = DeviceModel(modelString: model)!
+        let service = try Service([deviceModel]) { device in
+            device.failures = FailureScript(disconnectAfter: 2)
+            device.presence = [PresenceScript(at: "07:00", seconds: 30), PresenceScript(at: "08:00", seconds: 30)]
+        }
+        let mac = Service.mac(deviceModel)
+        let held = await service.world.storedReadings(of: mac)
+        try await service.run(seconds: 2 * 3_600)
+        let stored = try service.store.readings.all(device: mac).map(\.reading)
+        #expect(service.count { if case .failed = $0 { true } else { false } } >= 1)
+        #expect(stored.count == held.count && Set(stored.map(\.measuredAt)) == Set(held.map(\.measuredAt)), "\(model)")
+    }
+
     @Test("a device that keeps no records is left out, said once")
     func skipsRecordless() async throws {
         let service = try Service([.heartRateSensor, .bg5])
