@@ -5,8 +5,10 @@
 #                resident memory sampled every 10 s (goals: <= 0.5 % of a core; flat, <= 40 MiB)
 #   first record a monitor coming into range 3 s after serve starts (paced 1:1): from its window opening to the line
 #                that says its records are stored (goal: <= 1 s)
-#   twenty       20 devices coming into range at once (paced 1:1), 4 connections: until all 20 are synced, and
-#                every record stored (goal: all served, nothing lost)
+#   twenty       20 devices coming into range at once (paced 1:1) for 15 minutes, 4 connections: until all 20
+#                are synced, and every record stored (goal: all served, nothing lost). The simulator's time runs
+#                ahead of the real one here: a generic device's measurement after connecting (the user's 30 s and
+#                the measurement's own) passes at once on the world's one clock, for every link
 #   day          a simulated day of five devices each in range a minute an hour, the fleet unpaced (the day runs at
 #                once): resident memory sampled every 0.1 s, the first tenth of the run against the last (goal: flat
 #                within 5 %, <= 40 MiB)
@@ -27,12 +29,21 @@ trap 'rm -rf "$work"' EXIT
 device() {
     echo "{\"model\":\"$1\",\"mac\":\"$2\",\"presence\":$3,\"records\":{\"generate\":{\"count\":5,\"from\":\"2026-11-19 07:00:00\",\"to\":\"2026-11-19 21:00:00\"}}}"
 }
-# add_all <home> <mac>...: each device added by its QR code, as a caller adds it (its window must be open)
+# add_all <home> <mac>...: each device added by its QR code, as a caller adds it, through a copy of the fleet
+# without presence windows (each in range then), the fleet itself put back after
 add_all() {
     local home=$1
     shift
+    cp "$home/fleet.json" "$home/fleet.served"
+    python3 - "$home/fleet.json" <<'PY'
+import json, sys
+fleet = json.load(open(sys.argv[1]))
+for device in fleet["devices"]: device.pop("presence", None)
+json.dump(fleet, open(sys.argv[1], "w"))
+PY
     for mac in "$@"; do "$tool" open --home "$home" --scan-qr "$mac" \
         "ihealth-layer://?cmd=1&addtype=1&devicemodel=$(model_number "$home" "$mac")&scheme=vitalbridge-demo" >/dev/null; done
+    mv "$home/fleet.served" "$home/fleet.json"
 }
 # model_number <home> <mac>: the devicemodel of the fleet's device at mac
 model_number() {
@@ -58,9 +69,8 @@ models=(BP5 BG5 BPS GLS WSS)
 devices=""
 for i in "${!macs[@]}"; do devices+="$(device "${models[$i]}" "${macs[$i]}" '[{"at":"12:00","seconds":60}]'),"; done
 # in range at 12:00 for the adds, then the world starts at midnight: out of range for twelve hours
-fleet "$work/idle" "2026-11-20 12:00:10" 1 "${devices%,}"
+fleet "$work/idle" "2026-11-20 00:00:00" 1 "${devices%,}"
 add_all "$work/idle" "${macs[@]}"
-sed -i 's/"start":"2026-11-20 12:00:10"/"start":"2026-11-20 00:00:00"/' "$work/idle/fleet.json"
 /usr/bin/time -o "$work/idle.time" -f "%U %S %e %M" "$tool" serve --home "$work/idle" --seconds "$idle" >"$work/idle.out" &
 serving=$!
 sleep 1
@@ -83,10 +93,9 @@ if samples:
 PY
 
 echo "== first record: a monitor in range 3 s after serve starts"
-fleet "$work/first" "2026-11-20 07:00:10" 1 "$(device BPS 004D3208D314 '[{"at":"07:00","seconds":60}]')"
-add_all "$work/first" 004D3208D314
 # the world starts 3 s before the window; serve's first line is the sync
-sed -i 's/"start":"2026-11-20 07:00:10"/"start":"2026-11-20 06:59:57"/' "$work/first/fleet.json"
+fleet "$work/first" "2026-11-20 06:59:57" 1 "$(device BPS 004D3208D314 '[{"at":"07:00","seconds":60}]')"
+add_all "$work/first" 004D3208D314
 start=$(date +%s.%N)
 "$tool" serve --home "$work/first" --seconds 8 | while IFS= read -r line; do echo "$(date +%s.%N) $line"; done >"$work/first.out"
 python3 - "$start" "$work/first.out" <<'PY'
@@ -109,12 +118,11 @@ for i in $(seq 0 19); do
     mac=$(printf '004D3208E%03X' "$i")
     twenty+=("$mac")
     kind=("BPS" "GLS" "WSS" "HTS")
-    devices+="$(device "${kind[$((i % 4))]}" "$mac" '[{"at":"07:00","seconds":120}]'),"
+    devices+="$(device "${kind[$((i % 4))]}" "$mac" '[{"at":"07:00","seconds":900}]'),"
 done
-fleet "$work/twenty" "2026-11-20 07:00:10" 1 "${devices%,}"
+fleet "$work/twenty" "2026-11-20 06:59:58" 1 "${devices%,}"
 add_all "$work/twenty" "${twenty[@]}"
-sed -i 's/"start":"2026-11-20 07:00:10"/"start":"2026-11-20 06:59:58"/' "$work/twenty/fleet.json"
-/usr/bin/time -o "$work/twenty.time" -f "%e %M" "$tool" serve --home "$work/twenty" --seconds 30 \
+/usr/bin/time -o "$work/twenty.time" -f "%e %M" "$tool" serve --home "$work/twenty" --seconds 600 \
     | while IFS= read -r line; do echo "$(date +%s.%N) $line"; done >"$work/twenty.out"
 start=$(head -1 "$work/twenty.out" | cut -d' ' -f1)
 python3 - "$work/twenty.out" <<'PY'

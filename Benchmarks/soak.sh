@@ -17,12 +17,13 @@
 #   - The world's time: the fleet's `pace` makes 48 simulated hours last the soak's length, and the script moves the
 #     fleet's `start` to the simulated time now before it starts any process, so a restarted process goes on where
 #     the soak is.
-#   - Running all along, each restarted when it ends or is killed: `band follow` of each band and `sink follow` to a
-#     private PostgreSQL (Tests/postgres.sh). Beside them, two caller apps (org.soak.a, org.soak.b) sync a random
+#   - Running all along, restarted when it ends or is killed: `serve` (issue 53), which syncs every device as it is
+#     in range (again each 2 minutes of the world's time: --period 2), follows the bands and pushes to a private
+#     PostgreSQL (Tests/postgres.sh); 8 connections, as the 4 bands hold 4 for as long as they are followed. Beside them, two caller apps (org.soak.a, org.soak.b) sync a random
 #     history device with `open --deliver` (cmd=2), two at a time, and now and then a ShareVitalSigns BP request
 #     (`svs request` + `svs open`) and a Welltory DDS measurement of the heart-rate sensor (`open vitalbridge://dds/`).
 #   - At random times (uniform over the first 90 %), SOAK_KILLS SIGKILLs of a random running hub process: an `open`
-#     sync, a `band follow` or the `sink follow` (a third each, as far as one of the kind runs). Half the kills of an
+#     sync or the `serve` (half each, as far as one of the kind runs). Half the kills of an
 #     `open` land at the hand-off: the next handler to keep a callback then SIGKILLs the hub (its parent) before the
 #     hub can journal that delivery, the moment that makes an at-least-once hub deliver again.
 #   - Then: everything stopped (SIGTERM), every history device drained by each caller with syncs until it holds
@@ -48,7 +49,7 @@
 #   duplicated     no two readings of the store for one device, time, kind and measured values (their status, user
 #                  or device time aside); PostgreSQL has one row per reading id and
 #                  as many rows as the store has readings
-#   RSS            of each `band follow` and `sink follow` process (a restarted one starts a new series): VmRSS from
+#   RSS            of each `serve` process (a restarted one starts a new series): VmRSS from
 #                  /proc/PID/status every second; after a warm-up (the first 30 s of the process's life, or 20 % of
 #                  the soak when that is shorter), every sample within ±5 % of the series' median. Series with fewer
 #                  than 10 samples after warm-up (a process killed soon after its start) are listed, not judged.
@@ -220,7 +221,7 @@ def spawn(kind, args, stdin=None):
     with lock:
         invocations[ident] = {"kind": kind, "args": args, "pid": process.pid, "killed": False, "rc": None}
         live[process.pid] = (kind, process, ident)
-        if kind in ("band", "sink") and not stopping.is_set():
+        if kind in ("band", "sink", "serve") and not stopping.is_set():
             rss[process.pid] = [kind + (" " + args[args.index("--mac") + 1] if kind == "band" else ""),
                                 time.monotonic(), []]
     return ident, process
@@ -234,7 +235,7 @@ def finish(ident, process, stdin=None):
         if os.path.exists(f"{work}/handoff-kills/{ident}"):
             invocations[ident]["killed"] = True
             kill_log.append((time.monotonic() - started, "open at hand-off", process.pid, ident))
-    if process.returncode not in (0, -9) and invocations[ident]["kind"] not in ("band", "sink"):
+    if process.returncode not in (0, -9) and invocations[ident]["kind"] not in ("band", "sink", "serve"):
         log.write(f"{invocations[ident]['kind']} {ident} exit {process.returncode}: {err.strip()[:300]}\n")
     return out, err
 
@@ -295,7 +296,7 @@ def killer():
         while time.monotonic() - started < moment:
             if stopping.wait(0.05): return
         for _ in range(200):
-            kind = rng.choice(["open", "band", "sink"])
+            kind = rng.choice(["open", "serve"])
             with lock: candidates = [(pid, entry) for pid, entry in live.items() if entry[0] == kind]
             if candidates: break
             time.sleep(0.01)
@@ -315,9 +316,9 @@ def killer():
             kill_log.append((time.monotonic() - started, kind, pid, ident))
 
 started = time.monotonic()
-threads = [threading.Thread(target=keep_running, args=("band", ["band", "follow", "--home", home, "--mac", mac]))
-           for _, _, mac in bands]
-threads.append(threading.Thread(target=keep_running, args=("sink", ["sink", "follow", "--home", home, "--poll", "0.5"])))
+threads = [threading.Thread(
+    target=keep_running,
+    args=("serve", ["serve", "--home", home, "--period", "2", "--connections", "8"]))]
 threads += [threading.Thread(target=syncer) for _ in range(2)]
 threads += [threading.Thread(target=requests), threading.Thread(target=sampler)]
 killing = threading.Thread(target=killer)
@@ -328,7 +329,7 @@ covered = sim_now() - T0
 stopping.set()
 with lock: running = list(live.items())
 for pid, (kind, process, ident) in running:
-    if kind in ("band", "sink"):
+    if kind in ("band", "sink", "serve"):
         process.send_signal(signal.SIGTERM)
 for thread in threads + [killing]: thread.join()
 if os.path.exists(f"{work}/kill-at-handoff"): os.remove(f"{work}/kill-at-handoff")  # not taken: the drain runs unkilled
@@ -484,7 +485,7 @@ for path in delivery_files:
         reason = query.get("reason", ["?"])[0]
         reasons[reason] = reasons.get(reason, 0) + 1
 band_drops = sum((entry.get("stdout") or "").count("the link dropped")
-                 for entry in invocations.values() if entry["kind"] == "band")
+                 for entry in invocations.values() if entry["kind"] in ("band", "serve"))
 kinds = {}
 for _, kind, _, _ in kill_log: kinds[kind] = kinds.get(kind, 0) + 1
 deliveries = len(delivery_files)
@@ -496,7 +497,7 @@ print(f"{'syncs (open cmd=2)':32} {stats['syncs']} (drain included); SVS {stats[
 print(f"{'link drops seen':32} band links {band_drops}; failed callbacks "
       + (", ".join(f"{r} {n}" for r, n in sorted(reasons.items())) or "none"))
 print(f"{'kills (SIGKILL)':32} {len(kill_log)}: " + ", ".join(f"{k} {v}" for k, v in sorted(kinds.items()))
-      + f"; band/sink restarts {stats['restarts']}")
+      + f"; serve restarts {stats['restarts']}")
 print(f"{'history records (fleet)':32} {sum(len(t) for t in records.values())}; missing from store {len(missing)}")
 print(f"{'band hours checked':32} " + "; ".join(f"{mac[-4:]} {n} h to {through}, {held} held"
                                               for mac, (n, held, through) in band_hours.items()))

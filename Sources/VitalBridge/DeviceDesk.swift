@@ -131,7 +131,7 @@ public struct DeviceDesk: Sendable {
         let (sink, now, logger) = (StoreSink(store: store, device: mac), now, logger)
         return try await withDriver(known, doing: "sync") { driver in
             // the clock before anything that reads a record, or sets the clock (the PO3's prepare)
-            try await driver.readClock(hubTime: now())
+            try await driver.readClock(hubClock: now)
             try await driver.prepare(for: DeviceSession(caller: Self.hubUser, profile: known.profile, time: now()))
             var done = DeviceSync(stored: try await driver.sync(into: sink, progress: progress), clockSetFrom: nil)
             // what was read is stored: a clock or a battery that cannot be read now is for another time
@@ -169,7 +169,7 @@ public struct DeviceDesk: Sendable {
         let clock = clock
         let now = now
         return try await withDriver(known, doing: "live stream") { driver in
-            try await driver.readClock(hubTime: now())
+            try await driver.readClock(hubClock: now)
             try await driver.prepare(for: DeviceSession(caller: Self.hubUser, time: now()))
             // a heart-rate sensor records until stopped: as long as an Int says
             let options = MeasureOptions(recordingSeconds: seconds ?? Int.max)

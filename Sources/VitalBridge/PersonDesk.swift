@@ -60,7 +60,7 @@ extension DeviceDesk {
         let candidate = StoredDevice(mac: address, model: model, addedAt: known?.addedAt ?? now())
         let (store, now) = (store, now)
         return try await withDriver(candidate, doing: "add") { driver in
-            try await driver.readClock(hubTime: now())
+            try await driver.readClock(hubClock: now)
             try await driver.prepare(for: DeviceSession(caller: Self.hubUser, time: now()))
             let info = try await driver.deviceInfo()
             var added = candidate
@@ -101,7 +101,7 @@ extension DeviceDesk {
         }
         let (sink, now) = (StoreSink(store: store, device: mac), now)
         return try await withDriver(known, doing: "measure") { driver in
-            try await driver.readClock(hubTime: now())
+            try await driver.readClock(hubClock: now)
             try await driver.prepare(for: DeviceSession(caller: Self.hubUser, profile: known.profile, time: now()))
             return try await driver.measure(MeasureOptions(stripCode: stripCode), into: sink) { _ in }
         }

@@ -89,7 +89,7 @@ extension StageRunner {
                 let connection = try await central.connect(to: mac)
                 do {
                     let driver = makeDriver(for: entry, connection: connection, clock: now)
-                    try await driver.readClock(hubTime: now())
+                    try await driver.readClock(hubClock: now)
                     try await driver.prepare(for: DeviceSession(caller: caller, time: now()))
                     let reading = try await measureReserved(
                         driver, need.options, into: StoreSink(store: store, device: mac), caller: caller, owner: owner)

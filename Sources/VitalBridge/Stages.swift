@@ -106,7 +106,7 @@ struct StageRunner: Sendable {
         var failure: StagesStopped?
         do {
             // the clock before anything that reads a record, or sets the clock (the PO3's prepare)
-            try await driver.readClock(hubTime: now())
+            try await driver.readClock(hubClock: now)
             try await driver.prepare(for: DeviceSession(caller: caller, profile: request.profile, time: now()))
             for stage in request.action.stages {
                 // the add stage asked the user before the device was known (findDevice)

@@ -6,7 +6,7 @@ import VitalCore
 ///
 /// A device dates its records with its own clock, which may never have been set (it then counts from 2000-01-01,
 /// or from a Date Time of zeros), may have restarted after a battery change, or may simply be hours off. The hub
-/// reads the clock once a session, before any record (``DeviceDriver/readClock(hubTime:)``), and corrects every
+/// reads the clock once a session, before any record (``DeviceDriver/readClock(hubClock:)``), and corrects every
 /// time stamp of the session by the offset: `measuredAt` = reported − offset, the reported time kept as the
 /// reading's `annotations.deviceTime`.
 ///
@@ -105,15 +105,30 @@ public final class DeviceClockSession: Sendable {
         set { state.withLock { $0 = newValue } }
     }
 
-    /// Reads the Current Time of `connection` when it offers one, else learns that the clock cannot be read;
-    /// `hubTime` is the hub's clock just before the read.
-    func read(from connection: any BluetoothConnection, hubTime: Timestamp) async throws(DeviceError) {
+    /// How many times a read of the clock that took longer than ``DeviceClock/tolerance`` by the hub's clock is
+    /// tried before the clock counts as unknown.
+    static let readAttempts = 3
+
+    /// Reads the Current Time of `connection` when it offers one, else learns that the clock cannot be read. The
+    /// device answers with its clock as it was at the end of the read, which is compared with `hubClock` then; a
+    /// read that took longer than ``DeviceClock/tolerance`` by `hubClock` (a link busy retrying; the simulator's
+    /// one clock moved on by another link's wait) says too little, and is made again, up to ``readAttempts``
+    /// times, after which the clock is unknown (the session's readings marked `timeUnverified`).
+    func read(from connection: any BluetoothConnection, hubClock: () -> Timestamp) async throws(DeviceError) {
         guard await connection.offers(GATTCharacteristics.currentTime) else {
             clock = .unknown
             return
         }
-        let value = try decode(CurrentTime.self, try await connection.read(GATTCharacteristics.currentTime))
-        clock = DeviceClock(value, hubTime: hubTime)
+        for _ in 0..<Self.readAttempts {
+            let before = hubClock()
+            let value = try decode(CurrentTime.self, try await connection.read(GATTCharacteristics.currentTime))
+            let after = hubClock()
+            if after.secondsSince1970 - before.secondsSince1970 <= DeviceClock.tolerance {
+                clock = DeviceClock(value, hubTime: after)
+                return
+            }
+        }
+        clock = .unknown
     }
 
     /// Writes `hubTime` to the Current Time of `connection` when the session read the clock off by more than

@@ -40,9 +40,9 @@ public protocol DeviceDriver: Sendable {
     var connection: any BluetoothConnection { get }
 
     /// Reads the device's clock, before anything of the session reads a record, when its records carry the
-    /// device's time: the records of the session are then corrected by what it read (``DeviceClock``). `hubTime`
-    /// is the hub's time now. Nothing for devices whose readings the hub dates or that date only days.
-    func readClock(hubTime: Timestamp) async throws(DeviceError)
+    /// device's time: the records of the session are then corrected by what it read (``DeviceClock``) against
+    /// `hubClock`, the hub's time. Nothing for devices whose readings the hub dates or that date only days.
+    func readClock(hubClock: @escaping @Sendable () -> Timestamp) async throws(DeviceError)
     /// Sets the device's clock to `hubTime` when the session read it off by more than ``DeviceClock/tolerance`` and
     /// the device lets it be written (a writable Current Time); returns the offset it had, `nil` when nothing was
     /// set (right, unknown, read-only, or a device whose readings the hub dates). Call it once the session's records
@@ -68,7 +68,7 @@ public protocol DeviceDriver: Sendable {
 }
 
 extension DeviceDriver {
-    public func readClock(hubTime: Timestamp) async throws(DeviceError) {}
+    public func readClock(hubClock: @escaping @Sendable () -> Timestamp) async throws(DeviceError) {}
 
     public func setClock(hubTime: Timestamp) async throws(DeviceError) -> Int64? { nil }
 
@@ -275,8 +275,8 @@ public struct PushDeviceDriver: DeviceDriver {
 
     /// Reads the Current Time (0x2A2B); a monitor without the Current Time Service has its readings marked
     /// `timeUnverified`.
-    public func readClock(hubTime: Timestamp) async throws(DeviceError) {
-        try await clockSession.read(from: connection, hubTime: hubTime)
+    public func readClock(hubClock: @escaping @Sendable () -> Timestamp) async throws(DeviceError) {
+        try await clockSession.read(from: connection, hubClock: hubClock)
     }
 
     public func setClock(hubTime: Timestamp) async throws(DeviceError) -> Int64? {

@@ -34,8 +34,8 @@ public struct GlucoseDriver: DeviceDriver {
 
     /// Reads the Current Time (0x2A2B); a meter without the Current Time Service has its records marked
     /// `timeUnverified` (a glucose record is always dated).
-    public func readClock(hubTime: Timestamp) async throws(DeviceError) {
-        try await clockSession.read(from: connection, hubTime: hubTime)
+    public func readClock(hubClock: @escaping @Sendable () -> Timestamp) async throws(DeviceError) {
+        try await clockSession.read(from: connection, hubClock: hubClock)
     }
 
     public func setClock(hubTime: Timestamp) async throws(DeviceError) -> Int64? {

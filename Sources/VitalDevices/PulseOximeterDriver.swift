@@ -95,8 +95,8 @@ public struct PulseOximeterDriver: DeviceDriver {
     /// Reads the Current Time (0x2A2B) of an oximeter with the Current Time Service. The PO3 has none, and its
     /// protocol can only set its clock, never read it (`../spec/po3-sdk-ios.md`, "Sync time"): its spot-checks
     /// are marked `timeUnverified`, their times as the PO3 sent them.
-    public func readClock(hubTime: Timestamp) async throws(DeviceError) {
-        try await clockSession.read(from: connection, hubTime: hubTime)
+    public func readClock(hubClock: @escaping @Sendable () -> Timestamp) async throws(DeviceError) {
+        try await clockSession.read(from: connection, hubClock: hubClock)
     }
 
     public func setClock(hubTime: Timestamp) async throws(DeviceError) -> Int64? {

@@ -83,8 +83,8 @@ public struct StandardPushDriver: DeviceDriver {
     /// Reads the Current Time (0x2A2B), when the device dates its readings: a device without a clock sends no
     /// time stamp (its readings are the hub's time) and needs no Current Time Service; one that dates them
     /// without the service has them marked `timeUnverified`.
-    public func readClock(hubTime: Timestamp) async throws(DeviceError) {
-        try await clockSession.read(from: connection, hubTime: hubTime)
+    public func readClock(hubClock: @escaping @Sendable () -> Timestamp) async throws(DeviceError) {
+        try await clockSession.read(from: connection, hubClock: hubClock)
     }
 
     public func setClock(hubTime: Timestamp) async throws(DeviceError) -> Int64? {

@@ -178,16 +178,17 @@ struct HubServiceTests {
         #expect(devices.count == 20)
         let models = devices.map { DeviceModel(modelString: $0.model)! }
         let service = try Service(models + [.bloodPressureMonitor], fleet: devices) { device in
-            device.presence = [PresenceScript(at: "07:00", seconds: 60)]
+            // the simulator's one clock runs on by each generic device's measurement after connecting (30 s and more)
+            device.presence = [PresenceScript(at: "07:00", seconds: 600)]
         }
         var held: [MACAddress: Int] = [:]
         for device in devices {
             let mac = MACAddress(device.mac)!
             held[mac] = await service.world.storedReadings(of: mac).count
         }
-        try await service.run(seconds: 300)
+        try await service.run(seconds: 900)
         for device in devices {
-            // a connection reaches a device only in its minute: synced means connected then
+            // a connection reaches a device only in its window: synced means connected then
             let mac = MACAddress(device.mac)!
             let syncs = service.syncs(of: mac)
             #expect(syncs.count == 1, "\(mac): \(syncs)")
