@@ -124,21 +124,11 @@ struct FleetCommand: ParsableCommand {
 
         func run() async throws {
             let hub = try openHub(homeOptions.home)
-            let world: SimulatedWorld
+            let rows: [[String]]
             do {
-                world = try hub.simulatedWorld()
-                try await hub.restoreWorld()
+                rows = try await hub.fleetRows()
             } catch {
                 throw CommandError("cannot use the home folder: \(error)")
-            }
-            var rows: [[String]] = []
-            for device in world.configurations {
-                let stored = await world.heldCount(of: device.mac)
-                rows.append([
-                    device.mac.description, device.entry.model.name, device.entry.family.rawValue,
-                    device.serial ?? "none",
-                    device.paired ? "yes" : "no", device.inRange ? "yes" : "no", String(stored),
-                ])
             }
             print(table(["MAC", "model", "family", "serial", "paired", "in range", "stored"], rows))
         }

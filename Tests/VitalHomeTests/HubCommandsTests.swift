@@ -27,6 +27,23 @@ struct HubCommandsTests {
         return try Hub(home: home, whitelist: try home.whitelist(), logger: testLogger, report: { _ in })
     }
 
+    @Test("the scans list what the simulated world hears; the fleet shows each device; an adapter is set and unset")
+    func scansAndFleet() async throws {
+        let folder = try TemporaryDirectory("commands")
+        defer { folder.remove() }
+        let hub = try Self.hub(in: folder)
+        let health = try await hub.healthDeviceRows()
+        let bp5 = try #require(health.first { $0[0] == "004D3208D2F4" })
+        #expect(bp5[2] == "Blood Pressure (0x1810)" && bp5[5] == "100")
+        #expect(Set(health.map { $0[0] }).count == health.count)
+        let bands = try await hub.bandRows()
+        let band = try #require(bands.first { $0[0] == "004D3208D310" })
+        #expect(band[2].hasSuffix(" dBm") && band[4] == "no")
+        let fleet = try await hub.fleetRows()
+        let monitor = try #require(fleet.first { $0[0] == "004D3208D2F4" })
+        #expect(monitor[1] == "BP5" && monitor.count == 7 && Int(monitor[6])! > 0)
+    }
+
     @Test("the pairing dialogue: a passkey shown once, typed ones asked again until valid, a comparison confirmed")
     func pairingDialogue() async {
         let device = MACAddress("004D3208D313")!
