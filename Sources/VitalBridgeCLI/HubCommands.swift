@@ -49,11 +49,7 @@ struct InitCommand: ParsableCommand {
     func run() throws {
         let hub = try openHub(homeOptions.home, create: true)
         do {
-            if adapter == "none" {
-                if Home.exists(hub.home.adapterPath) { unlink(hub.home.adapterPath) }
-            } else if let adapter {
-                try Home.writeFile(Array((adapter + "\n").utf8), to: hub.home.adapterPath)
-            }
+            if let adapter { try hub.home.setAdapter(adapter == "none" ? nil : adapter) }
         } catch {
             throw CommandError("cannot use the home folder: \(error)")
         }

@@ -27,6 +27,78 @@ struct HubCommandsTests {
         return try Hub(home: home, whitelist: try home.whitelist(), logger: testLogger, report: { _ in })
     }
 
+    @Test("a caller is whitelisted with its person, then removed; refusals name the caller and change nothing")
+    func callers() throws {
+        let folder = try TemporaryDirectory("commands")
+        defer { folder.remove() }
+        let hub = try Self.hub(in: folder)
+        try hub.store.people.add("Mum")
+        let added = try hub.whitelist("com.example.mum", callback: "mumsapp://", person: "Mum")
+        #expect(added.entries["com.example.mum"] == "mumsapp://")
+        #expect(try hub.home.whitelist() == added)
+        #expect(try hub.store.people.callers() == ["com.example.mum": "Mum"])
+        #expect { try hub.whitelist("com.example.web", callback: "https://example.com", person: nil) } throws: {
+            "\($0)".hasPrefix("cannot whitelist com.example.web: ")
+        }
+        #expect { try hub.whitelist("com.example.dad", callback: "dadsapp://", person: "Dad") } throws: {
+            "\($0)".hasPrefix("cannot whitelist com.example.dad: ")
+        }
+        #expect(try hub.home.whitelist() == added)
+        // the hub's whitelist is the one it was opened with: removing reads the file again
+        let reopened = try Hub(home: hub.home, whitelist: try hub.home.whitelist(), logger: testLogger) { _ in }
+        let removed = try reopened.removeFromWhitelist("com.example.mum")
+        #expect(removed == Whitelist.default)
+        #expect(try hub.home.whitelist() == Whitelist.default)
+        #expect(try hub.store.people.callers().isEmpty)
+        let again = try Hub(home: hub.home, whitelist: try hub.home.whitelist(), logger: testLogger) { _ in }
+        #expect { try again.removeFromWhitelist("com.example.mum") } throws: {
+            "\($0)" == "com.example.mum is not whitelisted"
+        }
+    }
+
+    @Test("doctor's JSON names the home, says whether it is ready, and has every check with its fix")
+    func doctorJSON() throws {
+        let findings = [
+            Finding(level: .ok, check: "home", detail: "private"),
+            Finding(level: .warning, check: "handler", detail: "none", fix: "vitalbridge install-handler"),
+        ]
+        let doctor = Doctor(directory: "/tmp/hub")
+        #expect(Doctor.isReady(findings))
+        #expect(!Doctor.isReady(findings + [Finding(level: .fail, check: "store", detail: "unreadable")]))
+        let text = doctor.json(findings)
+        #expect(!text.hasSuffix("\n"))
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        #expect(json["home"] as? String == "/tmp/hub" && json["ready"] as? Bool == true)
+        let checks = try #require(json["checks"] as? [[String: String]])
+        #expect(checks.map { $0["check"] } == ["home", "handler"] && checks.map { $0["status"] } == ["ok", "warning"])
+        #expect(checks[0]["fix"] == nil && checks[1]["fix"] == "vitalbridge install-handler")
+    }
+
+    @Test("a sealed ShareVitalSigns request keeps its key in the home and shares its board; a plain one keeps none")
+    func svsRequest() throws {
+        let folder = try TemporaryDirectory("commands")
+        defer { folder.remove() }
+        let home = try Home(folder.file("home"), create: true)
+        let board = MemoryBoard()
+        let sealed = try SVSFiles.request(
+            VitalSign(parsing: "BP")!, state: .new, requester: "org.vitalbridge.demo", plain: false, in: home,
+            on: board)
+        #expect(sealed.providerURL.hasPrefix("svs-bp://?requester=org.vitalbridge.demo&svskey="))
+        #expect(try board.read() == sealed.board)
+        let saved = try #require(try SVSFiles.savedRequest("org.vitalbridge.demo", in: home))
+        #expect(saved.key == sealed.key && saved.requestID == sealed.board.requestID)
+        let plain = try SVSFiles.request(
+            VitalSign(parsing: "TEMP")!, state: .new, requester: "org.vitalbridge.demo", plain: true, in: home,
+            on: board)
+        #expect(plain.key == nil && plain.providerURL == "svs-temp://?requester=org.vitalbridge.demo")
+        #expect(try SVSFiles.savedRequest("org.vitalbridge.demo", in: home) == nil)
+        #expect(throws: SVSError.self) {
+            try SVSFiles.request(
+                VitalSign(parsing: "BP")!, state: .new, requester: "not a scheme", plain: false, in: home, on: board)
+        }
+        #expect(try board.read() == plain.board)
+    }
+
     @Test("the scans list what the simulated world hears; the fleet shows each device; an adapter is set and unset")
     func scansAndFleet() async throws {
         let folder = try TemporaryDirectory("commands")
@@ -42,6 +114,22 @@ struct HubCommandsTests {
         let fleet = try await hub.fleetRows()
         let monitor = try #require(fleet.first { $0[0] == "004D3208D2F4" })
         #expect(monitor[1] == "BP5" && monitor.count == 7 && Int(monitor[6])! > 0)
+        try hub.home.setAdapter("hci0")
+        #expect(try hub.home.adapter() == "hci0")
+        let bluez = try Hub(home: hub.home, whitelist: Whitelist.default, logger: testLogger) { _ in }
+        await #expect(throws: HomeError.self) { try await bluez.fleetRows() }
+        try hub.home.setAdapter(nil)
+        #expect(try hub.home.adapter() == nil)
+    }
+
+    @Test("a sink's status row: its queue, position, last success and last error")
+    func sinkStatus() throws {
+        let folder = try TemporaryDirectory("commands")
+        defer { folder.remove() }
+        let hub = try Self.hub(in: folder)
+        _ = try hub.addSink(named: "local", url: "postgresql://me@localhost/health", passwordFile: nil)
+        #expect(try hub.sinkStatusRows(named: nil) == [["local", "0", "0", "never", ""]])
+        #expect(throws: StoreError.self) { try hub.sinkStatusRows(named: "clinic") }
     }
 
     @Test("the pairing dialogue: a passkey shown once, typed ones asked again until valid, a comparison confirmed")
