@@ -35,10 +35,7 @@ struct DeviceOptions: ParsableArguments {
 
     /// The engine's desk for the home, its store opened read-only when `readOnly`.
     func desk(readOnly: Bool) throws -> DeviceDesk {
-        let hub = try openHub(homeOptions.home, readOnly: readOnly, transport: transportOptions.choice)
-        return DeviceDesk(
-            store: hub.store, central: hub.transport.central, leases: hub.leases, clock: ContinuousClock(),
-            now: hub.transport.now, logger: hub.logger)
+        try openHub(homeOptions.home, readOnly: readOnly, transport: transportOptions.choice).desk
     }
 
     /// Runs `body`, turning the desk's refusal into one line on stderr and exit 1: its message, which names the

@@ -171,6 +171,14 @@ public struct Hub: Sendable {
         FileLeases(home: home, world: transport.world, timeout: Self.deviceWait, report: report)
     }
 
+    /// The engine's desk for one device of the home outside any request (information, reset, live samples, a
+    /// smartband's commands, removal), through the home's transport and under its leases, on the real clock.
+    public var desk: DeviceDesk {
+        DeviceDesk(
+            store: store, central: transport.central, leases: leases, clock: ContinuousClock(), now: transport.now,
+            logger: logger)
+    }
+
     /// How long an add scans for devices on a BlueZ home: `$VITALBRIDGE_SCAN_SECONDS` (0.1 to 60), else 5 s, time for
     /// a device that advertises once a second or less often to be seen several times.
     public static var scanDuration: Duration { scanDuration(setting: environment("VITALBRIDGE_SCAN_SECONDS")) }

@@ -78,7 +78,7 @@ public struct TerminalPairingUser: PairingUser {
         guard let answer = ask("Does the device \(BlueZNames.address(device)) show \(shown)? [y/N] ") else {
             return false
         }
-        return ["y", "yes"].contains(answer.lowercased())
+        return TerminalUser.isYes(answer)
     }
 
     /// Asks `question` on standard error and reads one line from standard input; `nil` at its end, or once the
