@@ -8,7 +8,7 @@ extension DeviceDesk {
     public static func removalReason(_ mac: MACAddress) -> String { "device \(mac) removed" }
 
     /// Removes device `mac` from the hub: it is no longer served nor offered, no caller is owed anything of it, and
-    /// a request for it is one for a device never added (``VitalStore/VitalStore/forgetDevice(_:deletingReadings:at:)``
+    /// a request for it is one for a device never added (`VitalStore.forgetDevice(_:deletingReadings:at:)`
     /// says what is kept). Its readings stay in the store unless `deletingReadings`: then each is deleted through
     /// the change feed, so the sinks receive the deletions, with the reason ``removalReason(_:)``.
     ///

@@ -72,9 +72,9 @@ public enum SVSFiles {
 
     /// Makes `requester`'s request for `sign` and shares it on `board` (the shared board's file unless given):
     /// sealed with a fresh 256-bit key and a 16-byte request identifier, kept in the home until the next request
-    /// (``saveRequest(_:requester:in:)``), unless `plain`. Its ``SVSRequest/providerURL`` opens the provider.
+    /// (``saveRequest(_:requester:in:)``), unless `plain`. Its `SVSRequest.providerURL` opens the provider.
     ///
-    /// - Throws: ``SVSError`` for a request that cannot be made (a sign without a scheme of its own, a requester id
+    /// - Throws: `SVSError` for a request that cannot be made (a sign without a scheme of its own, a requester id
     ///   that is not a URL scheme); ``HomeError`` when its key or the board cannot be written.
     public static func request(
         _ sign: VitalSign, state: RequestState, requester: String, plain: Bool, in home: Home,

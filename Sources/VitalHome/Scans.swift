@@ -7,7 +7,7 @@ import VitalStore
 /// What a scan of the home's transport hears, as `scan` and `band scan` list it, and the simulated fleet as
 /// `fleet show` lists it.
 extension Hub {
-    /// The health devices a scan hears (``VitalDevices/Advertisement/healthProfiles``), each once, in the order
+    /// The health devices a scan hears (`Advertisement.healthProfiles`), each once, in the order
     /// heard, a row each: MAC, name, profiles, paired (`yes`/`no`), signal strength, and the devicemodel a request
     /// for it uses through this transport (`-` when no model of the catalog speaks to it here). Nothing is stored.
     ///
@@ -36,7 +36,7 @@ extension Hub {
         return rows
     }
 
-    /// The smartbands a scan hears (their band service, ``VitalDevices/SmartbandGATT/service``), as heard, a row
+    /// The smartbands a scan hears (their band service, `SmartbandGATT.service`), as heard, a row
     /// each: MAC, name, signal (`-60 dBm`), paired and added to the hub (`yes`/`no`).
     public func bandRows() async throws(StoreError) -> [[String]] {
         var rows: [[String]] = []
