@@ -61,6 +61,7 @@ extension VitalStore {
     /// store has stores nothing twice (``ReadingsStore/store(_:device:merging:)``).
     ///
     /// - Parameters:
+    ///   - mac: the device.
     ///   - reason: why the readings are deleted (as ``ReadingsStore/delete(_:reason:at:)`` takes it), or `nil` to
     ///     keep them.
     ///   - time: when they are deleted.
