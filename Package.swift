@@ -202,7 +202,7 @@ let package = Package(
             name: "VitalHomeTests",
             dependencies: [
                 "VitalHome", "VitalCore", "VitalBridge", "VitalStore", "ShareVitalSigns", "VitalExports",
-                "LayeredProtocol",
+                "LayeredProtocol", "Locking",
                 "VitalTestSupport",
             ]),
         .testTarget(

@@ -39,6 +39,17 @@ public enum BlueZNames {
         MACAddress(String(address.filter { $0 != ":" }))
     }
 
+    /// The MAC a person writes (`vitalbridge pair --mac`): 12 hexadecimal digits, or six pairs of them separated by
+    /// colons as BlueZ writes it (`00:4D:32:08:D2:F4`); `nil` for anything else.
+    public static func mac(written text: String) -> MACAddress? {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        if parts.count == 6 {
+            guard parts.allSatisfy({ $0.count == 2 }) else { return nil }
+            return MACAddress(parts.joined())
+        }
+        return parts.count == 1 ? MACAddress(text) : nil
+    }
+
     /// A MAC as BlueZ writes it: `00:4D:32:08:D2:F4`, or with `_` in a path.
     public static func address(_ mac: MACAddress, separator: String = ":") -> String {
         let hex = Array(mac.description)

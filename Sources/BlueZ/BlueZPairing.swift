@@ -63,6 +63,15 @@ public struct PairingResult: Hashable, Sendable {
         self.trusted = trusted
         self.wasPaired = wasPaired
     }
+
+    /// The one line `vitalbridge pair` prints: `paired 00:4D:32:08:D3:10 (already paired, bonded, trusted)`.
+    public var summary: String {
+        var notes: [String] = []
+        if wasPaired { notes.append("already paired") }
+        if let bonded { notes.append(bonded ? "bonded" : "not bonded") }
+        notes.append(trusted ? "trusted" : "not trusted")
+        return "paired \(BlueZNames.address(device)) (\(notes.joined(separator: ", ")))"
+    }
 }
 
 extension BlueZCentral {

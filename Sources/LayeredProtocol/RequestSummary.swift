@@ -39,3 +39,29 @@ extension LayeredRequest {
         return lines
     }
 }
+
+extension LayeredResult {
+    /// The result's readings as `vitalbridge demo` shows them, a row each: a `key=value` cell a field, in the
+    /// object's order (a nested object or list of objects as its compact JSON, a list of strings separated by
+    /// commas), each row of a combined result labelled `measured` or `synced` first.
+    public var rows: [[String]] {
+        func rows(_ objects: [ResultObject], _ label: String?) -> [[String]] {
+            objects.map { object in
+                (label.map { [$0] } ?? [])
+                    + object.fields.map { field in
+                        switch field.value {
+                        case .number(let number): "\(field.key)=\(number)"
+                        case .string(let string): "\(field.key)=\(string)"
+                        case .object(let nested): "\(field.key)=\(nested.json)"
+                        case .list(let objects): "\(field.key)=\(LayeredResult.list(objects).json)"
+                        case .strings(let strings): "\(field.key)=\(strings.joined(separator: ","))"
+                        }
+                    }
+            }
+        }
+        switch self {
+        case .list(let objects): return rows(objects, nil)
+        case .combined(let measure, let sync): return rows(measure, "measured") + rows(sync, "synced")
+        }
+    }
+}

@@ -17,6 +17,17 @@ public enum BandFollowEvent: Hashable, Sendable {
     case reconnectFailed(message: String, retryIn: Duration)
     /// A new link holds, with batches of `batchSize` items.
     case reconnected(batchSize: Int)
+
+    /// What `band follow` prints of the event, one line: `stored 12 item(s) on this link, band time …`, the wearer's
+    /// button, or a dropped link; `nil` for a reconnection (failed or holding), which the log tells.
+    public var line: String? {
+        switch self {
+        case .stored(let count, let bandTime): "stored \(count) item(s) on this link, band time \(bandTime)"
+        case .wearer(let event): event == .findPhone ? "the wearer pressed find-phone" : "the wearer took a picture"
+        case .linkDropped(let message): "the link dropped (\(message)); reconnecting"
+        case .reconnectFailed, .reconnected: nil
+        }
+    }
 }
 
 /// Follows a smartband's pushes for as long as it is asked to, reconnecting whenever the link drops.

@@ -10,6 +10,18 @@ public protocol DeviceLeases: Sendable {
     /// Runs `body` while holding device `mac`; throws a `DeviceError` with code `busy` when another holds it too
     /// long.
     func withLease<T: Sendable>(_ mac: MACAddress, _ body: @Sendable () async throws -> T) async throws -> T
+
+    /// Runs `body` while holding device `mac`, as ``withLease(_:_:)`` does, and when it returns forgets, still
+    /// holding the device, what the leases keep of it between leases (a simulated device's saved state): the hub
+    /// removes the device. Leases that keep nothing need not implement it: ``withLease(_:_:)`` is run.
+    func forgetting<T: Sendable>(_ mac: MACAddress, _ body: @Sendable () async throws -> T) async throws -> T
+}
+
+extension DeviceLeases {
+    /// Runs `body` under ``withLease(_:_:)``: leases that keep nothing of a device have nothing to forget.
+    public func forgetting<T: Sendable>(_ mac: MACAddress, _ body: @Sendable () async throws -> T) async throws -> T {
+        try await withLease(mac, body)
+    }
 }
 
 /// How a callback reaches its caller: the CLI writes it to standard output; a desktop opener opens it.

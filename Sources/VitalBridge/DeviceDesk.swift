@@ -24,6 +24,8 @@ public struct DeviceDeskError: Error, Hashable, Sendable, CustomStringConvertibl
         /// A smartband setting breaks a rule the band states (its schedules a day): nothing was sent. The message
         /// names the field and the rule: `schedule.date the band holds at most 4 entries a day (…)`.
         public static let setting = Code(rawValue: "setting")
+        /// The person did not confirm what the operation would do: nothing was changed.
+        public static let declined = Code(rawValue: "declined")
     }
 
     public var code: Code

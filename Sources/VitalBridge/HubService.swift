@@ -292,29 +292,19 @@ final class ServiceSchedule<Instant: InstantProtocol<Duration>>: Sendable {
 }
 
 extension ServiceEvent: CustomStringConvertible {
-    /// One line for a person or a journal: `004D3208D2F4 (BP5): synced, 3 new records`.
+    /// One line for a person or a journal: `004D3208D2F4 (BP5): synced, 3 new records`; a band's and a sink's as
+    /// `band follow` and `sink follow` say them, a band's prefixed by its address.
     public var description: String {
         switch self {
-        case .synced(let mac, let model, let sync):
-            "\(mac) (\(model.name)): \(sync)"
+        case .synced(let mac, let model, let sync): "\(mac) (\(model.name)): \(sync)"
         case .failed(let mac, let message, let retryIn):
             "\(mac): \(message); trying again when in range after \(retryIn)"
-        case .skipped(let mac, let message):
-            "\(mac): not served: \(message)"
-        case .band(let mac, .stored(let count, let bandTime)):
-            "\(mac): stored \(count) item(s) on this link, band time \(bandTime)"
-        case .band(let mac, .wearer(let event)):
-            "\(mac): " + (event == .findPhone ? "the wearer pressed find-phone" : "the wearer took a picture")
-        case .band(let mac, .linkDropped(let message)):
-            "\(mac): the link dropped (\(message)); reconnecting"
+        case .skipped(let mac, let message): "\(mac): not served: \(message)"
         case .band(let mac, .reconnectFailed(let message, let retryIn)):
             "\(mac): reconnecting failed (\(message)); trying again in \(retryIn)"
-        case .band(let mac, .reconnected(let batchSize)):
-            "\(mac): reconnected, batches of \(batchSize)"
-        case .sink(.pushed(let sink, let changes, let position)):
-            "\(sink): pushed \(changes) change\(changes == 1 ? "" : "s"); it has the feed up to \(position)"
-        case .sink(.failed(let sink, let message, let retryIn)):
-            "\(sink): \(message); trying again in \(retryIn)"
+        case .band(let mac, .reconnected(let batchSize)): "\(mac): reconnected, batches of \(batchSize)"
+        case .band(let mac, let event): "\(mac): \(event.line ?? "")"
+        case .sink(let event): event.line
         }
     }
 }

@@ -42,12 +42,30 @@ public struct OutboxPush: Hashable, Sendable {
     }
 }
 
+extension OutboxPush {
+    /// What `sink push` and `sink follow` print of a push to `sink`:
+    /// `clinic: pushed 3 changes; it has the feed up to 42`.
+    public func line(sink: String) -> String {
+        "\(sink): pushed \(pushed) change\(pushed == 1 ? "" : "s"); it has the feed up to \(position)"
+    }
+}
+
 /// What ``Outbox/follow(_:connect:poll:events:)`` reports as it goes.
 public enum OutboxEvent: Hashable, Sendable {
     /// `changes` changes were committed by sink `sink`, which is now at `position`.
     case pushed(sink: String, changes: Int, position: Int64)
     /// A push to `sink` failed for `message`; it is tried again after `retryIn`.
     case failed(sink: String, message: String, retryIn: Duration)
+
+    /// What `sink follow` prints of the event: a push as ``OutboxPush/line(sink:)`` says it, or
+    /// `clinic: <why>; trying again in 2.0 seconds`.
+    public var line: String {
+        switch self {
+        case .pushed(let sink, let changes, let position):
+            OutboxPush(pushed: changes, position: position).line(sink: sink)
+        case .failed(let sink, let message, let retryIn): "\(sink): \(message); trying again in \(retryIn)"
+        }
+    }
 }
 
 /// The outbox: pushes the hub's change feed to its sinks, exactly once per change and destination.

@@ -161,18 +161,7 @@ extension BandCommand {
             let mac = band.address
             let total = try await band.onBand { desk throws(DeviceDeskError) in
                 let following = Task { () throws(DeviceDeskError) in
-                    try await desk.follow(mac, hours: hours) { event in
-                        switch event {
-                        case .stored(let count, let bandTime):
-                            print("stored \(count) item(s) on this link, band time \(bandTime)")
-                        case .wearer(let event):
-                            print(event == .findPhone ? "the wearer pressed find-phone" : "the wearer took a picture")
-                        case .linkDropped(let message):
-                            print("the link dropped (\(message)); reconnecting")
-                        case .reconnectFailed, .reconnected:
-                            break
-                        }
-                    }
+                    try await desk.follow(mac, hours: hours) { event in if let line = event.line { print(line) } }
                 }
                 stop.onSignal { following.cancel() }
                 // the task throws only the desk's errors; Task.value does not say so in its type
@@ -195,14 +184,7 @@ extension BandCommand {
         @OptionGroup var homeOptions: HomeOptions
 
         func run() async throws {
-            let hub = try openHub(homeOptions.home)
-            var rows: [[String]] = []
-            for await found in hub.transport.central.scan(for: [SmartbandGATT.service]) {
-                rows.append([
-                    found.mac.description, found.localName, "\(found.rssi) dBm", found.isPaired ? "yes" : "no",
-                    try hub.store.device(found.mac) == nil ? "no" : "yes",
-                ])
-            }
+            let rows = try await openHub(homeOptions.home).bandRows()
             print(table(["MAC", "name", "signal", "paired", "added"], rows))
         }
     }
@@ -220,7 +202,7 @@ extension BandCommand {
                 try await driver.run(.getToday, storingInto: sink)
                 return (driver.entry.model, info, driver.lastClockReading)
             }
-            print(deviceLine(model, info))
+            print(info.line(model: model))
             print("clock: " + (clock.map(\.description) ?? "the band has no clock the hub can read"))
         }
     }

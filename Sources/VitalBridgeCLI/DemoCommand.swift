@@ -95,27 +95,9 @@ struct DemoCommand: AsyncParsableCommand {
     }
 }
 
-/// The readings of a result as a table: one row per object, one column per key.
+/// The readings of a result as a table: one row per object, one column per key (``LayeredResult/rows``).
 func resultTable(_ result: LayeredResult) -> String {
-    func rows(_ objects: [ResultObject], _ label: String?) -> [[String]] {
-        objects.map { object in
-            (label.map { [$0] } ?? [])
-                + object.fields.map { field in
-                    switch field.value {
-                    case .number(let number): "\(field.key)=\(number)"
-                    case .string(let string): "\(field.key)=\(string)"
-                    case .object(let nested): "\(field.key)=\(nested.json)"
-                    case .list(let objects): "\(field.key)=\(LayeredResult.list(objects).json)"
-                    case .strings(let strings): "\(field.key)=\(strings.joined(separator: ","))"
-                    }
-                }
-        }
-    }
-    let all: [[String]]
-    switch result {
-    case .list(let objects): all = rows(objects, nil)
-    case .combined(let measure, let sync): all = rows(measure, "measured") + rows(sync, "synced")
-    }
+    let all = result.rows
     guard let width = all.map(\.count).max(), width > 0 else { return "(no readings)" }
     let padded = all.map { $0 + Array(repeating: "", count: width - $0.count) }
     return table(Array(repeating: "", count: width), padded).split(separator: "\n", omittingEmptySubsequences: false)

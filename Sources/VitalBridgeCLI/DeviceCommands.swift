@@ -67,7 +67,7 @@ extension DeviceCommand {
             let report = try await device.refusing { () throws(DeviceDeskError) in
                 try await desk.info(device.address)
             }
-            print(deviceLine(report.model, report.info))
+            print(report.info.line(model: report.model))
         }
     }
 
@@ -116,7 +116,7 @@ extension DeviceCommand {
             let (mac, seconds) = (device.address, seconds)
             let streaming = Task {
                 try await desk.live(mac, seconds: seconds) { sample in
-                    _ = writeAll(Array((liveJSON(sample) + "\n").utf8), to: 1)
+                    _ = writeAll(Array((sample.json + "\n").utf8), to: 1)
                 }
             }
             stop.onSignal { streaming.cancel() }
@@ -132,29 +132,4 @@ extension DeviceCommand {
             }
         }
     }
-}
-
-/// What `device info` and `band info` print: `PO3 (devicemodel 300), serial …, firmware …, battery 80%`.
-func deviceLine(_ model: DeviceModel, _ info: DeviceInfo) -> String {
-    "\(model.name) (devicemodel \(model.rawValue)), serial \(info.serialNumber ?? "not reported"), "
-        + "firmware \(info.firmwareRevision ?? "not reported"), "
-        + "battery \(info.batteryLevel.map { "\($0)%" } ?? "not reported")"
-}
-
-/// One live sample as a compact JSON object, keys sorted, with the PO3 SDK's keys (`spo2`, `bpm`, `pi`, `wave`),
-/// `cuffPressure` and `rr`; written by VitalCore's JSON writer (no encoder is set up for each of a wave's samples).
-func liveJSON(_ sample: LiveSample) -> String {
-    var members: [(key: String, value: JSON)] = []
-    switch sample {
-    case .oximetry(let spO2, let pulseRate, let perfusionIndex):
-        if let pulseRate { members.append(("bpm", .number(pulseRate))) }
-        if let perfusionIndex { members.append(("pi", .number(perfusionIndex))) }
-        if let spO2 { members.append(("spo2", .number(spO2))) }
-    case .pulseWave(let wave): members.append(("wave", .number(wave)))
-    case .cuffPressure(let pressure): members.append(("cuffPressure", .number(pressure)))
-    case .heartRate(let rate, let intervals):
-        if let rate { members.append(("bpm", .number(rate))) }
-        members.append(("rr", .array(intervals.map { .number(($0 * 10).rounded() / 10) })))
-    }
-    return String(decoding: JSON.object(members).serialized(pretty: false), as: UTF8.self)
 }

@@ -31,25 +31,9 @@ struct DoctorCommand: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        let findings = await Doctor(directory: Home.directory(option: homeOptions.home)).examine()
-        let ready = !findings.contains { $0.level == .fail }
-        if json {
-            let checks = findings.map { finding in
-                JSON.object(
-                    [
-                        ("check", .string(finding.check)), ("status", .string(finding.level.rawValue)),
-                        ("detail", .string(finding.detail)),
-                    ] + (finding.fix.map { [("fix", JSON.string($0))] } ?? []))
-            }
-            let document = JSON.object([
-                ("home", .string(Home.directory(option: homeOptions.home))), ("ready", .bool(ready)),
-                ("checks", .array(checks)),
-            ])
-            let text = String(decoding: document.serialized(pretty: true), as: UTF8.self)
-            print(text.hasSuffix("\n") ? String(text.dropLast()) : text)
-        } else {
-            for finding in findings { print(finding.line) }
-        }
-        if !ready { throw CommandError(ending: .refused) }
+        let doctor = Doctor(directory: Home.directory(option: homeOptions.home))
+        let findings = await doctor.examine()
+        if json { print(doctor.json(findings)) } else { for finding in findings { print(finding.line) } }
+        if !Doctor.isReady(findings) { throw CommandError(ending: .refused) }
     }
 }

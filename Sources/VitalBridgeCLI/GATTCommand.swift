@@ -1,6 +1,7 @@
 import ArgumentParser
 import HealthGATTJSON
 import VitalCore
+import VitalDevices
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -70,10 +71,7 @@ struct GATTDecodeCommand: ParsableCommand {
         }
         guard let decoder = GATTDecoder.named(characteristic) else { return }  // validate() refused it
         do {
-            var document = try decoder.decode(bytes)
-            if let uuid = decoder.uuid, annotatedCharacteristics.contains(uuid) {
-                document = AnnotatedJSON(body: document, annotations: HubAnnotationsJSON(decoding: bytes, of: uuid))
-            }
+            let document = AnnotatedJSON.document(try decoder.decode(bytes), of: bytes, uuid: decoder.uuid)
             print(String(decoding: try gattJSON(document).serialized(pretty: true), as: UTF8.self), terminator: "")
         } catch {
             throw CommandError("cannot decode: \(error)")

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import VitalBridge
 import VitalCore
 import VitalDevices
 import VitalHome
@@ -49,11 +50,7 @@ struct InitCommand: ParsableCommand {
     func run() throws {
         let hub = try openHub(homeOptions.home, create: true)
         do {
-            if adapter == "none" {
-                if Home.exists(hub.home.adapterPath) { unlink(hub.home.adapterPath) }
-            } else if let adapter {
-                try Home.writeFile(Array((adapter + "\n").utf8), to: hub.home.adapterPath)
-            }
+            if let adapter { try hub.home.setAdapter(adapter == "none" ? nil : adapter) }
         } catch {
             throw CommandError("cannot use the home folder: \(error)")
         }
@@ -62,33 +59,101 @@ struct InitCommand: ParsableCommand {
     }
 }
 
-/// `vitalbridge devices`: the devices the hub knows.
+/// `vitalbridge devices [list]` and `vitalbridge devices remove`: the devices the hub knows.
 struct DevicesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "devices",
-        abstract: "List the devices the hub has added or talked to.",
-        discussion: "Example:\n  vitalbridge devices --home /tmp/hub")
+        abstract: "List the devices the hub has added or talked to, or remove one.",
+        discussion: """
+            Without a subcommand, lists them (devices list).
 
-    @OptionGroup var homeOptions: HomeOptions
+            Examples:
+              vitalbridge devices --home /tmp/hub
+              vitalbridge devices remove 004D3208D2F4
+              vitalbridge devices remove 004D3208D2F4 --delete-readings --yes
+            """,
+        subcommands: [List.self, Remove.self], defaultSubcommand: List.self)
 
-    func run() throws {
-        let hub = try openHub(homeOptions.home)
-        let devices = try hub.store.devices()
-        guard !devices.isEmpty else {
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List the devices the hub has added or talked to.",
+            discussion: "Example:\n  vitalbridge devices --home /tmp/hub")
+
+        @OptionGroup var homeOptions: HomeOptions
+
+        func run() throws {
+            let hub = try openHub(homeOptions.home)
+            let devices = try hub.store.devices()
+            guard !devices.isEmpty else {
+                print(
+                    "no devices yet: add one with vitalbridge open 'ihealth-layer://?cmd=1&addtype=0&devicemodel=100&scheme=vitalbridge-demo'"
+                )
+                return
+            }
             print(
-                "no devices yet: add one with vitalbridge open 'ihealth-layer://?cmd=1&addtype=0&devicemodel=100&scheme=vitalbridge-demo'"
-            )
-            return
+                table(
+                    ["MAC", "model", "serial", "firmware", "added (UTC)"],
+                    devices.map {
+                        [
+                            $0.mac.description, $0.model.name, $0.serialNumber ?? "", $0.firmwareRevision ?? "",
+                            $0.addedAt.description,
+                        ]
+                    }))
         }
-        print(
-            table(
-                ["MAC", "model", "serial", "firmware", "added (UTC)"],
-                devices.map {
-                    [
-                        $0.mac.description, $0.model.name, $0.serialNumber ?? "", $0.firmwareRevision ?? "",
-                        $0.addedAt.description,
-                    ]
-                }))
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Forget a device: no longer served nor offered; its readings stay unless --delete-readings.",
+            discussion: """
+                The hub forgets the device as if it had never been added: it leaves the devices list, nothing of it \
+                is pending for any caller, and a request for it is one for a new device (an add, or a sync that \
+                meets it for the first time). It waits for a request that uses the device to finish, and on a \
+                simulated home the device's saved memory is reset to its fleet file; a real device is not touched.
+
+                Its readings stay in the store, in records, exports and the change feed; a caller that asks for \
+                the device again, once it is added again, gets only the readings it was never handed. With \
+                --delete-readings \
+                each is deleted as records delete does it, with the reason 'device MAC removed': never delivered \
+                nor exported again, and the change feed and every sink receive the deletion; the device sending \
+                them again does not bring them back. At a terminal it asks first; elsewhere --yes confirms (without \
+                it the command is refused, exit 2). A MAC the hub does not know exits 1.
+
+                Examples:
+                  vitalbridge devices remove 004D3208D2F4
+                  vitalbridge devices remove 004D3208D2F4 --delete-readings
+                  vitalbridge devices remove --home /tmp/hub 004D3208D2F4 --delete-readings --yes
+                """)
+
+        @OptionGroup var homeOptions: HomeOptions
+
+        @Argument(help: "The device's MAC address (12 hexadecimal digits).", transform: MACArgument.parse("<mac>"))
+        var mac: MACAddress
+
+        @Flag(help: "Delete its readings too, through the change feed (the sinks receive the deletions).")
+        var deleteReadings = false
+
+        @Flag(help: "Confirm --delete-readings without being asked.")
+        var yes = false
+
+        func validate() throws {
+            if deleteReadings, !yes, !TerminalUser.isAttached {
+                throw ValidationError("--delete-readings deletes the device's readings: confirm with --yes")
+            }
+        }
+
+        func run() async throws {
+            let (mac, yes) = (mac, yes)
+            let hub = try openHub(homeOptions.home, readOnly: false)
+            do {
+                let removed = try await hub.desk().remove(mac, deletingReadings: deleteReadings) { count in
+                    yes || TerminalUser.confirms("Delete the \(count) readings of \(mac)? [y/N] ")
+                }
+                print(removed.line)
+            } catch {
+                throw CommandError(error.message)
+            }
+        }
     }
 }
 
@@ -124,21 +189,11 @@ struct FleetCommand: ParsableCommand {
 
         func run() async throws {
             let hub = try openHub(homeOptions.home)
-            let world: SimulatedWorld
+            let rows: [[String]]
             do {
-                world = try hub.simulatedWorld()
-                try await hub.restoreWorld()
+                rows = try await hub.fleetRows()
             } catch {
                 throw CommandError("cannot use the home folder: \(error)")
-            }
-            var rows: [[String]] = []
-            for device in world.configurations {
-                let stored = await world.heldCount(of: device.mac)
-                rows.append([
-                    device.mac.description, device.entry.model.name, device.entry.family.rawValue,
-                    device.serial ?? "none",
-                    device.paired ? "yes" : "no", device.inRange ? "yes" : "no", String(stored),
-                ])
             }
             print(table(["MAC", "model", "family", "serial", "paired", "in range", "stored"], rows))
         }

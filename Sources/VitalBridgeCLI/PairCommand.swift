@@ -1,7 +1,6 @@
 import ArgumentParser
 import BlueZ
 import Foundation
-import Locking
 import VitalCore
 import VitalDevices
 import VitalHome
@@ -31,7 +30,7 @@ struct PairCommand: AsyncParsableCommand {
         help: ArgumentHelp(
             "The device's Bluetooth address: 12 hexadecimal digits, with or without colons.", valueName: "address"),
         transform: { text in
-            guard let device = PairCommand.address(text) else {
+            guard let device = BlueZNames.mac(written: text) else {
                 throw ValidationError(
                     "--mac must be a Bluetooth address: 12 hexadecimal digits, or 6 pairs separated by colons")
             }
@@ -41,16 +40,6 @@ struct PairCommand: AsyncParsableCommand {
 
     @Flag(help: "Accept a passkey the device shows for comparison without asking.")
     var yes = false
-
-    /// The address `--mac` names: `004D3208D310` or `00:4D:32:08:D3:10`.
-    static func address(_ text: String) -> MACAddress? {
-        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-        if parts.count == 6 {
-            guard parts.allSatisfy({ $0.count == 2 }) else { return nil }
-            return MACAddress(parts.joined())
-        }
-        return parts.count == 1 ? MACAddress(text) : nil
-    }
 
     func run() async throws {
         let hub = try openHub(homeOptions.home)
@@ -67,77 +56,6 @@ struct PairCommand: AsyncParsableCommand {
             throw CommandError("cannot pair \(BlueZNames.address(device)): \(error.message)")
         }
         await central.close()
-        var notes: [String] = []
-        if result.wasPaired { notes.append("already paired") }
-        if let bonded = result.bonded { notes.append(bonded ? "bonded" : "not bonded") }
-        notes.append(result.trusted ? "trusted" : "not trusted")
-        print("paired \(BlueZNames.address(device)) (\(notes.joined(separator: ", ")))")
-    }
-}
-
-/// The person at the terminal answering a pairing dialogue: passkeys shown and asked on standard error, answers
-/// read from standard input.
-struct TerminalPairingUser: PairingUser {
-    /// `--yes`: a passkey to compare is accepted without asking.
-    let acceptsComparison: Bool
-    /// The passkey shown last: BlueZ shows it again as the device reports digits typed.
-    private let shown = Locked<UInt32?>(nil)
-
-    init(acceptsComparison: Bool) { self.acceptsComparison = acceptsComparison }
-
-    func show(passkey: UInt32, entered: Int, for device: MACAddress) async {
-        let new = shown.withLock { last in
-            guard last != passkey else { return false }
-            last = passkey
-            return true
-        }
-        guard new else { return }
-        printError(
-            "Enter \(PairingPasskey.text(passkey)) on the device \(BlueZNames.address(device)), then Enter there")
-    }
-
-    func show(pinCode: String, for device: MACAddress) async {
-        printError("Enter the PIN \(pinCode) on the device \(BlueZNames.address(device))")
-    }
-
-    func passkey(for device: MACAddress) async -> UInt32? {
-        let question = "The passkey the device \(BlueZNames.address(device)) shows (6 digits, empty: cancel): "
-        while let text = readAnswer(question) {
-            guard !text.isEmpty else { return nil }
-            if let passkey = PairingPasskey.parse(text) { return passkey }
-            printError("'\(text.prefix(20))' is not a passkey: type the 6 digits the device shows")
-        }
-        return nil
-    }
-
-    func pinCode(for device: MACAddress) async -> String? {
-        let question = "The PIN code of the device \(BlueZNames.address(device)) (empty: cancel): "
-        while let text = readAnswer(question) {
-            guard !text.isEmpty else { return nil }
-            if (1...16).contains(text.utf8.count) { return text }
-            printError("a PIN code has 1 to 16 characters")
-        }
-        return nil
-    }
-
-    func confirm(passkey: UInt32, for device: MACAddress) async -> Bool {
-        let shown = PairingPasskey.text(passkey)
-        if acceptsComparison {
-            printError("Accepting the passkey \(shown) of the device \(BlueZNames.address(device)) (--yes)")
-            return true
-        }
-        guard let answer = readAnswer("Does the device \(BlueZNames.address(device)) show \(shown)? [y/N] ") else {
-            return false
-        }
-        return ["y", "yes"].contains(answer.lowercased())
-    }
-
-    /// Asks `question` on standard error and reads one line from standard input; `nil` at its end, or once the
-    /// task is cancelled (BlueZ gave the question up).
-    func readAnswer(_ question: String) -> String? {
-        let answer = VitalHome.readAnswer(question, limit: 256, until: { Task.isCancelled })
-        // a terminal echoed the answer and its line end; from a pipe, the next line starts on its own too
-        if answer != nil, isatty(0) == 0 { FileHandle.standardError.write(Data("\n".utf8)) }
-        return answer
+        print(result.summary)
     }
 }

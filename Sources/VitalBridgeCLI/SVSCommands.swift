@@ -54,20 +54,11 @@ struct SVSCommand: ParsableCommand {
 
         func run() throws {
             let home = try openHub(homeOptions.home, create: true).home
-            var random = SystemRandomNumberGenerator()
-            func bytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in UInt8.random(in: 0...255, using: &random) } }
             let request: SVSRequest
             do {
-                request = try SVSRequest(
-                    sign: sign, state: state.state, requester: requester,
-                    key: plain ? nil : bytes(SealedAnswer.keySize),
-                    requestID: plain ? nil : bytes(16))
-            } catch {
+                request = try SVSFiles.request(sign, state: state.state, requester: requester, plain: plain, in: home)
+            } catch let error as SVSError {
                 throw CommandError("cannot request \(sign): \(error)")
-            }
-            do {
-                try SVSFiles.saveRequest(request, requester: requester, in: home)
-                try SVSFiles.writeBoard(request.board)
             } catch {
                 throw CommandError("\(error)")
             }

@@ -31,37 +31,13 @@ struct ScanCommand: AsyncParsableCommand {
         guard (1...60).contains(seconds) else { throw ValidationError("--seconds must be between 1 and 60") }
     }
 
-    /// The SIG health services and their profiles' names.
-    static let profiles: [(UInt16, String)] = [
-        (0x1810, "Blood Pressure"), (0x1808, "Glucose"), (0x181D, "Weight Scale"), (0x181B, "Body Composition"),
-        (0x1809, "Health Thermometer"), (0x1822, "Pulse Oximeter"), (0x180D, "Heart Rate"),
-    ]
-
     func run() async throws {
-        let transport = try openHub(
-            homeOptions.home, transport: transportOptions.choice, scanDuration: .seconds(seconds)
-        ).transport
-        let central = transport.central
-        if case .bluez(let bluez) = transport {
-            // a scan that cannot start only logs why and hears nothing: say why BlueZ cannot be used instead
-            do {
-                _ = try await bluez.adapters()
-            } catch {
-                throw CommandError("cannot scan through BlueZ: \(error.message)")
-            }
-        }
-        var rows: [[String]] = []
-        var seen = Set<MACAddress>()
-        for await advertisement in central.scan(for: Self.profiles.map(\.0))
-        where seen.insert(advertisement.mac).inserted {
-            let profiles = Self.profiles.filter { advertisement.services.contains($0.0) }
-            let model = DeviceModel.allCases.first { central.reaches($0) && advertisement.isDevice(of: $0) }
-            rows.append([
-                advertisement.mac.description, advertisement.localName,
-                profiles.map { "\($0.1) (0x\(String($0.0, radix: 16, uppercase: true)))" }.joined(separator: ", "),
-                advertisement.isPaired ? "yes" : "no", String(advertisement.rssi),
-                model.map { String($0.rawValue) } ?? "-",
-            ])
+        let hub = try openHub(homeOptions.home, transport: transportOptions.choice, scanDuration: .seconds(seconds))
+        let rows: [[String]]
+        do {
+            rows = try await hub.healthDeviceRows()
+        } catch {
+            throw CommandError("\(error)")
         }
         guard !rows.isEmpty else {
             print("no health device in range")

@@ -110,16 +110,8 @@ struct SinkCommand: ParsableCommand {
 
         func run() throws {
             let hub = try openHub(homeOptions.home)
-            let rows = try refusing("cannot read the sinks") { () throws(StoreError) -> [[String]] in
-                var rows: [[String]] = []
-                for sink in try hub.sinks(named: name) {
-                    let queued = try hub.store.sinks.queuedChanges(after: sink.position)
-                    rows.append([
-                        sink.name, "\(queued)", "\(sink.position)", sink.lastSuccess.map { "\($0)" } ?? "never",
-                        sink.lastError.map { error in "\(sink.lastErrorAt.map { "\($0)" } ?? ""): \(error)" } ?? "",
-                    ])
-                }
-                return rows
+            let rows = try refusing("cannot read the sinks") { () throws(StoreError) in
+                try hub.sinkStatusRows(named: name)
             }
             print(table(["sink", "queued", "position", "last success (UTC)", "last error (UTC)"], rows))
         }
@@ -149,10 +141,7 @@ struct SinkCommand: ParsableCommand {
             var failed = false
             for sink in chosen {
                 do {
-                    let result = try await outbox.push(sink) { try await hub.connect(sink) }
-                    print(
-                        "\(sink.name): pushed \(result.pushed) change\(result.pushed == 1 ? "" : "s"); it has the feed up to \(result.position)"
-                    )
+                    print(try await outbox.push(sink) { try await hub.connect(sink) }.line(sink: sink.name))
                 } catch {
                     printError("cannot push to sink \(sink.name): \(error.message)")
                     failed = true
@@ -197,16 +186,7 @@ struct SinkCommand: ParsableCommand {
             let following = Task {
                 try await outbox.follow(
                     sinks, connect: { try await hub.connect($0) }, poll: .milliseconds(Int64(poll * 1_000))
-                ) { event in
-                    switch event {
-                    case .pushed(let sink, let changes, let position):
-                        printLine(
-                            "\(sink): pushed \(changes) change\(changes == 1 ? "" : "s"); it has the feed up to \(position)"
-                        )
-                    case .failed(let sink, let message, let retryIn):
-                        printLine("\(sink): \(message); trying again in \(retryIn)")
-                    }
-                }
+                ) { event in printLine(event.line) }
             }
             stop.onSignal { following.cancel() }
             do {

@@ -50,19 +50,11 @@ struct WhitelistCommand: ParsableCommand {
 
         func run() throws {
             let hub = try openHub(homeOptions.home, create: true)
-            var whitelist = hub.whitelist
             do {
-                try whitelist.set(callback, for: caller)
+                try hub.whitelist(caller, callback: callback, person: person)
             } catch {
-                throw CommandError("cannot whitelist \(escapedCallerText(caller)): \(error)")
+                throw CommandError("\(error)")
             }
-            // the person first: a caller never receives anyone's readings for a moment
-            do {
-                try hub.store.people.setPerson(person, forCaller: caller)
-            } catch {
-                throw CommandError("cannot whitelist \(escapedCallerText(caller)): \(error.message)")
-            }
-            try Home.writeFile(whitelist.plist, to: hub.home.whitelistPath)
             print("\(caller) → \(callback)" + (person.map { " (the readings of \($0))" } ?? ""))
             if callback == Whitelist.dynamic {
                 // on standard error, as every warning: a script reading the output gets the entry alone
@@ -84,12 +76,11 @@ struct WhitelistCommand: ParsableCommand {
 
         func run() throws {
             let hub = try openHub(homeOptions.home, readOnly: false)
-            var whitelist = hub.whitelist
-            guard whitelist.remove(caller) else {
-                throw CommandError("\(escapedCallerText(caller)) is not whitelisted")
+            do {
+                try hub.removeFromWhitelist(caller)
+            } catch {
+                throw CommandError("\(error)")
             }
-            try Home.writeFile(whitelist.plist, to: hub.home.whitelistPath)
-            try hub.store.people.setPerson(nil, forCaller: caller)
             print("removed \(caller)")
         }
     }

@@ -31,6 +31,14 @@ public struct Finding: Equatable {
     /// The command that fixes it, for a warning or a failure.
     public var fix: String?
 
+    /// What `check` found, at `level`, with the command that fixes it.
+    public init(level: Level, check: String, detail: String, fix: String? = nil) {
+        self.level = level
+        self.check = check
+        self.detail = detail
+        self.fix = fix
+    }
+
     /// `ok       store: …`, with `(fix: …)` after a warning or a failure.
     public var line: String {
         let status = level.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)
@@ -48,6 +56,26 @@ public struct Doctor {
     public init(directory: String) { self.directory = directory }
     private var home: Home { Home(unchecked: directory) }
     private var quoted: String { "'\(directory)'" }
+
+    /// Whether a home with `findings` can serve requests with its transport: none of them failed (warnings allowed).
+    public static func isReady(_ findings: [Finding]) -> Bool { !findings.contains { $0.level == .fail } }
+
+    /// What `doctor --json` prints: one JSON object, pretty-printed, without a last line end: the home, whether it
+    /// is ready (``isReady(_:)``), and every check with its status, detail and fix (when it has one).
+    public func json(_ findings: [Finding]) -> String {
+        let checks = findings.map { finding in
+            JSON.object(
+                [
+                    ("check", .string(finding.check)), ("status", .string(finding.level.rawValue)),
+                    ("detail", .string(finding.detail)),
+                ] + (finding.fix.map { [("fix", JSON.string($0))] } ?? []))
+        }
+        let document = JSON.object([
+            ("home", .string(directory)), ("ready", .bool(Self.isReady(findings))), ("checks", .array(checks)),
+        ])
+        let text = String(decoding: document.serialized(pretty: true), as: UTF8.self)
+        return text.hasSuffix("\n") ? String(text.dropLast()) : text
+    }
 
     public func examine() async -> [Finding] {
         var findings = homeFindings()

@@ -45,6 +45,16 @@ public struct Home: Sendable {
         return name
     }
 
+    /// Makes the home reach devices through the BlueZ adapter `name` (`hci0`) from now on, written in
+    /// ``adapterPath``; `nil`: through the simulator again (the file removed).
+    public func setAdapter(_ name: String?) throws(HomeError) {
+        guard let name else {
+            if Self.exists(adapterPath) { unlink(adapterPath) }
+            return
+        }
+        try Self.writeFile(Array((name + "\n").utf8), to: adapterPath)
+    }
+
     /// Whether `name` is an adapter name as BlueZ gives them: `hci` and digits.
     public static func isAdapterName(_ name: String) -> Bool {
         name.hasPrefix("hci") && name.count > 3 && name.dropFirst(3).allSatisfy { $0.isASCII && $0.isNumber }

@@ -124,8 +124,9 @@ extension Home {
 }
 
 extension Hub {
-    /// The engine's desk on this hub: its store, transport and leases, waiting on `clock` (the real one unless
-    /// given), dating by the transport's time.
+    /// The engine's desk on this hub, for its devices outside any request (information, reset, live samples, a
+    /// smartband's commands, sync, add, measure, removal, serve): its store, transport and leases, waiting on `clock`
+    /// (the real one unless given), dating by the transport's time.
     public func desk(clock: any Clock<Duration> = ContinuousClock()) -> DeviceDesk {
         DeviceDesk(
             store: store, central: transport.central, leases: leases, clock: clock, now: transport.now, logger: logger)

@@ -70,6 +70,26 @@ public enum SVSFiles {
         try Home.writeFile(JSON.object(members).serialized(pretty: false), to: path)
     }
 
+    /// Makes `requester`'s request for `sign` and shares it on `board` (the shared board's file unless given):
+    /// sealed with a fresh 256-bit key and a 16-byte request identifier, kept in the home until the next request
+    /// (``saveRequest(_:requester:in:)``), unless `plain`. Its `SVSRequest.providerURL` opens the provider.
+    ///
+    /// - Throws: `SVSError` for a request that cannot be made (a sign without a scheme of its own, a requester id
+    ///   that is not a URL scheme); ``HomeError`` when its key or the board cannot be written.
+    public static func request(
+        _ sign: VitalSign, state: RequestState, requester: String, plain: Bool, in home: Home,
+        on board: any SharedBoard = SVSFiles.board
+    ) throws -> SVSRequest {
+        var random = SystemRandomNumberGenerator()
+        func bytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in UInt8.random(in: 0...255, using: &random) } }
+        let request = try SVSRequest(
+            sign: sign, state: state, requester: requester, key: plain ? nil : bytes(SealedAnswer.keySize),
+            requestID: plain ? nil : bytes(16))
+        try saveRequest(request, requester: requester, in: home)
+        try board.write(request.board)
+        return request
+    }
+
     /// The key and request identifier `requester` kept, if any.
     public static func savedRequest(_ requester: String, in home: Home) throws -> (key: [UInt8], requestID: [UInt8])? {
         let path = keyPath(requester, in: home)

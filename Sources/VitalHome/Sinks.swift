@@ -45,6 +45,19 @@ extension Hub {
         return try store.sinks.all()
     }
 
+    /// What `sink status` shows of the sink named `name` (every sink when `nil`), a row each: its name, how many
+    /// readings have a change it had not committed at its last push, its position, its last success (`never`) and
+    /// its last error after the time it happened (empty when it never failed).
+    public func sinkStatusRows(named name: String?) throws(StoreError) -> [[String]] {
+        try sinks(named: name).map { sink throws(StoreError) in
+            [
+                sink.name, "\(try store.sinks.queuedChanges(after: sink.position))", "\(sink.position)",
+                sink.lastSuccess.map { "\($0)" } ?? "never",
+                sink.lastError.map { error in "\(sink.lastErrorAt.map { "\($0)" } ?? ""): \(error)" } ?? "",
+            ]
+        }
+    }
+
     /// The sinks `names` name, every sink when it is empty.
     ///
     /// - Throws: ``SinkRequestError`` naming a sink the home does not have, or saying it has none.

@@ -29,7 +29,7 @@ public struct TerminalUser: HubUser {
 
     public func confirmConnect(to device: MACAddress) async -> PromptAnswer<Void> {
         guard let answer = ask("Connect to the device \(device)? [y/N] ") else { return .declined }
-        return ["y", "yes"].contains(answer.lowercased()) ? .answered(()) : .declined
+        return Self.isYes(answer) ? .answered(()) : .declined
     }
 
     public func scanQRCode() async -> PromptAnswer<String> {
@@ -62,6 +62,15 @@ public struct TerminalUser: HubUser {
     /// Asks `question` on standard error and reads one line from standard input; `nil` at the end of input or when
     /// Ctrl-C is pressed.
     public func ask(_ question: String) -> String? { readAnswer(question, until: { interrupt.pressed }) }
+
+    /// Whether `answer` to a `[y/N]` question says yes: `y` or `yes`, in any case.
+    public static func isYes(_ answer: String) -> Bool { ["y", "yes"].contains(answer.lowercased()) }
+
+    /// Asks the person at the terminal the `[y/N]` `question` (``readAnswer(_:limit:until:)``): whether they
+    /// answered yes (``isYes(_:)``); no at the end of input.
+    public static func confirms(_ question: String) -> Bool {
+        readAnswer(question, until: { false }).map(isYes) ?? false
+    }
 }
 
 /// Ctrl-C while a request runs: the first press cancels it (the request's task, so its device stage stops with

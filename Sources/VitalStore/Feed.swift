@@ -35,13 +35,7 @@ extension ReadingsStore {
     /// - Throws: ``StoreError`` when the reason is empty, longer than 200 characters or holds a control character,
     ///   when the store has no reading `id`, or when it is deleted already.
     public func delete(_ id: Int64, reason: String, at time: Timestamp) throws(StoreError) {
-        guard !reason.allSatisfy(\.isWhitespace) else {
-            throw StoreError(.failed, "a deletion needs a reason (--reason): what was wrong with the reading")
-        }
-        guard reason.count <= 200 else { throw StoreError(.failed, "a deletion's reason has at most 200 characters") }
-        guard !reason.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) else {
-            throw StoreError(.failed, "a deletion's reason cannot hold a control character")
-        }
+        try VitalStore.checkDeletion(reason)
         try file.write("delete a reading") { db in
             guard
                 let row = try Row.fetchOne(
@@ -51,19 +45,44 @@ extension ReadingsStore {
                 throw StoreError(
                     .failed, "reading \(id) was deleted already, at \(Timestamp(secondsSince1970: when)) UTC")
             }
-            try db.execute(
-                sql: "UPDATE reading SET deleted_at = ? WHERE id = ?", arguments: [time.secondsSince1970, id])
-            // through the queue's key, caller by caller: never a scan of every caller's queue
-            try db.execute(
-                sql: """
-                    DELETE FROM pending WHERE caller IN (SELECT caller FROM pending_caller WHERE device_mac = ?1)
-                    AND device_mac = ?1 AND measured_at = ?2 AND reading_id = ?3
-                    """, arguments: [row[1], row[2], id])
-            try db.execute(
-                sql:
-                    "INSERT OR REPLACE INTO feed (reading_id, op, reason) VALUES (?, \(FeedOperation.delete.rawValue), ?)",
-                arguments: [id, reason])
+            try VitalStore.markDeleted(id, device: row[1], measuredAt: row[2], reason: reason, at: time, db)
         }
+    }
+}
+
+extension VitalStore {
+    /// Refuses a deletion's `reason` that is empty, longer than 200 characters or holds a control character.
+    static func checkDeletion(_ reason: String) throws(StoreError) {
+        guard !reason.allSatisfy(\.isWhitespace) else {
+            throw StoreError(.failed, "a deletion needs a reason (--reason): what was wrong with the reading")
+        }
+        guard reason.count <= 200 else { throw StoreError(.failed, "a deletion's reason has at most 200 characters") }
+        guard !reason.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) else {
+            throw StoreError(.failed, "a deletion's reason cannot hold a control character")
+        }
+    }
+
+    /// Deletes reading `id` (not deleted yet) of device `mac`, measured at `measuredAt` (seconds since 1970), for
+    /// `reason`, on `db` in the caller's write transaction: it is marked deleted at `time` and stays in the file, so
+    /// that its device sending it again does not bring it back; it leaves every caller's queue; and its deletion,
+    /// with the reason, becomes its latest change in the feed. The one way a reading is deleted
+    /// (``ReadingsStore/delete(_:reason:at:)``, ``VitalStore/forgetDevice(_:deletingReadings:at:)``).
+    static func markDeleted(
+        _ id: Int64, device mac: String, measuredAt: Int64, reason: String, at time: Timestamp, _ db: Database
+    ) throws {
+        try db.cachedStatement(sql: "UPDATE reading SET deleted_at = ? WHERE id = ?").execute(arguments: [
+            time.secondsSince1970, id,
+        ])
+        // through the queue's key, caller by caller: never a scan of every caller's queue
+        try db.cachedStatement(
+            sql: """
+                DELETE FROM pending WHERE caller IN (SELECT caller FROM pending_caller WHERE device_mac = ?1)
+                AND device_mac = ?1 AND measured_at = ?2 AND reading_id = ?3
+                """
+        ).execute(arguments: [mac, measuredAt, id])
+        try db.cachedStatement(
+            sql: "INSERT OR REPLACE INTO feed (reading_id, op, reason) VALUES (?, \(FeedOperation.delete.rawValue), ?)"
+        ).execute(arguments: [id, reason])
     }
 }
 

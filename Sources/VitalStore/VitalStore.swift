@@ -127,7 +127,7 @@ public final class VitalStore: Sendable {
     }
 
     /// The device of `row`; a row the store cannot read is an error naming it, never skipped.
-    private static func device(from row: Row) throws -> StoredDevice {
+    static func device(from row: Row) throws -> StoredDevice {
         let macText: String = row["mac"]
         guard let mac = MACAddress(macText), let model = DeviceModel(rawValue: row["model"]) else {
             throw StoreError(.corrupt, "the device row \(macText) has an unknown MAC or model")

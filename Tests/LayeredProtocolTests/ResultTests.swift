@@ -224,7 +224,30 @@ struct ResultTests {
         #expect(CalendarDate(parsing: "2024-02-29")?.description == "2024-02-29")
         #expect(CalendarDate(parsing: "2023-02-29") == nil)
     }
+
+    @Test("a result's rows: a key=value cell a field, nested values as JSON, a combined result's rows labelled")
+    func rows() throws {
+        let reading = Reading.bloodPressure(.init(systolic: 120, diastolic: 80, measuredAt: Self.at))
+        let object = reading.resultObject(unit: .mmHg)
+        #expect(
+            LayeredResult.list([object]).rows == [
+                ["systolic=120", "diastolic=80", "measured_at=2017-10-10 10:10:10"]
+            ])
+        let nested = ResultObject([
+            .init("flags", .strings(["bodyMovement", "irregularPulse"])), .init("activedata", .object(object)),
+            .init("sportdata", .list([])),
+        ])
+        let combined = LayeredResult.combined(measure: [object], sync: [nested])
+        #expect(combined.rows[0] == ["measured", "systolic=120", "diastolic=80", "measured_at=2017-10-10 10:10:10"])
+        #expect(
+            combined.rows[1] == [
+                "synced", "flags=bodyMovement,irregularPulse", "activedata=\(object.json)", "sportdata=[]",
+            ])
+    }
+
 }
 
 /// The fixed decimal written as `text`.
-func parseNumber(_ text: String) -> FixedDecimal { FixedDecimal(json: text)! }
+func parseNumber(_ text: String) -> FixedDecimal {
+    FixedDecimal(json: text)!
+}

@@ -446,4 +446,16 @@ struct BandFollowerTests {
         }
         #expect(await !Self.linked(world))
     }
+
+    @Test("what band follow prints: a line for a commit, the wearer's button and a drop; nothing for a reconnection")
+    func eventLines() {
+        let time = Timestamp(secondsSince1970: 1_764_000_000)
+        #expect(
+            BandFollowEvent.stored(count: 4, bandTime: time).line == "stored 4 item(s) on this link, band time \(time)")
+        #expect(BandFollowEvent.wearer(.findPhone).line == "the wearer pressed find-phone")
+        #expect(BandFollowEvent.wearer(.takePicture).line == "the wearer took a picture")
+        #expect(BandFollowEvent.linkDropped(message: "gone").line == "the link dropped (gone); reconnecting")
+        #expect(BandFollowEvent.reconnected(batchSize: 16).line == nil)
+        #expect(BandFollowEvent.reconnectFailed(message: "no", retryIn: .seconds(1)).line == nil)
+    }
 }

@@ -252,4 +252,15 @@ struct OutboxTests {
         #expect(connections.withLock { $0 } == 0 && destination.state.withLock { $0.batches } == 0)
         #expect(try store.sinks.named("lab").position == 0)
     }
+
+    @Test("a push and a failure are one line each, as sink push and sink follow print them")
+    func lines() {
+        #expect(OutboxPush(pushed: 1, position: 7).line(sink: "lab") == "lab: pushed 1 change; it has the feed up to 7")
+        #expect(
+            OutboxEvent.pushed(sink: "lab", changes: 3, position: 9).line
+                == "lab: pushed 3 changes; it has the feed up to 9")
+        #expect(
+            OutboxEvent.failed(sink: "lab", message: "refused", retryIn: .seconds(2)).line
+                == "lab: refused; trying again in 2.0 seconds")
+    }
 }
