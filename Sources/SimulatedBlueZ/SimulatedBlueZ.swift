@@ -147,9 +147,14 @@ public actor SimulatedBlueZ {
                     let connection = try? await world.open(configuration.mac)
                 else { continue }
                 connectedByItself[configuration.mac] = opened
-                device.connection = connection
-                device.client = nil
-                self.devices[path] = device
+                // a client's Connect may have come in while the link opened: the device is read again
+                guard var current = self.devices[path], current.connection == nil else {
+                    await connection.disconnect()
+                    continue
+                }
+                current.connection = connection
+                current.client = nil
+                self.devices[path] = current
                 set(path, BlueZNames.device, [("Connected", .boolean(true))])
                 await export(path, connection)
                 set(path, BlueZNames.device, [("ServicesResolved", .boolean(true))])

@@ -13,6 +13,8 @@ public struct DeviceDeskError: Error, Hashable, Sendable, CustomStringConvertibl
 
         /// The MAC is not a device of the hub.
         public static let unknownDevice = Code(rawValue: "unknownDevice")
+        /// The device keeps no records to sync (a heart-rate sensor): said before anything is connected.
+        public static let keepsNoRecords = Code(rawValue: "keepsNoRecords")
         /// The device does not offer the operation (a glucose meter's live stream, a scale's factory reset).
         public static let unsupported = Code(rawValue: "unsupported")
         /// The home's transport cannot reach the device (BlueZ and a vendor protocol).
@@ -116,20 +118,29 @@ public struct DeviceDesk: Sendable {
         }
     }
 
-    /// Reads what device `mac` holds that the store lacks and stores it, pending for every caller that asked for
-    /// the device, exactly as a layered sync does (the records after the last one kept for a device with a Record
-    /// Access Control Point, everything it pushes for the others, and a measurement it sends on connecting); its
-    /// clock is read first, so what it dated is corrected. `progress` hears the records stored as they are
-    /// committed, out of the count the device announced when it says one. Once everything is stored, a clock off by
-    /// more than `DeviceClock.tolerance` is set to the hub's time where the device allows it (a
-    /// writable Current Time), so that its next readings are dated right at the source.
+    /// Reads what device `mac` holds and stores it, pending for every caller that asked for the device, exactly as a
+    /// layered sync does (a Record Access Control Point device's records, then deleted from it; everything a push
+    /// device sends; a measurement it sends on connecting; what the store has already is recognised and not stored
+    /// again); its clock is read first, so what it dated is corrected. `progress` hears the records stored as they
+    /// are committed, out of the count the device announced when it says one.
     ///
-    /// - Throws: ``DeviceDeskError`` with ``DeviceDeskError/Code/unsupported`` for a device that keeps no records
-    ///   (a heart-rate sensor), and the device's or the store's failure; what was stored before a failure stays.
+    /// Once everything is stored, a clock off by more than `DeviceClock.tolerance` is set to the hub's time where
+    /// the device allows it (a writable Current Time), so that its next readings are dated right at the source: a
+    /// Record Access Control Point device's after any whole sync (it sent everything it held), a push device's only
+    /// at a sync that found its memory empty (a push transfer ends when the device falls quiet, so it may still
+    /// hold readings its old clock dated, which the new offset would misdate). Then its battery is read.
+    ///
+    /// - Throws: ``DeviceDeskError`` with ``DeviceDeskError/Code/keepsNoRecords`` for a device that keeps no records
+    ///   (a heart-rate sensor), before anything is connected, and the device's or the store's failure; what was
+    ///   stored before a failure stays.
     public func sync(
         _ mac: MACAddress, progress: @escaping @Sendable (SyncProgress) -> Void = { _ in }
     ) async throws(DeviceDeskError) -> DeviceSync {
         let known = try knownDevice(mac)
+        let traits = DeviceCatalog.entry(for: known.model).family.traits
+        guard known.model != .heartRateSensor else {
+            throw DeviceDeskError(.keepsNoRecords, "\(mac) is a \(known.model.name), which keeps no records to sync")
+        }
         let (sink, now, logger) = (StoreSink(store: store, device: mac), now, logger)
         return try await withDriver(known, doing: "sync") { driver in
             // the clock before anything that reads a record, or sets the clock (the PO3's prepare)
@@ -138,12 +149,17 @@ public struct DeviceDesk: Sendable {
             var done = DeviceSync(stored: try await driver.sync(into: sink, progress: progress), clockSetFrom: nil)
             // what was read is stored: a clock or a battery that cannot be read now is for another time
             do {
-                done.clockSetFrom = try await driver.setClock(hubTime: now())
+                if !traits.pushesStoredRecords || done.stored == 0 {
+                    done.clockSetFrom = try await driver.setClock(hubTime: now())
+                }
+            } catch {
+                logger.notice("the device's clock could not be set", metadata: ["device": "\(mac)", "why": "\(error)"])
+            }
+            do {
                 done.battery = try await driver.batteryLevel()
             } catch {
                 logger.notice(
-                    "the device's clock or battery could not be read",
-                    metadata: ["device": "\(mac)", "why": "\(error)"])
+                    "the device's battery could not be read", metadata: ["device": "\(mac)", "why": "\(error)"])
             }
             if done.batteryIsLow {
                 logger.warning(
@@ -264,6 +280,9 @@ public struct DeviceDesk: Sendable {
             throw DeviceDeskError(.device, "\(known.model.name) \(mac): \(operation) failed: \(error.message)")
         } catch let error as BandSettingError {
             throw DeviceDeskError(.setting, "\(error)")
+        } catch let error as DeviceDeskError {
+            // the operation's own refusal, already one line
+            throw error
         } catch {
             logger.error("the hub's storage failed", metadata: ["device": "\(mac)", "error": "\(error)"])
             throw DeviceDeskError(.store, "\(known.model.name) \(mac): \(operation) failed: \(error)")
@@ -312,7 +331,7 @@ public struct DeviceSyncOutcome: Sendable {
     /// protocol.
     public var isSkipped: Bool {
         guard case .failure(let error) = result else { return false }
-        return error.code == .unsupported || error.code == .unreachable
+        return error.code == .keepsNoRecords || error.code == .unreachable
     }
 }
 

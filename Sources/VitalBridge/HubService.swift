@@ -80,7 +80,7 @@ public struct SinkFollowing: Sendable {
 /// - A smartband that is heard is followed (``DeviceDesk/follow(_:hours:events:)``) until the service stops.
 /// - At most ``ServiceSettings/connections`` devices are served at once; the others wait for a later scan.
 /// - A device that fails is tried again after ``ServiceSettings/firstBackoff``, doubled each failure up to
-///   ``ServiceSettings/longestBackoff``, and only when it is heard again: never in a tight loop. A device that keeps
+///   ``ServiceSettings/longestBackoff``, and only when it is heard again or connects again: never in a tight loop. A device that keeps
 ///   no records (a heart-rate sensor) or that the transport cannot speak to is left out, said once.
 /// - The sinks are pushed as ``Outbox/follow(_:connect:poll:events:)`` pushes them.
 ///
@@ -113,8 +113,9 @@ public struct HubService: Sendable {
     ) async throws {
         let schedule = ServiceSchedule<C.Instant>(settings: settings)
         let (desk, sinks) = (desk, sinks)
-        func running() -> Bool { !Task.isCancelled && (end.map { desk.now() < $0 } ?? true) }
         try await withThrowingDiscardingTaskGroup { group in
+            // the sinks' follower ending with an error (a newer release's schema) cancels the group, not this task
+            func running() -> Bool { !group.isCancelled && (end.map { desk.now() < $0 } ?? true) }
             if let sinks {
                 group.addTask {
                     try await sinks.outbox.follow(sinks.sinks, connect: sinks.connect, poll: sinks.poll) {
@@ -197,7 +198,7 @@ public struct HubService: Sendable {
         } catch {
             if Task.isCancelled {
                 schedule.release(mac)
-            } else if error.code == .unsupported || error.code == .unreachable {
+            } else if error.code == .keepsNoRecords || error.code == .unreachable {
                 schedule.leaveOut(mac)
                 events(.skipped(mac, message: error.message))
             } else {
@@ -232,12 +233,12 @@ final class ServiceSchedule<Instant: InstantProtocol<Duration>>: Sendable {
     init(settings: ServiceSettings) { self.settings = settings }
 
     /// Marks `mac` busy and returns `true` when it may be served at `now`: not busy, not left out, a connection
-    /// free, and past its backoff and its period unless it is `arriving` (it connected by itself: served at once).
+    /// free, past its backoff, and past its period unless it is `arriving` (it connected by itself: it has news).
     func claim(_ mac: MACAddress, at now: Instant, arriving: Bool = false) -> Bool {
         state.withLock { state in
             let device = state.devices[mac, default: Device()]
             guard !device.busy, !device.leftOut, state.busy < settings.connections,
-                arriving || device.retryAt.map({ now >= $0 }) ?? true,
+                device.retryAt.map({ now >= $0 }) ?? true,
                 arriving || device.lastSynced.map({ now >= $0.advanced(by: settings.period) }) ?? true
             else { return false }
             state.devices[mac, default: Device()].busy = true

@@ -9,7 +9,7 @@ extension BluetoothCentral {
     func pairedCandidates(of model: DeviceModel) async -> [DeviceCandidate] {
         var found: [MACAddress: DeviceCandidate] = [:]
         for await advertisement in scan(for: [DeviceCatalog.entry(for: model).profile.serviceUUID])
-        where advertisement.isPaired && advertisement.isDevice(of: model) {
+        where advertisement.isPaired && advertisement.isHeard && advertisement.isDevice(of: model) {
             if let known = found[advertisement.mac], (known.rssi ?? .min) >= advertisement.rssi { continue }
             found[advertisement.mac] = DeviceCandidate(
                 mac: advertisement.mac, name: advertisement.localName, rssi: advertisement.rssi)
@@ -35,8 +35,8 @@ extension DeviceDesk {
         guard !model.hasUserProfile else {
             throw DeviceDeskError(
                 .unsupported,
-                "a \(model.name) is bound to a user profile: add it with a layered request that carries one (cmd=1 with "
-                    + "userid, age, sex, height, weight)")
+                "\(model.name) devices are bound to a user profile: add it with a layered request that carries one (cmd=1 "
+                    + "with userid, age, sex, height, weight)")
         }
         guard central.reaches(model) else {
             throw DeviceDeskError(.unreachable, "a \(model.name): this home's transport does not speak its protocol")
@@ -47,23 +47,21 @@ extension DeviceDesk {
         } else {
             address = try await chosenDevice(of: model, user: user)
         }
-        let known: StoredDevice?
-        do {
-            known = try store.device(address)
-        } catch {
-            throw DeviceDeskError(.store, "\(address): cannot read the store: \(error)")
-        }
-        if let known, known.model != model {
-            throw DeviceDeskError(
-                .unsupported, "\(address) was added as a \(known.model.name), not a \(model.name): remove it first")
-        }
-        let candidate = StoredDevice(mac: address, model: model, addedAt: known?.addedAt ?? now())
         let (store, now) = (store, now)
+        let candidate = StoredDevice(mac: address, model: model, addedAt: now())
         return try await withDriver(candidate, doing: "add") { driver in
+            // under the device's lease: another request adding it meanwhile is seen
+            let known = try store.device(address)
+            if let known, known.model != model {
+                throw DeviceDeskError(
+                    .unsupported,
+                    "\(address) was added as a \(known.model.name), not a \(model.name): remove it first (vitalbridge devices "
+                        + "remove \(address))")
+            }
             try await driver.readClock(hubClock: now)
             try await driver.prepare(for: DeviceSession(caller: Self.hubUser, time: now()))
             let info = try await driver.deviceInfo()
-            var added = candidate
+            var added = known ?? candidate
             added.serialNumber = info.serialNumber
             added.firmwareRevision = info.firmwareRevision
             try store.saveDevice(added)
@@ -98,6 +96,9 @@ extension DeviceDesk {
         let known = try knownDevice(mac)
         if known.model.requiresStripCode, stripCode == nil {
             throw DeviceDeskError(.unsupported, "a \(known.model.name) needs the strip's code (--code)")
+        }
+        if !known.model.requiresStripCode, stripCode != nil {
+            throw DeviceDeskError(.unsupported, "\(mac) is a \(known.model.name), which takes no strip's code")
         }
         let (sink, now) = (StoreSink(store: store, device: mac), now)
         return try await withDriver(known, doing: "measure") { driver in

@@ -144,7 +144,7 @@ struct SyncCommand: AsyncParsableCommand {
             }
         }
         let failed = outcomes.filter { !$0.isSkipped && (try? $0.result.get()) == nil }.count
-        if outcomes.isEmpty { print("no devices yet: add one first (vitalbridge devices)") }
+        if outcomes.isEmpty { print("no devices yet: add one first (vitalbridge add --qr MODEL:MAC)") }
         if failed > 0 { throw CommandError("\(failed) of \(outcomes.count) devices failed") }
     }
 }

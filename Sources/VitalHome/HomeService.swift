@@ -44,7 +44,7 @@ extension Home {
         switch job {
         case .serve:
             let serve = try openLock("serve.lock")
-            guard flock(serve, LOCK_EX | LOCK_NB) == 0 else {
+            guard Self.lockExclusively(serve) else {
                 let holder = serveHolder(serve)
                 close(serve)
                 throw HomeError("another vitalbridge serve\(holder) runs on this home: one serve per home")
@@ -84,11 +84,14 @@ extension Home {
     }
 
     /// Whether a `vitalbridge serve` runs on this home, and its process id when it wrote one; reads only (a home
-    /// no serve ever ran on has no lock to read).
+    /// no serve ever ran on has no lock to read). Its brief shared lock is what a starting serve waits out
+    /// (for 200 ms).
     public func runningServe() -> (running: Bool, pid: Int32?) {
-        let descriptor = open(locksDirectory + "/serve.lock", O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        let descriptor = open(locksDirectory + "/serve.lock", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else { return (false, nil) }
         defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return (false, nil) }
         guard flock(descriptor, LOCK_SH | LOCK_NB) != 0 else {
             flock(descriptor, LOCK_UN)
             return (false, nil)
@@ -111,13 +114,30 @@ extension Home {
         return pid
     }
 
-    /// Opens the lock file `name` of the home's `locks` folder, creating it (never through a symbolic link).
+    /// Takes `descriptor`'s lock exclusively, trying for up to 200 ms: a `doctor` looking holds it shared for a
+    /// moment.
+    private static func lockExclusively(_ descriptor: Int32) -> Bool {
+        for _ in 0..<20 {
+            if flock(descriptor, LOCK_EX | LOCK_NB) == 0 { return true }
+            usleep(10_000)
+        }
+        return false
+    }
+
+    /// Opens the lock file `name` of the home's `locks` folder, creating both (never through a symbolic link, and
+    /// only a regular file).
     private func openLock(_ name: String) throws(HomeError) -> Int32 {
+        if !Self.exists(locksDirectory) { try Self.makeDirectory(locksDirectory, intermediates: false) }
         let path = locksDirectory + "/" + name
-        let descriptor = open(path, O_CREAT | O_RDWR | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        let descriptor = open(path, O_CREAT | O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             let why = errno == ELOOP ? "it is a symbolic link" : String(cString: strerror(errno))
             throw HomeError("cannot open the lock \(path): \(why)")
+        }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            close(descriptor)
+            throw HomeError("\(path) is not a regular file; the hub uses only regular files as locks")
         }
         return descriptor
     }

@@ -40,7 +40,7 @@ struct PersonCommandTests {
             (["--qr", "BP5:004D32"], 2, "--qr: the QR code's MAC is not 12 hexadecimal digits"),
             (["--model", "BP99"], 2, "--model: 'BP99' is not a model of the catalog"),
             ([], 2, "give --qr or --model"),
-            (["--model", "AM4"], 1, "a AM4 is bound to a user profile"),
+            (["--model", "AM4"], 1, "AM4 devices are bound to a user profile"),
             (["--qr", "BP5:004D3208D3AA"], 1, "004D3208D3AA"),
         ]
         for (arguments, status, message) in cases {
