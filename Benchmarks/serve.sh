@@ -62,24 +62,28 @@ fleet() {
 }
 # rss <pid>: resident memory in KiB
 rss() { awk '/^VmRSS/ {print $2}' "/proc/$1/status" 2>/dev/null || echo 0; }
+# sample_rss <pid> <seconds>: `rss` of pid every <seconds> until it ends, one sample a line
+sample_rss() {
+    while kill -0 "$1" 2>/dev/null; do
+        rss "$1"
+        sleep "$2"
+    done
+}
 
 echo "== idle: the devices out of range, $idle s"
 macs=(004D3208D2F4 004D3208D308 004D3208D314 004D3208D315 004D3208D316)
 models=(BP5 BG5 BPS GLS WSS)
 devices=""
 for i in "${!macs[@]}"; do devices+="$(device "${models[$i]}" "${macs[$i]}" '[{"at":"12:00","seconds":60}]'),"; done
-# in range at 12:00 for the adds, then the world starts at midnight: out of range for twelve hours
+# the world starts at midnight: out of range for twelve hours (add_all adds them through a fleet without windows)
 fleet "$work/idle" "2026-11-20 00:00:00" 1 "${devices%,}"
 add_all "$work/idle" "${macs[@]}"
 /usr/bin/time -o "$work/idle.time" -f "%U %S %e %M" "$tool" serve --home "$work/idle" --seconds "$idle" >"$work/idle.out" &
-serving=$!
+timing=$!
 sleep 1
-samples=()
-while kill -0 "$serving" 2>/dev/null; do
-    samples+=("$(pgrep -P "$serving" -x vitalbridge | head -1 | xargs -r -I{} awk '/^VmRSS/ {print $2}' /proc/{}/status)")
-    sleep 10
-done
-wait "$serving"
+# GNU time's child is serve
+mapfile -t samples < <(sample_rss "$(pgrep -P "$timing" -x vitalbridge | head -1)" 10)
+wait "$timing"
 read -r user system wall peak <"$work/idle.time"
 python3 - "$user" "$system" "$wall" "$peak" "${samples[@]}" <<'PY'
 import sys
@@ -145,11 +149,7 @@ fleet "$work/day" "2026-11-20 00:00:10" null "${devices%,}"
 add_all "$work/day" "${macs[@]}"
 "$tool" serve --home "$work/day" --seconds 86400 >"$work/day.out" &
 serving=$!
-samples=()
-while kill -0 "$serving" 2>/dev/null; do
-    samples+=("$(rss "$serving")")
-    sleep 0.1
-done
+mapfile -t samples < <(sample_rss "$serving" 0.1)
 wait "$serving"
 python3 - "$(grep -c synced "$work/day.out")" "${samples[@]}" <<'PY'
 import sys
