@@ -217,7 +217,7 @@ actor BlueZClient {
             return
         }
         try? await Task.sleep(for: duration)
-        _ = try? await bus.call(BlueZNames.service, adapter, BlueZNames.adapter, "StopDiscovery")
+        await bus.undo(adapter, BlueZNames.adapter, "StopDiscovery")
     }
 
     private func heard(_ path: String, _ device: [String: DBusValue]) {
@@ -241,17 +241,20 @@ actor BlueZClient {
 
     /// A wait for a device's properties to satisfy a condition; checked each time they change.
     private final class Waiter: @unchecked Sendable {
+        let id: Int
         let condition: @Sendable ([String: DBusValue]?) -> Bool
         let continuation: CheckedContinuation<Bool, Never>
         init(
-            condition: @escaping @Sendable ([String: DBusValue]?) -> Bool,
+            id: Int, condition: @escaping @Sendable ([String: DBusValue]?) -> Bool,
             continuation: CheckedContinuation<Bool, Never>
         ) {
+            self.id = id
             self.condition = condition
             self.continuation = continuation
         }
     }
     private var waiters: [String: [Waiter]] = [:]
+    private var nextWaiter = 0
 
     func connect(to mac: MACAddress, timeout: Duration, scanDuration: Duration) async throws(DeviceError)
         -> any BluetoothConnection
@@ -267,11 +270,14 @@ actor BlueZClient {
                     try await bus.call(BlueZNames.service, path, BlueZNames.device, "Connect", timeout: timeout)
                 }
             } catch {
+                // a cancelled Connect still runs in BlueZ: the link it may make is not left behind
+                if error.name == DBusError.cancelled { await disconnect(path, bus) }
                 throw Self.deviceError(error, doing: "connecting to \(mac)", connecting: true)
             }
         }
         guard await wait(for: path, timeout: timeout, until: { $0?["ServicesResolved"]?.bool == true }) else {
-            _ = try? await bus.call(BlueZNames.service, path, BlueZNames.device, "Disconnect")
+            await disconnect(path, bus)
+            if Task.isCancelled { throw DeviceError(.cancelled, message: "connecting to \(mac) was cancelled") }
             throw DeviceError(.connectionFailed, message: "the services of \(mac) were not resolved in time")
         }
         var characteristics: [String: BlueZConnection.Characteristic] = [:]
@@ -304,6 +310,12 @@ actor BlueZClient {
             else { return nil }
             return BlueZNames.mac(address)
         }.sorted { $0.description < $1.description }
+    }
+
+    /// Asks BlueZ to drop the link to the device at `path`, for a connection this client gives up before it was
+    /// made.
+    private func disconnect(_ path: String, _ bus: DBusConnection) async {
+        await bus.undo(path, BlueZNames.device, "Disconnect")
     }
 
     /// Makes sure BlueZ knows the device `mac` at `path`: it knows a device once it has heard it, so one it does
@@ -372,18 +384,25 @@ actor BlueZClient {
         return stream
     }
 
-    /// Waits until the `Device1` properties of `path` satisfy `condition`, or `timeout` passes (then `false`).
+    /// Waits until the `Device1` properties of `path` satisfy `condition`, or `timeout` passes or the task is
+    /// cancelled (then `false`).
     private func wait(
         for path: String, timeout: Duration, until condition: @escaping @Sendable ([String: DBusValue]?) -> Bool
     ) async -> Bool {
         if condition(objects[path]?[BlueZNames.device]) { return true }
-        return await withCheckedContinuation { continuation in
-            let waiter = Waiter(condition: condition, continuation: continuation)
-            waiters[path, default: []].append(waiter)
-            Task {
-                try? await Task.sleep(for: timeout)
-                self.expire(waiter, path)
+        nextWaiter += 1
+        let id = nextWaiter
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                waiters[path, default: []].append(Waiter(id: id, condition: condition, continuation: continuation))
+                Task {
+                    try? await Task.sleep(for: timeout)
+                    self.expire(id, path)
+                }
             }
+        } onCancel: {
+            // runs on this actor only once the wait above is registered
+            Task { await self.expire(id, path) }
         }
     }
 
@@ -398,9 +417,10 @@ actor BlueZClient {
         waiters[path] = waiting.isEmpty ? nil : waiting
     }
 
-    private func expire(_ waiter: Waiter, _ path: String) {
-        guard let index = waiters[path]?.firstIndex(where: { $0 === waiter }) else { return }
-        waiters[path]?.remove(at: index)
+    private func expire(_ id: Int, _ path: String) {
+        guard let index = waiters[path]?.firstIndex(where: { $0.id == id }) else { return }
+        let waiter = waiters[path]!.remove(at: index)
+        if waiters[path]?.isEmpty == true { waiters[path] = nil }
         waiter.continuation.resume(returning: false)
     }
 
@@ -419,10 +439,22 @@ actor BlueZClient {
         case "org.bluez.Error.InvalidArguments", "org.bluez.Error.InvalidValueLength", "org.bluez.Error.InvalidOffset":
             code = .protocolViolation
         case "org.bluez.Error.NotConnected", DBusError.disconnected: code = .disconnected
+        case DBusError.cancelled: code = .cancelled
         case "org.bluez.Error.NotReady": code = .connectionFailed
         default:
             code = connecting ? .connectionFailed : error.name == DBusError.noReply ? .disconnected : .transportFailed
         }
         return DeviceError(code, message: "\(what): \(error)")
+    }
+}
+
+extension DBusConnection {
+    /// Calls BlueZ's `member` that undoes something this client started (`StopDiscovery`, `Disconnect`): made even
+    /// when the awaiting task is cancelled, since a stopping hub must still undo it (a cancelled ``call`` returns
+    /// at once); waited for at most `timeout`, a failure ignored.
+    func undo(_ path: String, _ interface: String, _ member: String, timeout: Duration = .seconds(2)) async {
+        await Task.detached {
+            _ = try? await self.call(BlueZNames.service, path, interface, member, timeout: timeout)
+        }.value
     }
 }

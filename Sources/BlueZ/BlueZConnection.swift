@@ -189,6 +189,6 @@ final class BlueZConnection: BluetoothConnection, @unchecked Sendable {
 
     func disconnect() async {
         end(DeviceError(.disconnected, message: "the hub disconnected"))
-        _ = try? await bus.call(BlueZNames.service, path, BlueZNames.device, "Disconnect")
+        await bus.undo(path, BlueZNames.device, "Disconnect")
     }
 }

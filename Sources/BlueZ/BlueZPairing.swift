@@ -285,13 +285,17 @@ final class BlueZAgent: Sendable {
     /// Unregisters the agent from BlueZ and stops serving it; a failure is logged (BlueZ forgets the agent anyway
     /// when this process leaves the bus).
     func unregister(from bus: DBusConnection) async {
-        do {
-            _ = try await bus.call(
-                BlueZNames.service, BlueZNames.managerPath, BlueZNames.agentManager, "UnregisterAgent",
-                [.objectPath(path)])
-        } catch {
-            logger.notice("cannot unregister the pairing agent from BlueZ: \(error)")
-        }
+        // made even when the pairing was cancelled: a cancelled call would return before it is sent
+        let (path, logger) = (self.path, self.logger)
+        await Task.detached {
+            do {
+                _ = try await bus.call(
+                    BlueZNames.service, BlueZNames.managerPath, BlueZNames.agentManager, "UnregisterAgent",
+                    [.objectPath(path)], timeout: .seconds(2))
+            } catch {
+                logger.notice("cannot unregister the pairing agent from BlueZ: \(error)")
+            }
+        }.value
         await stop()
     }
 

@@ -162,22 +162,36 @@ public final class DBusConnection: @unchecked Sendable {
     /// Calls `member` of `interface` on the object `path` of `destination` with `arguments`, and returns the
     /// reply's values.
     ///
-    /// - Throws: the ``DBusError`` the peer answered, ``DBusError/noReply`` after `timeout`, or
-    ///   ``DBusError/disconnected``.
+    /// - Throws: the ``DBusError`` the peer answered, ``DBusError/noReply`` after `timeout`,
+    ///   ``DBusError/disconnected``, or ``DBusError/cancelled`` at once when the awaiting task is cancelled (the
+    ///   peer's reply, when it comes, is dropped).
     public func call(
         _ destination: String, _ path: String, _ interface: String, _ member: String, _ arguments: [DBusValue] = [],
         timeout: Duration = .seconds(25)
     ) async throws(DBusError) -> [DBusValue] {
         let microseconds = UInt64(
             max(1, timeout.components.seconds * 1_000_000 + timeout.components.attoseconds / 1_000_000_000_000))
-        let result = await Handoff<Result<[DBusValue], DBusError>>.awaiting { handoff in
-            let box = ReplyBox(handoff)
-            let accepted = enqueue { bus in
-                self.send(destination, path, interface, member, arguments, microseconds, box, bus)
+        let pending = Locked<Handoff<Result<[DBusValue], DBusError>>?>(nil)
+        let cancelled = Result<[DBusValue], DBusError>.failure(
+            DBusError(name: DBusError.cancelled, message: "\(interface).\(member) was cancelled"))
+        let result = await withTaskCancellationHandler {
+            await Handoff<Result<[DBusValue], DBusError>>.awaiting { handoff in
+                pending.withLock { $0 = handoff }
+                // cancelled before the handoff existed: the handler below found nothing to hand to
+                if Task.isCancelled {
+                    handoff.hand(cancelled)
+                    return
+                }
+                let box = ReplyBox(handoff)
+                let accepted = enqueue { bus in
+                    self.send(destination, path, interface, member, arguments, microseconds, box, bus)
+                }
+                if !accepted {
+                    box.resume(.failure(Self.closedError))
+                }
             }
-            if !accepted {
-                box.resume(.failure(Self.closedError))
-            }
+        } onCancel: {
+            pending.withLock { $0 }?.hand(cancelled)
         }
         return try result.get()
     }

@@ -26,4 +26,7 @@ public struct DBusError: Error, Hashable, Sendable, CustomStringConvertible {
     public static let unknownObject = "org.freedesktop.DBus.Error.UnknownObject"
     /// Arguments of the wrong type or number.
     public static let invalidArgs = "org.freedesktop.DBus.Error.InvalidArgs"
+    /// The task awaiting the reply was cancelled: the call was sent and may still run at the peer, whose reply
+    /// is dropped (not a name the bus sends; `org.vitalbridge` is ours).
+    public static let cancelled = "org.vitalbridge.Error.Cancelled"
 }

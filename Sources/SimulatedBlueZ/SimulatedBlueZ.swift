@@ -135,7 +135,7 @@ public actor SimulatedBlueZ {
             let now = world.clock.wallTime
             for configuration in devices {
                 let path = BlueZNames.devicePath(configuration.mac, adapter: Self.adapterPath)
-                guard var device = self.devices[path] else { continue }
+                guard let device = self.devices[path] else { continue }
                 guard let opened = configuration.connectsByItself(at: now) else {
                     if device.connection != nil, device.client == nil {
                         await device.connection?.disconnect()

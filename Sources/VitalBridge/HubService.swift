@@ -13,6 +13,10 @@ public struct ServiceSettings: Hashable, Sendable {
     public var connections: Int
     /// The pause between two scans.
     public var scanPause: Duration
+    /// Whether the syncs in flight end before each pause: for a simulated world whose time runs at once (a fleet
+    /// with no pace), where a pause takes no time and rounds would otherwise move the world's time past a device
+    /// whose sync waits for a busy core. Never on a real home, where a long sync must not hold up the scans.
+    public var settles: Bool
 
     /// The wait before a failed device is tried again, doubled each failure up to ``longestBackoff``.
     public static let firstBackoff = Duration.seconds(5)
@@ -25,11 +29,12 @@ public struct ServiceSettings: Hashable, Sendable {
 
     public init(
         period: Duration = ServiceSettings.defaultPeriod, connections: Int = ServiceSettings.defaultConnections,
-        scanPause: Duration = .milliseconds(500)
+        scanPause: Duration = .milliseconds(500), settles: Bool = false
     ) {
         self.period = period
         self.connections = connections
         self.scanPause = scanPause
+        self.settles = settles
     }
 }
 
@@ -149,6 +154,7 @@ public struct HubService: Sendable {
                     }
                 }
                 guard running() else { break }
+                if settings.settles { await schedule.settled() }
                 try? await clock.sleep(for: settings.scanPause)
                 await Task.yield()
             }
@@ -192,6 +198,8 @@ public struct HubService: Sendable {
             if device.model.isSmartband {
                 _ = try await desk.follow(mac, hours: nil) { events(.band(mac, $0)) }
             } else {
+                schedule.syncStarted()
+                defer { schedule.syncEnded() }
                 events(.synced(mac, device.model, try await desk.sync(mac)))
             }
             schedule.succeeded(mac, at: clock.now)
@@ -225,6 +233,10 @@ final class ServiceSchedule<Instant: InstantProtocol<Duration>>: Sendable {
     struct State {
         var devices: [MACAddress: Device] = [:]
         var busy = 0
+        /// Devices being synced (not followed: a band is followed until the service ends).
+        var syncing = 0
+        /// Waits for `syncing` to reach 0.
+        var settling: [CheckedContinuation<Void, Never>] = []
     }
 
     let settings: ServiceSettings
@@ -277,6 +289,32 @@ final class ServiceSchedule<Instant: InstantProtocol<Duration>>: Sendable {
     }
 
     func isLeftOut(_ mac: MACAddress) -> Bool { state.withLock { $0.devices[mac]?.leftOut ?? false } }
+
+    /// A device's sync started.
+    func syncStarted() { state.withLock { $0.syncing += 1 } }
+
+    /// A device's sync ended: when it was the last, the waits of ``settled()`` end.
+    func syncEnded() {
+        let settled = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.syncing -= 1
+            guard state.syncing == 0 else { return [] }
+            defer { state.settling = [] }
+            return state.settling
+        }
+        for wait in settled { wait.resume() }
+    }
+
+    /// Returns once no device is being synced (``ServiceSettings/settles``).
+    func settled() async {
+        await withCheckedContinuation { continuation in
+            let now = state.withLock { state in
+                guard state.syncing > 0 else { return true }
+                state.settling.append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
 
     /// Applies `change` to `mac` and frees its connection when it was busy.
     private func update(_ mac: MACAddress, _ change: (inout Device) -> Void) {

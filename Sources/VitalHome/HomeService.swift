@@ -167,6 +167,9 @@ extension Hub {
                 "the fleet sets no pace, so its time runs at once: give --seconds, or a pace in \(home.fleetPath)")
         }
         let desk = desk(clock: transport.world?.pacedClock ?? ContinuousClock())
+        var settings = settings
+        // a world whose time runs at once must not move on while a device is being synced
+        settings.settles = transport.world.map { $0.pace == nil } ?? false
         let sinks = try store.sinks.all()
         let following =
             sinks.isEmpty

@@ -59,6 +59,38 @@ struct DBusConnectionTests {
         #expect(silent?.name == "org.freedesktop.DBus.Error.NoReply")
     }
 
+    @Test("a call whose task is cancelled ends at once, sent or not; the late reply is dropped")
+    func cancelled() async throws {
+        let pair = try await Pair()
+        defer { pair.stop() }
+        let (client, server) = (pair.first, pair.second)
+        try await server.requestName("org.vitalbridge.Slow")
+        let held = Held()
+        let served = try await server.serve("/slow") { held.keep($0) }
+        defer { served.cancel() }
+        let waiting = Task {
+            try await client.call(
+                "org.vitalbridge.Slow", "/slow", "org.vitalbridge.X", "Connect", timeout: .seconds(60))
+        }
+        while held.count == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        let cancelledAt = ContinuousClock.now
+        waiting.cancel()
+        let error = await #expect(throws: DBusError.self) { try await waiting.value }
+        #expect(error?.name == DBusError.cancelled && error?.message == "org.vitalbridge.X.Connect was cancelled")
+        #expect(ContinuousClock.now - cancelledAt < .seconds(5))
+        held.answerAll()
+        // cancelled before it starts: not waited for; the connection still serves the next call
+        let early = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await client.call(
+                "org.vitalbridge.Slow", "/slow", "org.vitalbridge.X", "Y", timeout: .seconds(60))
+        }
+        await #expect(throws: DBusError.self) { try await early.value }
+        let echo = try await server.serve("/echo") { $0.reply([.string("here")]) }
+        defer { echo.cancel() }
+        #expect(try await client.call("org.vitalbridge.Slow", "/echo", "org.vitalbridge.X", "Z") == [.string("here")])
+    }
+
     @Test("signals reach a matching subscriber, in order, until it cancels")
     func signals() async throws {
         let pair = try await Pair()
@@ -174,4 +206,6 @@ final class Held: @unchecked Sendable {
     private var calls: [DBusMethodCall] = []
     func keep(_ call: DBusMethodCall) { lock.withLock { calls.append(call) } }
     var count: Int { lock.withLock { calls.count } }
+    /// Answers the calls kept so far (with no values).
+    func answerAll() { for call in lock.withLock({ calls }) { call.reply() } }
 }
