@@ -48,10 +48,7 @@ actor BlueZClient {
             ] {
                 subscriptions.append(try await bus.subscribe(rule) { continuation.yield($0) })
             }
-            let reply = try await bus.call(BlueZNames.service, "/", BlueZNames.objectManager, "GetManagedObjects")
-            for (path, interfaces) in reply.first?.dictionary ?? [:] {
-                objects[path] = interfaces.dictionary?.compactMapValues(\.dictionary)
-            }
+            try await readObjects(from: bus)
         } catch {
             bus.close()
             throw Self.deviceError(error, doing: "reading BlueZ's objects")
@@ -59,6 +56,27 @@ actor BlueZClient {
         self.bus = bus
         Task { for await signal in signals { self.apply(signal) } }
         return bus
+    }
+
+    /// Reads every object BlueZ serves (`GetManagedObjects`) into ``objects``. An object or interface already known
+    /// is kept as it is: a signal applied while the reply was on its way is newer than the reply.
+    private func readObjects(from bus: DBusConnection) async throws(DBusError) {
+        let reply = try await bus.call(BlueZNames.service, "/", BlueZNames.objectManager, "GetManagedObjects")
+        for (path, interfaces) in reply.first?.dictionary ?? [:] {
+            for (interface, properties) in interfaces.dictionary ?? [:] where objects[path]?[interface] == nil {
+                objects[path, default: [:]][interface] = properties.dictionary ?? [:]
+            }
+        }
+    }
+
+    /// Reads BlueZ's objects again after it came back on the bus; a failure is logged (the next scan says more).
+    private func readObjects() async {
+        guard let bus else { return }
+        do {
+            try await readObjects(from: bus)
+        } catch {
+            logger.warning("cannot read BlueZ's objects after it came back: \(error)")
+        }
     }
 
     func close() {
@@ -119,8 +137,15 @@ actor BlueZClient {
             }
         case "NameOwnerChanged":
             guard signal.arguments.count == 3, signal.arguments[0].string == BlueZNames.service,
-                signal.arguments[2].string == ""
+                let owner = signal.arguments[2].string
             else { return }
+            guard owner.isEmpty else {
+                // bluetoothd is back (a restart): what it serves is read again, as at the start
+                logger.notice("BlueZ is back on the bus: reading its objects again")
+                Task { await self.readObjects() }
+                return
+            }
+            logger.notice("BlueZ left the bus: its links are gone")
             objects.removeAll()
             for connection in connections.values {
                 connection.end(DeviceError(.disconnected, message: "BlueZ stopped"))

@@ -211,6 +211,15 @@ extension SimulatedBlueZ {
             do {
                 connection = try await world.open(device.mac)
             } catch {
+                if error.code == .timedOut {
+                    // a device that does not answer: the kernel gives up after its LE connection timeout
+                    let timeout = bluezError("Failed", "Page Timeout")
+                    Task {
+                        try? await Task.sleep(for: Self.pageTimeout)
+                        call.fail(timeout)
+                    }
+                    return
+                }
                 throw bluezError(
                     "Failed", error.code == .notFound ? "Page Timeout" : "Software caused connection abort")
             }

@@ -28,6 +28,9 @@ import VitalSimulation
 public actor SimulatedBlueZ {
     /// The adapter's object path.
     public static let adapterPath = "/org/bluez/hci0"
+    /// How long `Connect` waits for a device that does not answer (the fleet's `connectUnanswered`): the Linux
+    /// kernel's LE connection timeout.
+    static let pageTimeout = Duration.seconds(20)
 
     let bus: DBusConnection
     let world: SimulatedWorld

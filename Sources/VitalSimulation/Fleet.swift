@@ -250,6 +250,10 @@ public struct GeneratedRecords: Hashable, Sendable {
 public struct FailureScript: Hashable, Sendable {
     /// The connection attempt fails.
     public var atConnect: Bool?
+    /// The device does not answer the connection attempt (it stopped advertising as the host paged it): the
+    /// attempt times out (`DeviceError.Code.timedOut`; on SimulatedBlueZ, `Connect` is answered
+    /// `org.bluez.Error.Failed: Page Timeout` after 20 s of real time, as the kernel's LE connection timeout ends it).
+    public var connectUnanswered: Bool?
     /// The next live measurement ends with this device error code (e.g. BP 3, PO3 4).
     public var duringMeasurement: Int?
     /// A sync reports a device error after this many records.
@@ -262,10 +266,11 @@ public struct FailureScript: Hashable, Sendable {
     public var linkDrops: Double?
 
     public init(
-        atConnect: Bool? = nil, duringMeasurement: Int? = nil, duringSync: SyncFailure? = nil,
-        disconnectAfter: Int? = nil, linkDrops: Double? = nil
+        atConnect: Bool? = nil, connectUnanswered: Bool? = nil, duringMeasurement: Int? = nil,
+        duringSync: SyncFailure? = nil, disconnectAfter: Int? = nil, linkDrops: Double? = nil
     ) {
         self.atConnect = atConnect
+        self.connectUnanswered = connectUnanswered
         self.duringMeasurement = duringMeasurement
         self.duringSync = duringSync
         self.disconnectAfter = disconnectAfter

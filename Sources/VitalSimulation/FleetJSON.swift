@@ -218,6 +218,7 @@ extension FailureScript {
     init(fields: JSONFields) throws(FleetError) {
         var fields = fields
         atConnect = try fields.bool("atConnect")
+        connectUnanswered = try fields.bool("connectUnanswered")
         duringMeasurement = try fields.int("duringMeasurement")
         duringSync = try fields.object("duringSync", SyncFailure.init(fields:))
         disconnectAfter = try fields.int("disconnectAfter")
@@ -228,6 +229,7 @@ extension FailureScript {
     var jsonValue: JSON {
         var members = JSONMembers()
         members["atConnect"] = atConnect.map(JSON.bool)
+        members["connectUnanswered"] = connectUnanswered.map(JSON.bool)
         members["duringMeasurement"] = duringMeasurement.map(JSON.number)
         members["duringSync"] = duringSync?.jsonValue
         members["disconnectAfter"] = disconnectAfter.map(JSON.number)

@@ -169,13 +169,17 @@ public actor SimulatedWorld: BluetoothCentral {
     /// transport that serves the world to other processes keeps, to ask for the link's events.
     ///
     /// - Throws: `DeviceError.Code.notFound` for a device not in range, `DeviceError.Code.connectionFailed`
-    ///   when the fleet fails the connection or another central holds the device.
+    ///   when the fleet fails the connection or another central holds the device, `DeviceError.Code.timedOut` when
+    ///   the fleet has the device leave the attempt unanswered.
     public func open(_ mac: MACAddress) throws(DeviceError) -> SimulatedConnection {
         guard let runtime = runtime(mac), runtime.configuration.isInRange(at: clock.wallTime) else {
             throw DeviceError(.notFound, message: "no device \(mac) is in range")
         }
         if runtime.configuration.failures.atConnect == true, runtime.spend("atConnect") {
             throw DeviceError(.connectionFailed, message: "the connection to \(mac) failed")
+        }
+        if runtime.configuration.failures.connectUnanswered == true, runtime.spend("connectUnanswered") {
+            throw DeviceError(.timedOut, message: "\(mac) did not answer the connection attempt")
         }
         guard links[mac] == nil else {
             throw DeviceError(.connectionFailed, message: "\(mac) is connected to another central")

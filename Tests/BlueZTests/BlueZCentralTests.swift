@@ -156,6 +156,63 @@ struct BlueZCentralTests {
         }
     }
 
+    @Test("a Connect the device never answers ends at once when its task is cancelled (a SIGTERM to serve)")
+    func cancelledConnect() async throws {
+        var fleet = Fleet.default
+        let index = fleet.devices.firstIndex { $0.mac == Self.bp5.description }!
+        fleet.devices[index].failures = FailureScript(connectUnanswered: true)
+        try await BlueZBench.with(fleet: fleet) { bench in
+            let central = bench.central
+            let connecting = Task { try await central.connect(to: Self.bp5) }
+            try await Task.sleep(for: .milliseconds(300))
+            let clock = ContinuousClock()
+            let cancelled = clock.now
+            connecting.cancel()
+            let error = await #expect(throws: DeviceError.self) { try await connecting.value }
+            #expect(error?.code == .cancelled, "\(String(describing: error))")
+            #expect(clock.now - cancelled < .seconds(2))
+            // the failure is spent: the device answers the next attempt
+            let connection = try await central.connect(to: Self.bp5)
+            await connection.disconnect()
+        }
+    }
+
+    @Test("BlueZ restarting is survived: its links end, and what it serves again is heard and connected")
+    func blueZRestarts() async throws {
+        try await BlueZBench.with { bench in
+            var heard = Set<MACAddress>()
+            for await advertisement in bench.central.scan(for: [0x1810]) { heard.insert(advertisement.mac) }
+            #expect(heard.contains(Self.bp5))
+            let connection = try await bench.central.connect(to: Self.bg5)
+            await bench.server.close()
+            // the link went with bluetoothd
+            let gone = await #expect(throws: DeviceError.self) {
+                try await connection.read(GATTCharacteristics.batteryLevel)
+            }
+            #expect(gone?.code == .disconnected)
+            let restarted = try await SimulatedBlueZ(world: bench.world, bus: bench.bus.address, pace: 0.001)
+            let serving = Task(executorPreference: ThreadExecutor.shared) { try? await restarted.run() }
+            defer {
+                serving.cancel()
+            }
+            // the central hears the devices of the new bluetoothd, without being started again
+            var again = Set<MACAddress>()
+            for _ in 0..<100 where !again.contains(Self.bp5) {
+                for await advertisement in bench.central.scan(for: [0x1810]) { again.insert(advertisement.mac) }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(again.contains(Self.bp5))
+            let stored = await bench.world.storedReadings(of: Self.bp5)
+            let reconnected = try await bench.central.connect(to: Self.bp5)
+            let driver = makeDriver(
+                for: DeviceCatalog.entry(for: .bp5), connection: reconnected, clock: { Timestamp(Date()) })
+            let sink = MemorySink()
+            #expect(try await driver.sync(into: sink) { _ in } == stored.count)
+            await reconnected.disconnect()
+            await restarted.close()
+        }
+    }
+
     @Test("a device out of range is not found; an unreachable bus is a connection failure")
     func notFound() async throws {
         var fleet = Fleet.default

@@ -25,9 +25,15 @@ private final class Serving: @unchecked Sendable {
     let process = Process()
     let output = Pipe()
 
-    init(_ home: TestHome, _ arguments: [String] = []) throws {
+    convenience init(_ home: TestHome, _ arguments: [String] = []) throws {
+        try self.init(["--home", home.path] + arguments)
+    }
+
+    /// `serve` with `arguments`, this process's environment and `environment`.
+    init(_ arguments: [String], environment: [String: String] = [:]) throws {
         process.executableURL = vitalbridgePath
-        process.arguments = ["serve", "--home", home.path] + arguments
+        process.arguments = ["serve"] + arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
@@ -246,6 +252,27 @@ struct ServeOverBlueZTests {
         // its records, and the measurement it connected to send
         #expect(served.stdout.hasPrefix("\(mac) (BPS): synced, 6 new records\n"), "\(served.stdout)")
         #expect(try store.readings.all(device: mac).count == 6)
+    }
+}
+
+extension ServeOverBlueZTests {
+    @Test("SIGTERM stops serve at once while BlueZ still tries to connect a device that does not answer")
+    func stopsWhileConnecting() throws {
+        let silent = fleet(.bloodPressureMonitor) { $0.failures = FailureScript(connectUnanswered: true) }
+        let bench = try SimulatedBus(fleet: silent)
+        defer { bench.stop() }
+        _ = try vitalbridge(["init", "--home", bench.home.path])
+        let mac = MACAddress(macOf(.bloodPressureMonitor))!
+        let store = try VitalStore(path: bench.home.path + "/vitalbridge.sqlite")
+        try store.saveDevice(
+            StoredDevice(mac: mac, model: .bloodPressureMonitor, addedAt: Timestamp(parsing: "2026-11-20 06:00:00")!))
+        let serving = try Serving(["--transport", "bluez"], environment: bench.environment)
+        // heard within a scan, then connecting: BlueZ answers that Connect only after 20 s
+        Thread.sleep(forTimeInterval: 1.5)
+        #expect(try store.readings.all(device: mac).isEmpty)
+        let stopped = serving.stop()
+        #expect(stopped.status == 0 && stopped.stdout.hasSuffix("stopped\n"), "\(stopped.stdout)")
+        #expect(stopped.took < .seconds(2), "\(stopped.took)")
     }
 }
 
