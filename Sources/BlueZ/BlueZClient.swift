@@ -128,7 +128,10 @@ actor BlueZClient {
                 {
                     connection.end(DeviceError(.disconnected, message: "the link dropped"))
                 }
-                if changed["RSSI"] != nil, let device = objects[signal.path]?[BlueZNames.device] {
+                // heard again, or connected by itself: a scan learns it now, not at its end
+                if changed["RSSI"] != nil || changed["Connected"] == .boolean(true),
+                    let device = objects[signal.path]?[BlueZNames.device]
+                {
                     heard(signal.path, device)
                 }
                 settleWaiters(signal.path)
@@ -205,7 +208,7 @@ actor BlueZClient {
     }
 
     /// Reports the devices that advertise one of `services` for `duration`: those BlueZ already knows and heard,
-    /// then each one heard during the scan.
+    /// then each one heard during the scan, or connecting to the host by itself during it.
     func scan(for services: [UInt16], duration: Duration, into continuation: AsyncStream<Advertisement>.Continuation)
         async
     {
@@ -259,7 +262,8 @@ actor BlueZClient {
             Advertisement(
                 mac: mac, localName: device["Name"]?.string ?? device["Alias"]?.string ?? "", services: services,
                 isPaired: device["Paired"]?.bool ?? false, rssi: device["RSSI"]?.integer ?? -127,
-                isHeard: device["RSSI"] != nil))
+                isHeard: device["RSSI"] != nil,
+                isConnected: device["Connected"]?.bool == true && connections[path] == nil))
     }
 
     // MARK: Connecting

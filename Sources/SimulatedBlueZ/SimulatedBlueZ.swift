@@ -111,7 +111,23 @@ public actor SimulatedBlueZ {
         defer { watching.cancel() }
         let connecting = Task { await self.keepConnectingByThemselves() }
         defer { connecting.cancel() }
+        let timekeeping = Task { await self.keepTime() }
+        defer { timekeeping.cancel() }
         for await call in calls { await handle(call) }
+    }
+
+    /// Lets the world's time follow the real one at the pace, so that presence windows open and close while
+    /// nothing is connected: every 100 ms of real time, the world's clock is moved to where the pace puts it,
+    /// never back (a link's radio traffic moves it too, and waits as long). At pace 0 the world's time moves only
+    /// with the radio.
+    func keepTime() async {
+        guard pace > 0 else { return }
+        let (real, began) = (ContinuousClock(), world.clock.now)
+        let start = real.now
+        while !Task.isCancelled {
+            try? await world.clock.sleep(until: began.advanced(by: (real.now - start) / pace))
+            try? await Task.sleep(for: .milliseconds(100))
+        }
     }
 
     /// Client `name` left the bus: as bluetoothd does, its discovery stops, its notify sessions end (the device's

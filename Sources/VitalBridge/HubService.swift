@@ -129,7 +129,8 @@ public struct HubService: Sendable {
                 }
             }
             var known: [StoredDevice] = []
-            // devices that connected by themselves, not yet served since: served at once, period or backoff aside
+            // the devices connected to the host by themselves when last seen; those that connected since and are
+            // not served yet (arrivals: served as soon as a connection is free, their period aside, not a backoff)
             var connected: Set<MACAddress> = []
             var arrived: Set<MACAddress> = []
             while running() {
@@ -147,9 +148,14 @@ public struct HubService: Sendable {
                 if !services.isEmpty {
                     for await heard in desk.central.scan(for: services.sorted()) {
                         guard running() else { break }
-                        guard heard.isHeard, let device = byMAC[heard.mac], heard.isDevice(of: device.model),
-                            schedule.claim(device.mac, at: clock.now)
-                        else { continue }
+                        guard let device = byMAC[heard.mac], heard.isDevice(of: device.model) else { continue }
+                        // connected by itself during the scan: an arrival, as the next round would see it
+                        let arriving = heard.isConnected && connected.insert(heard.mac).inserted
+                        guard heard.isHeard || arriving, schedule.claim(heard.mac, at: clock.now, arriving: arriving)
+                        else {
+                            if arriving { arrived.insert(heard.mac) }
+                            continue
+                        }
                         group.addTask { await serve(device, schedule: schedule, clock: clock, events: events) }
                     }
                 }

@@ -29,15 +29,22 @@ public struct Advertisement: Hashable, Sendable {
     /// Whether the device was heard advertising just now. BlueZ also reports the devices it knows (paired before)
     /// that are not advertising, with no signal strength: those are not heard.
     public let isHeard: Bool
+    /// Whether the device is connected to the host by a link the central did not make: a bonded device that
+    /// connected by itself (``BluetoothCentral/connectedPeripherals()``). A scan reports such a device again the
+    /// moment it connects, so that it is served at once rather than at the next scan.
+    public let isConnected: Bool
 
-    public init(mac: MACAddress, localName: String, services: [UInt16], isPaired: Bool, rssi: Int, isHeard: Bool = true)
-    {
+    public init(
+        mac: MACAddress, localName: String, services: [UInt16], isPaired: Bool, rssi: Int, isHeard: Bool = true,
+        isConnected: Bool = false
+    ) {
         self.mac = mac
         self.localName = localName
         self.services = services
         self.isPaired = isPaired
         self.rssi = rssi
         self.isHeard = isHeard
+        self.isConnected = isConnected
     }
 }
 

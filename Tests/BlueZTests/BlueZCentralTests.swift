@@ -190,7 +190,13 @@ struct BlueZCentralTests {
                 try await connection.read(GATTCharacteristics.batteryLevel)
             }
             #expect(gone?.code == .disconnected)
-            let restarted = try await SimulatedBlueZ(world: bench.world, bus: bench.bus.address, pace: 0.001)
+            // the old service's name is released as its connection closes, a moment later
+            var next: SimulatedBlueZ?
+            for _ in 0..<100 where next == nil {
+                next = try? await SimulatedBlueZ(world: bench.world, bus: bench.bus.address, pace: 0.001)
+                if next == nil { try await Task.sleep(for: .milliseconds(20)) }
+            }
+            let restarted = try #require(next)
             let serving = Task(executorPreference: ThreadExecutor.shared) { try? await restarted.run() }
             defer {
                 serving.cancel()

@@ -231,8 +231,9 @@ struct ServeOverBlueZTests {
         "a monitor that connects to the host by itself (Device1.Connected) is synced by serve though it never advertises"
     )
     func connectedByItself() throws {
+        // the world runs a thousand times as fast: a window of 20,000 s lasts 20 s
         var connecting = fleet(.bloodPressureMonitor) { device in
-            device.presence = [PresenceScript(at: "07:00", seconds: 600, connects: true)]
+            device.presence = [PresenceScript(at: "07:00", seconds: 20_000, connects: true)]
         }
         connecting.start = "2026-11-20 07:00:10"
         let bench = try SimulatedBus(fleet: connecting)
@@ -256,6 +257,31 @@ struct ServeOverBlueZTests {
 }
 
 extension ServeOverBlueZTests {
+    @Test("a monitor connecting by itself in the middle of a scan is synced at once, not after the scan")
+    func connectsDuringScan() throws {
+        // the world runs ten times as fast: the monitor connects about 6 s after the simulator starts, inside
+        // serve's first 30 s scan
+        var later = fleet(.bloodPressureMonitor) { device in
+            device.presence = [PresenceScript(at: "07:01", seconds: 600, connects: true)]
+        }
+        later.start = "2026-11-20 07:00:00"
+        let bench = try SimulatedBus(fleet: later, pace: 0.1)
+        defer { bench.stop() }
+        _ = try vitalbridge(["init", "--home", bench.home.path])
+        let mac = MACAddress(macOf(.bloodPressureMonitor))!
+        let store = try VitalStore(path: bench.home.path + "/vitalbridge.sqlite")
+        try store.saveDevice(
+            StoredDevice(mac: mac, model: .bloodPressureMonitor, addedAt: Timestamp(parsing: "2026-11-20 06:00:00")!))
+        var environment = bench.environment
+        environment["VITALBRIDGE_SCAN_SECONDS"] = "30"
+        let served = try vitalbridge(["serve", "--transport", "bluez", "--seconds", "15"], environment: environment)
+        #expect(served.status == 0, "\(served.stderr)")
+        // its records as it connected, not when the scan ended (and the serve with it); the user's measurement may
+        // come later than the sync waits
+        #expect(served.stdout.hasPrefix("\(mac) (BPS): synced, "), "\(served.stdout) \(served.stderr)")
+        #expect(try store.readings.all(device: mac).count >= 5)
+    }
+
     @Test("SIGTERM stops serve at once while BlueZ still tries to connect a device that does not answer")
     func stopsWhileConnecting() throws {
         let silent = fleet(.bloodPressureMonitor) { $0.failures = FailureScript(connectUnanswered: true) }
