@@ -42,9 +42,11 @@ extension DeviceDesk {
 
     /// Follows the smartband `mac` (``BandFollower``): stores what it pushes, reconnecting whenever the link
     /// drops, for `hours` of the band's clock or, when `nil`, until the task is cancelled (Ctrl-C); returns how many
-    /// items were stored and acknowledged. `events` hears each commit, drop and the wearer's presses.
+    /// items were stored and acknowledged. `events` hears each commit, drop and the wearer's presses. With
+    /// `keepsReconnecting` false, the first failed reconnection ends it (``BandFollower/keepsReconnecting``).
     public func follow(
-        _ mac: MACAddress, hours: Int?, events: @escaping @Sendable (BandFollowEvent) -> Void
+        _ mac: MACAddress, hours: Int?, keepsReconnecting: Bool = true,
+        events: @escaping @Sendable (BandFollowEvent) -> Void
     ) async throws(DeviceDeskError) -> Int {
         let (central, clock, now, logger) = (central, clock, now, logger)
         return try await withBand(mac, doing: "follow") { first, sink in
@@ -52,6 +54,7 @@ extension DeviceDesk {
                 central: central, entry: first.entry, mac: mac, firstLink: first.connection, sink: sink,
                 bandClock: now, clock: clock, batchSize: first.batchSize, logger: logger)
             follower.addedAt = first.addedAt
+            follower.keepsReconnecting = keepsReconnecting
             let end = hours.map { Timestamp(secondsSince1970: now().secondsSince1970 + Int64($0) * 3_600) }
             return try await follower.run(until: end, events: events)
         }

@@ -17,6 +17,9 @@ public enum BandFollowEvent: Hashable, Sendable {
     case reconnectFailed(message: String, retryIn: Duration)
     /// A new link holds, with batches of `batchSize` items.
     case reconnected(batchSize: Int)
+    /// A reconnection failed, and the follower, told not to keep reconnecting
+    /// (``BandFollower/keepsReconnecting``), stopped.
+    case gaveUp(message: String)
 
     /// What `band follow` prints of the event, one line: `stored 12 item(s) on this link, band time …`, the wearer's
     /// button, or a dropped link; `nil` for a reconnection (failed or holding), which the log tells.
@@ -25,6 +28,7 @@ public enum BandFollowEvent: Hashable, Sendable {
         case .stored(let count, let bandTime): "stored \(count) item(s) on this link, band time \(bandTime)"
         case .wearer(let event): event == .findPhone ? "the wearer pressed find-phone" : "the wearer took a picture"
         case .linkDropped(let message): "the link dropped (\(message)); reconnecting"
+        case .gaveUp(let message): "reconnecting failed (\(message)); followed again when heard"
         case .reconnectFailed, .reconnected: nil
         }
     }
@@ -62,6 +66,10 @@ public struct BandFollower: Sendable {
     let logger: Logger
     /// When the hub added the band (a clock showing an earlier time had restarted).
     var addedAt: Timestamp?
+    /// Whether a failed reconnection is tried again after a backoff (`band follow`, which waits for the band however
+    /// long it is away), or ends the following, as if cancelled (`serve`, which frees the band's connection for
+    /// other devices and follows the band again when it hears it).
+    public var keepsReconnecting = true
 
     /// A follower of the band `mac`, a smartband described by `entry`, reached through `central`.
     ///
@@ -155,6 +163,13 @@ public struct BandFollower: Sendable {
                 do {
                     connection = try await central.connect(to: mac)
                 } catch {
+                    guard keepsReconnecting else {
+                        logger.info(
+                            "reconnecting to the band failed: left until it is heard again",
+                            metadata: ["mac": "\(mac)", "why": "\(error.message)"])
+                        events(.gaveUp(message: error.message))
+                        return total
+                    }
                     backoff = min(backoff * 2, Self.longestBackoff)
                     logger.info(
                         "reconnecting to the band failed",

@@ -9,7 +9,7 @@ public struct ServiceSettings: Hashable, Sendable {
     /// The shortest time between two syncs of a device that stays in range (the default: 15 minutes).
     public var period: Duration
     /// The most devices connected at once (the adapter's limit); a device that appears while they are all in use
-    /// waits its turn. A followed smartband holds one for as long as it is followed.
+    /// waits its turn. A followed smartband holds one while it is followed: until it goes out of range.
     public var connections: Int
     /// The pause between two scans.
     public var scanPause: Duration
@@ -82,7 +82,9 @@ public struct SinkFollowing: Sendable {
 ///   once through ``DeviceDesk/sync(_:progress:)``: under its lease, its clock read first, every record stored and
 ///   queued for every caller that asked for the device exactly as a layered sync does. A device that stays in range is synced again no sooner than
 ///   ``ServiceSettings/period``; one that connects by itself again, at once.
-/// - A smartband that is heard is followed (``DeviceDesk/follow(_:hours:events:)``) until the service stops.
+/// - A smartband that is heard is followed (``DeviceDesk/follow(_:hours:keepsReconnecting:events:)``) until the
+///   service stops, or until a reconnection after a drop fails (out of range): its connection is then free for
+///   other devices, and it is followed again as soon as it is heard, with no period.
 /// - At most ``ServiceSettings/connections`` devices are served at once; the others wait for a later scan.
 /// - A device that fails is tried again after ``ServiceSettings/firstBackoff``, doubled each failure up to
 ///   ``ServiceSettings/longestBackoff``, and only when it is heard again or connects again: never in a tight loop. A device that keeps
@@ -151,7 +153,9 @@ public struct HubService: Sendable {
                         guard let device = byMAC[heard.mac], heard.isDevice(of: device.model) else { continue }
                         // connected by itself during the scan: an arrival, as the next round would see it
                         let arriving = heard.isConnected && connected.insert(heard.mac).inserted
-                        guard heard.isHeard || arriving, schedule.claim(heard.mac, at: clock.now, arriving: arriving)
+                        // a band has no period: followed again as soon as it is heard back
+                        let now = arriving || device.model.isSmartband
+                        guard heard.isHeard || arriving, schedule.claim(heard.mac, at: clock.now, arriving: now)
                         else {
                             if arriving { arrived.insert(heard.mac) }
                             continue
@@ -202,7 +206,8 @@ public struct HubService: Sendable {
         let mac = device.mac
         do {
             if device.model.isSmartband {
-                _ = try await desk.follow(mac, hours: nil) { events(.band(mac, $0)) }
+                // a band out of range frees its connection: it is followed again when heard
+                _ = try await desk.follow(mac, hours: nil, keepsReconnecting: false) { events(.band(mac, $0)) }
             } else {
                 schedule.syncStarted()
                 defer { schedule.syncEnded() }

@@ -197,7 +197,16 @@ public actor SimulatedWorld: BluetoothCentral {
         guard let link = links[mac], link.id == id, !link.dropped else {
             throw DeviceError(.disconnected, message: "the link to \(mac) is down")
         }
+        try stayInRange(link)
         return link
+    }
+
+    /// Drops the link of a device whose presence window has closed by the world's time: it went out of range.
+    func stayInRange(_ link: Link) throws(DeviceError) {
+        guard !link.runtime.configuration.isInRange(at: clock.wallTime) else { return }
+        drop(link)
+        throw DeviceError(
+            .disconnected, message: "the link to \(link.runtime.configuration.mac) dropped: the device went out of range")
     }
 
     func read(_ mac: MACAddress, _ id: UInt64, _ characteristic: CharacteristicID) throws(DeviceError) -> [UInt8] {
@@ -282,6 +291,8 @@ public actor SimulatedWorld: BluetoothCentral {
         pump(link)
         let deadline = timeout.map { clock.elapsedTime + $0 }
         while link.isIdle, waitForMore(on: link, until: deadline) { pump(link) }
+        // waiting for the device let the world's time pass its presence window
+        try stayInRange(link)
         guard let pending = link.dequeue() else {
             if let deadline {
                 if clock.elapsedTime < deadline { clock.advance(by: deadline - clock.elapsedTime) }

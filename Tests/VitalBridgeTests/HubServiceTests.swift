@@ -65,7 +65,12 @@ struct Service {
     }
 
     func count(where matches: (ServiceEvent) -> Bool) -> Int {
-        events.withLock { $0.filter { matches($0.event) }.count }
+        times(of: matches).count
+    }
+
+    /// The world's times of the events that match.
+    func times(of matches: (ServiceEvent) -> Bool) -> [Timestamp] {
+        events.withLock { $0.filter { matches($0.event) }.map(\.time) }
     }
 
     static func mac(_ model: DeviceModel) -> MACAddress { Desk.mac(model) }
@@ -263,6 +268,26 @@ struct HubServiceTests {
         try await service.run(seconds: 3 * 3_600)
         #expect(service.count { if case .band(_, .stored) = $0 { true } else { false } } >= 1)
         #expect(try !service.store.readings.all(device: Service.mac(.fitPro9614N)).isEmpty)
+    }
+
+    @Test("a band out of range frees its connection for a monitor, and is followed again when it is back")
+    func bandLeaves() async throws {
+        let service = try Service([.fitPro9614N, .bp5]) { device in
+            device.presence =
+                device.model == "BP5"
+                ? [PresenceScript(at: "08:00", seconds: 600)]
+                : [PresenceScript(at: "07:00", seconds: 600), PresenceScript(at: "09:00", seconds: 600)]
+        }
+        try await service.run(seconds: 3 * 3_600, settings: ServiceSettings(connections: 1))
+        let band = Service.mac(.fitPro9614N)
+        let gaveUp = service.times { if case .band(band, .gaveUp) = $0 { true } else { false } }
+        #expect(!gaveUp.isEmpty)
+        let monitor = service.syncs(of: Service.mac(.bp5))
+        #expect(monitor.map(\.stored) == [5], "\(monitor)")
+        // followed again in its second window: it stored what it recorded meanwhile
+        let nine = Timestamp(parsing: "2026-11-20 09:00:00")!
+        let stored = service.times { if case .band(band, .stored) = $0 { true } else { false } }
+        #expect(stored.contains { $0 >= nine }, "\(stored)")
     }
 
     @Test("what the service stores reaches the sinks")
