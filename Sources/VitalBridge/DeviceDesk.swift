@@ -125,10 +125,12 @@ public struct DeviceDesk: Sendable {
     /// are committed, out of the count the device announced when it says one.
     ///
     /// Once everything is stored, a clock off by more than `DeviceClock.tolerance` is set to the hub's time where
-    /// the device allows it (a writable Current Time), so that its next readings are dated right at the source: a
-    /// Record Access Control Point device's after any whole sync (it sent everything it held), a push device's only
-    /// at a sync that found its memory empty (a push transfer ends when the device falls quiet, so it may still
-    /// hold readings its old clock dated, which the new offset would misdate). Then its battery is read.
+    /// the device allows it (a writable Current Time, else an iHealth model's vendor set-time command; a device that
+    /// refuses the command keeps its clock, as one with only a read-only Current Time does), so that its next
+    /// readings are dated right at the source: a Record Access Control Point device's after any whole sync (it sent
+    /// everything it held), a push device's only at a sync that found its memory empty (a push transfer ends when
+    /// the device falls quiet, so it may still hold readings its old clock dated, which the new offset would
+    /// misdate). Then its battery is read.
     ///
     /// - Throws: ``DeviceDeskError`` with ``DeviceDeskError/Code/keepsNoRecords`` for a device that keeps no records
     ///   (a heart-rate sensor), before anything is connected, and the device's or the store's failure; what was
@@ -294,8 +296,9 @@ public struct DeviceDesk: Sendable {
 public struct DeviceSync: Hashable, Sendable, CustomStringConvertible {
     /// The records that are new in the store.
     public var stored: Int
-    /// How far ahead of the hub's the device's clock was when the hub set it (negative: behind); `nil` when it was
-    /// not set (right, read-only, or the hub dates the device's readings).
+    /// How far ahead of the hub's the device's clock was when the hub set it, by its Current Time or the vendor
+    /// set-time command (negative: behind); `nil` when it was not set (right, unread, read-only without the command,
+    /// the command refused, or the hub dates the device's readings).
     public var clockSetFrom: Int64?
     /// The battery level after the sync, in percent, when the device has a Battery Service.
     public var battery: Int?

@@ -131,17 +131,25 @@ public final class DeviceClockSession: Sendable {
         clock = .unknown
     }
 
-    /// Writes `hubTime` to the Current Time of `connection` when the session read the clock off by more than
-    /// ``DeviceClock/tolerance``; returns the offset it had. A device whose Current Time is read-only
-    /// (``DeviceError/Code/unsupported``: BlueZ's `NotPermitted`) keeps its clock: `nil`, as for a clock that is
-    /// right or was not read.
-    func set(on connection: any BluetoothConnection, hubTime: Timestamp) async throws(DeviceError) -> Int64? {
+    /// Sets the clock of `connection` to `hubTime` when the session read it off by more than
+    /// ``DeviceClock/tolerance``; returns the offset it had. The Current Time is written; a device whose Current
+    /// Time is read-only (``DeviceError/Code/unsupported``: BlueZ's `NotPermitted`) is given `command`, the vendor
+    /// set-time command of a device that speaks the vendor control service
+    /// (``DeviceDriver/setClock(hubTime:readBy:)`` gives it), which answers whether the device took it. A device
+    /// without that command, or that refuses it, keeps its clock: `nil`, as for a clock that is right or was not
+    /// read. A clock that was not read is never set, not even by the command: the hub would not know what it set.
+    ///
+    /// - Throws: what the link or the device reports otherwise (a dropped link, a device error).
+    func set(
+        on connection: any BluetoothConnection, hubTime: Timestamp,
+        command: ((Timestamp) async throws(DeviceError) -> Bool)? = nil
+    ) async throws(DeviceError) -> Int64? {
         guard case .read(let offset) = clock, abs(offset) > DeviceClock.tolerance else { return nil }
         let value = CurrentTime(hubTime, adjustReason: .manualTimeUpdate)
         do {
             try await connection.write(GATTCharacteristics.currentTime, value.encoded())
         } catch  where error.code == .unsupported {
-            return nil
+            guard let command, try await command(hubTime) else { return nil }
         }
         return offset
     }

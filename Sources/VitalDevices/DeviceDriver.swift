@@ -44,9 +44,11 @@ public protocol DeviceDriver: Sendable {
     /// `hubClock`, the hub's time. Nothing for devices whose readings the hub dates or that date only days.
     func readClock(hubClock: @escaping @Sendable () -> Timestamp) async throws(DeviceError)
     /// Sets the device's clock to `hubTime` when the session read it off by more than ``DeviceClock/tolerance`` and
-    /// the device lets it be written (a writable Current Time); returns the offset it had, `nil` when nothing was
-    /// set (right, unknown, read-only, or a device whose readings the hub dates). Call it once the session's records
-    /// are stored: they were dated by the clock as it was, and are corrected by what the session read.
+    /// the device lets it be set (a writable Current Time; where that is read-only, the vendor set-time command of
+    /// a device that speaks the vendor control service); returns the offset it had, `nil` when nothing was set
+    /// (right, unknown, read-only without a set-time command, the command refused, or a device whose readings the
+    /// hub dates). A clock is never set unless the session read it. Call it once the session's records are stored:
+    /// they were dated by the clock as it was, and are corrected by what the session read.
     func setClock(hubTime: Timestamp) async throws(DeviceError) -> Int64?
     /// Readies the device for a request of `session` before any stage runs: whatever the family needs first
     /// (authentication, clock, user binding). Nothing for most devices.
@@ -130,6 +132,14 @@ extension DeviceDriver {
     /// Writes a vendor `command` and waits for its result event; a refusal throws
     /// ``DeviceError/Code/deviceReported`` with `refusalCode`, the family's code for it (PO3: 5, send failed).
     func vendorCommand(_ command: VendorCommand, refusalCode: Int? = nil) async throws(DeviceError) {
+        guard try await vendorResult(command) else {
+            throw DeviceError(.deviceReported, deviceCode: refusalCode, message: "the device refused the command")
+        }
+    }
+
+    /// Writes a vendor `command` and waits for its result event: whether the device carried it out. A device error
+    /// it notifies meanwhile is thrown (`vendorEvent(_:)`).
+    func vendorResult(_ command: VendorCommand) async throws(DeviceError) -> Bool {
         try await connection.subscribe(GATTCharacteristics.vendorStatus)
         try await send(command)
         let opCode = command.opCode.rawValue
@@ -137,10 +147,27 @@ extension DeviceDriver {
             guard case .notification(GATTCharacteristics.vendorStatus, let bytes) = try await connection.nextEvent(),
                 case .commandResult(opCode, let success) = try vendorEvent(bytes)
             else { continue }
-            guard success else {
-                throw DeviceError(.deviceReported, deviceCode: refusalCode, message: "the device refused the command")
-            }
-            return
+            return success
+        }
+    }
+
+    /// Whether the device speaks VitalBridge's vendor control service (0xFFF0): the iHealth models do, a generic
+    /// SIG device (900–905) does not.
+    var speaksVendor: Bool { !entry.model.isStandardProfile }
+
+    /// Sets the device's clock, which `clockSession` read, to `hubTime` when it is off by more than
+    /// ``DeviceClock/tolerance``: by writing its Current Time, or, where that is read-only and the device speaks the
+    /// vendor control service, by the vendor set-time command (``VendorCommand/setTime(_:)``). Returns the offset
+    /// the clock had; `nil` when nothing was set: the clock is right or was not read, the Current Time is read-only
+    /// and the device has no set-time command, or it refused the command (``VendorEvent/commandResult(opCode:success:)``
+    /// with `success` false), which, like a read-only Current Time, is not an error: the clock is left as it is and
+    /// the session's records are corrected all the same.
+    ///
+    /// - Throws: a dropped link, a device error notified on the vendor status.
+    func setClock(hubTime: Timestamp, readBy clockSession: DeviceClockSession) async throws(DeviceError) -> Int64? {
+        guard speaksVendor else { return try await clockSession.set(on: connection, hubTime: hubTime) }
+        return try await clockSession.set(on: connection, hubTime: hubTime) { time throws(DeviceError) in
+            try await vendorResult(.setTime(DateTime(time)))
         }
     }
 
@@ -280,7 +307,7 @@ public struct PushDeviceDriver: DeviceDriver {
     }
 
     public func setClock(hubTime: Timestamp) async throws(DeviceError) -> Int64? {
-        try await clockSession.set(on: connection, hubTime: hubTime)
+        try await setClock(hubTime: hubTime, readBy: clockSession)
     }
 
     /// Subscribes and stores every pushed stored reading until the transfer completes; returns how many.

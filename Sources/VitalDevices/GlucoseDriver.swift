@@ -39,7 +39,7 @@ public struct GlucoseDriver: DeviceDriver {
     }
 
     public func setClock(hubTime: Timestamp) async throws(DeviceError) -> Int64? {
-        try await clockSession.set(on: connection, hubTime: hubTime)
+        try await setClock(hubTime: hubTime, readBy: clockSession)
     }
 
     public func measure(
@@ -120,7 +120,4 @@ public struct GlucoseDriver: DeviceDriver {
             connection: connection, controlPoint: GATTCharacteristics.glucoseRACP,
             records: GATTCharacteristics.glucoseMeasurement, batchSize: batchSize, session: session)
     }
-
-    /// Whether the meter has VitalBridge's vendor service (the iHealth meters), unlike a generic one.
-    var speaksVendor: Bool { !entry.model.isStandardProfile }
 }

@@ -99,8 +99,11 @@ public struct PulseOximeterDriver: DeviceDriver {
         try await clockSession.read(from: connection, hubClock: hubClock)
     }
 
+    /// Sets the clock of an oximeter whose Current Time the session read, as ``DeviceDriver/setClock(hubTime:)``
+    /// says. Never the PO3's here: its clock cannot be read, so this never knows it off; ``prepare(for:)`` sets it
+    /// each session instead, before anything is measured.
     public func setClock(hubTime: Timestamp) async throws(DeviceError) -> Int64? {
-        try await clockSession.set(on: connection, hubTime: hubTime)
+        try await setClock(hubTime: hubTime, readBy: clockSession)
     }
 
     /// Authenticates the caller as the PO3's user, then sets the PO3's clock: the PO3 does nothing else first.

@@ -88,7 +88,7 @@ public struct StandardPushDriver: DeviceDriver {
     }
 
     public func setClock(hubTime: Timestamp) async throws(DeviceError) -> Int64? {
-        try await clockSession.set(on: connection, hubTime: hubTime)
+        try await setClock(hubTime: hubTime, readBy: clockSession)
     }
 
     public func sync(into sink: any RecordSink, progress: @escaping @Sendable (SyncProgress) -> Void)

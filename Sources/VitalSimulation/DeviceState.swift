@@ -27,8 +27,9 @@ public struct DeviceState: Hashable, Sendable {
     public var swim: Bool
     /// What a smartband holds (its items) and how it is set; `nil` for other devices.
     public var band: BandState?
-    /// When the hub last set the device's clock (writing its Current Time), and how far ahead of the true time the
-    /// clock has run since (negative: behind); `nil` while the clock is as the fleet set it.
+    /// When the hub last set the device's clock (writing its Current Time, or by the vendor set-time command), and
+    /// how far ahead of the true time the clock has run since (negative: behind); `nil` while the clock is as the
+    /// fleet set it.
     public var clockSet: (at: Timestamp, offset: Int64)? {
         get { clockSetAt.map { ($0, clockSetOffset) } }
         set {

@@ -111,6 +111,7 @@ public struct FleetDevice: Hashable, Sendable {
     public var clockReset: Bool?
     /// Whether the hub may set the device's clock by writing its Current Time (0x2A2B), for a device that serves
     /// one; `true` when absent. Set, the clock shows the time written, and readings taken from then are dated by it.
+    /// The vendor set-time command of an iHealth model sets the clock either way.
     public var clockWritable: Bool?
     /// Smartbands only: the wearer's presses of the band's buttons, each at a time of the world. A band connected
     /// and following when the world's time passes a press notifies it (a take-picture only in camera mode); a press

@@ -267,14 +267,23 @@ public actor SimulatedWorld: BluetoothCentral {
         } catch {
             throw DeviceError(.protocolViolation, message: "\(error)")
         }
-        let written = time.dateTime
+        guard setClock(to: time.dateTime, on: link) else {
+            throw DeviceError(.protocolViolation, message: "the Current Time written has no date")
+        }
+    }
+
+    /// Sets the device's clock to show `time` from now on, as a Current Time write or the vendor set-time command
+    /// does: the next read of its Current Time, and what it dates from now, show the time set. `false`, changing
+    /// nothing, for a Date Time that is no date.
+    func setClock(to time: DateTime, on link: Link) -> Bool {
         guard
             let shown = Timestamp(
-                year: Int(written.year), month: Int(written.month), day: Int(written.day), hour: Int(written.hours),
-                minute: Int(written.minutes), second: Int(written.seconds))
-        else { throw DeviceError(.protocolViolation, message: "the Current Time written has no date") }
+                year: Int(time.year), month: Int(time.month), day: Int(time.day), hour: Int(time.hours),
+                minute: Int(time.minutes), second: Int(time.seconds))
+        else { return false }
         let now = clock.wallTime
         link.runtime.state.clockSet = (now, shown.secondsSince1970 - now.secondsSince1970)
+        return true
     }
 
     func nextEvent(_ mac: MACAddress, _ id: UInt64) throws(DeviceError) -> GATTEvent {
@@ -421,8 +430,9 @@ public actor SimulatedWorld: BluetoothCentral {
         }
         guard !peripheral.handle(command, on: link) else { return }
         switch command {
-        case .setTime:
-            link.status(.commandResult(opCode: command.opCode.rawValue, success: true))
+        case .setTime(let time):
+            // the same clock a Current Time write sets, writable or not: the command is the vendor's own way
+            link.status(.commandResult(opCode: command.opCode.rawValue, success: setClock(to: time, on: link)))
         case .factoryReset:
             link.runtime.state.records.removeAll()
             link.status(.commandResult(opCode: command.opCode.rawValue, success: true))

@@ -145,4 +145,46 @@ struct SimulatedClockTests {
         #expect(await !connection.offers(GATTCharacteristics.currentTime))
         await #expect(throws: DeviceError.self) { try await connection.read(GATTCharacteristics.currentTime) }
     }
+
+    @Test(
+        "the vendor set-time command sets the clock as a Current Time write does, read-only or not: the next read shows it"
+    )
+    func vendorSetTime() async throws {
+        let g = GATTCharacteristics.self
+        let mac = MACAddress("004D3208D308")!
+        let world = try world(
+            FleetDevice(model: "BG5", mac: mac.description, clockOffset: 7_200, clockWritable: false))
+        let connection = try await world.connect(to: mac)
+        let now = world.clock.wallTime
+        await #expect(throws: DeviceError.self) {
+            try await connection.write(g.currentTime, CurrentTime(now).encoded())
+        }
+        try await connection.subscribe(g.vendorStatus)
+        let setTime = VendorOpCode.setTime.rawValue
+        // a Date Time that is no date is refused, changing nothing
+        let unknown = DateTime(year: 0, month: 0, day: 0, hours: 0, minutes: 0, seconds: 0)
+        try await connection.write(g.vendorControlPoint, VendorCommand.setTime(unknown).encoded)
+        #expect(
+            try await connection.nextEvent()
+                == .notification(g.vendorStatus, VendorEvent.commandResult(opCode: setTime, success: false).encoded))
+        #expect(await world.deviceState(of: mac)?.clockSet == nil)
+        try await connection.write(g.vendorControlPoint, VendorCommand.setTime(DateTime(now)).encoded)
+        #expect(
+            try await connection.nextEvent()
+                == .notification(g.vendorStatus, VendorEvent.commandResult(opCode: setTime, success: true).encoded))
+        let current = try CurrentTime(bytes: try await connection.read(g.currentTime))
+        #expect(current.dateTime == DateTime(world.clock.wallTime))
+        #expect(await world.deviceState(of: mac)?.clockSet?.offset == 0)
+    }
+
+    @Test("the PO3's clock, set by the vendor command as each session begins, dates what it measures from then")
+    func po3ClockSet() async throws {
+        let mac = MACAddress("004D3208D2FA")!
+        let world = try world(FleetDevice(model: "PO3", mac: mac.description, clockOffset: 3_600))
+        let driver = try await driver(world, mac.description)
+        try await driver.prepare(for: DeviceSession(caller: "com.example.app", time: world.clock.wallTime))
+        #expect(await world.deviceState(of: mac)?.clockSet?.offset == 0)
+        let record = try await driver.measure(MeasureOptions(), into: MemorySink()) { _ in }
+        #expect(record.reading.measuredAt == world.clock.wallTime && record.reading.annotations.deviceTime == nil)
+    }
 }
