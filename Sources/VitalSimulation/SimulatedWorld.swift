@@ -206,7 +206,8 @@ public actor SimulatedWorld: BluetoothCentral {
         guard !link.runtime.configuration.isInRange(at: clock.wallTime) else { return }
         drop(link)
         throw DeviceError(
-            .disconnected, message: "the link to \(link.runtime.configuration.mac) dropped: the device went out of range")
+            .disconnected,
+            message: "the link to \(link.runtime.configuration.mac) dropped: the device went out of range")
     }
 
     func read(_ mac: MACAddress, _ id: UInt64, _ characteristic: CharacteristicID) throws(DeviceError) -> [UInt8] {
