@@ -343,7 +343,8 @@ public final class DBusConnection: @unchecked Sendable {
                 return (state.commands, state.closed)
             }
             for command in commands { command(bus) }
-            if closed || closing { break }
+            // a command may have closed it (``close()``): checked before waiting, which nothing else may end
+            if closed || closing || queue.withLock({ $0.closed }) { break }
             var processed: Int32
             repeat { processed = sd_bus_process(bus, nil) } while processed > 0
             if processed < 0 {

@@ -193,6 +193,14 @@ public enum LayeredResult: Hashable, Sendable {
     /// `{"measureresult":[…],"syncresult":[…]}`: the readings of an action that syncs and measures.
     case combined(measure: [ResultObject], sync: [ResultObject])
 
+    /// Every object of the result: a list's, or a combined result's measured ones, then its synced ones.
+    public var objects: [ResultObject] {
+        switch self {
+        case .list(let objects): objects
+        case .combined(let measure, let sync): measure + sync
+        }
+    }
+
     /// The result as compact JSON.
     public var json: String {
         var bytes: [UInt8] = []

@@ -133,14 +133,15 @@ public struct DeviceDesk: Sendable {
     /// misdate). Then its battery is read.
     ///
     /// - Throws: ``DeviceDeskError`` with ``DeviceDeskError/Code/keepsNoRecords`` for a device that keeps no records
-    ///   (a heart-rate sensor), before anything is connected, and the device's or the store's failure; what was
+    ///   (`CatalogEntry.storesRecords`: a heart-rate sensor, a BP3L), before anything is connected, and the device's or the store's failure; what was
     ///   stored before a failure stays.
     public func sync(
         _ mac: MACAddress, progress: @escaping @Sendable (SyncProgress) -> Void = { _ in }
     ) async throws(DeviceDeskError) -> DeviceSync {
         let known = try knownDevice(mac)
-        let traits = DeviceCatalog.entry(for: known.model).family.traits
-        guard known.model != .heartRateSensor else {
+        let entry = DeviceCatalog.entry(for: known.model)
+        let traits = entry.family.traits
+        guard entry.storesRecords else {
             throw DeviceDeskError(.keepsNoRecords, "\(mac) is a \(known.model.name), which keeps no records to sync")
         }
         let (sink, now, logger) = (StoreSink(store: store, device: mac), now, logger)

@@ -28,7 +28,9 @@ struct ServeCommand: AsyncParsableCommand {
 
     @OptionGroup var homeOptions: HomeOptions
     @OptionGroup var transportOptions: TransportOptions
-    @Option(help: "Stop after this many seconds of the home's clock (1 to 31536000).") var seconds: Int?
+    @Option(
+        help: "Stop after this many seconds of the home's clock (1 to 31536000), once the scan under way ends.")
+    var seconds: Int?
     @Option(help: "Minutes before a device that stays in range is synced again (1 to 1440).") var period = 15
     @Option(help: "The most devices connected at once (1 to 32).") var connections = ServiceSettings.defaultConnections
 

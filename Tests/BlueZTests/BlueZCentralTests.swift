@@ -190,9 +190,10 @@ struct BlueZCentralTests {
                 try await connection.read(GATTCharacteristics.batteryLevel)
             }
             #expect(gone?.code == .disconnected)
-            // the old service's name is released as its connection closes, a moment later
+            // the old service's name is released as its connection closes, a moment later (seconds on a loaded
+            // machine)
             var next: SimulatedBlueZ?
-            for _ in 0..<100 where next == nil {
+            for _ in 0..<1_000 where next == nil {
                 next = try? await SimulatedBlueZ(world: bench.world, bus: bench.bus.address, pace: 0.001)
                 if next == nil { try await Task.sleep(for: .milliseconds(20)) }
             }

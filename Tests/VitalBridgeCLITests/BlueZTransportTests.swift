@@ -13,8 +13,9 @@ import WelltoryDDS
 /// `--transport bluez`: two real processes, a real dbus-daemon, nothing in between.
 final class SimulatedBus: @unchecked Sendable {
     let bus: PrivateBus
-    let server: Process
+    private(set) var server: Process
     let home: TemporaryDirectory
+    private let arguments: [String]
     /// The bus and the home; an add scans 0.3 s, not 5: the simulated BlueZ reports every device the moment a scan
     /// starts and again every 100 ms, so a longer window would only wait.
     var environment: [String: String] {
@@ -32,7 +33,13 @@ final class SimulatedBus: @unchecked Sendable {
             try Data(fleet.json).write(to: URL(fileURLWithPath: file))
             arguments += ["--fleet", file]
         }
-        server = Process()
+        self.arguments = arguments
+        server = try Self.serve(arguments)
+    }
+
+    /// Starts `vitalbridge simulate` with `arguments`; returns once it serves.
+    private static func serve(_ arguments: [String]) throws -> Process {
+        let server = Process()
         server.executableURL = vitalbridgePath
         server.arguments = arguments
         let output = Pipe()
@@ -41,6 +48,15 @@ final class SimulatedBus: @unchecked Sendable {
         try server.run()
         // it prints one line once it serves
         _ = output.fileHandleForReading.availableData
+        return server
+    }
+
+    /// Kills the simulated BlueZ and starts it again on the same bus, with the fleet as it began: what a restart
+    /// of bluetoothd looks like to its clients (org.bluez lost, then owned again).
+    func restart() throws {
+        kill(server.processIdentifier, SIGKILL)
+        server.waitUntilExit()
+        server = try Self.serve(arguments)
     }
 
     func open(_ url: String, _ options: String...) throws -> ProcessOutput {
@@ -462,11 +478,7 @@ struct BlueZEveryCommandTests {
         #expect(action == .add || records.stdout.contains(macOf(model)))
         if model == .weightScale, let result = callback.result {
             // the default scale has the Body Composition Service: every weight comes with its body fat
-            let objects: [ResultObject] =
-                switch result {
-                case .list(let objects): objects
-                case .combined(let measure, let sync): measure + sync
-                }
+            let objects = result.objects
             #expect(!objects.isEmpty && objects.allSatisfy { $0.number(.bodyFat) != nil }, "\(objects)")
         }
         // a real device keeps its own memory: the hub saves no simulated state for it

@@ -84,7 +84,7 @@ struct ServeCommandTests {
             to: URL(fileURLWithPath: home.path + "/fleet.json"))
         for expected in [5, 0] {
             let callback = try home.callback(request(.sync, .bp5))
-            #expect(callback.status == .success && resultCount(callback) == expected)
+            #expect(callback.status == .success && (callback.result?.objects.count ?? 0) == expected)
         }
     }
 
@@ -222,9 +222,11 @@ struct ServeOverBlueZTests {
         // the caller gets what serve stored and what its own sync read (the monitor sends one on connecting), once
         let callback = try BlueZTransportTests.callback(bench, request(.sync, .bloodPressureMonitor))
         let stored = try store.readings.all(device: mac).count
-        #expect(callback.status == .success && resultCount(callback) == stored, "\(stored) stored: \(served.stdout)")
+        #expect(
+            callback.status == .success && (callback.result?.objects.count ?? 0) == stored,
+            "\(stored) stored: \(served.stdout)")
         let again = try BlueZTransportTests.callback(bench, request(.sync, .bloodPressureMonitor))
-        #expect(resultCount(again) == (try store.readings.all(device: mac).count) - stored)
+        #expect((again.result?.objects.count ?? 0) == (try store.readings.all(device: mac).count) - stored)
     }
 
     @Test(
@@ -257,12 +259,14 @@ struct ServeOverBlueZTests {
 }
 
 extension ServeOverBlueZTests {
-    @Test("a monitor connecting by itself in the middle of a scan is synced at once, not after the scan")
-    func connectsDuringScan() throws {
-        // the world runs ten times as fast: the monitor connects about 6 s after the simulator starts, inside
+    @Test(
+        "a monitor whose window opens in the middle of a scan, advertising or connecting by itself, is synced at once, not after the scan",
+        arguments: [false, true])
+    func appearsDuringScan(connects: Bool) throws {
+        // the world runs ten times as fast: the monitor appears about 6 s after the simulator starts, inside
         // serve's first 30 s scan
         var later = fleet(.bloodPressureMonitor) { device in
-            device.presence = [PresenceScript(at: "07:01", seconds: 600, connects: true)]
+            device.presence = [PresenceScript(at: "07:01", seconds: 600, connects: connects)]
         }
         later.start = "2026-11-20 07:00:00"
         let bench = try SimulatedBus(fleet: later, pace: 0.1)
@@ -276,10 +280,34 @@ extension ServeOverBlueZTests {
         environment["VITALBRIDGE_SCAN_SECONDS"] = "30"
         let served = try vitalbridge(["serve", "--transport", "bluez", "--seconds", "15"], environment: environment)
         #expect(served.status == 0, "\(served.stderr)")
-        // its records as it connected, not when the scan ended (and the serve with it); the user's measurement may
+        // its records as it appeared, not when the scan ended (and the serve with it); the user's measurement may
         // come later than the sync waits
         #expect(served.stdout.hasPrefix("\(mac) (BPS): synced, "), "\(served.stdout) \(served.stderr)")
         #expect(try store.readings.all(device: mac).count >= 5)
+    }
+
+    @Test("serve survives BlueZ restarting: a monitor that connects once bluetoothd is back is synced")
+    func survivesBlueZRestart() throws {
+        var connecting = fleet(.bloodPressureMonitor) { device in
+            device.presence = [PresenceScript(at: "07:00", seconds: 20_000, connects: true)]
+        }
+        connecting.start = "2026-11-20 07:00:10"
+        let bench = try SimulatedBus(fleet: connecting)
+        defer { bench.stop() }
+        _ = try vitalbridge(["init", "--home", bench.home.path])
+        let mac = MACAddress(macOf(.bloodPressureMonitor))!
+        let store = try VitalStore(path: bench.home.path + "/vitalbridge.sqlite")
+        try store.saveDevice(
+            StoredDevice(mac: mac, model: .bloodPressureMonitor, addedAt: Timestamp(parsing: "2026-11-20 06:00:00")!))
+        let serving = try Serving(["--transport", "bluez", "--seconds", "10"], environment: bench.environment)
+        Thread.sleep(forTimeInterval: 3)
+        // the new bluetoothd connects the monitor again as its window is open: serve hears it and syncs it again
+        try bench.restart()
+        let output = String(decoding: serving.output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        serving.process.waitUntilExit()
+        #expect(serving.process.terminationStatus == 0)
+        let synced = output.split(separator: "\n").filter { $0.hasPrefix("\(mac) (BPS): synced, ") }
+        #expect(synced.count == 2, "\(output)")
     }
 
     @Test("SIGTERM stops serve at once while BlueZ still tries to connect a device that does not answer")
@@ -302,17 +330,68 @@ extension ServeOverBlueZTests {
     }
 }
 
-/// The readings a callback carries.
-private func resultCount(_ callback: LayeredCallback) -> Int {
-    switch callback.result {
-    case .list(let objects): objects.count
-    case .combined(let measure, let sync): measure.count + sync.count
-    case nil: 0
-    }
-}
-
 @Suite("Trust: serve killed at a write of the store")
 struct ServeKillTests {
+    /// A SIG monitor (pushing its 20 records as indications BlueZ confirms on arrival, one per 30 ms connection
+    /// interval) and a SIG glucose meter (20 records read by its Record Access Control Point, deleted after the hub
+    /// commits), in real time.
+    static var sigDevices: Fleet {
+        var devices: [FleetDevice] = []
+        for model in [DeviceModel.bloodPressureMonitor, .glucoseMeter] {
+            var device = FleetDevice(
+                model: model.name, mac: macOf(model),
+                records: RecordsScript(
+                    generate: GeneratedRecords(count: 20, from: "2026-11-19 07:00:00", to: "2026-11-19 21:00:00")))
+            device.radio = RadioTiming(connectionIntervalMilliseconds: 30, notificationsPerEvent: 1)
+            devices.append(device)
+        }
+        return Fleet(devices: devices)
+    }
+
+    @Test(
+        "serve over BlueZ killed at a write of the store: the meter's records all stored once, the monitor's all but at most the one BlueZ confirmed in flight",
+        .needs(.strace), .needs(Requirement.bus), arguments: [20, 60])
+    func killedOverBlueZ(when: Int) async throws {
+        let bench = try SimulatedBus(fleet: Self.sigDevices, pace: 1)
+        defer { bench.stop() }
+        _ = try vitalbridge(["init", "--home", bench.home.path])
+        let store = try VitalStore(path: bench.home.path + "/vitalbridge.sqlite")
+        let models = [DeviceModel.bloodPressureMonitor, .glucoseMeter]
+        for model in models {
+            try store.saveDevice(
+                StoredDevice(
+                    mac: MACAddress(macOf(model))!, model: model, addedAt: Timestamp(parsing: "2026-11-19 06:00:00")!))
+        }
+        let environment = bench.environment.map { "\($0.key)='\($0.value)'" }.joined(separator: " ")
+        let command =
+            "exec env \(environment) strace -f -qq -o /dev/null -P '\(bench.home.path)/vitalbridge.sqlite-wal' "
+            + "-e trace=pwrite64 -e inject=pwrite64:signal=SIGKILL:when=\(when) "
+            + "'\(vitalbridgePath.path)' serve --transport bluez --seconds 60 > /dev/null"
+        // the waits for the processes block a thread: not one of the pool the other tests' tasks need
+        let killed = try await blockingOffPool { try runProgram("/bin/sh", ["-c", command]) }
+        #expect(killed.status != 0, "serve was not killed at write \(when)")
+        #expect(try store.integrityCheck() == "ok")
+        let before = try models.map { try store.readings.all(device: MACAddress(macOf($0))!).count }
+        #expect(before.reduce(0, +) < 40, "\(before)")
+        let recovered = try await blockingOffPool {
+            try vitalbridge(["serve", "--transport", "bluez", "--seconds", "8"], environment: bench.environment)
+        }
+        #expect(recovered.status == 0, "\(recovered.stderr)")
+        // what each device held, as the simulator generates it (a user's measurement may come on top)
+        let world = try SimulatedWorld(fleet: Self.sigDevices, start: Timestamp(parsing: "2026-11-20 08:00:00")!)
+        for model in models {
+            let mac = MACAddress(macOf(model))!
+            let stored = try store.readings.all(device: mac).map(\.reading)
+            #expect(Set(stored.map { "\($0)" }).count == stored.count, "\(model): a reading stored twice")
+            // as the device dated them: the store has them on the hub's clock
+            let held = Set(await world.storedReadings(of: mac).map(\.measuredAt))
+            let missing = held.subtracting(stored.map { $0.annotations.deviceTime ?? $0.measuredAt }).count
+            #expect(
+                missing <= (model == .glucoseMeter ? 0 : 1),
+                "\(model): \(missing) of \(held.count) lost; \(before) stored before the kill")
+        }
+    }
+
     @Test(
         "serve killed by SIGKILL at a write of the store's log loses nothing and doubles nothing: the next serve stores the rest, and a caller gets every reading once",
         .needs(.strace), arguments: [1, 2, 3, 8, 40])

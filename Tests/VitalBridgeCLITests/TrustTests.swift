@@ -21,11 +21,7 @@ func deliveredReadings(_ text: String) -> [String] {
     // a line without its new line was cut by a kill: the caller never got it
     text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().flatMap { line -> [String] in
         guard let callback = try? LayeredCallback(parsing: String(line)), let mac = callback.mac else { return [] }
-        switch callback.result {
-        case .list(let objects)?: return objects.map { "\(mac) \($0.json)" }
-        case .combined(let measure, let sync)?: return (measure + sync).map { "\(mac) \($0.json)" }
-        case nil: return []
-        }
+        return (callback.result?.objects ?? []).map { "\(mac) \($0.json)" }
     }
 }
 

@@ -123,15 +123,6 @@ func request(_ action: LayeredAction, _ model: DeviceModel, _ mac: String, unit:
     return url + "&ver=100&scheme=vitalbridge-demo" + extra
 }
 
-/// The readings of a callback's result, oldest first within each part.
-func resultCount(_ callback: LayeredCallback) -> Int {
-    switch callback.result {
-    case .list(let objects): objects.count
-    case .combined(let measure, let sync): measure.count + sync.count
-    case nil: 0
-    }
-}
-
 @Suite("The engine in process")
 struct EngineTests {
     static let bp5 = "004D3208D2F4"
@@ -149,7 +140,7 @@ struct EngineTests {
         let callback = try await engine.callback(request(.measure, .bp5, Self.bp5, unit: 2))
         #expect(callback.status == ActionStatus(action: .measure, ran: [.success]))
         let stored = try engine.store.readings.all()
-        #expect(stored.count == 1 && resultCount(callback) == 1)
+        #expect(stored.count == 1 && (callback.result?.objects.count ?? 0) == 1)
         let journal = try engine.store.journal.deliveries()
         #expect(
             journal.count == 1 && journal[0].readingIDs == [stored[0].id] && journal[0].caller == "org.vitalbridge.demo"
@@ -189,7 +180,7 @@ struct EngineTests {
         #expect(try engine.store.readings.all().count == 5)
         engine.handOff.failing.withLock { $0 = false }
         let callback = try await engine.callback(request(.sync, .bp5, Self.bp5, unit: 2))
-        #expect(resultCount(callback) == 5 && callback.remaining == nil)
+        #expect((callback.result?.objects.count ?? 0) == 5 && callback.remaining == nil)
     }
 
     @Test("a cancelled sync answers ERROR_CANCEL at that stage and the device keeps its records")
@@ -273,6 +264,6 @@ struct BusyStoreTests {
         // once the store is free, the same request succeeds
         try await Task.sleep(for: .milliseconds(100))
         let again = try await engine.callback(request(.sync, .bg5, "004D3208D308", unit: 1))
-        #expect(again.status == ActionStatus(action: .sync, ran: [.success]) && resultCount(again) == 3)
+        #expect(again.status == ActionStatus(action: .sync, ran: [.success]) && (again.result?.objects.count ?? 0) == 3)
     }
 }
