@@ -3,6 +3,10 @@
 #   idle         the home's devices out of range (a fleet paced 1:1, their presence windows hours away): CPU time
 #                (user + system) over the wall time of IDLE seconds of serve, as a share of one core, and the
 #                resident memory sampled every 10 s (goals: <= 0.5 % of a core; flat, <= 40 MiB)
+#   idle over BlueZ  the same home served over D-Bus by the simulated BlueZ (`vitalbridge simulate --bus`, not
+#                counted) for IDLE seconds: serve's own CPU and memory as it scans for its SIG devices (the vendor
+#                models are left out on BlueZ). A real adapter among neighbours' devices signals more
+#                advertisements than the simulator's empty room
 #   first record a monitor coming into range 3 s after serve starts (paced 1:1): from its window opening to the line
 #                that says its records are stored (goal: <= 1 s)
 #   twenty       20 devices coming into range at once (paced 1:1) for 15 minutes, 4 connections: until all 20
@@ -12,7 +16,7 @@
 #   day          a simulated day of five devices each in range a minute an hour, the fleet unpaced (the day runs at
 #                once): resident memory sampled every 0.1 s, the first tenth of the run against the last (goal: flat
 #                within 5 %, <= 40 MiB)
-# Needs GNU time (apt-get install time). Run from the repository root:
+# Needs GNU time (apt-get install time) and dbus-daemon. Run from the repository root:
 #   bash Benchmarks/serve.sh          # idle over 600 s (about 11 minutes)
 #   bash Benchmarks/serve.sh 60       # idle over 60 s
 set -euo pipefail
@@ -94,6 +98,36 @@ print(f"idle: {user + system:.2f} s CPU over {wall:.0f} s: {share:.3f} % of a co
 if samples:
     print(f"idle: resident {samples[0]:.1f} MiB at 1 s, {samples[-1]:.1f} MiB at the end, max {max(samples):.1f}; peak {peak / 1024:.1f} MiB "
           f"(goal flat, <= 40 MiB: {'met' if max(samples) <= 40 and samples[-1] <= samples[0] * 1.05 else 'NOT met'})")
+PY
+
+echo "== idle over BlueZ: the SIG devices out of range, $idle s, the simulated BlueZ on a private bus"
+# the same home's SIG devices, served by `vitalbridge simulate --bus` (its own process, not measured) as bluetoothd
+# serves real ones: serve scans 5 s, pauses 0.5 s, and asks BlueZ which devices connected by themselves, all the time
+mkdir -p "$work/bus"
+bus=$(dbus-daemon --session --print-address --fork --print-pid --address="unix:path=$work/bus/socket" | head -1)
+bus_pid=$(pgrep -f "dbus-daemon --session --print-address --fork --print-pid --address=unix:path=$work/bus/socket")
+"$tool" simulate --bus "$bus" --fleet "$work/idle/fleet.json" >/dev/null &
+simulator=$!
+sleep 1
+DBUS_SYSTEM_BUS_ADDRESS="$bus" /usr/bin/time -o "$work/bluez.time" -f "%U %S %e %M" \
+    "$tool" serve --home "$work/idle" --transport bluez --seconds "$idle" >"$work/bluez.out" &
+timing=$!
+sleep 1
+mapfile -t samples < <(sample_rss "$(pgrep -P "$timing" -x vitalbridge | head -1)" 10)
+wait "$timing"
+kill "$simulator" "$bus_pid" 2>/dev/null || true
+read -r user system wall peak <"$work/bluez.time"
+python3 - "$user" "$system" "$wall" "$peak" "$(grep -c . "$work/bluez.out" || true)" "${samples[@]}" <<'PY'
+import sys
+user, system, wall, peak = map(float, sys.argv[1:5])
+lines = int(sys.argv[5])
+samples = [int(s) / 1024 for s in sys.argv[6:] if s]
+share = (user + system) / wall * 100
+print(f"idle over BlueZ: {user + system:.2f} s CPU over {wall:.0f} s: {share:.3f} % of a core "
+      f"(goal <= 0.5 %: {'met' if share <= 0.5 else 'NOT met'}); {lines} line(s) printed")
+if samples:
+    print(f"idle over BlueZ: resident {samples[0]:.1f} MiB at 1 s, {samples[-1]:.1f} MiB at the end, max {max(samples):.1f}; "
+          f"peak {peak / 1024:.1f} MiB")
 PY
 
 echo "== first record: a monitor in range 3 s after serve starts"
