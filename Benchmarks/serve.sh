@@ -104,10 +104,12 @@ echo "== idle over BlueZ: the SIG devices out of range, $idle s, the simulated B
 # the same home's SIG devices, served by `vitalbridge simulate --bus` (its own process, not measured) as bluetoothd
 # serves real ones: serve scans 5 s, pauses 0.5 s, and asks BlueZ which devices connected by themselves, all the time
 mkdir -p "$work/bus"
-bus=$(dbus-daemon --session --print-address --fork --print-pid --address="unix:path=$work/bus/socket" | head -1)
-bus_pid=$(pgrep -f "dbus-daemon --session --print-address --fork --print-pid --address=unix:path=$work/bus/socket")
+{ read -r bus; read -r bus_pid; } < <(dbus-daemon --session --print-address --fork --print-pid \
+    --address="unix:path=$work/bus/socket")
 "$tool" simulate --bus "$bus" --fleet "$work/idle/fleet.json" >/dev/null &
 simulator=$!
+# the bus and the simulator go with the script, however it ends
+trap 'kill "$simulator" "$bus_pid" 2>/dev/null; rm -rf "$work"' EXIT
 sleep 1
 DBUS_SYSTEM_BUS_ADDRESS="$bus" /usr/bin/time -o "$work/bluez.time" -f "%U %S %e %M" \
     "$tool" serve --home "$work/idle" --transport bluez --seconds "$idle" >"$work/bluez.out" &
@@ -116,6 +118,7 @@ sleep 1
 mapfile -t samples < <(sample_rss "$(pgrep -P "$timing" -x vitalbridge | head -1)" 10)
 wait "$timing"
 kill "$simulator" "$bus_pid" 2>/dev/null || true
+trap 'rm -rf "$work"' EXIT
 read -r user system wall peak <"$work/bluez.time"
 python3 - "$user" "$system" "$wall" "$peak" "$(grep -c . "$work/bluez.out" || true)" "${samples[@]}" <<'PY'
 import sys

@@ -14,6 +14,9 @@ actor BlueZClient {
     /// path → interface → property → value, as BlueZ reported them.
     private(set) var objects: [String: [String: [String: DBusValue]]] = [:]
     private var connections: [String: BlueZConnection] = [:]
+    /// The device paths this client is connecting (its `Connect` sent, its connection not made yet): connected to
+    /// the host then, but not by themselves.
+    private var connecting: Set<String> = []
     private var scans: [Int: ScanListener] = [:]
     private var nextScan = 0
     /// Why the last scan could not start, if it could not: said once until one starts.
@@ -86,6 +89,8 @@ actor BlueZClient {
             connection.end(DeviceError(.disconnected, message: "the central closed"))
         }
         connections.removeAll()
+        // a later start reads everything again: nothing of this bus is kept
+        objects.removeAll()
         bus?.close()
         bus = nil
     }
@@ -154,6 +159,9 @@ actor BlueZClient {
                 connection.end(DeviceError(.disconnected, message: "BlueZ stopped"))
             }
             connections.removeAll()
+            // a connection waiting for its services will not get them from this BlueZ
+            for waiter in waiters.values.joined() { waiter.continuation.resume(returning: false) }
+            waiters.removeAll()
         default:
             break
         }
@@ -241,7 +249,10 @@ actor BlueZClient {
                 BlueZNames.service, adapter, BlueZNames.adapter, "SetDiscoveryFilter", [.properties(filter)])
             _ = try await bus.call(BlueZNames.service, adapter, BlueZNames.adapter, "StartDiscovery")
         } catch {
-            logger.warning("cannot start discovery: \(error)")
+            // a StartDiscovery given up (the scan's task cancelled) may still start in BlueZ, which allows one
+            // discovery per client: stopped, or every later scan would be refused
+            await bus.undo(adapter, BlueZNames.adapter, "StopDiscovery")
+            if error.name != DBusError.cancelled { logger.warning("cannot start discovery: \(error)") }
             return
         }
         try? await Task.sleep(for: duration)
@@ -263,7 +274,7 @@ actor BlueZClient {
                 mac: mac, localName: device["Name"]?.string ?? device["Alias"]?.string ?? "", services: services,
                 isPaired: device["Paired"]?.bool ?? false, rssi: device["RSSI"]?.integer ?? -127,
                 isHeard: device["RSSI"] != nil,
-                isConnected: device["Connected"]?.bool == true && connections[path] == nil))
+                isConnected: isConnectedByItself(path, device)))
     }
 
     // MARK: Connecting
@@ -292,8 +303,13 @@ actor BlueZClient {
         let adapter = try await adapterPath()
         let path = BlueZNames.devicePath(mac, adapter: adapter)
         try await heard(mac, at: path, scanDuration: scanDuration)
-        guard connections[path] == nil else { throw DeviceError(.busy, message: "\(mac) is already connected") }
+        guard connections[path] == nil, !connecting.contains(path) else {
+            throw DeviceError(.busy, message: "\(mac) is already connected")
+        }
+        connecting.insert(path)
+        defer { connecting.remove(path) }
         if objects[path]?[BlueZNames.device]?["Connected"]?.bool != true {
+            logger.debug("connecting", metadata: ["mac": "\(mac)"])
             do {
                 _ = try await retrying("connecting to \(mac)") { () async throws(DBusError) in
                     try await bus.call(BlueZNames.service, path, BlueZNames.device, "Connect", timeout: timeout)
@@ -333,12 +349,17 @@ actor BlueZClient {
     func connectedByThemselves() async -> [MACAddress] {
         guard (try? await started()) != nil, let adapter = try? await adapterPath() else { return [] }
         return objects.compactMap { path, interfaces in
-            guard path.hasPrefix(adapter + "/"), connections[path] == nil,
-                let device = interfaces[BlueZNames.device], device["Connected"]?.bool == true,
-                let address = device["Address"]?.string
+            guard path.hasPrefix(adapter + "/"), let device = interfaces[BlueZNames.device],
+                isConnectedByItself(path, device), let address = device["Address"]?.string
             else { return nil }
             return BlueZNames.mac(address)
         }.sorted { $0.description < $1.description }
+    }
+
+    /// Whether the device at `path`, whose `Device1` properties are `device`, is connected to the host by a link
+    /// this client neither holds nor is making.
+    private func isConnectedByItself(_ path: String, _ device: [String: DBusValue]) -> Bool {
+        device["Connected"]?.bool == true && connections[path] == nil && !connecting.contains(path)
     }
 
     /// Asks BlueZ to drop the link to the device at `path`, for a connection this client gives up before it was
@@ -481,9 +502,20 @@ extension DBusConnection {
     /// Calls BlueZ's `member` that undoes something this client started (`StopDiscovery`, `Disconnect`): made even
     /// when the awaiting task is cancelled, since a stopping hub must still undo it (a cancelled ``call`` returns
     /// at once); waited for at most `timeout`, a failure ignored.
-    func undo(_ path: String, _ interface: String, _ member: String, timeout: Duration = .seconds(2)) async {
-        await Task.detached {
-            _ = try? await self.call(BlueZNames.service, path, interface, member, timeout: timeout)
+    ///
+    /// - Returns: the error BlueZ answered, if any, for a caller that logs it.
+    @discardableResult
+    func undo(
+        _ path: String, _ interface: String, _ member: String, _ arguments: [DBusValue] = [],
+        timeout: Duration = .seconds(2)
+    ) async -> DBusError? {
+        await Task.detached { () -> DBusError? in
+            do throws(DBusError) {
+                _ = try await self.call(BlueZNames.service, path, interface, member, arguments, timeout: timeout)
+                return nil
+            } catch {
+                return error
+            }
         }.value
     }
 }

@@ -143,9 +143,21 @@ final class BlueZConnection: BluetoothConnection, @unchecked Sendable {
         try await next(within: timeout)
     }
 
-    /// The next event; `nil` when `timeout` passes first.
+    /// The next event; `nil` when `timeout` passes first; `DeviceError.Code.cancelled` when the task is cancelled
+    /// while it waits (no value is in hand then: one that arrives stays queued for the next call).
     private func next(within timeout: Duration?) async throws(DeviceError) -> GATTEvent? {
-        let result: Result<GATTEvent?, DeviceError> = await withCheckedContinuation { continuation in
+        let cancelled = DeviceError(.cancelled, message: "waiting for \(peripheral) was cancelled")
+        let result: Result<GATTEvent?, DeviceError> = await withTaskCancellationHandler {
+            await nextResult(within: timeout, cancelled: cancelled)
+        } onCancel: {
+            state.withLock { $0.takeWaiting() }?.resume(returning: .failure(cancelled))
+        }
+        return try result.get()
+    }
+
+    private func nextResult(within timeout: Duration?, cancelled: DeviceError) async -> Result<GATTEvent?, DeviceError>
+    {
+        await withCheckedContinuation { continuation in
             let ready: Result<GATTEvent?, DeviceError>? = state.withLock { state in
                 if state.head < state.events.count {
                     defer {
@@ -158,6 +170,8 @@ final class BlueZConnection: BluetoothConnection, @unchecked Sendable {
                     return .success(state.events[state.head])
                 }
                 if let ended = state.ended { return .failure(ended) }
+                // cancelled before this wait was registered: the handler found nothing to end
+                if Task.isCancelled { return .failure(cancelled) }
                 state.waiting = continuation
                 state.wait += 1
                 if let timeout {
@@ -168,7 +182,6 @@ final class BlueZConnection: BluetoothConnection, @unchecked Sendable {
             }
             if let ready { continuation.resume(returning: ready) }
         }
-        return try result.get()
     }
 
     /// Ends wait number `wait` with `nil` after `timeout`, if no event or end came first.

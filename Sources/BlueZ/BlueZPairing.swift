@@ -136,6 +136,8 @@ extension BlueZClient {
             } catch  where error.name == "org.bluez.Error.AlreadyExists" {
                 // paired meanwhile (by BlueZ itself, or another program): what counts is what BlueZ reports below
             } catch {
+                // a Pair given up still runs in BlueZ: cancelled there too
+                if error.name == DBusError.cancelled { await bus.undo(path, BlueZNames.device, "CancelPairing") }
                 throw Self.pairingError(error, mac, declined: agent.declined)
             }
         }
@@ -285,17 +287,11 @@ final class BlueZAgent: Sendable {
     /// Unregisters the agent from BlueZ and stops serving it; a failure is logged (BlueZ forgets the agent anyway
     /// when this process leaves the bus).
     func unregister(from bus: DBusConnection) async {
-        // made even when the pairing was cancelled: a cancelled call would return before it is sent
-        let (path, logger) = (self.path, self.logger)
-        await Task.detached {
-            do {
-                _ = try await bus.call(
-                    BlueZNames.service, BlueZNames.managerPath, BlueZNames.agentManager, "UnregisterAgent",
-                    [.objectPath(path)], timeout: .seconds(2))
-            } catch {
-                logger.notice("cannot unregister the pairing agent from BlueZ: \(error)")
-            }
-        }.value
+        if let error = await bus.undo(
+            BlueZNames.managerPath, BlueZNames.agentManager, "UnregisterAgent", [.objectPath(path)])
+        {
+            logger.notice("cannot unregister the pairing agent from BlueZ: \(error)")
+        }
         await stop()
     }
 

@@ -163,6 +163,7 @@ public struct BandFollower: Sendable {
                 do {
                     connection = try await central.connect(to: mac)
                 } catch {
+                    if Task.isCancelled { return total }
                     guard keepsReconnecting else {
                         logger.info(
                             "reconnecting to the band failed: left until it is heard again",

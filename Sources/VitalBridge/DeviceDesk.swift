@@ -133,8 +133,8 @@ public struct DeviceDesk: Sendable {
     /// misdate). Then its battery is read.
     ///
     /// - Throws: ``DeviceDeskError`` with ``DeviceDeskError/Code/keepsNoRecords`` for a device that keeps no records
-    ///   (`CatalogEntry.storesRecords`: a heart-rate sensor, a BP3L), before anything is connected, and the device's or the store's failure; what was
-    ///   stored before a failure stays.
+    ///   (`CatalogEntry.storesRecords`: a heart-rate sensor, a BP3L), before anything is connected, and the device's
+    ///   or the store's failure; what was stored before a failure stays.
     public func sync(
         _ mac: MACAddress, progress: @escaping @Sendable (SyncProgress) -> Void = { _ in }
     ) async throws(DeviceDeskError) -> DeviceSync {

@@ -15,7 +15,9 @@ public struct ServiceSettings: Hashable, Sendable {
     public var scanPause: Duration
     /// Whether the syncs in flight end before each pause: for a simulated world whose time runs at once (a fleet
     /// with no pace), where a pause takes no time and rounds would otherwise move the world's time past a device
-    /// whose sync waits for a busy core. Never on a real home, where a long sync must not hold up the scans.
+    /// whose sync waits for a busy core. Never on a real home, where a long sync must not hold up the scans. A
+    /// followed smartband is not waited for, and its link still moves the world's one clock to its next item as it
+    /// waits: a fleet with a band and no pace keeps that artifact.
     public var settles: Bool
 
     /// The wait before a failed device is tried again, doubled each failure up to ``longestBackoff``.
@@ -135,6 +137,11 @@ public struct HubService: Sendable {
             // not served yet (arrivals: served as soon as a connection is free, their period aside, not a backoff)
             var connected: Set<MACAddress> = []
             var arrived: Set<MACAddress> = []
+            func start(_ device: StoredDevice) {
+                // counted as it is claimed, not as its task starts: a pause that comes first waits for it (settles)
+                if !device.model.isSmartband { schedule.syncStarted() }
+                group.addTask { await serve(device, schedule: schedule, clock: clock, events: events) }
+            }
             while running() {
                 known = served(previously: known, schedule: schedule, events: events)
                 let byMAC = Dictionary(known.map { ($0.mac, $0) }, uniquingKeysWith: { first, _ in first })
@@ -144,7 +151,7 @@ public struct HubService: Sendable {
                 for mac in arrived.sorted(by: { $0.description < $1.description }) {
                     guard let device = byMAC[mac], schedule.claim(mac, at: clock.now, arriving: true) else { continue }
                     arrived.remove(mac)
-                    group.addTask { await serve(device, schedule: schedule, clock: clock, events: events) }
+                    start(device)
                 }
                 let services = Set(known.map { DeviceCatalog.entry(for: $0.model).profile.serviceUUID })
                 if !services.isEmpty {
@@ -154,13 +161,14 @@ public struct HubService: Sendable {
                         // connected by itself during the scan: an arrival, as the next round would see it
                         let arriving = heard.isConnected && connected.insert(heard.mac).inserted
                         // a band has no period: followed again as soon as it is heard back
-                        let now = arriving || device.model.isSmartband
-                        guard heard.isHeard || arriving, schedule.claim(heard.mac, at: clock.now, arriving: now)
+                        let ignoresPeriod = arriving || device.model.isSmartband
+                        guard heard.isHeard || arriving,
+                            schedule.claim(heard.mac, at: clock.now, arriving: ignoresPeriod)
                         else {
                             if arriving { arrived.insert(heard.mac) }
                             continue
                         }
-                        group.addTask { await serve(device, schedule: schedule, clock: clock, events: events) }
+                        start(device)
                     }
                 }
                 guard running() else { break }
@@ -207,9 +215,18 @@ public struct HubService: Sendable {
         do {
             if device.model.isSmartband {
                 // a band out of range frees its connection: it is followed again when heard
-                _ = try await desk.follow(mac, hours: nil, keepsReconnecting: false) { events(.band(mac, $0)) }
+                let gaveUp = Locked(false)
+                let stored = try await desk.follow(mac, hours: nil, keepsReconnecting: false) { event in
+                    if case .gaveUp = event { gaveUp.withLock { $0 = true } }
+                    events(.band(mac, event))
+                }
+                // one that could not be reached again before it stored anything waits a backoff (its event said why)
+                if stored == 0, gaveUp.withLock({ $0 }) {
+                    _ = schedule.failed(mac, at: clock.now)
+                    return
+                }
             } else {
-                schedule.syncStarted()
+                // counted by the loop as it claimed the device
                 defer { schedule.syncEnded() }
                 events(.synced(mac, device.model, try await desk.sync(mac)))
             }
@@ -244,7 +261,7 @@ final class ServiceSchedule<Instant: InstantProtocol<Duration>>: Sendable {
     struct State {
         var devices: [MACAddress: Device] = [:]
         var busy = 0
-        /// Devices being synced (not followed: a band is followed until the service ends).
+        /// Devices claimed for a sync and not done (not a followed band, whose following has no end in sight).
         var syncing = 0
         /// Waits for `syncing` to reach 0.
         var settling: [CheckedContinuation<Void, Never>] = []
@@ -301,7 +318,7 @@ final class ServiceSchedule<Instant: InstantProtocol<Duration>>: Sendable {
 
     func isLeftOut(_ mac: MACAddress) -> Bool { state.withLock { $0.devices[mac]?.leftOut ?? false } }
 
-    /// A device's sync started.
+    /// A device's sync was claimed (its task may not have started yet).
     func syncStarted() { state.withLock { $0.syncing += 1 } }
 
     /// A device's sync ended: when it was the last, the waits of ``settled()`` end.

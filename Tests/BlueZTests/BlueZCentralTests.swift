@@ -164,7 +164,10 @@ struct BlueZCentralTests {
         try await BlueZBench.with(fleet: fleet) { bench in
             let central = bench.central
             let connecting = Task { try await central.connect(to: Self.bp5) }
-            try await Task.sleep(for: .milliseconds(300))
+            // the simulated BlueZ took the Connect: it spent the failure, and answers in 20 s
+            while await bench.world.deviceState(of: Self.bp5)?.spentFailures.contains("connectUnanswered") != true {
+                try await Task.sleep(for: .milliseconds(10))
+            }
             let clock = ContinuousClock()
             let cancelled = clock.now
             connecting.cancel()

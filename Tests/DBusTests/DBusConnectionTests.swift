@@ -79,13 +79,17 @@ struct DBusConnectionTests {
         #expect(error?.name == DBusError.cancelled && error?.message == "org.vitalbridge.X.Connect was cancelled")
         #expect(ContinuousClock.now - cancelledAt < .seconds(5))
         held.answerAll()
-        // cancelled before it starts: not waited for; the connection still serves the next call
+        // cancelled before it starts: not sent, not waited for; the connection still serves the next call
         let early = Task {
             withUnsafeCurrentTask { $0?.cancel() }
             return try await client.call(
                 "org.vitalbridge.Slow", "/slow", "org.vitalbridge.X", "Y", timeout: .seconds(60))
         }
-        await #expect(throws: DBusError.self) { try await early.value }
+        let startedEarly = ContinuousClock.now
+        let earlyError = await #expect(throws: DBusError.self) { try await early.value }
+        #expect(earlyError?.name == DBusError.cancelled)
+        #expect(ContinuousClock.now - startedEarly < .seconds(5))
+        #expect(held.count == 1)
         let echo = try await server.serve("/echo") { $0.reply([.string("here")]) }
         defer { echo.cancel() }
         #expect(try await client.call("org.vitalbridge.Slow", "/echo", "org.vitalbridge.X", "Z") == [.string("here")])

@@ -24,19 +24,34 @@ private func morningFleet(start: String, pace: Double? = nil) -> Fleet {
 private final class Serving: @unchecked Sendable {
     let process = Process()
     let output = Pipe()
+    /// Its standard error, when the test reads it (else discarded: unread, a pipe would fill and stop serve).
+    let errors: Pipe?
 
     convenience init(_ home: TestHome, _ arguments: [String] = []) throws {
         try self.init(["--home", home.path] + arguments)
     }
 
-    /// `serve` with `arguments`, this process's environment and `environment`.
-    init(_ arguments: [String], environment: [String: String] = [:]) throws {
+    /// `serve` with `arguments`, this process's environment and `environment`; its standard error in ``errors``
+    /// when `readingErrors`.
+    init(_ arguments: [String], environment: [String: String] = [:], readingErrors: Bool = false) throws {
+        errors = readingErrors ? Pipe() : nil
         process.executableURL = vitalbridgePath
         process.arguments = ["serve"] + arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
+        process.standardError = errors ?? FileHandle.nullDevice
         try process.run()
+    }
+
+    /// Reads `pipe` until what it gave contains `text` or the pipe ends; returns what it read.
+    static func read(_ pipe: Pipe, until text: String) -> String {
+        var read = ""
+        while !read.contains(text) {
+            let chunk = pipe.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            read += String(decoding: chunk, as: UTF8.self)
+        }
+        return read
     }
 
     /// Signals `signal`, then waits for the exit: its status, what it printed, and how long it took.
@@ -213,9 +228,11 @@ struct ServeOverBlueZTests {
         let added = try bench.open(request(.add, .bloodPressureMonitor))
         #expect(added.status == 0, "\(added.stderr)")
         let served = try vitalbridge(
-            ["serve", "--transport", "bluez", "--seconds", "3"], environment: bench.environment)
+            ["serve", "--transport", "bluez", "--seconds", "5"], environment: bench.environment)
         #expect(served.status == 0, "\(served.stderr)")
         #expect(served.stdout.hasPrefix("\(macOf(.bloodPressureMonitor)) (BPS): synced, "), "\(served.stdout)")
+        // once: serve's own connection is not the monitor connecting by itself (which would be synced again at once)
+        #expect(served.stdout.components(separatedBy: "synced").count == 2, "\(served.stdout)")
         let store = try VitalStore(path: bench.home.path + "/vitalbridge.sqlite")
         let mac = MACAddress(macOf(.bloodPressureMonitor))!
         #expect(try !store.readings.all(device: mac).isEmpty)
@@ -300,10 +317,13 @@ extension ServeOverBlueZTests {
         try store.saveDevice(
             StoredDevice(mac: mac, model: .bloodPressureMonitor, addedAt: Timestamp(parsing: "2026-11-20 06:00:00")!))
         let serving = try Serving(["--transport", "bluez", "--seconds", "10"], environment: bench.environment)
-        Thread.sleep(forTimeInterval: 3)
+        let first = Serving.read(serving.output, until: "synced")
+        // a round of serve sees the monitor disconnected after its sync: its next connection is one it notices
+        Thread.sleep(forTimeInterval: 1.5)
         // the new bluetoothd connects the monitor again as its window is open: serve hears it and syncs it again
         try bench.restart()
-        let output = String(decoding: serving.output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let output =
+            first + String(decoding: serving.output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         serving.process.waitUntilExit()
         #expect(serving.process.terminationStatus == 0)
         let synced = output.split(separator: "\n").filter { $0.hasPrefix("\(mac) (BPS): synced, ") }
@@ -320,10 +340,15 @@ extension ServeOverBlueZTests {
         let store = try VitalStore(path: bench.home.path + "/vitalbridge.sqlite")
         try store.saveDevice(
             StoredDevice(mac: mac, model: .bloodPressureMonitor, addedAt: Timestamp(parsing: "2026-11-20 06:00:00")!))
-        let serving = try Serving(["--transport", "bluez"], environment: bench.environment)
+        var environment = bench.environment
+        environment["VITALBRIDGE_LOG_LEVEL"] = "debug"
+        // at most 30 s: what the test reads below ends then, whatever serve did
+        let serving = try Serving(
+            ["--transport", "bluez", "--seconds", "30"], environment: environment, readingErrors: true)
         // heard within a scan, then connecting: BlueZ answers that Connect only after 20 s
-        Thread.sleep(forTimeInterval: 1.5)
-        #expect(try store.readings.all(device: mac).isEmpty)
+        let log = Serving.read(serving.errors!, until: "[BlueZ] connecting")
+        #expect(log.contains("mac=\(mac) [BlueZ] connecting"), "\(log)")
+        Thread.sleep(forTimeInterval: 0.5)
         let stopped = serving.stop()
         #expect(stopped.status == 0 && stopped.stdout.hasSuffix("stopped\n"), "\(stopped.stdout)")
         #expect(stopped.took < .seconds(2), "\(stopped.took)")
