@@ -255,13 +255,8 @@ struct ServeOverBlueZTests {
             device.presence = [PresenceScript(at: "07:00", seconds: 20_000, connects: true)]
         }
         connecting.start = "2026-11-20 07:00:10"
-        let bench = try SimulatedBus(fleet: connecting)
+        let (bench, store, mac) = try monitorOnBus(connecting)
         defer { bench.stop() }
-        _ = try vitalbridge(["init", "--home", bench.home.path])
-        let mac = MACAddress(macOf(.bloodPressureMonitor))!
-        let store = try VitalStore(path: bench.home.path + "/vitalbridge.sqlite")
-        try store.saveDevice(
-            StoredDevice(mac: mac, model: .bloodPressureMonitor, addedAt: Timestamp(parsing: "2026-11-20 06:00:00")!))
         let scan = try vitalbridge(["scan", "--transport", "bluez", "--seconds", "1"], environment: bench.environment)
         // BlueZ knows it (paired) but does not hear it: no signal strength
         let row = scan.stdout.split(separator: "\n").first { $0.hasPrefix(mac.description) }
@@ -286,13 +281,8 @@ extension ServeOverBlueZTests {
             device.presence = [PresenceScript(at: "07:01", seconds: 600, connects: connects)]
         }
         later.start = "2026-11-20 07:00:00"
-        let bench = try SimulatedBus(fleet: later, pace: 0.1)
+        let (bench, store, mac) = try monitorOnBus(later, pace: 0.1)
         defer { bench.stop() }
-        _ = try vitalbridge(["init", "--home", bench.home.path])
-        let mac = MACAddress(macOf(.bloodPressureMonitor))!
-        let store = try VitalStore(path: bench.home.path + "/vitalbridge.sqlite")
-        try store.saveDevice(
-            StoredDevice(mac: mac, model: .bloodPressureMonitor, addedAt: Timestamp(parsing: "2026-11-20 06:00:00")!))
         var environment = bench.environment
         environment["VITALBRIDGE_SCAN_SECONDS"] = "30"
         let served = try vitalbridge(["serve", "--transport", "bluez", "--seconds", "15"], environment: environment)
@@ -309,13 +299,8 @@ extension ServeOverBlueZTests {
             device.presence = [PresenceScript(at: "07:00", seconds: 20_000, connects: true)]
         }
         connecting.start = "2026-11-20 07:00:10"
-        let bench = try SimulatedBus(fleet: connecting)
+        let (bench, _, mac) = try monitorOnBus(connecting)
         defer { bench.stop() }
-        _ = try vitalbridge(["init", "--home", bench.home.path])
-        let mac = MACAddress(macOf(.bloodPressureMonitor))!
-        let store = try VitalStore(path: bench.home.path + "/vitalbridge.sqlite")
-        try store.saveDevice(
-            StoredDevice(mac: mac, model: .bloodPressureMonitor, addedAt: Timestamp(parsing: "2026-11-20 06:00:00")!))
         let serving = try Serving(["--transport", "bluez", "--seconds", "10"], environment: bench.environment)
         let first = Serving.read(serving.output, until: "synced")
         // a round of serve sees the monitor disconnected after its sync: its next connection is one it notices
@@ -333,13 +318,8 @@ extension ServeOverBlueZTests {
     @Test("SIGTERM stops serve at once while BlueZ still tries to connect a device that does not answer")
     func stopsWhileConnecting() throws {
         let silent = fleet(.bloodPressureMonitor) { $0.failures = FailureScript(connectUnanswered: true) }
-        let bench = try SimulatedBus(fleet: silent)
+        let (bench, _, mac) = try monitorOnBus(silent)
         defer { bench.stop() }
-        _ = try vitalbridge(["init", "--home", bench.home.path])
-        let mac = MACAddress(macOf(.bloodPressureMonitor))!
-        let store = try VitalStore(path: bench.home.path + "/vitalbridge.sqlite")
-        try store.saveDevice(
-            StoredDevice(mac: mac, model: .bloodPressureMonitor, addedAt: Timestamp(parsing: "2026-11-20 06:00:00")!))
         var environment = bench.environment
         environment["VITALBRIDGE_LOG_LEVEL"] = "debug"
         // at most 30 s: what the test reads below ends then, whatever serve did
@@ -353,6 +333,18 @@ extension ServeOverBlueZTests {
         #expect(stopped.status == 0 && stopped.stdout.hasSuffix("stopped\n"), "\(stopped.stdout)")
         #expect(stopped.took < .seconds(2), "\(stopped.took)")
     }
+}
+
+/// The D-Bus simulator serving `fleet` (at `pace`), and a BlueZ home beside it with the SIG monitor added: the bench,
+/// the home's store, and the monitor's address.
+private func monitorOnBus(_ fleet: Fleet, pace: Double = 0.001) throws -> (SimulatedBus, VitalStore, MACAddress) {
+    let bench = try SimulatedBus(fleet: fleet, pace: pace)
+    _ = try vitalbridge(["init", "--home", bench.home.path])
+    let mac = MACAddress(macOf(.bloodPressureMonitor))!
+    let store = try VitalStore(path: bench.home.path + "/vitalbridge.sqlite")
+    try store.saveDevice(
+        StoredDevice(mac: mac, model: .bloodPressureMonitor, addedAt: Timestamp(parsing: "2026-11-20 06:00:00")!))
+    return (bench, store, mac)
 }
 
 @Suite("Trust: serve killed at a write of the store")
