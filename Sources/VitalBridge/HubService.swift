@@ -80,17 +80,19 @@ public struct SinkFollowing: Sendable {
 ///
 /// - A device of the home (as the store has it, read again each scan, so that one added or removed meanwhile is
 ///   served or left) that is heard advertising (not merely known to BlueZ), or that connects to the host by itself
-///   (`BluetoothCentral.connectedPeripherals()`: a bonded monitor after a measurement), is synced at
-///   once through ``DeviceDesk/sync(_:progress:)``: under its lease, its clock read first, every record stored and
-///   queued for every caller that asked for the device exactly as a layered sync does. A device that stays in range is synced again no sooner than
-///   ``ServiceSettings/period``; one that connects by itself again, at once.
+///   (`BluetoothCentral.connectedPeripherals()`, or `Advertisement.isConnected` during a scan: a bonded monitor
+///   after a measurement), is synced at once through ``DeviceDesk/sync(_:progress:)``: under its lease, its clock
+///   read first, every record stored and queued for every caller that asked for the device exactly as a layered
+///   sync does. A device that stays in range is synced again no sooner than ``ServiceSettings/period``; one that
+///   connects by itself again, at once.
 /// - A smartband that is heard is followed (``DeviceDesk/follow(_:hours:keepsReconnecting:events:)``) until the
 ///   service stops, or until a reconnection after a drop fails (out of range): its connection is then free for
 ///   other devices, and it is followed again as soon as it is heard, with no period.
 /// - At most ``ServiceSettings/connections`` devices are served at once; the others wait for a later scan.
 /// - A device that fails is tried again after ``ServiceSettings/firstBackoff``, doubled each failure up to
-///   ``ServiceSettings/longestBackoff``, and only when it is heard again or connects again: never in a tight loop. A device that keeps
-///   no records (a heart-rate sensor) or that the transport cannot speak to is left out, said once.
+///   ``ServiceSettings/longestBackoff``, and only when it is heard again or connects again: never in a tight loop.
+///   A device that keeps no records (`CatalogEntry.storesRecords`: a heart-rate sensor, a BP3L) or that the
+///   transport cannot speak to is left out, said once.
 /// - The sinks are pushed as ``Outbox/follow(_:connect:poll:events:)`` pushes them.
 ///
 /// It stops when its task is cancelled (SIGTERM), or at `end` of the home's clock: a device's record being

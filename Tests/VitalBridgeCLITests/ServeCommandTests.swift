@@ -250,12 +250,7 @@ struct ServeOverBlueZTests {
         "a monitor that connects to the host by itself (Device1.Connected) is synced by serve though it never advertises"
     )
     func connectedByItself() throws {
-        // the world runs a thousand times as fast: a window of 20,000 s lasts 20 s
-        var connecting = fleet(.bloodPressureMonitor) { device in
-            device.presence = [PresenceScript(at: "07:00", seconds: 20_000, connects: true)]
-        }
-        connecting.start = "2026-11-20 07:00:10"
-        let (bench, store, mac) = try monitorOnBus(connecting)
+        let (bench, store, mac) = try monitorOnBus(monitorConnecting)
         defer { bench.stop() }
         let scan = try vitalbridge(["scan", "--transport", "bluez", "--seconds", "1"], environment: bench.environment)
         // BlueZ knows it (paired) but does not hear it: no signal strength
@@ -275,17 +270,17 @@ extension ServeOverBlueZTests {
         "a monitor whose window opens in the middle of a scan, advertising or connecting by itself, is synced at once, not after the scan",
         arguments: [false, true])
     func appearsDuringScan(connects: Bool) throws {
-        // the world runs ten times as fast: the monitor appears about 6 s after the simulator starts, inside
+        // the world runs twenty times as fast: the monitor appears about 3 s after the simulator starts, inside
         // serve's first 30 s scan
         var later = fleet(.bloodPressureMonitor) { device in
             device.presence = [PresenceScript(at: "07:01", seconds: 600, connects: connects)]
         }
         later.start = "2026-11-20 07:00:00"
-        let (bench, store, mac) = try monitorOnBus(later, pace: 0.1)
+        let (bench, store, mac) = try monitorOnBus(later, pace: 0.05)
         defer { bench.stop() }
         var environment = bench.environment
         environment["VITALBRIDGE_SCAN_SECONDS"] = "30"
-        let served = try vitalbridge(["serve", "--transport", "bluez", "--seconds", "15"], environment: environment)
+        let served = try vitalbridge(["serve", "--transport", "bluez", "--seconds", "8"], environment: environment)
         #expect(served.status == 0, "\(served.stderr)")
         // its records as it appeared, not when the scan ended (and the serve with it); the user's measurement may
         // come later than the sync waits
@@ -295,11 +290,7 @@ extension ServeOverBlueZTests {
 
     @Test("serve survives BlueZ restarting: a monitor that connects once bluetoothd is back is synced")
     func survivesBlueZRestart() throws {
-        var connecting = fleet(.bloodPressureMonitor) { device in
-            device.presence = [PresenceScript(at: "07:00", seconds: 20_000, connects: true)]
-        }
-        connecting.start = "2026-11-20 07:00:10"
-        let (bench, _, mac) = try monitorOnBus(connecting)
+        let (bench, _, mac) = try monitorOnBus(monitorConnecting)
         defer { bench.stop() }
         let serving = try Serving(["--transport", "bluez", "--seconds", "10"], environment: bench.environment)
         let first = Serving.read(serving.output, until: "synced")
@@ -333,6 +324,16 @@ extension ServeOverBlueZTests {
         #expect(stopped.status == 0 && stopped.stdout.hasSuffix("stopped\n"), "\(stopped.stdout)")
         #expect(stopped.took < .seconds(2), "\(stopped.took)")
     }
+}
+
+/// The built-in fleet whose SIG monitor connects to the host by itself from its start, for 20,000 s of the world's
+/// time: 20 s at the D-Bus simulator's default pace, a thousand times as fast as the real one.
+private var monitorConnecting: Fleet {
+    var connecting = fleet(.bloodPressureMonitor) { device in
+        device.presence = [PresenceScript(at: "07:00", seconds: 20_000, connects: true)]
+    }
+    connecting.start = "2026-11-20 07:00:10"
+    return connecting
 }
 
 /// The D-Bus simulator serving `fleet` (at `pace`), and a BlueZ home beside it with the SIG monitor added: the bench,
