@@ -42,6 +42,15 @@ public struct GATTDecoder: Sendable {
         add(PLXContinuousMeasurement.self)
         add(PLXFeatures.self)
         add(HeartRateMeasurement.self)
+        add(UserControlPoint.self)
+        add(UserIndex.self)
+        add(DatabaseChangeIncrement.self)
+        add(FirstName.self)
+        add(Age.self)
+        add(DateOfBirth.self)
+        add(Gender.self)
+        add(Height.self)
+        add(UserWeight.self)
         for width in [2, 4] {
             let name = width == 2 ? "IEEE 11073 SFLOAT" : "IEEE 11073 FLOAT"
             table[width == 2 ? "SFLOAT" : "FLOAT"] = GATTDecoder(name: name, uuid: nil) { bytes throws(GATTError) in

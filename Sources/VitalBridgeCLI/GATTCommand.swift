@@ -40,11 +40,9 @@ struct GATTDecodeCommand: ParsableCommand {
             each field sent as a special value by its result key ("systolic": "NaN"; the names are NaN, NRes, \
             +INF, -INF and reserved, and a scale's 65535 is NaN); "user_index", the user ID (255: unknown user).
 
-            Characteristics: 2A08 Date Time, 2A18 Glucose Measurement, 2A1C Temperature Measurement, 2A34 Glucose \
-            Measurement Context, 2A35 Blood Pressure Measurement, 2A36 Intermediate Cuff Pressure, 2A37 Heart Rate \
-            Measurement, 2A49 Blood Pressure Feature, 2A51 Glucose Feature, 2A52 Record Access Control Point, 2A5E PLX \
-            Spot-Check Measurement, 2A5F PLX Continuous Measurement, 2A60 PLX Features, 2A9C Body Composition \
-            Measurement, 2A9D Weight Measurement, 2A9E Weight Scale Feature; SFLOAT; FLOAT.
+            Characteristics: \(GATTDecoder.all.sorted { ($0.value.uuid ?? .max, $0.key) < ($1.value.uuid ?? .max, $1.key) }
+                .map { $1.uuid == nil ? "\($0.lowercased()) (\($1.name))" : "\($0) \($1.name)" }
+                .joined(separator: ", ")).
 
             Examples:
               vitalbridge gatt decode 2A35 '1E 8A00 5800 7800 0000 04 11 14 29 3B 3C00 01 2700'

@@ -14,6 +14,9 @@ struct HealthGATTCorpusTests {
         decoder(TemperatureMeasurement.self), decoder(WeightMeasurement.self), decoder(WeightScaleFeature.self),
         decoder(BodyCompositionMeasurement.self), decoder(PLXSpotCheckMeasurement.self),
         decoder(PLXContinuousMeasurement.self), decoder(PLXFeatures.self), decoder(HeartRateMeasurement.self),
+        decoder(UserControlPoint.self), decoder(UserIndex.self), decoder(DatabaseChangeIncrement.self),
+        decoder(FirstName.self), decoder(Age.self), decoder(DateOfBirth.self), decoder(Gender.self),
+        decoder(Height.self), decoder(UserWeight.self),
     ]
 
     static func decoder<C: GATTCharacteristic>(_ type: C.Type) -> (String, @Sendable ([UInt8]) -> Bool) {
@@ -35,6 +38,11 @@ struct HealthGATTCorpusTests {
             (12, PulseOximeterTests.spotCheck), (13, hex("1F 6200 4800 6100 4900 6300 4700 0000 010000 FF07")),
             (14, hex("FF00 E0FF FFFF00")), (15, hex("0E 48 3412")), (15, hex("11 3C01 2003 2003")),
         ] + RecordAccessControlPointTests.vectors.map { (7, $0.1) }
+        + UserControlPointTests.vectors.map { (16, $0.1) }
+        + [
+            (17, hex("02")), (18, hex("2A000000")), (19, hex("C389 6C 6F 64 69 65")), (20, hex("2C")),
+            (21, hex("BC07 05 11")), (22, hex("01")), (23, hex("AA00")), (24, hex("B036")),
+        ]
         // FLOATs at both ends of the exponents, whose documents once printed a bare NaN (370 × 10^127, 1 × 10^-128)
         + [(8, hex("00 7201007F")), (8, hex("00 01000080"))]
 

@@ -12,7 +12,7 @@ import VitalCore
         #expect(GATTDecoder.named("0x2a35")?.uuid == 0x2A35)
         #expect(GATTDecoder.named("sfloat")?.uuid == nil && GATTDecoder.named("FLOAT")?.name == "IEEE 11073 FLOAT")
         #expect(GATTDecoder.named("2A00") == nil && GATTDecoder.named("") == nil && GATTDecoder.named("0x") == nil)
-        #expect(GATTDecoder.all.count == 18)
+        #expect(GATTDecoder.all.count == 27)
     }
 
     @Test("hex as captured: spaces, colons and dashes between bytes and a leading 0x are ignored")

@@ -485,6 +485,48 @@ struct GATTDecodeTests {
 
             """
         ),
+        (
+            "2A9F", "02 01 5704",
+            """
+            {
+              "op_code": "consent",
+              "user_index": 1,
+              "consent_code": 1111
+            }
+
+            """
+        ),
+        (
+            "2A9F", "20 01 01 03",
+            """
+            {
+              "op_code": "response code",
+              "request_op_code": "register new user",
+              "response_value": "success",
+              "user_index": 3
+            }
+
+            """
+        ),
+        (
+            "2A9F", "20 02 05",
+            """
+            {
+              "op_code": "response code",
+              "request_op_code": "consent",
+              "response_value": "user not authorized"
+            }
+
+            """
+        ),
+        ("2A9A", "FF", "{\n  \"user_index\": 255,\n  \"unknown_user\": true\n}\n"),
+        ("2A99", "2A000000", "{\n  \"database_change_increment\": 42\n}\n"),
+        ("2A8A", "41 6E 6E", "{\n  \"first_name\": \"Ann\"\n}\n"),
+        ("2A80", "2C", "{\n  \"unit\": \"years\",\n  \"age\": 44\n}\n"),
+        ("2A85", "BC07 05 11", "{\n  \"year\": 1980,\n  \"month\": 5,\n  \"day\": 17\n}\n"),
+        ("2A8C", "01", "{\n  \"gender\": \"female\"\n}\n"),
+        ("2A8E", "AA00", "{\n  \"unit\": \"m\",\n  \"height\": 1.7\n}\n"),
+        ("2A98", "B036", "{\n  \"unit\": \"kg\",\n  \"weight\": 70\n}\n"),
     ]
 
     @Test("decodes every characteristic it lists to its exact document", arguments: documents)
@@ -568,7 +610,13 @@ struct GATTDecodeTests {
             let output = try vitalbridge("gatt", "decode", "2A35", hex)
             #expect(output.status == 1 && output.stderr.hasPrefix("invalid hex"))
         }
-        let unknown = try vitalbridge("gatt", "decode", "2A99", "00")
-        #expect(unknown.status == 2 && unknown.stderr.contains("unknown characteristic '2A99'"))
+        let unknown = try vitalbridge("gatt", "decode", "2A00", "00")
+        #expect(unknown.status == 2 && unknown.stderr.contains("unknown characteristic '2A00'"))
+        let consent = try vitalbridge("gatt", "decode", "2A9F", "02 01 1027")
+        #expect(
+            consent.status == 1
+                && consent.stderr
+                    == "cannot decode: User Control Point: parameter.consent_code at byte 2: its value is out of range\n"
+        )
     }
 }

@@ -13,7 +13,9 @@ private let decoders: [@Sendable ([UInt8]) -> Void] = [
     check(GlucoseFeature.self), check(RecordAccessControlPoint.self), check(TemperatureMeasurement.self),
     check(WeightMeasurement.self), check(WeightScaleFeature.self), check(BodyCompositionMeasurement.self),
     check(PLXSpotCheckMeasurement.self), check(PLXContinuousMeasurement.self), check(PLXFeatures.self),
-    check(HeartRateMeasurement.self),
+    check(HeartRateMeasurement.self), check(UserControlPoint.self), check(UserIndex.self),
+    check(DatabaseChangeIncrement.self), check(FirstName.self), check(Age.self), check(DateOfBirth.self),
+    check(Gender.self), check(Height.self), check(UserWeight.self),
 ]
 
 private func check<C: GATTCharacteristic & JSONRepresentable>(_ type: C.Type) -> @Sendable ([UInt8]) -> Void {
