@@ -174,8 +174,7 @@ extension VitalStore {
                 sql: """
                     SELECT feed.seq, feed.op, feed.reason, person.name, \(ReadingColumns.selected)
                     FROM feed JOIN reading ON reading.id = feed.reading_id
-                    LEFT JOIN assignment ON assignment.device_mac = reading.device_mac
-                        AND assignment.user_index = reading.user_index
+                    LEFT JOIN assignment ON \(VitalStore.holdsReading)
                     LEFT JOIN person ON person.id = assignment.person_id
                     WHERE feed.seq > ? ORDER BY feed.seq LIMIT ?
                     """), arguments: [sequence, limit])

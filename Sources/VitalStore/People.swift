@@ -1,28 +1,53 @@
 internal import GRDB
 import VitalCore
 
-/// A person of the home, with the user indexes of multi-user devices assigned to them.
+/// A device's user index made a person's, for the readings measured in a span.
+public struct Assignment: Hashable, Sendable {
+    public var device: MACAddress
+    public var userIndex: UInt8
+    /// The span's start: readings measured at or after it (`nil`: from the first). An assignment starts where the
+    /// index's last one ended, so that readings of an earlier holder stay theirs.
+    public var since: Timestamp?
+    /// The span's end: readings measured before it (`nil`: the assignment is open).
+    public var until: Timestamp?
+    /// Whether the person enrolled on the device (User Data Service) rather than being assigned the index.
+    public var isEnrolment: Bool
+
+    public init(
+        device: MACAddress, userIndex: UInt8, since: Timestamp? = nil, until: Timestamp? = nil,
+        isEnrolment: Bool = false
+    ) {
+        (self.device, self.userIndex, self.since, self.until) = (device, userIndex, since, until)
+        self.isEnrolment = isEnrolment
+    }
+}
+
+/// A person of the home, with what devices may need to know of them and the user indexes assigned to them.
 public struct Person: Hashable, Sendable {
     public var name: String
-    /// The user indexes assigned to the person, by device then index.
-    public var assignments: [(device: MACAddress, userIndex: UInt8)]
+    public var profile: PersonProfile
+    /// The user indexes assigned to the person, open and ended, by device, index, then start.
+    public var assignments: [Assignment]
 
-    public init(name: String, assignments: [(device: MACAddress, userIndex: UInt8)]) {
-        self.name = name
-        self.assignments = assignments
+    public init(name: String, profile: PersonProfile = PersonProfile(), assignments: [Assignment] = []) {
+        (self.name, self.profile, self.assignments) = (name, profile, assignments)
     }
+}
 
-    public static func == (lhs: Person, rhs: Person) -> Bool {
-        lhs.name == rhs.name && lhs.assignments.elementsEqual(rhs.assignments) { $0 == $1 }
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(name)
-        for (device, index) in assignments {
-            hasher.combine(device)
-            hasher.combine(index)
-        }
-    }
+/// A person's open enrolment on a device with a User Data Service: what a sync needs to consent as them.
+public struct Enrolment: Hashable, Sendable {
+    public var person: String
+    public var device: MACAddress
+    public var userIndex: UInt8
+    /// The user's consent code, 0–9999: the home's secret, never printed nor logged.
+    public var consentCode: UInt16
+    /// The Database Change Increment the hub last wrote to the device or read from it.
+    public var changeIncrement: UInt32
+    /// The person's data as the home has it now, and its version.
+    public var profile: PersonProfile
+    public var profileVersion: Int
+    /// The version of the person's data last written to the device or read from it.
+    public var writtenProfileVersion: Int
 }
 
 /// Which readings of the store a reading query gives.
@@ -47,17 +72,19 @@ public enum ReadingSelection: Sendable {
 /// person receives the readings of the home's one person when the home has exactly one, and no person's readings
 /// otherwise. So a home with no people, or one person, works as before; a family names a person for each app.
 extension PeopleStore {
-    /// Adds a person named `name` to the home.
+    /// Adds a person named `name` to the home, with what devices may need to know of them.
     ///
     /// - Throws: ``StoreError`` when the name is empty, longer than 64 characters, holds a control character, or
     ///   is a person's already.
-    public func add(_ name: String) throws(StoreError) {
+    public func add(_ name: String, profile: PersonProfile = PersonProfile()) throws(StoreError) {
         try Self.checkName(name)
         try file.write("add a person") { db in
             guard try Self.personID(name, db) == nil else {
                 throw StoreError(.failed, "the home has a person named \(name) already")
             }
-            try db.execute(sql: "INSERT INTO person (name) VALUES (?)", arguments: [name])
+            try db.execute(
+                sql: "INSERT INTO person (name, born, height_cm, sex) VALUES (?, ?, ?, ?)",
+                arguments: [name, profile.born?.description, profile.heightCentimetres, profile.sex?.rawValue])
             // a caller naming no person received the one person's readings; with two it receives neither's
             try VitalStore.requeueAttributed(db)
         }
@@ -68,7 +95,8 @@ extension PeopleStore {
         try file.write("remove a person") { db in
             let id = try Self.existingPerson(name, db)
             if try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM assignment WHERE person_id = ?", arguments: [id])! > 0 {
-                throw StoreError(.failed, "\(name) has user indexes assigned: unassign them first")
+                throw StoreError(
+                    .failed, "\(name) has user indexes assigned, or had, and readings by them: unassign them first")
             }
             if let caller = try String.fetchOne(
                 db, sql: "SELECT caller FROM caller_person WHERE person_id = ?", arguments: [id])
@@ -80,84 +108,208 @@ extension PeopleStore {
         }
     }
 
-    /// The home's people, by name, with their assignments.
+    /// The home's people, by name, with their data and assignments.
     public func all() throws(StoreError) -> [Person] {
         try file.snapshot("read the people") { db in
-            let names = try String.fetchAll(db, sql: "SELECT name FROM person ORDER BY name")
+            var people: [Int64: Person] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT id, name, born, height_cm, sex FROM person") {
+                let name: String = row[1]
+                people[row[0]] = Person(name: name, profile: try Self.profile(of: name, row, from: 2))
+            }
             let rows = try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT person.name, assignment.device_mac, assignment.user_index FROM assignment
-                    JOIN person ON person.id = assignment.person_id ORDER BY assignment.device_mac, assignment.user_index
+                    SELECT person_id, device_mac, user_index, since, until, consent_code IS NOT NULL FROM assignment
+                    ORDER BY device_mac, user_index, COALESCE(since, -9223372036854775808)
                     """)
-            var assignments: [String: [(device: MACAddress, userIndex: UInt8)]] = [:]
             for row in rows {
+                let id: Int64 = row[0]
                 guard let mac = MACAddress(row[1] as String), let index = UInt8(exactly: row[2] as Int64) else {
-                    throw StoreError(.corrupt, "an assignment of \(row[0] as String) cannot be read")
+                    throw StoreError(.corrupt, "an assignment of \(people[id]?.name ?? "a person") cannot be read")
                 }
-                assignments[row[0], default: []].append((mac, index))
+                people[id]?.assignments.append(
+                    Assignment(
+                        device: mac, userIndex: index, since: (row[3] as Int64?).map(Timestamp.init(secondsSince1970:)),
+                        until: (row[4] as Int64?).map(Timestamp.init(secondsSince1970:)), isEnrolment: row[5]))
             }
-            return names.map { Person(name: $0, assignments: assignments[$0] ?? []) }
+            return people.values.sorted { $0.name < $1.name }
         }
     }
 
     /// Assigns user index `userIndex` of device `mac` to the person named `person`: the readings of that index in
     /// quarantine are released, each with its own time, queued for the callers that receive the person's readings
-    /// and inserted in the change feed. Returns how many were released.
+    /// and inserted in the change feed. Readings an ended assignment of the index holds stay its person's: the new
+    /// one starts where the last one ended. Returns how many were released.
     ///
     /// - Throws: ``StoreError`` when the person is unknown, or the index is assigned already (to anyone: unassign
     ///   it first; readings already delivered as one person's cannot be taken back).
     @discardableResult
     public func assign(device mac: MACAddress, userIndex: UInt8, to person: String) throws(StoreError) -> Int {
         try file.write("assign a user index") { db in
-            let id = try Self.existingPerson(person, db)
-            if let holder = try String.fetchOne(
-                db,
-                sql: """
-                    SELECT person.name FROM assignment JOIN person ON person.id = assignment.person_id
-                    WHERE assignment.device_mac = ? AND assignment.user_index = ?
-                    """, arguments: [mac.description, userIndex])
-            {
-                throw StoreError(
-                    .failed, "user \(userIndex) of \(mac) is assigned to \(holder) already: unassign it first")
+            try Self.open(mac, userIndex, for: person, db) { id, since in
+                try db.execute(
+                    sql: "INSERT INTO assignment (device_mac, user_index, person_id, since) VALUES (?, ?, ?, ?)",
+                    arguments: [mac.description, userIndex, id, since])
             }
-            try db.execute(
-                sql: "INSERT INTO assignment (device_mac, user_index, person_id) VALUES (?, ?, ?)",
-                arguments: [mac.description, userIndex, id])
-            try VitalStore.requeueAttributed(db)
-            // released: new to the change feed, in the order they were stored
-            try db.execute(
-                sql: """
-                    INSERT OR REPLACE INTO feed (reading_id, op) SELECT id, \(FeedOperation.insert.rawValue) FROM reading
-                    WHERE device_mac = ? AND user_index = ? AND deleted_at IS NULL ORDER BY id
-                    """, arguments: [mac.description, userIndex])
-            return try Self.count(of: mac, userIndex, db)
         }
     }
 
-    /// Undoes an assignment: the index's readings return to quarantine (those not delivered yet leave the callers'
-    /// queues, and the change feed deletes them with the reason `ReadingChange.quarantineReason`). Returns how
-    /// many readings are quarantined again.
+    /// Enrols the person named `person` on device `mac` as its user `userIndex`, whose consent code is
+    /// `consentCode`: an assignment of the index (its readings in quarantine are released, as ``assign(device:userIndex:to:)``
+    /// does) that a sync consents with. `changeIncrement` is the user's Database Change Increment after the hub
+    /// wrote or read the person's data, `profileVersion` the version of that data. Returns how many readings were
+    /// released.
     ///
-    /// - Throws: ``StoreError`` when the index is not assigned.
+    /// - Throws: ``StoreError`` when the person is unknown, the index is assigned already, or the person is
+    ///   enrolled on the device already.
+    @discardableResult
+    public func enroll(
+        _ person: String, device mac: MACAddress, userIndex: UInt8, consentCode: UInt16, changeIncrement: UInt32,
+        profileVersion: Int
+    ) throws(StoreError) -> Int {
+        try file.write("enrol a person") { db in
+            if let index = try Int.fetchOne(
+                db,
+                sql: """
+                    SELECT user_index FROM assignment JOIN person ON person.id = assignment.person_id
+                    WHERE person.name = ? AND device_mac = ? AND until IS NULL AND consent_code IS NOT NULL
+                    """, arguments: [person, mac.description])
+            {
+                throw StoreError(.failed, "\(person) is user \(index) of \(mac) already")
+            }
+            return try Self.open(mac, userIndex, for: person, db) { id, since in
+                try db.execute(
+                    sql: """
+                        INSERT INTO assignment (device_mac, user_index, person_id, since, consent_code,
+                            change_increment, profile_version) VALUES (?, ?, ?, ?, ?, ?, ?)
+                        """,
+                    arguments: [mac.description, userIndex, id, since, consentCode, changeIncrement, profileVersion])
+            }
+        }
+    }
+
+    /// The open enrolments on device `mac`, by user index: whom a sync consents as.
+    public func enrolments(on mac: MACAddress) throws(StoreError) -> [Enrolment] {
+        try file.query("read a device's enrolments") { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT person.name, user_index, consent_code, change_increment, assignment.profile_version,
+                        person.profile_version, born, height_cm, sex
+                    FROM assignment JOIN person ON person.id = assignment.person_id
+                    WHERE device_mac = ? AND until IS NULL AND consent_code IS NOT NULL ORDER BY user_index
+                    """, arguments: [mac.description]
+            ).map { row in
+                let person: String = row[0]
+                guard let index = UInt8(exactly: row[1] as Int64), let code = UInt16(exactly: row[2] as Int64),
+                    let increment = UInt32(exactly: row[3] as Int64)
+                else { throw StoreError(.corrupt, "the enrolment of \(person) on \(mac) cannot be read") }
+                return Enrolment(
+                    person: person, device: mac, userIndex: index, consentCode: code, changeIncrement: increment,
+                    profile: try Self.profile(of: person, row, from: 6), profileVersion: row[5],
+                    writtenProfileVersion: row[4])
+            }
+        }
+    }
+
+    /// Keeps what a sync did with an enrolment: the user's Database Change Increment is `changeIncrement` after it,
+    /// and the device has the person's data of version `profileVersion`. When the device's data was newer,
+    /// `adopted` is it: the person's data becomes it, under a new version, which is the one the device has.
+    ///
+    /// - Throws: ``StoreError`` when the enrolment ended meanwhile.
+    public func recordSync(
+        of enrolment: Enrolment, changeIncrement: UInt32, profileVersion: Int, adopted: PersonProfile? = nil
+    ) throws(StoreError) {
+        try file.write("keep an enrolment's sync") { db in
+            var version = profileVersion
+            if let adopted {
+                try db.execute(
+                    sql: """
+                        UPDATE person SET born = ?, height_cm = ?, sex = ?, profile_version = profile_version + 1
+                        WHERE name = ?
+                        """,
+                    arguments: [
+                        adopted.born?.description, adopted.heightCentimetres, adopted.sex?.rawValue, enrolment.person,
+                    ])
+                version =
+                    try Int.fetchOne(
+                        db, sql: "SELECT profile_version FROM person WHERE name = ?", arguments: [enrolment.person])
+                    ?? 0
+            }
+            try db.execute(
+                sql: """
+                    UPDATE assignment SET change_increment = ?, profile_version = ?
+                    WHERE device_mac = ? AND user_index = ? AND until IS NULL AND consent_code IS NOT NULL
+                        AND person_id = (SELECT id FROM person WHERE name = ?)
+                    """,
+                arguments: [
+                    changeIncrement, version, enrolment.device.description, enrolment.userIndex, enrolment.person,
+                ])
+            guard db.changesCount > 0 else {
+                throw StoreError(.failed, "\(enrolment.person) is no longer enrolled on \(enrolment.device)")
+            }
+        }
+    }
+
+    /// Ends the person's enrolment on device `mac` at `time`: the readings of the index measured before it stay the
+    /// person's, in the feed and with their callers; any measured at or after it are no one's (in quarantine, the
+    /// feed deletes them) until the index is someone's again. Returns the enrolment that ended.
+    ///
+    /// - Throws: ``StoreError`` when the person is not enrolled on the device.
+    @discardableResult
+    public func endEnrolment(of person: String, on mac: MACAddress, at time: Timestamp) throws(StoreError)
+        -> Enrolment
+    {
+        guard let enrolment = try enrolments(on: mac).first(where: { $0.person == person }) else {
+            throw StoreError(.failed, "\(person) is not enrolled on \(mac)")
+        }
+        try file.write("end an enrolment") { db in
+            try db.execute(
+                sql: """
+                    UPDATE assignment SET until = max(?, COALESCE(since, ?))
+                    WHERE device_mac = ? AND user_index = ? AND until IS NULL AND consent_code IS NOT NULL
+                        AND person_id = (SELECT id FROM person WHERE name = ?)
+                    """,
+                arguments: [
+                    time.secondsSince1970, time.secondsSince1970, mac.description, enrolment.userIndex, person,
+                ])
+            guard db.changesCount > 0 else { throw StoreError(.failed, "\(person) is not enrolled on \(mac)") }
+            try VitalStore.requeueAttributed(db)
+            try Self.feedQuarantined(mac, enrolment.userIndex, db)
+        }
+        return enrolment
+    }
+
+    /// Undoes an assignment made by mistake: the readings it held return to quarantine (those not delivered yet
+    /// leave the callers' queues, and the change feed deletes them with the reason `ReadingChange.quarantineReason`).
+    /// Returns how many readings are quarantined again.
+    ///
+    /// - Throws: ``StoreError`` when the index is not assigned, or is an enrolment (which `endEnrolment` ends,
+    ///   keeping its readings).
     @discardableResult
     public func unassign(device mac: MACAddress, userIndex: UInt8) throws(StoreError) -> Int {
         try file.write("unassign a user index") { db in
-            try db.execute(
-                sql: "DELETE FROM assignment WHERE device_mac = ? AND user_index = ?",
-                arguments: [mac.description, userIndex])
-            guard db.changesCount > 0 else {
-                throw StoreError(.failed, "user \(userIndex) of \(mac) is not assigned")
-            }
-            try VitalStore.requeueAttributed(db)
-            // in quarantine again: no longer exported, so the change feed deletes them
-            try db.execute(
+            let open = try Row.fetchOne(
+                db,
                 sql: """
-                    INSERT OR REPLACE INTO feed (reading_id, op, reason)
-                    SELECT id, \(FeedOperation.delete.rawValue), ? FROM reading
-                    WHERE device_mac = ? AND user_index = ? AND deleted_at IS NULL ORDER BY id
-                    """, arguments: [ReadingChange.quarantineReason, mac.description, userIndex])
-            return try Self.count(of: mac, userIndex, db)
+                    SELECT person.name, consent_code IS NOT NULL FROM assignment
+                    JOIN person ON person.id = assignment.person_id
+                    WHERE device_mac = ? AND user_index = ? AND until IS NULL
+                    """, arguments: [mac.description, userIndex])
+            guard let open else { throw StoreError(.failed, "user \(userIndex) of \(mac) is not assigned") }
+            guard !(open[1] as Bool) else {
+                throw StoreError(
+                    .failed,
+                    "\(open[0] as String) is enrolled on \(mac) as user \(userIndex): end it with vitalbridge people forget "
+                        + "\(open[0] as String) --mac \(mac), which keeps their readings theirs")
+            }
+            let held = try Self.count(of: mac, userIndex, db)
+            try db.execute(
+                sql: "DELETE FROM assignment WHERE device_mac = ? AND user_index = ? AND until IS NULL",
+                arguments: [mac.description, userIndex])
+            try VitalStore.requeueAttributed(db)
+            try Self.feedQuarantined(mac, userIndex, db)
+            return held
         }
     }
 
@@ -199,23 +351,28 @@ extension PeopleStore {
 extension VitalStore {
     // MARK: SQL
 
+    /// Whether the `assignment` row holds the `reading` row: the same device and user index, measured in its span.
+    static let holdsReading = """
+        assignment.device_mac = reading.device_mac AND assignment.user_index = reading.user_index
+            AND (assignment.since IS NULL OR reading.measured_at >= assignment.since)
+            AND (assignment.until IS NULL OR reading.measured_at < assignment.until)
+        """
+
     /// Whether the `reading` row may be delivered to the caller the SQL expression `caller` names: the user has not
-    /// deleted it, and it has no user index, or its device and index are assigned to the caller's person (the one
-    /// its whitelist entry names, else the home's one person when there is exactly one).
+    /// deleted it, and it has no user index, or an assignment of its device and index that spans it is the caller's
+    /// person's (the one its whitelist entry names, else the home's one person when there is exactly one).
     static func deliverable(to caller: String) -> String {
         """
         (reading.deleted_at IS NULL AND (reading.user_index IS NULL OR EXISTS (SELECT 1 FROM assignment
-            WHERE assignment.device_mac = reading.device_mac AND assignment.user_index = reading.user_index
-            AND assignment.person_id = COALESCE(
+            WHERE \(holdsReading) AND assignment.person_id = COALESCE(
                 (SELECT person_id FROM caller_person WHERE caller_person.caller = \(caller)),
                 (SELECT MIN(id) FROM person HAVING COUNT(*) = 1)))))
         """
     }
 
-    /// Whether the `reading` row is in quarantine: of a user index no person is assigned.
+    /// Whether the `reading` row is in quarantine: of a user index no assignment spanning it holds.
     static let quarantined = """
-        (reading.user_index IS NOT NULL AND NOT EXISTS (SELECT 1 FROM assignment
-            WHERE assignment.device_mac = reading.device_mac AND assignment.user_index = reading.user_index))
+        (reading.user_index IS NOT NULL AND NOT EXISTS (SELECT 1 FROM assignment WHERE \(holdsReading)))
         """
 
     /// Rebuilds every caller's queue of readings that have a user index after the people, assignments or callers'
@@ -246,10 +403,74 @@ extension String {
 }
 
 extension PeopleStore {
+    /// Opens an assignment of user `userIndex` of `mac` for `person` with `insert` (given the person's id and the
+    /// span's start, where the index's last assignment ended), then releases the readings it holds. Returns how many.
+    private static func open(
+        _ mac: MACAddress, _ userIndex: UInt8, for person: String, _ db: Database,
+        insert: (_ person: Int64, _ since: Int64?) throws -> Void
+    ) throws -> Int {
+        let id = try existingPerson(person, db)
+        if let holder = try String.fetchOne(
+            db,
+            sql: """
+                SELECT person.name FROM assignment JOIN person ON person.id = assignment.person_id
+                WHERE assignment.device_mac = ? AND assignment.user_index = ? AND until IS NULL
+                """, arguments: [mac.description, userIndex])
+        {
+            throw StoreError(.failed, "user \(userIndex) of \(mac) is assigned to \(holder) already: unassign it first")
+        }
+        let since = try Int64.fetchOne(
+            db, sql: "SELECT MAX(until) FROM assignment WHERE device_mac = ? AND user_index = ?",
+            arguments: [mac.description, userIndex])
+        try insert(id, since)
+        try VitalStore.requeueAttributed(db)
+        // released: new to the change feed, in the order they were stored
+        try db.execute(
+            sql: """
+                INSERT OR REPLACE INTO feed (reading_id, op) SELECT reading.id, \(FeedOperation.insert.rawValue)
+                FROM reading JOIN assignment ON \(VitalStore.holdsReading)
+                WHERE assignment.device_mac = ? AND assignment.user_index = ? AND assignment.until IS NULL
+                    AND reading.deleted_at IS NULL ORDER BY reading.id
+                """, arguments: [mac.description, userIndex])
+        return try count(of: mac, userIndex, db)
+    }
+
+    /// Deletes from the change feed, as back in quarantine, the readings of user `userIndex` of `mac` that no
+    /// assignment holds now and the feed has not deleted.
+    private static func feedQuarantined(_ mac: MACAddress, _ userIndex: UInt8, _ db: Database) throws {
+        try db.execute(
+            sql: """
+                INSERT OR REPLACE INTO feed (reading_id, op, reason)
+                SELECT id, \(FeedOperation.delete.rawValue), ? FROM reading
+                WHERE device_mac = ? AND user_index = ? AND deleted_at IS NULL AND \(VitalStore.quarantined)
+                    AND NOT EXISTS (SELECT 1 FROM feed WHERE feed.reading_id = reading.id
+                        AND feed.op = \(FeedOperation.delete.rawValue))
+                ORDER BY id
+                """, arguments: [ReadingChange.quarantineReason, mac.description, userIndex])
+    }
+
+    /// How many readings the open assignment of user `userIndex` of `mac` holds, not deleted.
     private static func count(of mac: MACAddress, _ userIndex: UInt8, _ db: Database) throws -> Int {
         try Int.fetchOne(
-            db, sql: "SELECT COUNT(*) FROM reading WHERE device_mac = ? AND user_index = ? AND deleted_at IS NULL",
-            arguments: [mac.description, userIndex])!
+            db,
+            sql: """
+                SELECT COUNT(*) FROM reading JOIN assignment ON \(VitalStore.holdsReading)
+                WHERE assignment.device_mac = ? AND assignment.user_index = ? AND assignment.until IS NULL
+                    AND reading.deleted_at IS NULL
+                """, arguments: [mac.description, userIndex])!
+    }
+
+    /// The profile in `row`'s columns `born`, `height_cm`, `sex` from position `start`, of the person `name`.
+    private static func profile(of name: String, _ row: Row, from start: Int) throws -> PersonProfile {
+        let born: String? = row[start]
+        let sex: String? = row[start + 2]
+        let profile = PersonProfile(
+            born: born.flatMap { CalendarDate(parsing: $0) }, heightCentimetres: row[start + 1],
+            sex: sex.flatMap(PersonSex.init(rawValue:)))
+        guard (born == nil) == (profile.born == nil), (sex == nil) == (profile.sex == nil) else {
+            throw StoreError(.corrupt, "the data of \(name) cannot be read")
+        }
+        return profile
     }
 
     private static func personID(_ name: String, _ db: Database) throws -> Int64? {

@@ -265,6 +265,41 @@ enum StoreSchema {
             // (`12,40,77`); NULL for every reading stored before and for a record the device sent without one.
             try db.execute(sql: "ALTER TABLE reading ADD COLUMN wave TEXT")
         }
+        migrator.registerMigration("v11: people's data and enrolments on devices, with spans") { db in
+            // `person`: what a multi-user device needs to know (`born` as yyyy-MM-dd, `height_cm`, `sex` as the
+            // User Data Service's gender in words), and `profile_version`, which grows each time they change.
+            // `assignment` gets a span and may be an enrolment: it makes a device's user index a person's for the
+            // readings measured at or after `since` (NULL: from the first) and before `until` (NULL: still open), so
+            // an enrolment that ends keeps its readings and a later user of the index is not filed under them. At
+            // most one assignment of an index is open. An enrolment (User Data Service) has the user's consent code
+            // (`consent_code`, 0–9999, secret), the Database Change Increment the hub last wrote or read
+            // (`change_increment`) and the person's `profile_version` it wrote. Assignments before are open and
+            // span every reading, as they did.
+            try db.execute(
+                sql: """
+                    ALTER TABLE person ADD COLUMN born TEXT;
+                    ALTER TABLE person ADD COLUMN height_cm INTEGER;
+                    ALTER TABLE person ADD COLUMN sex TEXT;
+                    ALTER TABLE person ADD COLUMN profile_version INTEGER NOT NULL DEFAULT 0;
+                    CREATE TABLE new_assignment (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        device_mac TEXT NOT NULL,
+                        user_index INTEGER NOT NULL,
+                        person_id INTEGER NOT NULL REFERENCES person(id),
+                        since INTEGER,
+                        until INTEGER,
+                        consent_code INTEGER,
+                        change_increment INTEGER,
+                        profile_version INTEGER
+                    );
+                    INSERT INTO new_assignment (device_mac, user_index, person_id)
+                        SELECT device_mac, user_index, person_id FROM assignment ORDER BY device_mac, user_index;
+                    DROP TABLE assignment;
+                    ALTER TABLE new_assignment RENAME TO assignment;
+                    CREATE INDEX assignment_by_user ON assignment (device_mac, user_index);
+                    CREATE UNIQUE INDEX assignment_open ON assignment (device_mac, user_index) WHERE until IS NULL;
+                    """)
+        }
         return migrator
     }
 }

@@ -196,6 +196,6 @@ struct PeopleTests {
         #expect(try store.people.callers() == ["bob.app": "Bob"])
         #expect(
             try store.people.all()
-                == [Person(name: "Ann", assignments: [(Self.monitor, 1)]), Person(name: "Bob", assignments: [])])
+                == [Person(name: "Ann", assignments: [Assignment(device: Self.monitor, userIndex: 1)]), Person(name: "Bob")])
     }
 }

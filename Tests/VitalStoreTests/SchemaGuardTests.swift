@@ -25,7 +25,10 @@ import VitalTestSupport
     static func migrateAsNewerRelease(_ path: String, numbered: Bool = true) throws {
         try DatabaseQueue(path: path).write { db in
             try db.execute(sql: "CREATE TABLE newer (id INTEGER PRIMARY KEY)")
-            try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v11: a newer release')")
+            try db.execute(
+                sql:
+                    "INSERT INTO grdb_migrations (identifier) VALUES ('v\(VitalStore.schemaVersion + 1): a newer release')"
+            )
         }
         if numbered { try setSchema(path, VitalStore.schemaVersion + 1) }
     }
@@ -47,7 +50,8 @@ import VitalTestSupport
         } throws: { error in
             let error = error as? StoreError
             return error?.code == .schema
-                && error?.message.contains("11 migrations, where this release knows \(VitalStore.schemaVersion)")
+                && error?.message.contains(
+                    "\(VitalStore.schemaVersion + 1) migrations, where this release knows \(VitalStore.schemaVersion)")
                     == true
                 && error?.message.contains("this process writes nothing more") == true
         }

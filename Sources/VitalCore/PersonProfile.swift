@@ -1,0 +1,44 @@
+/// A person's sex as the User Data Service's Gender names it.
+public enum PersonSex: String, CaseIterable, Hashable, Sendable {
+    case female, male, unspecified
+}
+
+/// What a multi-user device may need to know about a person to measure them (a body-composition scale computes fat
+/// and water from them): their date of birth, height and sex. Each is optional; a device gets what the home knows.
+public struct PersonProfile: Hashable, Sendable {
+    /// The date of birth.
+    public var born: CalendarDate?
+    /// The height in whole centimetres (the User Data Service's Height is in 0.01 m), 30–300.
+    public var heightCentimetres: Int?
+    public var sex: PersonSex?
+
+    /// The heights a profile accepts, in centimetres.
+    public static let heights = 30...300
+
+    public init(born: CalendarDate? = nil, heightCentimetres: Int? = nil, sex: PersonSex? = nil) {
+        self.born = born
+        self.heightCentimetres = heightCentimetres
+        self.sex = sex
+    }
+
+    /// Why this profile cannot be a person's on `today`, naming the field; `nil` when it can: a date of birth from
+    /// 1900 to `today`, a height in ``heights``.
+    public func problem(today: CalendarDate) -> String? {
+        if let born, born > today || born.components.year < 1900 {
+            return "the date of birth \(born) is not from 1900-01-01 to today (\(today))"
+        }
+        if let heightCentimetres, !Self.heights.contains(heightCentimetres) {
+            return
+                "the height \(heightCentimetres) cm is not from \(Self.heights.lowerBound) to \(Self.heights.upperBound) cm"
+        }
+        return nil
+    }
+
+    /// The person's age in whole years on `day`.
+    public func age(on day: CalendarDate) -> Int? {
+        guard let born else { return nil }
+        let (birthYear, birthMonth, birthDay) = born.components
+        let (year, month, dayOfMonth) = day.components
+        return year - birthYear - ((month, dayOfMonth) < (birthMonth, birthDay) ? 1 : 0)
+    }
+}
