@@ -28,6 +28,10 @@ public struct DeviceDeskError: Error, Hashable, Sendable, CustomStringConvertibl
         public static let setting = Code(rawValue: "setting")
         /// The person did not confirm what the operation would do: nothing was changed.
         public static let declined = Code(rawValue: "declined")
+        /// The home refuses what was asked of a person (unknown, not enrolled, enrolled under another index) or a
+        /// device refused to let the hub act as them (a wrong consent code, no such user, no free slot): nothing was
+        /// assigned.
+        public static let refused = Code(rawValue: "refused")
     }
 
     public var code: Code
@@ -144,12 +148,16 @@ public struct DeviceDesk: Sendable {
         guard entry.storesRecords else {
             throw DeviceDeskError(.keepsNoRecords, "\(mac) is a \(known.model.name), which keeps no records to sync")
         }
-        let (sink, now, logger) = (StoreSink(store: store, device: mac), now, logger)
+        let (sink, now, logger, store) = (StoreSink(store: store, device: mac), now, logger, store)
         return try await withDriver(known, doing: "sync") { driver in
             // the clock before anything that reads a record, or sets the clock (the PO3's prepare)
             try await driver.readClock(hubClock: now)
             try await driver.prepare(for: DeviceSession(caller: Self.hubUser, profile: known.profile, time: now()))
             var done = DeviceSync(stored: try await driver.sync(into: sink, progress: progress), clockSetFrom: nil)
+            let enrolled = try await EnrolledSync(store: store, now: now, logger: logger).run(
+                driver, mac, into: sink, progress: progress)
+            done.stored += enrolled.stored
+            done.refusals = enrolled.refusals
             // what was read is stored: a clock or a battery that cannot be read now is for another time
             do {
                 if !traits.pushesStoredRecords || done.stored == 0 {
@@ -303,6 +311,8 @@ public struct DeviceSync: Hashable, Sendable, CustomStringConvertible {
     public var clockSetFrom: Int64?
     /// The battery level after the sync, in percent, when the device has a Battery Service.
     public var battery: Int?
+    /// The enrolled people whose records the device did not let the hub take, each naming what to do.
+    public var refusals: [UserRefusal] = []
 
     /// A battery at or below this level, in percent, is low: said, and logged as a warning.
     public static let lowBattery = 20

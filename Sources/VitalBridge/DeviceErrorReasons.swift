@@ -14,7 +14,7 @@ extension DeviceError {
         case .connectionFailed: return .deviceConnectionFailed
         case .disconnected: return .deviceDisconnected
         case .protocolViolation: return .deviceProtocolViolation
-        case .authenticationFailed: return .deviceAuthenticationFailed
+        case .authenticationFailed, .userNotAuthorized: return .deviceAuthenticationFailed
         case .unsupported: return .deviceUnsupported
         case .storeFailed: return .deviceStoreFailed
         case .timedOut: return .deviceTimeout

@@ -365,7 +365,8 @@ extension ServiceEvent: CustomStringConvertible {
     /// `band follow` and `sink follow` say them, a band's prefixed by its address.
     public var description: String {
         switch self {
-        case .synced(let mac, let model, let sync): "\(mac) (\(model.name)): \(sync)"
+        case .synced(let mac, let model, let sync):
+            "\(mac) (\(model.name)): \(sync)" + sync.refusals.map { "; refused: \($0)" }.joined()
         case .failed(let mac, let message, let retryIn):
             "\(mac): \(message); trying again when in range after \(retryIn)"
         case .skipped(let mac, let message): "\(mac): not served: \(message)"

@@ -121,7 +121,11 @@ struct StageRunner: Sendable {
                     known = added
                 case .sync:
                     try rememberDevice(mac, known: known, request)
-                    let count = try await driver.sync(into: sink, progress: progress)
+                    var count = try await driver.sync(into: sink, progress: progress)
+                    // the refused are logged: the caller's answer carries what the device let the hub take
+                    count += try await EnrolledSync(store: store, now: now, logger: logger).run(
+                        driver, mac, into: sink, progress: progress
+                    ).stored
                     progress(SyncProgress(stored: count, expected: count))  // the end, total known at last
                 case .measure:
                     try rememberDevice(mac, known: known, request)

@@ -1,9 +1,16 @@
 import ArgumentParser
+import VitalBridge
 import VitalCore
 import VitalHome
 import VitalStore
 
-/// `vitalbridge people add|list|assign|unassign|remove`: whose readings they are.
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// `vitalbridge people add|list|assign|unassign|enroll|forget|remove`: whose readings they are.
 struct PeopleCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "people",
@@ -14,24 +21,48 @@ struct PeopleCommand: ParsableCommand {
             (vitalbridge records --quarantine), never delivered nor exported, until you assign the index; it is then \
             released with its own time. A home whose devices keep no users needs none of this.
 
+            A device with a User Data Service (a family scale or monitor) keeps its users itself: enrol a person on \
+            it (a new user, or one already there with its consent code), and every sync consents as each enrolled \
+            person to take their records. An enrolment that ends keeps the readings measured while it lasted.
+
             Examples:
               vitalbridge people add Mum
               vitalbridge people assign --mac 004D3208D30B --user-index 1 --person Mum
               vitalbridge whitelist add com.example.mum mumsapp:// --person Mum
               vitalbridge people list
               vitalbridge people unassign --mac 004D3208D30B --user-index 1
+              vitalbridge people add Ann --born 1980-05-17 --height 168 --sex female
+              vitalbridge people enroll Ann --mac 004D3208D316 --user-index 1 --consent 1111
+              vitalbridge people forget Ann --mac 004D3208D316
             """,
-        subcommands: [Add.self, List.self, Assign.self, Unassign.self, Remove.self])
+        subcommands: [Add.self, List.self, Assign.self, Unassign.self, Enroll.self, Forget.self, Remove.self])
 
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Add a person to the home.", discussion: "Example:\n  vitalbridge people add Mum")
+            abstract: "Add a person to the home, with what a scale needs to know of them.",
+            discussion: "Example:\n  vitalbridge people add Mum --born 1950-03-02 --height 162 --sex female")
         @OptionGroup var homeOptions: HomeOptions
         @Argument(help: "The person's name (at most 64 characters).") var name: String
+        @Option(help: "The date of birth (yyyy-MM-dd).") var born: String?
+        @Option(help: "The height in centimetres (30-300).") var height: Int?
+        @Option(help: "female, male or unspecified.") var sex: String?
+
+        var profile: PersonProfile {
+            get throws {
+                do {
+                    return try PersonProfile(born: born, heightCentimetres: height, sex: sex, today: Timestamp(Date()).day)
+                } catch { throw ValidationError(error.message) }
+            }
+        }
+
+        func validate() throws { _ = try profile }
 
         func run() throws {
             let hub = try openHub(homeOptions.home, create: true)
-            try refusing("cannot add \(name)") { () throws(StoreError) in try hub.store.people.add(name) }
+            let profile = try profile
+            try refusing("cannot add \(name)") { () throws(StoreError) in
+                try hub.store.people.add(name, profile: profile)
+            }
             print("added \(name)")
         }
     }
@@ -48,11 +79,13 @@ struct PeopleCommand: ParsableCommand {
             let callers = try hub.store.people.callers()
             print(
                 table(
-                    ["person", "users", "callers"],
+                    ["person", "born", "height", "sex", "users", "callers"],
                     people.map { person in
                         [
-                            person.name,
-                            person.assignments.map { "\($0.device)#\($0.userIndex)" }.joined(separator: " "),
+                            person.name, person.profile.born?.description ?? "",
+                            person.profile.heightCentimetres.map { "\($0) cm" } ?? "",
+                            person.profile.sex?.rawValue ?? "",
+                            person.assignments.map(\.description).joined(separator: " "),
                             callers.filter { $0.value == person.name }.keys.sorted().joined(separator: " "),
                         ]
                     }))
@@ -110,6 +143,68 @@ struct PeopleCommand: ParsableCommand {
         }
     }
 
+    struct Enroll: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Make a person a user of a device with a User Data Service (a family scale or monitor).",
+            discussion: """
+                Without --user-index a new user is registered on the device, with the consent code given or one the \
+                hub chooses and shows once. With --user-index, the user already on the device is claimed with its \
+                consent code; a wrong code is refused by the device and nothing is assigned. For a person enrolled \
+                on the device already, the device is asked to accept the code again (a new --consent replaces the \
+                one the home keeps). The home keeps consent codes in its store and never shows them again.
+
+                Examples:
+                  vitalbridge people enroll Ann --mac 004D3208D316
+                  vitalbridge people enroll Bob --mac 004D3208D316 --user-index 2 --consent 2222
+                """)
+        @OptionGroup var homeOptions: HomeOptions
+        @OptionGroup var transportOptions: TransportOptions
+        @Argument(help: "The person (vitalbridge people add).") var person: String
+        @Option(help: "The device (12 hex digits).", transform: MACArgument.parse("--mac")) var mac: MACAddress
+        @Option(help: "The index of a user already on the device (0-254).") var userIndex: Int?
+        @Option(help: "The user's consent code (0-9999).") var consent: Int?
+
+        func validate() throws {
+            if let userIndex, !(0...254).contains(userIndex) { throw ValidationError("--user-index must be 0 to 254") }
+            if let consent, !(0...9999).contains(consent) { throw ValidationError("--consent must be 0 to 9999") }
+            if userIndex != nil, consent == nil {
+                throw ValidationError("--user-index claims a user on the device: give its --consent code too")
+            }
+        }
+
+        func run() async throws {
+            let desk = try openHub(homeOptions.home, readOnly: false, transport: transportOptions.choice).desk()
+            let enrolled: Enrolled
+            do {
+                enrolled = try await desk.enroll(
+                    person, on: mac, userIndex: userIndex.map(UInt8.init), consentCode: consent.map(UInt16.init))
+            } catch {
+                throw CommandError(error.message)
+            }
+            print(enrolled)
+        }
+    }
+
+    struct Forget: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Delete a person's user data on a device and end their enrolment; their readings stay theirs.",
+            discussion: "Example:\n  vitalbridge people forget Bob --mac 004D3208D316")
+        @OptionGroup var homeOptions: HomeOptions
+        @OptionGroup var transportOptions: TransportOptions
+        @Argument(help: "The person.") var person: String
+        @Option(help: "The device (12 hex digits).", transform: MACArgument.parse("--mac")) var mac: MACAddress
+
+        func run() async throws {
+            let desk = try openHub(homeOptions.home, readOnly: false, transport: transportOptions.choice).desk()
+            do {
+                let ended = try await desk.forget(person, on: mac)
+                print("\(person) is no longer user \(ended.userIndex) of \(mac): their readings stay theirs")
+            } catch {
+                throw CommandError(error.message)
+            }
+        }
+    }
+
     struct Remove: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Remove a person who has no assignment and no caller.",
@@ -133,3 +228,4 @@ func refusing<T>(_ what: String, _ body: () throws(StoreError) -> T) throws(Comm
         throw CommandError("\(what): \(error.message)")
     }
 }
+

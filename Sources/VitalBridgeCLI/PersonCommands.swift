@@ -124,11 +124,14 @@ struct SyncCommand: AsyncParsableCommand {
         let onTerminal = isatty(2) == 1
         let draw: @Sendable (SyncProgress) -> Void = { if onTerminal { drawProgress($0) } }
         if let mac {
+            let sync: DeviceSync
             do {
-                print("\(mac): \(try await desk.sync(mac, progress: draw))")
+                sync = try await desk.sync(mac, progress: draw)
             } catch {
                 throw CommandError(error.message)
             }
+            print("\(mac): \(sync)")
+            if !sync.refusals.isEmpty { throw CommandError(sync.refusals.map(\.description).joined(separator: "\n")) }
             return
         }
         let outcomes: [DeviceSyncOutcome]
@@ -143,8 +146,10 @@ struct SyncCommand: AsyncParsableCommand {
             case .failure(let error): print("\(outcome.mac): \(outcome.isSkipped ? "skipped" : "failed"): \(error)")
             }
         }
-        let failed = outcomes.filter { !$0.isSkipped && (try? $0.result.get()) == nil }.count
+        // a device that refused an enrolled person failed: the refusals say what to do
+        let refusals = outcomes.flatMap { (try? $0.result.get())?.refusals ?? [] }.map { "\($0)\n" }.joined()
+        let failed = outcomes.filter { !$0.isSkipped && (try? $0.result.get())?.refusals.isEmpty != true }.count
         if outcomes.isEmpty { print("no devices yet: add one first (vitalbridge add --qr MODEL:MAC)") }
-        if failed > 0 { throw CommandError("\(failed) of \(outcomes.count) devices failed") }
+        if failed > 0 { throw CommandError("\(refusals)\(failed) of \(outcomes.count) devices failed") }
     }
 }

@@ -21,6 +21,27 @@ public struct PersonProfile: Hashable, Sendable {
         self.sex = sex
     }
 
+    /// The profile of a date of birth written `yyyy-MM-dd`, a height in centimetres and a sex by its name
+    /// (``PersonSex``), as a person types them, checked for `today` (``problem(today:)``).
+    /// - Throws: ``PersonProfileError`` naming the field that is wrong.
+    public init(born: String?, heightCentimetres: Int?, sex: String?, today: CalendarDate) throws(PersonProfileError) {
+        var profile = PersonProfile(heightCentimetres: heightCentimetres)
+        if let born {
+            guard let day = CalendarDate(parsing: born) else {
+                throw PersonProfileError(message: "the date of birth \(born) is not a date written yyyy-MM-dd")
+            }
+            profile.born = day
+        }
+        if let sex {
+            guard let value = PersonSex(rawValue: sex) else {
+                throw PersonProfileError(message: "the sex \(sex) is not female, male or unspecified")
+            }
+            profile.sex = value
+        }
+        if let problem = profile.problem(today: today) { throw PersonProfileError(message: problem) }
+        self = profile
+    }
+
     /// Why this profile cannot be a person's on `today`, naming the field; `nil` when it can: a date of birth from
     /// 1900 to `today`, a height in ``heights``.
     public func problem(today: CalendarDate) -> String? {
@@ -41,4 +62,10 @@ public struct PersonProfile: Hashable, Sendable {
         let (year, month, dayOfMonth) = day.components
         return year - birthYear - ((month, dayOfMonth) < (birthMonth, birthDay) ? 1 : 0)
     }
+}
+
+/// Why a person's data cannot be taken: one line naming the field.
+public struct PersonProfileError: Error, Hashable, Sendable, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
 }

@@ -166,6 +166,16 @@ public enum GATTCharacteristics {
         service: VendorGATT.controlService, characteristic: VendorGATT.status)
     public static let activityRecords = CharacteristicID(
         service: VendorGATT.activityService, characteristic: VendorGATT.activityRecords)
+    public static let userControlPoint = CharacteristicID(
+        service: UserDataService.uuid, characteristic: UserControlPoint.uuid)
+    public static let userIndex = CharacteristicID(service: UserDataService.uuid, characteristic: UserIndex.uuid)
+    public static let databaseChangeIncrement = CharacteristicID(
+        service: UserDataService.uuid, characteristic: DatabaseChangeIncrement.uuid)
+    public static let firstName = CharacteristicID(service: UserDataService.uuid, characteristic: FirstName.uuid)
+    public static let age = CharacteristicID(service: UserDataService.uuid, characteristic: Age.uuid)
+    public static let dateOfBirth = CharacteristicID(service: UserDataService.uuid, characteristic: DateOfBirth.uuid)
+    public static let gender = CharacteristicID(service: UserDataService.uuid, characteristic: Gender.uuid)
+    public static let height = CharacteristicID(service: UserDataService.uuid, characteristic: Height.uuid)
 }
 
 /// What a characteristic allows, as its declaration says.

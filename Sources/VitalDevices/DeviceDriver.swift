@@ -67,6 +67,22 @@ public protocol DeviceDriver: Sendable {
     /// erases its memory); returns how many records were stored first. Throws ``DeviceError/Code/unsupported``
     /// for a device with no factory reset the hub can send (all but the PO3 and the smartbands).
     func resetToFactory(storingInto sink: any RecordSink) async throws(DeviceError) -> Int
+    /// Syncs the stored records of `user` on a device that keeps its users apart (User Data Service): consents as
+    /// them, stores through `sink` what the device then sends, and settles whose data win
+    /// (``UserDataClient/reconcile(_:today:)``). Call it after ``sync(into:progress:)``, which takes what belongs to
+    /// no user. Throws ``DeviceError/Code/unsupported`` for a device without users.
+    func sync(
+        user: DeviceUser, today: CalendarDate, into sink: any RecordSink,
+        progress: @escaping @Sendable (SyncProgress) -> Void
+    ) async throws(DeviceError) -> UserSync
+}
+
+/// What a sync of one user of a device did (``DeviceDriver/sync(user:today:into:progress:)``).
+public struct UserSync: Hashable, Sendable {
+    /// How many records it stored.
+    public var stored: Int
+    /// What became of the user's data.
+    public var reconciled: UserDataReconciled
 }
 
 extension DeviceDriver {
@@ -78,6 +94,13 @@ extension DeviceDriver {
 
     public func resetToFactory(storingInto sink: any RecordSink) async throws(DeviceError) -> Int {
         throw DeviceError(.unsupported, message: "\(entry.model.name) has no factory reset the hub can send")
+    }
+
+    public func sync(
+        user: DeviceUser, today: CalendarDate, into sink: any RecordSink,
+        progress: @escaping @Sendable (SyncProgress) -> Void
+    ) async throws(DeviceError) -> UserSync {
+        throw DeviceError(.unsupported, message: "\(entry.model.name) keeps no users (no User Data Service)")
     }
 
     /// The Battery Level (0x2A19) in percent, `nil` for a device without the Battery Service.

@@ -36,6 +36,16 @@ public struct DeviceError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let timedOut = Code(rawValue: "timedOut")
         /// The Bluetooth stack failed in a way no other kind describes (a BlueZ `org.bluez.Error.Failed`).
         public static let transportFailed = Code(rawValue: "transportFailed")
+        /// A device with a User Data Service refused a consent code: it is not that user's (UDS "user not
+        /// authorized").
+        public static let userNotAuthorized = Code(rawValue: "userNotAuthorized")
+        /// A device with a User Data Service has no user by that index (deleted on the device, or never there).
+        public static let unknownUser = Code(rawValue: "unknownUser")
+        /// A device with a User Data Service has no free user slot to register a new user in.
+        public static let noFreeUser = Code(rawValue: "noFreeUser")
+        /// A user's Database Change Increment on the device is lower than the one the hub last wrote: the user was
+        /// registered again, or the device reset.
+        public static let userDataRewound = Code(rawValue: "userDataRewound")
     }
 
     public var code: Code

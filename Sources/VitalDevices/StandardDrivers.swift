@@ -97,6 +97,28 @@ public struct StandardPushDriver: DeviceDriver {
         try await receive(waiting: StandardWaits.quiet, into: sink, observer: { _ in }, progress: progress).count
     }
 
+    /// Consents as `user`, settles whose data win, and takes what the device then sends until it is quiet for
+    /// ``StandardWaits/quiet``, as ``sync(into:progress:)`` does. What arrives is stored even when the user's data
+    /// turn out rewound (the device sent it, and a record the hub does not keep is lost over BlueZ, which confirms
+    /// indications itself): the error comes after.
+    public func sync(
+        user: DeviceUser, today: CalendarDate, into sink: any RecordSink,
+        progress: @escaping @Sendable (SyncProgress) -> Void
+    ) async throws(DeviceError) -> UserSync {
+        guard let users = try await UserDataClient(connection) else {
+            throw DeviceError(.unsupported, message: "\(entry.model.name) keeps no users (no User Data Service)")
+        }
+        try await users.consent(userIndex: user.userIndex, consentCode: user.consentCode)
+        let reconciled: Result<UserDataReconciled, DeviceError>
+        do {
+            reconciled = .success(try await users.reconcile(user, today: today))
+        } catch {
+            reconciled = .failure(error)
+        }
+        let stored = try await receive(waiting: StandardWaits.quiet, into: sink, observer: { _ in }, progress: progress)
+        return UserSync(stored: stored.count, reconciled: try reconciled.get())
+    }
+
     public func measure(
         _ options: MeasureOptions, into sink: any RecordSink, observer: @escaping @Sendable (LiveSample) -> Void
     ) async throws(DeviceError) -> DeviceRecord {

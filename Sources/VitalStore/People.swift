@@ -22,6 +22,13 @@ public struct Assignment: Hashable, Sendable {
     }
 }
 
+extension Assignment: CustomStringConvertible {
+    /// `004D3208D316#1`, with `(enrolled)` for an enrolment, and its end when it ended.
+    public var description: String {
+        "\(device)#\(userIndex)" + (isEnrolment ? "(enrolled" + (until.map { " until \($0)" } ?? "") + ")" : "")
+    }
+}
+
 /// A person of the home, with what devices may need to know of them and the user indexes assigned to them.
 public struct Person: Hashable, Sendable {
     public var name: String
@@ -214,11 +221,13 @@ extension PeopleStore {
 
     /// Keeps what a sync did with an enrolment: the user's Database Change Increment is `changeIncrement` after it,
     /// and the device has the person's data of version `profileVersion`. When the device's data was newer,
-    /// `adopted` is it: the person's data becomes it, under a new version, which is the one the device has.
+    /// `adopted` is it: the person's data becomes it, under a new version, which is the one the device has. A
+    /// `consentCode` replaces the enrolment's (the device accepted it).
     ///
     /// - Throws: ``StoreError`` when the enrolment ended meanwhile.
     public func recordSync(
-        of enrolment: Enrolment, changeIncrement: UInt32, profileVersion: Int, adopted: PersonProfile? = nil
+        of enrolment: Enrolment, changeIncrement: UInt32, profileVersion: Int, adopted: PersonProfile? = nil,
+        consentCode: UInt16? = nil
     ) throws(StoreError) {
         try file.write("keep an enrolment's sync") { db in
             var version = profileVersion
@@ -238,12 +247,13 @@ extension PeopleStore {
             }
             try db.execute(
                 sql: """
-                    UPDATE assignment SET change_increment = ?, profile_version = ?
+                    UPDATE assignment SET change_increment = ?, profile_version = ?, consent_code = ?
                     WHERE device_mac = ? AND user_index = ? AND until IS NULL AND consent_code IS NOT NULL
                         AND person_id = (SELECT id FROM person WHERE name = ?)
                     """,
                 arguments: [
-                    changeIncrement, version, enrolment.device.description, enrolment.userIndex, enrolment.person,
+                    changeIncrement, version, consentCode ?? enrolment.consentCode, enrolment.device.description,
+                    enrolment.userIndex, enrolment.person,
                 ])
             guard db.changesCount > 0 else {
                 throw StoreError(.failed, "\(enrolment.person) is no longer enrolled on \(enrolment.device)")
