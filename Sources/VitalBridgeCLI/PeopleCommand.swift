@@ -50,7 +50,8 @@ struct PeopleCommand: ParsableCommand {
         var profile: PersonProfile {
             get throws {
                 do {
-                    return try PersonProfile(born: born, heightCentimetres: height, sex: sex, today: Timestamp(Date()).day)
+                    return try PersonProfile(
+                        born: born, heightCentimetres: height, sex: sex, today: Timestamp(Date()).day)
                 } catch { throw ValidationError(error.message) }
             }
         }
@@ -228,4 +229,3 @@ func refusing<T>(_ what: String, _ body: () throws(StoreError) -> T) throws(Comm
         throw CommandError("\(what): \(error.message)")
     }
 }
-

@@ -196,6 +196,9 @@ struct PeopleTests {
         #expect(try store.people.callers() == ["bob.app": "Bob"])
         #expect(
             try store.people.all()
-                == [Person(name: "Ann", assignments: [Assignment(device: Self.monitor, userIndex: 1)]), Person(name: "Bob")])
+                == [
+                    Person(name: "Ann", assignments: [Assignment(device: Self.monitor, userIndex: 1)]),
+                    Person(name: "Bob"),
+                ])
     }
 }
