@@ -166,11 +166,15 @@ public enum GATTCharacteristics {
         service: VendorGATT.controlService, characteristic: VendorGATT.status)
     public static let activityRecords = CharacteristicID(
         service: VendorGATT.activityService, characteristic: VendorGATT.activityRecords)
+    /// The User Data Service (0x181C) of a multi-user device: its User Control Point (register, consent, delete).
     public static let userControlPoint = CharacteristicID(
         service: UserDataService.uuid, characteristic: UserControlPoint.uuid)
+    /// The index of the user the host consented as (255 before a consent).
     public static let userIndex = CharacteristicID(service: UserDataService.uuid, characteristic: UserIndex.uuid)
+    /// The consented user's data version.
     public static let databaseChangeIncrement = CharacteristicID(
         service: UserDataService.uuid, characteristic: DatabaseChangeIncrement.uuid)
+    /// The consented user's data: First Name, Age, Date of Birth, Gender and Height.
     public static let firstName = CharacteristicID(service: UserDataService.uuid, characteristic: FirstName.uuid)
     public static let age = CharacteristicID(service: UserDataService.uuid, characteristic: Age.uuid)
     public static let dateOfBirth = CharacteristicID(service: UserDataService.uuid, characteristic: DateOfBirth.uuid)

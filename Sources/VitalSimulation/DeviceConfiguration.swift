@@ -45,6 +45,9 @@ public struct SimulatedDeviceConfiguration: Hashable, Sendable {
     /// How many samples the PO3 sends with each history record that has a wave (the fleet's `waveSamples`); 0 for
     /// every other device.
     public let waveSamples: Int
+    /// The User Data Service of a generic blood pressure monitor or weight scale (the fleet's `userData`); `nil`
+    /// for a device without one.
+    public let userData: SimulatedUserData?
     let device: FleetDevice
 
     init(_ device: FleetDevice, path: String) throws(FleetError) {
@@ -169,6 +172,7 @@ public struct SimulatedDeviceConfiguration: Hashable, Sendable {
             throw FleetError(path: path + ".waveSamples", message: "must be from 0 to \(PO3HistoryWave.maximumSamples)")
         }
         waveSamples = model == .po3 ? device.waveSamples ?? 18 : 0
+        userData = try Self.userData(of: device, model: model, path: path)
         self.device = device
         for (index, reading) in (device.nextMeasurements ?? []).enumerated() {
             // the time of a live measurement defaults to when it is taken
@@ -340,7 +344,7 @@ public struct SimulatedDeviceConfiguration: Hashable, Sendable {
         return DeviceState(
             records: records, nextSequenceNumber: sequenceNumber, battery: device.battery ?? 100,
             generator: generator, measurementsTaken: 0, spentFailures: [], boundUserID: nil,
-            swim: entry.model == .am4,
+            swim: entry.model == .am4, users: userData?.users,
             band: entry.family != .smartband
                 ? nil
                 : BandState(

@@ -256,6 +256,9 @@ final class Link {
     private var queue: [Pending] = []
     private var head = 0
     var outstanding: Outstanding?
+    /// Indications made while another waited for its confirmation (a User Control Point response written during a
+    /// transfer): ATT has one in flight at a time, so each is sent once the one before it is confirmed.
+    private var held: [(characteristic: CharacteristicID, value: [UInt8], deletes: UInt16?)] = []
     /// The transfer of stored records in progress; its records are sent as the central takes the previous ones.
     var transfer: Transfer?
     var dropped = false
@@ -266,6 +269,8 @@ final class Link {
     var heartRate: HeartRateStream?
     /// Whether the user of a standard device took the measurement this link waited for.
     var userMeasured = false
+    /// The user the central consented as on this link through the User Data Service; `nil` until a consent.
+    var consentedUser: UInt8?
     var packets = 0
     private var nextToken: UInt64 = 1
 
@@ -277,6 +282,16 @@ final class Link {
     }
 
     var isIdle: Bool { head == queue.count }
+
+    /// Whether the device sends `record` on this link: on a device with a User Data Service, a record of a user
+    /// (a user index other than 255, the unknown user) only on a link consented as that user; every other record to
+    /// anyone.
+    func sends(_ record: StoredRecord) -> Bool {
+        guard runtime.configuration.userData != nil, let user = record.reading.annotations.userIndex,
+            user != UserDataService.unknownUser
+        else { return true }
+        return user == consentedUser
+    }
 
     func enqueue(_ pending: Pending) { queue.append(pending) }
 
@@ -292,9 +307,11 @@ final class Link {
         return queue[head]
     }
 
+    /// Drops what the link has not delivered yet that `shouldRemove` selects, the indications held back too.
     func removePending(where shouldRemove: (Pending) -> Bool) {
         queue = Array(queue[head...].filter { !shouldRemove($0) })
         head = 0
+        held.removeAll { shouldRemove(.event(.indication($0.characteristic, $0.value, IndicationToken(id: 0)))) }
     }
 
     /// Sends a notification, if the central enabled them on `characteristic` (a GATT server sends none otherwise).
@@ -307,10 +324,22 @@ final class Link {
     /// it is confirmed, and then forgets `deleting`, if given.
     func indicate(_ characteristic: CharacteristicID, _ value: [UInt8], deleting sequenceNumber: UInt16? = nil) {
         guard subscribed.contains(characteristic) else { return }
+        guard outstanding == nil else {
+            held.append((characteristic, value, sequenceNumber))
+            return
+        }
         let token = IndicationToken(id: nextToken)
         nextToken += 1
         outstanding = Outstanding(token: token, deletes: sequenceNumber)
         enqueue(.event(.indication(characteristic, fitted(value), token)))
+    }
+
+    /// The outstanding indication was confirmed: the next one held back, if any, is sent.
+    func confirmed() {
+        outstanding = nil
+        guard !held.isEmpty else { return }
+        let next = held.removeFirst()
+        indicate(next.characteristic, next.value, deleting: next.deletes)
     }
 
     /// Notifies a vendor status event.

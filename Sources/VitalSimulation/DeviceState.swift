@@ -25,6 +25,9 @@ public struct DeviceState: Hashable, Sendable {
     public var boundUserID: Int32?
     /// Whether the activity monitor records swimming.
     public var swim: Bool
+    /// The users the device keeps in its User Data Service, by index; `nil` for a device without one, and in a
+    /// state saved before devices kept users (the world then takes the fleet's).
+    public var users: [SimulatedUser]?
     /// What a smartband holds (its items) and how it is set; `nil` for other devices.
     public var band: BandState?
     /// When the hub last set the device's clock (writing its Current Time, or by the vendor set-time command), and
@@ -42,7 +45,8 @@ public struct DeviceState: Hashable, Sendable {
 
     public init(
         records: DeviceMemory, nextSequenceNumber: UInt16, battery: Int, generator: SeededGenerator,
-        measurementsTaken: Int, spentFailures: Set<String>, boundUserID: Int32?, swim: Bool, band: BandState? = nil
+        measurementsTaken: Int, spentFailures: Set<String>, boundUserID: Int32?, swim: Bool,
+        users: [SimulatedUser]? = nil, band: BandState? = nil
     ) {
         self.records = records
         self.nextSequenceNumber = nextSequenceNumber
@@ -52,6 +56,7 @@ public struct DeviceState: Hashable, Sendable {
         self.spentFailures = spentFailures
         self.boundUserID = boundUserID
         self.swim = swim
+        self.users = users
         self.band = band
     }
 }

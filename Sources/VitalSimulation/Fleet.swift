@@ -122,6 +122,10 @@ public struct FleetDevice: Hashable, Sendable {
     /// default MTU of 23 (a wave is 2 bytes and its samples). A wave longer than the MTU allows is cut by the radio
     /// as a notification is, and the hub refuses it as truncated.
     public var waveSamples: Int?
+    /// A generic blood pressure monitor (900) or weight scale (902) only: its User Data Service (0x181C), the users
+    /// it keeps and how many it can keep; no such service when absent. A record whose `user` is a user index (not
+    /// 255) then goes out only on a link consented as that user.
+    public var userData: UserDataScript?
 
     public init(
         model: String, mac: String, serial: String? = nil, firmware: String? = nil, battery: Int? = nil,
@@ -131,7 +135,7 @@ public struct FleetDevice: Hashable, Sendable {
         bodyComposition: String? = nil, spotCheck: Bool? = nil, clock: Bool? = nil, pairing: PairingScript? = nil,
         abortFirstConnection: Bool? = nil, clockOffset: Int? = nil, clockReset: Bool? = nil,
         presses: [PressScript]? = nil, waveSamples: Int? = nil, presence: [PresenceScript]? = nil,
-        clockWritable: Bool? = nil
+        clockWritable: Bool? = nil, userData: UserDataScript? = nil
     ) {
         self.model = model
         self.mac = mac
@@ -159,6 +163,54 @@ public struct FleetDevice: Hashable, Sendable {
         self.waveSamples = waveSamples
         self.presence = presence
         self.clockWritable = clockWritable
+        self.userData = userData
+    }
+}
+
+/// A device's User Data Service, as the fleet file writes it: `{"slots": 4, "users": [{"index": 1, "consent":
+/// 1111}]}`.
+public struct UserDataScript: Hashable, Sendable {
+    /// How many users the device can keep, 1–255: user indexes 0 to `slots` − 1.
+    public var slots: Int
+    /// The users registered on the device; none when absent.
+    public var users: [UserDataUserScript]?
+
+    public init(slots: Int, users: [UserDataUserScript]? = nil) {
+        self.slots = slots
+        self.users = users
+    }
+}
+
+/// A user registered on a device, as the fleet file writes it: `{"index": 1, "consent": 1111, "firstName": "Ann",
+/// "born": "1980-05-17", "height": 168, "sex": "female", "changeIncrement": 3}`. What a user edited on the device
+/// itself is written here: its values and the change increment it left.
+public struct UserDataUserScript: Hashable, Sendable {
+    /// The user index, below the device's `slots`, unique on the device.
+    public var index: Int
+    /// The consent code a host must give to act as the user, 0–9999.
+    public var consent: Int
+    /// The First Name; empty when absent.
+    public var firstName: String?
+    /// The date of birth, `yyyy-MM-dd`; unknown when absent.
+    public var born: String?
+    /// The height in centimetres, 1–65535; unknown when absent.
+    public var height: Int?
+    /// `female`, `male` or `unspecified` (the Gender); unspecified when absent.
+    public var sex: String?
+    /// The user's Database Change Increment, 0–4294967295; 0 when absent.
+    public var changeIncrement: Int?
+
+    public init(
+        index: Int, consent: Int, firstName: String? = nil, born: String? = nil, height: Int? = nil,
+        sex: String? = nil, changeIncrement: Int? = nil
+    ) {
+        self.index = index
+        self.consent = consent
+        self.firstName = firstName
+        self.born = born
+        self.height = height
+        self.sex = sex
+        self.changeIncrement = changeIncrement
     }
 }
 

@@ -84,7 +84,8 @@ extension FleetDevice {
             presses: try fields.objects("presses", PressScript.init(fields:)),
             waveSamples: try fields.int("waveSamples"),
             presence: try fields.objects("presence", PresenceScript.init(fields:)),
-            clockWritable: try fields.bool("clockWritable")
+            clockWritable: try fields.bool("clockWritable"),
+            userData: try fields.object("userData", UserDataScript.init(fields:))
         )
         try fields.finish()
     }
@@ -117,6 +118,7 @@ extension FleetDevice {
         members["presence"] = presence.map { .array($0.map(\.jsonValue)) }
         members["clockWritable"] = clockWritable.map(JSON.bool)
         members["waveSamples"] = waveSamples.map(JSON.number)
+        members["userData"] = userData?.jsonValue
         return members.object
     }
 }
@@ -413,11 +415,13 @@ extension DeviceState {
         guard let swim = try fields.bool("swim") else { throw fields.missing("swim") }
         let clockSetAt = try fields.string("clockSetAt")
         let clockSetOffset = try fields.int("clockSetOffset")
+        // a state saved before devices kept users has none: the world takes the fleet's
+        let users = try fields.objects("users", SimulatedUser.init(savedFields:))
         try fields.finish()
         self.init(
             records: records, nextSequenceNumber: sequence, battery: battery, generator: generator,
             measurementsTaken: taken, spentFailures: Set(spent), boundUserID: bound.map { Int32($0) }, swim: swim,
-            band: band)
+            users: users, band: band)
         if let clockSetAt {
             guard let at = Timestamp(parsing: clockSetAt) else {
                 throw FleetError(path: fields.path(of: "clockSetAt"), message: "is not yyyy-MM-dd HH:mm:ss")
@@ -444,6 +448,7 @@ extension DeviceState {
         members["boundUserID"] = boundUserID.map { .number(Int($0)) }
         members["swim"] = .bool(swim)
         members["band"] = band?.jsonValue
+        members["users"] = users.map { .array($0.map(\.jsonValue)) }
         members["clockSetAt"] = clockSet.map { .string($0.at.description) }
         members["clockSetOffset"] = clockSet.map { .number(Int($0.offset)) }
         var output = members.object.serialized(pretty: false)

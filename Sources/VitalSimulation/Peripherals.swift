@@ -16,6 +16,8 @@ protocol SimulatedPeripheral {
     func admits(_ command: VendorCommand, on link: Link) -> Bool
     /// The central enabled notifications or indications on `characteristic`.
     func subscribed(_ characteristic: CharacteristicID, on link: Link)
+    /// A read of a characteristic of the profile's own services; throws for one that cannot be read.
+    func read(_ characteristic: CharacteristicID, on link: Link) throws(DeviceError) -> [UInt8]
     /// A write to a characteristic of the profile's own service; throws for one it does not have.
     func write(_ characteristic: CharacteristicID, _ value: [UInt8], on link: Link) throws(DeviceError)
     /// Runs a vendor command only this profile has; `false` if it has none by that op code.
@@ -57,6 +59,9 @@ extension SimulatedPeripheral {
 
     func admits(_ command: VendorCommand, on link: Link) -> Bool { true }
     func subscribed(_ characteristic: CharacteristicID, on link: Link) {}
+    func read(_ characteristic: CharacteristicID, on link: Link) throws(DeviceError) -> [UInt8] {
+        throw DeviceError(.protocolViolation, message: "\(characteristic) cannot be read")
+    }
     func write(_ characteristic: CharacteristicID, _ value: [UInt8], on link: Link) throws(DeviceError) {
         throw DeviceError(.protocolViolation, message: "\(characteristic) cannot be written")
     }
@@ -106,42 +111,74 @@ extension GATTServiceLayout {
 
 /// Blood Pressure, Weight Scale (and Body Composition) and Health Thermometer services: stored readings are
 /// indicated one at a time each time the central enables indications, each forgotten when its indication is
-/// confirmed, then ``VendorEvent/transferComplete(count:)``; a live reading is indicated the same way.
+/// confirmed, then ``VendorEvent/transferComplete(count:)``; a live reading is indicated the same way. A generic
+/// blood pressure monitor or weight scale may keep users in a User Data Service (``UserDataServer``): a user's
+/// readings then go out only on a link consented as that user, and again as soon as the central consents.
 struct PushPeripheral: SimulatedPeripheral {
     let runtime: DeviceRuntime
 
     /// Blood Pressure (with Intermediate Cuff Pressure), Weight Scale (and Body Composition, on a scale that has
-    /// it, after the vendor service) or Health Thermometer, with the vendor service.
+    /// it, after the vendor service) or Health Thermometer, with the vendor service; then the User Data Service of
+    /// a device that keeps users.
     static func profileServices(of configuration: SimulatedDeviceConfiguration) -> [GATTServiceLayout] {
         let g = GATTCharacteristics.self
         let vendor = GATTServiceLayout.vendorControl(of: configuration)
+        var services: [GATTServiceLayout?]
         switch configuration.entry.family {
         case .bloodPressure:
-            return [
+            services = [
                 GATTServiceLayout(
                     0x1810, [(g.bloodPressureMeasurement, .indicate), (g.intermediateCuffPressure, .notify)]),
                 vendor,
-            ].compactMap { $0 }
+            ]
         case .scale:
             let measurement = configuration.entry.measurementCharacteristic
-            var services = [GATTServiceLayout(measurement.service, [(measurement, .indicate)]), vendor]
+            services = [GATTServiceLayout(measurement.service, [(measurement, .indicate)]), vendor]
             if configuration.bodyComposition != nil {
                 services.append(GATTServiceLayout(0x181B, [(g.bodyComposition, .indicate)]))
             }
-            return services.compactMap { $0 }
         default:
-            return [GATTServiceLayout(0x1809, [(g.temperatureMeasurement, .indicate)]), vendor].compactMap { $0 }
+            services = [GATTServiceLayout(0x1809, [(g.temperatureMeasurement, .indicate)]), vendor]
         }
+        if configuration.userData != nil { services.append(UserDataServer.service) }
+        return services.compactMap { $0 }
+    }
+
+    /// The User Data Service of a device that keeps users.
+    var users: UserDataServer? { runtime.configuration.userData == nil ? nil : UserDataServer(runtime: runtime) }
+
+    /// A transfer of the stored records the link may have; a standard device announces no end: it has no vendor
+    /// status to say it on.
+    var storedRecords: Transfer {
+        Transfer(
+            runtime.pushCharacteristic, sending: .indicationsDeletingOnConfirm,
+            completion: runtime.entry.model.isStandardProfile ? .quiet : .transferComplete)
     }
 
     func subscribed(_ characteristic: CharacteristicID, on link: Link) {
         guard characteristic == runtime.pushCharacteristic, link.transfer == nil, link.outstanding == nil else {
             return
         }
-        // a standard device announces no end: it has no vendor status to say it on
-        link.transfer = Transfer(
-            characteristic, sending: .indicationsDeletingOnConfirm,
-            completion: runtime.entry.model.isStandardProfile ? .quiet : .transferComplete)
+        link.transfer = storedRecords
+    }
+
+    func read(_ characteristic: CharacteristicID, on link: Link) throws(DeviceError) -> [UInt8] {
+        guard let users, characteristic.service == UserDataService.uuid else {
+            throw DeviceError(.protocolViolation, message: "\(characteristic) cannot be read")
+        }
+        return try users.read(characteristic, on: link)
+    }
+
+    /// A write to the User Data Service; a Consent that succeeds on a link subscribed to the measurements, with no
+    /// transfer running, starts one: the consented user's records follow the Consent's response.
+    func write(_ characteristic: CharacteristicID, _ value: [UInt8], on link: Link) throws(DeviceError) {
+        guard let users, characteristic.service == UserDataService.uuid else {
+            throw DeviceError(.protocolViolation, message: "\(characteristic) cannot be written")
+        }
+        guard try users.write(characteristic, value, on: link), link.transfer == nil,
+            link.subscribed.contains(runtime.pushCharacteristic)
+        else { return }
+        link.transfer = storedRecords
     }
 
     func sendLiveSamples(on link: Link) {

@@ -59,8 +59,8 @@ public actor SimulatedWorld: BluetoothCentral {
             }
             try configuration.checkRecords(path: "devices[\(index)]")
             if let saved = state?.devices[configuration.mac.description] {
-                try Self.validate(saved, of: configuration)
-                runtimes[configuration.mac] = DeviceRuntime(configuration: configuration, state: saved)
+                runtimes[configuration.mac] = DeviceRuntime(
+                    configuration: configuration, state: try Self.adopted(saved, by: configuration))
             }
             configurations.append(configuration)
         }
@@ -78,16 +78,44 @@ public actor SimulatedWorld: BluetoothCentral {
         return runtime
     }
 
-    /// Checks that every record of `state` is a reading the device of `configuration` can hold.
-    private static func validate(_ state: DeviceState, of configuration: SimulatedDeviceConfiguration)
-        throws(FleetError)
+    /// `state` as the device of `configuration` takes it: every record a reading the device can hold, its users
+    /// (a device with a User Data Service only) each in one of its slots, once; a state saved before devices kept
+    /// users keeps the fleet's.
+    private static func adopted(_ state: DeviceState, by configuration: SimulatedDeviceConfiguration)
+        throws(FleetError) -> DeviceState
     {
         let family = configuration.entry.family
+        let path = "state.\(configuration.mac)"
         for (position, record) in state.records.enumerated() where DeviceFamily(of: record.reading) != family {
             throw FleetError(
-                path: "state.\(configuration.mac).records[\(position)]",
+                path: path + ".records[\(position)]",
                 message: "is not a reading a \(configuration.entry.model.name) takes")
         }
+        var state = state
+        guard let userData = configuration.userData else {
+            guard state.users == nil else {
+                throw FleetError(
+                    path: path + ".users",
+                    message: "are for a device with a User Data Service (the fleet's userData): this one has none")
+            }
+            return state
+        }
+        guard let users = state.users else {
+            state.users = userData.users
+            return state
+        }
+        for (position, user) in users.enumerated() {
+            guard Int(user.index) < userData.slots else {
+                throw FleetError(
+                    path: path + ".users[\(position)].index",
+                    message: "must be from 0 to \(userData.slots - 1) (the device's slots)")
+            }
+            guard !users[..<position].contains(where: { $0.index == user.index }) else {
+                throw FleetError(
+                    path: path + ".users[\(position)].index", message: "repeats user index \(user.index)")
+            }
+        }
+        return state
     }
 
     /// The world's state, to save and restore with ``init(fleet:state:start:)``.
@@ -105,7 +133,7 @@ public actor SimulatedWorld: BluetoothCentral {
     /// - Throws: ``FleetError`` naming the first record the device cannot hold; nothing is replaced then.
     public func restore(_ state: DeviceState, for mac: MACAddress) throws(FleetError) {
         guard let configuration = configurations.first(where: { $0.mac == mac }) else { return }
-        try Self.validate(state, of: configuration)
+        let state = try Self.adopted(state, by: configuration)
         if let runtime = runtimes[mac] {
             runtime.state = state
         } else {
@@ -115,6 +143,13 @@ public actor SimulatedWorld: BluetoothCentral {
 
     /// What device `mac` remembers now.
     public func deviceState(of mac: MACAddress) -> DeviceState? { runtime(mac)?.state }
+
+    /// How many users device `mac` keeps of how many it can, `2/4`, for a device with a User Data Service; `none`
+    /// for one without (and a MAC the fleet does not have).
+    public func usersKept(by mac: MACAddress) -> String {
+        guard let runtime = runtime(mac), let userData = runtime.configuration.userData else { return "none" }
+        return "\(runtime.state.users?.count ?? 0)/\(userData.slots)"
+    }
 
     /// How many records device `mac` holds now; for a smartband, the items it recorded up to the world's time
     /// and has not had acknowledged.
@@ -223,7 +258,7 @@ public actor SimulatedWorld: BluetoothCentral {
         case GATTCharacteristics.batteryLevel: return [UInt8(runtime.state.battery)]
         case GATTCharacteristics.currentTime: return runtime.currentTime(at: clock.wallTime).encoded()
         case GATTCharacteristics.bandTime: return BandTime(runtime.state.band!.bandTime(clock.wallTime)).encoded
-        default: throw DeviceError(.protocolViolation, message: "\(characteristic) cannot be read")
+        default: return try link.peripheral.read(characteristic, on: link)
         }
     }
 
@@ -330,7 +365,6 @@ public actor SimulatedWorld: BluetoothCentral {
         guard let outstanding = link.outstanding, outstanding.token == token else {
             throw DeviceError(.protocolViolation, message: "no indication \(token.id) is waiting for a confirmation")
         }
-        link.outstanding = nil
         if let sequenceNumber = outstanding.deletes {
             // a push device's confirmed record is its oldest: forgotten in constant time
             if link.runtime.state.records.first?.sequenceNumber == sequenceNumber {
@@ -339,6 +373,7 @@ public actor SimulatedWorld: BluetoothCentral {
                 link.runtime.state.records.removeAll { $0.sequenceNumber == sequenceNumber }
             }
         }
+        link.confirmed()
         pump(link)
     }
 
@@ -375,6 +410,7 @@ public actor SimulatedWorld: BluetoothCentral {
             var position = transfer.position
             while position < runtime.state.records.count,
                 !runtime.matches(runtime.state.records[position], transfer.filter)
+                    || !link.sends(runtime.state.records[position])
             {
                 position += 1
             }

@@ -11,11 +11,12 @@ import VitalTestSupport
 /// event, 4 activity day record), from this target's examples.
 @Suite("Fuzz corpus: fleets and vendor codecs")
 struct SimulationCorpusTests {
-    @Test("the fleet seeds are the default fleet, random fleets and random device states")
+    @Test("the fleet seeds are the default fleet, random fleets and random device states, one with users")
     func fleets() throws {
         var random = SeededGenerator(seed: 0xC0_4905)
         let fleets = [Fleet.default] + (0..<6).map { _ in FleetJSONTests.randomFleet(&random) }
-        let states = (0..<6).map { _ in FleetJSONTests.randomState(&random) }
+        var states = (0..<6).map { _ in FleetJSONTests.randomState(&random) }
+        states.append(FleetJSONTests.withUsers(states[0]))
         let seeds =
             fleets.enumerated().map { (name: "fleet-\($0.offset)", bytes: $0.element.json) }
             + states.enumerated().map { (name: "state-\($0.offset)", bytes: $0.element.json) }

@@ -361,6 +361,17 @@ struct FleetJSONTests {
                 PresenceScript(at: "07:00", seconds: 60), PresenceScript(at: "23:59:30", seconds: 86_400),
             ]
         }
+        // users on every fourth device, the same way
+        for index in devices.indices where index % 4 == 2 {
+            devices[index].userData = UserDataScript(
+                slots: 4,
+                users: [
+                    UserDataUserScript(
+                        index: 1, consent: 1111, firstName: "A\"n\\n", born: "1980-05-17", height: 168, sex: "female",
+                        changeIncrement: 3),
+                    UserDataUserScript(index: 3, consent: 0),
+                ])
+        }
         return Fleet(
             start: maybe { "2026-11-20 08:00:00" },
             user: UserScript(
@@ -405,12 +416,26 @@ struct FleetJSONTests {
             band: Bool.random(using: &random) ? nil : Self.randomBand(using: &random))
     }
 
+    /// `state` with the users of a device with a User Data Service, as a device keeps them after a host wrote.
+    static func withUsers(_ state: DeviceState) -> DeviceState {
+        var state = state
+        state.users = [
+            SimulatedUser(index: 0, consentCode: 9999, firstName: "Zoë \"Z\"", age: 255, changeIncrement: .max),
+            SimulatedUser(
+                index: 254, consentCode: 0,
+                profile: PersonProfile(
+                    born: CalendarDate(year: 1582, month: 1, day: 1), heightCentimetres: 65_535, sex: .unspecified)),
+        ]
+        return state
+    }
+
     @Test("any device state is read back exactly from the JSON it writes")
     func stateRoundTrip() throws {
         var random = Random(seed: 0x57A7E)
         for _ in 0..<300 {
             let state = Self.randomState(&random)
             #expect(try DeviceState(json: state.json) == state)
+            #expect(try DeviceState(json: Self.withUsers(state).json) == Self.withUsers(state))
         }
     }
 

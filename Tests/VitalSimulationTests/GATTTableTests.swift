@@ -17,6 +17,17 @@ struct GATTTableTests {
     /// every device that dates its readings with a clock the hub may read (not the PO3, whose protocol only sets its
     /// clock, nor a generic device without a clock).
     static let currentTime: Service = (0x1805, [(0x2A2B, [.read, .write])])
+    /// The User Data Service of a generic blood pressure monitor or weight scale that keeps users, after its
+    /// profile's services: First Name, Age, Date of Birth, Gender, Height, Database Change Increment, User Index,
+    /// User Control Point.
+    static let userData: Service = (
+        0x181C,
+        [
+            (0x2A8A, [.read, .write]), (0x2A80, [.read, .write]), (0x2A85, [.read, .write]), (0x2A8C, [.read, .write]),
+            (0x2A8E, [.read, .write]), (0x2A99, [.read, .write, .notify]), (0x2A9A, .read),
+            (0x2A9F, [.write, .indicate]),
+        ]
+    )
 
     /// One device of each family, and of each variant whose table differs: model, MAC, fleet options, table.
     static let devices: [(device: FleetDevice, services: [Service])] = [
@@ -80,6 +91,18 @@ struct GATTTableTests {
         (
             FleetDevice(model: "BPS", mac: "A0000000000E", clock: false),
             [deviceInformation, battery, (0x1810, [(0x2A35, .indicate), (0x2A36, .notify)])]
+        ),
+        (
+            FleetDevice(model: "BPS", mac: "A0000000000F", userData: UserDataScript(slots: 2)),
+            [deviceInformation, battery, (0x1810, [(0x2A35, .indicate), (0x2A36, .notify)]), userData, currentTime]
+        ),
+        (
+            FleetDevice(
+                model: "WSS", mac: "A00000000010", bodyComposition: "afterWeight", userData: UserDataScript(slots: 4)),
+            [
+                deviceInformation, battery, (0x181D, [(0x2A9D, .indicate)]), (0x181B, [(0x2A9C, .indicate)]), userData,
+                currentTime,
+            ]
         ),
     ]
 
