@@ -28,7 +28,9 @@ public struct DeviceUser: Hashable, Sendable {
 public struct UserDataReconciled: Hashable, Sendable {
     /// The user's Database Change Increment on the device now: the hub keeps it.
     public var changeIncrement: UInt32
-    /// The device's data, when they were newer than the home's: the person's data become them.
+    /// The person's data with the device's in place of the home's, when the device's were newer and said something
+    /// the home's did not: the person's data become them. What the device does not know (0, unspecified) keeps the
+    /// home's value.
     public var adopted: PersonProfile?
 }
 
@@ -101,7 +103,8 @@ public struct UserDataClient: Sendable {
                     + "increment \(increment), the hub wrote \(user.changeIncrement))")
         }
         if increment > user.changeIncrement, !user.profileChanged {
-            return UserDataReconciled(changeIncrement: increment, adopted: try await readProfile(today: today))
+            return UserDataReconciled(
+                changeIncrement: increment, adopted: try await adopted(over: user.profile, today: today))
         }
         guard user.profileChanged else { return UserDataReconciled(changeIncrement: increment) }
         let next = increment &+ 1
@@ -130,7 +133,7 @@ public struct UserDataClient: Sendable {
             name: name, userIndex: index, consentCode: consentCode, changeIncrement: increment, profile: profile,
             profileChanged: homeWins)
         var reconciled = try await reconcile(user, today: today)
-        if !homeWins, increment > 0 { reconciled.adopted = try await readProfile(today: today) }
+        if !homeWins, increment > 0 { reconciled.adopted = try await adopted(over: profile, today: today) }
         return (index, reconciled)
     }
 
@@ -157,6 +160,16 @@ public struct UserDataClient: Sendable {
         for (characteristic, value) in values where await connection.offers(characteristic) {
             try await connection.write(characteristic, value)
         }
+    }
+
+    /// `home` with what the device knows of the user consented as in place of its values; `nil` when the device
+    /// knows nothing the home does not have already.
+    func adopted(over home: PersonProfile, today: CalendarDate) async throws(DeviceError) -> PersonProfile? {
+        let device = try await readProfile(today: today)
+        let merged = PersonProfile(
+            born: device.born ?? home.born, heightCentimetres: device.heightCentimetres ?? home.heightCentimetres,
+            sex: device.sex ?? home.sex)
+        return merged == home ? nil : merged
     }
 
     /// The data of the user consented as, as a profile: what the device knows of them (0 and unspecified are
