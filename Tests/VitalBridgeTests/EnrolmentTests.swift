@@ -157,4 +157,21 @@ struct EnrolmentTests {
         #expect(line.hasPrefix("\(Self.scale): ") && line.contains("people forget Bob") && !line.contains("2222"))
         #expect(try Self.weights(store, for: "ann.app") == [61.5, 62])
     }
+
+    @Test("serve consents too: a scale appearing in the morning gives each enrolled person their records")
+    func served() async throws {
+        let fleet = try Fleet(json: Array(Self.fleet.utf8))
+        let service = try Service([.weightScale], fleet: fleet.devices) { device in
+            device.presence = [PresenceScript(at: "07:00", seconds: 60)]
+        }
+        try service.store.people.add("Ann")
+        try service.store.people.setPerson("Ann", forCaller: "ann.app")
+        // enrolled earlier, when the scale was in range
+        try service.store.people.enroll(
+            "Ann", device: Self.scale, userIndex: 1, consentCode: 1111, changeIncrement: 4, profileVersion: 0)
+        try await service.run(seconds: 1_200)
+        #expect(service.syncs(of: Self.scale).map(\.stored) == [3])  // the guest's and Ann's two
+        #expect(try Self.weights(service.store, for: "ann.app") == [61.5, 62])
+        #expect(await service.world.storedReadings(of: Self.scale).map(\.annotations.userIndex) == [2, 3])
+    }
 }
