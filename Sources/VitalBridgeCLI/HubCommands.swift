@@ -183,7 +183,9 @@ struct FleetCommand: ParsableCommand {
 
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "List the fleet's devices with what each still stores (a smartband: its unacknowledged items).",
+            abstract:
+                "List the fleet's devices with the users each keeps of its User Data Service's slots and what it still "
+                + "stores (a smartband: its unacknowledged items).",
             discussion: "Example:\n  vitalbridge fleet show --home /tmp/hub")
         @OptionGroup var homeOptions: HomeOptions
 
@@ -195,7 +197,7 @@ struct FleetCommand: ParsableCommand {
             } catch {
                 throw CommandError("cannot use the home folder: \(error)")
             }
-            print(table(["MAC", "model", "family", "serial", "paired", "in range", "stored"], rows))
+            print(table(["MAC", "model", "family", "serial", "paired", "in range", "users", "stored"], rows))
         }
     }
 }

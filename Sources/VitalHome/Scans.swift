@@ -50,8 +50,8 @@ extension Hub {
     }
 
     /// The simulated fleet's devices with their saved state loaded (``restoreWorld()``), a row each: MAC, model,
-    /// family, serial (`none`), paired, in range (`yes`/`no`) and how many records it still stores (a smartband:
-    /// its unacknowledged items).
+    /// family, serial (`none`), paired, in range (`yes`/`no`), the users it keeps of its User Data Service's slots
+    /// (`2/4`; `none` without one) and how many records it still stores (a smartband: its unacknowledged items).
     ///
     /// - Throws: ``HomeError`` on a BlueZ home, which has no simulated fleet, or when a saved state cannot be read.
     public func fleetRows() async throws(HomeError) -> [[String]] {
@@ -68,7 +68,8 @@ extension Hub {
             let stored = await world.heldCount(of: device.mac)
             rows.append([
                 device.mac.description, device.entry.model.name, device.entry.family.rawValue, device.serial ?? "none",
-                device.paired ? "yes" : "no", device.inRange ? "yes" : "no", String(stored),
+                device.paired ? "yes" : "no", device.inRange ? "yes" : "no", await world.usersKept(by: device.mac),
+                String(stored),
             ])
         }
         return rows

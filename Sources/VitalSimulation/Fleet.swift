@@ -437,7 +437,9 @@ public struct FleetError: Error, Hashable, Sendable, CustomStringConvertible {
 extension Fleet {
     /// The built-in fleet: one device of each model, paired and in range, with fixed MACs and a few stored records
     /// each (for the models that keep records), spread over the day before 2026-11-20; the smartbands hold the
-    /// week before the world starts. The generic weight scale has the Body Composition Service.
+    /// week before the world starts. The generic weight scale has the Body Composition Service and a User Data
+    /// Service of 4 slots keeping two users (``defaultScaleUsers``), each with two weights of their own on the scale
+    /// besides its five generated ones: a hub that consents as neither never receives them.
     public static let `default`: Fleet = {
         let macs: [DeviceModel: String] = [
             .bp5: "004D3208D2F4", .bp3l: "004D3208D301", .bpTrack: "004D3208D302", .bp7s: "004D3208D303",
@@ -462,12 +464,38 @@ extension Fleet {
                             generate: GeneratedRecords(count: 5, from: "2026-11-15 12:00:00", to: "2026-11-19 12:00:00")
                         )
                         : RecordsScript(
+                            list: model == .weightScale ? defaultScaleUserRecords : nil,
                             generate: GeneratedRecords(count: 5, from: "2026-11-19 07:00:00", to: "2026-11-19 21:00:00")
                         ),
-                bodyComposition: model == .weightScale ? BodyCompositionOrder.afterWeight.rawValue : nil)
+                bodyComposition: model == .weightScale ? BodyCompositionOrder.afterWeight.rawValue : nil,
+                userData: model == .weightScale ? defaultScaleUsers : nil)
         }
         return Fleet(devices: devices)
     }()
+
+    /// The users of the built-in fleet's generic weight scale (`004D3208D316`): Ann (index 1, consent code 1111)
+    /// and Bob (index 2, consent code 2222), each with a change increment of 1.
+    public static let defaultScaleUsers = UserDataScript(
+        slots: 4,
+        users: [
+            UserDataUserScript(
+                index: 1, consent: 1111, firstName: "Ann", born: "1980-05-17", height: 168, sex: "female",
+                changeIncrement: 1),
+            UserDataUserScript(
+                index: 2, consent: 2222, firstName: "Bob", born: "1975-01-02", height: 181, sex: "male",
+                changeIncrement: 1),
+        ])
+
+    /// The weights of the built-in scale's users on the scale, two each on 2026-11-19, listed before its generated
+    /// records.
+    static let defaultScaleUserRecords: [SimulatedReading] = [
+        ("2026-11-19 06:30:00", 64.5, 1 as UInt8), ("2026-11-19 07:10:00", 82.3, 2), ("2026-11-19 19:45:00", 64.9, 1),
+        ("2026-11-19 20:20:00", 82.8, 2),
+    ].map { time, kilograms, user in
+        var reading = SimulatedReading(measuredAt: time, ["weight": .number(kilograms)])
+        reading.user = user
+        return reading
+    }
 }
 
 extension Stage {

@@ -18,6 +18,8 @@ struct BleakTests {
         let name: String?
         let services: [String]
         let reads: [String: String]
+        /// The reads the device refused, with bleak's message.
+        let errors: [String: String]
         let values: [String: [String]]
     }
 
@@ -73,13 +75,21 @@ struct BleakTests {
             #expect(found.reads[BlueZNames.uuid(0x2A25)].map(Self.bytes) == device.serial.map { Array($0.utf8) })
             #expect(found.reads[BlueZNames.uuid(0x2A26)].map(Self.bytes) == device.firmware.map { Array($0.utf8) })
             #expect(found.reads[BlueZNames.uuid(0x2A19)] == "5a")
+            // a User Data Service reads its user index to anyone, its user's data only after a consent
+            let userData: [UInt16] = [0x2A8A, 0x2A80, 0x2A85, 0x2A8C, 0x2A8E, 0x2A99]
+            #expect(Set(found.errors.keys) == Set(device.userData == nil ? [] : userData.map(BlueZNames.uuid)))
+            #expect(found.reads[BlueZNames.uuid(0x2A9A)] == (device.userData == nil ? nil : "ff"))
             // what a push device indicates and what a glucose meter reports are its stored readings, in order
             let measurement = device.entry.measurementCharacteristic.characteristic
             switch device.entry.family {
             case .bloodPressure, .thermometer, .scale, .glucose:
                 let values = found.values[BlueZNames.uuid(measurement)] ?? []
                 var readings = try values.map { try DeviceRecord(decoding: Self.bytes($0), of: measurement).reading }
-                var stored = await reference.storedReadings(of: device.mac)
+                // a device with users sends theirs only on a link consented as them, which bleak's is not
+                var stored = await reference.storedReadings(of: device.mac).filter { reading in
+                    let user = reading.annotations.userIndex
+                    return device.userData == nil || user == nil || user == UserDataService.unknownUser
+                }
                 if device.bodyComposition != nil {
                     // a scale's compositions come apart from its weights: each is the stored reading's of its time
                     let compositions = found.values[BlueZNames.uuid(0x2A9C)] ?? []

@@ -1,10 +1,11 @@
 """Probes every device of the org.bluez service on DBUS_SYSTEM_BUS_ADDRESS with bleak, an independent BlueZ client.
 
-For each device bleak discovers, it connects, reads every readable characteristic, subscribes to every one that
+For each device bleak discovers, it connects, reads every readable characteristic (keeping the error of a read the
+device refuses, as a User Data Service does before a consent), subscribes to every one that
 notifies or indicates (AcquireNotify where BlueZ offers NotifyAcquired, else StartNotify, as bleak chooses), asks a
 glucose meter's Record Access Control Point for all its records, waits (for a heart-rate sensor, until it sent ten
 beats, for ten seconds at most), and disconnects. Prints one JSON object:
-{address: {"name", "services", "reads": {uuid: hex}, "values": {uuid: [hex, ...]}}}.
+{address: {"name", "services", "reads": {uuid: hex}, "errors": {uuid: message}, "values": {uuid: [hex, ...]}}}.
 Usage: bleak_probe.py SECONDS_TO_LISTEN
 """
 import asyncio
@@ -12,6 +13,7 @@ import json
 import sys
 
 from bleak import BleakClient, BleakScanner
+from bleak.exc import BleakError
 
 GLUCOSE_RACP = "00002a52-0000-1000-8000-00805f9b34fb"
 GLUCOSE_SERVICE = "00001808-0000-1000-8000-00805f9b34fb"
@@ -23,13 +25,16 @@ BEATS_TIMEOUT = 10.0
 
 
 async def probe(device, listen):
-    found = {"reads": {}, "values": {}}
+    found = {"reads": {}, "errors": {}, "values": {}}
     async with BleakClient(device, timeout=10.0) as client:
         for service in client.services:
             for characteristic in service.characteristics:
                 if "read" in characteristic.properties:
-                    value = await client.read_gatt_char(characteristic)
-                    found["reads"][characteristic.uuid] = value.hex()
+                    try:
+                        value = await client.read_gatt_char(characteristic)
+                        found["reads"][characteristic.uuid] = value.hex()
+                    except BleakError as error:
+                        found["errors"][characteristic.uuid] = str(error)
         subscribed = [
             characteristic
             for service in client.services

@@ -521,6 +521,10 @@ struct DeliveryTests {
         let rows = try home.run(["fleet", "show", "--home", home.path]).stdout.split(separator: "\n")
         #expect(rows.first { $0.hasPrefix(macOf(.hs2)) }?.hasSuffix(" 0") == true)
         #expect(rows.first { $0.hasPrefix(macOf(.bg5)) }?.hasSuffix(" 5") == true)
+        // and the users each keeps of its User Data Service's slots: the generic scale's two of four
+        #expect(rows.first?.contains(" users ") == true)
+        #expect(rows.first { $0.hasPrefix(macOf(.weightScale)) }?.contains(" 2/4 ") == true)
+        #expect(rows.first { $0.hasPrefix(macOf(.hs2)) }?.contains(" none ") == true)
         let broken = try TestHome()
         try Data("{".utf8).write(to: URL(fileURLWithPath: broken.path + "/fleet.json"))
         // the whitelist still names the destination: the caller hears ERROR_STORE, and the log says why

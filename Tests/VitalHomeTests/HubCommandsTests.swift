@@ -113,7 +113,10 @@ struct HubCommandsTests {
         #expect(band[2].hasSuffix(" dBm") && band[4] == "no")
         let fleet = try await hub.fleetRows()
         let monitor = try #require(fleet.first { $0[0] == "004D3208D2F4" })
-        #expect(monitor[1] == "BP5" && monitor.count == 7 && Int(monitor[6])! > 0)
+        #expect(monitor[1] == "BP5" && monitor.count == 8 && monitor[6] == "none" && Int(monitor[7])! > 0)
+        // the generic scale keeps two users of its User Data Service's four slots
+        let scale = try #require(fleet.first { $0[0] == "004D3208D316" })
+        #expect(scale[1] == "WSS" && scale[6] == "2/4" && scale[7] == "9")
         try hub.home.setAdapter("hci0")
         #expect(try hub.home.adapter() == "hci0")
         let bluez = try Hub(home: hub.home, whitelist: Whitelist.default, logger: testLogger) { _ in }

@@ -512,4 +512,37 @@ struct UserDataServiceTests {
         #expect(missing?.code == .unsupported)
         #expect(await world.usersKept(by: Self.address) == "none")
     }
+
+    @Test("the built-in scale keeps Ann and Bob, whose weights a hub that consents as neither never receives")
+    func defaultScale() async throws {
+        let world = try SimulatedWorld(fleet: .default, start: start)
+        let mac = MACAddress("004D3208D316")!
+        #expect(await world.usersKept(by: mac) == "2/4")
+        #expect(await world.usersKept(by: MACAddress("004D3208D30C")!) == "none")
+        let users = await world.deviceState(of: mac)?.users ?? []
+        #expect(
+            users == [
+                SimulatedUser(
+                    index: 1, consentCode: 1111, firstName: "Ann",
+                    profile: PersonProfile(
+                        born: CalendarDate(year: 1980, month: 5, day: 17), heightCentimetres: 168, sex: .female),
+                    changeIncrement: 1),
+                SimulatedUser(
+                    index: 2, consentCode: 2222, firstName: "Bob",
+                    profile: PersonProfile(
+                        born: CalendarDate(year: 1975, month: 1, day: 2), heightCentimetres: 181, sex: .male),
+                    changeIncrement: 1),
+            ])
+        let stored = await world.storedReadings(of: mac)
+        #expect(stored.map(\.annotations.userIndex) == [1, 2, 1, 2, nil, nil, nil, nil, nil])
+        #expect(stored.allSatisfy { $0.measuredAt.day == CalendarDate(parsing: "2026-11-19")! })
+        // the scale's driver, consenting as nobody, syncs the five generated weights and leaves the users' four
+        let sink = MemorySink()
+        let synced = try await driver(world, "004D3208D316").sync(into: sink) { _ in }
+        // (the driver stores a weight and its body composition as the scale indicates them, apart)
+        #expect(synced == 5)
+        #expect(Set(sink.readings.map(\.measuredAt)) == Set(stored.suffix(5).map(\.measuredAt)))
+        #expect(sink.readings.allSatisfy { $0.annotations.userIndex == nil })
+        #expect(await world.storedReadings(of: mac) == Array(stored.prefix(4)))
+    }
 }
