@@ -105,13 +105,7 @@ struct UserDataServer {
                 }
                 user.profile.born = born
             }
-        case g.gender:
-            user.profile.sex =
-                switch try decoded(Gender.self) {
-                case .female: .female
-                case .male: .male
-                case .unspecified: .unspecified
-                }
+        case g.gender: user.gender = try decoded(Gender.self)
         case g.height:
             let centimetres = try decoded(Height.self).centimetres
             user.profile.heightCentimetres = centimetres == 0 ? nil : Int(centimetres)
