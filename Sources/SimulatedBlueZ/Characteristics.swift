@@ -83,7 +83,9 @@ extension SimulatedBlueZ {
         await deliver(devicePath)
     }
 
-    /// Runs a GATT operation of the device at `path`, mapping the device's errors to BlueZ's.
+    /// Runs a GATT operation of the device at `path`, mapping the device's errors to BlueZ's: the ATT error the
+    /// device's server answered with (0x80 for a User Data Service's user data before a consent, 0xFD for a control
+    /// point written without its indications enabled), else 0x0E (unlikely error).
     func perform<T>(_ path: String, _ operation: () async throws(DeviceError) -> T) async throws(DBusError) -> T {
         do {
             return try await operation()
@@ -93,7 +95,9 @@ extension SimulatedBlueZ {
                 // bluetoothd's answer to a GATT operation on a device whose link is down
                 throw bluezError("NotConnected", "Not Connected")
             }
-            throw bluezError("Failed", "Operation failed with ATT error: 0x0e")
+            // as bluetoothd words a remote ATT error: two lower-case hexadecimal digits
+            let code = String(error.simulatedATTError ?? 0x0E, radix: 16)
+            throw bluezError("Failed", "Operation failed with ATT error: 0x" + (code.count < 2 ? "0" : "") + code)
         }
     }
 

@@ -220,9 +220,9 @@ struct RecordAccessServer {
     {
         // a server answers a write with ATT error 0xFD unless RACP indications are enabled
         guard link.subscribed.contains(characteristic) else {
-            throw DeviceError(
-                .protocolViolation,
-                message: "\(characteristic) indications are not enabled (ATT error 0xFD, CCCD improperly configured)")
+            throw DeviceError.att(
+                DeviceError.cccdImproperlyConfigured, "\(characteristic) indications are not enabled",
+                name: "CCCD improperly configured")
         }
         guard let command = try? RecordAccessControlPoint(bytes: value) else {
             throw DeviceError(.protocolViolation, message: "a malformed Record Access Control Point command")

@@ -73,3 +73,27 @@ extension SimulatedWorld {
         return try link(connection.peripheral, connection.linkID)
     }
 }
+
+extension DeviceError {
+    /// The ATT error a simulated device's GATT server refuses a request with when the central has not enabled the
+    /// indications of the control point it writes (0xFD, Client Characteristic Configuration Descriptor Improperly
+    /// Configured).
+    static let cccdImproperlyConfigured: UInt8 = 0xFD
+
+    /// The error of a request a simulated device's GATT server refuses with the ATT error `code`: `reason`, then the
+    /// code and its `name`, if given, in parentheses (`… (ATT error 0x80)`), as ``simulatedATTError`` reads it back.
+    static func att(_ code: UInt8, _ reason: String, name: String? = nil) -> DeviceError {
+        let hex = String(code, radix: 16, uppercase: true)
+        let digits = (code < 0x10 ? "0" : "") + hex
+        return DeviceError(
+            .protocolViolation, message: "\(reason) (ATT error 0x\(digits)\(name.map { ", " + $0 } ?? ""))")
+    }
+
+    /// The ATT error code of an error a simulated device's GATT server answered a read or write with (made by
+    /// ``att(_:_:name:)``), for a transport serving the world to answer as bluetoothd does
+    /// (`Operation failed with ATT error: 0x80`); `nil` for any other error.
+    public var simulatedATTError: UInt8? {
+        guard code == .protocolViolation, let marker = message.firstRange(of: " (ATT error 0x") else { return nil }
+        return UInt8(message[marker.upperBound...].prefix(2), radix: 16)
+    }
+}

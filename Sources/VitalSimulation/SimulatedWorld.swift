@@ -104,17 +104,7 @@ public actor SimulatedWorld: BluetoothCentral {
             state.users = userData.users
             return state
         }
-        for (position, user) in users.enumerated() {
-            guard Int(user.index) < userData.slots else {
-                throw FleetError(
-                    path: path + ".users[\(position)].index",
-                    message: "must be from 0 to \(userData.slots - 1) (the device's slots)")
-            }
-            guard !users[..<position].contains(where: { $0.index == user.index }) else {
-                throw FleetError(
-                    path: path + ".users[\(position)].index", message: "repeats user index \(user.index)")
-            }
-        }
+        try SimulatedUserData.check(users, slots: userData.slots, path: path + ".users")
         return state
     }
 

@@ -14,21 +14,25 @@ public struct SimulatedUserData: Hashable, Sendable {
         guard (1...255).contains(script.slots) else {
             throw FleetError(path: path + ".slots", message: "must be from 1 to 255")
         }
-        var users: [SimulatedUser] = []
-        for (position, user) in (script.users ?? []).enumerated() {
-            let userPath = path + ".users[\(position)]"
-            let kept = try SimulatedUser(user, path: userPath)
-            guard Int(kept.index) < script.slots else {
-                throw FleetError(
-                    path: userPath + ".index", message: "must be from 0 to \(script.slots - 1) (the device's slots)")
-            }
-            guard !users.contains(where: { $0.index == kept.index }) else {
-                throw FleetError(path: userPath + ".index", message: "repeats user index \(kept.index)")
-            }
-            users.append(kept)
+        let users = try (script.users ?? []).enumerated().map { position, user throws(FleetError) in
+            try SimulatedUser(user, path: path + ".users[\(position)]")
         }
+        try Self.check(users, slots: script.slots, path: path + ".users")
         slots = script.slots
         self.users = users.sorted { $0.index < $1.index }
+    }
+
+    /// Checks that each of `users` (at `path`) has the index of one of `slots`, and that no two have the same.
+    static func check(_ users: [SimulatedUser], slots: Int, path: String) throws(FleetError) {
+        for (position, user) in users.enumerated() {
+            guard Int(user.index) < slots else {
+                throw FleetError(
+                    path: path + "[\(position)].index", message: "must be from 0 to \(slots - 1) (the device's slots)")
+            }
+            guard !users[..<position].contains(where: { $0.index == user.index }) else {
+                throw FleetError(path: path + "[\(position)].index", message: "repeats user index \(user.index)")
+            }
+        }
     }
 }
 
@@ -121,10 +125,20 @@ public struct SimulatedUser: Hashable, Sendable {
 
     /// The Gender the device reads: unspecified when not set.
     var gender: Gender {
-        switch profile.sex {
-        case .female: .female
-        case .male: .male
-        case .unspecified, nil: .unspecified
+        get {
+            switch profile.sex {
+            case .female: .female
+            case .male: .male
+            case .unspecified, nil: .unspecified
+            }
+        }
+        set {
+            profile.sex =
+                switch newValue {
+                case .female: .female
+                case .male: .male
+                case .unspecified: .unspecified
+                }
         }
     }
 

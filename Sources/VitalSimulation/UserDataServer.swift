@@ -41,9 +41,9 @@ struct UserDataServer {
     /// The position of the user `link` consented as, or the error of an access to user data without a consent.
     private func consented(on link: Link, _ characteristic: CharacteristicID) throws(DeviceError) -> Int {
         guard let index = link.consentedUser, let position = users.firstIndex(where: { $0.index == index }) else {
-            throw DeviceError(
-                .protocolViolation,
-                message: "\(characteristic): user data access not permitted (ATT error 0x80): no user consented")
+            throw DeviceError.att(
+                UserDataService.userDataAccessNotPermitted,
+                "\(characteristic) before a consent: user data access not permitted")
         }
         return position
     }
@@ -105,13 +105,7 @@ struct UserDataServer {
                 }
                 user.profile.born = born
             }
-        case g.gender:
-            user.profile.sex =
-                switch try decoded(Gender.self) {
-                case .female: .female
-                case .male: .male
-                case .unspecified: .unspecified
-                }
+        case g.gender: user.gender = try decoded(Gender.self)
         case g.height:
             let centimetres = try decoded(Height.self).centimetres
             user.profile.heightCentimetres = centimetres == 0 ? nil : Int(centimetres)
@@ -127,10 +121,9 @@ struct UserDataServer {
         let point = GATTCharacteristics.userControlPoint
         // a server answers a write with ATT error 0xFD unless the control point's indications are enabled
         guard link.subscribed.contains(point) else {
-            throw DeviceError(
-                .protocolViolation,
-                message: "indications of the User Control Point (\(point)) are not enabled (ATT error 0xFD, CCCD "
-                    + "improperly configured)")
+            throw DeviceError.att(
+                DeviceError.cccdImproperlyConfigured,
+                "indications of the User Control Point (\(point)) are not enabled", name: "CCCD improperly configured")
         }
         guard let opCode = value.first.map(UCPOpCode.init(rawValue:)) else {
             throw DeviceError(.protocolViolation, message: "an empty User Control Point request")

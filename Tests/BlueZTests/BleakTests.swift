@@ -40,15 +40,11 @@ struct BleakTests {
         return .weight(weight)
     }
 
-    @Test("bleak scans, connects, reads and subscribes to every simulated device, and decodes what the hub decodes")
-    func probe() async throws {
-        // served on the runtime's pool, as it was when this test was written (on the executor of a thread of its own,
-        // the heart-rate sensor sent bleak fewer than ten beats in two runs of the whole suite, never alone)
-        let bench = try await BlueZBench(pace: 0.01, executor: nil)
-        let reference = try SimulatedWorld(fleet: .default, start: Timestamp(parsing: "2026-11-20 08:00:00")!)
+    /// Runs the oracle `script` with `arguments` against `bench`'s BlueZ, and returns what it printed.
+    static func run(_ script: String, _ arguments: [String], on bench: BlueZBench) async throws -> Data {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try Oracles.python())
-        process.arguments = [Oracles.script("bleak_probe.py"), "0.3"]
+        process.arguments = [Oracles.script(script)] + arguments
         process.environment = ["DBUS_SYSTEM_BUS_ADDRESS": bench.bus.address, "PATH": "/usr/bin:/bin"]
         let output = Pipe()
         let errors = Pipe()
@@ -62,8 +58,66 @@ struct BleakTests {
             process.waitUntilExit()
             return (data, stderr)
         }
-        await bench.stop()
         #expect(process.terminationStatus == 0, "\(stderr)")
+        return data
+    }
+
+    /// What bleak did with a User Data Service.
+    struct UserDataProbe: Decodable {
+        let properties: [String: [String]]
+        let indexBefore: String
+        let refused: String?
+        let responses: [String]
+        let index: String
+    }
+
+    @Test("bleak registers a user on the built-in scale, consents as them, and is refused a wrong consent code")
+    func userDataService() async throws {
+        let bench = try await BlueZBench(pace: 0.01, executor: nil)
+        let scale = MACAddress("004D3208D316")!
+        let data: Data
+        do {
+            data = try await Self.run("bleak_uds.py", [BlueZNames.address(scale), "4321"], on: bench)
+        } catch {
+            await bench.stop()
+            throw error
+        }
+        await bench.stop()
+        let probe = try JSONDecoder().decode(UserDataProbe.self, from: data)
+        // the service's characteristics with the flags bluetoothd gives them
+        let readWrite = ["read", "write"]
+        #expect(
+            probe.properties == [
+                BlueZNames.uuid(0x2A8A): readWrite, BlueZNames.uuid(0x2A80): readWrite,
+                BlueZNames.uuid(0x2A85): readWrite, BlueZNames.uuid(0x2A8C): readWrite,
+                BlueZNames.uuid(0x2A8E): readWrite, BlueZNames.uuid(0x2A99): ["notify", "read", "write"],
+                BlueZNames.uuid(0x2A9A): ["read"], BlueZNames.uuid(0x2A9F): ["indicate", "write"],
+            ])
+        #expect(probe.indexBefore == "ff")
+        // bleak adds what it knows of the code: "(Unknown code)" for an application error
+        #expect(probe.refused?.contains("[org.bluez.Error.Failed] Operation failed with ATT error: 0x80") == true)
+        // registered in the lowest free slot (Ann and Bob hold 1 and 2), consented as it, refused as Ann with 9999:
+        // each response indicated, and delivered as the control point's Value
+        #expect(probe.responses == ["20010100", "200201", "200205"])
+        #expect(probe.index == "00")
+        let registered = await bench.world.deviceState(of: scale)?.users?.first
+        #expect(registered == SimulatedUser(index: 0, consentCode: 4321))
+    }
+
+    @Test("bleak scans, connects, reads and subscribes to every simulated device, and decodes what the hub decodes")
+    func probe() async throws {
+        // served on the runtime's pool, as it was when this test was written (on the executor of a thread of its own,
+        // the heart-rate sensor sent bleak fewer than ten beats in two runs of the whole suite, never alone)
+        let bench = try await BlueZBench(pace: 0.01, executor: nil)
+        let reference = try SimulatedWorld(fleet: .default, start: Timestamp(parsing: "2026-11-20 08:00:00")!)
+        let data: Data
+        do {
+            data = try await Self.run("bleak_probe.py", ["0.3"], on: bench)
+        } catch {
+            await bench.stop()
+            throw error
+        }
+        await bench.stop()
         let probes = try JSONDecoder().decode([String: Probe].self, from: data)
 
         let bluetooth = reference.configurations.filter { $0.entry.reach == .bluetooth }
@@ -78,6 +132,7 @@ struct BleakTests {
             // a User Data Service reads its user index to anyone, its user's data only after a consent
             let userData: [UInt16] = [0x2A8A, 0x2A80, 0x2A85, 0x2A8C, 0x2A8E, 0x2A99]
             #expect(Set(found.errors.keys) == Set(device.userData == nil ? [] : userData.map(BlueZNames.uuid)))
+            #expect(found.errors.values.allSatisfy { $0.contains("Operation failed with ATT error: 0x80") })
             #expect(found.reads[BlueZNames.uuid(0x2A9A)] == (device.userData == nil ? nil : "ff"))
             // what a push device indicates and what a glucose meter reports are its stored readings, in order
             let measurement = device.entry.measurementCharacteristic.characteristic

@@ -215,6 +215,8 @@ struct UserDataServiceTests {
             let read = await #expect(throws: DeviceError.self) { try await connection.read(characteristic) }
             #expect(read?.code == .protocolViolation)
             #expect(read?.message.contains("user data access not permitted (ATT error 0x80)") == true)
+            // what a transport serving the world answers (bluetoothd's "Operation failed with ATT error: 0x80")
+            #expect(read?.simulatedATTError == 0x80)
             let write = await #expect(throws: DeviceError.self) { try await connection.write(characteristic, [0]) }
             #expect(write?.message.contains("user data access not permitted (ATT error 0x80)") == true)
         }
@@ -242,7 +244,7 @@ struct UserDataServiceTests {
         #expect(try await connection.read(G.gender) == [2])
         #expect(try await connection.read(G.height) == [0, 0])
         let control = await #expect(throws: DeviceError.self) { try await connection.read(G.userControlPoint) }
-        #expect(control?.message.contains("cannot be read") == true)
+        #expect(control?.message.contains("cannot be read") == true && control?.simulatedATTError == nil)
     }
 
     @Test("consented, a write stores its value for the user; a value that does not decode is refused")
@@ -306,6 +308,7 @@ struct UserDataServiceTests {
             }
             #expect(refused?.code == .protocolViolation)
             #expect(refused?.message.contains("indications of the User Control Point") == true)
+            #expect(refused?.simulatedATTError == 0xFD)
         }
         #expect(await Self.users(world) == before)
         #expect(try await connection.read(G.userIndex) == [0xFF])
