@@ -8,8 +8,7 @@ public struct UserRefusal: Hashable, Sendable, CustomStringConvertible {
     public var person: String
     public var device: MACAddress
     public var userIndex: UInt8
-    /// What the device said (``DeviceError/Code/userNotAuthorized``, ``DeviceError/Code/unknownUser``,
-    /// ``DeviceError/Code/userDataRewound``, …).
+    /// What the device said (`userNotAuthorized`, `unknownUser`, `userDataRewound`, …).
     public var error: DeviceError
 
     /// One line naming the device, the person and what to do; never the consent code.
@@ -18,8 +17,9 @@ public struct UserRefusal: Hashable, Sendable, CustomStringConvertible {
         let what =
             switch error.code {
             case .userNotAuthorized:
-                "the device refused \(person)'s consent code (user \(userIndex)): enrol \(person) again with the code "
-                    + "the device knows (\(again))"
+                "the device refused \(person)'s consent code (user \(userIndex)): if \(person) changed it on the device, "
+                    + "enrol again with the new one (\(again)); if the user is someone else now, end the enrolment "
+                    + "(vitalbridge people forget \(person) --mac \(device))"
             case .unknownUser:
                 "the device has no user \(userIndex) any more (\(person)'s, deleted on the device?): end the enrolment "
                     + "(vitalbridge people forget \(person) --mac \(device)) and enrol \(person) again"
@@ -84,6 +84,28 @@ extension DeviceUser {
             name: enrolment.person, userIndex: enrolment.userIndex, consentCode: enrolment.consentCode,
             changeIncrement: enrolment.changeIncrement, profile: enrolment.profile,
             profileChanged: enrolment.profileVersion != enrolment.writtenProfileVersion)
+    }
+}
+
+/// What ``DeviceDesk/forget(_:on:)`` did.
+public struct Forgotten: Hashable, Sendable, CustomStringConvertible {
+    /// The enrolment that ended.
+    public var enrolment: Enrolment
+    /// How many of the person's records the device still held and the hub stored first.
+    public var stored: Int
+    /// Why the device let the hub neither read nor delete the person's user (no such user, or a code that is not
+    /// theirs any more); `nil` when it deleted it.
+    public var deviceRefused: DeviceError?
+
+    /// `Bob is no longer user 2 of 004D3208D316: 1 record stored first, their data deleted on the device; their
+    /// readings stay theirs`.
+    public var description: String {
+        let person = enrolment.person
+        let device =
+            deviceRefused.map { "the device refused them (\($0.message)): nothing deleted there" }
+            ?? "\(stored) record\(stored == 1 ? "" : "s") stored first, their data deleted on the device"
+        return "\(person) is no longer user \(enrolment.userIndex) of \(enrolment.device): \(device); their readings "
+            + "stay theirs"
     }
 }
 
@@ -157,8 +179,20 @@ extension DeviceDesk {
                     + "\(mac) ends it)")
         }
         let way: Enrolled.Way = enrolled != nil ? .checked : userIndex != nil ? .claimed : .registered
+        // an index someone of the home holds is refused before the device is asked anything (a registered one, once
+        // the device gave it: the new user is deleted again)
+        let homePeople = store.people
+        let holder: @Sendable (UInt8) -> String? = { index in
+            guard enrolled == nil else { return nil }
+            return try? homePeople.all().first { other in
+                other.assignments.contains { $0.device == mac && $0.userIndex == index && $0.until == nil }
+            }?.name
+        }
+        if let userIndex, let other = holder(userIndex) {
+            throw DeviceDeskError(.refused, "user \(userIndex) of \(mac) is \(other)'s already: nothing was assigned")
+        }
         let code = consentCode ?? enrolled?.consentCode ?? DeviceUser.randomConsentCode()
-        let today = now().day
+        let now = now()
         let done = try await withConnection(known, doing: "enrol \(person)") { connection in
             guard let users = try await UserDataClient(connection) else {
                 throw DeviceError(.unsupported, message: "it has no User Data Service to enrol a person on")
@@ -166,7 +200,12 @@ extension DeviceDesk {
             do {
                 return try await users.enrol(
                     person, userIndex: userIndex ?? enrolled?.userIndex, consentCode: code, profile: profile,
-                    today: today)
+                    today: now.day
+                ) { index throws(DeviceError) in
+                    if let other = holder(index) {
+                        throw DeviceError(.unknownUser, message: "the device gave user \(index), which is \(other)'s")
+                    }
+                }
             } catch let error as DeviceError where [.userNotAuthorized, .unknownUser, .noFreeUser].contains(error.code)
             {
                 throw DeviceDeskError(.refused, "\(mac): \(error.message): nothing was assigned to \(person)")
@@ -176,11 +215,15 @@ extension DeviceDesk {
         let released = try refusingStore(mac) { () throws(StoreError) in
             var released = 0
             if enrolled == nil {
+                // a new user has no readings of before: their span starts now
                 released = try store.people.enroll(
                     person, device: mac, userIndex: index, consentCode: code,
-                    changeIncrement: reconciled.changeIncrement, profileVersion: 0)
+                    changeIncrement: reconciled.changeIncrement, profileVersion: 0,
+                    since: way == .registered ? now : nil)
             }
-            let enrolment = try store.people.enrolments(on: mac).first { $0.person == person }!
+            guard let enrolment = try store.people.enrolments(on: mac).first(where: { $0.person == person }) else {
+                throw StoreError(.failed, "\(person) is no longer enrolled on \(mac)")
+            }
             try store.people.recordSync(
                 of: enrolment, changeIncrement: reconciled.changeIncrement, profileVersion: enrolment.profileVersion,
                 adopted: reconciled.adopted, consentCode: code)
@@ -192,14 +235,15 @@ extension DeviceDesk {
             adoptedDeviceData: reconciled.adopted != nil)
     }
 
-    /// Ends `person`'s enrolment on device `mac`: consents as them and deletes their data on the device (Delete User
-    /// Data, which frees the slot), then ends the enrolment at the hub's time: their readings stay theirs, and a
-    /// reading the device later reports under the index is no one's. A device that no longer has the user has
-    /// nothing to delete: the enrolment ends all the same.
+    /// Ends `person`'s enrolment on device `mac`: consents as them, stores their records the device still holds (a
+    /// sync of them, as every sync takes them), deletes their data on the device (Delete User Data, which frees the
+    /// slot and the records with it), then ends the enrolment at the hub's time: their readings stay theirs, and a
+    /// reading the device later reports under the index is no one's. A device that no longer has the user, or
+    /// refuses their consent code (the slot is someone else's now), has nothing of theirs the hub may read or delete:
+    /// the enrolment ends all the same, and ``Forgotten/deviceRefused`` says so.
     ///
-    /// - Throws: ``DeviceDeskError/Code/refused`` when the person is not enrolled on the device or the device refuses
-    ///   their consent code (the enrolment then stays).
-    public func forget(_ person: String, on mac: MACAddress) async throws(DeviceDeskError) -> Enrolment {
+    /// - Throws: ``DeviceDeskError/Code/refused`` when the person is not enrolled on the device.
+    public func forget(_ person: String, on mac: MACAddress) async throws(DeviceDeskError) -> Forgotten {
         let known = try knownDevice(mac)
         guard
             let enrolment = try refusingStore(
@@ -208,24 +252,25 @@ extension DeviceDesk {
                     try store.people.enrolments(on: mac).first { $0.person == person }
                 })
         else { throw DeviceDeskError(.refused, "\(person) is not enrolled on \(mac)") }
-        try await withConnection(known, doing: "forget \(person)") { connection in
-            guard let users = try await UserDataClient(connection) else {
+        let (sink, now) = (StoreSink(store: store, device: mac), now)
+        let done = try await withDriver(known, doing: "forget \(person)") { driver -> Forgotten in
+            guard let users = try await UserDataClient(driver.connection) else {
                 throw DeviceError(.unsupported, message: "it has no User Data Service")
             }
             do {
-                try await users.consent(userIndex: enrolment.userIndex, consentCode: enrolment.consentCode)
-            } catch let error as DeviceError where error.code == .unknownUser {
-                return  // deleted on the device already
-            } catch let error as DeviceError where error.code == .userNotAuthorized {
-                throw DeviceDeskError(
-                    .refused, "\(mac): \(error.message): \(person) stays enrolled (enrol again with the right code)")
+                let synced = try await driver.sync(
+                    user: DeviceUser(enrolment), today: now().day, into: sink, progress: { _ in })
+                try await users.deleteUserData()
+                return Forgotten(enrolment: enrolment, stored: synced.stored)
+            } catch let error as DeviceError where [.unknownUser, .userNotAuthorized].contains(error.code) {
+                return Forgotten(enrolment: enrolment, stored: 0, deviceRefused: error)
             }
-            try await users.deleteUserData()
         }
-        let now = now()
-        return try refusingStore(mac) { () throws(StoreError) in
-            try store.people.endEnrolment(of: person, on: mac, at: now)
+        let end = now()
+        try refusingStore(mac) { () throws(StoreError) in
+            _ = try store.people.endEnrolment(of: person, on: mac, at: end)
         }
+        return done
     }
 
     /// `body`'s result; a store error becomes the desk's, naming the device.

@@ -122,10 +122,12 @@ struct StageRunner: Sendable {
                 case .sync:
                     try rememberDevice(mac, known: known, request)
                     var count = try await driver.sync(into: sink, progress: progress)
-                    // the refused are logged: the caller's answer carries what the device let the hub take
-                    count += try await EnrolledSync(store: store, now: now, logger: logger).run(
-                        driver, mac, into: sink, progress: progress
-                    ).stored
+                    // the refused are logged, each naming what to do: the caller's answer carries what the device
+                    // let the hub take
+                    let enrolled = try await EnrolledSync(store: store, now: now, logger: logger).run(
+                        driver, mac, into: sink, progress: progress)
+                    count += enrolled.stored
+                    for refusal in enrolled.refusals { logger.warning("\(refusal)") }
                     progress(SyncProgress(stored: count, expected: count))  // the end, total known at last
                 case .measure:
                     try rememberDevice(mac, known: known, request)

@@ -198,8 +198,7 @@ struct PeopleCommand: ParsableCommand {
         func run() async throws {
             let desk = try openHub(homeOptions.home, readOnly: false, transport: transportOptions.choice).desk()
             do {
-                let ended = try await desk.forget(person, on: mac)
-                print("\(person) is no longer user \(ended.userIndex) of \(mac): their readings stay theirs")
+                print(try await desk.forget(person, on: mac))
             } catch {
                 throw CommandError(error.message)
             }

@@ -120,13 +120,23 @@ public struct UserDataClient: Sendable {
     /// Returns the user's index and what became of their data.
     /// - Throws: ``DeviceError/Code/noFreeUser``, ``DeviceError/Code/userNotAuthorized``,
     ///   ``DeviceError/Code/unknownUser``, and what the link throws.
+    ///
+    /// `accept` sees the index once consented, before anything is written: when it throws, a user just registered is
+    /// deleted again (Delete User Data) and its error is thrown.
     public func enrol(
-        _ name: String, userIndex: UInt8?, consentCode: UInt16, profile: PersonProfile, today: CalendarDate
+        _ name: String, userIndex: UInt8?, consentCode: UInt16, profile: PersonProfile, today: CalendarDate,
+        accept: (UInt8) throws(DeviceError) -> Void = { _ in }
     ) async throws(DeviceError) -> (userIndex: UInt8, reconciled: UserDataReconciled) {
         let registering = userIndex == nil
-        var index: UInt8
+        let index: UInt8
         if let userIndex { index = userIndex } else { index = try await register(consentCode: consentCode) }
         try await consent(userIndex: index, consentCode: consentCode)
+        do {
+            try accept(index)
+        } catch {
+            if registering { try await deleteUserData() }
+            throw error
+        }
         let increment = try await changeIncrement()
         let homeWins = registering || profile != PersonProfile()
         let user = DeviceUser(

@@ -164,15 +164,16 @@ extension PeopleStore {
     /// Enrols the person named `person` on device `mac` as its user `userIndex`, whose consent code is
     /// `consentCode`: an assignment of the index (its readings in quarantine are released, as ``assign(device:userIndex:to:)``
     /// does) that a sync consents with. `changeIncrement` is the user's Database Change Increment after the hub
-    /// wrote or read the person's data, `profileVersion` the version of that data. Returns how many readings were
-    /// released.
+    /// wrote or read the person's data, `profileVersion` the version of that data. A `since` starts the span there
+    /// rather than where the index's last assignment ended (a user the device registered just now has no readings of
+    /// before). Returns how many readings were released.
     ///
     /// - Throws: ``StoreError`` when the person is unknown, the index is assigned already, or the person is
     ///   enrolled on the device already.
     @discardableResult
     public func enroll(
         _ person: String, device mac: MACAddress, userIndex: UInt8, consentCode: UInt16, changeIncrement: UInt32,
-        profileVersion: Int
+        profileVersion: Int, since: Timestamp? = nil
     ) throws(StoreError) -> Int {
         try file.write("enrol a person") { db in
             if let index = try Int.fetchOne(
@@ -184,13 +185,14 @@ extension PeopleStore {
             {
                 throw StoreError(.failed, "\(person) is user \(index) of \(mac) already")
             }
-            return try Self.open(mac, userIndex, for: person, db) { id, since in
+            return try Self.open(mac, userIndex, for: person, db) { id, lastEnd in
+                let start = [lastEnd, since?.secondsSince1970].compactMap { $0 }.max()
                 try db.execute(
                     sql: """
                         INSERT INTO assignment (device_mac, user_index, person_id, since, consent_code,
                             change_increment, profile_version) VALUES (?, ?, ?, ?, ?, ?, ?)
                         """,
-                    arguments: [mac.description, userIndex, id, since, consentCode, changeIncrement, profileVersion])
+                    arguments: [mac.description, userIndex, id, start, consentCode, changeIncrement, profileVersion])
             }
         }
     }

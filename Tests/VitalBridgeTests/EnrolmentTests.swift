@@ -95,9 +95,11 @@ struct EnrolmentTests {
     func forget() async throws {
         let (desk, store, _) = try Self.home()
         try await desk.enroll("Bob", on: Self.scale, userIndex: 2, consentCode: 2222)
-        _ = try await desk.sync(Self.scale)
+        // never synced: forget stores what the scale holds of Bob (and the guest's, which anyone gets) before
+        // deleting him there
         let ended = try await desk.forget("Bob", on: Self.scale)
-        #expect(ended.userIndex == 2)
+        #expect(ended.enrolment.userIndex == 2 && ended.stored == 2 && ended.deviceRefused == nil)
+        #expect("\(ended)".contains("2 records stored first, their data deleted on the device"))
         #expect(try Self.weights(store, for: "bob.app") == [80.5])
         // the scale no longer knows user 2: claiming it again is refused by the device
         await #expect {
@@ -115,6 +117,12 @@ struct EnrolmentTests {
     @Test("a new user is registered in the first free slot with a chosen code, shown once, and the home's data")
     func register() async throws {
         let (desk, store, world) = try Self.home()
+        // a reading of slot 0 from an earlier user, in quarantine: never the new user's
+        let earlier = Reading.weight(
+            WeightReading(
+                kilograms: 99, measuredAt: Timestamp(secondsSince1970: Engine.start.secondsSince1970 - 3600),
+                annotations: ReadingAnnotations(userIndex: 0)))
+        try store.readings.store([earlier], device: Self.scale)
         let bob = try await desk.enroll("Bob", on: Self.scale, userIndex: nil, consentCode: nil)
         #expect(bob.way == .registered && bob.userIndex == 0)
         let code = try #require(bob.chosenConsentCode)
@@ -122,6 +130,8 @@ struct EnrolmentTests {
         #expect("\(bob)".contains("consent code: \(code)"))
         let enrolment = try #require(try store.people.enrolments(on: Self.scale).first)
         #expect(enrolment.consentCode == code && enrolment.changeIncrement == 1)
+        #expect(bob.released == 0)
+        #expect(try Self.weights(store, for: "bob.app").isEmpty)
         // enrolling again checks the code instead of registering another user
         let again = try await desk.enroll("Bob", on: Self.scale, userIndex: nil, consentCode: nil)
         #expect(again.way == .checked && again.userIndex == 0 && again.chosenConsentCode == nil)
@@ -143,6 +153,15 @@ struct EnrolmentTests {
         let (desk, store, _) = try Self.home()
         try await desk.enroll("Ann", on: Self.scale, userIndex: 1, consentCode: 1111)
         try await desk.enroll("Bob", on: Self.scale, userIndex: 2, consentCode: 2222)
+        // Bob's index is refused to Zed before the scale is asked anything: his data there stay his
+        try store.people.add("Zed")
+        let before = try store.people.enrolments(on: Self.scale)
+        await #expect {
+            try await desk.enroll("Zed", on: Self.scale, userIndex: 2, consentCode: 2222)
+        } throws: {
+            ($0 as? DeviceDeskError)?.message == "user 2 of \(Self.scale) is Bob's already: nothing was assigned"
+        }
+        #expect(try store.people.enrolments(on: Self.scale) == before)
         // Bob's user is deleted on the device by someone else, through another host
         try store.people.add("Other")
         try await desk.enroll("Other", on: Self.scale, userIndex: 3, consentCode: 3333)
@@ -173,5 +192,31 @@ struct EnrolmentTests {
         #expect(service.syncs(of: Self.scale).map(\.stored) == [3])  // the guest's and Ann's two
         #expect(try Self.weights(service.store, for: "ann.app") == [61.5, 62])
         #expect(await service.world.storedReadings(of: Self.scale).map(\.annotations.userIndex) == [2, 3])
+    }
+
+    @Test("whose data win: the device's when only they changed, none taken when its increment went back")
+    func changeIncrements() async throws {
+        let (desk, store, _) = try Self.home()
+        try await desk.enroll("Ann", on: Self.scale, userIndex: 1, consentCode: 1111)
+        try await desk.enroll("Bob", on: Self.scale, userIndex: 2, consentCode: 2222)
+        // the home last knew Ann's user at increment 2 with other data: the scale's 4 are newer, and win
+        var ann = try #require(try store.people.enrolments(on: Self.scale).first { $0.person == "Ann" })
+        try store.people.recordSync(
+            of: ann, changeIncrement: 2, profileVersion: ann.profileVersion,
+            adopted: PersonProfile(heightCentimetres: 150))
+        // the home wrote Bob's user at increment 7: the scale's 2 went back (reset, or registered again)
+        let bob = try #require(try store.people.enrolments(on: Self.scale).first { $0.person == "Bob" })
+        try store.people.recordSync(of: bob, changeIncrement: 7, profileVersion: bob.profileVersion)
+        let sync = try await desk.sync(Self.scale)
+        ann = try #require(try store.people.enrolments(on: Self.scale).first { $0.person == "Ann" })
+        #expect(ann.changeIncrement == 4 && ann.profile.heightCentimetres == 168 && ann.profile.sex == .female)
+        #expect(sync.refusals.map(\.person) == ["Bob"] && sync.refusals.first?.error.code == .userDataRewound)
+        #expect(sync.refusals.first?.description.contains("enroll Bob --mac \(Self.scale) --user-index 2") == true)
+        // what the scale sent for user 2 is stored all the same, under the index it reported
+        #expect(try Self.weights(store, for: "bob.app") == [80.5])
+        // enrolling Bob again takes the scale's increment as the baseline: the next sync is clean
+        let again = try await desk.enroll("Bob", on: Self.scale, userIndex: 2, consentCode: 2222)
+        #expect(again.way == .checked)
+        #expect(try await desk.sync(Self.scale).refusals.isEmpty)
     }
 }
