@@ -212,22 +212,19 @@ extension DeviceDesk {
             }
         }
         let (index, reconciled) = (done.userIndex, done.reconciled)
+        // one transaction each: a hub killed before it commits has enrolled no one
         let released = try refusingStore(mac) { () throws(StoreError) in
-            var released = 0
-            if enrolled == nil {
+            guard let enrolled else {
                 // a new user has no readings of before: their span starts now
-                released = try store.people.enroll(
+                return try store.people.enroll(
                     person, device: mac, userIndex: index, consentCode: code,
-                    changeIncrement: reconciled.changeIncrement, profileVersion: 0,
+                    changeIncrement: reconciled.changeIncrement, adopted: reconciled.adopted,
                     since: way == .registered ? now : nil)
             }
-            guard let enrolment = try store.people.enrolments(on: mac).first(where: { $0.person == person }) else {
-                throw StoreError(.failed, "\(person) is no longer enrolled on \(mac)")
-            }
             try store.people.recordSync(
-                of: enrolment, changeIncrement: reconciled.changeIncrement, profileVersion: enrolment.profileVersion,
+                of: enrolled, changeIncrement: reconciled.changeIncrement, profileVersion: enrolled.profileVersion,
                 adopted: reconciled.adopted, consentCode: code)
-            return released
+            return 0
         }
         return Enrolled(
             person: person, device: mac, userIndex: index, way: way,
@@ -254,14 +251,9 @@ extension DeviceDesk {
         else { throw DeviceDeskError(.refused, "\(person) is not enrolled on \(mac)") }
         let (sink, now) = (StoreSink(store: store, device: mac), now)
         let done = try await withDriver(known, doing: "forget \(person)") { driver -> Forgotten in
-            guard let users = try await UserDataClient(driver.connection) else {
-                throw DeviceError(.unsupported, message: "it has no User Data Service")
-            }
             do {
-                let synced = try await driver.sync(
-                    user: DeviceUser(enrolment), today: now().day, into: sink, progress: { _ in })
-                try await users.deleteUserData()
-                return Forgotten(enrolment: enrolment, stored: synced.stored)
+                let stored = try await driver.forget(user: DeviceUser(enrolment), today: now().day, into: sink)
+                return Forgotten(enrolment: enrolment, stored: stored)
             } catch let error as DeviceError where [.unknownUser, .userNotAuthorized].contains(error.code) {
                 return Forgotten(enrolment: enrolment, stored: 0, deviceRefused: error)
             }

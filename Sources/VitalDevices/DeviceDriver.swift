@@ -75,6 +75,10 @@ public protocol DeviceDriver: Sendable {
         user: DeviceUser, today: CalendarDate, into sink: any RecordSink,
         progress: @escaping @Sendable (SyncProgress) -> Void
     ) async throws(DeviceError) -> UserSync
+    /// Syncs `user` as ``sync(user:today:into:progress:)`` does, then deletes their data on the device (Delete User
+    /// Data, which frees their slot and the records with it). Returns how many records it stored. Throws
+    /// ``DeviceError/Code/unsupported`` for a device without users.
+    func forget(user: DeviceUser, today: CalendarDate, into sink: any RecordSink) async throws(DeviceError) -> Int
 }
 
 /// What a sync of one user of a device did (``DeviceDriver/sync(user:today:into:progress:)``).
@@ -100,6 +104,12 @@ extension DeviceDriver {
         user: DeviceUser, today: CalendarDate, into sink: any RecordSink,
         progress: @escaping @Sendable (SyncProgress) -> Void
     ) async throws(DeviceError) -> UserSync {
+        throw DeviceError(.unsupported, message: "\(entry.model.name) keeps no users (no User Data Service)")
+    }
+
+    public func forget(user: DeviceUser, today: CalendarDate, into sink: any RecordSink) async throws(DeviceError)
+        -> Int
+    {
         throw DeviceError(.unsupported, message: "\(entry.model.name) keeps no users (no User Data Service)")
     }
 

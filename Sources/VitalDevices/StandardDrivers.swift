@@ -94,38 +94,59 @@ public struct StandardPushDriver: DeviceDriver {
     public func sync(into sink: any RecordSink, progress: @escaping @Sendable (SyncProgress) -> Void)
         async throws(DeviceError) -> Int
     {
-        try await receive(waiting: StandardWaits.quiet, into: sink, observer: { _ in }, progress: progress).count
+        try await StandardReception(self, into: sink, observer: { _ in }, progress: progress, until: { _ in false })
+            .run(waiting: StandardWaits.quiet).count
     }
 
     /// Consents as `user`, settles whose data win, and takes what the device then sends until it is quiet for
     /// ``StandardWaits/quiet``, as ``sync(into:progress:)`` does. What arrives is stored even when the user's data
     /// turn out rewound (the device sent it, and a record the hub does not keep is lost over BlueZ, which confirms
-    /// indications itself): the error comes after.
+    /// indications itself): the error comes after. A reading the device indicates while the hub waits for the
+    /// consent's answer (someone measured just then) is stored and confirmed as any other: the device sends nothing
+    /// more, the answer included, until it is confirmed.
     public func sync(
         user: DeviceUser, today: CalendarDate, into sink: any RecordSink,
         progress: @escaping @Sendable (SyncProgress) -> Void
     ) async throws(DeviceError) -> UserSync {
+        try await sync(user, today: today, into: sink, progress: progress, thenDelete: false)
+    }
+
+    public func forget(user: DeviceUser, today: CalendarDate, into sink: any RecordSink) async throws(DeviceError)
+        -> Int
+    {
+        try await sync(user, today: today, into: sink, progress: { _ in }, thenDelete: true).stored
+    }
+
+    private func sync(
+        _ user: DeviceUser, today: CalendarDate, into sink: any RecordSink,
+        progress: @escaping @Sendable (SyncProgress) -> Void, thenDelete: Bool
+    ) async throws(DeviceError) -> UserSync {
         guard let users = try await UserDataClient(connection) else {
             throw DeviceError(.unsupported, message: "\(entry.model.name) keeps no users (no User Data Service)")
         }
-        try await users.consent(userIndex: user.userIndex, consentCode: user.consentCode)
+        let reception = try await StandardReception(
+            self, into: sink, observer: { _ in }, progress: progress, until: { _ in false })
+        let meanwhile: UserDataClient.Meanwhile = { event throws(DeviceError) in try await reception.take(event) }
+        try await users.consent(userIndex: user.userIndex, consentCode: user.consentCode, meanwhile: meanwhile)
         let reconciled: Result<UserDataReconciled, DeviceError>
         do {
             reconciled = .success(try await users.reconcile(user, today: today))
         } catch {
             reconciled = .failure(error)
         }
-        let stored = try await receive(waiting: StandardWaits.quiet, into: sink, observer: { _ in }, progress: progress)
-        return UserSync(stored: stored.count, reconciled: try reconciled.get())
+        _ = try await reception.run(waiting: StandardWaits.quiet)
+        let synced = try reconciled.get()
+        if thenDelete { try await users.deleteUserData(meanwhile: meanwhile) }
+        return UserSync(stored: reception.count, reconciled: synced)
     }
 
     public func measure(
         _ options: MeasureOptions, into sink: any RecordSink, observer: @escaping @Sendable (LiveSample) -> Void
     ) async throws(DeviceError) -> DeviceRecord {
         if let measurement = session.takeNew() { return measurement }
-        let received = try await receive(
-            waiting: StandardWaits.measurement, into: sink, observer: observer, progress: { _ in },
-            until: session.isNew)
+        let received = try await StandardReception(
+            self, into: sink, observer: observer, progress: { _ in }, until: session.isNew
+        ).run(waiting: StandardWaits.measurement)
         if let measurement = received.stoppedAt {
             _ = session.takeNew()
             return measurement
@@ -137,93 +158,6 @@ public struct StandardPushDriver: DeviceDriver {
         throw DeviceError(
             .timedOut,
             message: "no new reading within \(StandardWaits.measurement.components.seconds) s\(stored)")
-    }
-
-    /// What one wait brought: how many readings, the one it stopped at, and whether the device hung up.
-    struct Received {
-        var count = 0
-        var stoppedAt: DeviceRecord?
-        var hungUp = false
-    }
-
-    /// Stores and confirms every reading the device indicates until it disconnects, sends nothing for `wait`, or
-    /// sends a reading `stop` accepts. A scale with the Body Composition Service sends a weight's composition on
-    /// its own characteristic, just before or after the weight: the two are stored as one reading, and a weight
-    /// `stop` accepts waits up to ``StandardWaits/quiet`` for its composition.
-    func receive(
-        waiting wait: Duration, into sink: any RecordSink, observer: @Sendable (LiveSample) -> Void,
-        progress: @Sendable (SyncProgress) -> Void, until stop: (DeviceRecord) -> Bool = { _ in false }
-    ) async throws(DeviceError) -> Received {
-        let measurement = entry.measurementCharacteristic
-        let cuff = GATTCharacteristics.intermediateCuffPressure
-        let composition = GATTCharacteristics.bodyComposition
-        // the cuff pressure is optional in the Blood Pressure Service, the Body Composition Service in a scale
-        if entry.family.traits.progressCharacteristic == cuff, await connection.offers(cuff) {
-            try await connection.subscribe(cuff)
-        }
-        var pairs = false
-        if entry.family == .scale, measurement != composition { pairs = await connection.offers(composition) }
-        if pairs { try await connection.subscribe(composition) }
-        try await connection.subscribe(measurement)
-        var received = Received()
-        var pairing = CompositionPairing()
-        // the reading `stop` accepted, while its body composition may still come
-        var accepted: DeviceRecord?
-        func keep(_ record: DeviceRecord, new: Bool) async throws(DeviceError) {
-            try await store([record], in: sink)
-            session.received(record)
-            guard new else { return }
-            received.count += 1
-            progress(SyncProgress(stored: received.count, expected: nil))
-        }
-        do {
-            // cancellation is checked before waiting, never between a value's arrival and its commit: over BlueZ
-            // the device has already forgotten a value that arrived
-            events: while true {
-                try checkCancellation()
-                guard let event = try await connection.nextEvent(within: accepted == nil ? wait : StandardWaits.quiet)
-                else { break }
-                switch event {
-                case .indication(measurement, let bytes, let token):
-                    var record = try DeviceRecord(
-                        decoding: bytes, of: measurement.characteristic, undatedAt: session.undatedAt,
-                        clock: clockSession.clock)
-                    if pairs { record = pairing.received(weight: record) }
-                    try await keep(record, new: true)
-                    try await connection.confirm(token)
-                    // a reading accepted earlier had no composition after it
-                    if accepted != nil { break events }
-                    if stop(record) {
-                        accepted = record
-                        guard pairs, pairing.awaitsComposition(of: record) else { break events }
-                    }
-                case .indication(composition, let bytes, let token) where pairs:
-                    let value = try decode(BodyCompositionMeasurement.self, bytes)
-                    let completed = try pairing.received(
-                        composition: value, undatedAt: session.undatedAt, clock: clockSession.clock)
-                    if let completed { try await keep(completed.record, new: !completed.completes) }
-                    try await connection.confirm(token)
-                    if let record = completed?.record {
-                        if accepted?.reading.measuredAt == record.reading.measuredAt || stop(record) {
-                            accepted = record
-                        }
-                    }
-                    if accepted != nil { break events }
-                case .notification(cuff, let bytes):
-                    let value = try decode(IntermediateCuffPressure.self, bytes)
-                    if let pressure = value.cuffPressure.doubleValue {
-                        observer(.cuffPressure(value.unit == .kPa ? pressure / 0.133_322_387_415 : pressure))
-                    }
-                default:
-                    continue
-                }
-            }
-        } catch  where error.code == .disconnected {
-            // the device ends its session by disconnecting; everything that arrived is stored
-            received.hungUp = true
-        }
-        received.stoppedAt = accepted
-        return received
     }
 }
 

@@ -70,11 +70,15 @@ public struct UserDataClient: Sendable {
     }
 
     /// Consents as user `userIndex` with `consentCode`: the device then lets the hub read and write the user's data
-    /// and sends the user's stored measurements.
+    /// and sends the user's stored measurements. `meanwhile` takes what else the device sends before its answer (as
+    /// ``request(_:meanwhile:)`` says).
     /// - Throws: ``DeviceError/Code/userNotAuthorized`` for a code that is not the user's,
     ///   ``DeviceError/Code/unknownUser`` for an index the device does not have.
-    public func consent(userIndex: UInt8, consentCode: UInt16) async throws(DeviceError) {
-        switch try await request(.consent(userIndex: userIndex, consentCode: consentCode)) {
+    public func consent(
+        userIndex: UInt8, consentCode: UInt16, meanwhile: Meanwhile? = nil
+    ) async throws(DeviceError) {
+        let command = UserControlPoint.consent(userIndex: userIndex, consentCode: consentCode)
+        switch try await request(command, meanwhile: meanwhile) {
         case .response(.consent, .success): return
         case .response(.consent, .userNotAuthorized):
             throw DeviceError(.userNotAuthorized, message: "the device refused the consent code of user \(userIndex)")
@@ -84,9 +88,10 @@ public struct UserDataClient: Sendable {
         }
     }
 
-    /// Deletes the data of the user consented as (the device frees their slot).
-    public func deleteUserData() async throws(DeviceError) {
-        switch try await request(.deleteUserData) {
+    /// Deletes the data of the user consented as (the device frees their slot). `meanwhile` takes what else the
+    /// device sends before its answer (as ``request(_:meanwhile:)`` says).
+    public func deleteUserData(meanwhile: Meanwhile? = nil) async throws(DeviceError) {
+        switch try await request(.deleteUserData, meanwhile: meanwhile) {
         case .response(.deleteUserData, .success): return
         case let answer: throw refused(answer)
         }
@@ -175,10 +180,7 @@ public struct UserDataClient: Sendable {
     /// `home` with what the device knows of the user consented as in place of its values; `nil` when the device
     /// knows nothing the home does not have already.
     func adopted(over home: PersonProfile, today: CalendarDate) async throws(DeviceError) -> PersonProfile? {
-        let device = try await readProfile(today: today)
-        let merged = PersonProfile(
-            born: device.born ?? home.born, heightCentimetres: device.heightCentimetres ?? home.heightCentimetres,
-            sex: device.sex ?? home.sex)
+        let merged = home.overlaid(with: try await readProfile(today: today))
         return merged == home ? nil : merged
     }
 
@@ -205,18 +207,30 @@ public struct UserDataClient: Sendable {
         return profile
     }
 
-    /// Writes `command` to the User Control Point and returns the device's answer to it, confirmed. The hub asks
-    /// only while no measurement is on its way (before subscribing to them, or once the device went quiet): a
-    /// measurement indicated meanwhile is not confirmed, so that the device keeps it, and the request fails.
-    func request(_ command: UserControlPoint) async throws(DeviceError) -> UserControlPoint {
+    /// What takes the events a device sends while the hub waits for a User Control Point's answer: a measurement
+    /// indicated meanwhile must be stored and confirmed, as the device sends nothing more, its answer included,
+    /// until it is confirmed.
+    public typealias Meanwhile = (GATTEvent) async throws(DeviceError) -> Void
+
+    /// Writes `command` to the User Control Point and returns the device's answer to it, confirmed. What else the
+    /// device sends before it goes to `meanwhile`. Without one, the hub asks only while no measurement can be on its
+    /// way (before subscribing to them): an indication of another characteristic is then not confirmed, so that the
+    /// device keeps it, and the request fails.
+    func request(_ command: UserControlPoint, meanwhile: Meanwhile? = nil) async throws(DeviceError)
+        -> UserControlPoint
+    {
         let point = GATTCharacteristics.userControlPoint
         try await connection.write(point, command.encoded())
         while let event = try await connection.nextEvent(within: Self.answerWait) {
-            guard case .indication(let characteristic, let bytes, let token) = event else { continue }
-            guard characteristic == point else {
-                throw DeviceError(
-                    .protocolViolation,
-                    message: "the device sent a measurement while the hub waited for the User Control Point")
+            guard case .indication(point, let bytes, let token) = event else {
+                if let meanwhile {
+                    try await meanwhile(event)
+                } else if case .indication = event {
+                    throw DeviceError(
+                        .protocolViolation,
+                        message: "the device sent a measurement while the hub waited for the User Control Point")
+                }
+                continue
             }
             try await connection.confirm(token)
             let answer = try decode(UserControlPoint.self, bytes)
