@@ -10,7 +10,7 @@ import VitalStore
     import Foundation
 #endif
 
-/// `vitalbridge people add|list|assign|unassign|enroll|forget|remove`: whose readings they are.
+/// `vitalbridge people add|set|list|assign|unassign|enroll|forget|remove`: whose readings they are.
 struct PeopleCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "people",
@@ -32,20 +32,21 @@ struct PeopleCommand: ParsableCommand {
               vitalbridge people list
               vitalbridge people unassign --mac 004D3208D30B --user-index 1
               vitalbridge people add Ann --born 1980-05-17 --height 168 --sex female
+              vitalbridge people set Ann --height 169
               vitalbridge people enroll Ann --mac 004D3208D316 --user-index 1 --consent 1111
               vitalbridge people forget Ann --mac 004D3208D316
             """,
-        subcommands: [Add.self, List.self, Assign.self, Unassign.self, Enroll.self, Forget.self, Remove.self])
+        subcommands: [
+            Add.self, SetData.self, List.self, Assign.self, Unassign.self, Enroll.self, Forget.self, Remove.self,
+        ])
 
-    struct Add: ParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "Add a person to the home, with what a scale needs to know of them.",
-            discussion: "Example:\n  vitalbridge people add Mum --born 1950-03-02 --height 162 --sex female")
-        @OptionGroup var homeOptions: HomeOptions
-        @Argument(help: "The person's name (at most 64 characters).") var name: String
+    /// What a scale needs to know of a person, as `people add` and `people set` take it.
+    struct ProfileOptions: ParsableArguments {
         @Option(help: "The date of birth (yyyy-MM-dd).") var born: String?
         @Option(help: "The height in centimetres (30-300).") var height: Int?
         @Option(help: "female, male or unspecified.") var sex: String?
+
+        var isEmpty: Bool { born == nil && height == nil && sex == nil }
 
         var profile: PersonProfile {
             get throws {
@@ -57,14 +58,52 @@ struct PeopleCommand: ParsableCommand {
         }
 
         func validate() throws { _ = try profile }
+    }
+
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add a person to the home, with what a scale needs to know of them.",
+            discussion: "Example:\n  vitalbridge people add Mum --born 1950-03-02 --height 162 --sex female")
+        @OptionGroup var homeOptions: HomeOptions
+        @Argument(help: "The person's name (at most 64 characters).") var name: String
+        @OptionGroup var profileOptions: ProfileOptions
 
         func run() throws {
             let hub = try openHub(homeOptions.home, create: true)
-            let profile = try profile
+            let profile = try profileOptions.profile
             try refusing("cannot add \(name)") { () throws(StoreError) in
                 try hub.store.people.add(name, profile: profile)
             }
             print("added \(name)")
+        }
+    }
+
+    struct SetData: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "set",
+            abstract: "Change what a scale needs to know of a person.",
+            discussion: """
+                Only the values given change. The next sync of each device the person is enrolled on writes them \
+                there, over what was changed on the device meanwhile.
+
+                Example:
+                  vitalbridge people set Ann --height 169
+                """)
+        @OptionGroup var homeOptions: HomeOptions
+        @Argument(help: "The person's name.") var name: String
+        @OptionGroup var profileOptions: ProfileOptions
+
+        func validate() throws {
+            if profileOptions.isEmpty { throw ValidationError("give at least one of --born, --height and --sex") }
+        }
+
+        func run() throws {
+            let hub = try openHub(homeOptions.home, readOnly: false)
+            let change = try profileOptions.profile
+            let profile = try refusing("cannot change \(name)") { () throws(StoreError) in
+                try hub.store.people.update(name, with: change)
+            }
+            print("\(name): \(profile)")
         }
     }
 

@@ -55,12 +55,28 @@ public struct PersonProfile: Hashable, Sendable {
         return nil
     }
 
+    /// This profile with each value `newer` has in place of its own; what `newer` leaves out stays.
+    public func overlaid(with newer: PersonProfile) -> PersonProfile {
+        PersonProfile(
+            born: newer.born ?? born, heightCentimetres: newer.heightCentimetres ?? heightCentimetres,
+            sex: newer.sex ?? sex)
+    }
+
     /// The person's age in whole years on `day`.
     public func age(on day: CalendarDate) -> Int? {
         guard let born else { return nil }
         let (birthYear, birthMonth, birthDay) = born.components
         let (year, month, dayOfMonth) = day.components
         return year - birthYear - ((month, dayOfMonth) < (birthMonth, birthDay) ? 1 : 0)
+    }
+}
+
+extension PersonProfile: CustomStringConvertible {
+    /// What the profile knows, as `vitalbridge people set` prints it: `born 1980-05-17, 168 cm, female`, or
+    /// `nothing known`.
+    public var description: String {
+        let known = [born.map { "born \($0)" }, heightCentimetres.map { "\($0) cm" }, sex?.rawValue].compactMap { $0 }
+        return known.isEmpty ? "nothing known" : known.joined(separator: ", ")
     }
 }
 

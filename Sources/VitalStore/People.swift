@@ -97,6 +97,23 @@ extension PeopleStore {
         }
     }
 
+    /// Changes the data of the person named `name`: each value `change` has replaces theirs, the others stay.
+    /// A change makes a new version of their data, which the next sync of each device they are enrolled on writes
+    /// there (it wins over what changed on the device meanwhile). Returns their data now.
+    ///
+    /// - Throws: ``StoreError`` when the person is unknown.
+    public func update(_ name: String, with change: PersonProfile) throws(StoreError) -> PersonProfile {
+        try file.write("change a person's data") { db in
+            let id = try Self.existingPerson(name, db)
+            let row = try Row.fetchOne(
+                db, sql: "SELECT born, height_cm, sex FROM person WHERE id = ?", arguments: [id])!
+            let profile = try Self.profile(of: name, row, from: 0)
+            let changed = profile.overlaid(with: change)
+            if changed != profile { try Self.setProfile(changed, of: id, db) }
+            return changed
+        }
+    }
+
     /// Removes the person named `name`, who must have no assignment and no caller.
     public func remove(_ name: String) throws(StoreError) {
         try file.write("remove a person") { db in
@@ -164,16 +181,16 @@ extension PeopleStore {
     /// Enrols the person named `person` on device `mac` as its user `userIndex`, whose consent code is
     /// `consentCode`: an assignment of the index (its readings in quarantine are released, as ``assign(device:userIndex:to:)``
     /// does) that a sync consents with. `changeIncrement` is the user's Database Change Increment after the hub
-    /// wrote or read the person's data, `profileVersion` the version of that data. A `since` starts the span there
-    /// rather than where the index's last assignment ended (a user the device registered just now has no readings of
-    /// before). Returns how many readings were released.
+    /// wrote the person's data there or read the device's: `adopted`, which then become the person's, in the same
+    /// transaction. A `since` starts the span there rather than where the index's last assignment ended (a user the
+    /// device registered just now has no readings of before). Returns how many readings were released.
     ///
     /// - Throws: ``StoreError`` when the person is unknown, the index is assigned already, or the person is
     ///   enrolled on the device already.
     @discardableResult
     public func enroll(
         _ person: String, device mac: MACAddress, userIndex: UInt8, consentCode: UInt16, changeIncrement: UInt32,
-        profileVersion: Int, since: Timestamp? = nil
+        adopted: PersonProfile? = nil, since: Timestamp? = nil
     ) throws(StoreError) -> Int {
         try file.write("enrol a person") { db in
             if let index = try Int.fetchOne(
@@ -187,6 +204,9 @@ extension PeopleStore {
             }
             return try Self.open(mac, userIndex, for: person, db) { id, lastEnd in
                 let start = [lastEnd, since?.secondsSince1970].compactMap { $0 }.max()
+                if let adopted { try Self.setProfile(adopted, of: id, db) }
+                let profileVersion = try Int.fetchOne(
+                    db, sql: "SELECT profile_version FROM person WHERE id = ?", arguments: [id])!
                 try db.execute(
                     sql: """
                         INSERT INTO assignment (device_mac, user_index, person_id, since, consent_code,
@@ -234,18 +254,8 @@ extension PeopleStore {
         try file.write("keep an enrolment's sync") { db in
             var version = profileVersion
             if let adopted {
-                try db.execute(
-                    sql: """
-                        UPDATE person SET born = ?, height_cm = ?, sex = ?, profile_version = profile_version + 1
-                        WHERE name = ?
-                        """,
-                    arguments: [
-                        adopted.born?.description, adopted.heightCentimetres, adopted.sex?.rawValue, enrolment.person,
-                    ])
-                version =
-                    try Int.fetchOne(
-                        db, sql: "SELECT profile_version FROM person WHERE name = ?", arguments: [enrolment.person])
-                    ?? 0
+                let id = try Self.existingPerson(enrolment.person, db)
+                version = try Self.setProfile(adopted, of: id, db)
             }
             try db.execute(
                 sql: """
@@ -483,6 +493,16 @@ extension PeopleStore {
             throw StoreError(.corrupt, "the data of \(name) cannot be read")
         }
         return profile
+    }
+
+    /// Makes `profile` the data of person `id`, as their next version; returns that version.
+    @discardableResult
+    private static func setProfile(_ profile: PersonProfile, of id: Int64, _ db: Database) throws -> Int {
+        try db.execute(
+            sql:
+                "UPDATE person SET born = ?, height_cm = ?, sex = ?, profile_version = profile_version + 1 WHERE id = ?",
+            arguments: [profile.born?.description, profile.heightCentimetres, profile.sex?.rawValue, id])
+        return try Int.fetchOne(db, sql: "SELECT profile_version FROM person WHERE id = ?", arguments: [id])!
     }
 
     private static func personID(_ name: String, _ db: Database) throws -> Int64? {

@@ -1,5 +1,6 @@
 import Foundation
 import LayeredProtocol
+import TestRequirements
 import Testing
 import VitalCore
 import VitalSimulation
@@ -125,6 +126,64 @@ struct EnrolCommandTests {
         #expect(sex.status == 2 && sex.stderr.contains("the sex x"))
     }
 
+    @Test("people set changes only the values given; none, a bad one or an unknown person: one line")
+    func set() throws {
+        let home = try TestHome(fleet: Fleet(json: Array(Self.fleet.utf8)))
+        func run(_ arguments: String...) throws -> ProcessOutput {
+            try home.run([arguments[0], arguments[1], "--home", home.path] + arguments.dropFirst(2))
+        }
+        #expect(try run("people", "add", "Ann", "--born", "1980-05-17", "--height", "168").status == 0)
+        let set = try run("people", "set", "Ann", "--height", "169", "--sex", "female")
+        #expect(set.status == 0 && set.stdout == "Ann: born 1980-05-17, 169 cm, female\n", "\(set.stderr)")
+        #expect(try run("people", "list").stdout.contains("1980-05-17  169 cm  female"))
+        let none = try run("people", "set", "Ann")
+        #expect(none.status == 2 && none.stderr.contains("give at least one of --born, --height and --sex"))
+        let height = try run("people", "set", "Ann", "--height", "29")
+        #expect(height.status == 2 && height.stderr.contains("height 29 cm"))
+        let unknown = try run("people", "set", "Zoe", "--height", "170")
+        #expect(unknown.status == 1 && unknown.stderr.contains("no person named Zoe"), "\(unknown.stderr)")
+        #expect(try run("people", "list").stdout.contains("1980-05-17  169 cm  female"))
+    }
+
+    @Test(
+        "killed at any write of people enroll, the enrolment is whole with the data it adopted, or not there at all",
+        .needs(.strace), arguments: [1, 2, 3, 9, 10, 11])
+    func killedEnrolment(write: Int) throws {
+        // the built-in scale's user 1 (code 1111) has Ann's data, which a home knowing none of hers adopts; the
+        // enrolment is one transaction of 10 writes to the WAL (five frames of a header and a page: the last frame's
+        // header at write 9 commits it once its page is written), so the 11th is never reached
+        let home = try TestHome()
+        #expect(try home.run(["people", "add", "--home", home.path, "Ann"]).status == 0)
+        try home.add(.weightScale)
+        let enroll = [
+            "people", "enroll", "--home", home.path, "Ann", "--mac", Self.scale, "--user-index", "1", "--consent",
+            "1111",
+        ]
+        let process = try runProgram(
+            "/usr/bin/env",
+            [
+                "strace", "-f", "-qq", "-o", "/dev/null", "-P", home.path + "/vitalbridge.sqlite-wal", "-e",
+                "trace=pwrite64", "-e", "inject=pwrite64:signal=SIGKILL:when=\(write)", vitalbridgePath.path,
+            ] + enroll)
+        #expect((process.status != 0) == (write <= 10), "write \(write): \(process.status) \(process.stderr)")
+        let store = try home.store()
+        #expect(try store.integrityCheck() == "ok")
+        func ann() throws -> (enrolments: [Enrolment], profile: PersonProfile?) {
+            (
+                try store.people.enrolments(on: MACAddress(Self.scale)!),
+                try store.people.all().first { $0.name == "Ann" }?.profile
+            )
+        }
+        if try ann().enrolments.isEmpty {
+            #expect(try process.status != 0 && ann().profile == PersonProfile(), "write \(write)")
+            let again = try home.run(enroll)
+            #expect(again.status == 0, "\(again.stderr)")
+        }
+        let (enrolments, profile) = try ann()
+        #expect(enrolments.map(\.person) == ["Ann"] && enrolments.first?.consentCode == 1111, "write \(write)")
+        #expect(profile != PersonProfile() && enrolments.first?.profile == profile, "write \(write)")
+    }
+
     @Test(
         "on a BlueZ home whose bus is unreachable, enroll and forget reach no simulated device and assign nothing",
         arguments: [
@@ -136,8 +195,7 @@ struct EnrolCommandTests {
         try home.add(.weightScale)
         if command[0] == "forget" {
             try home.store().people.enroll(
-                "Ann", device: MACAddress(Self.scale)!, userIndex: 1, consentCode: 1111, changeIncrement: 1,
-                profileVersion: 0)
+                "Ann", device: MACAddress(Self.scale)!, userIndex: 1, consentCode: 1111, changeIncrement: 1)
         }
         let before = try home.store().people.all()
         let output = try home.run(

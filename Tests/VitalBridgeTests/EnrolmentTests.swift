@@ -168,7 +168,7 @@ struct EnrolmentTests {
         _ = try await desk.forget("Bob", on: Self.scale)
         // as if the home still believed Bob enrolled: enrol him on index 2 of the store only
         try store.people.enroll(
-            "Bob", device: Self.scale, userIndex: 2, consentCode: 2222, changeIncrement: 1, profileVersion: 0)
+            "Bob", device: Self.scale, userIndex: 2, consentCode: 2222, changeIncrement: 1)
         let sync = try await desk.sync(Self.scale)
         #expect(sync.refusals.map(\.person) == ["Bob"])
         #expect(sync.refusals.first?.error.code == .unknownUser)
@@ -187,7 +187,7 @@ struct EnrolmentTests {
         try service.store.people.setPerson("Ann", forCaller: "ann.app")
         // enrolled earlier, when the scale was in range
         try service.store.people.enroll(
-            "Ann", device: Self.scale, userIndex: 1, consentCode: 1111, changeIncrement: 4, profileVersion: 0)
+            "Ann", device: Self.scale, userIndex: 1, consentCode: 1111, changeIncrement: 4)
         try await service.run(seconds: 1_200)
         #expect(service.syncs(of: Self.scale).map(\.stored) == [3])  // the guest's and Ann's two
         #expect(try Self.weights(service.store, for: "ann.app") == [61.5, 62])
@@ -218,5 +218,36 @@ struct EnrolmentTests {
         let again = try await desk.enroll("Bob", on: Self.scale, userIndex: 2, consentCode: 2222)
         #expect(again.way == .checked)
         #expect(try await desk.sync(Self.scale).refusals.isEmpty)
+    }
+
+    @Test("whose data win when both changed: the home's, written with the device's increment plus one")
+    func bothChanged() async throws {
+        let (desk, store, world) = try Self.home()
+        func ann() throws -> Enrolment { try #require(try store.people.enrolments(on: Self.scale).first) }
+        func device() async -> SimulatedUser? {
+            await world.deviceState(of: Self.scale)?.users?.first { $0.index == 1 }
+        }
+        // Ann's home has no data: she takes the scale's (born 1980-05-17, 168 cm, female; increment 4)
+        try await desk.enroll("Ann", on: Self.scale, userIndex: 1, consentCode: 1111)
+        // the home last knew her user at increment 2 (the scale's changed since), and her height changes at home too
+        try store.people.recordSync(of: ann(), changeIncrement: 2, profileVersion: ann().profileVersion)
+        let changed = try store.people.update("Ann", with: PersonProfile(heightCentimetres: 170))
+        #expect(
+            changed == PersonProfile(born: CalendarDate(parsing: "1980-05-17"), heightCentimetres: 170, sex: .female))
+        #expect(try await desk.sync(Self.scale).refusals.isEmpty)
+        #expect(try ann().changeIncrement == 5 && ann().profile == changed)
+        let written = await device()
+        #expect(written?.changeIncrement == 5 && written?.profile == changed)
+        // a change to what she has already is none: nothing is written
+        #expect(try store.people.update("Ann", with: PersonProfile(sex: .female)) == changed)
+        #expect(try await desk.sync(Self.scale).refusals.isEmpty)
+        #expect(await device()?.changeIncrement == 5)
+        // a change made at home only is written by the next sync
+        _ = try store.people.update("Ann", with: PersonProfile(heightCentimetres: 171))
+        #expect(try await desk.sync(Self.scale).refusals.isEmpty)
+        #expect(try ann().changeIncrement == 6)
+        let rewritten = await device()
+        #expect(rewritten?.changeIncrement == 6 && rewritten?.profile.heightCentimetres == 171)
+        #expect(throws: StoreError.self) { try store.people.update("Zed", with: PersonProfile(sex: .male)) }
     }
 }

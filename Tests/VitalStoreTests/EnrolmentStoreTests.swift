@@ -35,7 +35,7 @@ struct EnrolmentStoreTests {
         try store.readings.store([weight(1, user: 2), weight(2, user: 2)], device: scale)
         #expect(
             try store.people.enroll(
-                "Bob", device: scale, userIndex: 2, consentCode: 2222, changeIncrement: 1, profileVersion: 0) == 2)
+                "Bob", device: scale, userIndex: 2, consentCode: 2222, changeIncrement: 1) == 2)
         return store
     }
 
@@ -81,7 +81,7 @@ struct EnrolmentStoreTests {
         // Ann enrols in that slot: she gets what was measured from the end on, never Bob's
         #expect(
             try store.people.enroll(
-                "Ann", device: Self.scale, userIndex: 2, consentCode: 4321, changeIncrement: 0, profileVersion: 0) == 2)
+                "Ann", device: Self.scale, userIndex: 2, consentCode: 4321, changeIncrement: 0) == 2)
         #expect(
             try PeopleTests.deliver(store, Self.scale, to: "ann.app").map(\.reading) == [
                 Self.weight(101, user: 2), Self.weight(102, user: 2),
@@ -138,11 +138,11 @@ struct EnrolmentStoreTests {
         }
         refused("Bob is user 2 of \(Self.scale) already") {
             try store.people.enroll(
-                "Bob", device: Self.scale, userIndex: 3, consentCode: 1, changeIncrement: 0, profileVersion: 0)
+                "Bob", device: Self.scale, userIndex: 3, consentCode: 1, changeIncrement: 0)
         }
         refused("assigned to Bob already") {
             try store.people.enroll(
-                "Ann", device: Self.scale, userIndex: 2, consentCode: 1, changeIncrement: 0, profileVersion: 0)
+                "Ann", device: Self.scale, userIndex: 2, consentCode: 1, changeIncrement: 0)
         }
         refused("Ann is not enrolled") { try store.people.endEnrolment(of: "Ann", on: Self.scale, at: Self.end) }
         try store.people.endEnrolment(of: "Bob", on: Self.scale, at: Self.end)
