@@ -8,7 +8,7 @@
 #   bash Tests/tsan.sh 'BlueZ'         # the suites matching a filter (a regular expression over the tests' names)
 #   bash Tests/tsan.sh --own 'BlueZ'   # this package's own targets instrumented in the debug tree (.build), its
 #                                      # dependencies not (VITALBRIDGE_THREAD_SANITIZER=own, Package.swift): only
-#                                      # they are rebuilt, about 6 CPU-minutes against 16; the next `swift build`
+#                                      # they are rebuilt, the codecs not (Package.swift); the next `swift build`
 #                                      # rebuilds them uninstrumented. What CI runs, once the steps that use the
 #                                      # debug build are done. The log is .build/tsan.log
 #

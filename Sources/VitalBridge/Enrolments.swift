@@ -91,7 +91,8 @@ extension DeviceUser {
 public struct Forgotten: Hashable, Sendable, CustomStringConvertible {
     /// The enrolment that ended.
     public var enrolment: Enrolment
-    /// How many of the person's records the device still held and the hub stored first.
+    /// How many records the hub stored first: the person's the device still held, and any of no user it sent
+    /// meanwhile (a guest measuring as the hub consented).
     public var stored: Int
     /// Why the device let the hub neither read nor delete the person's user (no such user, or a code that is not
     /// theirs any more); `nil` when it deleted it.
@@ -169,7 +170,9 @@ extension DeviceDesk {
         let (people, enrolled) = try refusingStore(mac) { () throws(StoreError) in
             (try store.people.all(), try store.people.enrolments(on: mac).first { $0.person == person })
         }
-        guard let profile = people.first(where: { $0.name == person })?.profile else {
+        guard
+            let (profile, version) = people.first(where: { $0.name == person }).map({ ($0.profile, $0.profileVersion) })
+        else {
             throw DeviceDeskError(.refused, "the home has no person named \(person) (vitalbridge people add \(person))")
         }
         if let enrolled, let userIndex, userIndex != enrolled.userIndex {
@@ -218,11 +221,11 @@ extension DeviceDesk {
                 // a new user has no readings of before: their span starts now
                 return try store.people.enroll(
                     person, device: mac, userIndex: index, consentCode: code,
-                    changeIncrement: reconciled.changeIncrement, adopted: reconciled.adopted,
+                    changeIncrement: reconciled.changeIncrement, profileVersion: version, adopted: reconciled.adopted,
                     since: way == .registered ? now : nil)
             }
             try store.people.recordSync(
-                of: enrolled, changeIncrement: reconciled.changeIncrement, profileVersion: enrolled.profileVersion,
+                of: enrolled, changeIncrement: reconciled.changeIncrement, profileVersion: version,
                 adopted: reconciled.adopted, consentCode: code)
             return 0
         }

@@ -71,7 +71,7 @@ public struct UserDataClient: Sendable {
 
     /// Consents as user `userIndex` with `consentCode`: the device then lets the hub read and write the user's data
     /// and sends the user's stored measurements. `meanwhile` takes what else the device sends before its answer (as
-    /// ``request(_:meanwhile:)`` says).
+    /// ``Meanwhile`` says).
     /// - Throws: ``DeviceError/Code/userNotAuthorized`` for a code that is not the user's,
     ///   ``DeviceError/Code/unknownUser`` for an index the device does not have.
     public func consent(
@@ -89,7 +89,7 @@ public struct UserDataClient: Sendable {
     }
 
     /// Deletes the data of the user consented as (the device frees their slot). `meanwhile` takes what else the
-    /// device sends before its answer (as ``request(_:meanwhile:)`` says).
+    /// device sends before its answer (as ``Meanwhile`` says).
     public func deleteUserData(meanwhile: Meanwhile? = nil) async throws(DeviceError) {
         switch try await request(.deleteUserData, meanwhile: meanwhile) {
         case .response(.deleteUserData, .success): return

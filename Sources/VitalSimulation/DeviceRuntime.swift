@@ -391,6 +391,9 @@ struct Transfer {
     let filter: RecordFilter
     /// The memory position to look at next (records before it were sent, or forgotten).
     var position = 0
+    /// Whether the transfer goes back to the memory's start once the record it is sending is whole (a Consent
+    /// made records it passed over sendable).
+    var restarts = false
     /// Which of the record's values goes next, for a record sent as several (a weight and its composition).
     var part = 0
     var sent = 0

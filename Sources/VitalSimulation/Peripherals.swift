@@ -171,22 +171,15 @@ struct PushPeripheral: SimulatedPeripheral {
 
     /// A write to the User Data Service; a Consent that succeeds on a link subscribed to the measurements sends the
     /// consented user's records after the Consent's response: it starts a transfer, or takes the one running (the
-    /// records of no user, sent as the link subscribed) from the memory's start again, where the user's records it
-    /// passed over wait (those it sent were deleted as they were confirmed).
+    /// records of no user, sent as the link subscribed) from the memory's start again once the record it is sending
+    /// is whole, where the user's records it passed over wait (those it sent were deleted as they were confirmed).
     func write(_ characteristic: CharacteristicID, _ value: [UInt8], on link: Link) throws(DeviceError) {
         guard let users, characteristic.service == UserDataService.uuid else {
             throw DeviceError(.protocolViolation, message: "\(characteristic) cannot be written")
         }
         guard try users.write(characteristic, value, on: link), link.subscribed.contains(runtime.pushCharacteristic)
         else { return }
-        guard var transfer = link.transfer else {
-            link.transfer = storedRecords
-            return
-        }
-        // between two records (a weight and its composition go together)
-        guard transfer.part == 0 else { return }
-        transfer.position = 0
-        link.transfer = transfer
+        if link.transfer == nil { link.transfer = storedRecords } else { link.transfer?.restarts = true }
     }
 
     func sendLiveSamples(on link: Link) {

@@ -397,6 +397,7 @@ public actor SimulatedWorld: BluetoothCentral {
         defer { if link.transfer == nil, !link.dropped { link.peripheral.pump(on: link) } }
         let runtime = link.runtime
         while link.isIdle, link.outstanding == nil, var transfer = link.transfer {
+            if transfer.restarts, transfer.part == 0 { (transfer.position, transfer.restarts) = (0, false) }
             var position = transfer.position
             while position < runtime.state.records.count,
                 !runtime.matches(runtime.state.records[position], transfer.filter)

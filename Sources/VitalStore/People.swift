@@ -33,11 +33,15 @@ extension Assignment: CustomStringConvertible {
 public struct Person: Hashable, Sendable {
     public var name: String
     public var profile: PersonProfile
+    /// The version of `profile`: it grows each time the person's data change.
+    public var profileVersion: Int
     /// The user indexes assigned to the person, open and ended, by device, index, then start.
     public var assignments: [Assignment]
 
-    public init(name: String, profile: PersonProfile = PersonProfile(), assignments: [Assignment] = []) {
-        (self.name, self.profile, self.assignments) = (name, profile, assignments)
+    public init(
+        name: String, profile: PersonProfile = PersonProfile(), profileVersion: Int = 0, assignments: [Assignment] = []
+    ) {
+        (self.name, self.profile, self.profileVersion, self.assignments) = (name, profile, profileVersion, assignments)
     }
 }
 
@@ -136,9 +140,10 @@ extension PeopleStore {
     public func all() throws(StoreError) -> [Person] {
         try file.snapshot("read the people") { db in
             var people: [Int64: Person] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT id, name, born, height_cm, sex FROM person") {
+            for row in try Row.fetchAll(db, sql: "SELECT id, name, born, height_cm, sex, profile_version FROM person") {
                 let name: String = row[1]
-                people[row[0]] = Person(name: name, profile: try Self.profile(of: name, row, from: 2))
+                people[row[0]] = Person(
+                    name: name, profile: try Self.profile(of: name, row, from: 2), profileVersion: row[5])
             }
             let rows = try Row.fetchAll(
                 db,
@@ -181,16 +186,18 @@ extension PeopleStore {
     /// Enrols the person named `person` on device `mac` as its user `userIndex`, whose consent code is
     /// `consentCode`: an assignment of the index (its readings in quarantine are released, as ``assign(device:userIndex:to:)``
     /// does) that a sync consents with. `changeIncrement` is the user's Database Change Increment after the hub
-    /// wrote the person's data there or read the device's: `adopted`, which then become the person's, in the same
-    /// transaction. A `since` starts the span there rather than where the index's last assignment ended (a user the
-    /// device registered just now has no readings of before). Returns how many readings were released.
+    /// wrote the person's data of version `profileVersion` there (the person's current when `nil`) or read the
+    /// device's: `adopted`, which then become the person's in the same transaction, unless their data changed since
+    /// that version (`people set` meanwhile: the next sync writes those). A `since` starts the span there rather than
+    /// where the index's last assignment ended (a user the device registered just now has no readings of before).
+    /// Returns how many readings were released.
     ///
     /// - Throws: ``StoreError`` when the person is unknown, the index is assigned already, or the person is
     ///   enrolled on the device already.
     @discardableResult
     public func enroll(
         _ person: String, device mac: MACAddress, userIndex: UInt8, consentCode: UInt16, changeIncrement: UInt32,
-        adopted: PersonProfile? = nil, since: Timestamp? = nil
+        profileVersion: Int? = nil, adopted: PersonProfile? = nil, since: Timestamp? = nil
     ) throws(StoreError) -> Int {
         try file.write("enrol a person") { db in
             if let index = try Int.fetchOne(
@@ -204,9 +211,7 @@ extension PeopleStore {
             }
             return try Self.open(mac, userIndex, for: person, db) { id, lastEnd in
                 let start = [lastEnd, since?.secondsSince1970].compactMap { $0 }.max()
-                if let adopted { try Self.setProfile(adopted, of: id, db) }
-                let profileVersion = try Int.fetchOne(
-                    db, sql: "SELECT profile_version FROM person WHERE id = ?", arguments: [id])!
+                let profileVersion = try Self.version(of: id, written: profileVersion, adopting: adopted, db)
                 try db.execute(
                     sql: """
                         INSERT INTO assignment (device_mac, user_index, person_id, since, consent_code,
@@ -243,8 +248,9 @@ extension PeopleStore {
 
     /// Keeps what a sync did with an enrolment: the user's Database Change Increment is `changeIncrement` after it,
     /// and the device has the person's data of version `profileVersion`. When the device's data was newer,
-    /// `adopted` is it: the person's data becomes it, under a new version, which is the one the device has. A
-    /// `consentCode` replaces the enrolment's (the device accepted it).
+    /// `adopted` is it: the person's data becomes it, under a new version, which is the one the device has; unless
+    /// the person's data changed since `profileVersion` (`people set` during the sync): then the home's win, and the
+    /// next sync writes them. A `consentCode` replaces the enrolment's (the device accepted it).
     ///
     /// - Throws: ``StoreError`` when the enrolment ended meanwhile.
     public func recordSync(
@@ -252,11 +258,8 @@ extension PeopleStore {
         consentCode: UInt16? = nil
     ) throws(StoreError) {
         try file.write("keep an enrolment's sync") { db in
-            var version = profileVersion
-            if let adopted {
-                let id = try Self.existingPerson(enrolment.person, db)
-                version = try Self.setProfile(adopted, of: id, db)
-            }
+            let id = try Self.existingPerson(enrolment.person, db)
+            let version = try Self.version(of: id, written: profileVersion, adopting: adopted, db)
             try db.execute(
                 sql: """
                     UPDATE assignment SET change_increment = ?, profile_version = ?, consent_code = ?
@@ -493,6 +496,17 @@ extension PeopleStore {
             throw StoreError(.corrupt, "the data of \(name) cannot be read")
         }
         return profile
+    }
+
+    /// The version of person `id`'s data a device has after the hub wrote version `written` there (the current when
+    /// `nil`) or read `adopted` from it, which become the person's data unless these changed since `written`.
+    private static func version(of id: Int64, written: Int?, adopting adopted: PersonProfile?, _ db: Database) throws
+        -> Int
+    {
+        let current = try Int.fetchOne(db, sql: "SELECT profile_version FROM person WHERE id = ?", arguments: [id])!
+        let written = written ?? current
+        guard let adopted, written == current else { return written }
+        return try setProfile(adopted, of: id, db)
     }
 
     /// Makes `profile` the data of person `id`, as their next version; returns that version.

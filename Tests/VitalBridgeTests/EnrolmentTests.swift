@@ -29,8 +29,9 @@ struct EnrolmentTests {
             {"measuredAt": "2026-11-19 07:20:00", "weight": 70, "user": 255}]}}]}
         """
 
-    /// A desk over the scale, added to the hub, with Ann and Bob in the home and a caller each.
-    static func home() throws -> (desk: DeviceDesk, store: VitalStore, world: SimulatedWorld) {
+    /// A desk over the scale (its fleet entry `fleet`), added to the hub, with Ann and Bob in the home and a caller
+    /// each.
+    static func home(fleet: String = fleet) throws -> (desk: DeviceDesk, store: VitalStore, world: SimulatedWorld) {
         let world = try SimulatedWorld(fleet: Fleet(json: Array(fleet.utf8)), start: Engine.start)
         let store = try VitalStore()
         try store.saveDevice(StoredDevice(mac: scale, model: .weightScale, addedAt: Engine.start))
@@ -112,6 +113,21 @@ struct EnrolmentTests {
                 annotations: ReadingAnnotations(userIndex: 2)))
         try store.readings.store([later], device: Self.scale)
         #expect(try Self.weights(store, for: "bob.app") == [80.5])
+    }
+
+    @Test("forget on a scale that sends each weight's composition after it stores all the person's records first")
+    func forgetWithComposition() async throws {
+        // the scale is sending the guest's weight, its composition still to come, as the hub consents as Bob: his
+        // records, which it passed over, must come after it, before Delete User Data erases them
+        let composing = Self.fleet.replacing(
+            "\"mac\": \"004D3208D316\",", with: "\"mac\": \"004D3208D316\", \"bodyComposition\": \"afterWeight\",")
+        #expect(composing != Self.fleet)
+        let (desk, store, world) = try Self.home(fleet: composing)
+        try await desk.enroll("Bob", on: Self.scale, userIndex: 2, consentCode: 2222)
+        let ended = try await desk.forget("Bob", on: Self.scale)
+        #expect(ended.stored == 2 && ended.deviceRefused == nil)
+        #expect(try Self.weights(store, for: "bob.app") == [80.5])
+        #expect(await world.deviceState(of: Self.scale)?.users?.map(\.index) == [1, 3])
     }
 
     @Test("a new user is registered in the first free slot with a chosen code, shown once, and the home's data")

@@ -54,6 +54,12 @@ struct UserSyncScriptTests {
         #expect(sink.readings.map(\.annotations.userIndex) == [255, 1])
         #expect(connection.unplayed == 0)
         #expect(connection.confirmations == [1, 2, 3])
+        // the measurement is subscribed to before the Consent, so that what comes before its answer is the sync's
+        #expect(
+            Array(connection.operations.prefix(3)) == [
+                .subscribe(g.userControlPoint), .subscribe(g.weightMeasurement),
+                .write(g.userControlPoint, Self.consent),
+            ])
     }
 
     @Test("a weight indicated before Delete User Data's answer is stored and confirmed when a person is forgotten")

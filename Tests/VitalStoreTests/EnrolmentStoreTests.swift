@@ -170,4 +170,27 @@ struct EnrolmentStoreTests {
             try store.people.recordSync(of: bob, changeIncrement: 6, profileVersion: 1)
         } throws: { "\($0)".contains("no longer enrolled") }
     }
+
+    @Test("data a person's data changed to during a sync or an enrolment win over the device's: none adopted")
+    func changedMeanwhile() throws {
+        let store = try Self.home()
+        let bob = try #require(try store.people.enrolments(on: Self.scale).first)
+        let measured = PersonProfile(heightCentimetres: 181)
+        // the sync read version 0; people set made version 1 before it kept what it read from the device
+        let typed = try store.people.update("Bob", with: PersonProfile(heightCentimetres: 183))
+        try store.people.recordSync(of: bob, changeIncrement: 5, profileVersion: 0, adopted: measured)
+        let kept = try #require(try store.people.enrolments(on: Self.scale).first)
+        #expect(kept.profile == typed && kept.changeIncrement == 5)
+        // the device has version 0: the next sync sees the home's changed, and writes them
+        #expect(kept.profileVersion == 1 && kept.writtenProfileVersion == 0)
+        // an enrolment that read version 1 while the person moved on to 2 adopts nothing either
+        try store.people.add("Cy")
+        _ = try store.people.update("Cy", with: PersonProfile(sex: .male))
+        _ = try store.people.update("Cy", with: PersonProfile(sex: .female))
+        try store.people.enroll(
+            "Cy", device: Self.scale, userIndex: 9, consentCode: 9, changeIncrement: 1, profileVersion: 1,
+            adopted: measured)
+        let cy = try #require(try store.people.enrolments(on: Self.scale).first { $0.person == "Cy" })
+        #expect(cy.profile == PersonProfile(sex: .female) && cy.writtenProfileVersion == 1 && cy.profileVersion == 2)
+    }
 }
