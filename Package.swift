@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "DBus", targets: ["DBus"]),
         .library(name: "BlueZ", targets: ["BlueZ"]),
         .library(name: "SinkSettings", targets: ["SinkSettings"]),
+        .library(name: "MQTT", targets: ["MQTT"]),
         .library(name: "VitalSinks", targets: ["VitalSinks"]),
         .library(name: "SimulatedBlueZ", targets: ["SimulatedBlueZ"]),
         .library(name: "VitalHome", targets: ["VitalHome"]),
@@ -80,6 +81,8 @@ let package = Package(
         // where a sink is and how it logs in: its address, its password's sources and its errors, without the network
         // stack (the fuzz targets and `sink add`'s checks need no PostgresNIO)
         .target(name: "SinkSettings", dependencies: [.product(name: "Logging", package: "swift-log")]),
+        // MQTT 3.1.1 packets encoded and decoded, no I/O: the MQTT sink's connection (VitalSinks) speaks them
+        .target(name: "MQTT"),
         // the outbox's far side: PostgreSQL through postgres-nio, the only module that imports it
         .target(
             name: "VitalSinks",
@@ -159,6 +162,7 @@ let package = Package(
         // the sink against a private PostgreSQL cluster (Tests/postgres.sh); psql reads the tables back and is the
         // oracle of ~/.pgpass
         .testTarget(name: "SinkSettingsTests", dependencies: ["SinkSettings"]),
+        .testTarget(name: "MQTTTests", dependencies: ["MQTT"]),
         .testTarget(
             name: "VitalSinksTests",
             dependencies: [
@@ -228,8 +232,10 @@ let package = Package(
 let ownTargetsSanitized = Context.environment["VITALBRIDGE_THREAD_SANITIZER"] == "own"
 let sharingNothing: Set<String> = [
     "VitalCore", "LayeredProtocol", "LayeredClient", "HealthGATT", "HealthGATTJSON", "ShareVitalSigns", "WelltoryDDS",
-    "VitalExports", "SinkSettings", "VitalCoreTests", "LayeredProtocolTests", "LayeredClientTests", "HealthGATTTests",
+    "VitalExports", "SinkSettings", "MQTT", "VitalCoreTests", "LayeredProtocolTests", "LayeredClientTests",
+    "HealthGATTTests",
     "ShareVitalSignsTests", "WelltoryDDSTests", "VitalExportsTests", "SinkSettingsTests",
+    "MQTTTests",
 ]
 
 // Every target: an existential says `any`, and a member is visible only from a module the file imports.

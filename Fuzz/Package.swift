@@ -38,6 +38,7 @@ let package = Package(
         fuzzTarget("FuzzFeedCursor", using: ["VitalCore"]),
         fuzzTarget("FuzzSinkAddress", using: ["SinkSettings"]),
         fuzzTarget("FuzzDBus", using: ["DBus"]),
+        fuzzTarget("FuzzMQTT", using: ["MQTT"]),
     ],
     swiftLanguageModes: [.v6]
 )

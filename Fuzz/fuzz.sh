@@ -20,7 +20,7 @@ cd "$(dirname "$0")"
 export SWIFT_BACKTRACE=enable=no
 
 targets=(FuzzRequest FuzzCallback FuzzHealthGATT FuzzJSON FuzzFleet FuzzWhitelist FuzzSmartband FuzzSealedBox FuzzDDS
-    FuzzFeedCursor FuzzSinkAddress FuzzDBus)
+    FuzzFeedCursor FuzzSinkAddress FuzzDBus FuzzMQTT)
 mode=${1:-ci}
 configuration=debug
 [ "$mode" = long ] && configuration=release

@@ -26,7 +26,8 @@ RESPONSE_TIMEOUT = 10.0
 
 async def main():
     address, code = sys.argv[1], int(sys.argv[2])
-    device = await BleakScanner.find_device_by_address(address, timeout=5.0)
+    # found at once when the bus answers; the timeout only bounds a busy machine's wait
+    device = await BleakScanner.find_device_by_address(address, timeout=30.0)
     if device is None:
         sys.exit(f"{address} was not found")
     found = {"responses": []}
