@@ -83,11 +83,12 @@ let package = Package(
         .target(name: "SinkSettings", dependencies: [.product(name: "Logging", package: "swift-log")]),
         // MQTT 3.1.1 packets encoded and decoded, no I/O: the MQTT sink's connection (VitalSinks) speaks them
         .target(name: "MQTT"),
-        // the outbox's far side: PostgreSQL through postgres-nio, the only module that imports it
+        // the outbox's far sides: PostgreSQL through postgres-nio, the only module that imports it, and the MQTT
+        // broker's connection on SwiftNIO
         .target(
             name: "VitalSinks",
             dependencies: [
-                "VitalCore", "SinkSettings", .product(name: "Logging", package: "swift-log"),
+                "VitalCore", "SinkSettings", "MQTT", .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

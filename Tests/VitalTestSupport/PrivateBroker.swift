@@ -1,0 +1,97 @@
+import Foundation
+
+/// A private mosquitto broker for a test: on a free loopback port, anonymous clients refused, one user
+/// (``user``, ``password``) in its password file, no persistence, and no limit on the messages it queues for a
+/// client's session (a subscriber that reconnects gets everything sent meanwhile).
+public final class PrivateBroker: Sendable {
+    public static let user = "hub"
+    public static let password = "hub-secret"
+
+    public let port: Int
+    public let folder: TemporaryDirectory
+    private let process: SpawnedProgram
+
+    /// Starts a broker, and returns once it accepts connections.
+    public init() throws {
+        folder = try TemporaryDirectory("vitalbridge-broker")
+        let passwords = folder.file("passwd")
+        let made = try SpawnedProgram.run(
+            "/usr/bin/mosquitto_passwd", ["-c", "-b", passwords, Self.user, Self.password])
+        guard made.status == 0 else { throw BrokerError(description: "mosquitto_passwd: \(made.stderr)") }
+        port = try Self.freePort()
+        var configuration = """
+            listener \(port) 127.0.0.1
+            allow_anonymous false
+            password_file \(passwords)
+            persistence false
+            max_queued_messages 0
+            log_dest file \(folder.file("log"))
+            log_type error
+            log_type warning
+            log_type notice
+
+            """
+        // mosquitto started as root changes to the user mosquitto, which could not read the folder
+        if geteuid() == 0 { configuration += "user root\n" }
+        try configuration.write(toFile: folder.file("mosquitto.conf"), atomically: true, encoding: .utf8)
+        process = try SpawnedProgram("/usr/sbin/mosquitto", ["-c", folder.file("mosquitto.conf")])
+        for _ in 0..<500 {
+            if Self.accepts(port) { return }
+            if kill(process.pid, 0) != 0 { break }
+            usleep(10_000)
+        }
+        let log = (try? String(contentsOfFile: folder.file("log"), encoding: .utf8)) ?? ""
+        stop()
+        throw BrokerError(description: "mosquitto did not start: \(log)")
+    }
+
+    /// Stops the broker (SIGTERM, then waits for it) and removes its folder.
+    public func stop() {
+        kill(process.pid, SIGTERM)
+        _ = process.wait()
+        folder.remove()
+    }
+
+    /// Runs mosquitto_sub (Debian package mosquitto-clients) as the broker's user with `arguments`.
+    public func subscribe(_ arguments: [String]) throws -> ProcessOutput {
+        try SpawnedProgram.run(
+            "/usr/bin/mosquitto_sub",
+            ["-h", "127.0.0.1", "-p", "\(port)", "-u", Self.user, "-P", Self.password] + arguments)
+    }
+
+    /// A TCP port nothing listens on now, from the kernel.
+    static func freePort() throws -> Int {
+        let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
+                bind(socket, generic, length) == 0 && getsockname(socket, generic, &length) == 0
+            }
+        }
+        guard bound else { throw BrokerError(description: "no free port: \(String(cString: strerror(errno)))") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// Whether something accepts a TCP connection on `port` of the loopback address.
+    static func accepts(_ port: Int) -> Bool {
+        let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        return withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
+    }
+}
+
+public struct BrokerError: Error, CustomStringConvertible {
+    public var description: String
+}
