@@ -88,7 +88,8 @@ let package = Package(
         .target(
             name: "VitalSinks",
             dependencies: [
-                "VitalCore", "SinkSettings", "MQTT", .product(name: "Logging", package: "swift-log"),
+                "VitalCore", "SinkSettings", "MQTT", "VitalExports", "Locking",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

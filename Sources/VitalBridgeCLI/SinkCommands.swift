@@ -5,11 +5,11 @@ import VitalBridge
 import VitalHome
 import VitalStore
 
-/// `vitalbridge sink add|list|remove|status|push|follow`: the outbox to PostgreSQL.
+/// `vitalbridge sink add|list|remove|status|push|follow`: the outbox to PostgreSQL and MQTT.
 struct SinkCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sink",
-        abstract: "Push every reading, correction and deletion to PostgreSQL, exactly once.",
+        abstract: "Push every reading, correction and deletion to PostgreSQL (exactly once) or MQTT (at least once).",
         discussion: """
             Every change is queued for every sink in the transaction that stores it; open never waits for a sink. \
             sink push sends what is queued, in batches of 1,000, each committed by the server together with how \
@@ -17,6 +17,11 @@ struct SinkCommand: ParsableCommand {
             is keyed by (hub, reading, version). A sink added to a home with readings receives all of them, then \
             follows. The hub makes and migrates its own schema, vitalbridge, in the database; many hubs may share \
             one database.
+
+            An MQTT sink publishes each change, as vitalbridge changes prints it, on PREFIX/HUB/changes at QoS 1, \
+            and moves its position in the home once the broker acknowledged every message before it: after a \
+            crash a change may arrive twice (de-duplicate by id and version), never not at all. One process \
+            publishes to a sink at a time.
 
             The password comes from --password-file (a file of mode 600 that you own; its first line), or from \
             libpq's password file (PGPASSFILE, else ~/.pgpass). It is never kept in the home, nor shown. Without \
@@ -26,6 +31,7 @@ struct SinkCommand: ParsableCommand {
             Examples:
               vitalbridge sink add clinic 'postgresql://hub@db.example.org/health?sslmode=verify-full&sslrootcert=/etc/ssl/clinic.pem' --password-file ~/.config/vitalbridge/clinic.pw
               vitalbridge sink add local 'postgresql://me@%2Fvar%2Frun%2Fpostgresql/health'
+              vitalbridge sink add ha mqtt://hub@localhost --password-file ~/.config/vitalbridge/mqtt.pw
               vitalbridge sink push
               vitalbridge sink status
               vitalbridge sink follow
@@ -34,24 +40,30 @@ struct SinkCommand: ParsableCommand {
 
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Add a PostgreSQL sink: it receives the whole history at its first push.",
+            abstract: "Add a PostgreSQL or MQTT sink: it receives the whole history at its first push.",
             discussion: """
                 URL forms: postgresql://USER@HOST[:PORT]/DB, postgresql://USER@%2Fsocket%2Fdir/DB or \
                 postgresql://USER@/DB?host=/socket/dir, each with ?sslmode=disable|allow|prefer|require|verify-ca|\
-                verify-full and sslrootcert=FILE. A password in the URL is refused.
+                verify-full and sslrootcert=FILE; mqtt://[USER@]HOST[:PORT][/PREFIX] (port 1883, PREFIX \
+                vitalbridge) or mqtts:// (port 8883, the certificate checked; cafile=FILE), with discovery=PREFIX \
+                (homeassistant); mqtt:// to another host than this one needs cleartext=allow. A password in the URL \
+                is refused.
 
-                Example:
+                Examples:
                   vitalbridge sink add clinic postgresql://hub@db.example.org/health --password-file ~/clinic.pw
+                  vitalbridge sink add ha 'mqtts://hub@broker.lan?cafile=/etc/ssl/lan-ca.pem' --password-file ~/mqtt.pw
                 """)
         @OptionGroup var homeOptions: HomeOptions
         @Argument(help: "The sink's name: 1-32 letters, digits, - or _.") var name: String
-        @Argument(help: "The database's URL, without a password.") var url: String
-        @Option(help: "A file whose first line is the password (mode 600, yours); else PGPASSFILE or ~/.pgpass.")
+        @Argument(help: "The database's or the broker's URL, without a password.") var url: String
+        @Option(
+            help:
+                "A file whose first line is the password (mode 600, yours); else PGPASSFILE or ~/.pgpass (MQTT: none).")
         var passwordFile: String?
 
         func run() throws {
             let hub = try openHub(homeOptions.home, readOnly: false)
-            let (address, queued): (SinkAddress, Int)
+            let (address, queued): (String, Int)
             do {
                 (address, queued) = try hub.addSink(named: name, url: url, passwordFile: passwordFile)
             } catch {
@@ -75,7 +87,10 @@ struct SinkCommand: ParsableCommand {
             print(
                 table(
                     ["sink", "address", "password", "added (UTC)"],
-                    sinks.map { [$0.name, $0.address, $0.passwordFile ?? "PGPASSFILE or ~/.pgpass", "\($0.addedAt)"] }))
+                    sinks.map { sink in
+                        let none = sink.address.hasPrefix("mqtt") ? "none" : "PGPASSFILE or ~/.pgpass"
+                        return [sink.name, sink.address, sink.passwordFile ?? none, "\(sink.addedAt)"]
+                    }))
         }
     }
 

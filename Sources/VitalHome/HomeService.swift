@@ -126,6 +126,21 @@ extension Home {
 
     /// Opens the lock file `name` of the home's `locks` folder, creating both (never through a symbolic link, and
     /// only a regular file).
+    /// Claims sink `name` for one publisher, for as long as the returned claim lives: an exclusive `flock` on
+    /// `locks/sink-NAME.lock`. A second `sink push`, or a `sink push` beside the `serve` or `sink follow` that
+    /// publishes to the sink, would publish its changes twice.
+    ///
+    /// - Throws: ``HomeError`` in one line when another process publishes to the sink, or the lock cannot be used.
+    public func claimSink(_ name: String) throws(HomeError) -> JobClaim {
+        let descriptor = try openLock("sink-\(name).lock")
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            close(descriptor)
+            throw HomeError(
+                "another vitalbridge (serve, sink follow or sink push) publishes to sink \(name) now: one at a time")
+        }
+        return JobClaim([descriptor])
+    }
+
     private func openLock(_ name: String) throws(HomeError) -> Int32 {
         if !Self.exists(locksDirectory) { try Self.makeDirectory(locksDirectory, intermediates: false) }
         let path = locksDirectory + "/" + name

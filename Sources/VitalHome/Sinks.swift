@@ -7,6 +7,40 @@ import VitalSinks
 import VitalStore
 
 extension PostgresSink: ChangeSink {}
+extension MQTTSink: ChangeSink {}
+
+/// A sink that publishes at least once (MQTT), with the claim that keeps it the sink's only publisher; closing it
+/// ends the claim.
+struct ClaimedSink: ChangeSink {
+    let sink: any ChangeSink
+    let claim: JobClaim
+
+    func position(hub hubID: String) async throws -> Int64 { try await sink.position(hub: hubID) }
+    func push(_ batch: ChangeBatch) async throws { try await sink.push(batch) }
+    func close() async {
+        await sink.close()
+        withExtendedLifetime(claim) {}
+    }
+}
+
+/// A sink's address, of whichever kind its scheme says.
+enum AnySinkAddress: CustomStringConvertible {
+    case postgres(SinkAddress)
+    case mqtt(MQTTAddress)
+
+    /// Reads `text`: `mqtt://` and `mqtts://` are an MQTT broker's, anything else is read as PostgreSQL's.
+    init(_ text: String) throws(SinkError) {
+        let scheme = text.prefix { $0 != ":" }.lowercased()
+        self = scheme == "mqtt" || scheme == "mqtts" ? .mqtt(try MQTTAddress(text)) : .postgres(try SinkAddress(text))
+    }
+
+    var description: String {
+        switch self {
+        case .postgres(let address): address.description
+        case .mqtt(let address): address.description
+        }
+    }
+}
 
 /// Why a sink cannot be added, followed or pushed to: one line naming what was wrong, never a password.
 public struct SinkRequestError: Error, Sendable, CustomStringConvertible {
@@ -14,16 +48,17 @@ public struct SinkRequestError: Error, Sendable, CustomStringConvertible {
 }
 
 extension Hub {
-    /// Adds the PostgreSQL sink `name` at `url` (a `SinkAddress`, without a password); its password comes from
-    /// `passwordFile` (checked now, and kept in the home as an absolute path as given, never resolved through a
-    /// link) or libpq's password file. Returns its address and how many readings it has queued: the whole history.
+    /// Adds the sink `name` at `url`, without a password: a PostgreSQL database (a `SinkAddress`) or an MQTT broker
+    /// (an `MQTTAddress`). Its password comes from `passwordFile` (checked now, and kept in the home as an absolute
+    /// path as given, never resolved through a link), or for PostgreSQL libpq's password file. Returns its address
+    /// in its canonical form and how many readings it has queued: the whole history.
     public func addSink(
         named name: String, url: String, passwordFile: String?
-    ) throws -> (address: SinkAddress, queued: Int) {
-        let address: SinkAddress
+    ) throws -> (address: String, queued: Int) {
+        let address: AnySinkAddress
         var file: String?
         do {
-            address = try SinkAddress(url)
+            address = try AnySinkAddress(url)
             if let passwordFile {
                 let path =
                     passwordFile.hasPrefix("/")
@@ -36,7 +71,7 @@ extension Hub {
         }
         try store.sinks.add(
             SinkRecord(name: name, address: address.description, passwordFile: file, addedAt: Timestamp(Date())))
-        return (address, try store.sinks.queuedChanges(after: 0))
+        return (address.description, try store.sinks.queuedChanges(after: 0))
     }
 
     /// The sink named `name`, or every sink when `name` is `nil`.
@@ -76,14 +111,25 @@ extension Hub {
         Outbox(store: store, now: { Timestamp(Date()) }, clock: ContinuousClock(), batchSize: batchSize, logger: logger)
     }
 
-    /// A connection to `sink`'s database, its schema migrated: the password from the sink's file, else libpq's
-    /// password file.
+    /// A connection to `sink`: to its database, its schema migrated (the password from the sink's file, else
+    /// libpq's password file), or to its broker, the sink claimed for this process until the connection is closed
+    /// (the password from the sink's file, if it has one).
     public func connect(_ sink: SinkRecord) async throws -> any ChangeSink {
-        let address = try SinkAddress(sink.address)
-        let password =
-            try sink.passwordFile.map { path throws(SinkError) in try SinkPassword.read(file: path) }
-            ?? SinkPassword.lookup(for: address, logger: logger)
-        let connection = try await PostgresSink.connect(address, password: password, logger: logger)
+        let password = try sink.passwordFile.map { path throws(SinkError) in try SinkPassword.read(file: path) }
+        let address: SinkAddress
+        switch try AnySinkAddress(sink.address) {
+        case .postgres(let postgres): address = postgres
+        case .mqtt(let broker):
+            let claim = try home.claimSink(sink.name)
+            // the position read after the claim: the last publisher's is recorded
+            let position = try store.sinks.named(sink.name).position
+            let connection = try await MQTTSink.connect(
+                broker, password: password, hubID: try store.feed.end().hubID, sinkName: sink.name,
+                position: position, logger: logger)
+            return ClaimedSink(sink: connection, claim: claim)
+        }
+        let connection = try await PostgresSink.connect(
+            address, password: password ?? SinkPassword.lookup(for: address, logger: logger), logger: logger)
         do {
             try await connection.migrate()
         } catch {

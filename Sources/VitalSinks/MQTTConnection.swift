@@ -421,7 +421,8 @@ final class MQTTClientHandler: ChannelInboundHandler, RemovableChannelHandler {
                 ? SinkError(.connectionFailed, why) : SinkError(.queryFailed, "the broker at \(server): \(why)"))
         if failure == nil {
             failure = error
-            logger.warning("the connection to the broker ended", metadata: ["why": "\(why)"])
+            // the caller hears it, and says it (the outbox logs a failed push)
+            logger.debug("the connection to the broker ended", metadata: ["why": "\(why)"])
         }
         keepAlive?.cancel()
         acknowledgementDeadline?.cancel()

@@ -1,0 +1,87 @@
+import Locking
+import Logging
+import MQTT
+import NIOSSL
+import SinkSettings
+import VitalCore
+import VitalExports
+
+/// A hub's change feed published to an MQTT broker, at least once: each change as the line `vitalbridge changes`
+/// prints, on `PREFIX/HUB/changes`, at QoS 1.
+///
+/// ```swift
+/// let sink = try await MQTTSink.connect(
+///     address, password: password, hubID: hubID, sinkName: "ha", position: record.position, logger: logger)
+/// try await sink.push(batch)     // returns once the broker acknowledged every message of the batch
+/// await sink.close()
+/// ```
+///
+/// A broker keeps no position: the sink's is the home's (``position(hub:)`` answers the one it was connected with,
+/// then each batch's `through` once the broker acknowledged all of the batch). A crash between the broker's
+/// acknowledgements and the home's record sends the batch again: a consumer de-duplicates by the change's `id` and
+/// `version`. One pusher per sink at a time keeps this true: the command line holds the sink's lease for as long as
+/// the connection lives.
+public final class MQTTSink: Sendable {
+    public let address: MQTTAddress
+    private let connection: MQTTConnection
+    private let hubID: String
+    private let position: Locked<Int64>
+
+    private init(address: MQTTAddress, connection: MQTTConnection, hubID: String, position: Int64) {
+        self.address = address
+        self.connection = connection
+        self.hubID = hubID
+        self.position = Locked(position)
+    }
+
+    /// Connects to the broker of `address` for hub `hubID`'s sink `sinkName`, which has the feed up to `position`.
+    ///
+    /// - Throws: `SinkError` naming the broker and why: its refusal in the specification's words, TLS (the CA file,
+    ///   a certificate that does not name the host), unreachable. Never the password.
+    public static func connect(
+        _ address: MQTTAddress, password: String?, hubID: String, sinkName: String, position: Int64, logger: Logger
+    ) async throws(SinkError) -> MQTTSink {
+        var tls: TLSConfiguration?
+        if address.tls {
+            var configuration = TLSConfiguration.makeClientConfiguration()
+            configuration.certificateVerification = .fullVerification
+            if let file = address.caFile { configuration.trustRoots = .file(file) }
+            tls = configuration
+        }
+        // a broker drops the older of two connections with one client identifier: the hub's and the sink's
+        let options = MQTTConnection.Options(
+            clientID: "vitalbridge-\(hubID.prefix(8))-\(sinkName)", userName: address.user, password: password)
+        let connection = try await MQTTConnection.connect(
+            host: address.host, port: address.port, tls: tls, options: options, logger: logger)
+        return MQTTSink(address: address, connection: connection, hubID: hubID, position: position)
+    }
+
+    /// The topic every change is published on: `PREFIX/HUB/changes`.
+    public var changesTopic: String { "\(address.prefix)/\(hubID)/changes" }
+
+    /// The feed's sequence the broker has acknowledged everything up to, as far as this connection knows.
+    public func position(hub: String) async throws -> Int64 {
+        guard hub == hubID else {
+            throw SinkError(.queryFailed, "this MQTT sink publishes hub \(hubID)'s feed, not hub \(hub)'s")
+        }
+        return position.withLock { $0 }
+    }
+
+    /// Publishes each change of `batch`, in order, and returns once the broker acknowledged all of them.
+    public func push(_ batch: ChangeBatch) async throws {
+        guard batch.hubID == hubID else {
+            throw SinkError(.queryFailed, "this MQTT sink publishes hub \(hubID)'s feed, not hub \(batch.hubID)'s")
+        }
+        let messages = batch.changes.map { change in
+            var line: [UInt8] = []
+            ChangeFeedFormat.appendLine(change, hub: hubID, to: &line)
+            line.removeLast()
+            return MQTTConnection.Message(topic: changesTopic, payload: line)
+        }
+        try await connection.publish(messages)
+        position.withLock { $0 = batch.through }
+    }
+
+    /// Disconnects.
+    public func close() async { await connection.close() }
+}

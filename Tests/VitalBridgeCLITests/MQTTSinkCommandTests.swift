@@ -1,0 +1,169 @@
+import Foundation
+import TestRequirements
+import Testing
+import VitalCore
+import VitalStore
+import VitalTestSupport
+
+/// `vitalbridge sink` to an MQTT broker, through the real process against a private mosquitto, with mosquitto_sub
+/// as the independent client that reads back what arrived: every change at least once, twice only across a crash.
+@Suite("vitalbridge sink to MQTT", .needs(Requirement.mosquitto))
+struct MQTTSinkCommandTests {
+    /// A broker session kept for the reader: what is published while it is away is queued for it.
+    static let session = ["-c", "-i", "reader", "-q", "1", "-t", "vitalbridge/+/changes"]
+
+    /// A home of `count` stored readings with the sink `ha` to `broker`, its password in a file of mode 600, and the
+    /// reader's session opened.
+    static func homeWithSink(_ count: Int, _ broker: PrivateBroker) throws -> TestHome {
+        let home = try SinkCommandTests.home(count)
+        let passwordFile = home.path + "/../\(UUID().uuidString).pw"
+        try PrivateBroker.password.write(toFile: passwordFile, atomically: true, encoding: .utf8)
+        chmod(passwordFile, 0o600)
+        let added = try home.run([
+            "sink", "add", "--home", home.path, "ha", "mqtt://\(PrivateBroker.user)@127.0.0.1:\(broker.port)",
+            "--password-file", passwordFile,
+        ])
+        #expect(added.status == 0, "\(added.stderr)")
+        #expect(
+            added.stdout
+                == "added sink ha: mqtt://hub@127.0.0.1:\(broker.port)/vitalbridge?discovery=homeassistant (\(count) readings queued; vitalbridge sink push ha)\n"
+        )
+        let opened = try broker.subscribe(session + ["-E"])
+        #expect(opened.status == 0, "\(opened.stderr)")
+        return home
+    }
+
+    /// The `count` messages the reader's session has been sent since it last read.
+    static func received(_ count: Int, from broker: PrivateBroker) throws -> [String] {
+        let output = try broker.subscribe(session + ["-C", "\(count)", "-W", "20"])
+        #expect(output.status == 0, "\(output.stderr)")
+        return output.stdout.split(separator: "\n").map(String.init)
+    }
+
+    /// The home's feed as `vitalbridge changes` prints it, a line each.
+    static func feed(_ home: TestHome) throws -> [String] {
+        let output = try home.run(["changes", "--home", home.path])
+        #expect(output.status == 0, "\(output.stderr)")
+        return output.stdout.split(separator: "\n").map(String.init)
+    }
+
+    static func position(_ home: TestHome) throws -> Int64 { try home.store().sinks.named("ha").position }
+
+    @Test("the whole history, then a deletion and new readings: each change once, as vitalbridge changes prints it")
+    func history() throws {
+        let broker = try PrivateBroker()
+        defer { broker.stop() }
+        let home = try Self.homeWithSink(300, broker)
+        let first = try home.run(["sink", "push", "--home", home.path])
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stdout == "ha: pushed 300 changes; it has the feed up to 300\n")
+        #expect(try Self.received(300, from: broker) == Self.feed(home))
+        let again = try home.run(["sink", "push", "--home", home.path, "ha"])
+        #expect(again.stdout == "ha: pushed 0 changes; it has the feed up to 300\n")
+        // a deletion and ten readings more
+        #expect(try home.run(["records", "delete", "--home", home.path, "--id", "7", "--reason", "wrong"]).status == 0)
+        try SinkCommandTests.add(10, from: 300, to: home)
+        let last = try home.run(["sink", "push", "--home", home.path, "--batch-size", "4"])
+        #expect(last.stdout == "ha: pushed 11 changes; it has the feed up to 311\n", "\(last.stderr)")
+        #expect(try Self.received(11, from: broker) == Array(Self.feed(home).suffix(11)))
+        #expect(try Self.position(home) == 311)
+        let status = try home.run(["sink", "status", "--home", home.path])
+        #expect(status.stdout.contains("ha    0       311"), "\(status.stdout)")
+    }
+
+    @Test(
+        "killed at its first write, after the broker acknowledged: nothing lost, the batch sent again", .needs(.strace))
+    func killedAfterAcknowledgement() throws {
+        let broker = try PrivateBroker()
+        defer { broker.stop() }
+        let home = try Self.homeWithSink(200, broker)
+        // the first write to the home is the position, recorded once the broker acknowledged the whole batch
+        let killed = try runProgram(
+            "/usr/bin/env",
+            [
+                "strace", "-f", "-qq", "-o", "/dev/null", "-P", home.path + "/vitalbridge.sqlite-wal", "-e",
+                "trace=pwrite64", "-e", "inject=pwrite64:signal=SIGKILL:when=1", vitalbridgePath.path, "sink", "push",
+                "--home", home.path,
+            ])
+        #expect(killed.status != 0, "the push was not killed: \(killed.stdout)")
+        let feed = try Self.feed(home)
+        #expect(try Self.received(200, from: broker) == feed)
+        #expect(try Self.position(home) == 0)
+        // the next push sends it all again: twice, only across the crash
+        let next = try home.run(["sink", "push", "--home", home.path])
+        #expect(next.stdout == "ha: pushed 200 changes; it has the feed up to 200\n", "\(next.stderr)")
+        #expect(try Self.received(200, from: broker) == feed)
+        #expect(try Self.position(home) == 200)
+    }
+
+    @Test("a wrong password and a broker that is gone: one line each, exit 1, the position unchanged")
+    func refusedPushes() throws {
+        let broker = try PrivateBroker()
+        let home = try Self.homeWithSink(50, broker)
+        let file = try #require(try home.store().sinks.named("ha").passwordFile)
+        try "not the password".write(toFile: file, atomically: true, encoding: .utf8)
+        chmod(file, 0o600)
+        let refused = try home.run(["sink", "push", "--home", home.path])
+        #expect(refused.status == 1)
+        #expect(
+            refused.stderr.split(separator: "\n").last
+                == "cannot push to sink ha: cannot connect to 127.0.0.1:\(broker.port): the broker refused the connection: Connection Refused, not authorized (the broker's access rules do not let this user in)"
+        )
+        broker.stop()
+        try PrivateBroker.password.write(toFile: file, atomically: true, encoding: .utf8)
+        chmod(file, 0o600)
+        let gone = try home.run(["sink", "push", "--home", home.path])
+        #expect(gone.status == 1)
+        #expect(
+            gone.stderr.split(separator: "\n").last
+                == "cannot push to sink ha: cannot connect to 127.0.0.1:\(broker.port): connection refused (no server listens there)"
+        )
+        #expect(try Self.position(home) == 0)
+        let status = try home.run(["sink", "status", "--home", home.path, "ha"])
+        #expect(status.stdout.contains("connection refused (no server listens there)"), "\(status.stdout)")
+    }
+
+    @Test(
+        "addresses the MQTT sink refuses: one line each, exit 1, nothing added",
+        arguments: [
+            (
+                "mqtt://hub@broker.lan",
+                "mqtt:// to broker.lan would send the password and the readings in clear: use mqtts://, or add ?cleartext=allow if the network is yours"
+            ),
+            (
+                "mqtt://hub:secret@localhost",
+                "the address contains a password: give it with --password-file, never in the address"
+            ),
+            ("mqtt://localhost/home/+", "the prefix may not hold + or #: MQTT's wildcards are not topic names"),
+            ("mqtt://localhost?cafile=/ca.pem", "cafile applies only to mqtts:// (TLS)"),
+            ("mqtts://localhost?cafile=ca.pem", "cafile= must be an absolute path (from /)"),
+            ("mqtt://localhost:0", "the address's port 0 is not a number from 1 to 65535"),
+        ])
+    func refusedAddresses(url: String, message: String) throws {
+        let home = try SinkCommandTests.home(0)
+        let output = try home.run(["sink", "add", "--home", home.path, "ha", url])
+        #expect(output.status == 1)
+        #expect(output.stderr == "cannot add sink ha: \(message)\n")
+        #expect(try home.store().sinks.all().isEmpty)
+    }
+
+    @Test("while sink follow publishes to the sink, a sink push to it is refused; the follower's changes arrive once")
+    func onePublisher() throws {
+        let broker = try PrivateBroker()
+        defer { broker.stop() }
+        let home = try Self.homeWithSink(20, broker)
+        let follow = try SpawnedProgram(vitalbridgePath.path, ["sink", "follow", "--home", home.path, "--poll", "0.1"])
+        #expect(try Self.received(20, from: broker) == Self.feed(home))
+        let push = try home.run(["sink", "push", "--home", home.path, "ha"])
+        #expect(push.status == 1)
+        #expect(
+            push.stderr.split(separator: "\n").last
+                == "cannot push to sink ha: another vitalbridge (serve, sink follow or sink push) publishes to sink ha now: one at a time"
+        )
+        try SinkCommandTests.add(5, from: 20, to: home)
+        #expect(try Self.received(5, from: broker) == Array(Self.feed(home).suffix(5)))
+        kill(follow.pid, SIGTERM)
+        let output = follow.wait()
+        #expect(output.status == 0, "\(output.stderr)")
+    }
+}
