@@ -29,11 +29,11 @@ public struct Requirement: Sendable, CustomStringConvertible {
     /// strace, which kills a process at an exact system call in the crash tests.
     public static let strace = program("strace", package: "strace")
     /// A private MQTT broker (``PrivateBroker``) and its clients: mosquitto and mosquitto_passwd (Debian package
-    /// mosquitto), mosquitto_sub (Debian package mosquitto-clients).
+    /// mosquitto), mosquitto_sub (Debian package mosquitto-clients), and openssl for its certificates.
     public static let mosquitto = [
         program("/usr/sbin/mosquitto", package: "mosquitto"),
         program("/usr/bin/mosquitto_passwd", package: "mosquitto"),
-        program("/usr/bin/mosquitto_sub", package: "mosquitto-clients"),
+        program("/usr/bin/mosquitto_sub", package: "mosquitto-clients"), program("openssl", package: "openssl"),
     ]
     /// Python 3 (its standard library: csv, sqlite3, pty, uuid).
     public static let python3 = program("python3", package: "python3")

@@ -167,3 +167,44 @@ struct MQTTSinkCommandTests {
         #expect(output.status == 0, "\(output.stderr)")
     }
 }
+
+/// `mqtts://`: the broker's certificate checked against the CA file and the host's name.
+@Suite("vitalbridge sink to MQTT over TLS", .needs(Requirement.mosquitto))
+struct MQTTSinkTLSTests {
+    @Test("mqtts:// with the broker's CA pushes; another CA, or a host the certificate does not name, is refused")
+    func verified() throws {
+        let broker = try PrivateBroker(tls: true)
+        defer { broker.stop() }
+        let port = try #require(broker.tlsPort)
+        let home = try SinkCommandTests.home(30)
+        let passwordFile = home.path + "/../\(UUID().uuidString).pw"
+        try PrivateBroker.password.write(toFile: passwordFile, atomically: true, encoding: .utf8)
+        chmod(passwordFile, 0o600)
+        let cases: [(name: String, url: String, error: String?)] = [
+            (
+                "other", "mqtts://hub@localhost:\(port)?cafile=\(broker.otherCAFile)",
+                "TLS: the server's certificate is not signed by a trusted CA (check the CA file)"
+            ),
+            (
+                "byip", "mqtts://hub@127.0.0.1:\(port)?cafile=\(broker.caFile)",
+                "TLS: the server's certificate does not name the host"
+            ),
+            ("good", "mqtts://hub@localhost:\(port)?cafile=\(broker.caFile)", nil),
+        ]
+        for (name, url, error) in cases {
+            let added = try home.run(["sink", "add", "--home", home.path, name, url, "--password-file", passwordFile])
+            #expect(added.status == 0, "\(added.stderr)")
+            let push = try home.run(["sink", "push", "--home", home.path, name])
+            if let error {
+                let host = name == "byip" ? "127.0.0.1" : "localhost"
+                #expect(push.status == 1)
+                #expect(
+                    push.stderr.split(separator: "\n").last
+                        == "cannot push to sink \(name): cannot connect to \(host):\(port): \(error)")
+                #expect(try home.store().sinks.named(name).position == 0)
+            } else {
+                #expect(push.stdout == "good: pushed 30 changes; it has the feed up to 30\n", "\(push.stderr)")
+            }
+        }
+    }
+}

@@ -2,23 +2,31 @@ import Foundation
 
 /// A private mosquitto broker for a test: on a free loopback port, anonymous clients refused, one user
 /// (``user``, ``password``) in its password file, no persistence, and no limit on the messages it queues for a
-/// client's session (a subscriber that reconnects gets everything sent meanwhile).
+/// client's session (a subscriber that reconnects gets everything sent meanwhile). With TLS, a second listener on
+/// ``tlsPort`` presents a certificate for the name `localhost` only (not `127.0.0.1`), signed by the CA in
+/// ``caFile``; ``otherCAFile`` signed nothing of it.
 public final class PrivateBroker: Sendable {
     public static let user = "hub"
     public static let password = "hub-secret"
 
     public let port: Int
+    /// The TLS listener's port, when the broker has one.
+    public let tlsPort: Int?
     public let folder: TemporaryDirectory
     private let process: SpawnedProgram
 
-    /// Starts a broker, and returns once it accepts connections.
-    public init() throws {
+    public var caFile: String { folder.file("ca.crt") }
+    public var otherCAFile: String { folder.file("other-ca.crt") }
+
+    /// Starts a broker (with a TLS listener too when `tls`), and returns once it accepts connections.
+    public init(tls: Bool = false) throws {
         folder = try TemporaryDirectory("vitalbridge-broker")
         let passwords = folder.file("passwd")
         let made = try SpawnedProgram.run(
             "/usr/bin/mosquitto_passwd", ["-c", "-b", passwords, Self.user, Self.password])
         guard made.status == 0 else { throw BrokerError(description: "mosquitto_passwd: \(made.stderr)") }
         port = try Self.freePort()
+        tlsPort = tls ? try Self.freePort() : nil
         var configuration = """
             listener \(port) 127.0.0.1
             allow_anonymous false
@@ -33,10 +41,20 @@ public final class PrivateBroker: Sendable {
             """
         // mosquitto started as root changes to the user mosquitto, which could not read the folder
         if geteuid() == 0 { configuration += "user root\n" }
+        if let tlsPort {
+            try Self.makeCertificates(in: folder)
+            configuration += """
+                listener \(tlsPort) 127.0.0.1
+                cafile \(folder.file("ca.crt"))
+                certfile \(folder.file("server.crt"))
+                keyfile \(folder.file("server.key"))
+
+                """
+        }
         try configuration.write(toFile: folder.file("mosquitto.conf"), atomically: true, encoding: .utf8)
         process = try SpawnedProgram("/usr/sbin/mosquitto", ["-c", folder.file("mosquitto.conf")])
         for _ in 0..<500 {
-            if Self.accepts(port) { return }
+            if Self.accepts(port) && tlsPort.map(Self.accepts) != false { return }
             if kill(process.pid, 0) != 0 { break }
             usleep(10_000)
         }
@@ -57,6 +75,24 @@ public final class PrivateBroker: Sendable {
         try SpawnedProgram.run(
             "/usr/bin/mosquitto_sub",
             ["-h", "127.0.0.1", "-p", "\(port)", "-u", Self.user, "-P", Self.password] + arguments)
+    }
+
+    /// A CA, a server certificate it signs for the name `localhost` alone, and another CA, made by openssl.
+    static func makeCertificates(in folder: TemporaryDirectory) throws {
+        let script = """
+            set -e
+            cd "$1"
+            openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=VitalBridge broker CA" -keyout ca.key \
+                -out ca.crt
+            openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=VitalBridge other CA" -keyout other-ca.key \
+                -out other-ca.crt
+            openssl req -newkey rsa:2048 -nodes -subj "/CN=localhost" -keyout server.key -out server.csr
+            printf 'subjectAltName=DNS:localhost\nbasicConstraints=CA:FALSE\n' >server.ext
+            openssl x509 -req -in server.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 2 -extfile server.ext \
+                -out server.crt
+            """
+        let made = try SpawnedProgram.run("/bin/sh", ["-c", script, "sh", folder.path])
+        guard made.status == 0 else { throw BrokerError(description: "openssl: \(made.stderr)") }
     }
 
     /// A TCP port nothing listens on now, from the kernel.
