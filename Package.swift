@@ -137,7 +137,9 @@ let package = Package(
             ]),
         .target(
             name: "VitalTestSupport",
-            dependencies: ["VitalCore", "VitalSimulation", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "VitalCore", "VitalSimulation", "Locking", .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Tests/VitalTestSupport"),
         // the trait `.needs(…)`: a test that needs a program the machine may lack is skipped naming it (CI runs all)
         .target(name: "TestRequirements", dependencies: ["VitalTestSupport", "DBus"], path: "Tests/TestRequirements"),

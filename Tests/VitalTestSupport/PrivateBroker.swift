@@ -1,8 +1,10 @@
 import Foundation
+import Locking
 
 /// A private mosquitto broker for a test: on a free loopback port, anonymous clients refused, one user
-/// (``user``, ``password``) in its password file, no persistence, and no limit on the messages it queues for a
-/// client's session (a subscriber that reconnects gets everything sent meanwhile). With TLS, a second listener on
+/// (``user``, ``password``) in its password file, its sessions saved when it stops (``restart()`` keeps them), and no
+/// limit on the messages it queues for a client's session (a subscriber that reconnects gets everything sent
+/// meanwhile). With TLS, a second listener on
 /// ``tlsPort`` presents a certificate for the name `localhost` only (not `127.0.0.1`), signed by the CA in
 /// ``caFile``; ``otherCAFile`` signed nothing of it.
 public final class PrivateBroker: Sendable {
@@ -13,7 +15,7 @@ public final class PrivateBroker: Sendable {
     /// The TLS listener's port, when the broker has one.
     public let tlsPort: Int?
     public let folder: TemporaryDirectory
-    private let process: SpawnedProgram
+    private let process: Locked<SpawnedProgram?>
 
     public var caFile: String { folder.file("ca.crt") }
     public var otherCAFile: String { folder.file("other-ca.crt") }
@@ -31,7 +33,8 @@ public final class PrivateBroker: Sendable {
             listener \(port) 127.0.0.1
             allow_anonymous false
             password_file \(passwords)
-            persistence false
+            persistence true
+            persistence_location \(folder.path)/
             max_queued_messages 0
             log_dest file \(folder.file("log"))
             log_type error
@@ -52,22 +55,45 @@ public final class PrivateBroker: Sendable {
                 """
         }
         try configuration.write(toFile: folder.file("mosquitto.conf"), atomically: true, encoding: .utf8)
-        process = try SpawnedProgram("/usr/sbin/mosquitto", ["-c", folder.file("mosquitto.conf")])
+        process = Locked(nil)
+        do {
+            try start()
+        } catch {
+            stop()
+            throw error
+        }
+    }
+
+    /// Starts mosquitto, and returns once it accepts connections.
+    private func start() throws {
+        let started = try SpawnedProgram("/usr/sbin/mosquitto", ["-c", folder.file("mosquitto.conf")])
+        process.withLock { $0 = started }
         for _ in 0..<500 {
             if Self.accepts(port) && tlsPort.map(Self.accepts) != false { return }
-            if kill(process.pid, 0) != 0 { break }
+            if kill(started.pid, 0) != 0 { break }
             usleep(10_000)
         }
         let log = (try? String(contentsOfFile: folder.file("log"), encoding: .utf8)) ?? ""
-        stop()
         throw BrokerError(description: "mosquitto did not start: \(log)")
+    }
+
+    /// Stops mosquitto (SIGTERM: it saves its sessions and their queued messages) and starts it again on the same
+    /// ports; returns once it accepts connections.
+    public func restart() throws {
+        halt()
+        try start()
     }
 
     /// Stops the broker (SIGTERM, then waits for it) and removes its folder.
     public func stop() {
-        kill(process.pid, SIGTERM)
-        _ = process.wait()
+        halt()
         folder.remove()
+    }
+
+    private func halt() {
+        guard let running = process.withLock({ $0.take() }) else { return }
+        kill(running.pid, SIGTERM)
+        _ = running.wait()
     }
 
     /// Runs mosquitto_sub (Debian package mosquitto-clients) as the broker's user with `arguments`.
