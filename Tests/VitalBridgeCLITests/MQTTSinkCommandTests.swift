@@ -213,6 +213,47 @@ struct MQTTSinkCommandTests {
     }
 }
 
+/// paho-mqtt, a client nobody here wrote, reads what the sink published.
+@Suite("vitalbridge sink to MQTT, read by paho-mqtt", .needs(Requirement.mosquitto + [.oracles]))
+struct MQTTSinkPahoTests {
+    struct Collected: Decodable {
+        struct Message: Decodable {
+            let topic: String
+            let payload: String
+            let retain: Bool
+        }
+        let messages: [Message]
+    }
+
+    /// Runs the oracle `mqtt_collect.py` on `broker` as the session `paho`: subscribing only (`count` 0), or
+    /// collecting `count` messages.
+    static func collect(_ broker: PrivateBroker, count: Int) throws -> Collected? {
+        let output = try SpawnedProgram.run(
+            try Oracles.python(),
+            [
+                Oracles.script("mqtt_collect.py"), "127.0.0.1", "\(broker.port)", PrivateBroker.user, "paho",
+                "vitalbridge/#", "\(count)", "20",
+            ], environment: ["MQTT_PASSWORD": PrivateBroker.password])
+        #expect(output.status == 0, "\(output.stderr)")
+        return count == 0 ? nil : try JSONDecoder().decode(Collected.self, from: Data(output.stdout.utf8))
+    }
+
+    @Test("every change of a push arrives once, in feed order, on vitalbridge/HUB/changes, not retained")
+    func pahoReads() throws {
+        let broker = try PrivateBroker()
+        defer { broker.stop() }
+        let home = try MQTTSinkCommandTests.homeWithSink(150, broker)
+        _ = try Self.collect(broker, count: 0)
+        let push = try home.run(["sink", "push", "--home", home.path, "--batch-size", "40"])
+        #expect(push.status == 0, "\(push.stderr)")
+        let collected = try #require(try Self.collect(broker, count: 150))
+        let hub = try home.store().hubID()
+        let feed = try MQTTSinkCommandTests.feed(home)
+        #expect(collected.messages.map(\.payload) == feed)
+        #expect(collected.messages.allSatisfy { $0.topic == "vitalbridge/\(hub)/changes" && !$0.retain })
+    }
+}
+
 /// `mqtts://`: the broker's certificate checked against the CA file and the host's name.
 @Suite("vitalbridge sink to MQTT over TLS", .needs(Requirement.mosquitto))
 struct MQTTSinkTLSTests {
