@@ -200,7 +200,8 @@ struct SinkCommand: ParsableCommand {
             let outbox = hub.outbox(batchSize: batch.batchSize)
             let following = Task {
                 try await outbox.follow(
-                    sinks, connect: { try await hub.connect($0) }, poll: .milliseconds(Int64(poll * 1_000))
+                    sinks, connect: { try await hub.connect($0, longRunning: true) },
+                    poll: .milliseconds(Int64(poll * 1_000))
                 ) { event in printLine(event.line) }
             }
             stop.onSignal { following.cancel() }

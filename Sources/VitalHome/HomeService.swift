@@ -189,7 +189,9 @@ extension Hub {
         let following =
             sinks.isEmpty
             ? nil
-            : SinkFollowing(outbox: outbox(batchSize: batchSize), sinks: sinks, connect: { try await connect($0) })
+            : SinkFollowing(
+                outbox: outbox(batchSize: batchSize), sinks: sinks,
+                connect: { try await connect($0, longRunning: true) })
         let end = seconds.map { Timestamp(secondsSince1970: transport.now().secondsSince1970 + Int64($0)) }
         return (HubService(desk: desk, settings: settings, sinks: following), end)
     }

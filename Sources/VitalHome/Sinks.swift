@@ -113,8 +113,9 @@ extension Hub {
 
     /// A connection to `sink`: to its database, its schema migrated (the password from the sink's file, else
     /// libpq's password file), or to its broker, the sink claimed for this process until the connection is closed
-    /// (the password from the sink's file, if it has one).
-    public func connect(_ sink: SinkRecord) async throws -> any ChangeSink {
+    /// (the password from the sink's file, if it has one). A `longRunning` publisher (`serve`, `sink follow`)
+    /// announces the hub's availability on the broker, with a will.
+    public func connect(_ sink: SinkRecord, longRunning: Bool = false) async throws -> any ChangeSink {
         let password = try sink.passwordFile.map { path throws(SinkError) in try SinkPassword.read(file: path) }
         let address: SinkAddress
         switch try AnySinkAddress(sink.address) {
@@ -125,7 +126,7 @@ extension Hub {
             let position = try store.sinks.named(sink.name).position
             let connection = try await MQTTSink.connect(
                 broker, password: password, hubID: try store.feed.end().hubID, sinkName: sink.name,
-                position: position, logger: logger)
+                position: position, announces: longRunning, logger: logger)
             return ClaimedSink(sink: connection, claim: claim)
         }
         let connection = try await PostgresSink.connect(

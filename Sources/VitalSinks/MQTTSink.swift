@@ -9,6 +9,11 @@ import VitalExports
 /// A hub's change feed published to an MQTT broker, at least once: each change as the line `vitalbridge changes`
 /// prints, on `PREFIX/HUB/changes`, at QoS 1.
 ///
+/// A long-running publisher (`serve`, `sink follow`) also announces itself: `online`, retained, on
+/// `PREFIX/HUB/availability` once connected, `offline` when it closes, and `offline` as its will, which the broker
+/// publishes when the connection ends otherwise (a crash, a lost network). A one-shot `sink push` leaves the topic as
+/// it is.
+///
 /// ```swift
 /// let sink = try await MQTTSink.connect(
 ///     address, password: password, hubID: hubID, sinkName: "ha", position: record.position, logger: logger)
@@ -26,20 +31,36 @@ public final class MQTTSink: Sendable {
     private let connection: MQTTConnection
     private let hubID: String
     private let position: Locked<Int64>
+    private let announces: Bool
 
-    private init(address: MQTTAddress, connection: MQTTConnection, hubID: String, position: Int64) {
+    private init(address: MQTTAddress, connection: MQTTConnection, hubID: String, position: Int64, announces: Bool) {
         self.address = address
         self.connection = connection
         self.hubID = hubID
         self.position = Locked(position)
+        self.announces = announces
     }
 
-    /// Connects to the broker of `address` for hub `hubID`'s sink `sinkName`, which has the feed up to `position`.
+    /// Where a long-running publisher says whether the hub is there: `PREFIX/HUB/availability`.
+    public static func availabilityTopic(_ address: MQTTAddress, hubID: String) -> String {
+        "\(address.prefix)/\(hubID)/availability"
+    }
+
+    /// `online` or `offline`, retained on ``availabilityTopic(_:hubID:)``.
+    static func availability(_ online: Bool, _ address: MQTTAddress, hubID: String) -> MQTTConnection.Message {
+        MQTTConnection.Message(
+            topic: availabilityTopic(address, hubID: hubID), payload: Array((online ? "online" : "offline").utf8),
+            retain: true)
+    }
+
+    /// Connects to the broker of `address` for hub `hubID`'s sink `sinkName`, which has the feed up to `position`;
+    /// when `announces` (a long-running publisher), with the will `offline` and then publishing `online`.
     ///
     /// - Throws: `SinkError` naming the broker and why: its refusal in the specification's words, TLS (the CA file,
     ///   a certificate that does not name the host), unreachable. Never the password.
     public static func connect(
-        _ address: MQTTAddress, password: String?, hubID: String, sinkName: String, position: Int64, logger: Logger
+        _ address: MQTTAddress, password: String?, hubID: String, sinkName: String, position: Int64,
+        announces: Bool = false, logger: Logger
     ) async throws(SinkError) -> MQTTSink {
         var tls: TLSConfiguration?
         if address.tls {
@@ -49,11 +70,23 @@ public final class MQTTSink: Sendable {
             tls = configuration
         }
         // a broker drops the older of two connections with one client identifier: the hub's and the sink's
+        let offline = availability(false, address, hubID: hubID)
         let options = MQTTConnection.Options(
-            clientID: "vitalbridge-\(hubID.prefix(8))-\(sinkName)", userName: address.user, password: password)
+            clientID: "vitalbridge-\(hubID.prefix(8))-\(sinkName)", userName: address.user, password: password,
+            will: announces
+                ? Will(topic: offline.topic, payload: offline.payload, qos: .atLeastOnce, retain: true) : nil)
         let connection = try await MQTTConnection.connect(
             host: address.host, port: address.port, tls: tls, options: options, logger: logger)
-        return MQTTSink(address: address, connection: connection, hubID: hubID, position: position)
+        if announces {
+            do {
+                try await connection.publish([availability(true, address, hubID: hubID)])
+            } catch {
+                await connection.close()
+                throw error
+            }
+        }
+        return MQTTSink(
+            address: address, connection: connection, hubID: hubID, position: position, announces: announces)
     }
 
     /// The topic every change is published on: `PREFIX/HUB/changes`.
@@ -82,6 +115,9 @@ public final class MQTTSink: Sendable {
         position.withLock { $0 = batch.through }
     }
 
-    /// Disconnects.
-    public func close() async { await connection.close() }
+    /// Disconnects; a long-running publisher first says `offline` (the broker discards the will at a DISCONNECT).
+    public func close() async {
+        if announces { try? await connection.publish([Self.availability(false, address, hubID: hubID)]) }
+        await connection.close()
+    }
 }

@@ -192,6 +192,37 @@ struct MQTTSinkCommandTests {
         #expect(try home.store().sinks.all().isEmpty)
     }
 
+    /// The retained availability of the home's hub, `online` or `offline`; empty when none is retained.
+    static func availability(_ broker: PrivateBroker, _ home: TestHome) throws -> String {
+        let hub = try home.store().hubID()
+        return try broker.subscribe(["-t", "vitalbridge/\(hub)/availability", "-C", "1", "-W", "2"]).stdout
+    }
+
+    @Test(
+        "sink follow says online while it runs and offline when stopped; killed, its will says offline; push says nothing"
+    )
+    func availability() throws {
+        let broker = try PrivateBroker()
+        defer { broker.stop() }
+        let home = try Self.homeWithSink(10, broker)
+        #expect(try home.run(["sink", "push", "--home", home.path]).status == 0)
+        #expect(try Self.availability(broker, home) == "")
+        for signal in [SIGTERM, SIGKILL] {
+            let follow = try SpawnedProgram(
+                vitalbridgePath.path, ["sink", "follow", "--home", home.path, "--poll", "0.1"])
+            var online = false
+            for _ in 0..<100 where !online {
+                online = try Self.availability(broker, home) == "online\n"
+                if !online { usleep(50_000) }
+            }
+            #expect(online, "signal \(signal)")
+            kill(follow.pid, signal)
+            _ = follow.wait()
+            // a SIGKILL closes the socket without a DISCONNECT: the broker publishes the will
+            #expect(try Self.availability(broker, home) == "offline\n", "signal \(signal)")
+        }
+    }
+
     @Test("while sink follow publishes to the sink, a sink push to it is refused; the follower's changes arrive once")
     func onePublisher() throws {
         let broker = try PrivateBroker()
