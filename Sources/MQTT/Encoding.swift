@@ -7,7 +7,8 @@ extension Packet {
     ///
     /// - Throws: ``MQTTError`` when a value cannot be sent: a topic that breaks the rules of topics, a string longer
     ///   than 65,535 bytes, a packet identifier of 0 or missing at QoS 1 or 2 (or given at QoS 0), a password
-    ///   without a user name, a subscription list that is empty, a packet longer than
+    ///   without a user name, a refusing CONNACK with a session present, a subscription list that is empty, a packet
+    ///   longer than
     ///   ``maximumRemainingLength``.
     public func encoded() throws(MQTTError) -> [UInt8] {
         var bytes: [UInt8] = []
@@ -24,6 +25,9 @@ extension Packet {
             flags = 0
             try body.connect(connect)
         case .connAck(let sessionPresent, let returnCode):
+            guard returnCode == .accepted || !sessionPresent else {
+                throw MQTTError(.field, "a CONNACK that refuses has no session present")
+            }
             flags = 0
             body.bytes += [sessionPresent ? 1 : 0, returnCode.rawValue]
         case .publish(let publish):
@@ -132,9 +136,6 @@ struct Writer {
     mutating func connect(_ connect: Connect) throws(MQTTError) {
         if connect.password != nil && connect.userName == nil {
             throw MQTTError(.field, "MQTT 3.1.1 sends a password only with a user name")
-        }
-        if connect.clientID.isEmpty && !connect.cleanSession {
-            throw MQTTError(.field, "an empty client identifier needs a clean session")
         }
         var flags: UInt8 = connect.cleanSession ? 0x02 : 0
         if let will = connect.will {

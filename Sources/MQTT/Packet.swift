@@ -86,7 +86,7 @@ public enum QoS: UInt8, CaseIterable, Hashable, Sendable {
 /// What a CONNECT asks: the client's identifier, its session, keep-alive, will and credentials.
 public struct Connect: Hashable, Sendable {
     /// The client's identifier: 1–23 of `0-9a-zA-Z` are what every server must accept; an empty one asks the
-    /// server to assign one (with ``cleanSession`` only).
+    /// server to assign one (a server refuses it without ``cleanSession``: identifier rejected).
     public var clientID: String
     /// Whether the server discards any session it keeps for the client, and keeps none after.
     public var cleanSession: Bool

@@ -58,18 +58,31 @@ public struct MQTTAddress: Hashable, Sendable, CustomStringConvertible {
             throw SinkError(.malformedAddress, "the address has a fragment (#): an mqtt:// URL has none")
         }
         let (beforeQuery, query) = AddressParser.split(rest, at: "?")
-        let (authority, path) = AddressParser.split(beforeQuery, at: "/")
-        var hostPort = authority
+        // the user before anything that could echo a part: a password may hold a / too, so the user ends at the last
+        // @ before the query, and the host and port are read only after it
+        var afterUser = beforeQuery
         user = nil
-        if let at = authority.lastIndex(of: "@") {
-            let userInfo = authority[..<at]
+        if let at = beforeQuery.lastIndex(of: "@") {
+            let userInfo = beforeQuery[..<at]
             if userInfo.contains(":") { throw Self.passwordError }
+            guard !userInfo.contains("/") else {
+                throw SinkError(
+                    .malformedAddress, "the address's user holds a / (write it %2F), or its prefix an @ (write it %40)")
+            }
             let name = try AddressParser.decode(userInfo, "the user")
             guard !name.isEmpty else { throw SinkError(.missingUser, "the address's user is empty: mqtt://USER@HOST") }
             user = name
-            hostPort = authority[authority.index(after: at)...]
+            afterUser = beforeQuery[beforeQuery.index(after: at)...]
         }
-        let (parsedHost, parsedPort) = try AddressParser.hostAndPort(hostPort)
+        let (hostPort, path) = AddressParser.split(afterUser, at: "/")
+        let parsedHost: String?
+        let parsedPort: Int?
+        do {
+            (parsedHost, parsedPort) = try AddressParser.hostAndPort(hostPort)
+        } catch  where error.code == .badPort {
+            // never the text: a password whose : was taken for the port's may be there
+            throw SinkError(.badPort, "the address's port is not a number from 1 to 65535")
+        }
         guard let parsedHost, !parsedHost.hasPrefix("/") else {
             throw SinkError(.badHost, "the address names no broker host: mqtt://[USER@]HOST[:PORT][/PREFIX]")
         }

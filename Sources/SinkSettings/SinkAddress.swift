@@ -88,14 +88,16 @@ public struct SinkAddress: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// Whether `host` is this machine: `localhost`, an address in 127.0.0.0/8, or `::1`.
+    /// Whether `host` is this machine: `localhost`, an address in 127.0.0.0/8 (decimal, no leading zeros), or `::1`.
     public static func isLoopback(_ host: String) -> Bool {
         let lowered = host.lowercased()
         if lowered == "localhost" || lowered == "::1" || lowered == "0:0:0:0:0:0:0:1" { return true }
+        // decimal octets without leading zeros: a resolver reads 127.0.0.08 as a name, and DNS may answer it
         let parts = lowered.split(separator: ".", omittingEmptySubsequences: false)
         return parts.count == 4 && parts[0] == "127"
             && parts.allSatisfy { part in
                 !part.isEmpty && part.count <= 3 && part.allSatisfy(\.isASCIIDigit) && Int(part)! <= 255
+                    && String(Int(part)!) == part
             }
     }
 

@@ -124,8 +124,6 @@ extension Home {
         return false
     }
 
-    /// Opens the lock file `name` of the home's `locks` folder, creating both (never through a symbolic link, and
-    /// only a regular file).
     /// Claims sink `name` for one publisher, for as long as the returned claim lives: an exclusive `flock` on
     /// `locks/sink-NAME.lock`. A second `sink push`, or a `sink push` beside the `serve` or `sink follow` that
     /// publishes to the sink, would publish its changes twice.
@@ -141,6 +139,8 @@ extension Home {
         return JobClaim([descriptor])
     }
 
+    /// Opens the lock file `name` of the home's `locks` folder, creating both (never through a symbolic link, and
+    /// only a regular file).
     private func openLock(_ name: String) throws(HomeError) -> Int32 {
         if !Self.exists(locksDirectory) { try Self.makeDirectory(locksDirectory, intermediates: false) }
         let path = locksDirectory + "/" + name

@@ -69,9 +69,33 @@ extension Hub {
         } catch {
             throw SinkRequestError(description: error.message)
         }
+        if case .mqtt(let broker) = address { try checkBroker(broker, passwordFile: file) }
         try store.sinks.add(
             SinkRecord(name: name, address: address.description, passwordFile: file, addedAt: Timestamp(Date())))
         return (address.description, try store.sinks.queuedChanges(after: 0))
+    }
+
+    /// Refuses what would make an MQTT sink fail at every push, or publish every change twice: a password without a
+    /// user (MQTT 3.1.1 sends none), a CA file that cannot be read, and a broker and prefix another sink of the home
+    /// publishes to already.
+    private func checkBroker(_ broker: MQTTAddress, passwordFile: String?) throws {
+        if passwordFile != nil && broker.user == nil {
+            throw SinkRequestError(
+                description: "the address names no user, so the password would not be sent: mqtt://USER@HOST")
+        }
+        if let caFile = broker.caFile, !FileManager.default.isReadableFile(atPath: caFile) {
+            throw SinkRequestError(description: "the CA file \(caFile) cannot be read")
+        }
+        for sink in try store.sinks.all() {
+            guard case .mqtt(let other) = try? AnySinkAddress(sink.address),
+                other.host.lowercased() == broker.host.lowercased(), other.port == broker.port,
+                other.prefix == broker.prefix
+            else { continue }
+            throw SinkRequestError(
+                description:
+                    "sink \(sink.name) publishes to \(broker.serverDescription) under \(broker.prefix) already: a second "
+                    + "sink there would publish every change twice")
+        }
     }
 
     /// The sink named `name`, or every sink when `name` is `nil`.

@@ -34,7 +34,7 @@ public final class MQTTConnection: Sendable {
         public var will: Will?
         /// Seconds between two packets at most; PINGREQ is sent every half of it.
         public var keepAlive: UInt16
-        /// The messages in flight at once.
+        /// The messages in flight at once: 1 to 65535, the packet identifiers there are.
         public var window: Int
         /// How long a publish waits for the broker's next acknowledgement before it fails.
         public var acknowledgementTimeout: Duration
@@ -46,6 +46,7 @@ public final class MQTTConnection: Sendable {
             keepAlive: UInt16 = 60, window: Int = 64, acknowledgementTimeout: Duration = .seconds(30),
             connectTimeout: Duration = .seconds(10)
         ) {
+            precondition((1...65_535).contains(window), "an MQTT window is 1 to 65535 messages: its packet identifiers")
             self.clientID = clientID
             self.userName = userName
             self.password = password
@@ -100,8 +101,10 @@ public final class MQTTConnection: Sendable {
         let sslContext: NIOSSLContext?
         do {
             sslContext = try tls.map { try NIOSSLContext(configuration: $0) }
+        } catch NIOSSLError.noSuchFilesystemObject {
+            throw failure("TLS cannot be set up: the CA file does not exist")
         } catch {
-            throw failure("TLS cannot be set up (\(brief(error, caFile: "the CA file")))")
+            throw failure("TLS cannot be set up: the CA file holds no PEM certificate (\(brief(error, caFile: "it")))")
         }
         let connect = try Self.connectPacket(options)
         let eventLoop = MultiThreadedEventLoopGroup.singleton.next()
@@ -167,12 +170,17 @@ public final class MQTTConnection: Sendable {
         }
     }
 
-    /// Sends DISCONNECT (the broker then discards the will) and closes the connection.
-    public func close() async {
+    /// Publishes `last` (without waiting for the broker's acknowledgements: it handles them before the DISCONNECT
+    /// that follows), sends DISCONNECT (the broker then discards the will) and closes the connection; a broker that
+    /// takes more than 5 seconds to take them is closed on.
+    public func close(publishing last: [Message] = []) async {
         let handler = handler
+        let channel = channel
         let done = channel.eventLoop.makePromise(of: Void.self)
-        channel.eventLoop.execute { handler.value.disconnect(promise: done) }
+        let limit = channel.eventLoop.scheduleTask(in: .seconds(5)) { channel.close(promise: nil) }
+        channel.eventLoop.execute { handler.value.disconnect(publishing: last, promise: done) }
         try? await done.futureResult.get()
+        limit.cancel()
         try? await channel.close()
     }
 
@@ -271,6 +279,7 @@ final class MQTTClientHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         var bytes = unwrapInboundIn(data)
+        var acknowledged = false
         if received == nil {
             received = bytes
         } else {
@@ -287,18 +296,20 @@ final class MQTTClientHandler: ChannelInboundHandler, RemovableChannelHandler {
             guard let (packet, length) = decoded else { break }
             received!.moveReaderIndex(forwardBy: length)
             if received!.readableBytes == 0 { received = nil }
-            handle(packet, context)
+            if handle(packet, context) { acknowledged = true }
         }
-        // the places the acknowledgements freed, filled in one write
-        if batch != nil && failure == nil { fill(context) }
+        // the places the acknowledgements freed, filled in one write (which restarts the acknowledgement deadline:
+        // a PINGRESP alone does not)
+        if acknowledged && batch != nil && failure == nil { fill(context) }
     }
 
-    private func handle(_ packet: Packet, _ context: ChannelHandlerContext) {
+    /// Handles `packet`; whether it acknowledged a message of the batch.
+    private func handle(_ packet: Packet, _ context: ChannelHandlerContext) -> Bool {
         switch packet {
         case .connAck(_, let code) where connected != nil:
             guard code == .accepted else {
                 fail("the broker refused the connection: \(code)\(Self.advice(code))")
-                return
+                return false
             }
             connected!.succeed()
             connected = nil
@@ -309,10 +320,11 @@ final class MQTTClientHandler: ChannelInboundHandler, RemovableChannelHandler {
                     handler.value.ping()
                 }
             }
+            return false
         case .pubAck(let id):
             guard var batch, batch.inFlight.removeValue(forKey: id) != nil else {
                 fail("the broker acknowledged packet \(id), which was not in flight")
-                return
+                return false
             }
             batch.acknowledged += 1
             self.batch = batch
@@ -321,10 +333,12 @@ final class MQTTClientHandler: ChannelInboundHandler, RemovableChannelHandler {
                 acknowledgementDeadline?.cancel()
                 batch.promise.succeed()
             }
+            return true
         case .pingResp:
-            break
+            return false
         default:
             fail("the broker sent a \(packet.name), which a publisher is never sent")
+            return false
         }
     }
 
@@ -392,21 +406,36 @@ final class MQTTClientHandler: ChannelInboundHandler, RemovableChannelHandler {
         context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: [0xC0, 0x00])), promise: nil)
     }
 
-    func disconnect(promise: EventLoopPromise<Void>) {
-        guard let context, failure == nil else {
+    /// Writes `last` at QoS 1 (their acknowledgements are not waited for), then DISCONNECT.
+    func disconnect(publishing last: [MQTTConnection.Message], promise: EventLoopPromise<Void>) {
+        guard let context, failure == nil, batch == nil else {
             promise.succeed()
             return
         }
         failure = SinkError(.queryFailed, "the connection to the broker at \(server) was closed")
         keepAlive?.cancel()
-        context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: [0xE0, 0x00]))).cascade(
-            to: promise)
+        var bytes: [UInt8] = []
+        for message in last {
+            let id = nextID
+            nextID = nextID == .max ? 1 : nextID + 1
+            try? Packet.publish(
+                Publish(
+                    topic: message.topic, payload: message.payload, qos: .atLeastOnce, retain: message.retain,
+                    packetID: id)
+            ).encode(into: &bytes)
+        }
+        bytes += [0xE0, 0x00]
+        context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: bytes))).cascade(to: promise)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
         fail("the broker closed the connection")
+        // the context holds this handler: kept, the pipeline would never be freed
+        self.context = nil
         context.fireChannelInactive()
     }
+
+    func handlerRemoved(context: ChannelHandlerContext) { self.context = nil }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         fail(brief(error, caFile: "the CA file"))

@@ -117,7 +117,6 @@ public final class MQTTSink: Sendable {
 
     /// Disconnects; a long-running publisher first says `offline` (the broker discards the will at a DISCONNECT).
     public func close() async {
-        if announces { try? await connection.publish([Self.availability(false, address, hubID: hubID)]) }
-        await connection.close()
+        await connection.close(publishing: announces ? [Self.availability(false, address, hubID: hubID)] : [])
     }
 }

@@ -12,6 +12,8 @@ struct MalformedPacketTests {
                 will: Will(topic: "vitalbridge/hub/availability", payload: Array("offline".utf8)), userName: "hub",
                 password: Array("secret".utf8))),
         .connect(Connect(clientID: "", keepAlive: 0)),
+        // the fuzzer's: a server refuses it (identifier rejected), but it is a packet, and encodes
+        .connect(Connect(clientID: "", cleanSession: false, keepAlive: 10)),
         .connAck(sessionPresent: false, returnCode: .badUserNameOrPassword),
         .publish(Publish(topic: "a/b", payload: Array("{}".utf8), qos: .atLeastOnce, retain: true, packetID: 7)),
         .publish(Publish(topic: "a", payload: [])),
@@ -172,8 +174,8 @@ struct MalformedPacketTests {
             MQTTError(.field, "MQTT 3.1.1 sends a password only with a user name")
         ),
         (
-            .connect(Connect(clientID: "", cleanSession: false)),
-            MQTTError(.field, "an empty client identifier needs a clean session")
+            .connAck(sessionPresent: true, returnCode: .notAuthorized),
+            MQTTError(.field, "a CONNACK that refuses has no session present")
         ),
         (
             .connect(Connect(clientID: String(repeating: "c", count: 65_536))),

@@ -57,8 +57,26 @@ struct MQTTAddressTests {
         ),
         ("mqtt://@localhost", .missingUser, "the address's user is empty: mqtt://USER@HOST"),
         ("mqtt://hub@", .badHost, "the address names no broker host: mqtt://[USER@]HOST[:PORT][/PREFIX]"),
-        ("mqtt://hub@localhost:99999", .badPort, "the address's port 99999 is not a number from 1 to 65535"),
+        ("mqtt://hub@localhost:99999", .badPort, "the address's port is not a number from 1 to 65535"),
         ("mqtt://loc alhost", .badHost, "the address's host is not a host name or IP address"),
+        // a password's text is never echoed, wherever its : @ / ? put it
+        ("mqtts://hub:hunter2?x@broker.example", .badPort, "the address's port is not a number from 1 to 65535"),
+        (
+            "mqtts://hub:s3cr/et@broker.example", .passwordInAddress,
+            "the address contains a password: give it with --password-file, never in the address"
+        ),
+        (
+            "mqtts://hub:12345/x@broker.example", .passwordInAddress,
+            "the address contains a password: give it with --password-file, never in the address"
+        ),
+        (
+            "mqtt://localhost/a@b", .malformedAddress,
+            "the address's user holds a / (write it %2F), or its prefix an @ (write it %40)"
+        ),
+        (
+            "mqtt://127.0.0.08", .conflictingParameter,
+            "mqtt:// to 127.0.0.08 would send the password and the readings in clear: use mqtts://, or add ?cleartext=allow if the network is yours"
+        ),
         ("mqtt://localhost/a//b", .malformedAddress, "the prefix has an empty level (// or a / at an end)"),
         ("mqtt://localhost/a/", .malformedAddress, "the prefix has an empty level (// or a / at an end)"),
         (

@@ -182,7 +182,7 @@ struct MQTTSinkCommandTests {
             ("mqtt://localhost/home/+", "the prefix may not hold + or #: MQTT's wildcards are not topic names"),
             ("mqtt://localhost?cafile=/ca.pem", "cafile applies only to mqtts:// (TLS)"),
             ("mqtts://localhost?cafile=ca.pem", "cafile= must be an absolute path (from /)"),
-            ("mqtt://localhost:0", "the address's port 0 is not a number from 1 to 65535"),
+            ("mqtt://localhost:0", "the address's port is not a number from 1 to 65535"),
         ])
     func refusedAddresses(url: String, message: String) throws {
         let home = try SinkCommandTests.home(0)
@@ -190,6 +190,35 @@ struct MQTTSinkCommandTests {
         #expect(output.status == 1)
         #expect(output.stderr == "cannot add sink ha: \(message)\n")
         #expect(try home.store().sinks.all().isEmpty)
+    }
+
+    @Test("a password without a user, a CA file that cannot be read, a second sink on one broker and prefix: refused")
+    func refusedSinks() throws {
+        let home = try SinkCommandTests.home(0)
+        let passwordFile = home.path + "/../\(UUID().uuidString).pw"
+        try PrivateBroker.password.write(toFile: passwordFile, atomically: true, encoding: .utf8)
+        chmod(passwordFile, 0o600)
+        let cases: [([String], String)] = [
+            (
+                ["mqtt://localhost", "--password-file", passwordFile],
+                "the address names no user, so the password would not be sent: mqtt://USER@HOST"
+            ),
+            (["mqtts://hub@localhost?cafile=/nonexistent/ca.pem"], "the CA file /nonexistent/ca.pem cannot be read"),
+        ]
+        for (arguments, message) in cases {
+            let output = try home.run(["sink", "add", "--home", home.path, "ha"] + arguments)
+            #expect(output.status == 1)
+            #expect(output.stderr == "cannot add sink ha: \(message)\n")
+        }
+        #expect(try home.run(["sink", "add", "--home", home.path, "ha", "mqtt://localhost"]).status == 0)
+        let twice = try home.run(["sink", "add", "--home", home.path, "ha2", "mqtt://hub@LOCALHOST:1883/vitalbridge"])
+        #expect(
+            twice.stderr
+                == "cannot add sink ha2: sink ha publishes to LOCALHOST:1883 under vitalbridge already: a second sink there would publish every change twice\n"
+        )
+        // another prefix on the same broker is another stream
+        #expect(try home.run(["sink", "add", "--home", home.path, "ha2", "mqtt://localhost/other"]).status == 0)
+        #expect(try home.store().sinks.all().map(\.name) == ["ha", "ha2"])
     }
 
     /// The retained availability of the home's hub, `online` or `offline`; empty when none is retained.
@@ -299,14 +328,14 @@ struct MQTTSinkTLSTests {
         chmod(passwordFile, 0o600)
         let cases: [(name: String, url: String, error: String?)] = [
             (
-                "other", "mqtts://hub@localhost:\(port)?cafile=\(broker.otherCAFile)",
+                "other", "mqtts://hub@localhost:\(port)/other?cafile=\(broker.otherCAFile)",
                 "TLS: the server's certificate is not signed by a trusted CA (check the CA file)"
             ),
             (
-                "byip", "mqtts://hub@127.0.0.1:\(port)?cafile=\(broker.caFile)",
+                "byip", "mqtts://hub@127.0.0.1:\(port)/byip?cafile=\(broker.caFile)",
                 "TLS: the server's certificate does not name the host"
             ),
-            ("good", "mqtts://hub@localhost:\(port)?cafile=\(broker.caFile)", nil),
+            ("good", "mqtts://hub@localhost:\(port)/good?cafile=\(broker.caFile)", nil),
         ]
         for (name, url, error) in cases {
             let added = try home.run(["sink", "add", "--home", home.path, name, url, "--password-file", passwordFile])

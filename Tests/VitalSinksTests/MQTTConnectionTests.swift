@@ -32,7 +32,7 @@ struct MQTTConnectionTests {
         try await body(broker)
     }
 
-    @Test("2,000 messages pipelined 16 at a time arrive once each, in order, before publish returns")
+    @Test("2,000 messages pipelined 16 at a time arrive once each, in order")
     func pipelined() async throws {
         try await Self.withBroker { broker in
             // a session kept by the broker: what is published while the subscriber is away is queued for it
@@ -135,5 +135,36 @@ extension PrivateBroker {
     fileprivate func stoppedPort() -> Int {
         stop()
         return port
+    }
+}
+
+/// A broker that answers pings but never acknowledges (Tests/Oracles/mqtt_silent_broker.py).
+@Suite("MQTTConnection against a broker that never acknowledges", .needs(.python3))
+struct SilentBrokerTests {
+    @Test("a publish fails after the acknowledgement timeout, however often the broker answers pings")
+    func acknowledgementTimeout() async throws {
+        let port = try PrivateBroker.freePort()
+        let broker = try SpawnedProgram("/usr/bin/python3", [Oracles.script("mqtt_silent_broker.py"), "\(port)"])
+        defer {
+            kill(broker.pid, SIGKILL)
+            _ = broker.wait()
+        }
+        for _ in 0..<500 {
+            if PrivateBroker.accepts(port) { break }
+            usleep(10_000)
+        }
+        // a ping every second, each answered, and nothing acknowledged for three
+        let options = MQTTConnection.Options(clientID: "silent", keepAlive: 2, acknowledgementTimeout: .seconds(3))
+        let connection = try await MQTTConnection.connect(
+            host: "127.0.0.1", port: port, options: options, logger: MQTTConnectionTests.logger)
+        let started = ContinuousClock.now
+        await #expect(
+            throws: SinkError(
+                .queryFailed, "the broker at 127.0.0.1:\(port): the broker acknowledged nothing for 3.0 seconds")
+        ) {
+            try await connection.publish([.init(topic: "a/b", payload: [1])])
+        }
+        #expect(ContinuousClock.now - started < .seconds(6))
+        await connection.close()
     }
 }

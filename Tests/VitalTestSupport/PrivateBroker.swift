@@ -122,7 +122,7 @@ public final class PrivateBroker: Sendable {
     }
 
     /// A TCP port nothing listens on now, from the kernel.
-    static func freePort() throws -> Int {
+    public static func freePort() throws -> Int {
         let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(socket) }
         var address = sockaddr_in()
@@ -139,7 +139,7 @@ public final class PrivateBroker: Sendable {
     }
 
     /// Whether something accepts a TCP connection on `port` of the loopback address.
-    static func accepts(_ port: Int) -> Bool {
+    public static func accepts(_ port: Int) -> Bool {
         let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(socket) }
         var address = sockaddr_in()
