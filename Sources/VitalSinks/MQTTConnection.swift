@@ -30,7 +30,7 @@ public final class MQTTConnection: Sendable {
         public var clientID: String
         public var userName: String?
         public var password: String?
-        /// What the broker publishes when the connection ends without ``MQTTConnection/close()``.
+        /// What the broker publishes when the connection ends without ``MQTTConnection/close(publishing:)``.
         public var will: Will?
         /// Seconds between two packets at most; PINGREQ is sent every half of it.
         public var keepAlive: UInt16
