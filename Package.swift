@@ -170,7 +170,7 @@ let package = Package(
         .testTarget(
             name: "VitalSinksTests",
             dependencies: [
-                "VitalCore", "SinkSettings", "VitalSinks", "VitalTestSupport", "TestRequirements",
+                "VitalCore", "SinkSettings", "VitalSinks", "VitalExports", "VitalTestSupport", "TestRequirements",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "VitalTestSupport", "TestRequirements"]),

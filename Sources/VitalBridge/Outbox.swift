@@ -14,6 +14,13 @@ public protocol ChangeSink: Sendable {
     func push(_ batch: ChangeBatch) async throws
     /// Ends the connection.
     func close() async
+    /// Whether each batch must bring the latest reading of each (owner, kind) its changes touch
+    /// (`ChangeBatch.latest`), for a destination that shows current values: `false` unless the sink says so.
+    var wantsLatestReadings: Bool { get }
+}
+
+extension ChangeSink {
+    public var wantsLatestReadings: Bool { false }
 }
 
 /// Why a push to a sink failed: the sink's name and a one-line message that holds no secret and no health value.
@@ -144,7 +151,8 @@ public struct Outbox: Sendable {
             }
             var pushed = 0
             while true {
-                let batch = try store.sinks.changeBatch(after: position, limit: batchSize)
+                let batch = try store.sinks.changeBatch(
+                    after: position, limit: batchSize, latest: connection.wantsLatestReadings)
                 guard !batch.changes.isEmpty else { break }
                 try await connection.push(batch)
                 position = batch.through

@@ -83,28 +83,32 @@ struct SinkCommand: ParsableCommand {
 
         func run() throws {
             let hub = try openHub(homeOptions.home)
-            let sinks = try refusing("cannot list the sinks") { () throws(StoreError) in try hub.store.sinks.all() }
-            print(
-                table(
-                    ["sink", "address", "password", "added (UTC)"],
-                    sinks.map { sink in
-                        let none = sink.address.hasPrefix("mqtt") ? "none" : "PGPASSFILE or ~/.pgpass"
-                        return [sink.name, sink.address, sink.passwordFile ?? none, "\(sink.addedAt)"]
-                    }))
+            let rows = try refusing("cannot list the sinks") { () throws(StoreError) in try hub.sinkListRows() }
+            print(table(["sink", "address", "password", "added (UTC)"], rows))
         }
     }
 
-    struct Remove: ParsableCommand {
+    struct Remove: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Remove a sink; what its database received stays there.",
-            discussion: "Example:\n  vitalbridge sink remove clinic")
+            abstract: "Remove a sink; what its database received stays there, what it retained on a broker is cleared.",
+            discussion: """
+                An MQTT sink's Home Assistant sensors and states are cleared on the broker first, so Home Assistant \
+                removes them; if the broker cannot be reached the sink is kept, unless --keep-retained.
+
+                Examples:
+                  vitalbridge sink remove clinic
+                  vitalbridge sink remove ha --keep-retained
+                """)
         @OptionGroup var homeOptions: HomeOptions
         @Argument(help: "The sink's name.") var name: String
+        @Flag(help: "Leave what an MQTT sink retained on its broker as it is.") var keepRetained = false
 
-        func run() throws {
+        func run() async throws {
             let hub = try openHub(homeOptions.home, readOnly: false)
-            try refusing("cannot remove sink \(name)") { () throws(StoreError) in
-                try hub.store.sinks.remove(named: name)
+            do {
+                try await hub.removeSink(named: name, keepRetained: keepRetained)
+            } catch {
+                throw CommandError("cannot remove sink \(name): \(error)")
             }
             print("removed sink \(name)")
         }

@@ -131,12 +131,62 @@ public struct ChangeBatch: Hashable, Sendable {
     /// The feed's sequence this batch brings the destination to: its last change's, or more when changes between
     /// were superseded.
     public var through: Int64
+    /// For a destination that shows each owner's latest value (Home Assistant), the latest reading of each
+    /// (owner, kind) the changes touch, as the store holds them when the batch is read; empty unless asked for.
+    public var latest: [LatestReading]
 
-    public init(hubID: String, devices: [Device], people: [String], changes: [ReadingChange], through: Int64) {
+    public init(
+        hubID: String, devices: [Device], people: [String], changes: [ReadingChange], through: Int64,
+        latest: [LatestReading] = []
+    ) {
         self.hubID = hubID
         self.devices = devices
         self.people = people
         self.changes = changes
         self.through = through
+        self.latest = latest
+    }
+}
+
+/// The latest reading of one kind of one owner, a person of the home or the home itself, by measurement time: what
+/// a destination that shows a current value (a Home Assistant sensor) shows.
+///
+/// Only readings the hub exports count (never one in quarantine or deleted), and "latest" is by the time the reading
+/// was measured, not stored: an old record synced later does not replace a newer value.
+///
+/// ```swift
+/// LatestReading(personID: 2, person: "Ann", kind: .weight, reading: stored)   // Ann's weight is stored's
+/// LatestReading(personID: 2, person: "Ann", kind: .weight, reading: nil)      // Ann has no weight any more
+/// ```
+public struct LatestReading: Hashable, Sendable {
+    /// The person's identifier in the home (never reused, unlike a name); `nil` for the home's own readings, those of
+    /// devices that do not tell whose a reading is.
+    public var personID: Int64?
+    /// The person's name, while the person is in the home.
+    public var person: String?
+    public var kind: ReadingKind
+    /// The owner's latest reading of the kind; `nil` when the owner has none (the last was deleted, or returned to
+    /// quarantine).
+    public var reading: StoredReading?
+
+    public init(personID: Int64?, person: String?, kind: ReadingKind, reading: StoredReading?) {
+        self.personID = personID
+        self.person = person
+        self.kind = kind
+        self.reading = reading
+    }
+}
+
+/// A reading in a hub's store, with its identifier there and its device.
+public struct StoredReading: Hashable, Sendable {
+    /// The store's identifier, increasing in the order readings were stored.
+    public var id: Int64
+    public var device: MACAddress
+    public var reading: Reading
+
+    public init(id: Int64, device: MACAddress, reading: Reading) {
+        self.id = id
+        self.device = device
+        self.reading = reading
     }
 }

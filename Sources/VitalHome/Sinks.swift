@@ -17,6 +17,7 @@ struct ClaimedSink: ChangeSink {
 
     func position(hub hubID: String) async throws -> Int64 { try await sink.position(hub: hubID) }
     func push(_ batch: ChangeBatch) async throws { try await sink.push(batch) }
+    var wantsLatestReadings: Bool { sink.wantsLatestReadings }
     func close() async {
         await sink.close()
         withExtendedLifetime(claim) {}
@@ -102,6 +103,48 @@ extension Hub {
     public func sinks(named name: String?) throws(StoreError) -> [SinkRecord] {
         if let name { return [try store.sinks.named(name)] }
         return try store.sinks.all()
+    }
+
+    /// What `sink list` shows of each sink, a row each: its name, its address, where its password comes from (its
+    /// file; else libpq's password file for PostgreSQL, none for MQTT) and when it was added.
+    public func sinkListRows() throws(StoreError) -> [[String]] {
+        try store.sinks.all().map { sink in
+            let otherwise =
+                switch try? AnySinkAddress(sink.address) {
+                case .mqtt: "none"
+                default: "PGPASSFILE or ~/.pgpass"
+                }
+            return [sink.name, sink.address, sink.passwordFile ?? otherwise, "\(sink.addedAt)"]
+        }
+    }
+
+    /// Removes the sink `name`. An MQTT sink first clears what it retained on its broker for Home Assistant (every
+    /// owner's sensor configurations and states, and the availability), so that Home Assistant removes its sensors,
+    /// unless `keepRetained`; if the broker cannot be reached the sink stays, and the error says so. What a
+    /// database received stays there.
+    ///
+    /// - Throws: ``SinkRequestError`` naming the broker and why, or the store's error.
+    public func removeSink(named name: String, keepRetained: Bool) async throws {
+        let sink = try store.sinks.named(name)
+        if !keepRetained, case .mqtt(let broker) = try AnySinkAddress(sink.address) {
+            do {
+                let claimed = try await connect(sink)
+                do {
+                    try await ((claimed as? ClaimedSink)?.sink as? MQTTSink)?.clearRetained(
+                        owners: try store.sinks.ownersEver())
+                } catch {
+                    await claimed.close()
+                    throw error
+                }
+                await claimed.close()
+            } catch {
+                throw SinkRequestError(
+                    description:
+                        "cannot clear what it retained on \(broker.serverDescription) for Home Assistant: \(error); "
+                        + "the sink is kept (to remove it and leave the broker as it is: --keep-retained)")
+            }
+        }
+        try store.sinks.remove(named: name)
     }
 
     /// What `sink status` shows of the sink named `name` (every sink when `nil`), a row each: its name, how many

@@ -32,6 +32,10 @@ public final class MQTTSink: Sendable {
     private let hubID: String
     private let position: Locked<Int64>
     private let announces: Bool
+    private let discovery: HomeAssistantDiscovery
+    /// What this connection has retained for Home Assistant: the (owner, kind)s whose configurations it published,
+    /// and each state topic's last payload (empty: cleared).
+    private let retained = Locked<(configs: Set<String>, states: [String: [UInt8]])>(([], [:]))
 
     private init(address: MQTTAddress, connection: MQTTConnection, hubID: String, position: Int64, announces: Bool) {
         self.address = address
@@ -39,7 +43,11 @@ public final class MQTTSink: Sendable {
         self.hubID = hubID
         self.position = Locked(position)
         self.announces = announces
+        self.discovery = HomeAssistantDiscovery(address: address, hubID: hubID)
     }
+
+    /// The sink shows each owner's latest reading of each kind: a batch must bring them.
+    public var wantsLatestReadings: Bool { true }
 
     /// Where a long-running publisher says whether the hub is there: `PREFIX/HUB/availability`.
     public static func availabilityTopic(_ address: MQTTAddress, hubID: String) -> String {
@@ -100,19 +108,83 @@ public final class MQTTSink: Sendable {
         return position.withLock { $0 }
     }
 
-    /// Publishes each change of `batch`, in order, and returns once the broker acknowledged all of them.
+    /// Publishes each change of `batch`, in order, then for Home Assistant the latest reading of each (owner, kind)
+    /// the batch touched (`ChangeBatch/latest`), and returns once the broker acknowledged all of them.
+    ///
+    /// An owner's kind gets its sensors' configurations (once a connection) and its state, retained; an owner's kind
+    /// with no reading left has them cleared (empty retained messages), the configurations first, so that Home
+    /// Assistant removes the sensors rather than reading an empty state. A state the connection has published
+    /// already is not published again.
     public func push(_ batch: ChangeBatch) async throws {
         guard batch.hubID == hubID else {
             throw SinkError(.queryFailed, "this MQTT sink publishes hub \(hubID)'s feed, not hub \(batch.hubID)'s")
         }
-        let messages = batch.changes.map { change in
+        var messages = batch.changes.map { change in
             var line: [UInt8] = []
             ChangeFeedFormat.appendLine(change, hub: hubID, to: &line)
             line.removeLast()
             return MQTTConnection.Message(topic: changesTopic, payload: line)
         }
-        try await connection.publish(messages)
+        var published = retained.withLock { $0 }
+        for latest in batch.latest {
+            let owner = "\(HomeAssistantDiscovery.ownerLevel(latest.personID))/\(latest.kind.rawValue)"
+            let stateTopic = discovery.stateTopic(latest.personID, latest.kind)
+            let sensors = HomeAssistantDiscovery.sensors(of: latest.kind)
+            guard let reading = latest.reading else {
+                messages += sensors.map { sensor in
+                    MQTTConnection.Message(
+                        topic: discovery.configTopic(latest.personID, latest.kind, sensor.column), payload: [],
+                        retain: true)
+                }
+                messages.append(MQTTConnection.Message(topic: stateTopic, payload: [], retain: true))
+                published.configs.remove(owner)
+                published.states[stateTopic] = []
+                continue
+            }
+            if published.configs.insert(owner).inserted {
+                messages += sensors.map { sensor in
+                    MQTTConnection.Message(
+                        topic: discovery.configTopic(latest.personID, latest.kind, sensor.column),
+                        payload: discovery.config(
+                            sensor, of: latest.kind, personID: latest.personID, person: latest.person), retain: true)
+                }
+            }
+            let state = HomeAssistantDiscovery.state(reading)
+            if published.states[stateTopic] != state {
+                messages.append(MQTTConnection.Message(topic: stateTopic, payload: state, retain: true))
+                published.states[stateTopic] = state
+            }
+        }
+        do {
+            try await connection.publish(messages)
+        } catch {
+            // what the broker has is unknown: the next batch publishes everything again
+            retained.withLock { $0 = ([], [:]) }
+            throw error
+        }
+        retained.withLock { $0 = published }
         position.withLock { $0 = batch.through }
+    }
+
+    /// Clears everything the sink may have retained on the broker for the owners `personIDs` (`nil`: the home): each
+    /// kind's sensor configurations and state, and the hub's availability. For `sink remove`: Home Assistant then
+    /// removes the sensors and their devices.
+    public func clearRetained(owners personIDs: [Int64?]) async throws {
+        var messages: [MQTTConnection.Message] = []
+        for personID in personIDs {
+            for kind in ReadingKind.allCases {
+                messages += HomeAssistantDiscovery.sensors(of: kind).map { sensor in
+                    MQTTConnection.Message(
+                        topic: discovery.configTopic(personID, kind, sensor.column), payload: [], retain: true)
+                }
+                messages.append(
+                    MQTTConnection.Message(topic: discovery.stateTopic(personID, kind), payload: [], retain: true))
+            }
+        }
+        messages.append(
+            MQTTConnection.Message(topic: Self.availabilityTopic(address, hubID: hubID), payload: [], retain: true))
+        try await connection.publish(messages)
+        retained.withLock { $0 = ([], [:]) }
     }
 
     /// Disconnects; a long-running publisher first says `offline` (the broker discards the will at a DISCONNECT).

@@ -2,20 +2,6 @@ import Foundation
 internal import GRDB
 import VitalCore
 
-/// A reading in the store.
-public struct StoredReading: Hashable, Sendable {
-    /// The store's identifier, increasing in the order readings were stored.
-    public var id: Int64
-    public var device: MACAddress
-    public var reading: Reading
-
-    public init(id: Int64, device: MACAddress, reading: Reading) {
-        self.id = id
-        self.device = device
-        self.reading = reading
-    }
-}
-
 /// How readings a device sends in parts are one reading: device-family knowledge, which the store does not have.
 ///
 /// The driver side supplies it (VitalDevices' `RecordMerging`, passed by the engine's sink), and the store applies

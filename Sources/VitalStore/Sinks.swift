@@ -99,8 +99,9 @@ extension SinksStore {
 
     /// The next batch for a destination at `position` of this hub's feed: the hub's devices and people and at most
     /// `limit` changes after `position`, read in one transaction; its `changes` are empty when the
-    /// destination has everything.
-    public func changeBatch(after position: Int64, limit: Int) throws(StoreError) -> ChangeBatch {
+    /// destination has everything. With `latest`, the batch also has the latest reading of each (owner, kind) its
+    /// changes touch (`ChangeBatch.latest`).
+    public func changeBatch(after position: Int64, limit: Int, latest: Bool = false) throws(StoreError) -> ChangeBatch {
         try file.snapshot("read a sink's batch") { db in
             var changes: [ReadingChange] = []
             try VitalStore.forEachChange(after: position, limit: limit, db) { changes.append($0) }
@@ -108,10 +109,12 @@ extension SinksStore {
                 ChangeBatch.Device(
                     mac: $0.mac, model: $0.model, serialNumber: $0.serialNumber, firmwareRevision: $0.firmwareRevision)
             }
+            let through = changes.last?.sequence ?? position
             return ChangeBatch(
                 hubID: try VitalStore.hubID(db), devices: devices,
                 people: try String.fetchAll(db, sql: "SELECT name FROM person ORDER BY name"), changes: changes,
-                through: changes.last?.sequence ?? position)
+                through: through,
+                latest: latest ? try VitalStore.latestReadings(after: position, through: through, db) : [])
         }
     }
 

@@ -292,7 +292,7 @@ struct MQTTSinkPahoTests {
             try Oracles.python(),
             [
                 Oracles.script("mqtt_collect.py"), "127.0.0.1", "\(broker.port)", PrivateBroker.user, "paho",
-                "vitalbridge/#", "\(count)", "20",
+                "vitalbridge/+/changes", "\(count)", "20",
             ], environment: ["MQTT_PASSWORD": PrivateBroker.password])
         #expect(output.status == 0, "\(output.stderr)")
         return count == 0 ? nil : try JSONDecoder().decode(Collected.self, from: Data(output.stdout.utf8))
@@ -309,7 +309,8 @@ struct MQTTSinkPahoTests {
         let collected = try #require(try Self.collect(broker, count: 150))
         let hub = try home.store().hubID()
         let feed = try MQTTSinkCommandTests.feed(home)
-        #expect(collected.messages.map(\.payload) == feed)
+        let inOrder = collected.messages.map(\.payload) == feed
+        #expect(inOrder, "\(collected.messages.count) messages, not the feed's \(feed.count) in order")
         #expect(collected.messages.allSatisfy { $0.topic == "vitalbridge/\(hub)/changes" && !$0.retain })
     }
 }
