@@ -2,6 +2,7 @@ import Foundation
 import TestRequirements
 import Testing
 import VitalCore
+import VitalSimulation
 import VitalStore
 import VitalTestSupport
 
@@ -127,5 +128,98 @@ struct MQTTDiscoveryTests {
         try Self.push(home)
         seen = try Self.seen(broker)
         #expect(seen.retained.isEmpty && seen.sensors.isEmpty, "\(seen.retained)")
+    }
+
+    @Test("sink remove cannot clear a broker it cannot reach: the sink is kept, and --keep-retained removes it")
+    func removeUnreachable() throws {
+        let broker = try PrivateBroker()
+        let home = try MQTTSinkCommandTests.homeWithSink(5, broker)
+        try Self.push(home)
+        broker.stop()
+        let refused = try home.run(["sink", "remove", "--home", home.path, "ha"])
+        #expect(refused.status == 1)
+        #expect(
+            refused.stderr.split(separator: "\n").last?.hasPrefix(
+                "cannot remove sink ha: cannot clear what it retained on 127.0.0.1:\(broker.port) for Home Assistant: ")
+                == true, "\(refused.stderr)")
+        #expect(
+            refused.stderr.hasSuffix("the sink is kept (to remove it and leave the broker as it is: --keep-retained)\n")
+        )
+        #expect(try home.store().sinks.all().map(\.name) == ["ha"])
+        let kept = try home.run(["sink", "remove", "--home", home.path, "ha", "--keep-retained"])
+        #expect(kept.stdout == "removed sink ha\n", "\(kept.stderr)")
+        #expect(try home.store().sinks.all().isEmpty)
+    }
+
+    @Test(
+        "serve publishes what it syncs: each change, the latest blood pressure for Home Assistant, and offline when it stops"
+    )
+    func serve() throws {
+        let broker = try PrivateBroker()
+        defer { broker.stop() }
+        var fleet = fleet(.bp5) { $0.presence = [PresenceScript(at: "07:00", seconds: 60)] }
+        fleet.start = "2026-11-20 07:00:10"
+        fleet.pace = 1
+        let home = try TestHome(fleet: fleet)
+        try home.add(.bp5)
+        try MQTTSinkCommandTests.addSink(to: home, broker, queued: 0)
+        let served = try home.run(["serve", "--home", home.path, "--seconds", "8"])
+        #expect(served.status == 0, "\(served.stderr)")
+        #expect(served.stdout.contains("ha: pushed 5 changes; it has the feed up to 5"), "\(served.stdout)")
+        let feed = try MQTTSinkCommandTests.feed(home)
+        let received = try MQTTSinkCommandTests.received(5, from: broker)
+        #expect(feed.count == 5 && received == feed)
+        let hub = try home.store().hubID()
+        let latest = try #require(try home.store().readings.all().max { $0.reading.measuredAt < $1.reading.measuredAt })
+        guard case .bloodPressure(let pressure) = latest.reading else { throw Unexpected(latest) }
+        let seen = try Self.seen(broker)
+        let systolic =
+            pressure.systolic.rounded() == pressure.systolic ? "\(Int(pressure.systolic))" : "\(pressure.systolic)"
+        #expect(seen.sensors["vitalbridge_\(hub)_home_blood_pressure_systolic"]?.value == systolic)
+        let availability = try broker.subscribe(["-t", "vitalbridge/\(hub)/availability", "-C", "1", "-W", "5"])
+        #expect(availability.stdout == "offline\n", "\(availability.stderr)")
+    }
+
+    struct Unexpected: Error {
+        let reading: StoredReading
+        init(_ reading: StoredReading) { self.reading = reading }
+    }
+
+    @Test(
+        "on a BlueZ home the sink publishes what the home measured through BlueZ and nothing of the simulator's",
+        .needs(Requirement.bus))
+    func bluezHome() throws {
+        let broker = try PrivateBroker()
+        defer { broker.stop() }
+        let bench = try SimulatedBus()
+        defer { bench.stop() }
+        #expect(try bench.open("ihealth-layer://?cmd=1&addtype=0&devicemodel=905&scheme=vitalbridge-demo").status == 0)
+        let measured = try bench.open("ihealth-layer://?cmd=0&devicemodel=905&mac=004D3208D313&scheme=vitalbridge-demo")
+        #expect(measured.status == 0, "\(measured.stderr)")
+        let passwordFile = bench.home.path + "/mqtt.pw"
+        try PrivateBroker.password.write(toFile: passwordFile, atomically: true, encoding: .utf8)
+        chmod(passwordFile, 0o600)
+        let added = try vitalbridge(
+            [
+                "sink", "add", "ha", "mqtt://\(PrivateBroker.user)@127.0.0.1:\(broker.port)", "--password-file",
+                passwordFile,
+            ], environment: bench.environment)
+        #expect(added.stdout.contains("(1 reading queued;"), "\(added.stdout)\(added.stderr)")
+        _ = try broker.subscribe(MQTTSinkCommandTests.session + ["-E"])
+        let pushed = try vitalbridge(["sink", "push"], environment: bench.environment)
+        #expect(pushed.stdout == "ha: pushed 1 change; it has the feed up to 1\n", "\(pushed.stderr)")
+        let feed = try vitalbridge(["changes"], environment: bench.environment).stdout.split(separator: "\n")
+        #expect(try MQTTSinkCommandTests.received(1, from: broker) == feed.map(String.init))
+        let store = try VitalStore(path: bench.home.path + "/vitalbridge.sqlite")
+        let readings = try store.readings.all()
+        guard readings.count == 1, case .heartRate(let rate) = readings[0].reading else {
+            Issue.record("the home holds \(readings.count) readings")
+            return
+        }
+        let seen = try Self.seen(broker)
+        #expect(seen.sensors.count == 1)
+        #expect(
+            seen.sensors["vitalbridge_\(try store.hubID())_home_heart_rate_heart_rate"]?.value
+                == "\(Int(rate.heartRate))")
     }
 }

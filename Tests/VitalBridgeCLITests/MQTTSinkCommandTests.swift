@@ -16,6 +16,13 @@ struct MQTTSinkCommandTests {
     /// reader's session opened.
     static func homeWithSink(_ count: Int, _ broker: PrivateBroker) throws -> TestHome {
         let home = try SinkCommandTests.home(count)
+        try addSink(to: home, broker, queued: count)
+        return home
+    }
+
+    /// Adds the sink `ha` to `broker` to `home`, which has `queued` readings, its password in a file of mode 600,
+    /// and opens the reader's session.
+    static func addSink(to home: TestHome, _ broker: PrivateBroker, queued count: Int) throws {
         let passwordFile = home.path + "/../\(UUID().uuidString).pw"
         try PrivateBroker.password.write(toFile: passwordFile, atomically: true, encoding: .utf8)
         chmod(passwordFile, 0o600)
@@ -30,7 +37,6 @@ struct MQTTSinkCommandTests {
         )
         let opened = try broker.subscribe(session + ["-E"])
         #expect(opened.status == 0, "\(opened.stderr)")
-        return home
     }
 
     /// The `count` messages the reader's session has been sent since it last read.

@@ -99,6 +99,18 @@ struct LatestReadingsTests {
         #expect(latest[0].reading?.reading == PeopleTests.weight(3, user: 2, kilograms: 83))
     }
 
+    @Test("a correction of the latest is the latest as corrected")
+    func correction() throws {
+        let store = try Self.home()
+        let ids = try store.readings.store([FeedTests.weight(1), FeedTests.weight(2)], device: Self.thermometer)
+        let position = try store.feed.end().sequence
+        try store.readings.store(
+            [FeedTests.weight(2, fat: 20)], device: Self.thermometer, merging: FeedTests.completing)
+        let latest = try Self.latest(store, after: position)
+        #expect(latest.map(\.reading?.id) == [ids[1]])
+        #expect(latest.map(\.reading?.reading) == [FeedTests.weight(2, fat: 20)])
+    }
+
     @Test("a batch asks only for the owners and kinds its changes touch")
     func onlyTouched() throws {
         let store = try Self.home()
