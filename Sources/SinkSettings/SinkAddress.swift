@@ -92,9 +92,18 @@ public struct SinkAddress: Hashable, Sendable, CustomStringConvertible {
     public static func isLoopback(_ host: String) -> Bool {
         let lowered = host.lowercased()
         if lowered == "localhost" || lowered == "::1" || lowered == "0:0:0:0:0:0:0:1" { return true }
-        // decimal octets without leading zeros: a resolver reads 127.0.0.08 as a name, and DNS may answer it
-        let parts = lowered.split(separator: ".", omittingEmptySubsequences: false)
-        return parts.count == 4 && parts[0] == "127"
+        return isIPv4(lowered) && lowered.hasPrefix("127.")
+    }
+
+    /// Whether `host` is an IP address rather than a name (a TLS server name may not be one): IPv6 (it has a colon)
+    /// or IPv4 in four decimal octets without leading zeros (a resolver reads `127.0.0.08` as a name, and DNS may
+    /// answer it).
+    public static func isIPAddress(_ host: String) -> Bool { host.contains(":") || isIPv4(host) }
+
+    /// Whether `host` is IPv4 in four decimal octets of at most 255, without leading zeros.
+    static func isIPv4(_ host: String) -> Bool {
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4
             && parts.allSatisfy { part in
                 !part.isEmpty && part.count <= 3 && part.allSatisfy(\.isASCIIDigit) && Int(part)! <= 255
                     && String(Int(part)!) == part

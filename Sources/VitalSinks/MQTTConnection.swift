@@ -114,7 +114,7 @@ public final class MQTTConnection: Sendable {
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     if let sslContext {
-                        let name = serverName ?? (isIPAddress(host) ? nil : host)
+                        let name = serverName ?? (SinkAddress.isIPAddress(host) ? nil : host)
                         try channel.pipeline.syncOperations.addHandler(
                             try NIOSSLClientHandler(context: sslContext, serverHostname: name))
                     }
@@ -195,11 +195,6 @@ public final class MQTTConnection: Sendable {
             throw SinkError(.malformedAddress, "cannot log in to the broker: \(error.message)")
         }
     }
-}
-
-/// Whether `host` is an IP address (a TLS server name may not be one): IPv6 (with a colon) or dotted IPv4.
-func isIPAddress(_ host: String) -> Bool {
-    host.contains(":") || (host.split(separator: ".").count == 4 && host.allSatisfy { $0.isNumber || $0 == "." })
 }
 
 extension TimeAmount {

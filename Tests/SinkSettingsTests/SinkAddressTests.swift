@@ -241,4 +241,18 @@ struct SinkAddressTests {
             #expect(SinkAddress.defaultSSLMode(for: .tcp(host: host, port: 5432)) == .require, "\(host)")
         }
     }
+
+    @Test("an IP address is IPv6 or four decimal octets without leading zeros; anything else is a name")
+    func ipAddresses() {
+        for host in ["127.0.0.1", "10.0.0.5", "255.255.255.255", "0.0.0.0", "::1", "fe80::1", "2001:db8::8"] {
+            #expect(SinkAddress.isIPAddress(host), "\(host)")
+        }
+        // a resolver reads these as names: a TLS check must name them
+        for host in [
+            "localhost", "broker.lan", "127.0.0.08", "256.0.0.1", "1.2.3", "1.2.3.4.5", "1..2.3", "01.2.3.4", "",
+        ] {
+            #expect(!SinkAddress.isIPAddress(host), "\(host)")
+        }
+        #expect(!SinkAddress.isLoopback("127.0.0.08") && SinkAddress.isLoopback("127.1.2.3"))
+    }
 }
