@@ -218,24 +218,16 @@ struct SinkCommandTests {
     @Test("100 SIGKILLs of sink push at random points, with readings added and deleted between: exactly once after")
     func killed() throws {
         let (home, cluster, database) = try Self.homeWithSink(3_000)
-        var random = SeededGenerator(seed: 3_636)
-        var killed = 0
         var next = 3_000
-        var rounds = 0
-        while killed < 100 && rounds < 300 {
-            rounds += 1
-            let push = try SpawnedProgram(
-                vitalbridgePath.path, ["sink", "push", "--home", home.path, "--batch-size", "20"])
-            usleep(UInt32.random(in: 0...200_000, using: &random))
-            kill(push.pid, SIGKILL)
-            if push.wait().status == 128 + SIGKILL { killed += 1 }
+        let (killed, rounds) = try Self.killPushes(home, kills: 100, seed: 3_636, batchSize: 20, within: 200_000) {
+            round, random in
             // more to push each round: new readings, and now and then a deletion
             try Self.add(40, from: next, to: home)
             next += 40
-            if rounds % 5 == 0 {
+            if round % 5 == 0 {
                 let id = Int.random(in: 1...next, using: &random)
                 _ = try home.run([
-                    "records", "delete", "--home", home.path, "--id", "\(id)", "--reason", "round \(rounds)",
+                    "records", "delete", "--home", home.path, "--id", "\(id)", "--reason", "round \(round)",
                 ])
             }
         }
@@ -243,6 +235,28 @@ struct SinkCommandTests {
         let last = try home.run(["sink", "push", "--home", home.path])
         #expect(last.status == 0, "\(last.stderr)")
         try Self.expectExact(home, cluster, database)
+    }
+
+    /// Starts `sink push` of `home` (batches of `batchSize`) and SIGKILLs it after a random wait of up to `within`
+    /// microseconds, until `kills` pushes were killed before they ended (at most `kills * 3` rounds), running
+    /// `between` after each round. Returns the kills and the rounds.
+    static func killPushes(
+        _ home: TestHome, kills: Int, seed: UInt64, batchSize: Int, within: UInt32,
+        between: (_ round: Int, _ random: inout SeededGenerator) throws -> Void
+    ) throws -> (killed: Int, rounds: Int) {
+        var random = SeededGenerator(seed: seed)
+        var killed = 0
+        var rounds = 0
+        while killed < kills && rounds < kills * 3 {
+            rounds += 1
+            let push = try SpawnedProgram(
+                vitalbridgePath.path, ["sink", "push", "--home", home.path, "--batch-size", "\(batchSize)"])
+            usleep(UInt32.random(in: 0...within, using: &random))
+            kill(push.pid, SIGKILL)
+            if push.wait().status == 128 + SIGKILL { killed += 1 }
+            try between(rounds, &random)
+        }
+        return (killed, rounds)
     }
 
     @Test("server backends terminated mid-batch: the push fails naming why, nothing half-applied, the next completes")
