@@ -14,13 +14,12 @@ public protocol ChangeSink: Sendable {
     func push(_ batch: ChangeBatch) async throws
     /// Ends the connection.
     func close() async
-    /// Whether each batch must bring the latest reading of each (owner, kind) its changes touch
-    /// (`ChangeBatch.latest`), for a destination that shows current values: `false` unless the sink says so.
-    var wantsLatestReadings: Bool { get }
-}
-
-extension ChangeSink {
-    public var wantsLatestReadings: Bool { false }
+    /// Which owners' latest readings the next batch must bring (`ChangeBatch.latest`), for a destination that shows
+    /// current values (`.none` for one that does not). A batch asked for `.every` is pushed even without changes.
+    var latestScope: LatestScope { get }
+    /// Whether the connection is known to have ended between pushes (a broker that closed it): a follower then
+    /// connects again without waiting for new changes.
+    var isClosed: Bool { get }
 }
 
 /// Why a push to a sink failed: the sink's name and a one-line message that holds no secret and no health value.
@@ -151,13 +150,15 @@ public struct Outbox: Sendable {
             }
             var pushed = 0
             while true {
-                let batch = try store.sinks.changeBatch(
-                    after: position, limit: batchSize, latest: connection.wantsLatestReadings)
-                guard !batch.changes.isEmpty else { break }
+                let scope = connection.latestScope
+                let batch = try store.sinks.changeBatch(after: position, limit: batchSize, latest: scope)
+                // every owner's latest goes even when the destination has every change
+                guard !batch.changes.isEmpty || scope == .every else { break }
                 try await connection.push(batch)
                 position = batch.through
                 pushed += batch.changes.count
                 try store.sinks.recordPush(named: sink.name, position: position, at: now())
+                if batch.changes.isEmpty { break }
             }
             if pushed == 0 { try store.sinks.recordPush(named: sink.name, position: position, at: now()) }
             return OutboxPush(pushed: pushed, position: position)
@@ -226,6 +227,12 @@ public struct Outbox: Sendable {
                 if state.waitLeft > .zero {
                     state.waitLeft -= poll
                     continue
+                }
+                if let open = state.connection, open.isClosed {
+                    // ended between pushes (a broker restarted): connected again now, not at the next change
+                    await open.close()
+                    state.connection = nil
+                    state.pushedThrough = nil
                 }
                 guard state.pushedThrough.map({ $0 < end }) ?? true else { continue }
                 do {

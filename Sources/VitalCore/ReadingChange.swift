@@ -132,7 +132,7 @@ public struct ChangeBatch: Hashable, Sendable {
     /// were superseded.
     public var through: Int64
     /// For a destination that shows each owner's latest value (Home Assistant), the latest reading of each
-    /// (owner, kind) the changes touch, as the store holds them when the batch is read; empty unless asked for.
+    /// (owner, kind) the batch's ``LatestScope`` asked for, as the store holds them when the batch is read.
     public var latest: [LatestReading]
 
     public init(
@@ -148,29 +148,47 @@ public struct ChangeBatch: Hashable, Sendable {
     }
 }
 
-/// The latest reading of one kind of one owner, a person of the home or the home itself, by measurement time: what
-/// a destination that shows a current value (a Home Assistant sensor) shows.
+/// Whose readings: a person of the home, by the number the home gave them (never reused, unlike a name), or the
+/// home itself, for the readings of devices that do not tell whose a reading is (no user index).
+public enum ReadingOwner: Hashable, Comparable, Sendable {
+    case home
+    case person(Int64)
+}
+
+/// Which owners' latest readings a batch of the feed brings (``ChangeBatch/latest``).
+public enum LatestScope: Hashable, Sendable {
+    /// None: the destination shows no current values.
+    case none
+    /// The (owner, kind)s the batch's changes may have changed: their readings' owner and kind; for a reading with a
+    /// user index, its kind for every person the home has had, since whose it was may have changed since (an index
+    /// unassigned, then assigned to someone else, leaves only the last change in the feed).
+    case touched
+    /// Every (owner, kind) there is or was: what a destination that may have lost what it showed (a new connection
+    /// to a broker) publishes again; an owner's kind without readings comes with none.
+    case every
+}
+
+/// The latest reading of one kind of one owner, by measurement time: what a destination that shows a current value
+/// (a Home Assistant sensor) shows.
 ///
 /// Only readings the hub exports count (never one in quarantine or deleted), and "latest" is by the time the reading
 /// was measured, not stored: an old record synced later does not replace a newer value.
 ///
 /// ```swift
-/// LatestReading(personID: 2, person: "Ann", kind: .weight, reading: stored)   // Ann's weight is stored's
-/// LatestReading(personID: 2, person: "Ann", kind: .weight, reading: nil)      // Ann has no weight any more
+/// LatestReading(owner: .person(2), person: "Ann", kind: .weight, reading: stored)   // Ann's weight is stored's
+/// LatestReading(owner: .person(2), person: "Ann", kind: .weight, reading: nil)      // Ann has no weight any more
 /// ```
 public struct LatestReading: Hashable, Sendable {
-    /// The person's identifier in the home (never reused, unlike a name); `nil` for the home's own readings, those of
-    /// devices that do not tell whose a reading is.
-    public var personID: Int64?
-    /// The person's name, while the person is in the home.
+    public var owner: ReadingOwner
+    /// The person's name, while the person is in the home; `nil` for the home.
     public var person: String?
     public var kind: ReadingKind
-    /// The owner's latest reading of the kind; `nil` when the owner has none (the last was deleted, or returned to
-    /// quarantine).
+    /// The owner's latest reading of the kind; `nil` when the owner has none (never had, or the last was deleted or
+    /// returned to quarantine).
     public var reading: StoredReading?
 
-    public init(personID: Int64?, person: String?, kind: ReadingKind, reading: StoredReading?) {
-        self.personID = personID
+    public init(owner: ReadingOwner, person: String?, kind: ReadingKind, reading: StoredReading?) {
+        self.owner = owner
         self.person = person
         self.kind = kind
         self.reading = reading

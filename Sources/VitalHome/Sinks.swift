@@ -6,7 +6,13 @@ import VitalCore
 import VitalSinks
 import VitalStore
 
-extension PostgresSink: ChangeSink {}
+extension PostgresSink: ChangeSink {
+    /// A database shows no current values: it has every reading.
+    nonisolated public var latestScope: LatestScope { .none }
+    /// A lost database connection is found by the next push.
+    nonisolated public var isClosed: Bool { false }
+}
+
 extension MQTTSink: ChangeSink {}
 
 /// A sink that publishes at least once (MQTT), with the claim that keeps it the sink's only publisher; closing it
@@ -17,7 +23,8 @@ struct ClaimedSink: ChangeSink {
 
     func position(hub hubID: String) async throws -> Int64 { try await sink.position(hub: hubID) }
     func push(_ batch: ChangeBatch) async throws { try await sink.push(batch) }
-    var wantsLatestReadings: Bool { sink.wantsLatestReadings }
+    var latestScope: LatestScope { sink.latestScope }
+    var isClosed: Bool { sink.isClosed }
     func close() async {
         await sink.close()
         withExtendedLifetime(claim) {}
@@ -76,9 +83,11 @@ extension Hub {
         return (address.description, try store.sinks.queuedChanges(after: 0))
     }
 
-    /// Refuses what would make an MQTT sink fail at every push, or publish every change twice: a password without a
-    /// user (MQTT 3.1.1 sends none), a CA file that cannot be read, and a broker and prefix another sink of the home
-    /// publishes to already.
+    /// Refuses what would make an MQTT sink fail at every push, publish every change twice, or fight another over
+    /// Home Assistant's sensors: a password without a user (MQTT 3.1.1 sends none), a CA file that cannot be read,
+    /// and a broker another sink of the home publishes to already under the same prefix or the same discovery
+    /// prefix (whose configurations are the hub's, whatever the prefix). A broker is its host, case aside, and port;
+    /// this machine's loopback names are one host.
     private func checkBroker(_ broker: MQTTAddress, passwordFile: String?) throws {
         if passwordFile != nil && broker.user == nil {
             throw SinkRequestError(
@@ -87,15 +96,26 @@ extension Hub {
         if let caFile = broker.caFile, !FileManager.default.isReadableFile(atPath: caFile) {
             throw SinkRequestError(description: "the CA file \(caFile) cannot be read")
         }
+        func host(_ address: MQTTAddress) -> String {
+            SinkAddress.isLoopback(address.host) ? "loopback" : address.host.lowercased()
+        }
         for sink in try store.sinks.all() {
-            guard case .mqtt(let other) = try? AnySinkAddress(sink.address),
-                other.host.lowercased() == broker.host.lowercased(), other.port == broker.port,
-                other.prefix == broker.prefix
+            guard case .mqtt(let other) = try? AnySinkAddress(sink.address), host(other) == host(broker),
+                other.port == broker.port
             else { continue }
-            throw SinkRequestError(
-                description:
-                    "sink \(sink.name) publishes to \(broker.serverDescription) under \(broker.prefix) already: a second "
-                    + "sink there would publish every change twice")
+            if other.prefix == broker.prefix {
+                throw SinkRequestError(
+                    description:
+                        "sink \(sink.name) publishes to \(broker.serverDescription) under \(broker.prefix) already: a "
+                        + "second sink there would publish every change twice")
+            }
+            if other.discoveryPrefix == broker.discoveryPrefix {
+                throw SinkRequestError(
+                    description:
+                        "sink \(sink.name) publishes Home Assistant's sensors to \(broker.serverDescription) under "
+                        + "\(broker.discoveryPrefix) already: a second sink there would overwrite them "
+                        + "(?discovery=PREFIX gives it another)")
+            }
         }
     }
 
@@ -120,31 +140,42 @@ extension Hub {
 
     /// Removes the sink `name`. An MQTT sink first clears what it retained on its broker for Home Assistant (every
     /// owner's sensor configurations and states, and the availability), so that Home Assistant removes its sensors,
-    /// unless `keepRetained`; if the broker cannot be reached the sink stays, and the error says so. What a
-    /// database received stays there.
+    /// unless `keepRetained`; it holds the sink's claim until the home has forgotten the sink, so that no publisher
+    /// starting meanwhile publishes them again. If the broker cannot be reached the sink stays, and the error says
+    /// so. What a database received stays there.
     ///
-    /// - Throws: ``SinkRequestError`` naming the broker and why, or the store's error.
+    /// - Throws: ``SinkRequestError`` naming the broker and why; `HomeError` when another process publishes to the
+    ///   sink; the store's error.
     public func removeSink(named name: String, keepRetained: Bool) async throws {
         let sink = try store.sinks.named(name)
-        if !keepRetained, case .mqtt(let broker) = try AnySinkAddress(sink.address) {
-            do {
-                let claimed = try await connect(sink)
-                do {
-                    try await ((claimed as? ClaimedSink)?.sink as? MQTTSink)?.clearRetained(
-                        owners: try store.sinks.ownersEver())
-                } catch {
-                    await claimed.close()
-                    throw error
-                }
-                await claimed.close()
-            } catch {
-                throw SinkRequestError(
-                    description:
-                        "cannot clear what it retained on \(broker.serverDescription) for Home Assistant: \(error); "
-                        + "the sink is kept (to remove it and leave the broker as it is: --keep-retained)")
-            }
+        guard !keepRetained, case .mqtt(let broker) = try AnySinkAddress(sink.address) else {
+            try store.sinks.remove(named: name)
+            return
         }
-        try store.sinks.remove(named: name)
+        let claim = try home.claimSink(name)
+        let connection: MQTTSink
+        do {
+            connection = try await mqttSink(sink, broker, announces: false)
+            do {
+                try await connection.clearRetained(owners: try store.sinks.ownersEver())
+            } catch {
+                await connection.close()
+                throw error
+            }
+        } catch {
+            throw SinkRequestError(
+                description:
+                    "cannot clear what it retained on \(broker.serverDescription) for Home Assistant: \(error); "
+                    + "the sink is kept (to remove it and leave the broker as it is: --keep-retained)")
+        }
+        defer { withExtendedLifetime(claim) {} }
+        do {
+            try store.sinks.remove(named: name)
+        } catch {
+            await connection.close()
+            throw error
+        }
+        await connection.close()
     }
 
     /// What `sink status` shows of the sink named `name` (every sink when `nil`), a row each: its name, how many
@@ -183,21 +214,16 @@ extension Hub {
     /// (the password from the sink's file, if it has one). A `longRunning` publisher (`serve`, `sink follow`)
     /// announces the hub's availability on the broker, with a will.
     public func connect(_ sink: SinkRecord, longRunning: Bool = false) async throws -> any ChangeSink {
-        let password = try sink.passwordFile.map { path throws(SinkError) in try SinkPassword.read(file: path) }
         let address: SinkAddress
         switch try AnySinkAddress(sink.address) {
         case .postgres(let postgres): address = postgres
         case .mqtt(let broker):
             let claim = try home.claimSink(sink.name)
-            // the position read after the claim: the last publisher's is recorded
-            let position = try store.sinks.named(sink.name).position
-            let connection = try await MQTTSink.connect(
-                broker, password: password, hubID: try store.feed.end().hubID, sinkName: sink.name,
-                position: position, announces: longRunning, logger: logger)
-            return ClaimedSink(sink: connection, claim: claim)
+            return ClaimedSink(sink: try await mqttSink(sink, broker, announces: longRunning), claim: claim)
         }
         let connection = try await PostgresSink.connect(
-            address, password: password ?? SinkPassword.lookup(for: address, logger: logger), logger: logger)
+            address, password: try password(of: sink) ?? SinkPassword.lookup(for: address, logger: logger),
+            logger: logger)
         do {
             try await connection.migrate()
         } catch {
@@ -205,5 +231,18 @@ extension Hub {
             throw error
         }
         return connection
+    }
+
+    /// The password in `sink`'s file, if it has one.
+    private func password(of sink: SinkRecord) throws(SinkError) -> String? {
+        try sink.passwordFile.map { path throws(SinkError) in try SinkPassword.read(file: path) }
+    }
+
+    /// A connection to the broker of `sink`, which the caller has claimed, from the sink's position in the home (read
+    /// after the claim: the last publisher's is recorded).
+    private func mqttSink(_ sink: SinkRecord, _ broker: MQTTAddress, announces: Bool) async throws -> MQTTSink {
+        try await MQTTSink.connect(
+            broker, password: try password(of: sink), hubID: try store.feed.end().hubID, sinkName: sink.name,
+            position: try store.sinks.named(sink.name).position, announces: announces, logger: logger)
     }
 }

@@ -170,6 +170,9 @@ public final class MQTTConnection: Sendable {
         }
     }
 
+    /// Whether the connection has ended: the broker closed it, or ``close(publishing:)`` did.
+    public var isClosed: Bool { !channel.isActive }
+
     /// Publishes `last` (without waiting for the broker's acknowledgements: it handles them before the DISCONNECT
     /// that follows), sends DISCONNECT (the broker then discards the will) and closes the connection; a broker that
     /// takes more than 5 seconds to take them is closed on.

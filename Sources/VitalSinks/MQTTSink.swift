@@ -33,9 +33,16 @@ public final class MQTTSink: Sendable {
     private let position: Locked<Int64>
     private let announces: Bool
     private let discovery: HomeAssistantDiscovery
-    /// What this connection has retained for Home Assistant: the (owner, kind)s whose configurations it published,
-    /// and each state topic's last payload (empty: cleared).
-    private let retained = Locked<(configs: Set<String>, states: [String: [UInt8]])>(([], [:]))
+    /// What this connection has retained for Home Assistant: the configuration topics it published, each state
+    /// topic's last payload (empty: cleared), and whether it has published every owner's (after which a batch
+    /// brings only what its changes touched).
+    private let retained = Locked(Retained())
+
+    private struct Retained {
+        var configs: Set<String> = []
+        var states: [String: [UInt8]] = [:]
+        var everyOwner = false
+    }
 
     private init(address: MQTTAddress, connection: MQTTConnection, hubID: String, position: Int64, announces: Bool) {
         self.address = address
@@ -46,8 +53,14 @@ public final class MQTTSink: Sendable {
         self.discovery = HomeAssistantDiscovery(address: address, hubID: hubID)
     }
 
-    /// The sink shows each owner's latest reading of each kind: a batch must bring them.
-    public var wantsLatestReadings: Bool { true }
+    /// Each owner's latest reading of each kind, for Home Assistant: every owner's at the connection's first push
+    /// (the broker may have lost what it retained: a restart before its autosave, another publisher's clearing),
+    /// then what each batch's changes touched.
+    public var latestScope: LatestScope { retained.withLock { $0.everyOwner } ? .touched : .every }
+
+    /// Whether the connection is known to have ended (the broker closed it): a follower connects again, which
+    /// publishes every owner's again and, for a long-running publisher, `online`.
+    public var isClosed: Bool { connection.isClosed }
 
     /// Where a long-running publisher says whether the hub is there: `PREFIX/HUB/availability`.
     public static func availabilityTopic(_ address: MQTTAddress, hubID: String) -> String {
@@ -109,12 +122,12 @@ public final class MQTTSink: Sendable {
     }
 
     /// Publishes each change of `batch`, in order, then for Home Assistant the latest reading of each (owner, kind)
-    /// the batch touched (`ChangeBatch/latest`), and returns once the broker acknowledged all of them.
+    /// the batch brings (`ChangeBatch/latest`), and returns once the broker acknowledged all of them.
     ///
-    /// An owner's kind gets its sensors' configurations (once a connection) and its state, retained; an owner's kind
-    /// with no reading left has them cleared (empty retained messages), the configurations first, so that Home
-    /// Assistant removes the sensors rather than reading an empty state. A state the connection has published
-    /// already is not published again.
+    /// An owner's kind gets its sensors' configurations (those its latest reading measures, once a connection) and
+    /// its state, retained; an owner's kind with no reading left has them cleared (empty retained messages), the
+    /// configurations first, so that Home Assistant removes the sensors rather than reading an empty state. What the
+    /// connection has published already is not published again.
     public func push(_ batch: ChangeBatch) async throws {
         guard batch.hubID == hubID else {
             throw SinkError(.queryFailed, "this MQTT sink publishes hub \(hubID)'s feed, not hub \(batch.hubID)'s")
@@ -127,64 +140,71 @@ public final class MQTTSink: Sendable {
         }
         var published = retained.withLock { $0 }
         for latest in batch.latest {
-            let owner = "\(HomeAssistantDiscovery.ownerLevel(latest.personID))/\(latest.kind.rawValue)"
-            let stateTopic = discovery.stateTopic(latest.personID, latest.kind)
-            let sensors = HomeAssistantDiscovery.sensors(of: latest.kind)
-            guard let reading = latest.reading else {
-                messages += sensors.map { sensor in
-                    MQTTConnection.Message(
-                        topic: discovery.configTopic(latest.personID, latest.kind, sensor.column), payload: [],
-                        retain: true)
-                }
-                messages.append(MQTTConnection.Message(topic: stateTopic, payload: [], retain: true))
-                published.configs.remove(owner)
-                published.states[stateTopic] = []
-                continue
-            }
-            if published.configs.insert(owner).inserted {
-                messages += sensors.map { sensor in
-                    MQTTConnection.Message(
-                        topic: discovery.configTopic(latest.personID, latest.kind, sensor.column),
-                        payload: discovery.config(
-                            sensor, of: latest.kind, personID: latest.personID, person: latest.person), retain: true)
-                }
-            }
-            let state = HomeAssistantDiscovery.state(reading)
-            if published.states[stateTopic] != state {
-                messages.append(MQTTConnection.Message(topic: stateTopic, payload: state, retain: true))
-                published.states[stateTopic] = state
-            }
+            messages += discoveryMessages(latest, &published)
         }
+        published.everyOwner = true
         do {
             try await connection.publish(messages)
         } catch {
-            // what the broker has is unknown: the next batch publishes everything again
-            retained.withLock { $0 = ([], [:]) }
+            // what the broker has is unknown: the next connection publishes every owner's again
+            retained.withLock { $0 = Retained() }
             throw error
         }
         retained.withLock { $0 = published }
         position.withLock { $0 = batch.through }
     }
 
-    /// Clears everything the sink may have retained on the broker for the owners `personIDs` (`nil`: the home): each
-    /// kind's sensor configurations and state, and the hub's availability. For `sink remove`: Home Assistant then
-    /// removes the sensors and their devices.
-    public func clearRetained(owners personIDs: [Int64?]) async throws {
+    /// The messages that make Home Assistant show `latest`, given what the connection has `published`, which they
+    /// update.
+    private func discoveryMessages(_ latest: LatestReading, _ published: inout Retained) -> [MQTTConnection.Message] {
+        let stateTopic = discovery.stateTopic(latest.owner, latest.kind)
+        guard let reading = latest.reading else {
+            guard published.states[stateTopic] != [] else { return [] }
+            let configs = HomeAssistantDiscovery.sensors(of: latest.kind).map {
+                discovery.configTopic(latest.owner, latest.kind, $0.column)
+            }
+            published.configs.subtract(configs)
+            published.states[stateTopic] = []
+            return (configs + [stateTopic]).map { MQTTConnection.Message(topic: $0, payload: [], retain: true) }
+        }
         var messages: [MQTTConnection.Message] = []
-        for personID in personIDs {
+        for sensor in HomeAssistantDiscovery.sensors(of: reading.reading) {
+            let topic = discovery.configTopic(latest.owner, latest.kind, sensor.column)
+            guard published.configs.insert(topic).inserted else { continue }
+            messages.append(
+                MQTTConnection.Message(
+                    topic: topic,
+                    payload: discovery.config(
+                        sensor, of: latest.kind, owner: latest.owner, person: latest.person, available: announces),
+                    retain: true))
+        }
+        let state = HomeAssistantDiscovery.state(reading)
+        if published.states[stateTopic] != state {
+            messages.append(MQTTConnection.Message(topic: stateTopic, payload: state, retain: true))
+            published.states[stateTopic] = state
+        }
+        return messages
+    }
+
+    /// Clears everything the sink may have retained on the broker for `owners`: each kind's sensor configurations
+    /// and state, and the hub's availability. For `sink remove`: Home Assistant then removes the sensors and their
+    /// devices.
+    public func clearRetained(owners: [ReadingOwner]) async throws {
+        var messages: [MQTTConnection.Message] = []
+        for owner in owners {
             for kind in ReadingKind.allCases {
                 messages += HomeAssistantDiscovery.sensors(of: kind).map { sensor in
                     MQTTConnection.Message(
-                        topic: discovery.configTopic(personID, kind, sensor.column), payload: [], retain: true)
+                        topic: discovery.configTopic(owner, kind, sensor.column), payload: [], retain: true)
                 }
                 messages.append(
-                    MQTTConnection.Message(topic: discovery.stateTopic(personID, kind), payload: [], retain: true))
+                    MQTTConnection.Message(topic: discovery.stateTopic(owner, kind), payload: [], retain: true))
             }
         }
         messages.append(
             MQTTConnection.Message(topic: Self.availabilityTopic(address, hubID: hubID), payload: [], retain: true))
         try await connection.publish(messages)
-        retained.withLock { $0 = ([], [:]) }
+        retained.withLock { $0 = Retained() }
     }
 
     /// Disconnects; a long-running publisher first says `offline` (the broker discards the will at a DISCONNECT).

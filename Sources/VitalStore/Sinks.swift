@@ -99,9 +99,11 @@ extension SinksStore {
 
     /// The next batch for a destination at `position` of this hub's feed: the hub's devices and people and at most
     /// `limit` changes after `position`, read in one transaction; its `changes` are empty when the
-    /// destination has everything. With `latest`, the batch also has the latest reading of each (owner, kind) its
-    /// changes touch (`ChangeBatch.latest`).
-    public func changeBatch(after position: Int64, limit: Int, latest: Bool = false) throws(StoreError) -> ChangeBatch {
+    /// destination has everything. The batch also has the latest reading of each (owner, kind) `latest` asks for
+    /// (`ChangeBatch.latest`).
+    public func changeBatch(after position: Int64, limit: Int, latest: LatestScope = .none) throws(StoreError)
+        -> ChangeBatch
+    {
         try file.snapshot("read a sink's batch") { db in
             var changes: [ReadingChange] = []
             try VitalStore.forEachChange(after: position, limit: limit, db) { changes.append($0) }
@@ -114,7 +116,7 @@ extension SinksStore {
                 hubID: try VitalStore.hubID(db), devices: devices,
                 people: try String.fetchAll(db, sql: "SELECT name FROM person ORDER BY name"), changes: changes,
                 through: through,
-                latest: latest ? try VitalStore.latestReadings(after: position, through: through, db) : [])
+                latest: try VitalStore.latestReadings(latest, after: position, through: through, db))
         }
     }
 

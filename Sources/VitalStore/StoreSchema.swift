@@ -300,6 +300,16 @@ enum StoreSchema {
                     CREATE UNIQUE INDEX assignment_open ON assignment (device_mac, user_index) WHERE until IS NULL;
                     """)
         }
+        migrator.registerMigration("v12: each owner's latest reading of a kind, found by an index") { db in
+            // The MQTT sink shows Home Assistant each person's (and the home's) latest reading of each kind: a
+            // device's live readings of one kind and user, newest first, without walking past its other users' and
+            // kinds' readings.
+            try db.execute(
+                sql: """
+                    CREATE INDEX reading_latest ON reading (device_mac, kind, user_index, measured_at)
+                        WHERE deleted_at IS NULL
+                    """)
+        }
         return migrator
     }
 }

@@ -17,10 +17,12 @@ and prints, after a line {"retained": [every retained topic]}, a line a sensor:
 `UNIQUE_ID<TAB>DEVICE NAME<TAB>VALUE<TAB>ATTRIBUTES`, sorted. A problem is a line `error: ...`, exit 1.
 """
 
+import datetime
 import json
 import os
 import re
 import sys
+import threading
 import time
 
 import jinja2
@@ -47,17 +49,32 @@ UNITS = {
     "duration": {"d", "h", "min", "s", "ms", "μs"},
     "blood_glucose_concentration": {"mg/dL", "mmol/L"},
 }
+# the state classes Home Assistant's sensor allows with each of those device classes (DEVICE_CLASS_STATE_CLASSES)
+STATE_CLASSES_OF = {
+    "weight": {"measurement", "total", "total_increasing"},
+    "temperature": {"measurement"},
+    "distance": {"measurement", "total", "total_increasing"},
+    "duration": {"measurement", "total", "total_increasing"},
+    "blood_glucose_concentration": {"measurement"},
+}
 IDENTIFIER = re.compile(r"^[a-zA-Z0-9_-]+$")
 
 
 def retained_on_broker(host, port, user):
-    """Every retained message on the broker: what a new subscriber to # is sent, until a second passes quietly."""
-    retained, last = {}, [time.monotonic()]
+    """Every retained message on the broker: what a new subscriber to # is sent after its SUBACK, until a second
+    passes quietly. A refusal, or no SUBACK within 10 seconds, ends the script with an error."""
+    retained, last, answered, refused = {}, [0.0], threading.Event(), []
 
     def on_connect(client, userdata, flags, reason_code, properties):
         if reason_code.is_failure:
-            sys.exit(f"refused: {reason_code}")
-        client.subscribe("#", qos=1)
+            refused.append(str(reason_code))
+            answered.set()
+        else:
+            client.subscribe("#", qos=1)
+
+    def on_subscribe(client, userdata, mid, reason_codes, properties):
+        last[0] = time.monotonic()
+        answered.set()
 
     def on_message(client, userdata, message):
         if message.retain:
@@ -67,9 +84,12 @@ def retained_on_broker(host, port, user):
     client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, clean_session=True, protocol=mqtt.MQTTv311)
     client.username_pw_set(user, os.environ["MQTT_PASSWORD"])
     client.on_connect = on_connect
+    client.on_subscribe = on_subscribe
     client.on_message = on_message
     client.connect(host, port)
     client.loop_start()
+    if not answered.wait(10) or refused:
+        sys.exit(f"the broker refused the subscriber ({refused[0]})" if refused else "no SUBACK within 10 seconds")
     while time.monotonic() - last[0] < 1:
         time.sleep(0.1)
     client.disconnect()
@@ -114,9 +134,13 @@ def main():
             errors.append(f"{topic}: {device_class} does not take the unit {config.get('unit_of_measurement')}")
         if not config.get("device", {}).get("identifiers"):
             errors.append(f"{topic}: the device has no identifiers")
-        if (config.get("availability_topic") is None or config.get("payload_available") != "online"
-                or config.get("payload_not_available") != "offline"):
-            errors.append(f"{topic}: availability is not online/offline on a topic")
+        if config.get("availability_topic") is not None and (
+                config.get("payload_available") != "online" or config.get("payload_not_available") != "offline"):
+            errors.append(f"{topic}: availability is not online/offline")
+        if device_class is not None and config.get("state_class") not in STATE_CLASSES_OF.get(device_class, set()):
+            errors.append(f"{topic}: {device_class} does not take the state class {config.get('state_class')}")
+        if (config.get("state_class") == "total") != ("last_reset_value_template" in config):
+            errors.append(f"{topic}: a last_reset_value_template goes with the state class total, and only with it")
         state = retained.get(config.get("state_topic"))
         if state is None:
             errors.append(f"{topic}: nothing retained on its state topic {config.get('state_topic')}")
@@ -126,6 +150,13 @@ def main():
         attributes = environment.from_string(config["json_attributes_template"]).render(
             value_json=value_json, value=state)
         json.loads(attributes)
+        if "last_reset_value_template" in config:
+            last_reset = environment.from_string(config["last_reset_value_template"]).render(
+                value_json=value_json, value=state)
+            # Home Assistant parses it as a datetime; one without a zone would be read in the server's
+            if datetime.datetime.fromisoformat(last_reset).tzinfo is None:
+                errors.append(f"{topic}: last_reset {last_reset} has no time zone")
+            attributes = attributes + " last_reset=" + last_reset
         rows.append(f"{unique_id}\t{config.get('device', {}).get('name')}\t{value}\t{attributes}")
     for row in sorted(rows):
         print(row)

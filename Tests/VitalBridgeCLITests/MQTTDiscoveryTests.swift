@@ -21,7 +21,25 @@ struct MQTTDiscoveryTests {
         var sensors: [String: (device: String, value: String, attributes: String)]
     }
 
+    /// What the oracle read on `broker`. A retained sentinel, published first, proves it read the broker: an
+    /// oracle that read nothing cannot pass for a broker that retains nothing.
     static func seen(_ broker: PrivateBroker, sourceLocation: SourceLocation = #_sourceLocation) throws -> Seen {
+        let sentinel = "test/sentinel-\(UUID().uuidString)"
+        let published = try SpawnedProgram.run(
+            "/usr/bin/mosquitto_pub",
+            [
+                "-h", "127.0.0.1", "-p", "\(broker.port)", "-u", PrivateBroker.user, "-P", PrivateBroker.password,
+                "-q", "1", "-r", "-t", sentinel, "-m", "here",
+            ])
+        #expect(published.status == 0, "\(published.stderr)", sourceLocation: sourceLocation)
+        defer {
+            _ = try? SpawnedProgram.run(
+                "/usr/bin/mosquitto_pub",
+                [
+                    "-h", "127.0.0.1", "-p", "\(broker.port)", "-u", PrivateBroker.user, "-P", PrivateBroker.password,
+                    "-q", "1", "-r", "-t", sentinel, "-n",
+                ])
+        }
         let output = try SpawnedProgram.run(
             try Oracles.python(),
             [Oracles.script("ha_discovery.py"), "127.0.0.1", "\(broker.port)", PrivateBroker.user],
@@ -30,7 +48,8 @@ struct MQTTDiscoveryTests {
         var lines = output.stdout.split(separator: "\n").map(String.init)
         struct Topics: Decodable { let retained: [String] }
         let topics = try JSONDecoder().decode(Topics.self, from: Data(lines.removeFirst().utf8))
-        var seen = Seen(retained: topics.retained, sensors: [:])
+        try #require(topics.retained.contains(sentinel), "the oracle read nothing", sourceLocation: sourceLocation)
+        var seen = Seen(retained: topics.retained.filter { $0 != sentinel }, sensors: [:])
         for line in lines {
             let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
             try #require(fields.count == 4, "\(line)", sourceLocation: sourceLocation)
@@ -111,7 +130,10 @@ struct MQTTDiscoveryTests {
             "people", "assign", "--home", home.path, "--mac", "\(scale)", "--user-index", "1", "--person", "Ann",
         ])
         #expect(assigned.status == 0, "\(assigned.stderr)")
-        let ann = try #require(store.sinks.ownersEver().last ?? nil)
+        guard case .person(let ann) = try store.sinks.ownersEver().last else {
+            Issue.record("the home has no person")
+            return
+        }
         try Self.push(home)
         var seen = try Self.seen(broker)
         // Ann's weight is her latest (user 1, minute 1), never user 2's newer one, which is in quarantine
@@ -221,5 +243,38 @@ struct MQTTDiscoveryTests {
         #expect(
             seen.sensors["vitalbridge_\(try store.hubID())_home_heart_rate_heart_rate"]?.value
                 == "\(Int(rate.heartRate))")
+    }
+
+    @Test(
+        "a broker that crashed and lost what it retained: sink follow connects again by itself and publishes every owner's latest and online"
+    )
+    func brokerCrashed() throws {
+        let broker = try PrivateBroker()
+        defer { broker.stop() }
+        let home = try MQTTSinkCommandTests.homeWithSink(20, broker)
+        let hub = try home.store().hubID()
+        let follow = try SpawnedProgram(vitalbridgePath.path, ["sink", "follow", "--home", home.path, "--poll", "0.2"])
+        defer {
+            kill(follow.pid, SIGKILL)
+            _ = follow.wait()
+        }
+        let glucose = "vitalbridge_\(hub)_home_glucose_glucose"
+        /// Whether Home Assistant would see the latest glucose (89 mg/dL) and the hub online, within 20 seconds.
+        func shown() throws -> Bool {
+            for _ in 0..<20 {
+                let seen = try Self.seen(broker)
+                if seen.sensors[glucose]?.value == "89" && seen.retained.contains("vitalbridge/\(hub)/availability") {
+                    return true
+                }
+                Thread.sleep(forTimeInterval: 0.5)
+            }
+            return false
+        }
+        #expect(try shown())
+        try broker.crash()
+        #expect(try Self.seen(broker).retained.isEmpty, "the crash kept what the broker retained")
+        #expect(try shown(), "sink follow did not publish again after the broker's crash")
+        let online = try broker.subscribe(["-t", "vitalbridge/\(hub)/availability", "-C", "1", "-W", "5"])
+        #expect(online.stdout == "online\n")
     }
 }

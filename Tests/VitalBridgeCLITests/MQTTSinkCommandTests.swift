@@ -23,7 +23,7 @@ struct MQTTSinkCommandTests {
     /// Adds the sink `ha` to `broker` to `home`, which has `queued` readings, its password in a file of mode 600,
     /// and opens the reader's session.
     static func addSink(to home: TestHome, _ broker: PrivateBroker, queued count: Int) throws {
-        let passwordFile = home.path + "/../\(UUID().uuidString).pw"
+        let passwordFile = home.path + "/mqtt.pw"
         try PrivateBroker.password.write(toFile: passwordFile, atomically: true, encoding: .utf8)
         chmod(passwordFile, 0o600)
         let added = try home.run([
@@ -193,10 +193,12 @@ struct MQTTSinkCommandTests {
         #expect(try home.store().sinks.all().isEmpty)
     }
 
-    @Test("a password without a user, a CA file that cannot be read, a second sink on one broker and prefix: refused")
+    @Test(
+        "a password without a user, a CA file that cannot be read, a second sink on one broker and prefix or discovery prefix: refused"
+    )
     func refusedSinks() throws {
         let home = try SinkCommandTests.home(0)
-        let passwordFile = home.path + "/../\(UUID().uuidString).pw"
+        let passwordFile = home.path + "/mqtt.pw"
         try PrivateBroker.password.write(toFile: passwordFile, atomically: true, encoding: .utf8)
         chmod(passwordFile, 0o600)
         let cases: [([String], String)] = [
@@ -217,8 +219,16 @@ struct MQTTSinkCommandTests {
             twice.stderr
                 == "cannot add sink ha2: sink ha publishes to LOCALHOST:1883 under vitalbridge already: a second sink there would publish every change twice\n"
         )
-        // another prefix on the same broker is another stream
-        #expect(try home.run(["sink", "add", "--home", home.path, "ha2", "mqtt://localhost/other"]).status == 0)
+        // another prefix on the same broker (127.0.0.1 is localhost) is another stream, but Home Assistant's
+        // sensors are the hub's: a second sink needs its own discovery prefix too
+        let sameSensors = try home.run(["sink", "add", "--home", home.path, "ha2", "mqtt://127.0.0.1/other"])
+        #expect(
+            sameSensors.stderr
+                == "cannot add sink ha2: sink ha publishes Home Assistant's sensors to 127.0.0.1:1883 under homeassistant already: a second sink there would overwrite them (?discovery=PREFIX gives it another)\n"
+        )
+        #expect(
+            try home.run(["sink", "add", "--home", home.path, "ha2", "mqtt://127.0.0.1/other?discovery=ha2"]).status
+                == 0)
         #expect(try home.store().sinks.all().map(\.name) == ["ha", "ha2"])
     }
 
@@ -325,16 +335,16 @@ struct MQTTSinkTLSTests {
         defer { broker.stop() }
         let port = try #require(broker.tlsPort)
         let home = try SinkCommandTests.home(30)
-        let passwordFile = home.path + "/../\(UUID().uuidString).pw"
+        let passwordFile = home.path + "/mqtt.pw"
         try PrivateBroker.password.write(toFile: passwordFile, atomically: true, encoding: .utf8)
         chmod(passwordFile, 0o600)
         let cases: [(name: String, url: String, error: String?)] = [
             (
-                "other", "mqtts://hub@localhost:\(port)/other?cafile=\(broker.otherCAFile)",
+                "other", "mqtts://hub@localhost:\(port)/other?cafile=\(broker.otherCAFile)&discovery=other",
                 "TLS: the server's certificate is not signed by a trusted CA (check the CA file)"
             ),
             (
-                "byip", "mqtts://hub@127.0.0.1:\(port)/byip?cafile=\(broker.caFile)",
+                "byip", "mqtts://hub@127.0.0.1:\(port)/byip?cafile=\(broker.caFile)&discovery=byip",
                 "TLS: the server's certificate does not name the host"
             ),
             ("good", "mqtts://hub@localhost:\(port)/good?cafile=\(broker.caFile)", nil),

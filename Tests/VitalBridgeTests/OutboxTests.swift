@@ -28,6 +28,8 @@ final class MemoryDestination: ChangeSink {
     }
 
     let state = Locked(State())
+    var latestScope: LatestScope { .none }
+    var isClosed: Bool { false }
 
     func position(hub hubID: String) async throws -> Int64 {
         try state.withLock { state in

@@ -61,34 +61,41 @@ struct HomeAssistantDiscoveryTests {
         var messages: [(topic: String, payload: [UInt8])] = []
         var expected: [String] = []
         for (index, reading) in Self.everyKind.enumerated() {
-            let person: Int64? = index.isMultiple(of: 2) ? 3 : nil
+            let owner: ReadingOwner = index.isMultiple(of: 2) ? .person(3) : .home
             let stored = StoredReading(id: Int64(index + 1), device: Self.mac, reading: reading)
-            messages.append((Self.discovery.stateTopic(person, reading.kind), HomeAssistantDiscovery.state(stored)))
+            messages.append((Self.discovery.stateTopic(owner, reading.kind), HomeAssistantDiscovery.state(stored)))
             let values = Dictionary(
                 uniqueKeysWithValues: ReadingColumn.values(of: reading).map { ($0.column, $0.value.text) })
-            for sensor in HomeAssistantDiscovery.sensors(of: reading.kind) {
+            for sensor in HomeAssistantDiscovery.sensors(of: reading) {
                 messages.append(
                     (
-                        Self.discovery.configTopic(person, reading.kind, sensor.column),
+                        Self.discovery.configTopic(owner, reading.kind, sensor.column),
                         Self.discovery.config(
-                            sensor, of: reading.kind, personID: person, person: person.map { _ in "Ann" })
+                            sensor, of: reading.kind, owner: owner, person: owner == .home ? nil : "Ann",
+                            available: true)
                     ))
-                let owner = person.map { "person\($0)" } ?? "home"
+                let level = owner == .home ? "home" : "person3"
+                let time = RecordRow(device: Self.mac, reading: reading).time
+                let reset =
+                    sensor.stateClass == "total" ? " last_reset=\("\(time)".replacing(" ", with: "T"))+00:00" : ""
                 expected.append(
-                    "vitalbridge_\(hubA)_\(owner)_\(reading.kind.rawValue)_\(sensor.column.field)\t\(person == nil ? "Home" : "Ann")\t"
+                    "vitalbridge_\(hubA)_\(level)_\(reading.kind.rawValue)_\(sensor.column.field)\t\(owner == .home ? "Home" : "Ann")\t"
                         + "\(values[sensor.column] ?? "None")\t"
-                        + #"{"device": "004D3208D2F4", "measured_at": "\#(RecordRow(device: Self.mac, reading: reading).time)"}"#
+                        + #"{"device": "004D3208D2F4", "measured_at": "\#(time)"}"# + reset
                 )
             }
         }
         let verdict = try Self.oracle(messages)
         #expect(verdict.status == 0, "\(verdict.lines.filter { $0.hasPrefix("error") })")
         #expect(verdict.lines == expected.sorted())
-        // a field the reading lacks is unknown to Home Assistant, never a number: the weight without muscle mass
-        #expect(verdict.lines.contains { $0.contains("_weight_muscle_mass\tAnn\tNone\t") })
+        // a scale that measured no muscle mass has no sensor of it; the heart rate sensor's is one "heart rate"
+        #expect(!verdict.lines.contains { $0.contains("_weight_muscle_mass") })
+        #expect(verdict.lines.contains { $0.hasPrefix("vitalbridge_\(hubA)_person3_weight_body_fat\tAnn\t21.5\t") })
+        #expect(HomeAssistantDiscovery.name(.heartRate, of: .heartRate) == "Heart rate")
+        #expect(HomeAssistantDiscovery.name(.heartRate, of: .oximetry) == "Oximetry heart rate")
     }
 
-    @Test("a device class only where Home Assistant's means the same quantity; a day's totals are total_increasing")
+    @Test("a device class only where Home Assistant's means the same quantity; a day's totals are totals")
     func classes() {
         let bloodPressure = HomeAssistantDiscovery.sensors(of: .bloodPressure)
         #expect(bloodPressure.map(\.column) == [.systolic, .diastolic, .heartRate])
@@ -103,7 +110,7 @@ struct HomeAssistantDiscoveryTests {
                 "kg weight", "°C temperature", "mg/dL blood_glucose_concentration", "m distance", "min duration",
             ])
         let band = HomeAssistantDiscovery.sensors(of: .bandDay)
-        #expect(band.filter { $0.stateClass == "total_increasing" }.map(\.column) == [.steps, .calories, .distance])
+        #expect(band.filter { $0.stateClass == "total" }.map(\.column) == [.steps, .calories, .distance])
         #expect(HomeAssistantDiscovery.sensors(of: .heartRate).map(\.column) == [.heartRate])
     }
 
@@ -111,12 +118,17 @@ struct HomeAssistantDiscoveryTests {
     func noTypedNames() throws {
         let name = "Ann/+#\"x"
         let sensor = HomeAssistantDiscovery.sensors(of: .weight)[0]
-        let config = Self.discovery.config(sensor, of: .weight, personID: 12, person: name)
-        let topic = Self.discovery.configTopic(12, .weight, sensor.column)
+        let config = Self.discovery.config(sensor, of: .weight, owner: .person(12), person: name, available: false)
+        let topic = Self.discovery.configTopic(.person(12), .weight, sensor.column)
         #expect(topic == "homeassistant/sensor/vitalbridge_\(hubA)/person12_weight_weight/config")
-        #expect(Self.discovery.stateTopic(12, .weight) == "vitalbridge/\(hubA)/person12/weight/state")
+        #expect(Self.discovery.stateTopic(.person(12), .weight) == "vitalbridge/\(hubA)/person12/weight/state")
         let document = try #require(try JSONSerialization.jsonObject(with: Data(config)) as? [String: Any])
         #expect(document["unique_id"] as? String == "vitalbridge_\(hubA)_person12_weight_weight")
         #expect((document["device"] as? [String: Any])?["name"] as? String == name)
+        // only a long-running publisher keeps the availability a sensor then waits for
+        #expect(document["availability_topic"] == nil)
+        let kept = Self.discovery.config(sensor, of: .weight, owner: .home, person: nil, available: true)
+        let keptDocument = try #require(try JSONSerialization.jsonObject(with: Data(kept)) as? [String: Any])
+        #expect(keptDocument["availability_topic"] as? String == "vitalbridge/\(hubA)/availability")
     }
 }

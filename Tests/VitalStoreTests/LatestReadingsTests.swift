@@ -24,7 +24,7 @@ struct LatestReadingsTests {
 
     /// The batch after `position` with its latest readings, each as (person, kind, value).
     static func latest(_ store: VitalStore, after position: Int64) throws -> [LatestReading] {
-        try store.sinks.changeBatch(after: position, limit: 1_000, latest: true).latest
+        try store.sinks.changeBatch(after: position, limit: 1_000, latest: .touched).latest
     }
 
     @Test("the home's latest is the one measured last: an older record stored later does not replace it")
@@ -32,7 +32,7 @@ struct LatestReadingsTests {
         let store = try Self.home()
         try store.readings.store([Self.temperature(10, 36.6)], device: Self.thermometer)
         var latest = try Self.latest(store, after: 0)
-        #expect(latest.count == 1 && latest[0].personID == nil && latest[0].person == nil)
+        #expect(latest.count == 1 && latest[0].owner == .home && latest[0].person == nil)
         #expect(latest[0].kind == .temperature && latest[0].reading?.reading == Self.temperature(10, 36.6))
 
         let position = try store.feed.end().sequence
@@ -60,7 +60,7 @@ struct LatestReadingsTests {
     }
 
     @Test(
-        "a person's latest counts only readings their assignment holds; quarantine is no one's; unassigning touches everyone the home had"
+        "a person's latest counts only readings their assignment holds; quarantine is no one's; a user index's change asks everyone the home had"
     )
     func people() throws {
         let store = try Self.home()
@@ -74,11 +74,11 @@ struct LatestReadingsTests {
 
         try store.people.assign(device: Self.scale, userIndex: 1, to: "Ann")
         var latest = try Self.latest(store, after: 0)
-        #expect(latest.count == 1 && latest[0].person == "Ann" && latest[0].kind == .weight)
-        #expect(latest[0].reading?.reading == PeopleTests.weight(1, user: 1, kilograms: 61))
-        let ann = try #require(latest[0].personID)
+        #expect(latest.map(\.owner) == [.person(1), .person(2)] && latest.map(\.person) == ["Ann", "Bob"])
+        #expect(latest.allSatisfy { $0.kind == .weight })
+        #expect(latest.map(\.reading?.reading) == [PeopleTests.weight(1, user: 1, kilograms: 61), nil])
 
-        // Bob's index stays in quarantine: a newer reading of it is not Ann's latest
+        // Bob's index stays in quarantine: a newer reading of it is no one's, and changes nothing in the feed
         var position = try store.feed.end().sequence
         try store.readings.store([PeopleTests.weight(3, user: 2, kilograms: 83)], device: Self.scale)
         #expect(try store.feed.end().sequence == position)
@@ -87,16 +87,50 @@ struct LatestReadingsTests {
         try store.people.remove("Ann")
         latest = try Self.latest(store, after: position)
         // the deletion names no person any more: every person the home had is asked, Ann (removed) and Bob
-        #expect(
-            latest.map(\.personID) == [ann, ann + 1] && latest.allSatisfy { $0.reading == nil && $0.kind == .weight })
+        #expect(latest.map(\.owner) == [.person(1), .person(2)] && latest.allSatisfy { $0.reading == nil })
         #expect(latest.map(\.person) == [nil, "Bob"])
-        #expect(try store.sinks.ownersEver() == [nil, ann, ann + 1])
+        #expect(try store.sinks.ownersEver() == [.home, .person(1), .person(2)])
 
         position = try store.feed.end().sequence
         try store.people.assign(device: Self.scale, userIndex: 2, to: "Bob")
         latest = try Self.latest(store, after: position)
-        #expect(latest.count == 1 && latest[0].person == "Bob")
-        #expect(latest[0].reading?.reading == PeopleTests.weight(3, user: 2, kilograms: 83))
+        #expect(latest.map(\.person) == [nil, "Bob"])
+        #expect(latest.map(\.reading?.reading) == [nil, PeopleTests.weight(3, user: 2, kilograms: 83)])
+    }
+
+    @Test(
+        "an index given to another person before a push: the feed keeps only the new person's insert, and the old person's latest is asked too"
+    )
+    func reassigned() throws {
+        let store = try Self.home()
+        try store.people.add("Ann")
+        try store.people.add("Bob")
+        try store.people.assign(device: Self.scale, userIndex: 1, to: "Ann")
+        try store.readings.store([PeopleTests.weight(1, user: 1, kilograms: 61)], device: Self.scale)
+        let position = try store.feed.end().sequence
+        try store.people.unassign(device: Self.scale, userIndex: 1)
+        try store.people.assign(device: Self.scale, userIndex: 1, to: "Bob")
+        let batch = try store.sinks.changeBatch(after: position, limit: 10, latest: .touched)
+        #expect(batch.changes.map(\.operation) == [.insert] && batch.changes[0].person == "Bob")
+        #expect(batch.latest.map(\.person) == ["Ann", "Bob"])
+        #expect(batch.latest.map(\.reading?.reading) == [nil, PeopleTests.weight(1, user: 1, kilograms: 61)])
+    }
+
+    @Test(
+        "every owner's latest of every kind, for a new connection: none where an owner has no reading, even without changes"
+    )
+    func every() throws {
+        let store = try Self.home()
+        try store.people.add("Ann")
+        try store.people.assign(device: Self.scale, userIndex: 1, to: "Ann")
+        try store.readings.store([PeopleTests.weight(1, user: 1, kilograms: 61)], device: Self.scale)
+        try store.readings.store([Self.temperature(1, 36.5)], device: Self.thermometer)
+        let end = try store.feed.end().sequence
+        let batch = try store.sinks.changeBatch(after: end, limit: 10, latest: .every)
+        #expect(batch.changes.isEmpty && batch.through == end)
+        #expect(batch.latest.count == 2 * ReadingKind.allCases.count)
+        let found = batch.latest.filter { $0.reading != nil }.map { "\($0.owner) \($0.kind)" }
+        #expect(found == ["person(1) weight", "home temperature"])
     }
 
     @Test("a correction of the latest is the latest as corrected")
@@ -120,6 +154,6 @@ struct LatestReadingsTests {
         let position = try store.feed.end().sequence
         try store.readings.store([Self.temperature(1, 36.5)], device: Self.thermometer)
         let latest = try Self.latest(store, after: position)
-        #expect(latest.map(\.kind) == [.temperature] && latest[0].personID == nil)
+        #expect(latest.map(\.kind) == [.temperature] && latest[0].owner == .home)
     }
 }

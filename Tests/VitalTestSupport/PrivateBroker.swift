@@ -84,6 +84,16 @@ public final class PrivateBroker: Sendable {
         try start()
     }
 
+    /// Kills mosquitto (SIGKILL: what it kept only in memory, retained messages included, is lost since its last
+    /// save) and starts it again on the same ports; returns once it accepts connections.
+    public func crash() throws {
+        if let running = process.withLock({ $0.take() }) {
+            kill(running.pid, SIGKILL)
+            _ = running.wait()
+        }
+        try start()
+    }
+
     /// Stops the broker (SIGTERM, then waits for it) and removes its folder.
     public func stop() {
         halt()
