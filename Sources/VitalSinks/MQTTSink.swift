@@ -160,12 +160,10 @@ public final class MQTTSink: Sendable {
         let stateTopic = discovery.stateTopic(latest.owner, latest.kind)
         guard let reading = latest.reading else {
             guard published.states[stateTopic] != [] else { return [] }
-            let configs = HomeAssistantDiscovery.sensors(of: latest.kind).map {
-                discovery.configTopic(latest.owner, latest.kind, $0.column)
-            }
-            published.configs.subtract(configs)
+            let clearing = clearingMessages(latest.owner, latest.kind)
+            published.configs.subtract(clearing.map(\.topic))
             published.states[stateTopic] = []
-            return (configs + [stateTopic]).map { MQTTConnection.Message(topic: $0, payload: [], retain: true) }
+            return clearing
         }
         var messages: [MQTTConnection.Message] = []
         for sensor in HomeAssistantDiscovery.sensors(of: reading.reading) {
@@ -192,19 +190,19 @@ public final class MQTTSink: Sendable {
     public func clearRetained(owners: [ReadingOwner]) async throws {
         var messages: [MQTTConnection.Message] = []
         for owner in owners {
-            for kind in ReadingKind.allCases {
-                messages += HomeAssistantDiscovery.sensors(of: kind).map { sensor in
-                    MQTTConnection.Message(
-                        topic: discovery.configTopic(owner, kind, sensor.column), payload: [], retain: true)
-                }
-                messages.append(
-                    MQTTConnection.Message(topic: discovery.stateTopic(owner, kind), payload: [], retain: true))
-            }
+            for kind in ReadingKind.allCases { messages += clearingMessages(owner, kind) }
         }
         messages.append(
             MQTTConnection.Message(topic: Self.availabilityTopic(address, hubID: hubID), payload: [], retain: true))
         try await connection.publish(messages)
         retained.withLock { $0 = Retained() }
+    }
+
+    /// Empty retained messages on the configuration topic of every sensor of `kind` of `owner`, then its state
+    /// topic: what makes Home Assistant remove the sensors (an empty state first would be read as a value).
+    private func clearingMessages(_ owner: ReadingOwner, _ kind: ReadingKind) -> [MQTTConnection.Message] {
+        (HomeAssistantDiscovery.sensors(of: kind).map { discovery.configTopic(owner, kind, $0.column) }
+            + [discovery.stateTopic(owner, kind)]).map { MQTTConnection.Message(topic: $0, payload: [], retain: true) }
     }
 
     /// Disconnects; a long-running publisher first says `offline` (the broker discards the will at a DISCONNECT).
