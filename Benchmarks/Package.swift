@@ -63,7 +63,7 @@ let package = Package(
         // The whitelist read by swift-foundation's PropertyListDecoder and by VitalBridge's reader, whole process.
         .executableTarget(name: "plist-foundation", path: "Sources/plist-foundation"),
         .executableTarget(
-            name: "plist-vitalbridge", dependencies: [.product(name: "VitalBridge", package: "VitalBridge")],
+            name: "plist-vitalbridge", dependencies: [.product(name: "LayeredProtocol", package: "VitalBridge")],
             path: "Sources/plist-vitalbridge"),
         // A fleet file and a device's saved state read by swift-foundation's JSONDecoder and by VitalBridge's
         // reader, whole process (json-readers.sh).

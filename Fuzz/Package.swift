@@ -24,11 +24,11 @@ let package = Package(
     ],
     targets: [
         .target(name: "FuzzCheck"),
-        fuzzTarget("FuzzRequest", using: ["VitalCore", "LayeredProtocol", "VitalBridge"]),
+        fuzzTarget("FuzzRequest", using: ["VitalCore", "LayeredProtocol"]),
         fuzzTarget("FuzzCallback", using: ["VitalCore", "LayeredProtocol", "LayeredClient"]),
         fuzzTarget("FuzzHealthGATT", using: ["HealthGATT", "HealthGATTJSON", "VitalCore"]),
         fuzzTarget("FuzzFleet", using: ["VitalSimulation"]),
-        fuzzTarget("FuzzWhitelist", using: ["VitalBridge"]),
+        fuzzTarget("FuzzWhitelist", using: ["LayeredProtocol"]),
         fuzzTarget("FuzzJSON", using: ["VitalCore", "LayeredProtocol"]),
         fuzzTarget("FuzzSmartband", using: ["VitalCore", "VitalDevices", "LayeredProtocol", "HealthGATT"]),
         fuzzTarget(

@@ -57,7 +57,7 @@ public struct HubReport: Hashable, Sendable {
     public var note: String? = nil
 }
 
-/// The hub's engine: authorizes the caller (``Addressing``), runs the action's stages (add → sync → measure)
+/// The hub's engine: authorizes the caller (`Addressing`), runs the action's stages (add → sync → measure)
 /// against a device, keeps every reading in the store before the device may forget it, and answers with a callback
 /// within the URL budget.
 ///

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LayeredProtocol
 import VitalBridge
 import VitalHome
 import VitalStore

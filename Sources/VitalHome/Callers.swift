@@ -1,3 +1,4 @@
+import LayeredProtocol
 import VitalBridge
 import VitalStore
 

@@ -1,6 +1,7 @@
 import BlueZ
 import DBus
 import Foundation
+import LayeredProtocol
 import VitalBridge
 import VitalCore
 import VitalDevices

@@ -1,4 +1,5 @@
 import Foundation
+import LayeredProtocol
 import VitalBridge
 import VitalCore
 import VitalSimulation

@@ -1,6 +1,7 @@
 import Testing
 import VitalTestSupport
 
+@testable import LayeredProtocol
 @testable import VitalBridge
 
 /// The seeds of `Fuzz/Sources/FuzzWhitelist`: the whitelist files of this target's tests, read and refused.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import VitalTestSupport
 
+@testable import LayeredProtocol
 @testable import VitalBridge
 
 /// `AppWhiteList.plist` is read and written by VitalBridge's own XML property-list code; Foundation's

@@ -1,4 +1,5 @@
 import Foundation
+import LayeredProtocol
 import ShareVitalSigns
 import Testing
 import VitalBridge

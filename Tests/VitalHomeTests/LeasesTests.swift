@@ -1,4 +1,5 @@
 import Foundation
+import LayeredProtocol
 import Locking
 import Testing
 import VitalBridge

@@ -1,7 +1,7 @@
 // Reads a whitelist (AppWhiteList.plist, the path given) with VitalBridge's own XML property-list reader, as
 // `vitalbridge open` does, and prints its size (open-latency.sh compares it with plist-foundation).
 import Foundation
-import VitalBridge
+import LayeredProtocol
 
 let data = try Data(contentsOf: URL(fileURLWithPath: CommandLine.arguments[1]))
 let clock = ContinuousClock()

@@ -1,6 +1,5 @@
 import FuzzCheck
 import LayeredProtocol
-import VitalBridge
 import VitalCore
 
 // A request URL as any app can open it. Properties:

@@ -1,5 +1,5 @@
 import FuzzCheck
-import VitalBridge
+import LayeredProtocol
 
 // The whitelist file (an XML property list a user edits). Properties: the reader never traps; what it accepts holds
 // only entries the whitelist allows (each `*` or a custom app scheme's URL, no scheme shared by two callers), and it

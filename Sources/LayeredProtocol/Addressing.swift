@@ -1,4 +1,3 @@
-import LayeredProtocol
 import VitalCore
 
 /// Whom a callback answers and where it goes.

@@ -1,4 +1,3 @@
-import LayeredProtocol
 import VitalCore
 
 /// The callers the hub answers (`AppWhiteList.plist`): each app id maps to its callback URL (`myapp://`), or to
