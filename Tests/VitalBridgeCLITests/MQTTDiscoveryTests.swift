@@ -277,4 +277,28 @@ struct MQTTDiscoveryTests {
         let online = try broker.subscribe(["-t", "vitalbridge/\(hub)/availability", "-C", "1", "-W", "5"])
         #expect(online.stdout == "online\n")
     }
+
+    @Test(
+        "a home with both sinks: PostgreSQL has every reading exactly once, the broker every change and the latest",
+        .needs(.postgres))
+    func bothSinks() throws {
+        let broker = try PrivateBroker()
+        defer { broker.stop() }
+        let (home, cluster, database) = try SinkCommandTests.homeWithSink(40)
+        try MQTTSinkCommandTests.addSink(to: home, broker, queued: 40)
+        #expect(
+            try home.run(["records", "delete", "--home", home.path, "--id", "40", "--reason", "wrong"]).status == 0)
+        let pushed = try home.run(["sink", "push", "--home", home.path])
+        #expect(
+            pushed.stdout
+                == "ha: pushed 40 changes; it has the feed up to 41\nlab: pushed 40 changes; it has the feed up to 41\n",
+            "\(pushed.stderr)")
+        try SinkCommandTests.expectExact(home, cluster, database)
+        let received = try MQTTSinkCommandTests.received(40, from: broker)
+        let feed = try MQTTSinkCommandTests.feed(home)
+        #expect(received == feed)
+        // reading 40 is deleted: 39 (70 + 38 mg/dL) is the latest
+        let hub = try home.store().hubID()
+        #expect(try Self.seen(broker).sensors["vitalbridge_\(hub)_home_glucose_glucose"]?.value == "108")
+    }
 }
