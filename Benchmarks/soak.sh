@@ -4,7 +4,8 @@
 #   bash Benchmarks/soak.sh            # release build; 2 simulated days in 25 minutes, 100 kills
 #   bash Benchmarks/soak.sh --short    # CI: 2 simulated days in 150 s, 15 kills, under 5 minutes once built; uses
 #                                      # .build/debug/vitalbridge when present (swift test made it), else builds debug
-# Needs python3 and the Debian packages postgresql and postgresql-client (Tests/postgres.sh), nothing else.
+# Needs python3 and the Debian packages postgresql and postgresql-client (Tests/postgres.sh), mosquitto and
+# mosquitto-clients, nothing else.
 # SOAK_SECONDS and SOAK_KILLS override the length and the number of kills; SOAK_SEED the random choices;
 # SOAK_KEEP=1 keeps the home and logs; SOAK_INJECT=redelivery hands one callback over again at the end, from an
 # invocation that was not killed, to see the verdict fail (exit 1, "delivered twice").
@@ -19,7 +20,8 @@
 #     the soak is.
 #   - Running all along, restarted when it ends or is killed: `serve` (issue 53), which syncs every device as it is
 #     in range (again each 2 minutes of the world's time: --period 2), follows the bands and pushes to a private
-#     PostgreSQL (Tests/postgres.sh); 8 connections, as the 4 bands hold 4 for as long as they are followed. Beside them, two caller apps (org.soak.a, org.soak.b) sync a random
+#     PostgreSQL (Tests/postgres.sh) and a private mosquitto (its MQTT sink, Home Assistant's discovery included,
+#     read by a session the broker keeps for mosquitto_sub); 8 connections, as the 4 bands hold 4 for as long as they are followed. Beside them, two caller apps (org.soak.a, org.soak.b) sync a random
 #     history device with `open --deliver` (cmd=2), two at a time, and now and then a ShareVitalSigns BP request
 #     (`svs request` + `svs open`) and a Welltory DDS measurement of the heart-rate sensor (`open vitalbridge://dds/`).
 #   - At random times (uniform over the first 90 %), SOAK_KILLS SIGKILLs of a random running hub process: an `open`
@@ -41,7 +43,8 @@
 #
 # Verdict (exit 0 only when all hold; else exit 1 naming what failed):
 #   lost           every record a history device forgot (acknowledged) is in the store; after the drain, that is
-#                  every record of the fleet; and each is in PostgreSQL after the final push. A band (after one last
+#                  every record of the fleet; and each is in PostgreSQL after the final push; every change of the
+#                  final feed (its id and version) reached the MQTT broker at least once. A band (after one last
 #                  follow of an hour without kills): every hour of heart rate it recorded since the soak's start and
 #                  no longer holds has minutes in the store (when it still holds items, they are its newest: its
 #                  last 3 hours are then left out). Its sleep, sports and day totals are not checked one by one.
@@ -54,7 +57,8 @@
 #                  the soak when that is shorter), every sample within ±5 % of the series' median. Series with fewer
 #                  than 10 samples after warm-up (a process killed soon after its start) are listed, not judged.
 # It prints a summary table: devices, simulated time covered, real time, syncs, kills, readings stored, PostgreSQL
-# rows, deliveries, explained re-deliveries, and the RSS range of each series.
+# rows, MQTT messages (and how many arrived more than once, as QoS 1 allows across a kill), deliveries, explained
+# re-deliveries, and the RSS range of each series.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -84,8 +88,10 @@ fi
 work=$(mktemp -d)
 chmod 755 "$work"
 keep=${SOAK_KEEP:-}
+broker=
 cleanup() {
     bash Tests/postgres.sh stop "$work/pg" >/dev/null 2>&1 || true
+    if [ -n "$broker" ]; then kill "$broker" 2>/dev/null || true; fi
     if [ -n "$keep" ]; then echo "kept $work"; else rm -rf "$work"; fi
 }
 trap cleanup EXIT
@@ -93,6 +99,30 @@ bash Tests/postgres.sh start "$work/pg" >/dev/null
 # shellcheck disable=SC1091
 source "$work/pg/cluster.env"
 "$BIN/psql" -X -q -h "$SOCKET_DIR" -p "$PORT" -U "$SUPERUSER" -d postgres -c "CREATE DATABASE soak"
+
+# the MQTT sink's broker: private, on a free port of the loopback, its sessions' queues unbounded; a session kept for
+# the reader (mosquitto_sub) queues every change the sink publishes, read back after the final push
+mqtt_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+mosquitto_passwd -c -b "$work/mqtt.passwd" hub soak-secret
+printf 'soak-secret' >"$work/mqtt.pw"
+chmod 600 "$work/mqtt.pw"
+cat >"$work/mosquitto.conf" <<CONF
+listener $mqtt_port 127.0.0.1
+allow_anonymous false
+password_file $work/mqtt.passwd
+persistence false
+max_queued_messages 0
+log_dest none
+CONF
+if [ "$(id -u)" = 0 ]; then echo "user root" >>"$work/mosquitto.conf"; fi
+mosquitto -c "$work/mosquitto.conf" &
+broker=$!
+for _ in $(seq 100); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$mqtt_port") 2>/dev/null && break
+    sleep 0.05
+done
+reader="mosquitto_sub -h 127.0.0.1 -p $mqtt_port -u hub -P soak-secret -c -i soak-reader -q 1 -t vitalbridge/+/changes"
+$reader -E
 
 cat >"$work/handler.sh" <<'EOF'
 #!/usr/bin/env bash
@@ -108,11 +138,12 @@ mkdir "$work/deliveries" "$work/handoff-kills"
 
 python3 - "$tool" "$work" "$seconds" "$kills" "$short" \
     "postgresql://$SUPERUSER@${SOCKET_DIR//\//%2F}:$PORT/soak" \
-    "$BIN/psql -X -q -A -t -h $SOCKET_DIR -p $PORT -U $SUPERUSER -d soak" <<'PY'
+    "$BIN/psql -X -q -A -t -h $SOCKET_DIR -p $PORT -U $SUPERUSER -d soak" "mqtt://hub@127.0.0.1:$mqtt_port" \
+    "$work/mqtt.pw" "$reader" <<'PY'
 import calendar, glob, json, os, random, signal, sqlite3, statistics, subprocess, sys, threading, time
 import urllib.parse
 
-tool, work, seconds, kills, short, sink_url, psql = sys.argv[1:8]
+tool, work, seconds, kills, short, sink_url, psql, mqtt_url, mqtt_password, mqtt_reader = sys.argv[1:11]
 seconds, kills, short = float(seconds), int(kills), short == "1"
 home = work + "/home"
 SEED = int(os.environ.get("SOAK_SEED", "38"))
@@ -190,7 +221,8 @@ for step in (["init", "--home", home],
              ["whitelist", "add", "--home", home, "org.soak.a", "soaka://"],
              ["whitelist", "add", "--home", home, "org.soak.b", "soakb://"],
              ["dds", "sources", "add", "--home", home, "SoakDDS", "https://dds.example.org/soak/"],
-             ["sink", "add", "--home", home, "lab", sink_url]):
+             ["sink", "add", "--home", home, "lab", sink_url],
+             ["sink", "add", "--home", home, "ha", mqtt_url, "--password-file", mqtt_password]):
     out = run(step)
     if out.returncode != 0: sys.exit(f"setup {step[:2]} failed: {out.stderr}")
 for model, number, mac in bands + [("HRS", 905, sensor)]:
@@ -429,6 +461,15 @@ for line in pg("SELECT device_mac, extract(epoch FROM measured_at)::bigint FROM 
 pg_missing = [(mac, t) for mac, times in records.items() for t in times if (mac, t) not in pg_times]
 if pg_missing: failures.append(f"lost: {len(pg_missing)} records are not in PostgreSQL, e.g. {pg_missing[:3]}")
 
+# MQTT: every change of the final feed reached the broker at least once (what its reader's session was sent)
+mqtt_lines = subprocess.run(mqtt_reader.split() + ["-W", "10"], capture_output=True, text=True).stdout.splitlines()
+mqtt_got = [(change["id"], change["version"]) for change in map(json.loads, mqtt_lines)]
+feed_changes = {(change["id"], change["version"])
+                for change in map(json.loads, run(["changes", "--home", home]).stdout.splitlines())}
+mqtt_missing = sorted(feed_changes - set(mqtt_got))
+if mqtt_missing:
+    failures.append(f"lost: {len(mqtt_missing)} changes never reached MQTT, e.g. {mqtt_missing[:3]}")
+
 # deliveries: (caller, mac, measured) -> [invocation ids, in hand-off order]
 handed = {}
 delivery_files = sorted(glob.glob(f"{work}/deliveries/*"), key=os.path.getmtime)
@@ -503,6 +544,8 @@ print(f"{'band hours checked':32} " + "; ".join(f"{mac[-4:]} {n} h to {through},
                                               for mac, (n, held, through) in band_hours.items()))
 print(f"{'readings stored':32} {reading_count}")
 print(f"{'PostgreSQL rows':32} {pg_rows} ({pg_ids} reading ids); final push exit {final_push}")
+print(f"{'MQTT changes received':32} {len(mqtt_got)} ({len(mqtt_got) - len(set(mqtt_got))} more than once); "
+      f"the feed's {len(feed_changes)} all there: {not mqtt_missing}")
 print(f"{'callbacks delivered':32} {deliveries} ({sum(len(v) for v in handed.values())} readings)")
 print(f"{'re-deliveries explained':32} {explained} (earlier invocation killed); unexplained {len(twice)}")
 print()
@@ -520,5 +563,5 @@ if failures:
     for failure in failures: print("FAILED " + failure)
     print(f"(logs: {work}/soak.log, kills.log, rss.log and deliveries/; SOAK_KEEP=1 keeps them)")
     sys.exit(1)
-print("ok: 0 lost, 0 delivered twice, 0 duplicated, RSS flat")
+print("ok: 0 lost, 0 delivered twice, 0 duplicated, every change on MQTT, RSS flat")
 PY
