@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # plist-readers.sh without the benchmark package (which needs ordo-one/benchmark resolved and a release build of the
 # whole of VitalBridge): the same two programs compiled on their own with `swiftc -O` — Benchmarks/Sources/
-# plist-foundation as it is, and VitalBridge's XMLPropertyList (Sources/VitalBridge/PropertyList.swift) with a main
+# plist-foundation as it is, and VitalBridge's XMLPropertyList (Sources/LayeredProtocol/PropertyList.swift) with a main
 # that times its first read of the same whitelist, the entries' URL checks of `Whitelist(plist:)` left out — then
 # plist-readers.sh's 200 alternated processes and medians. Run from the repository root:
 #   bash Benchmarks/plist-readers-standalone.sh
@@ -10,7 +10,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 bin=$(mktemp -d)
 trap 'rm -rf "$bin"' EXIT
 mkdir "$bin/hand"
-cp "$root/Sources/VitalBridge/PropertyList.swift" "$bin/hand/"
+cp "$root/Sources/LayeredProtocol/PropertyList.swift" "$bin/hand/"
 cat >"$bin/hand/main.swift" <<'SWIFT'
 import Foundation
 

@@ -164,7 +164,9 @@ struct SilentBrokerTests {
         ) {
             try await connection.publish([.init(topic: "a/b", payload: [1])])
         }
-        #expect(ContinuousClock.now - started < .seconds(6))
+        // 3 s, not a hang (it hung past 40 s when a ping's answer restarted the deadline); the bound leaves room for
+        // a loaded machine (6.2 s once beside the whole suite and a fuzzer)
+        #expect(ContinuousClock.now - started < .seconds(20))
         await connection.close()
     }
 }
