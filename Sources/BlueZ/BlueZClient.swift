@@ -1,4 +1,5 @@
 import DBus
+import Locking
 import Logging
 import VitalCore
 import VitalDevices
@@ -41,7 +42,11 @@ actor BlueZClient {
         } catch {
             throw DeviceError(.connectionFailed, message: "cannot reach the D-Bus bus of BlueZ: \(error)")
         }
-        let (signals, continuation) = AsyncStream.makeStream(of: DBusMessage.self, bufferingPolicy: .unbounded)
+        // each signal waits in a Locked buffer and the stream only wakes the reader: a message built on the bus's
+        // thread and handed over inside AsyncStream alone, which locks with a futex ThreadSanitizer cannot see,
+        // was reported as a race when the reader took it without suspending
+        let pending = Locked<[DBusMessage]>([])
+        let (signals, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .unbounded)
         do {
             for rule in [
                 "type='signal',sender='org.bluez',interface='\(BlueZNames.objectManager)',path='/'",
@@ -49,7 +54,11 @@ actor BlueZClient {
                 // bluetoothd stopping (a crash, a restart) ends every link it carried
                 "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(BlueZNames.service)'",
             ] {
-                subscriptions.append(try await bus.subscribe(rule) { continuation.yield($0) })
+                subscriptions.append(
+                    try await bus.subscribe(rule) { signal in
+                        pending.withLock { $0.append(signal) }
+                        continuation.yield()
+                    })
             }
             try await readObjects(from: bus)
         } catch {
@@ -57,7 +66,15 @@ actor BlueZClient {
             throw Self.deviceError(error, doing: "reading BlueZ's objects")
         }
         self.bus = bus
-        Task { for await signal in signals { self.apply(signal) } }
+        Task {
+            for await _ in signals {
+                let arrived = pending.withLock { buffer in
+                    defer { buffer.removeAll() }
+                    return buffer
+                }
+                for signal in arrived { self.apply(signal) }
+            }
+        }
         return bus
     }
 
