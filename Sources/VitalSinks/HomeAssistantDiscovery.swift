@@ -6,7 +6,7 @@ import VitalExports
 ///
 /// One Home Assistant device per owner of readings (each person of the home, and the home itself for devices that do
 /// not tell whose a reading is), and on it one sensor per quantity of each kind of reading: `Ann`'s
-/// `Blood pressure systolic`, the home's `Body temperature`. A sensor's state is its owner's latest reading of the
+/// `Blood pressure systolic`, the home's `Temperature`. A sensor's state is its owner's latest reading of the
 /// kind by measurement time, retained on one topic per (owner, kind) and written as `records --format json` writes a
 /// reading; the sensor picks its field out with a template.
 ///
