@@ -305,13 +305,20 @@ public struct SimulatedDeviceConfiguration: Hashable, Sendable {
     /// checks a fleet of 65,000 generated records at every request without making them); `nil` if those are not
     /// times in order.
     private func generatedTimes(_ generate: GeneratedRecords) -> LazyMapCollection<Range<Int>, Timestamp>? {
+        guard let time = generatedTime(generate) else { return nil }
+        return (0..<max(generate.count, 0)).lazy.map(time)
+    }
+
+    /// The time of generated record `index`, as ``generatedTimes(_:)`` spreads them; `nil` if `from` and `to` are
+    /// not times in order.
+    private func generatedTime(_ generate: GeneratedRecords) -> (@Sendable (Int) -> Timestamp)? {
         guard let from = Timestamp(parsing: generate.from), let to = Timestamp(parsing: generate.to),
             from <= to
         else { return nil }
         let span = to.secondsSince1970 - from.secondsSince1970
-        return (0..<max(generate.count, 0)).lazy.map { index in
-            let offset = generate.count > 1 ? span * Int64(index) / Int64(generate.count - 1) : 0
-            return Timestamp(secondsSince1970: from.secondsSince1970 + offset)
+        let count = Int64(generate.count)
+        return { index in
+            Timestamp(secondsSince1970: from.secondsSince1970 + (count > 1 ? span * Int64(index) / (count - 1) : 0))
         }
     }
 
@@ -321,24 +328,25 @@ public struct SimulatedDeviceConfiguration: Hashable, Sendable {
     func initialState(start: Timestamp) -> DeviceState {
         var generator = SeededGenerator(seed: seed)
         var records = DeviceMemory([])
-        records.reserveCapacity((device.records?.list?.count ?? 0) + max(device.records?.generate?.count ?? 0, 0))
+        records.reserveCapacity(device.records?.list?.count ?? 0)
         var sequenceNumber: UInt16 = 1
-        func keep(_ reading: Reading) {
-            records.append(StoredRecord(sequenceNumber: sequenceNumber, reading: reading))
-            sequenceNumber &+= 1
-        }
         for reading in device.records?.list ?? [] {
-            if let reading = try? reading.reading(for: entry.family, at: "") { keep(recorded(reading)) }
-        }
-        if let generate = device.records?.generate, let times = generatedTimes(generate) {
-            var random = SeededGenerator(seed: generate.seed ?? seed)
-            let person = person
-            for time in times {
-                keep(
-                    person.reading(
-                        for: entry, at: time, swim: entry.model == .am4, composition: measuresBodyComposition,
-                        using: &random))
+            if let reading = try? reading.reading(for: entry.family, at: "") {
+                records.append(StoredRecord(sequenceNumber: sequenceNumber, reading: recorded(reading)))
+                sequenceNumber &+= 1
             }
+        }
+        // the generated history is made as it is read (DeviceMemory), never all at once
+        if let generate = device.records?.generate, let time = generatedTime(generate), generate.count > 0 {
+            let (person, entry, composition) = (person, entry, measuresBodyComposition)
+            records.append(
+                GeneratedRun(count: generate.count, seed: generate.seed ?? seed, firstSequenceNumber: sequenceNumber) {
+                    index, random in
+                    person.reading(
+                        for: entry, at: time(index), swim: entry.model == .am4, composition: composition,
+                        using: &random)
+                })
+            sequenceNumber &+= UInt16(truncatingIfNeeded: generate.count)
         }
         _ = generator.next()
         return DeviceState(

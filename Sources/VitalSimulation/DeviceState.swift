@@ -74,45 +74,81 @@ public struct StoredRecord: Hashable, Sendable {
 }
 
 /// A device's memory, oldest record first: an array that forgets its oldest records in constant time, as push
-/// devices do one confirmed indication at a time (65,000 of them in a full BP5 sync).
+/// devices do one confirmed indication at a time (65,000 of them in a full BP5 sync), and that makes a device's
+/// generated history as it is read rather than up front.
+///
+/// The generated records (``GeneratedRun``, at most one run) sit after the records kept before them (a fleet's
+/// scripted list) and before those appended after (live measurements). A generated record is made again each time it
+/// is read, from the generator's state saved before it (8 bytes a record, where a made record is about 190): a
+/// 65,000-record device costs half a megabyte until its records are asked for, and a sync holds one at a time.
 public struct DeviceMemory: RandomAccessCollection, ExpressibleByArrayLiteral, Hashable, Sendable {
     private var storage: [StoredRecord]
     /// How many records at the front of `storage` are forgotten.
     private var start = 0
+    /// The generated records not yet forgotten, which come after `storage[..<generatedAt]`.
+    private var generated: GeneratedRun?
+    private var generatedAt = 0
 
     public init(_ records: some Sequence<StoredRecord>) { storage = Array(records) }
     public init(arrayLiteral records: StoredRecord...) { storage = records }
 
     public var startIndex: Int { 0 }
-    public var endIndex: Int { storage.count - start }
-    public subscript(position: Int) -> StoredRecord { storage[start + position] }
+    public var endIndex: Int { storage.count - start + (generated?.count ?? 0) }
+    public subscript(position: Int) -> StoredRecord {
+        let index = start + position
+        guard let generated, index >= generatedAt else { return storage[index] }
+        let inRun = index - generatedAt
+        return inRun < generated.count ? generated[inRun] : storage[index - generated.count]
+    }
 
     public mutating func append(_ record: StoredRecord) { storage.append(record) }
 
-    /// Makes room for `count` records in all, so a device of 65,000 generated records is made in one allocation
-    /// rather than grown by doubling (its peak then holds one array of the final size, not an old and a new one).
+    /// Appends `run`'s records, made as they are read. A memory holds one run at a time.
+    mutating func append(_ run: GeneratedRun) {
+        precondition(generated == nil, "a device's memory holds one generated run")
+        guard run.count > 0 else { return }
+        generated = run
+        generatedAt = storage.count
+    }
+
+    /// Makes room for `count` records kept as made, so a device's scripted records are made in one allocation.
     public mutating func reserveCapacity(_ count: Int) { storage.reserveCapacity(start + count) }
 
     /// Forgets the `count` oldest records.
     public mutating func removeFirst(_ count: Int = 1) {
         precondition(count >= 0 && count <= self.count, "cannot forget more records than the memory holds")
+        var count = count
+        if var run = generated {
+            let before = Swift.min(count, generatedAt - start)
+            start += before
+            count -= before
+            let fromRun = Swift.min(count, run.count)
+            run.removeFirst(fromRun)
+            count -= fromRun
+            generated = run.count > 0 ? run : nil
+        }
         start += count
         // the forgotten front is dropped once it is half the storage: each record is moved at most once more
         if start >= 64, start * 2 >= storage.count {
             storage.removeFirst(start)
+            generatedAt = Swift.max(generatedAt - start, 0)
             start = 0
         }
     }
 
+    /// Forgets the records `shouldRemove` picks; generated records are made and kept as made from then on.
     public mutating func removeAll(where shouldRemove: (StoredRecord) -> Bool) {
-        storage.removeFirst(start)
+        storage = filter { !shouldRemove($0) }
         start = 0
-        storage.removeAll(where: shouldRemove)
+        generated = nil
+        generatedAt = 0
     }
 
     public mutating func removeAll() {
         storage.removeAll()
         start = 0
+        generated = nil
+        generatedAt = 0
     }
 
     public static func == (left: DeviceMemory, right: DeviceMemory) -> Bool { left.elementsEqual(right) }
@@ -121,4 +157,45 @@ public struct DeviceMemory: RandomAccessCollection, ExpressibleByArrayLiteral, H
         hasher.combine(count)
         for record in self { hasher.combine(record) }
     }
+}
+
+/// Records a device made from a seed, numbered in order: each made again when it is read, from the generator's
+/// state saved before it, so that a record read twice is the same record.
+struct GeneratedRun: Sendable {
+    /// The generator's state before each record not yet forgotten is made (`states[first...]`).
+    private let states: [UInt64]
+    private var first = 0
+    private let firstSequenceNumber: UInt16
+    /// Makes record `index` (from the run's start) with the generator it is given.
+    private let make: @Sendable (_ index: Int, _ random: inout SeededGenerator) -> Reading
+
+    /// A run of `count` records made by `make` from a generator seeded with `seed`, numbered from
+    /// `firstSequenceNumber` (wrapping as a device's 16-bit numbers do). Each is made once here, to save the
+    /// generator's state before it.
+    init(
+        count: Int, seed: UInt64, firstSequenceNumber: UInt16,
+        make: @escaping @Sendable (_ index: Int, _ random: inout SeededGenerator) -> Reading
+    ) {
+        var random = SeededGenerator(seed: seed)
+        var states: [UInt64] = []
+        states.reserveCapacity(count)
+        for index in 0..<count {
+            states.append(random.state)
+            _ = make(index, &random)
+        }
+        self.states = states
+        self.firstSequenceNumber = firstSequenceNumber
+        self.make = make
+    }
+
+    var count: Int { states.count - first }
+
+    subscript(position: Int) -> StoredRecord {
+        let index = first + position
+        var random = SeededGenerator(seed: states[index])
+        return StoredRecord(
+            sequenceNumber: firstSequenceNumber &+ UInt16(truncatingIfNeeded: index), reading: make(index, &random))
+    }
+
+    mutating func removeFirst(_ count: Int) { first += count }
 }

@@ -485,12 +485,36 @@ struct FleetJSONTests {
         }
     }
 
-    @Test("a device memory forgets its oldest records in any pattern and stays equal to the array it models")
-    func deviceMemory() {
+    @Test(
+        "a device memory forgets its oldest records in any pattern and stays equal to the array it models; its generated history is the records made one after the other with one generator",
+        arguments: [false, true])
+    func deviceMemory(generatedHistory: Bool) {
         var random = Random(seed: 0xDE71CE)
         var memory = DeviceMemory([])
         var model: [StoredRecord] = []
         let reading = Reading.glucose(GlucoseReading(mgPerDeciliter: 90, measuredAt: .init(secondsSince1970: 0)))
+        if generatedHistory {
+            // two scripted records, then 700 generated, numbered on past 65535; each draws 1 to 3 numbers
+            let make: @Sendable (Int, inout SeededGenerator) -> Reading = { index, random in
+                let extra = (0..<index % 3).map { _ in Int.random(in: 0...9, using: &random) }.reduce(0, +)
+                return .glucose(
+                    GlucoseReading(
+                        mgPerDeciliter: Double(70 + Int.random(in: 0...100, using: &random) + extra),
+                        measuredAt: .init(secondsSince1970: Int64(index) * 60)))
+            }
+            for number in [65_000, 65_001] as [UInt16] {
+                memory.append(StoredRecord(sequenceNumber: number, reading: reading))
+                model.append(StoredRecord(sequenceNumber: number, reading: reading))
+            }
+            memory.append(GeneratedRun(count: 700, seed: 42, firstSequenceNumber: 65_002, make: make))
+            var generator = SeededGenerator(seed: 42)
+            for index in 0..<700 {
+                model.append(
+                    StoredRecord(sequenceNumber: 65_002 &+ UInt16(index), reading: make(index, &generator)))
+            }
+            #expect(Array(memory) == model)
+            #expect(model.last?.sequenceNumber == 165)
+        }
         for step in 0..<5_000 {
             switch Int.random(in: 0...9, using: &random) {
             case 0...4:
