@@ -130,6 +130,7 @@ extension BandCommand {
 
     struct Follow: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "follow",
             abstract: "Hold the connection and store every push the moment it arrives, until SIGINT or SIGTERM.",
             discussion: """
                 Switches the band's sport-data push and hourly heart rate on, then stores each item as the band
@@ -179,6 +180,7 @@ extension BandCommand {
 
     struct Scan: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "scan",
             abstract: "Scan for smartbands (their band service, 0xFFD0) and list those found.",
             discussion: "Example:\n  vitalbridge band scan")
         @OptionGroup var homeOptions: HomeOptions
@@ -191,6 +193,7 @@ extension BandCommand {
 
     struct Info: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "info",
             abstract: "Show the band's model, firmware, battery and clock (and store what it pushes).",
             discussion: "Each connection reads the band's clock, sets it when over 2 s off and moves what it dated by"
                 + " the offset.\n\nExample:\n  vitalbridge band info --mac 004D3208D310")
@@ -209,6 +212,7 @@ extension BandCommand {
 
     struct Today: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "today",
             abstract: "Ask the band for today's totals now, store them, and show today as a caller would get it.",
             discussion: "Example:\n  vitalbridge band today --mac 004D3208D310")
         @OptionGroup var band: BandOptions
@@ -223,6 +227,7 @@ extension BandCommand {
 
     struct Sports: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "sports",
             abstract: "List the sports the band says it supports (not all may be activated: see targets).",
             discussion: """
                 Each line: the sport's code, its name in the SDK document's table, then the band's own name for it
@@ -243,6 +248,7 @@ extension BandCommand {
 
     struct Bind: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "bind",
             abstract: "Bind the band to this hub under a user id.",
             discussion: "Example:\n  vitalbridge band bind --mac 004D3208D310 --user-id 1111")
         @OptionGroup var band: BandOptions
@@ -254,6 +260,7 @@ extension BandCommand {
 
     struct Unbind: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "unbind",
             abstract: "Unbind the band.", discussion: "Example:\n  vitalbridge band unbind --mac 004D3208D310")
         @OptionGroup var band: BandOptions
         func run() async throws { try await band.run(.unbind, saying: "unbound") }
@@ -261,6 +268,7 @@ extension BandCommand {
 
     struct Text: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "text",
             abstract: "Show a text on the band (1 to 60 bytes of UTF-8, no control characters).",
             discussion: "Example:\n  vitalbridge band text --mac 004D3208D310 'Time for a walk'")
         @OptionGroup var band: BandOptions
@@ -274,6 +282,7 @@ extension BandCommand {
 
     struct Camera: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "camera",
             abstract: "Switch camera mode: the band's button then takes a picture (shown by band follow).",
             discussion: "Example:\n  vitalbridge band camera --mac 004D3208D310 on")
         @OptionGroup var band: BandOptions
@@ -325,6 +334,7 @@ extension BandCommand {
 
     struct State: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "state",
             abstract: "Show whether the band connects, to which user it is bound, and its switches.",
             discussion: """
                 The SDK's currentState, isConnected and isBinded: the hub connects to the band, asks its state, and
@@ -345,6 +355,7 @@ extension BandCommand {
 
     struct Reset: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "reset",
             abstract: "Reset the band to its factory state, after storing everything it holds.",
             discussion: "Example:\n  vitalbridge band reset --mac 004D3208D310 --yes")
         @OptionGroup var band: BandOptions

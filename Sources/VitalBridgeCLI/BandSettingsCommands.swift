@@ -8,6 +8,7 @@ import VitalDevices
 extension BandCommand {
     struct Targets: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "targets",
             abstract: "Show the band's active sports, or set or remove some (1 to 5, walking among them).",
             discussion: """
                 Without options, prints the active sports and their calorie targets, read from the band. --sport
@@ -38,6 +39,7 @@ extension BandCommand {
 
     struct Alarms: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "alarms",
             abstract: "Show the band's 8 alarms, read from the band.",
             discussion: "Example:\n  vitalbridge band alarms --mac 004D3208D310")
         @OptionGroup var band: BandOptions
@@ -52,6 +54,7 @@ extension BandCommand {
 
     struct Alarm: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "alarm",
             abstract: "Show alarm 0–7, or change what is given of it: time, days, repeat, on or off.",
             discussion: """
                 An alarm rings when on, at its time, on its days (once, or every week with --repeat). Only what
@@ -82,6 +85,7 @@ extension BandCommand {
 
     struct Sedentary: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "sedentary",
             abstract: "Show the one sedentary reminder, or change what is given of it: hours, days, repeat, switch.",
             discussion: """
                 Only what is given changes. --repeat sets the weekly repeat bit (b7 of weekRepeat): the reminder
@@ -111,6 +115,7 @@ extension BandCommand {
 
     struct Schedule: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "schedule",
             abstract: "Write, check, delete, clear or list the band's schedules (at most 4 a day, one a minute).",
             discussion: """
                 The title has 1 to 20 characters, the subtitle at most 33. Before writing, add reads the band's
@@ -185,6 +190,7 @@ extension BandCommand {
 
     struct Personal: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "personal",
             abstract: "Show the wearer, or change what is given: gender, height, weight, age, daily step target.",
             discussion: """
                 Only what is given changes (a band without a wearer needs all five); prints the wearer then. The
@@ -215,6 +221,7 @@ extension BandCommand {
 
     struct Options: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "options",
             abstract: "Show the band's hardware options, or change those given: units, clock, sleep, backlight, …",
             discussion: """
                 Without an option, prints the options read from the band; with some, changes only those, keeps

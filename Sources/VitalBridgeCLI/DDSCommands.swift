@@ -19,6 +19,7 @@ struct DDSCommand: ParsableCommand {
 
     struct Request: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "request",
             abstract: "Print a measurement request link: Welltory's direct link, its first-launch link, or another.",
             discussion: """
                 Examples:
@@ -55,6 +56,7 @@ struct DDSCommand: ParsableCommand {
 
     struct Callback: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "callback",
             abstract: "Decode a DDS callback URL: each score with its colour, RMSSD, SDNN, power, token and extras.",
             discussion: """
                 A value out of range, or a callback that carries no result at all, is refused with one line naming
@@ -87,6 +89,7 @@ struct DDSCommand: ParsableCommand {
 
     struct Sources: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "sources",
             abstract: "The DDS sources VitalBridge answers, each with the one callback URL registered for it.",
             discussion: """
                 A request gets a callback only when its source is here and its callback is exactly the URL
@@ -101,7 +104,8 @@ struct DDSCommand: ParsableCommand {
             subcommands: [Add.self, List.self, Remove.self])
 
         struct Add: ParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Register a source and its callback URL.")
+            static let configuration = CommandConfiguration(
+                commandName: "add", abstract: "Register a source and its callback URL.")
             @OptionGroup var homeOptions: HomeOptions
             @Argument(help: "The source's name.") var source: String
             @Argument(help: "Its callback URL: https with a host, or a custom app scheme; its own query is kept.")
@@ -119,7 +123,8 @@ struct DDSCommand: ParsableCommand {
         }
 
         struct List: ParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "List the sources and their callback URLs.")
+            static let configuration = CommandConfiguration(
+                commandName: "list", abstract: "List the sources and their callback URLs.")
             @OptionGroup var homeOptions: HomeOptions
 
             func run() throws {
@@ -137,7 +142,7 @@ struct DDSCommand: ParsableCommand {
         }
 
         struct Remove: ParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Stop answering a source.")
+            static let configuration = CommandConfiguration(commandName: "remove", abstract: "Stop answering a source.")
             @OptionGroup var homeOptions: HomeOptions
             @Argument(help: "The source's name.") var source: String
 

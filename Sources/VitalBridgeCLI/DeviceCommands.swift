@@ -58,6 +58,7 @@ struct DeviceOptions: ParsableArguments {
 extension DeviceCommand {
     struct Info: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "info",
             abstract: "Show the device's model, serial number, firmware and battery (read-only).",
             discussion: "Example:\n  vitalbridge device info --mac 004D3208D2F4")
         @OptionGroup var device: DeviceOptions
@@ -73,6 +74,7 @@ extension DeviceCommand {
 
     struct Reset: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "reset",
             abstract: "Store what the device holds, then restore its factory settings (PO3, smartbands).",
             discussion: "Example:\n  vitalbridge device reset --mac 004D3208D2F4 --yes")
         @OptionGroup var device: DeviceOptions
@@ -93,6 +95,7 @@ extension DeviceCommand {
 
     struct Live: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "live",
             abstract: "Print the device's live samples as JSON lines until it is done, --seconds pass, or Ctrl-C.",
             discussion: """
                 A PO3 or pulse oximeter sends {"spo2","bpm","pi"} and {"wave"}; a blood pressure monitor \

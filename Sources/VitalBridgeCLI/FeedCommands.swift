@@ -63,6 +63,7 @@ extension RecordsCommand {
     /// `vitalbridge records delete`: a user removes an erroneous reading.
     struct Delete: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "delete",
             abstract: "Delete an erroneous reading: it is never delivered nor exported again.",
             discussion: """
                 The reading leaves every caller's queue, and the change feed and every sink receive its deletion \

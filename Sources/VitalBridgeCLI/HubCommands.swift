@@ -76,6 +76,7 @@ struct DevicesCommand: ParsableCommand {
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract: "List the devices the hub has added or talked to.",
             discussion: "Example:\n  vitalbridge devices --home /tmp/hub")
 
@@ -104,6 +105,7 @@ struct DevicesCommand: ParsableCommand {
 
     struct Remove: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "remove",
             abstract: "Forget a device: no longer served nor offered; its readings stay unless --delete-readings.",
             discussion: """
                 The hub forgets the device as if it had never been added: it leaves the devices list, nothing of it \
@@ -183,6 +185,7 @@ struct FleetCommand: ParsableCommand {
 
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "show",
             abstract:
                 "List the fleet's devices with the users each keeps of its User Data Service's slots and what it still "
                 + "stores (a smartband: its unacknowledged items).",

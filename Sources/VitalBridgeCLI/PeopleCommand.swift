@@ -62,6 +62,7 @@ struct PeopleCommand: ParsableCommand {
 
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "add",
             abstract: "Add a person to the home, with what a scale needs to know of them.",
             discussion: "Example:\n  vitalbridge people add Mum --born 1950-03-02 --height 162 --sex female")
         @OptionGroup var homeOptions: HomeOptions
@@ -109,6 +110,7 @@ struct PeopleCommand: ParsableCommand {
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract: "List the home's people and the user indexes assigned to them.",
             discussion: "Example:\n  vitalbridge people list")
         @OptionGroup var homeOptions: HomeOptions
@@ -148,6 +150,7 @@ struct PeopleCommand: ParsableCommand {
 
     struct Assign: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "assign",
             abstract: "Say that a device's user index is a person: its readings in quarantine are released.",
             discussion: "Example:\n  vitalbridge people assign --mac 004D3208D30B --user-index 1 --person Mum")
         @OptionGroup var homeOptions: HomeOptions
@@ -167,6 +170,7 @@ struct PeopleCommand: ParsableCommand {
 
     struct Unassign: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "unassign",
             abstract: "Undo an assignment: the user index's readings not yet delivered return to quarantine.",
             discussion: "Example:\n  vitalbridge people unassign --mac 004D3208D30B --user-index 1")
         @OptionGroup var homeOptions: HomeOptions
@@ -185,6 +189,7 @@ struct PeopleCommand: ParsableCommand {
 
     struct Enroll: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "enroll",
             abstract: "Make a person a user of a device with a User Data Service (a family scale or monitor).",
             discussion: """
                 Without --user-index a new user is registered on the device, with the consent code given or one the \
@@ -227,6 +232,7 @@ struct PeopleCommand: ParsableCommand {
 
     struct Forget: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "forget",
             abstract: "Delete a person's user data on a device and end their enrolment; their readings stay theirs.",
             discussion: "Example:\n  vitalbridge people forget Bob --mac 004D3208D316")
         @OptionGroup var homeOptions: HomeOptions
@@ -246,6 +252,7 @@ struct PeopleCommand: ParsableCommand {
 
     struct Remove: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "remove",
             abstract: "Remove a person who has no assignment and no caller.",
             discussion: "Example:\n  vitalbridge people remove Mum")
         @OptionGroup var homeOptions: HomeOptions

@@ -35,6 +35,7 @@ struct SVSCommand: ParsableCommand {
 
     struct Request: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "request",
             abstract: "Write a request to the shared board and print the provider URL to open.",
             discussion: """
                 Sealed by default: a fresh 256-bit key and request id are kept in the home
@@ -71,6 +72,7 @@ struct SVSCommand: ParsableCommand {
 
     struct Open: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "open",
             abstract: "Answer the request on the shared board as provider, and print the URL back to the requester.",
             discussion: """
                 Reads the URL from the argument, or from standard input with '-' (a URL in a program's arguments is
@@ -103,6 +105,7 @@ struct SVSCommand: ParsableCommand {
 
     struct Retrieve: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "retrieve",
             abstract: "Poll the shared board for a sign: its value (exit 0), in progress (exit 4) or invalid (exit 1).",
             discussion: """
                 A combination answers its highest sign (BP: the diastolic); ask for BPSYS and BPDIA one by one. A

@@ -40,6 +40,7 @@ struct SinkCommand: ParsableCommand {
 
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "add",
             abstract: "Add a PostgreSQL or MQTT sink: it receives the whole history at its first push.",
             discussion: """
                 URL forms: postgresql://USER@HOST[:PORT]/DB, postgresql://USER@%2Fsocket%2Fdir/DB or \
@@ -77,6 +78,7 @@ struct SinkCommand: ParsableCommand {
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract: "List the sinks: name, address and where the password comes from.",
             discussion: "Example:\n  vitalbridge sink list")
         @OptionGroup var homeOptions: HomeOptions
@@ -90,6 +92,7 @@ struct SinkCommand: ParsableCommand {
 
     struct Remove: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "remove",
             abstract: "Remove a sink; what its database received stays there, what it retained on a broker is cleared.",
             discussion: """
                 An MQTT sink's Home Assistant sensors and states are cleared on the broker first, so Home Assistant \
@@ -116,6 +119,7 @@ struct SinkCommand: ParsableCommand {
 
     struct Status: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "status",
             abstract: "Show each sink's queue, last success and last error, as of its last push.",
             discussion: """
                 queued counts the readings with a change the sink had not committed at its last push.
@@ -138,6 +142,7 @@ struct SinkCommand: ParsableCommand {
 
     struct Push: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "push",
             abstract: "Push everything queued to each sink (or one); exit 0 when every sink has it all.",
             discussion: """
                 A sink that fails is named with why on standard error (exit 1); what it committed stays committed and \
@@ -172,6 +177,7 @@ struct SinkCommand: ParsableCommand {
 
     struct Follow: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "follow",
             abstract: "Keep pushing to the sinks as readings arrive, until SIGINT or SIGTERM.",
             discussion: """
                 Reads the feed's end every --poll seconds and pushes a sink whenever it lacks changes, over a \

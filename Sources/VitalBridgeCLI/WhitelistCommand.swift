@@ -14,6 +14,7 @@ struct WhitelistCommand: ParsableCommand {
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract: "List the whitelisted callers.", discussion: "Example:\n  vitalbridge whitelist list")
         @OptionGroup var homeOptions: HomeOptions
 
@@ -32,6 +33,7 @@ struct WhitelistCommand: ParsableCommand {
 
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "add",
             abstract: "Whitelist a caller with its callback URL, or * for a dynamic callerurl.",
             discussion: """
                 With --person, the caller receives that person's readings (of the user indexes assigned to them); \
@@ -70,6 +72,7 @@ struct WhitelistCommand: ParsableCommand {
 
     struct Remove: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "remove",
             abstract: "Remove a caller from the whitelist.",
             discussion: "Example:\n  vitalbridge whitelist remove com.example.app")
         @OptionGroup var homeOptions: HomeOptions
