@@ -6,7 +6,8 @@
 #                                      # tests start built with --sanitize=thread into .build-tsan (the debug build
 #                                      # is kept); the log is .build-tsan/tsan.log
 #   bash Tests/tsan.sh 'BlueZ'         # the suites matching a filter (a regular expression over the tests' names)
-#   bash Tests/tsan.sh --own 'BlueZ'   # this package's own targets instrumented in the debug tree (.build), its
+#   bash Tests/tsan.sh --own [--prebuilt] 'BlueZ'
+#                                      # this package's own targets instrumented in the debug tree (.build), its
 #                                      # dependencies not (VITALBRIDGE_THREAD_SANITIZER=own, Package.swift): only
 #                                      # they are rebuilt, the codecs not (Package.swift); the next `swift build`
 #                                      # rebuilds them uninstrumented. What CI runs, once the steps that use the
@@ -27,7 +28,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "${1:-}" = --own ]; then
     shift
-    VITALBRIDGE_THREAD_SANITIZER=own swift build --build-tests --manifest-cache none
+    # --prebuilt: the caller has just run this build (CI, which starts its fuzzing once the rebuild is done)
+    if [ "${1:-}" = --prebuilt ]; then
+        shift
+    else
+        VITALBRIDGE_THREAD_SANITIZER=own swift build --build-tests --manifest-cache none
+    fi
     tree=.build
 else
     mkdir -p .build-tsan

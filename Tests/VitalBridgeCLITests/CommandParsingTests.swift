@@ -100,10 +100,16 @@ struct CommandParsingTests {
         #expect(request.extra.map(\.name) == ["visit"] && request.extra.map(\.value) == ["7=8"])
     }
 
-    @Test("every command's name, as the suggestions know it, is the one ArgumentParser accepts")
+    @Test(
+        "every command's name, as the suggestions know it, is the one ArgumentParser accepts; each command names itself"
+    )
     func commandNames() throws {
+        #expect(VitalBridgeCommand.configuration.commandName == "vitalbridge")
         func walk(_ command: any ParsableCommand.Type, _ path: [String]) {
             for subcommand in command.configuration.subcommands {
+                // without it ArgumentParser derives the name with String(describing:), whose casts scan every
+                // conformance record of the binary: a third of a debug process's start, for each command
+                #expect(subcommand.configuration.commandName != nil, "\(path) \(subcommand) names itself")
                 let names = path + [name(of: subcommand)]
                 // help for a name ArgumentParser knows; a usage error for one it does not
                 do {
