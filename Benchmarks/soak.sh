@@ -8,13 +8,20 @@
 # mosquitto-clients, nothing else.
 # SOAK_SECONDS and SOAK_KILLS override the length and the number of kills; SOAK_SEED the random choices;
 # SOAK_KEEP=1 keeps the home and logs; SOAK_INJECT=redelivery hands one callback over again at the end, from an
-# invocation that was not killed, to see the verdict fail (exit 1, "delivered twice").
+# invocation that was not killed, to see the verdict fail (exit 1, "delivered twice"); SOAK_INJECT=wrong-person
+# enrolls Ann as the family scale's user 2 and Bob as user 1, to see it fail "wrong person".
 #
 # The home (a fresh temporary one; nothing outside it and the private PostgreSQL is touched):
-#   - 20 devices: 4 smartbands, 6 BP5 and 4 HS4 (push devices: a record is forgotten when its indication is
+#   - 21 devices: 4 smartbands, 6 BP5 and 4 HS4 (push devices: a record is forgotten when its indication is
 #     confirmed), 4 BG5 and 1 PO3 (Record Access Control Point: forgotten only on the delete after a whole
-#     transfer), 1 heart-rate sensor. Each history device holds a list of records the script writes (so it knows
-#     every one): 300 on a BP5 or HS4, 60 on a BG5, 40 on the PO3. Every device has "failures": {"linkDrops": 0.01}.
+#     transfer), 1 heart-rate sensor, and a family scale (WSS with a User Data Service, issue 54): users 1 and 2 on it
+#     are Ann and Bob, enrolled in the home (`people enroll --user-index --consent`) before the soak; user 3 is a
+#     visitor nobody enrolled; some weighings are of an unknown user (255). Each history device holds a list of
+#     records the script writes (so it knows every one): 300 on a BP5 or HS4, 60 on a BG5, 40 on the PO3, 120 on the
+#     family scale (30 of each user). Every device has "failures": {"linkDrops": 0.01}.
+#   - Devices on their schedules: the four HS4s and the family scale are in range only from 06:30 to 08:30 and from
+#     19:00 to 20:00 of the world's time (the fleet's `presence`), the rest all the time; a caller's sync of a device
+#     out of range fails as it would at home.
 #   - The world's time: the fleet's `pace` makes 48 simulated hours last the soak's length, and the script moves the
 #     fleet's `start` to the simulated time now before it starts any process, so a restarted process goes on where
 #     the soak is.
@@ -28,8 +35,9 @@
 #     sync or the `serve` (half each, as far as one of the kind runs). Half the kills of an
 #     `open` land at the hand-off: the next handler to keep a callback then SIGKILLs the hub (its parent) before the
 #     hub can journal that delivery, the moment that makes an at-least-once hub deliver again.
-#   - Then: everything stopped (SIGTERM), every history device drained by each caller with syncs until it holds
-#     nothing and no callback says `remaining`, and a final `sink push`.
+#   - Then: everything stopped (SIGTERM), every device in range, every history device drained by each caller with
+#     syncs until it holds nothing and no callback says `remaining` (the family scale: until it holds only the
+#     visitor's records, which it sends to no one who did not consent as them), and a final `sink push`.
 #
 # Deliveries: `open --deliver --opener "handler.sh ID"` hands each callback to handler.sh, which writes the URL to a
 # file of its own named by the invocation ID and exits 0; the hub journals the delivery only after that. A reading
@@ -51,7 +59,10 @@
 #   delivered      no reading delivered twice to a caller (above); every stored history reading reached both callers
 #   duplicated     no two readings of the store for one device, time, kind and measured values (their status, user
 #                  or device time aside); PostgreSQL has one row per reading id and
-#                  as many rows as the store has readings
+#                  as many rows as the store has readings out of quarantine
+#   wrong person   every weighing of Ann (user 1) or Bob (user 2) is stored under their user index and is theirs (the
+#                  store's enrolments) and in PostgreSQL as theirs; an unknown user's are stored in quarantine (no one's,
+#                  never pushed); none of the visitor's (user 3) is stored, and the scale still holds all of them
 #   RSS            of each `serve` process (a restarted one starts a new series): VmRSS from
 #                  /proc/PID/status every second; after a warm-up (the first 30 s of the process's life, or 20 % of
 #                  the soak when that is shorter), every sample within ±5 % of the series' median. Series with fewer
@@ -168,6 +179,12 @@ for i in range(4): history.append(("HS4", 500, 4, "004D3208E2%02X" % i, 300))
 for i in range(4): history.append(("BG5", 400, 1, "004D3208E3%02X" % i, 60))
 history.append(("PO3", 300, 0, "004D3208E400", 40))
 sensor = "004D3208E500"
+scale = "004D3208E600"
+# the family scale's users: index -> (consent code, the person of the home it is, or None)
+scale_users = {1: (1111, "Ann"), 2: (2222, "Bob"), 3: (3333, None), 255: (None, None)}
+scale_records = {}  # measured epoch -> user index
+# the HS4s and the family scale: in range each morning and evening of the world, the rest all the time
+schedule = [{"at": "06:30", "seconds": 7200}, {"at": "19:00", "seconds": 3600}]
 records = {}  # mac -> {measured epoch}
 devices = []
 for number, (model, _, _, mac, count) in enumerate(history):
@@ -189,15 +206,35 @@ for number, (model, _, _, mac, count) in enumerate(history):
             r.update(spo2=rng.randrange(92, 100), pulse=rng.randrange(55, 95), pi=rng.randrange(10, 90) / 10)
         listed.append(r)
     records[mac] = times
-    devices.append({"model": model, "mac": mac, "records": {"list": listed}, "failures": {"linkDrops": 0.01}})
+    devices.append({"model": model, "mac": mac, "records": {"list": listed}, "failures": {"linkDrops": 0.01}}
+                   | ({"scheduled": True} if model == "HS4" else {}))
 for model, _, mac in bands:
     devices.append({"model": model, "mac": mac, "recordingSince": stamp(T0), "failures": {"linkDrops": 0.01}})
 devices.append({"model": "HRS", "mac": sensor, "failures": {"linkDrops": 0.01}})
-assert len(devices) == 20
+rng = random.Random(54)
+listed = []
+for k in range(120):
+    t = T0 - 86400 + k * ((SPAN + 86400) // 120) + rng.randrange(0, 60)
+    user = [1, 2, 3, 255][k % 4]
+    scale_records[t] = user
+    listed.append({"measuredAt": stamp(t), "weight": round(rng.randrange(10000, 19000) * 0.005, 3), "user": user})
+devices.append({"model": "WSS", "mac": scale, "records": {"list": listed}, "scheduled": True,
+                "failures": {"linkDrops": 0.01},
+                "userData": {"slots": 4, "users": [{"index": index, "consent": consent}
+                                                   for index, (consent, _) in scale_users.items() if consent]}})
+assert len(devices) == 21
+fleet_lock = threading.Lock()
+scheduled = [device for device in devices if device.pop("scheduled", False)]
+
+def schedules(on):
+    """The scheduled devices on their schedules (on), or in range all the time (for the set-up and the drain)."""
+    with fleet_lock:
+        for device in scheduled:
+            if on: device["presence"] = schedule
+            else: device.pop("presence", None)
 fleet = {"pace": pace, "user": {"chooseDevice": history[0][3]}, "devices": devices}
 
 started = None
-fleet_lock = threading.Lock()
 def sim_now():
     return T0 if started is None else T0 + int((time.monotonic() - started) * pace)
 
@@ -225,10 +262,22 @@ for step in (["init", "--home", home],
              ["sink", "add", "--home", home, "ha", mqtt_url, "--password-file", mqtt_password]):
     out = run(step)
     if out.returncode != 0: sys.exit(f"setup {step[:2]} failed: {out.stderr}")
-for model, number, mac in bands + [("HRS", 905, sensor)]:
+for model, number, mac in bands + [("HRS", 905, sensor), ("WSS", 902, scale)]:
     out = run(["open", "--home", home, "--scan-qr", mac,
                f"ihealth-layer://?cmd=1&addtype=1&devicemodel={number}&scheme=soaka&appid=org.soak.a"])
     if "status=0" not in out.stdout: sys.exit(f"adding {mac} failed: {out.stdout} {out.stderr}")
+# Ann and Bob enrolled as users 1 and 2 of the family scale (it is in range: the world has not started its days yet)
+swapped = os.environ.get("SOAK_INJECT") == "wrong-person"
+for index, (consent, person) in scale_users.items():
+    if person is None: continue
+    if swapped: person = {"Ann": "Bob", "Bob": "Ann"}[person]
+    for step in (["people", "add", "--home", home, person],
+                 ["people", "enroll", "--home", home, person, "--mac", scale, "--user-index", str(index),
+                  "--consent", str(consent)]):
+        out = run(step)
+        if out.returncode != 0: sys.exit(f"setup {step[:2]} {person} failed: {out.stdout} {out.stderr}")
+
+schedules(True)
 
 # ---- the run
 log = open(work + "/soak.log", "w")
@@ -368,7 +417,9 @@ if os.path.exists(f"{work}/kill-at-handoff"): os.remove(f"{work}/kill-at-handoff
 real = time.monotonic() - started
 print(f"soak ran {real:.0f} s; draining", flush=True)
 
-# ---- the drain: each caller syncs each history device until it holds nothing and nothing remains for it
+# ---- the drain: every device in range; each caller syncs each history device until it holds nothing and nothing
+# remains for it, and the family scale until it holds only the visitor's records
+schedules(False)
 def device_holds(mac):
     path = f"{home}/world/{mac}.json"
     if not os.path.exists(path): return None
@@ -385,6 +436,17 @@ for model, number, unit, mac, count in history:
             if done and device_holds(mac) == 0: break
         else:
             print(f"error: {mac} still holds {device_holds(mac)} records for {caller} after 200 syncs")
+visitors = sum(1 for user in scale_records.values() if user == 3)
+for caller in "ab":
+    for attempt in range(50):
+        ident, process = spawn("open", ["open", sync_request("WSS", 902, 4, scale, caller)])
+        finish(ident, process)
+        with lock: stats["syncs"] += 1
+        urls = [open(path).read() for path in glob.glob(f"{work}/deliveries/{ident}.*")]
+        if any("status=0" in url and "remaining=" not in url for url in urls) and device_holds(scale) == visitors:
+            break
+    else:
+        print(f"error: the family scale still holds {device_holds(scale)} records after 50 syncs by {caller}")
 # each band: one more follow without kills, one simulated hour past the soak, so that it hands over what it holds
 for _, _, mac in bands:
     ident, process = spawn("band", ["band", "follow", "--home", home, "--mac", mac, "--hours", "1"])
@@ -443,6 +505,30 @@ for _, _, mac in bands:
     if lacking:
         failures.append(f"lost: band {mac} acknowledged {len(lacking)} hours of heart rate the store lacks, e.g. "
                         f"{lacking[:3]}")
+# the family scale: whose each weighing is, by the User Data Service's user index and the home's enrolments
+def normal(mac): return mac.replace(":", "").upper()
+people = dict(store.execute("SELECT id, name FROM person"))
+spans = [(index, people[person], since, until) for mac, index, person, since, until in
+         store.execute("SELECT device_mac, user_index, person_id, since, until FROM assignment")
+         if normal(mac) == scale]
+def whose(index, t):
+    return next((name for i, name, since, until in spans
+                 if i == index and (since is None or since <= t) and (until is None or t < until)), None)
+wrong, quarantined = [], 0
+scale_stored = [(t, index) for mac, t, index in store.execute("SELECT device_mac, measured_at, user_index FROM reading")
+                if normal(mac) == scale]
+for t, index in scale_stored:
+    user = scale_records.get(t)
+    person = whose(index, t)
+    quarantined += person is None
+    if user is None or user == 3 or index != user or person != scale_users[user][1]:
+        wrong.append((stamp(t), f"user {user} stored as index {index}, {person or 'no one'}'s"))
+scale_missing = [stamp(t) for t, user in scale_records.items() if user != 3 and t not in dict(scale_stored)]
+if scale_missing:
+    failures.append(f"lost: {len(scale_missing)} weighings of the family scale are not in the store, e.g. "
+                    f"{scale_missing[:3]}")
+if device_holds(scale) != visitors:
+    failures.append(f"wrong person: the family scale holds {device_holds(scale)} records, not the visitor's {visitors}")
 doubles = {key[:2]: ids for key, ids in duplicates.items() if len(ids) > 1}
 if doubles:
     failures.append(f"duplicated: {len(doubles)} readings stored more than once, e.g. {list(doubles.items())[:3]}")
@@ -452,8 +538,22 @@ def pg(query):
 pg_rows = int(pg("SELECT count(*) FROM vitalbridge.readings"))
 pg_ids = int(pg("SELECT count(DISTINCT reading_id) FROM vitalbridge.readings"))
 if pg_rows != pg_ids: failures.append(f"duplicated: PostgreSQL has {pg_rows} rows for {pg_ids} reading ids")
-if pg_rows != reading_count:
-    failures.append(f"duplicated or lost: PostgreSQL has {pg_rows} rows, the store {reading_count} readings")
+if pg_rows != reading_count - quarantined:
+    failures.append(f"duplicated or lost: PostgreSQL has {pg_rows} rows, the store {reading_count} readings "
+                    f"({quarantined} in quarantine)")
+pg_scale = 0
+for line in pg("SELECT device_mac, extract(epoch FROM measured_at)::bigint, coalesce(person, '') "
+               "FROM vitalbridge.readings").splitlines():
+    mac, epoch, person = line.split("|")
+    if normal(mac) != scale: continue
+    pg_scale += 1
+    user = scale_records.get(int(epoch))
+    if user not in (1, 2) or person != scale_users[user][1]:
+        wrong.append((stamp(int(epoch)), f"user {user} in PostgreSQL as {person or 'no one'}'s"))
+if pg_scale != sum(1 for user in scale_records.values() if user in (1, 2)):
+    failures.append(f"lost or duplicated: PostgreSQL has {pg_scale} weighings of the family scale, not Ann's and "
+                    f"Bob's {sum(1 for user in scale_records.values() if user in (1, 2))}")
+if wrong: failures.append(f"wrong person: {len(wrong)} weighings of the family scale, e.g. {wrong[:3]}")
 pg_times = set()
 for line in pg("SELECT device_mac, extract(epoch FROM measured_at)::bigint FROM vitalbridge.readings").splitlines():
     mac, epoch = line.split("|")
@@ -531,7 +631,8 @@ kinds = {}
 for _, kind, _, _ in kill_log: kinds[kind] = kinds.get(kind, 0) + 1
 deliveries = len(delivery_files)
 print()
-print(f"{'devices':32} {len(devices)} (4 bands, 6 BP5, 4 HS4, 4 BG5, 1 PO3, 1 HRS), linkDrops 0.01 each")
+print(f"{'devices':32} {len(devices)} (4 bands, 6 BP5, 4 HS4, 4 BG5, 1 PO3, 1 HRS, 1 family scale), linkDrops 0.01 "
+      "each; the HS4s and the scale on schedules")
 print(f"{'simulated time covered':32} {covered / 3600:.1f} h ({stamp(T0)} to {stamp(T0 + covered)}), pace {pace:.0f}")
 print(f"{'real time':32} {real:.0f} s of soak ({'debug' if short else 'release'} build, {tool})")
 print(f"{'syncs (open cmd=2)':32} {stats['syncs']} (drain included); SVS {stats['svs']}, DDS {stats['dds']}")
@@ -542,7 +643,9 @@ print(f"{'kills (SIGKILL)':32} {len(kill_log)}: " + ", ".join(f"{k} {v}" for k, 
 print(f"{'history records (fleet)':32} {sum(len(t) for t in records.values())}; missing from store {len(missing)}")
 print(f"{'band hours checked':32} " + "; ".join(f"{mac[-4:]} {n} h to {through}, {held} held"
                                               for mac, (n, held, through) in band_hours.items()))
-print(f"{'readings stored':32} {reading_count}")
+print(f"{'readings stored':32} {reading_count} ({quarantined} in quarantine)")
+print(f"{'family scale':32} {len(scale_stored)} weighings stored (Ann's, Bob's and an unknown user's), "
+      f"{pg_scale} in PostgreSQL, {device_holds(scale)} of the visitor's left on it; under a wrong person: {len(wrong)}")
 print(f"{'PostgreSQL rows':32} {pg_rows} ({pg_ids} reading ids); final push exit {final_push}")
 print(f"{'MQTT changes received':32} {len(mqtt_got)} ({len(mqtt_got) - len(set(mqtt_got))} more than once); "
       f"the feed's {len(feed_changes)} all there: {not mqtt_missing}")
@@ -563,5 +666,5 @@ if failures:
     for failure in failures: print("FAILED " + failure)
     print(f"(logs: {work}/soak.log, kills.log, rss.log and deliveries/; SOAK_KEEP=1 keeps them)")
     sys.exit(1)
-print("ok: 0 lost, 0 delivered twice, 0 duplicated, every change on MQTT, RSS flat")
+print("ok: 0 lost, 0 delivered twice, 0 duplicated, 0 under a wrong person, every change on MQTT, RSS flat")
 PY
