@@ -136,12 +136,25 @@ public struct DeviceMemory: RandomAccessCollection, ExpressibleByArrayLiteral, H
         }
     }
 
-    /// Forgets the records `shouldRemove` picks; generated records are made and kept as made from then on.
+    /// Forgets the records `shouldRemove` picks. A generated run none of whose records it picks stays a run; one it
+    /// reaches into is made, and kept as made from then on (a filtered delete of generated records: rare).
     public mutating func removeAll(where shouldRemove: (StoredRecord) -> Bool) {
-        storage = filter { !shouldRemove($0) }
+        guard let run = generated else {
+            storage.removeFirst(start)
+            start = 0
+            storage.removeAll(where: shouldRemove)
+            return
+        }
+        if (0..<run.count).contains(where: { shouldRemove(run[$0]) }) {
+            storage = filter { !shouldRemove($0) }
+            generated = nil
+            generatedAt = 0
+        } else {
+            let before = storage[start..<generatedAt].filter { !shouldRemove($0) }
+            storage = before + storage[generatedAt...].filter { !shouldRemove($0) }
+            generatedAt = before.count
+        }
         start = 0
-        generated = nil
-        generatedAt = 0
     }
 
     public mutating func removeAll() {

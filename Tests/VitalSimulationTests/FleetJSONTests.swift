@@ -494,7 +494,8 @@ struct FleetJSONTests {
         var model: [StoredRecord] = []
         let reading = Reading.glucose(GlucoseReading(mgPerDeciliter: 90, measuredAt: .init(secondsSince1970: 0)))
         if generatedHistory {
-            // two scripted records, then 700 generated, numbered on past 65535; each draws 1 to 3 numbers
+            // 70 scripted records (the forgotten front is dropped past 64), then 700 generated, numbered on past
+            // 65535; each draws 1 to 3 numbers
             let make: @Sendable (Int, inout SeededGenerator) -> Reading = { index, random in
                 let extra = (0..<index % 3).map { _ in Int.random(in: 0...9, using: &random) }.reduce(0, +)
                 return .glucose(
@@ -502,7 +503,7 @@ struct FleetJSONTests {
                         mgPerDeciliter: Double(70 + Int.random(in: 0...100, using: &random) + extra),
                         measuredAt: .init(secondsSince1970: Int64(index) * 60)))
             }
-            for number in [65_000, 65_001] as [UInt16] {
+            for number in 64_000..<64_070 as Range<UInt16> {
                 memory.append(StoredRecord(sequenceNumber: number, reading: reading))
                 model.append(StoredRecord(sequenceNumber: number, reading: reading))
             }
@@ -516,7 +517,7 @@ struct FleetJSONTests {
             #expect(model.last?.sequenceNumber == 165)
         }
         for step in 0..<5_000 {
-            switch Int.random(in: 0...9, using: &random) {
+            switch Int.random(in: 0...10, using: &random) {
             case 0...4:
                 let record = StoredRecord(sequenceNumber: UInt16(step % 65_536), reading: reading)
                 memory.append(record)
@@ -525,12 +526,17 @@ struct FleetJSONTests {
                 memory.removeFirst()
                 model.removeFirst()
             case 8 where !model.isEmpty:
-                let count = Int.random(in: 0...model.count, using: &random)
+                let count = Int.random(in: 0...min(model.count, 50), using: &random)
                 memory.removeFirst(count)
                 model.removeFirst(count)
-            default:
+            case 9 where step % 40 == 0:
+                // reaches into a generated run, which is then made
                 memory.removeAll { $0.sequenceNumber % 7 == 0 }
                 model.removeAll { $0.sequenceNumber % 7 == 0 }
+            default:
+                // the scripted and appended records only: a generated run stays one
+                memory.removeAll { $0.reading == reading && $0.sequenceNumber % 3 == 0 }
+                model.removeAll { $0.reading == reading && $0.sequenceNumber % 3 == 0 }
             }
             #expect(Array(memory) == model)
             #expect(memory == DeviceMemory(model) && memory.hashValue == DeviceMemory(model).hashValue)
