@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The soak (issue 38): one simulated home of 20 devices run as a user would for 2 simulated days, whole processes,
+# The soak (issues 38, 56): one simulated home of 21 devices run as a household would for 2 simulated days, whole processes,
 # with 1 % link drops and random SIGKILLs of the hub, then a verdict. Run from the repository root:
 #   bash Benchmarks/soak.sh            # release build; 2 simulated days in 25 minutes, 100 kills
 #   bash Benchmarks/soak.sh --short    # CI: 2 simulated days in 150 s, 15 kills, under 5 minutes once built; uses
@@ -29,7 +29,8 @@
 #     in range (again each 2 minutes of the world's time: --period 2), follows the bands and pushes to a private
 #     PostgreSQL (Tests/postgres.sh) and a private mosquitto (its MQTT sink, Home Assistant's discovery included,
 #     read by a session the broker keeps for mosquitto_sub); 8 connections, as the 4 bands hold 4 for as long as they are followed. Beside them, two caller apps (org.soak.a, org.soak.b) sync a random
-#     history device with `open --deliver` (cmd=2), two at a time, and now and then a ShareVitalSigns BP request
+#     history device with `open --deliver` (cmd=2), two at a time (org.soak.a is Ann's app: `whitelist add --person
+#     Ann`; org.soak.b names no person, so it gets no weighing of the family scale), and now and then a ShareVitalSigns BP request
 #     (`svs request` + `svs open`) and a Welltory DDS measurement of the heart-rate sensor (`open vitalbridge://dds/`).
 #   - At random times (uniform over the first 90 %), SOAK_KILLS SIGKILLs of a random running hub process: an `open`
 #     sync or the `serve` (half each, as far as one of the kind runs). Half the kills of an
@@ -62,7 +63,8 @@
 #                  as many rows as the store has readings out of quarantine
 #   wrong person   every weighing of Ann (user 1) or Bob (user 2) is stored under their user index and is theirs (the
 #                  store's enrolments) and in PostgreSQL as theirs; an unknown user's are stored in quarantine (no one's,
-#                  never pushed); none of the visitor's (user 3) is stored, and the scale still holds all of them
+#                  never pushed); none of the visitor's (user 3) is stored, and the scale still holds all of them; of
+#                  the scale's weighings a caller got only Ann's, and only Ann's app (and every one of hers)
 #   RSS            of each `serve` process (a restarted one starts a new series): VmRSS from
 #                  /proc/PID/status every second; after a warm-up (the first 30 s of the process's life, or 20 % of
 #                  the soak when that is shorter), every sample within ±5 % of the series' median. Series with fewer
@@ -255,7 +257,9 @@ def run(args, **kw):
 os.mkdir(home, 0o700)
 write_fleet()
 for step in (["init", "--home", home],
-             ["whitelist", "add", "--home", home, "org.soak.a", "soaka://"],
+             ["people", "add", "--home", home, "Ann"],
+             ["people", "add", "--home", home, "Bob"],
+             ["whitelist", "add", "--home", home, "org.soak.a", "soaka://", "--person", "Ann"],
              ["whitelist", "add", "--home", home, "org.soak.b", "soakb://"],
              ["dds", "sources", "add", "--home", home, "SoakDDS", "https://dds.example.org/soak/"],
              ["sink", "add", "--home", home, "lab", sink_url],
@@ -271,11 +275,9 @@ swapped = os.environ.get("SOAK_INJECT") == "wrong-person"
 for index, (consent, person) in scale_users.items():
     if person is None: continue
     if swapped: person = {"Ann": "Bob", "Bob": "Ann"}[person]
-    for step in (["people", "add", "--home", home, person],
-                 ["people", "enroll", "--home", home, person, "--mac", scale, "--user-index", str(index),
-                  "--consent", str(consent)]):
-        out = run(step)
-        if out.returncode != 0: sys.exit(f"setup {step[:2]} {person} failed: {out.stdout} {out.stderr}")
+    out = run(["people", "enroll", "--home", home, person, "--mac", scale, "--user-index", str(index),
+               "--consent", str(consent)])
+    if out.returncode != 0: sys.exit(f"enrolling {person} failed: {out.stdout} {out.stderr}")
 
 schedules(True)
 
@@ -523,12 +525,14 @@ for t, index in scale_stored:
     quarantined += person is None
     if user is None or user == 3 or index != user or person != scale_users[user][1]:
         wrong.append((stamp(t), f"user {user} stored as index {index}, {person or 'no one'}'s"))
-scale_missing = [stamp(t) for t, user in scale_records.items() if user != 3 and t not in dict(scale_stored)]
+stored_times = {t for t, _ in scale_stored}
+scale_missing = [stamp(t) for t, user in scale_records.items() if user != 3 and t not in stored_times]
 if scale_missing:
     failures.append(f"lost: {len(scale_missing)} weighings of the family scale are not in the store, e.g. "
                     f"{scale_missing[:3]}")
 if device_holds(scale) != visitors:
-    failures.append(f"wrong person: the family scale holds {device_holds(scale)} records, not the visitor's {visitors}")
+    failures.append(f"lost or wrong person: the family scale holds {device_holds(scale)} records after the drain, "
+                    f"not the visitor's {visitors}")
 doubles = {key[:2]: ids for key, ids in duplicates.items() if len(ids) > 1}
 if doubles:
     failures.append(f"duplicated: {len(doubles)} readings stored more than once, e.g. {list(doubles.items())[:3]}")
@@ -553,7 +557,6 @@ for line in pg("SELECT device_mac, extract(epoch FROM measured_at)::bigint, coal
 if pg_scale != sum(1 for user in scale_records.values() if user in (1, 2)):
     failures.append(f"lost or duplicated: PostgreSQL has {pg_scale} weighings of the family scale, not Ann's and "
                     f"Bob's {sum(1 for user in scale_records.values() if user in (1, 2))}")
-if wrong: failures.append(f"wrong person: {len(wrong)} weighings of the family scale, e.g. {wrong[:3]}")
 pg_times = set()
 for line in pg("SELECT device_mac, extract(epoch FROM measured_at)::bigint FROM vitalbridge.readings").splitlines():
     mac, epoch = line.split("|")
@@ -600,7 +603,16 @@ for (caller, reading_id), count in journal.items():
 reached = {key[:3] for key in handed}
 undelivered = [(scheme, mac, t) for mac, times in records.items() for t in times for scheme in callers
                if (scheme, mac, t) not in reached]
+# the family scale's weighings: Ann's to Ann's app, every one; nothing else of the scale to any caller
+scale_handed = {(caller, t) for caller, mac, t, _ in handed if mac == scale}
+for caller, t in scale_handed:
+    if caller != "soaka" or scale_records.get(t) != 1:
+        wrong.append((stamp(t), f"user {scale_records.get(t)}'s weighing delivered to {caller}"))
+ann_missing = [stamp(t) for t, user in scale_records.items() if user == 1 and ("soaka", t) not in scale_handed]
+if ann_missing:
+    failures.append(f"delivered: {len(ann_missing)} of Ann's weighings never reached her app, e.g. {ann_missing[:3]}")
 if twice: failures.append(f"delivered twice: {len(twice)} unexplained, e.g. {twice[:3]}")
+if wrong: failures.append(f"wrong person: {len(wrong)} weighings of the family scale, e.g. {wrong[:3]}")
 if undelivered: failures.append(f"delivered: {len(undelivered)} stored readings never reached their caller, e.g. {undelivered[:3]}")
 
 # RSS series

@@ -77,7 +77,7 @@ public struct StoredRecord: Hashable, Sendable {
 /// devices do one confirmed indication at a time (65,000 of them in a full BP5 sync), and that makes a device's
 /// generated history as it is read rather than up front.
 ///
-/// The generated records (``GeneratedRun``, at most one run) sit after the records kept before them (a fleet's
+/// The generated records (at most one run) sit after the records kept before them (a fleet's
 /// scripted list) and before those appended after (live measurements). A generated record is made again each time it
 /// is read, from the generator's state saved before it (8 bytes a record, where a made record is about 190): a
 /// 65,000-record device costs half a megabyte until its records are asked for, and a sync holds one at a time.
