@@ -246,7 +246,12 @@ struct RecordAccessServer {
                 recordCharacteristic, sending: sending, completion: .racpSuccess(characteristic), filter: filter)
         case .deleteStoredRecords(let filter):
             let filter = runtime.resolved(filter)
-            runtime.state.records.removeAll { runtime.matches($0, filter) }
+            // taken out of the state while it is filtered: `matches` reads the state (the device's clock), which an
+            // access modifying the state's records in place would overlap (a fatal access conflict)
+            var records = runtime.state.records
+            runtime.state.records = []
+            records.removeAll { runtime.matches($0, filter) }
+            runtime.state.records = records
             respond(.responseCode(request: .deleteStoredRecords, response: .success))
         case .abortOperation:
             // the records not yet sent and the report's own response are dropped
