@@ -26,6 +26,15 @@ public struct StoredDevice: Hashable, Sendable {
     }
 }
 
+/// The contents of a store as one connection saw them (``VitalStore/version()``): two versions are equal only if
+/// nothing was committed between the two reads.
+public struct StoreVersion: Hashable, Sendable {
+    /// SQLite's `data_version` of the connection: it moves when another connection commits.
+    let dataVersion: Int
+    /// The rows the connection itself has changed since it opened.
+    let ownChanges: Int
+}
+
 /// VitalBridge's store: devices, readings and the delivery journal, in SQLite through GRDB.
 ///
 /// The file runs in WAL mode with `synchronous = FULL`, so a committed reading survives a crash or power loss, and
@@ -110,6 +119,21 @@ public final class VitalStore: Sendable {
     public func devices() throws(StoreError) -> [StoredDevice] {
         try file.query("list devices") { db in
             try Self.devices(db)
+        }
+    }
+
+    /// What this store's contents are as its connection sees them: it differs after any commit since it was read,
+    /// another process's or this one's. A long-running process that keeps what it read (``devices()`` at each round
+    /// of a service) reads it again only when this differs.
+    ///
+    /// SQLite's `data_version` moves with the commits of other connections only; this connection's own changes are
+    /// counted beside it.
+    public func version() throws(StoreError) -> StoreVersion {
+        try file.query("read the store's version") { db in
+            guard let dataVersion = try Int.fetchOne(db.cachedStatement(sql: "PRAGMA data_version")) else {
+                throw StoreError(.corrupt, "SQLite gave no data_version")
+            }
+            return StoreVersion(dataVersion: dataVersion, ownChanges: db.totalChangesCount)
         }
     }
 

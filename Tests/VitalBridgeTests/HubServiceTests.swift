@@ -42,16 +42,20 @@ struct Service {
             logger: testLogger)
     }
 
-    /// Runs the service until `seconds` of the world's time have passed.
-    func run(seconds: Int64, settings: ServiceSettings = ServiceSettings(), sinks: SinkFollowing? = nil)
-        async throws
-    {
+    /// Runs the service until `seconds` of the world's time have passed; `heard` hears each event as it happens.
+    func run(
+        seconds: Int64, settings: ServiceSettings = ServiceSettings(), sinks: SinkFollowing? = nil,
+        heard: @escaping @Sendable (ServiceEvent) -> Void = { _ in }
+    ) async throws {
         let (clock, events) = (world.clock, events)
         var settings = settings
         settings.settles = world.pace == nil
         try await HubService(desk: desk, settings: settings, sinks: sinks).run(
             until: Timestamp(secondsSince1970: clock.wallTime.secondsSince1970 + seconds)
-        ) { event in events.withLock { $0.append((clock.wallTime, event)) } }
+        ) { event in
+            events.withLock { $0.append((clock.wallTime, event)) }
+            heard(event)
+        }
     }
 
     /// Starts the service as ``run(seconds:settings:sinks:)`` does, on a thread of its own; the task ends with when
@@ -261,6 +265,37 @@ struct HubServiceTests {
         let stored = try service.store.readings.all(device: mac).map(\.reading)
         #expect(service.count { if case .failed = $0 { true } else { false } } >= 1)
         #expect(stored.count == held.count && Set(stored.map(\.measuredAt)) == Set(held.map(\.measuredAt)), "\(model)")
+    }
+
+    @Test(
+        "a device another process adds while the service waits is served from the next round, and one it forgets is no longer served"
+    )
+    func storeChangesWhileServing() async throws {
+        let directory = try TemporaryDirectory("service-devices")
+        defer { directory.remove() }
+        let path = directory.path + "/vitalbridge.sqlite"
+        // a sensor that keeps no records is left out at once: the service then only waits, writing nothing itself
+        let service = try Service([.heartRateSensor, .bg5], store: try VitalStore(path: path))
+        let meter = Service.mac(.bg5)
+        // another process: `open` adding a device, `devices remove` forgetting one
+        let other = try VitalStore(path: path)
+        try other.forgetDevice(meter, deletingReadings: nil, at: Service.start)
+        let added = Locked(false)
+        try await service.run(seconds: 3_600, settings: ServiceSettings(period: .seconds(600))) { event in
+            switch event {
+            case .skipped:
+                added.withLock { $0 = true }
+                try? other.saveDevice(StoredDevice(mac: meter, model: .bg5, addedAt: Service.start))
+            case .synced(meter, _, _):
+                try? other.forgetDevice(meter, deletingReadings: nil, at: Service.start)
+            default: break
+            }
+        }
+        #expect(added.withLock { $0 })
+        // once: synced as soon as it was added, and not again each period once forgotten
+        let syncs = service.syncs(of: meter)
+        #expect(syncs.count == 1 && syncs[0].stored == 5, "\(syncs)")
+        #expect(try service.store.readings.all(device: meter).count == 5)
     }
 
     @Test("a device that keeps no records is left out, said once")

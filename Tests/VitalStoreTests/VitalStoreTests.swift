@@ -2,6 +2,7 @@ import Foundation
 import Locking
 import Testing
 import VitalCore
+import VitalTestSupport
 
 @testable import VitalStore
 
@@ -252,6 +253,28 @@ struct VitalStoreTests {
         #expect(device.addedAt == Self.at)
         #expect(try store.devices().count == 1)
         #expect(try store.device(MACAddress("AABBCCDDEEFF")!) == nil)
+    }
+
+    @Test("the store's version moves with every commit, this connection's or another's, and with nothing else")
+    func version() throws {
+        let directory = try TemporaryDirectory("store-version")
+        defer { directory.remove() }
+        let path = directory.path + "/vitalbridge.sqlite"
+        let store = try VitalStore(path: path)
+        let other = try VitalStore(path: path)
+        let first = try store.version()
+        _ = try store.devices()
+        _ = try other.devices()
+        #expect(try store.version() == first, "a read changed the version")
+        try store.saveDevice(StoredDevice(mac: Self.mac, model: .am4, addedAt: Self.at))
+        let own = try store.version()
+        #expect(own != first, "the connection's own commit")
+        try other.saveDevice(StoredDevice(mac: MACAddress("AABBCCDDEEFF")!, model: .bg5, addedAt: Self.at))
+        let others = try store.version()
+        #expect(others != own, "another connection's commit")
+        try other.forgetDevice(Self.mac, deletingReadings: nil, at: Self.at)
+        #expect(try store.version() != others, "another connection's deletion")
+        #expect(try store.devices().map(\.mac) == [MACAddress("AABBCCDDEEFF")!])
     }
 
     @Test("a store that cannot be opened is a clear error")
