@@ -444,6 +444,10 @@ struct BandSession {
         try await store()
         try await connection.write(Self.controlPoint, BandCommand.receivedThrough(last).encoded)
         progress(SyncProgress(stored: stored, expected: nil))
+        // A band that always has more (a simulated one whose time runs at once) would otherwise keep its thread for
+        // as long as it is followed: each batch lets the process's other tasks run, among them the one that ends
+        // the following (a service's loop, on a pool whose other threads wait for a child process).
+        await Task.yield()
     }
 
     /// Stores the batch (a sink failure is ``DeviceError/Code/storeFailed``).
