@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds the Debian package of VitalBridge, vitalbridge_<version>_<arch>.deb, into OUTDIR:
 #   bash Packaging/build-deb.sh OUTDIR           the release build: the package to ship
-#   bash Packaging/build-deb.sh --debug OUTDIR   the debug build `swift test` made, linked static: CI's check of the
-#                                                package, which then costs a link instead of a release build
+#   bash Packaging/build-deb.sh --debug OUTDIR   the debug build `swift test` made (its vitalbridge static in the
+#                                                Swift runtime too): CI's check of the package, with no build of its own
 # From a checkout, with no network: the Swift packages come from SwiftPM's cache as for any build. It holds
 #   /usr/bin/vitalbridge                                   the release build, static in the Swift runtime and
 #                                                          Foundation, so it runs where no Swift is installed
@@ -55,15 +55,8 @@ echo "== the $configuration binary (static Swift runtime)" >&2
 # there with the same flags, so the two products share one configuration.
 build=(swift build -c release --static-swift-stdlib --scratch-path .build-static)
 if [ "$configuration" = debug ]; then
-    # Objects compiled for the dynamic runtime name only Foundation among Foundation's libraries; a release build
-    # compiled for the static runtime names the rest itself. They are named here, as one group so that their order
-    # does not matter, and only for this link: the objects are the ones the debug build already has.
-    group=(-Xlinker --start-group)
-    for library in Foundation CoreFoundation FoundationInternationalization _FoundationICU FoundationEssentials \
-        _FoundationCShims _FoundationCollections swiftDispatch dispatch BlocksRuntime stdc++ m; do
-        group+=(-Xlinker "-l$library")
-    done
-    build=(swift build --static-swift-stdlib "${group[@]}" -Xlinker --end-group)
+    # the debug build links vitalbridge static in the Swift runtime itself (Package.swift): nothing to link again
+    build=(swift build)
 fi
 "${build[@]}" --product vitalbridge >&2
 "${build[@]}" --product generate-manual >&2
