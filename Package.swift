@@ -1,18 +1,24 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
+/// `VITALBRIDGE_THREAD_SANITIZER=own` (`bash Tests/tsan.sh --own`, CI's ThreadSanitizer step): see below.
+let ownTargetsSanitized = Context.environment["VITALBRIDGE_THREAD_SANITIZER"] == "own"
+
 /// The debug build's `vitalbridge` links the Swift runtime and Foundation statically, as the package's release binary
 /// does (`--static-swift-stdlib`): the loader then binds no symbol of theirs at start, which took a debug process
 /// 32 ms of CPU for `--version` (14.5 ms static) and 37 ms for an `open` (25 ms). The tests start it some thousands of
 /// times, and the Debian package's check installs this very binary. Objects compiled for the dynamic runtime name
 /// only Foundation among Foundation's libraries: the rest are named here, as one group so that their order does not
-/// matter.
+/// matter. Not under ThreadSanitizer, whose allocator then meets memory the static libdispatch freed ("CHECK failed:
+/// sanitizer_allocator_secondary.h", exit 66, at every command).
 let staticRuntime =
-    ["-static-stdlib", "-Xlinker", "--start-group"]
-    + [
-        "Foundation", "CoreFoundation", "FoundationInternationalization", "_FoundationICU", "FoundationEssentials",
-        "_FoundationCShims", "_FoundationCollections", "swiftDispatch", "dispatch", "BlocksRuntime", "stdc++", "m",
-    ].flatMap { ["-Xlinker", "-l\($0)"] } + ["-Xlinker", "--end-group"]
+    ownTargetsSanitized
+    ? []
+    : ["-static-stdlib", "-Xlinker", "--start-group"]
+        + [
+            "Foundation", "CoreFoundation", "FoundationInternationalization", "_FoundationICU", "FoundationEssentials",
+            "_FoundationCShims", "_FoundationCollections", "swiftDispatch", "dispatch", "BlocksRuntime", "stdc++", "m",
+        ].flatMap { ["-Xlinker", "-l\($0)"] } + ["-Xlinker", "--end-group"]
 
 let package = Package(
     name: "VitalBridge",
@@ -249,7 +255,6 @@ let package = Package(
 // runtime always are.
 // The codecs and value types, and the tests of nothing else, share no state across threads: they are left
 // uninstrumented too (the debug tree's build of them is kept), which takes about a third off the rebuild.
-let ownTargetsSanitized = Context.environment["VITALBRIDGE_THREAD_SANITIZER"] == "own"
 let sharingNothing: Set<String> = [
     "VitalCore", "LayeredProtocol", "LayeredClient", "HealthGATT", "HealthGATTJSON", "ShareVitalSigns", "WelltoryDDS",
     "VitalExports", "SinkSettings", "MQTT", "VitalCoreTests", "LayeredProtocolTests", "LayeredClientTests",
