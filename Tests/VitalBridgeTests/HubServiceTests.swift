@@ -43,6 +43,10 @@ struct Service {
     }
 
     /// Runs the service until `seconds` of the world's time have passed; `heard` hears each event as it happens.
+    ///
+    /// In a world whose time runs at once the service pauses 5 s of it between its scans, not 0.5: a round costs
+    /// the same real time whatever it covers (a ThreadSanitizer build spent most of its minutes on rounds of empty
+    /// hours), and every window these tests open lasts a minute or more.
     func run(
         seconds: Int64, settings: ServiceSettings = ServiceSettings(), sinks: SinkFollowing? = nil,
         heard: @escaping @Sendable (ServiceEvent) -> Void = { _ in }
@@ -50,6 +54,7 @@ struct Service {
         let (clock, events) = (world.clock, events)
         var settings = settings
         settings.settles = world.pace == nil
+        if settings.settles { settings.scanPause = .seconds(5) }
         try await HubService(desk: desk, settings: settings, sinks: sinks).run(
             until: Timestamp(secondsSince1970: clock.wallTime.secondsSince1970 + seconds)
         ) { event in
