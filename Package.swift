@@ -1,18 +1,21 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
-/// `VITALBRIDGE_THREAD_SANITIZER=own` (`bash Tests/tsan.sh --own`, CI's ThreadSanitizer step): see below.
-let ownTargetsSanitized = Context.environment["VITALBRIDGE_THREAD_SANITIZER"] == "own"
+/// `VITALBRIDGE_THREAD_SANITIZER=own` (`bash Tests/tsan.sh --own`, CI's ThreadSanitizer step): see below; `all`: the
+/// whole package under ThreadSanitizer (`bash Tests/tsan.sh`).
+let threadSanitizer = Context.environment["VITALBRIDGE_THREAD_SANITIZER"]
+let ownTargetsSanitized = threadSanitizer == "own"
 
-/// The debug build's `vitalbridge` links the Swift runtime and Foundation statically, as the package's release binary
-/// does (`--static-swift-stdlib`): the loader then binds no symbol of theirs at start, which took a debug process
-/// 32 ms of CPU for `--version` (14.5 ms static) and 37 ms for an `open` (25 ms). The tests start it some thousands of
-/// times, and the Debian package's check installs this very binary. Objects compiled for the dynamic runtime name
-/// only Foundation among Foundation's libraries: the rest are named here, as one group so that their order does not
-/// matter. Not under ThreadSanitizer, whose allocator then meets memory the static libdispatch freed ("CHECK failed:
-/// sanitizer_allocator_secondary.h", exit 66, at every command).
+/// With `VITALBRIDGE_STATIC_DEBUG=1` (CI, and `Packaging/build-deb.sh --debug`) the debug build's `vitalbridge` links
+/// the Swift runtime and Foundation statically, as the package's release binary does (`--static-swift-stdlib`): the
+/// loader then binds no symbol of theirs at start, which took a debug process 32 ms of CPU for `--version` (14.5 ms
+/// static) and 37 ms for an `open` (25 ms). The tests start it some thousands of times. Objects compiled for the
+/// dynamic runtime name only Foundation among Foundation's libraries: the rest are named here (this toolchain's
+/// `usr/lib/swift_static`), as one group so that their order does not matter. Never under ThreadSanitizer, whose
+/// allocator then meets memory the static libdispatch freed ("CHECK failed: sanitizer_allocator_secondary.h", exit 66,
+/// at every command). Without it the debug build links as SwiftPM does by default.
 let staticRuntime =
-    ownTargetsSanitized
+    Context.environment["VITALBRIDGE_STATIC_DEBUG"] != "1" || threadSanitizer != nil
     ? []
     : ["-static-stdlib", "-Xlinker", "--start-group"]
         + [

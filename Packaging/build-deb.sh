@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds the Debian package of VitalBridge, vitalbridge_<version>_<arch>.deb, into OUTDIR:
 #   bash Packaging/build-deb.sh OUTDIR           the release build: the package to ship
-#   bash Packaging/build-deb.sh --debug OUTDIR   the debug build `swift test` made (its vitalbridge static in the
-#                                                Swift runtime too): CI's check of the package, with no build of its own
+#   bash Packaging/build-deb.sh --debug OUTDIR   the debug build `swift test` made, its vitalbridge static in the
+#                                                Swift runtime: CI's check of the package, with no build of its own
 # From a checkout, with no network: the Swift packages come from SwiftPM's cache as for any build. It holds
 #   /usr/bin/vitalbridge                                   the release build, static in the Swift runtime and
 #                                                          Foundation, so it runs where no Swift is installed
@@ -55,8 +55,10 @@ echo "== the $configuration binary (static Swift runtime)" >&2
 # there with the same flags, so the two products share one configuration.
 build=(swift build -c release --static-swift-stdlib --scratch-path .build-static)
 if [ "$configuration" = debug ]; then
-    # the debug build links vitalbridge static in the Swift runtime itself (Package.swift): nothing to link again
-    build=(swift build)
+    # the debug build with vitalbridge static in the Swift runtime (VITALBRIDGE_STATIC_DEBUG, Package.swift): after
+    # CI's debug build, which links it so, nothing to do; after another, a link
+    export VITALBRIDGE_STATIC_DEBUG=1
+    build=(swift build --manifest-cache none)
 fi
 "${build[@]}" --product vitalbridge >&2
 "${build[@]}" --product generate-manual >&2

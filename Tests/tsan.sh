@@ -6,7 +6,7 @@
 #                                      # tests start built with --sanitize=thread into .build-tsan (the debug build
 #                                      # is kept); the log is .build-tsan/tsan.log
 #   bash Tests/tsan.sh 'BlueZ'         # the suites matching a filter (a regular expression over the tests' names)
-#   bash Tests/tsan.sh 'Sink' '100,000'  # and without the tests matching a second one
+#   bash Tests/tsan.sh 'Sink' 'hundredThousand'  # and without the tests matching a second one (over test IDs)
 #   bash Tests/tsan.sh --own [--prebuilt] 'BlueZ'
 #                                      # this package's own targets instrumented in the debug tree (.build), its
 #                                      # dependencies not (VITALBRIDGE_THREAD_SANITIZER=own, Package.swift): only
@@ -39,7 +39,9 @@ if [ "${1:-}" = --own ]; then
 else
     mkdir -p .build-tsan
     # line tables only: a report still names each frame's file and line, and the build costs about 6 % less
-    swift build --build-tests --sanitize=thread --scratch-path .build-tsan -Xswiftc -gline-tables-only
+    # VITALBRIDGE_THREAD_SANITIZER=all: the debug vitalbridge with its default, dynamic runtime (Package.swift)
+    VITALBRIDGE_THREAD_SANITIZER=all swift build --build-tests --sanitize=thread --scratch-path .build-tsan \
+        -Xswiftc -gline-tables-only --manifest-cache none
     tree=.build-tsan
 fi
 filter=()
