@@ -134,7 +134,7 @@ public struct HubService: Sendable {
                     }
                 }
             }
-            var known: [StoredDevice] = []
+            // the store's devices as last read, and the store's version then
             var read: (version: StoreVersion, devices: [StoredDevice])?
             // the devices connected to the host by themselves when last seen; those that connected since and are
             // not served yet (arrivals: served as soon as a connection is free, their period aside, not a backoff)
@@ -146,7 +146,7 @@ public struct HubService: Sendable {
                 group.addTask { await serve(device, schedule: schedule, clock: clock, events: events) }
             }
             while running() {
-                known = served(previously: known, read: &read, schedule: schedule, events: events)
+                let known = served(read: &read, schedule: schedule, events: events)
                 let byMAC = Dictionary(known.map { ($0.mac, $0) }, uniquingKeysWith: { first, _ in first })
                 let connectedNow = Set(await desk.central.connectedPeripherals()).filter { byMAC[$0] != nil }
                 arrived.formUnion(connectedNow.subtracting(connected))
@@ -183,13 +183,13 @@ public struct HubService: Sendable {
         }
     }
 
-    /// The devices to serve: the store's, less those left out; `previous` when the store cannot be read.
+    /// The devices to serve: the store's, less those left out.
     ///
-    /// `read` keeps the store's devices as last read with the store's version then: they are read again only once
-    /// something was committed since (a round of a service that only waits reads no row). A debug build's in-process
-    /// service spent a quarter of its time reading them every round.
+    /// `read` keeps the store's devices as last read, with the store's version read before them: they are read
+    /// again only once something was committed since, so a round of a service that only waits reads no row. When
+    /// the store cannot be read, the devices last read are served.
     private func served(
-        previously previous: [StoredDevice], read: inout (version: StoreVersion, devices: [StoredDevice])?,
+        read: inout (version: StoreVersion, devices: [StoredDevice])?,
         schedule: ServiceSchedule<some InstantProtocol<Duration>>, events: (ServiceEvent) -> Void
     ) -> [StoredDevice] {
         let devices: [StoredDevice]
@@ -203,7 +203,7 @@ public struct HubService: Sendable {
             }
         } catch {
             desk.logger.error("the store's devices cannot be read", metadata: ["why": "\(error)"])
-            return previous
+            devices = read?.devices ?? []
         }
         return devices.filter { device in
             guard !schedule.isLeftOut(device.mac) else { return false }

@@ -27,11 +27,12 @@ public struct StoredDevice: Hashable, Sendable {
 }
 
 /// The contents of a store as one connection saw them (``VitalStore/version()``): two versions are equal only if
-/// nothing was committed between the two reads.
+/// no other connection committed and this one changed no row between the two reads.
 public struct StoreVersion: Hashable, Sendable {
-    /// SQLite's `data_version` of the connection: it moves when another connection commits.
+    /// SQLite's `data_version` of the connection: it moves when another connection (of this process or another)
+    /// commits.
     let dataVersion: Int
-    /// The rows the connection itself has changed since it opened.
+    /// The rows the connection itself has changed since it opened (a change rolled back counts too).
     let ownChanges: Int
 }
 
@@ -122,9 +123,10 @@ public final class VitalStore: Sendable {
         }
     }
 
-    /// What this store's contents are as its connection sees them: it differs after any commit since it was read,
-    /// another process's or this one's. A long-running process that keeps what it read (``devices()`` at each round
-    /// of a service) reads it again only when this differs.
+    /// What this store's contents are as its connection sees them: it differs after another connection's commit
+    /// (this process's or another's) or a row this connection changed. A long-running process that keeps what it
+    /// read (``devices()`` at each round of a service) reads the version first, then what it keeps, and reads them
+    /// again only when the version differs.
     ///
     /// SQLite's `data_version` moves with the commits of other connections only; this connection's own changes are
     /// counted beside it.

@@ -44,17 +44,18 @@ struct Service {
 
     /// Runs the service until `seconds` of the world's time have passed; `heard` hears each event as it happens.
     ///
-    /// In a world whose time runs at once the service pauses 5 s of it between its scans, not 0.5: a round costs
-    /// the same real time whatever it covers (a ThreadSanitizer build spent most of its minutes on rounds of empty
-    /// hours), and every window these tests open lasts a minute or more.
+    /// In a world whose time runs at once the service pauses `scanPause` of it between its scans (the setting's is
+    /// not used): 5 s unless a test needs finer, as a round costs the same real time whatever it covers (under
+    /// ThreadSanitizer most of the suite's minutes went to rounds over empty hours), and every window these tests
+    /// open lasts a minute or more.
     func run(
-        seconds: Int64, settings: ServiceSettings = ServiceSettings(), sinks: SinkFollowing? = nil,
-        heard: @escaping @Sendable (ServiceEvent) -> Void = { _ in }
+        seconds: Int64, settings: ServiceSettings = ServiceSettings(), scanPause: Duration = .seconds(5),
+        sinks: SinkFollowing? = nil, heard: @escaping @Sendable (ServiceEvent) -> Void = { _ in }
     ) async throws {
         let (clock, events) = (world.clock, events)
         var settings = settings
         settings.settles = world.pace == nil
-        if settings.settles { settings.scanPause = .seconds(5) }
+        if settings.settles { settings.scanPause = scanPause }
         try await HubService(desk: desk, settings: settings, sinks: sinks).run(
             until: Timestamp(secondsSince1970: clock.wallTime.secondsSince1970 + seconds)
         ) { event in
@@ -182,7 +183,8 @@ struct HubServiceTests {
     @Test("a device that fails is tried again after the backoff, only then, and synced")
     func backoff() async throws {
         let service = try Service([.bg5]) { $0.failures = FailureScript(atConnect: true) }
-        try await service.run(seconds: 120)
+        // scans every 0.5 s, so that a retry before the backoff's 5 s would be seen
+        try await service.run(seconds: 120, scanPause: .milliseconds(500))
         let failures = service.events.withLock { events in
             events.compactMap { entry -> (Timestamp, Duration)? in
                 guard case .failed(_, _, let retryIn) = entry.event else { return nil }
@@ -285,21 +287,25 @@ struct HubServiceTests {
         // another process: `open` adding a device, `devices remove` forgetting one
         let other = try VitalStore(path: path)
         try other.forgetDevice(meter, deletingReadings: nil, at: Service.start)
-        let added = Locked(false)
+        let added = Locked<Timestamp?>(nil)
+        let clock = service.world.clock
         try await service.run(seconds: 3_600, settings: ServiceSettings(period: .seconds(600))) { event in
             switch event {
             case .skipped:
-                added.withLock { $0 = true }
+                added.withLock { $0 = clock.wallTime }
                 try? other.saveDevice(StoredDevice(mac: meter, model: .bg5, addedAt: Service.start))
             case .synced(meter, _, _):
                 try? other.forgetDevice(meter, deletingReadings: nil, at: Service.start)
             default: break
             }
         }
-        #expect(added.withLock { $0 })
-        // once: synced as soon as it was added, and not again each period once forgotten
+        let addedAt = try #require(added.withLock { $0 })
+        // once: synced at the next round after it was added (5 s), and not again each period once forgotten (the
+        // service's own commits of the sync move the version too: the forgetting is seen either way)
         let syncs = service.syncs(of: meter)
         #expect(syncs.count == 1 && syncs[0].stored == 5, "\(syncs)")
+        #expect(
+            syncs.allSatisfy { $0.time.secondsSince1970 - addedAt.secondsSince1970 <= 10 }, "\(syncs) after \(addedAt)")
         #expect(try service.store.readings.all(device: meter).count == 5)
     }
 
