@@ -23,6 +23,16 @@ let staticRuntime =
             "_FoundationCShims", "_FoundationCollections", "swiftDispatch", "dispatch", "BlocksRuntime", "stdc++", "m",
         ].flatMap { ["-Xlinker", "-l\($0)"] } + ["-Xlinker", "--end-group"]
 
+/// With `VITALBRIDGE_WHOLE_MODULE_DEBUG=1` (CI) each of this package's modules is compiled in one frontend process
+/// (`-wmo`, still `-Onone`), not in batches that each parse and check every file's declarations again: less CPU for
+/// a build from scratch, which is all CI does, and a whole module recompiled for any change, which is why a
+/// developer's build leaves it off.
+/// Its module is emitted by the same process (not by a job of its own that checks every declaration again first), and
+/// two threads generate code, one object a file as SwiftPM links them (a single object fails the index store's check).
+/// Own modules of a fresh debug tree, 2026-11-30: 513 CPU-seconds in batches, 270 so.
+let wholeModuleDebug = Context.environment["VITALBRIDGE_WHOLE_MODULE_DEBUG"] == "1"
+let wholeModuleFlags = ["-wmo", "-num-threads", "2", "-no-emit-module-separately-wmo"]
+
 let package = Package(
     name: "VitalBridge",
     platforms: [.macOS(.v15), .iOS(.v18)],
@@ -279,6 +289,7 @@ for target in package.targets {
         (target.swiftSettings ?? []) + [
             .enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility"),
         ] + (sanitized ? [.unsafeFlags(["-sanitize=thread"])] : [])
+        + (wholeModuleDebug ? [.unsafeFlags(wholeModuleFlags, .when(configuration: .debug))] : [])
     if ownTargetsSanitized, target.type == .test || target.type == .executable {
         target.linkerSettings = (target.linkerSettings ?? []) + [.unsafeFlags(["-sanitize=thread"])]
     }

@@ -45,8 +45,13 @@ struct PO3WaveCLITests {
         #expect(lines.count == 4)
         // the wave is the column before `flags` (which says the PO3's times are unverified)
         let cells = lines.dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false) }
-        #expect(
-            cells.map { String($0[$0.count - 2]) } == waves.map { $0?.map(String.init).joined(separator: " ") ?? "" })
+        // (typed step by step: as one expression inside #expect it took the type checker seven seconds)
+        let waveCells: [String] = cells.map { String($0[$0.count - 2]) }
+        let expected: [String] = waves.map { (wave: [Int]?) -> String in
+            guard let wave else { return "" }
+            return wave.map { String($0) }.joined(separator: " ")
+        }
+        #expect(waveCells == expected)
         let table = try home.run(["records", "--home", home.path, "--device", macOf(.po3)])
         #expect(table.stdout.contains("wave=18 samples"), "\(table.stdout)")
     }

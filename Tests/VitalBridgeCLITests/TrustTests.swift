@@ -480,17 +480,18 @@ struct CrashTests {
     }
 
     /// Each model's 100 trials run as two halves at once, so that they end with the rest of the suite instead of
-    /// after it, one core left idle. 1,100 records are three of the PO3's batches of 512 and several callbacks'
-    /// worth: a kill lands anywhere in a sync of several batches and a recovery of several deliveries, at about 60 %
-    /// of the cost of the 2,000 this test took until stop 66 (4.4 CPU-minutes, about a quarter of the tests').
+    /// after it, one core left idle. 600 records are two of the PO3's batches (512 and 88) and several callbacks'
+    /// worth: a kill lands anywhere in a sync across a batch boundary and a recovery of several deliveries. The test
+    /// took 2,000 records until stop 66 (4.4 CPU-minutes, about a quarter of the tests'), then 1,100 until stop 71
+    /// (about 3 CPU-minutes with the scale's trials; CI's 30-minute budget, issue 56).
     @Test(
-        "100 SIGKILLs at random points of syncs of 1,100 records (BG5, and the PO3's three batches), each followed by recovery: each reading stored once, delivered at least once, none pending",
+        "100 SIGKILLs at random points of syncs of 600 records (BG5, and the PO3's two batches), each followed by recovery: each reading stored once, delivered at least once, none pending",
         arguments: [DeviceModel.bg5, .po3], [1, 2])
     func randomKills(model: DeviceModel, half: Int) throws {
-        try Self.killTrials(fleet: generatedFleet(model, 1_100), sync: request(.sync, model), trials: 50) {
+        try Self.killTrials(fleet: generatedFleet(model, 600), sync: request(.sync, model), trials: 50) {
             home throws in
             let stored = try home.store().readings.all()
-            #expect(stored.count == 1_100 && Set(stored.map(\.reading)).count == 1_100)
+            #expect(stored.count == 600 && Set(stored.map(\.reading)).count == 600)
         }
     }
 
