@@ -29,7 +29,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "${1:-}" = --own ]; then
     shift
-    # --prebuilt: the caller has just run this build (CI, which starts its fuzzing once the rebuild is done)
+    # --prebuilt: the caller has just run this build (a second run of the suites, nothing changed since)
     if [ "${1:-}" = --prebuilt ]; then
         shift
     else
