@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds VitalBridge's libFuzzer targets with AddressSanitizer and runs them over the committed seed corpus.
 #
-#   bash Fuzz/fuzz.sh build              the targets' build alone (CI starts it beside the soak)
+#   bash Fuzz/fuzz.sh build              the targets' build alone (CI starts it beside the tests)
 #   bash Fuzz/fuzz.sh ci                 every target for FUZZ_SECONDS (default 25) seconds, FUZZ_JOBS (default: the
 #                                        cores) at once: what CI runs
 #                                        (FUZZ_PREBUILT=1: run what `fuzz.sh build` made, without building)
@@ -72,7 +72,7 @@ build)
     build
     ;;
 ci)
-    # FUZZ_PREBUILT=1: the targets `fuzz.sh build` just made, as CI builds them beside its soak (a second `swift
+    # FUZZ_PREBUILT=1: the targets `fuzz.sh build` just made, as CI builds them beside its tests (a second `swift
     # build` here found work to redo each time, about two minutes on two cores, with no source changed)
     if [ "${FUZZ_PREBUILT:-0}" = 1 ]; then
         binaries=$(swift build -c "$configuration" "${sanitize[@]}" --show-bin-path)

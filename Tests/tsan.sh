@@ -7,7 +7,7 @@
 #                                      # is kept); the log is .build-tsan/tsan.log
 #   bash Tests/tsan.sh 'BlueZ'         # the suites matching a filter (a regular expression over the tests' names)
 #   bash Tests/tsan.sh 'Sink' 'hundredThousand'  # and without the tests matching a second one (over test IDs)
-#   bash Tests/tsan.sh --own [--prebuilt] 'BlueZ'
+#   bash Tests/tsan.sh --own 'BlueZ'
 #                                      # this package's own targets instrumented in the debug tree (.build), its
 #                                      # dependencies not (VITALBRIDGE_THREAD_SANITIZER=own, Package.swift): only
 #                                      # they are rebuilt, the codecs not (Package.swift); the next `swift build`
@@ -29,12 +29,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "${1:-}" = --own ]; then
     shift
-    # --prebuilt: the caller has just run this build (a second run of the suites, nothing changed since)
-    if [ "${1:-}" = --prebuilt ]; then
-        shift
-    else
-        VITALBRIDGE_THREAD_SANITIZER=own swift build --build-tests --manifest-cache none
-    fi
+    VITALBRIDGE_THREAD_SANITIZER=own swift build --build-tests --manifest-cache none
     tree=.build
 else
     mkdir -p .build-tsan

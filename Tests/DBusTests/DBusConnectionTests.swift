@@ -61,12 +61,13 @@ struct DBusConnectionTests {
 
     @Test("a call whose task is cancelled ends at once, sent or not; the late reply is dropped")
     func cancelled() async throws {
+        let pair = try await Pair()
+        defer { pair.stop() }
+        let (client, server) = (pair.first, pair.second)
         // on a thread of its own: the 5 s bounds measure the connection, not how long the tests that block the pool's
-        // two threads (waiting for a process) keep this task from resuming
+        // two threads (waiting for a process) keep this task from resuming (the bus is started and stopped off that
+        // thread, which other suites' timed parts share)
         try await withTaskExecutorPreference(ThreadExecutor.shared) {
-            let pair = try await Pair()
-            defer { pair.stop() }
-            let (client, server) = (pair.first, pair.second)
             try await server.requestName("org.vitalbridge.Slow")
             let held = Held()
             let served = try await server.serve("/slow") { held.keep($0) }
