@@ -31,9 +31,9 @@ let staticRuntime =
 /// two threads generate code, one object a file as SwiftPM links them (a single object fails the index store's check).
 /// Own modules of a fresh debug tree, 2026-11-30: 513 CPU-seconds in batches, 270 so. The fuzz targets' build
 /// (Fuzz/Package.swift, which depends on this package by path) compiles these modules whole too. A module instrumented
-/// by the ThreadSanitizer rebuild (`own`) is compiled in batches there: that rebuild is of this package's modules alone,
-/// one waiting for the next, and whole modules left a core idle (205 s against 167 in CI); the other modules keep
-/// their flags, so those of them whose inputs did not change are not rebuilt.
+/// by the ThreadSanitizer rebuild (`own`) is compiled in batches there, the other modules keep their flags, so those
+/// of them whose inputs did not change are not rebuilt. Whether batches pay in that rebuild is not settled: 167 s in
+/// batches at stop 70, 205 s whole and 241 s in batches at stop 71, on a machine whose speed moved by a minute a build.
 let wholeModuleDebug = Context.environment["VITALBRIDGE_WHOLE_MODULE_DEBUG"] == "1"
 let wholeModuleFlags = ["-wmo", "-num-threads", "2", "-no-emit-module-separately-wmo"]
 
