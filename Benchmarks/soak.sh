@@ -50,7 +50,12 @@
 # most one commit per reading and caller. So an unexplained re-delivery is one whose earlier invocation ended by
 # itself (its journal was committed) or a journal with two commits of a reading for a caller.
 #
+# A record is known by its device and the time the device gave: the hub corrects a session's times by the offset it
+# read of the device's clock, in whole seconds, so it may store a reading up to 2 s off that time (issue 35), keeping
+# the given one as its device_time. Callbacks and PostgreSQL carry the corrected time: they are matched to the store's.
+#
 # Verdict (exit 0 only when all hold; else exit 1 naming what failed):
+#   time           no reading stored more than 2 s off the time its device gave (no soak device's clock is off)
 #   lost           every record a history device forgot (acknowledged) is in the store; after the drain, that is
 #                  every record of the fleet; and each is in PostgreSQL after the final push; every change of the
 #                  final feed (its id and version) reached the MQTT broker at least once. A band (after one last
@@ -58,8 +63,8 @@
 #                  no longer holds has minutes in the store (when it still holds items, they are its newest: its
 #                  last 3 hours are then left out). Its sleep, sports and day totals are not checked one by one.
 #   delivered      no reading delivered twice to a caller (above); every stored history reading reached both callers
-#   duplicated     no two readings of the store for one device, time, kind and measured values (their status, user
-#                  or device time aside); PostgreSQL has one row per reading id and
+#   duplicated     no two readings of the store for one device, time given, kind and measured values (their
+#                  status, user or corrected time aside); PostgreSQL has one row per reading id and
 #                  as many rows as the store has readings out of quarantine
 #   wrong person   every weighing of Ann (user 1) or Bob (user 2) is stored under their user index and is theirs (the
 #                  store's enrolments) and in PostgreSQL as theirs; an unknown user's are stored in quarantine (no one's,
@@ -471,16 +476,33 @@ failures = []
 store = sqlite3.connect(f"file:{home}/vitalbridge.sqlite?mode=ro", uri=True)
 integrity = store.execute("PRAGMA integrity_check").fetchone()[0]
 if integrity != "ok": failures.append(f"store: integrity_check says {integrity}")
-# a reading is its device, kind, time and measured values: a ShareVitalSigns measurement of a BP5 may fall in the
+def normal(mac): return mac.replace(":", "").upper()
+# A reading's true time: the hub corrects each session's times by the offset it read of the device's clock, in whole
+# seconds, so a reading may be stored up to 2 s off the time the device gave (issue 35), which it keeps as device_time.
+# No device of the soak has a clock off: the time it gave is the script's, and a correction of more than 2 s is wrong.
+# A reading is its device, kind, true time and measured values: a ShareVitalSigns measurement of a BP5 may fall in the
 # second of one of its scripted records, and is then another reading of that second, not a duplicate; what the device
-# says of a value (status, unavailable, user, its clock) does not make a second reading of the same values
-stored, duplicates = {}, {}
+# says of a value (status, unavailable, user) or the second the hub corrected it to does not make a second reading.
+stored, duplicates, true_time, by_id = {}, {}, {}, {}
 columns = [row[1] for row in store.execute("PRAGMA table_info(reading)") if row[1] not in
            ("id", "revision", "device_mac", "measured_at", "status", "unavailable", "user_index", "device_time",
             "deleted_at")]
-for row in store.execute(f"SELECT device_mac, measured_at, id, {', '.join(columns)} FROM reading"):
-    stored.setdefault((row[0].replace(":", "").upper(), row[1]), []).append(row[2])
-    duplicates.setdefault((row[0], row[1]) + tuple(row[3:]), []).append(row[2])
+retimed = []
+for row in store.execute(f"SELECT device_mac, measured_at, device_time, id, {', '.join(columns)} FROM reading"):
+    mac, measured, given, ident = normal(row[0]), row[1], row[2], row[3]
+    t = measured if given is None else given
+    if abs(measured - t) > 2: retimed.append((mac, stamp(t), stamp(measured)))
+    stored.setdefault((mac, t), []).append(ident)
+    duplicates.setdefault((mac, t) + tuple(row[4:]), []).append(ident)
+    true_time.setdefault((mac, measured), set()).add(t)
+    by_id[ident] = (mac, t)
+def truth(mac, measured):
+    """The true time of the stored reading of `mac` the hub dated `measured` (as it is when none or two are)."""
+    times = true_time.get((mac, measured), set())
+    return next(iter(times)) if len(times) == 1 else measured
+if retimed:
+    failures.append(f"time: {len(retimed)} readings stored more than 2 s off the time their device gave, e.g. "
+                    f"{retimed[:3]}")
 reading_count = store.execute("SELECT count(*) FROM reading").fetchone()[0]
 missing = [(mac, t) for mac, times in records.items() for t in times if (mac, t) not in stored]
 if missing:
@@ -508,7 +530,6 @@ for _, _, mac in bands:
         failures.append(f"lost: band {mac} acknowledged {len(lacking)} hours of heart rate the store lacks, e.g. "
                         f"{lacking[:3]}")
 # the family scale: whose each weighing is, by the User Data Service's user index and the home's enrolments
-def normal(mac): return mac.replace(":", "").upper()
 people = dict(store.execute("SELECT id, name FROM person"))
 spans = [(index, people[person], since, until) for mac, index, person, since, until in
          store.execute("SELECT device_mac, user_index, person_id, since, until FROM assignment")
@@ -517,8 +538,8 @@ def whose(index, t):
     return next((name for i, name, since, until in spans
                  if i == index and (since is None or since <= t) and (until is None or t < until)), None)
 wrong, quarantined = [], 0
-scale_stored = [(t, index) for mac, t, index in store.execute("SELECT device_mac, measured_at, user_index FROM reading")
-                if normal(mac) == scale]
+scale_stored = [(by_id[ident][1], index) for ident, index in store.execute("SELECT id, user_index FROM reading")
+                if by_id[ident][0] == scale]
 for t, index in scale_stored:
     user = scale_records.get(t)
     person = whose(index, t)
@@ -546,21 +567,19 @@ if pg_rows != reading_count - quarantined:
     failures.append(f"duplicated or lost: PostgreSQL has {pg_rows} rows, the store {reading_count} readings "
                     f"({quarantined} in quarantine)")
 pg_scale = 0
-for line in pg("SELECT device_mac, extract(epoch FROM measured_at)::bigint, coalesce(person, '') "
-               "FROM vitalbridge.readings").splitlines():
-    mac, epoch, person = line.split("|")
-    if normal(mac) != scale: continue
+pg_times = set()
+for line in pg("SELECT reading_id, coalesce(person, '') FROM vitalbridge.readings").splitlines():
+    ident, person = line.split("|")
+    mac, t = by_id.get(int(ident), ("?", 0))
+    pg_times.add((mac, t))
+    if mac != scale: continue
     pg_scale += 1
-    user = scale_records.get(int(epoch))
+    user = scale_records.get(t)
     if user not in (1, 2) or person != scale_users[user][1]:
-        wrong.append((stamp(int(epoch)), f"user {user} in PostgreSQL as {person or 'no one'}'s"))
+        wrong.append((stamp(t), f"user {user} in PostgreSQL as {person or 'no one'}'s"))
 if pg_scale != sum(1 for user in scale_records.values() if user in (1, 2)):
     failures.append(f"lost or duplicated: PostgreSQL has {pg_scale} weighings of the family scale, not Ann's and "
                     f"Bob's {sum(1 for user in scale_records.values() if user in (1, 2))}")
-pg_times = set()
-for line in pg("SELECT device_mac, extract(epoch FROM measured_at)::bigint FROM vitalbridge.readings").splitlines():
-    mac, epoch = line.split("|")
-    pg_times.add((mac.replace(":", "").upper(), int(epoch)))
 pg_missing = [(mac, t) for mac, times in records.items() for t in times if (mac, t) not in pg_times]
 if pg_missing: failures.append(f"lost: {len(pg_missing)} records are not in PostgreSQL, e.g. {pg_missing[:3]}")
 
@@ -584,7 +603,7 @@ for path in delivery_files:
     mac = query.get("mac", [""])[0].replace(":", "").upper()
     for reading in json.loads(query.get("result", ["[]"])[0]) if "result" in query else []:
         if "measured_at" not in reading: continue
-        t = calendar.timegm(time.strptime(reading["measured_at"], "%Y-%m-%d %H:%M:%S"))
+        t = truth(mac, calendar.timegm(time.strptime(reading["measured_at"], "%Y-%m-%d %H:%M:%S")))
         values = json.dumps({k: v for k, v in reading.items() if k != "measured_at"}, sort_keys=True)
         handed.setdefault((caller, mac, t, values), []).append(ident)
 journal = {}
