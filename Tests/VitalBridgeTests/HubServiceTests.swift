@@ -64,21 +64,12 @@ struct Service {
         }
     }
 
-    /// Starts the service as ``run(seconds:settings:sinks:)`` does, on a thread of its own; the task ends with when
-    /// the service ended (read on that thread) and its error. What a test of its stopping measures is then the
-    /// service's answer, not how long the tests that block the pool's threads (waiting for a process) keep the
-    /// test's own task from resuming.
+    /// Starts the service as ``run(seconds:settings:sinks:)`` does, on a thread of its own
+    /// (``startedOnTestThread(_:)``): what a test of its stopping measures is the service's answer.
     func started(seconds: Int64, sinks: SinkFollowing? = nil) -> Task<
-        (at: ContinuousClock.Instant, error: (any Error)?), Never
+        (result: Result<Void, any Error>, ended: ContinuousClock.Instant), Never
     > {
-        Task(executorPreference: ThreadExecutor.shared) {
-            do {
-                try await run(seconds: seconds, sinks: sinks)
-                return (ContinuousClock.now, nil)
-            } catch {
-                return (ContinuousClock.now, error)
-            }
-        }
+        startedOnTestThread { try await run(seconds: seconds, sinks: sinks) }
     }
 
     /// The times of the syncs of `mac`, with the records each stored and the clock offset each set.
@@ -396,8 +387,8 @@ struct HubServiceTests {
         #expect(migrate.status == 0, "\(migrate.stderr)")
         let migrated = ContinuousClock.now
         let end = await serving.value
-        #expect((end.error as? StoreError)?.code == .schema, "\(String(describing: end.error))")
-        #expect(end.at - migrated < .seconds(2))
+        #expect((end.result.error as? StoreError)?.code == .schema, "\(String(describing: end.result.error))")
+        #expect(end.ended - migrated < .seconds(2))
     }
 
     @Test("cancelling the service (SIGTERM) ends it at once, a band followed in real time included")
@@ -408,7 +399,7 @@ struct HubServiceTests {
         let cancelled = ContinuousClock.now
         serving.cancel()
         let end = await serving.value
-        #expect(end.error == nil, "\(String(describing: end.error))")
-        #expect(end.at - cancelled < .seconds(2))
+        #expect(end.result.error == nil, "\(String(describing: end.result.error))")
+        #expect(end.ended - cancelled < .seconds(2))
     }
 }

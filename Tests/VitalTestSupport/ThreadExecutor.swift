@@ -43,3 +43,29 @@ public func blockingOffPool<T: Sendable>(_ body: @escaping @Sendable () throws -
         Thread { continuation.resume(with: Result { try body() }) }.start()
     }
 }
+
+/// Starts `body` on ``ThreadExecutor/shared``; the task's value is how `body` ended and when, read on that thread. A
+/// test that bounds how long something takes then measures that, not how long the tests that block the runtime pool's
+/// two threads (waiting for a child process) keep its own task from resuming (30 s for a 3 s deadline once, under
+/// ThreadSanitizer in CI).
+public func startedOnTestThread<T: Sendable>(_ body: @escaping @Sendable () async throws -> T)
+    -> Task<(result: Result<T, any Error>, ended: ContinuousClock.Instant), Never>
+{
+    Task(executorPreference: ThreadExecutor.shared) {
+        let result: Result<T, any Error>
+        do {
+            result = .success(try await body())
+        } catch {
+            result = .failure(error)
+        }
+        return (result, ContinuousClock.now)
+    }
+}
+
+extension Result {
+    /// The error, when it failed.
+    public var error: Failure? {
+        guard case .failure(let error) = self else { return nil }
+        return error
+    }
+}
