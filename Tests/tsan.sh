@@ -10,9 +10,10 @@
 #   bash Tests/tsan.sh --own 'BlueZ'
 #                                      # this package's own targets instrumented in the debug tree (.build), its
 #                                      # dependencies not (VITALBRIDGE_THREAD_SANITIZER=own, Package.swift): only
-#                                      # they are rebuilt, the codecs not (Package.swift); the next `swift build`
-#                                      # rebuilds them uninstrumented. What CI runs, once the steps that use the
-#                                      # debug build are done. The log is .build/tsan.log
+#                                      # they are rebuilt, the codecs not, and only the test targets that hold CI's
+#                                      # suites are built (Package.swift); the next `swift build` rebuilds them
+#                                      # uninstrumented. What CI runs, once the steps that use the debug build are
+#                                      # done. The log is .build/tsan.log
 #
 # The whole suite is too slow for CI's budget (about 29 minutes here against a few for `swift test`), so CI runs
 # the suites whose code shares state across threads (.ci/run names them) and the whole suite runs on demand.
