@@ -241,17 +241,18 @@ struct ReadingWriter {
     /// second apart (two, with a second's drift of the clock between them).
     static let resentWindow: Int64 = 2
 
-    /// The stored reading that `reading`, corrected from the time its device's clock gave
-    /// (`annotations.deviceTime`), is: the device sent it again in a later session. It is the one of the device and
-    /// kind within `resentWindow` of `reading`'s time whose device time and values are `reading`'s (equal once
-    /// retimed to it); `nil` for a reading the hub did not correct.
+    /// The stored reading that `reading` is, sent again by its device in a later session that read the device's
+    /// clock a second or two apart: the one of the device and kind within `resentWindow` of `reading`'s corrected time
+    /// whose values are `reading`'s and whose device gave the same time. The time a device gave is the reading's
+    /// `annotations.deviceTime`, or its time itself when the session read no offset (0: nothing to correct), so a
+    /// record corrected in one session and not in the other is recognized too. `nil` when there is none.
     mutating func resent(_ reading: Reading) throws -> Stored? {
-        guard reading.annotations.deviceTime != nil else { return nil }
         let time = reading.measuredAt.secondsSince1970
+        let given = reading.annotations.deviceTime ?? reading.measuredAt
         for delta in 1...Self.resentWindow {
             for near in [time - delta, time + delta] {
                 let stored = try stored(reading.kind, at: Timestamp(secondsSince1970: near))
-                if let same = stored.first(where: { $0.reading.retimed(to: reading.measuredAt) == reading }) {
+                if let same = stored.first(where: { Self.isSame($0.reading, as: reading, given: given) }) {
                     return same
                 }
             }
@@ -259,15 +260,23 @@ struct ReadingWriter {
         return nil
     }
 
+    /// Whether `stored`, a reading of another second, is `reading`, whose device gave the time `given`: its device gave
+    /// that time too, and retimed to `reading`'s time, with its device time, it is `reading`.
+    private static func isSame(_ stored: Reading, as reading: Reading, given: Timestamp) -> Bool {
+        guard (stored.annotations.deviceTime ?? stored.measuredAt) == given else { return false }
+        var retimed = stored.retimed(to: reading.measuredAt)
+        retimed.annotations.deviceTime = reading.annotations.deviceTime
+        return retimed == reading
+    }
+
     /// Finds at once which of `times` (and of the seconds `resentWindow` around them) the device has readings at,
     /// so that ``stored(_:at:)`` looks only at those: a sync's new readings then cost no query each (a statement per
-    /// reading costs more than its insert). One range read over the times' span; past four stored readings a time in
-    /// it (a few records spread over a long history), it gives up and every time is looked up alone, so memory stays
-    /// bounded by the batch. One time (a device that pushes its readings one by one) is looked up alone: the range
-    /// read would be a query more.
+    /// reading costs more than its insert), and a reading pushed alone costs one, its time and the seconds around it
+    /// that ``resent(_:)`` looks at. One range read over the times' span; past four stored readings a time in it (a
+    /// few records spread over a long history), it gives up and every time is looked up alone, so memory stays
+    /// bounded by the batch.
     mutating func lookUp(_ times: [Timestamp]) throws {
-        guard times.count > 1, let first = times.min()?.secondsSince1970, let last = times.max()?.secondsSince1970
-        else { return }
+        guard let first = times.min()?.secondsSince1970, let last = times.max()?.secondsSince1970 else { return }
         let limit = 4 * times.count
         let found = try Int64.fetchAll(
             db.cachedStatement(

@@ -36,6 +36,34 @@ struct ResentReadingTests {
         #expect(try store.readings.all().count == 2)
     }
 
+    @Test(
+        "corrected in one session and not in the other (an offset of 0 there), either first, alone or in a batch: the stored reading",
+        arguments: [-2, -1, 1, 2] as [Int64], [false, true])
+    func correctedOnce(offset: Int64, correctedFirst: Bool) throws {
+        let store = try VitalStore()
+        var uncorrected = Self.glucose(offset: 0)
+        uncorrected.annotations.deviceTime = nil
+        let corrected = Self.glucose(offset: offset)
+        let (first, again) = correctedFirst ? (corrected, uncorrected) : (uncorrected, corrected)
+        let ids = try store.readings.store([first], device: Self.device)
+        #expect(try store.readings.store([again], device: Self.device) == ids)
+        let later = Self.glucose(120, offset: 0, reported: Timestamp(secondsSince1970: 1_795_068_000))
+        #expect(try store.readings.store([again, later], device: Self.device)[0] == ids[0])
+        #expect(try store.readings.all().map(\.reading) == [first, later])
+    }
+
+    @Test(
+        "not corrected, one second apart with the same values: two readings (the device gave two times)")
+    func uncorrectedNeighbours() throws {
+        let store = try VitalStore()
+        for second in [0, 1] as [Int64] {
+            var reading = Self.glucose(offset: -second)
+            reading.annotations.deviceTime = nil
+            try store.readings.store([reading], device: Self.device)
+        }
+        #expect(try store.readings.all().count == 2)
+    }
+
     @Test("another device time, other values, 3 s apart or a reading the hub did not correct: another reading")
     func otherReadings() throws {
         let store = try VitalStore()
