@@ -42,7 +42,7 @@
 #
 # Deliveries: `open --deliver --opener "handler.sh ID"` hands each callback to handler.sh, which writes the URL to a
 # file of its own named by the invocation ID and exits 0; the hub journals the delivery only after that. A reading
-# (a device, its measurement time and its values: the script's records have distinct times, but a ShareVitalSigns
+# (a device, the time it gave and its values: the script's records have distinct times, but a ShareVitalSigns
 # measurement of the first BP5 may fall in the second of one of them) is DELIVERED TWICE when it is in
 # the callbacks of two invocations for the same caller, except when the earlier is EXPLAINED: that invocation was
 # killed by the soak (so its journal commit may be missing: the hub delivers at least once) and the store's delivery
@@ -52,7 +52,8 @@
 #
 # A record is known by its device and the time the device gave: the hub corrects a session's times by the offset it
 # read of the device's clock, in whole seconds, so it may store a reading up to 2 s off that time (issue 35), keeping
-# the given one as its device_time. Callbacks and PostgreSQL carry the corrected time: they are matched to the store's.
+# the given one as its device_time. A callback carries the corrected time, matched to the store's reading of it; a
+# PostgreSQL row its reading's id, and must have that reading's device and corrected time.
 #
 # Verdict (exit 0 only when all hold; else exit 1 naming what failed):
 #   time           no reading stored more than 2 s off the time its device gave (no soak device's clock is off)
@@ -495,7 +496,7 @@ for row in store.execute(f"SELECT device_mac, measured_at, device_time, id, {', 
     stored.setdefault((mac, t), []).append(ident)
     duplicates.setdefault((mac, t) + tuple(row[4:]), []).append(ident)
     true_time.setdefault((mac, measured), set()).add(t)
-    by_id[ident] = (mac, t)
+    by_id[ident] = (mac, t, measured)
 def truth(mac, measured):
     """The true time of the stored reading of `mac` the hub dated `measured` (as it is when none or two are)."""
     times = true_time.get((mac, measured), set())
@@ -538,15 +539,15 @@ def whose(index, t):
     return next((name for i, name, since, until in spans
                  if i == index and (since is None or since <= t) and (until is None or t < until)), None)
 wrong, quarantined = [], 0
-scale_stored = [(by_id[ident][1], index) for ident, index in store.execute("SELECT id, user_index FROM reading")
-                if by_id[ident][0] == scale]
-for t, index in scale_stored:
+scale_stored = [(by_id[ident][1], index, by_id[ident][2])
+                for ident, index in store.execute("SELECT id, user_index FROM reading") if by_id[ident][0] == scale]
+for t, index, measured in scale_stored:
     user = scale_records.get(t)
-    person = whose(index, t)
+    person = whose(index, measured)
     quarantined += person is None
     if user is None or user == 3 or index != user or person != scale_users[user][1]:
         wrong.append((stamp(t), f"user {user} stored as index {index}, {person or 'no one'}'s"))
-stored_times = {t for t, _ in scale_stored}
+stored_times = {t for t, _, _ in scale_stored}
 scale_missing = [stamp(t) for t, user in scale_records.items() if user != 3 and t not in stored_times]
 if scale_missing:
     failures.append(f"lost: {len(scale_missing)} weighings of the family scale are not in the store, e.g. "
@@ -566,11 +567,15 @@ if pg_rows != pg_ids: failures.append(f"duplicated: PostgreSQL has {pg_rows} row
 if pg_rows != reading_count - quarantined:
     failures.append(f"duplicated or lost: PostgreSQL has {pg_rows} rows, the store {reading_count} readings "
                     f"({quarantined} in quarantine)")
-pg_scale = 0
-pg_times = set()
-for line in pg("SELECT reading_id, coalesce(person, '') FROM vitalbridge.readings").splitlines():
-    ident, person = line.split("|")
-    mac, t = by_id.get(int(ident), ("?", 0))
+# each row is the store's reading of its id, as the store has it: its device and corrected time
+pg_scale, pg_times, pg_astray = 0, set(), []
+for line in pg("SELECT reading_id, device_mac, extract(epoch FROM measured_at)::bigint, coalesce(person, '') "
+               "FROM vitalbridge.readings").splitlines():
+    ident, row_mac, epoch, person = line.split("|")
+    mac, t, measured = by_id.get(int(ident), (None, None, None))
+    if (mac, measured) != (normal(row_mac), int(epoch)):
+        pg_astray.append((ident, row_mac, stamp(int(epoch))))
+        continue
     pg_times.add((mac, t))
     if mac != scale: continue
     pg_scale += 1
@@ -580,6 +585,9 @@ for line in pg("SELECT reading_id, coalesce(person, '') FROM vitalbridge.reading
 if pg_scale != sum(1 for user in scale_records.values() if user in (1, 2)):
     failures.append(f"lost or duplicated: PostgreSQL has {pg_scale} weighings of the family scale, not Ann's and "
                     f"Bob's {sum(1 for user in scale_records.values() if user in (1, 2))}")
+if pg_astray:
+    failures.append(f"wrong: {len(pg_astray)} PostgreSQL rows are not the store's reading of their id (device and "
+                    f"time), e.g. {pg_astray[:3]}")
 pg_missing = [(mac, t) for mac, times in records.items() for t in times if (mac, t) not in pg_times]
 if pg_missing: failures.append(f"lost: {len(pg_missing)} records are not in PostgreSQL, e.g. {pg_missing[:3]}")
 
@@ -592,7 +600,7 @@ mqtt_missing = sorted(feed_changes - set(mqtt_got))
 if mqtt_missing:
     failures.append(f"lost: {len(mqtt_missing)} changes never reached MQTT, e.g. {mqtt_missing[:3]}")
 
-# deliveries: (caller, mac, measured) -> [invocation ids, in hand-off order]
+# deliveries: (caller, mac, the time the device gave, values) -> [invocation ids, in hand-off order]
 handed = {}
 delivery_files = sorted(glob.glob(f"{work}/deliveries/*"), key=os.path.getmtime)
 for path in delivery_files:
