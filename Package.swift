@@ -280,12 +280,12 @@ let sharingNothing: Set<String> = [
 // of the package in that build: each would be compiled again (they depend on VitalTestSupport, which is instrumented)
 // to run nothing. The command-line tests are built but not instrumented: their own code only starts vitalbridge
 // processes, and the binary they start is.
-let threadSanitizerSuites: Set<String> = [
+let threadSanitizerTestTargets: Set<String> = [
     "LockingTests", "DBusTests", "BlueZTests", "VitalDevicesTests", "VitalSinksTests", "VitalStoreTests",
     "VitalBridgeTests", "VitalBridgeCLITests",
 ]
 if ownTargetsSanitized {
-    package.targets.removeAll { $0.type == .test && !threadSanitizerSuites.contains($0.name) }
+    package.targets.removeAll { $0.type == .test && !threadSanitizerTestTargets.contains($0.name) }
 }
 
 // Every target: an existential says `any`, and a member is visible only from a module the file imports.
