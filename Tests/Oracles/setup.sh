@@ -5,9 +5,6 @@
 # subscriber that reads back what the MQTT sink published, and Jinja2 3.1.6 (the version Home Assistant pins), which
 # renders the sink's Home Assistant templates. hrv-analysis 1.0.6 declares nolds>=0.6.3 but fails to import with it, so it is installed without
 # its declared dependencies, then those are installed with nolds<0.6.3.
-# --no-compile: pip would compile every module of numpy, scipy, astropy, pandas, matplotlib and fhir.resources to
-# bytecode, most of the install's CPU (their install: 50 CPU-seconds so, 21 without, 2026-11-30); Python compiles the
-# modules the tests import when they first import them (6 CPU-seconds).
 # Idempotent: does nothing once the oracles import. Needs python3 with venv (Debian: python3-venv) and PyPI.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -18,15 +15,15 @@ if [ -x "$venv/bin/python" ] && "$venv/bin/python" -c "$all" 2>/dev/null; then
 fi
 # a venv made by an earlier version of this script: add what it lacks
 if [ -x "$venv/bin/python" ] && "$venv/bin/python" -c "import hrvanalysis" 2>/dev/null; then
-    "$venv/bin/pip" install --quiet --disable-pip-version-check --no-compile "bleak==1.1.1" "fhir.resources==8.3.0" \
+    "$venv/bin/pip" install --quiet --disable-pip-version-check "bleak==1.1.1" "fhir.resources==8.3.0" \
         "paho-mqtt==2.1.0" "Jinja2==3.1.6"
     "$venv/bin/python" -c "$all"
     exit 0
 fi
 rm -rf "$venv"
 python3 -m venv "$venv"
-"$venv/bin/pip" install --quiet --disable-pip-version-check --no-compile --no-deps "hrv-analysis==1.0.6"
-"$venv/bin/pip" install --quiet --disable-pip-version-check --no-compile "nolds<0.6.3" numpy scipy astropy pandas matplotlib
-"$venv/bin/pip" install --quiet --disable-pip-version-check --no-compile "bleak==1.1.1" "fhir.resources==8.3.0" "paho-mqtt==2.1.0" \
+"$venv/bin/pip" install --quiet --disable-pip-version-check --no-deps "hrv-analysis==1.0.6"
+"$venv/bin/pip" install --quiet --disable-pip-version-check "nolds<0.6.3" numpy scipy astropy pandas matplotlib
+"$venv/bin/pip" install --quiet --disable-pip-version-check "bleak==1.1.1" "fhir.resources==8.3.0" "paho-mqtt==2.1.0" \
     "Jinja2==3.1.6"
 "$venv/bin/python" -c "$all"
