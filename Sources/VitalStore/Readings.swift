@@ -54,15 +54,20 @@ extension ReadingsStore {
             try writer.lookUp(readings.map(\.measuredAt))
             for reading in readings {
                 let stored = try writer.stored(reading.kind, at: reading.measuredAt)
-                if let same = try stored.first(where: { $0.reading == reading }) ?? writer.resent(reading) {
+                if let same = stored.first(where: { $0.reading == reading }) {
                     ids.append(same.id)
+                    continue
+                }
+                // the record stored from an earlier session that corrected its time a second or two apart
+                let resent = try writer.resent(reading)
+                if let same = resent.first(where: { $0.stored.reading == $0.reading }) {
+                    ids.append(same.stored.id)
                 } else if merging.mayMerge(reading),
-                    let (id, revised) = try VitalStore.merge(reading, into: stored, merging, &writer)
+                    let (id, time, revised) = try VitalStore.merge(
+                        [(reading, stored)] + resent.map { ($0.reading, [$0.stored]) }, merging, &writer)
                 {
                     ids.append(id)
-                    if revised {
-                        try writer.queue(id, at: reading.measuredAt, attributed: reading.annotations.userIndex != nil)
-                    }
+                    if revised { try writer.queue(id, at: time, attributed: reading.annotations.userIndex != nil) }
                 } else {
                     let id = try writer.insert(reading)
                     ids.append(id)
@@ -149,21 +154,25 @@ extension ReadingsStore {
 }
 
 extension VitalStore {
-    /// The stored reading (one of `stored`: of one device, kind and time) that `merging` makes `reading` one with:
-    /// unchanged when `reading` is part of it, else revised to what the two make.
+    /// The stored reading that `merging` makes a new reading one with, and its time: unchanged when the new reading
+    /// is part of it, else revised to what the two make. Each place is the new reading at a time with the stored
+    /// readings (of its device and kind) at that time: its own, then those of the record an earlier session stored
+    /// a second or two apart, the new reading retimed to it (``ReadingWriter/resent(_:)``).
     fileprivate static func merge(
-        _ reading: Reading, into stored: [ReadingWriter.Stored], _ merging: ReadingMerge,
+        _ places: [(reading: Reading, stored: [ReadingWriter.Stored])], _ merging: ReadingMerge,
         _ writer: inout ReadingWriter
-    ) throws -> (id: Int64, revised: Bool)? {
-        for (id, storedReading, deleted) in stored {
-            guard let merged = merging.merged(reading, storedReading) else { continue }
-            // a reading the user deleted stays as it was: the part is absorbed, nothing is revised or re-queued
-            guard merged != storedReading, !deleted else { return (id, false) }
-            guard merged.kind == reading.kind, merged.measuredAt == reading.measuredAt else {
-                throw StoreError(.failed, "a merged reading must keep the kind and time of the readings it merges")
+    ) throws -> (id: Int64, time: Timestamp, revised: Bool)? {
+        for (reading, stored) in places {
+            for (id, storedReading, deleted) in stored {
+                guard let merged = merging.merged(reading, storedReading) else { continue }
+                // a reading the user deleted stays as it was: the part is absorbed, nothing is revised or re-queued
+                guard merged != storedReading, !deleted else { return (id, reading.measuredAt, false) }
+                guard merged.kind == reading.kind, merged.measuredAt == reading.measuredAt else {
+                    throw StoreError(.failed, "a merged reading must keep the kind and time of the readings it merges")
+                }
+                try writer.revise(id, to: merged)
+                return (id, reading.measuredAt, true)
             }
-            try writer.revise(id, to: merged)
-            return (id, true)
         }
         return nil
     }
@@ -241,32 +250,27 @@ struct ReadingWriter {
     /// second apart (two, with a second's drift of the clock between them).
     static let resentWindow: Int64 = 2
 
-    /// The stored reading that `reading` is, sent again by its device in a later session that read the device's
-    /// clock a second or two apart: the one of the device and kind within `resentWindow` of `reading`'s corrected time
-    /// whose values are `reading`'s and whose device gave the same time. The time a device gave is the reading's
-    /// `annotations.deviceTime`, or its time itself when the session read no offset (0: nothing to correct), so a
-    /// record corrected in one session and not in the other is recognized too. `nil` when there is none.
-    mutating func resent(_ reading: Reading) throws -> Stored? {
+    /// The stored readings that may be `reading`, sent again by its device in a later session that read the device's
+    /// clock a second or two apart: those of the device and kind within `resentWindow` of `reading`'s corrected time
+    /// (not at it) whose device gave the same time, each with `reading` retimed to it and given its device time.
+    /// `reading` is one of them when it then equals it, or is part of it (``ReadingMerge``). The time a device gave
+    /// is a reading's `annotations.deviceTime`, or its time itself when the session read no offset (0: nothing to
+    /// correct), so a record corrected in one session and not in the other is found too.
+    mutating func resent(_ reading: Reading) throws -> [(reading: Reading, stored: Stored)] {
         let time = reading.measuredAt.secondsSince1970
         let given = reading.annotations.deviceTime ?? reading.measuredAt
+        var found: [(reading: Reading, stored: Stored)] = []
         for delta in 1...Self.resentWindow {
             for near in [time - delta, time + delta] {
-                let stored = try stored(reading.kind, at: Timestamp(secondsSince1970: near))
-                if let same = stored.first(where: { Self.isSame($0.reading, as: reading, given: given) }) {
-                    return same
+                for stored in try stored(reading.kind, at: Timestamp(secondsSince1970: near))
+                where (stored.reading.annotations.deviceTime ?? stored.reading.measuredAt) == given {
+                    var retimed = reading.retimed(to: stored.reading.measuredAt)
+                    retimed.annotations.deviceTime = stored.reading.annotations.deviceTime
+                    found.append((retimed, stored))
                 }
             }
         }
-        return nil
-    }
-
-    /// Whether `stored`, a reading of another second, is `reading`, whose device gave the time `given`: its device gave
-    /// that time too, and retimed to `reading`'s time, with its device time, it is `reading`.
-    private static func isSame(_ stored: Reading, as reading: Reading, given: Timestamp) -> Bool {
-        guard (stored.annotations.deviceTime ?? stored.measuredAt) == given else { return false }
-        var retimed = stored.retimed(to: reading.measuredAt)
-        retimed.annotations.deviceTime = reading.annotations.deviceTime
-        return retimed == reading
+        return found
     }
 
     /// Finds at once which of `times` (and of the seconds `resentWindow` around them) the device has readings at,

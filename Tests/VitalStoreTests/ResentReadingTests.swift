@@ -53,6 +53,34 @@ struct ResentReadingTests {
     }
 
     @Test(
+        "a weight and its body composition sent again corrected a second or two apart, either first: one reading, completed where it was stored",
+        arguments: [-2, -1, 1, 2] as [Int64], [false, true])
+    func weightInParts(shift: Int64, compositionFirst: Bool) throws {
+        let store = try VitalStore()
+        func weight(fat: Double?, offset: Int64) -> Reading {
+            var reading = Reading.weight(
+                WeightReading(
+                    kilograms: 71.2,
+                    measuredAt: Timestamp(secondsSince1970: Self.reported.secondsSince1970 - offset),
+                    bodyComposition: fat.map { BodyComposition(bodyFatPercentage: $0) }))
+            reading.annotations.deviceTime = Self.reported
+            return reading
+        }
+        let (first, again) =
+            compositionFirst
+            ? (weight(fat: 24.5, offset: 3600), weight(fat: nil, offset: 3600 + shift))
+            : (weight(fat: nil, offset: 3600), weight(fat: 24.5, offset: 3600 + shift))
+        let ids = try store.readings.store([first], device: Self.device, merging: VitalStoreTests.weightParts)
+        #expect(try store.readings.store([again], device: Self.device, merging: VitalStoreTests.weightParts) == ids)
+        #expect(try store.readings.all().map(\.reading) == [weight(fat: 24.5, offset: 3600)])
+        // and again, in a batch with a reading of its own
+        let later = Self.glucose(offset: 3600, reported: Timestamp(secondsSince1970: 1_795_068_000))
+        let batch = try store.readings.store([again, later], device: Self.device, merging: VitalStoreTests.weightParts)
+        #expect(batch[0] == ids[0])
+        #expect(try store.readings.all().count == 2)
+    }
+
+    @Test(
         "not corrected, one second apart with the same values: two readings (the device gave two times)")
     func uncorrectedNeighbours() throws {
         let store = try VitalStore()
