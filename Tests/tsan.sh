@@ -44,6 +44,19 @@ filter=()
 [ $# -gt 0 ] && filter=(--filter "$1")
 # a second expression: the tests among them to leave out (a bulk job of one thread, costly under ThreadSanitizer)
 [ $# -gt 1 ] && filter+=(--skip "$2")
+# A filter that is a list of suites (A|B|C) must name suites of this build, each of them: a suite whose test target
+# the --own build leaves out (Package.swift), or one renamed, would otherwise be run by no one, silently.
+if [[ "${1:-}" =~ ^[A-Za-z0-9_]+(\|[A-Za-z0-9_]+)*$ ]]; then
+    listed=$("$tree/debug/VitalBridgePackageTests.xctest" --testing-library swift-testing --list-tests 2>/dev/null)
+    missing=()
+    for suite in ${1//|/ }; do
+        grep -qE "[./]$suite/" <<<"$listed" || missing+=("$suite")
+    done
+    if [ ${#missing[@]} -gt 0 ]; then
+        echo "error: no test of this build is in the suites ${missing[*]} (named in the filter)" >&2
+        exit 1
+    fi
+fi
 set +e
 TSAN_OPTIONS="halt_on_error=0 ${TSAN_OPTIONS:-}" "$tree/debug/VitalBridgePackageTests.xctest" \
     --testing-library swift-testing "${filter[@]}" >"$tree/tsan.log" 2>&1
