@@ -149,22 +149,25 @@ struct DeviceClockTests {
             clockOffset: offset)
     }
 
-    @Test("records sent again in a later session, whose clock offset then reads a second apart, are stored once")
-    func resentASecondApart() async throws {
+    @Test(
+        "records sent again in a later session, whose clock offset then reads a second apart, are stored once (an offset of 0: nothing corrected in that session)",
+        arguments: [(-7200, -7199), (0, 1), (0, -1), (1, 0)])
+    func resentASecondApart(offsets: (first: Int, again: Int)) async throws {
         let store = try VitalStore()
         let mac = MACAddress("004D3208D308")!
-        // the first session reads the offset as −7200; the meter keeps its records (their delete was lost)
-        let first = try Engine([Self.meter(shift: 0, offset: -7200)], store: store)
+        // the first session reads the first offset; the meter keeps its records (their delete was lost)
+        let first = try Engine([Self.meter(shift: 0, offset: offsets.first)], store: store)
         #expect(try await first.callback(request(.sync, .bg5, mac.description)).status == Self.syncSucceeded)
         let stored = try store.readings.all(device: mac)
         try #require(stored.count == 2)
-        // the second reads it as −7199: the same records, with the same time stamps, are corrected a second later
-        let second = try Engine([Self.meter(shift: 1, offset: -7199)], store: store)
+        // the second reads the other: the same records, with the same time stamps, are corrected a second apart
+        let shift = Int64(offsets.again - offsets.first)
+        let second = try Engine([Self.meter(shift: shift, offset: offsets.again)], store: store)
         #expect(await second.world.storedReadings(of: mac).count == 2)
         #expect(try await second.callback(request(.sync, .bg5, mac.description)).status == Self.syncSucceeded)
         #expect(try store.readings.all(device: mac) == stored)
         // a record of another time stamp is another reading
-        let third = try Engine([Self.meter(shift: 3, offset: -7200)], store: store)
+        let third = try Engine([Self.meter(shift: 3, offset: offsets.first)], store: store)
         #expect(try await third.callback(request(.sync, .bg5, mac.description)).status == Self.syncSucceeded)
         #expect(try store.readings.all(device: mac).count == 4)
     }
