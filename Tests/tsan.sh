@@ -30,7 +30,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "${1:-}" = --own ]; then
     shift
-    VITALBRIDGE_THREAD_SANITIZER=own swift build --build-tests --manifest-cache none
+    # TSAN_PREBUILT=1: CI made this very build just before (so that it can start what runs beside the suites)
+    if [ "${TSAN_PREBUILT:-0}" != 1 ]; then
+        VITALBRIDGE_THREAD_SANITIZER=own swift build --build-tests --manifest-cache none
+    fi
     tree=.build
 else
     mkdir -p .build-tsan
