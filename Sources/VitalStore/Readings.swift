@@ -6,11 +6,13 @@ import VitalCore
 ///
 /// The driver side supplies it (VitalDevices' `RecordMerging`, passed by the engine's sink), and the store applies
 /// it to what it holds: for a new reading that ``mayMerge`` accepts, the store reads its stored readings of the
-/// same device, kind and time, oldest first, and asks ``merged`` what the new reading and each of them are
-/// together. `nil`: two readings, ask the next. The stored reading: the new one is part of it; the store keeps it
-/// unchanged and answers its identifier. Any other reading: the two are one, and the stored row is revised in
-/// place to it (its `revision` grows, so it is pending again for every caller that asked for the device, including
-/// those it was delivered to). A new reading that is part of no stored one is stored as it is.
+/// same device, kind and time, oldest first, then those a second or two away whose device gave the same time (the
+/// record stored by a session that read the device's clock a second apart, the new reading retimed to each), and
+/// asks ``merged`` what the new reading and each of them are together. `nil`: two readings, ask the next. The stored
+/// reading: the new one is part of it; the store keeps it unchanged and answers its identifier. Any other reading:
+/// the two are one, and the stored row is revised in place to it, at its own time (its `revision` grows, so it is
+/// pending again for every caller that asked for the device, including those it was delivered to). A new reading
+/// that is part of no stored one is stored as it is.
 ///
 /// So the store only persists readings it is given or ``merged`` makes; the rule (a scale's weight completed by its
 /// body composition) lives with the family. A merged reading keeps the stored one's kind and time.
@@ -267,6 +269,8 @@ struct ReadingWriter {
                     var retimed = reading.retimed(to: stored.reading.measuredAt)
                     retimed.annotations.deviceTime = stored.reading.annotations.deviceTime
                     found.append((retimed, stored))
+                    // the reading itself: the seconds further away are not looked at
+                    if retimed == stored.reading { return found }
                 }
             }
         }

@@ -23,6 +23,18 @@ struct ResentReadingTests {
         return reading
     }
 
+    /// A weighing of 71.2 kg the scale dated `reported`, with a body composition when `fat` is given, corrected by
+    /// `offset`.
+    static func weight(fat: Double?, offset: Int64) -> Reading {
+        var reading = Reading.weight(
+            WeightReading(
+                kilograms: 71.2,
+                measuredAt: Timestamp(secondsSince1970: reported.secondsSince1970 - offset),
+                bodyComposition: fat.map { BodyComposition(bodyFatPercentage: $0) }))
+        reading.annotations.deviceTime = reported
+        return reading
+    }
+
     @Test(
         "corrected up to 2 s apart, alone or in a batch: the stored reading's id, nothing stored twice",
         arguments: [-2, -1, 1, 2] as [Int64])
@@ -57,26 +69,44 @@ struct ResentReadingTests {
         arguments: [-2, -1, 1, 2] as [Int64], [false, true])
     func weightInParts(shift: Int64, compositionFirst: Bool) throws {
         let store = try VitalStore()
-        func weight(fat: Double?, offset: Int64) -> Reading {
-            var reading = Reading.weight(
-                WeightReading(
-                    kilograms: 71.2,
-                    measuredAt: Timestamp(secondsSince1970: Self.reported.secondsSince1970 - offset),
-                    bodyComposition: fat.map { BodyComposition(bodyFatPercentage: $0) }))
-            reading.annotations.deviceTime = Self.reported
-            return reading
-        }
         let (first, again) =
             compositionFirst
-            ? (weight(fat: 24.5, offset: 3600), weight(fat: nil, offset: 3600 + shift))
-            : (weight(fat: nil, offset: 3600), weight(fat: 24.5, offset: 3600 + shift))
+            ? (Self.weight(fat: 24.5, offset: 3600), Self.weight(fat: nil, offset: 3600 + shift))
+            : (Self.weight(fat: nil, offset: 3600), Self.weight(fat: 24.5, offset: 3600 + shift))
         let ids = try store.readings.store([first], device: Self.device, merging: VitalStoreTests.weightParts)
         #expect(try store.readings.store([again], device: Self.device, merging: VitalStoreTests.weightParts) == ids)
-        #expect(try store.readings.all().map(\.reading) == [weight(fat: 24.5, offset: 3600)])
+        #expect(try store.readings.all().map(\.reading) == [Self.weight(fat: 24.5, offset: 3600)])
         // and again, in a batch with a reading of its own
         let later = Self.glucose(offset: 3600, reported: Timestamp(secondsSince1970: 1_795_068_000))
         let batch = try store.readings.store([again, later], device: Self.device, merging: VitalStoreTests.weightParts)
         #expect(batch[0] == ids[0])
+        #expect(try store.readings.all().count == 2)
+    }
+
+    @Test(
+        "a weight the user deleted, completed by its composition re-sent a second apart: absorbed, neither revised nor back"
+    )
+    func deletedWeightInParts() throws {
+        let store = try VitalStore()
+        let ids = try store.readings.store(
+            [Self.weight(fat: nil, offset: 3600)], device: Self.device, merging: VitalStoreTests.weightParts)
+        try store.readings.delete(ids[0], reason: "not me", at: Self.reported)
+        let end = try store.feed.end()
+        let again = try store.readings.store(
+            [Self.weight(fat: 24.5, offset: 3601)], device: Self.device, merging: VitalStoreTests.weightParts)
+        #expect(again == ids)
+        #expect(try store.feed.end() == end)
+        #expect(try store.readings.all().isEmpty)
+    }
+
+    @Test("the same mass a second apart whose device gave another time: another weighing, not its parts")
+    func otherWeighing() throws {
+        let store = try VitalStore()
+        try store.readings.store(
+            [Self.weight(fat: nil, offset: 3600)], device: Self.device, merging: VitalStoreTests.weightParts)
+        var other = Self.weight(fat: 24.5, offset: 3601)
+        other.annotations.deviceTime = Timestamp(secondsSince1970: Self.reported.secondsSince1970 - 1)
+        try store.readings.store([other], device: Self.device, merging: VitalStoreTests.weightParts)
         #expect(try store.readings.all().count == 2)
     }
 
