@@ -14,6 +14,14 @@
 #                                      # suites are built (Package.swift); the next `swift build` rebuilds them
 #                                      # uninstrumented. What CI runs, once the steps that use the debug build are
 #                                      # done. The log is .build/tsan.log
+#   bash Tests/tsan.sh --own --build-only 'A|B'
+#                                      # that build alone, and the filter's check (below); runs no test. CI then
+#                                      # starts what runs beside the suites, and runs them with TSAN_PREBUILT=1
+#                                      # (no build)
+#
+# A filter that is a list of alternatives (A|B|C, each a word) must have tests of the build matching each of them: a
+# suite whose test target the --own build leaves out (Package.swift), or one renamed, would otherwise be run by no
+# one, silently. It exits 1 naming them, before any test runs.
 #
 # The whole suite is too slow for CI's budget (about 29 minutes here against a few for `swift test`), so CI runs
 # the suites whose code shares state across threads (.ci/run names them) and the whole suite runs on demand.
@@ -28,9 +36,14 @@
 # task inside a continuation resumed before the task suspended (DBusConnection's Handoff now passes it under a lock).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+build_only=0
 if [ "${1:-}" = --own ]; then
     shift
-    # TSAN_PREBUILT=1: CI made this very build just before (so that it can start what runs beside the suites)
+    if [ "${1:-}" = --build-only ]; then
+        build_only=1
+        shift
+    fi
+    # TSAN_PREBUILT=1: CI made this very build just before (tsan.sh --own --build-only)
     if [ "${TSAN_PREBUILT:-0}" != 1 ]; then
         VITALBRIDGE_THREAD_SANITIZER=own swift build --build-tests --manifest-cache none
     fi
@@ -43,23 +56,23 @@ else
         -Xswiftc -gline-tables-only --manifest-cache none
     tree=.build-tsan
 fi
+if [[ "${1:-}" =~ ^[A-Za-z0-9_]+(\|[A-Za-z0-9_]+)+$ ]]; then
+    listed=$("$tree/debug/VitalBridgePackageTests.xctest" --testing-library swift-testing --list-tests 2>/dev/null) ||
+        { echo "error: the tests of $tree could not be listed" >&2; exit 1; }
+    missing=()
+    for alternative in ${1//|/ }; do
+        grep -qE -- "$alternative" <<<"$listed" || missing+=("$alternative")
+    done
+    if [ ${#missing[@]} -gt 0 ]; then
+        echo "error: no test of this build matches ${missing[*]} (named in the filter)" >&2
+        exit 1
+    fi
+fi
+[ "$build_only" = 1 ] && exit 0
 filter=()
 [ $# -gt 0 ] && filter=(--filter "$1")
 # a second expression: the tests among them to leave out (a bulk job of one thread, costly under ThreadSanitizer)
 [ $# -gt 1 ] && filter+=(--skip "$2")
-# A filter that is a list of suites (A|B|C) must name suites of this build, each of them: a suite whose test target
-# the --own build leaves out (Package.swift), or one renamed, would otherwise be run by no one, silently.
-if [[ "${1:-}" =~ ^[A-Za-z0-9_]+(\|[A-Za-z0-9_]+)*$ ]]; then
-    listed=$("$tree/debug/VitalBridgePackageTests.xctest" --testing-library swift-testing --list-tests 2>/dev/null)
-    missing=()
-    for suite in ${1//|/ }; do
-        grep -qE "[./]$suite/" <<<"$listed" || missing+=("$suite")
-    done
-    if [ ${#missing[@]} -gt 0 ]; then
-        echo "error: no test of this build is in the suites ${missing[*]} (named in the filter)" >&2
-        exit 1
-    fi
-fi
 set +e
 TSAN_OPTIONS="halt_on_error=0 ${TSAN_OPTIONS:-}" "$tree/debug/VitalBridgePackageTests.xctest" \
     --testing-library swift-testing "${filter[@]}" >"$tree/tsan.log" 2>&1
