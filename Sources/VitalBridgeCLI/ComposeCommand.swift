@@ -1,13 +1,6 @@
 import ArgumentParser
 import LayeredClient
 import LayeredProtocol
-import VitalCore
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 
 struct ComposeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -48,45 +41,13 @@ struct ComposeCommand: ParsableCommand {
     }
 
     func run() throws {
-        func refuse(_ message: String) -> CommandError {
-            CommandError("cannot compose: \(message)")
-        }
-        func wire<T: RawRepresentable<Int>>(_ value: Int?, _ name: String) throws -> T? {
-            guard let value else { return nil }
-            guard let code = T(rawValue: value) else { throw refuse("--\(name) \(value) is not one of the protocol's") }
-            return code
-        }
-        guard let action: LayeredAction = try wire(cmd, "cmd") else { return }
-        guard let model = Int(model).flatMap(DeviceModel.init(rawValue:)) ?? DeviceModel(modelString: model) else {
-            throw refuse("--model \(self.model) is neither a devicemodel number nor a model name")
-        }
-        var intent = LayeredIntent(
-            action, model, addType: try wire(addtype, "addtype"), popFlag: try wire(popflag, "popflag"),
-            unit: try wire(unit, "unit"))
-        if let mac {
-            guard let address = MACAddress(mac) else { throw refuse("--mac \(mac) is not 12 hexadecimal digits") }
-            intent.mac = address
-        }
-        if let profile {
-            let numbers = profile.split(separator: ",", omittingEmptySubsequences: false).map { Int($0) }
-            guard numbers.count == 6, let userID = numbers[0].flatMap(Int32.init(exactly:)),
-                let age = numbers[1].flatMap(UInt8.init(exactly:)), let sex = numbers[2].flatMap(UserSex.init),
-                let height = numbers[3].flatMap(UInt8.init(exactly:)),
-                let weight = numbers[4].flatMap(UInt8.init(exactly:)), let swim = numbers[5].flatMap(SwimSwitch.init),
-                let distanceUnit = intent.unit
-            else { throw refuse("--profile is USERID,AGE,SEX,HEIGHT,WEIGHT,SWIM, numbers, with --unit 9 or 10") }
-            intent.profile = ActivityProfile(
-                userID: userID, age: age, sex: sex, height: height, weight: weight, swim: swim,
-                distanceUnit: distanceUnit)
-        }
-        if let code {
-            intent.stripCode = StripCode(type: try wire(codetype ?? 0, "codetype") ?? .qrCode, code: code)
-        }
-        if let since {
-            guard let time = Timestamp(parsing: since) else {
-                throw refuse("--since is not yyyy-MM-dd HH:mm:ss")
-            }
-            intent.since = time
+        let intent: LayeredIntent
+        do {
+            intent = try LayeredIntent(
+                cmd: cmd, model: model, mac: mac, addType: addtype, popFlag: popflag, unit: unit, profile: profile,
+                stripCode: code, codeType: codetype, since: since)
+        } catch {
+            throw CommandError("cannot compose: --\(error)")
         }
         let client = LayeredClient(
             callback: scheme.map(CallbackDestination.scheme) ?? .callerURL(callerurl ?? ""),
@@ -94,7 +55,7 @@ struct ComposeCommand: ParsableCommand {
         do {
             print(try client.url(for: intent, requestID: requestid ?? LayeredClient.newRequestID()))
         } catch {
-            throw refuse("\(error); the hub would answer \(error.reason)")
+            throw CommandError("cannot compose: \(error); the hub would answer \(error.reason)")
         }
     }
 }

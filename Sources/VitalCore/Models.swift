@@ -93,6 +93,13 @@ public enum DeviceModel: Int, CaseIterable, Hashable, Sendable, CustomStringConv
         }
     }
 
+    /// The model a person names: its ``name`` or ``qrModelString`` (any case, ``init(modelString:)``), or its
+    /// devicemodel number (`100`).
+    public init?(nameOrNumber text: String) {
+        guard let model = Self(modelString: text) ?? Int(text).flatMap(Self.init(rawValue:)) else { return nil }
+        self = model
+    }
+
     /// The model whose ``name`` or ``qrModelString`` is `string`, compared without regard to letter case.
     public init?(modelString string: some StringProtocol) {
         let upper = string.uppercased()
