@@ -101,12 +101,7 @@ extension BandCommand {
 
     /// The reader of `option`'s time of day, `HH:mm`: a usage error that says the form.
     static func time(_ option: String) -> @Sendable (String) throws -> BandTimeOfDay {
-        { text in
-            guard let time = BandTimeOfDay(parsing: text) else {
-                throw ValidationError("\(option) must be HH:mm, 00:00 to 23:59")
-            }
-            return time
-        }
+        reading(BandTimeOfDay.init(parsing:), else: "\(option) must be HH:mm, 00:00 to 23:59")
     }
 
     /// A sport's calorie target, `SPORT=KCAL`: the sport by its name in the band's table or its code (`0x0b`).
@@ -120,12 +115,7 @@ extension BandCommand {
 
     /// The reader of `option`'s sport, by its name in the band's table or its code (`0x88`).
     static func sport(_ option: String) -> @Sendable (String) throws -> BandSport {
-        { text in
-            guard let sport = BandSport(named: text) else {
-                throw ValidationError("\(option): '\(text)' is not a sport of the band's table")
-            }
-            return sport
-        }
+        reading(BandSport.init(named:)) { "\(option): '\($0)' is not a sport of the band's table" }
     }
 
     struct Follow: AsyncParsableCommand {
@@ -161,13 +151,11 @@ extension BandCommand {
             let hours = self.hours
             let mac = band.address
             let total = try await band.onBand { desk throws(DeviceDeskError) in
-                let following = Task { () throws(DeviceDeskError) in
-                    try await desk.follow(mac, hours: hours) { event in if let line = event.line { print(line) } }
-                }
-                stop.onSignal { following.cancel() }
                 // the task throws only the desk's errors; Task.value does not say so in its type
                 do {
-                    return try await following.value
+                    return try await stop.cancelling {
+                        try await desk.follow(mac, hours: hours) { event in if let line = event.line { print(line) } }
+                    }
                 } catch let error as DeviceDeskError {
                     throw error
                 } catch {
@@ -186,8 +174,7 @@ extension BandCommand {
         @OptionGroup var homeOptions: HomeOptions
 
         func run() async throws {
-            let rows = try await openHub(homeOptions.home).bandRows()
-            print(table(["MAC", "name", "signal", "paired", "added"], rows))
+            print(try await openHub(homeOptions.home).bandTable())
         }
     }
 

@@ -133,12 +133,7 @@ extension BandCommand {
         enum Action: String, ExpressibleByArgument, CaseIterable { case add, check, delete, clear, info }
         @Argument(help: "add, check, delete, clear or info.") var action: Action
         @OptionGroup var band: BandOptions
-        @Option(
-            help: "yyyy-MM-dd.",
-            transform: { text in
-                guard let day = CalendarDate(parsing: text) else { throw ValidationError("--date must be yyyy-MM-dd") }
-                return day
-            })
+        @Option(help: "yyyy-MM-dd.", transform: reading(CalendarDate.init(parsing:), else: "--date must be yyyy-MM-dd"))
         var date: CalendarDate?
         @Option(help: "HH:mm.", transform: BandCommand.time("--time")) var time: BandTimeOfDay?
         @Option(help: "1 to 20 characters (add).") var title: String?
@@ -243,12 +238,7 @@ extension BandCommand {
         @Option(help: "on or off.") var autoSleep: Switch?
         @Option(
             help: "The backlight's night hours, START-END, each 0 to 23.",
-            transform: { text in
-                guard let hours = BandHourRange(parsing: text) else {
-                    throw ValidationError("--backlight must be START-END, e.g. 22-7")
-                }
-                return hours
-            })
+            transform: reading(BandHourRange.init(parsing:), else: "--backlight must be START-END, e.g. 22-7"))
         var backlight: BandHourRange?
         @Option(help: "on or off (Smartee Training 9616N only).") var whiteBackground: Switch?
         @Option(help: "english or chinese.") var language: Language?

@@ -17,16 +17,7 @@ func hubLogger() -> Logger {
     return logger
 }
 
-/// A progress bar on stderr: `sync [##########          ] 50% (512/1024)`.
+/// Draws `progress`'s bar (``SyncProgress/bar``) on stderr.
 func drawProgress(_ progress: SyncProgress) {
-    let width = 30
-    let filled = Int(progress.fraction * Double(width))
-    let bar = String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled)
-    let total = progress.expected.map { "/\($0)" } ?? ""
-    let percent = progress.expected == nil ? "" : " \(Int(progress.fraction * 100))%"
-    let line = "\rsync [\(bar)]\(percent) (\(progress.stored)\(total))"
-    FileHandle.standardError.write(Data(line.utf8))
-    if let expected = progress.expected, progress.stored >= expected {
-        FileHandle.standardError.write(Data("\n".utf8))
-    }
+    FileHandle.standardError.write(Data(progress.bar.utf8))
 }

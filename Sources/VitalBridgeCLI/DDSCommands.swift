@@ -31,13 +31,10 @@ struct DDSCommand: ParsableCommand {
         @Option(help: "The application's registered callback URL.") var callback: String
         @Option(
             help: "NAME=VALUE, echoed back with the results; repeated.",
-            transform: { item in
-                let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                guard parts.count == 2, !parts[0].isEmpty, !["source", "callback"].contains(String(parts[0])) else {
-                    throw ValidationError("--extra must be NAME=VALUE with a name other than source and callback")
-                }
-                return (String(parts[0]), String(parts[1]))
-            })
+            transform: reading(
+                DDSRequest.extra(parsing:),
+                else: "--extra must be NAME=VALUE with a name other than source and callback"
+            ))
         var extra: [(name: String, value: String)] = []
         @Flag(help: "The link for a user's first request (it installs Welltory when needed).") var first = false
         @Option(help: "Another provider's link, e.g. vitalbridge://dds/measurement.") var base: String?
@@ -81,7 +78,7 @@ struct DDSCommand: ParsableCommand {
             case .json: print(String(decoding: result.json.serialized(pretty: false), as: UTF8.self))
             case .table:
                 print(
-                    table(
+                    TextTable(
                         ["parameter", "value", "meaning"], result.parameters.map { [$0.name, $0.value, $0.meaning] }))
             }
         }
@@ -129,15 +126,11 @@ struct DDSCommand: ParsableCommand {
 
             func run() throws {
                 let hub = try openHub(homeOptions.home)
-                let sources: DDSSources
                 do {
-                    sources = try DDSSources.load(hub.home)
+                    print(try DDSSources.load(hub.home).table)
                 } catch {
                     throw CommandError("\(error)")
                 }
-                print(
-                    table(
-                        ["source", "callback"], sources.entries.sorted { $0.key < $1.key }.map { [$0.key, $0.value] }))
             }
         }
 

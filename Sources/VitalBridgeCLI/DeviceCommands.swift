@@ -117,15 +117,13 @@ extension DeviceCommand {
             let stop = SignalWatcher.watch([SIGINT, SIGTERM], secondEnds: false)
             let desk = try device.desk(readOnly: false)
             let (mac, seconds) = (device.address, seconds)
-            let streaming = Task {
-                try await desk.live(mac, seconds: seconds) { sample in
-                    _ = writeAll(Array((sample.json + "\n").utf8), to: 1)
-                }
-            }
-            stop.onSignal { streaming.cancel() }
             let ending: LiveEnding
             do {
-                ending = try await streaming.value
+                ending = try await stop.cancelling {
+                    try await desk.live(mac, seconds: seconds) { sample in
+                        _ = writeAll(Array((sample.json + "\n").utf8), to: 1)
+                    }
+                }
             } catch let error as DeviceDeskError {
                 throw CommandError(error.message)
             }

@@ -147,11 +147,8 @@ struct ReportCommand: ParsableCommand {
             guard page.write(title: title, to: 1) else { throw CommandError(ending: .refused) }
             return
         }
-        // what an earlier report killed as it wrote left beside this one
-        let (folder, name) = Home.folderAndName(of: out)
-        Home.removeStaleTemporaryFiles(in: folder, of: name)
         do {
-            try Home.writeFile(to: out) { page.write(title: title, to: $0) }
+            try page.write(title: title, toFile: out)
         } catch {
             throw CommandError("cannot write the report: \(error)")
         }

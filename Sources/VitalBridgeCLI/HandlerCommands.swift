@@ -28,16 +28,7 @@ struct InstallHandlerCommand: ParsableCommand {
 
     func run() throws {
         do {
-            let binary = try DesktopHandler.runningBinary()
-            var arguments = [binary, "open"]
-            if let home {
-                let directory = DesktopHandler.absolute(home)
-                _ = try Home(directory, create: true)
-                arguments += ["--home", directory]
-            }
-            arguments += ["--deliver", "%u"]
-            let handler = DesktopHandler.current
-            let installed = try handler.install(exec: arguments)
+            let installed = try DesktopHandler.current.installThisBinary(home: home)
             print("installed \(installed.path) for \(DesktopHandler.schemes.joined(separator: ", "))")
             if installed.needsQuoting {
                 printError(

@@ -25,9 +25,22 @@ struct HomeOptions: ParsableArguments {
 enum MACArgument {
     /// The reader of `option`'s value.
     static func parse(_ option: String) -> @Sendable (String) throws -> MACAddress {
-        { text in
-            guard let mac = MACAddress(text) else { throw ValidationError("\(option) must be 12 hexadecimal digits") }
-            return mac
-        }
+        reading(MACAddress.init, else: "\(option) must be 12 hexadecimal digits")
     }
+}
+
+/// The reader of an option's value for `@Option(transform:)`: what `parse` makes of the text, or a usage error
+/// saying `message` (given the text) when it makes nothing.
+func reading<T>(
+    _ parse: @escaping @Sendable (String) -> T?, else message: @escaping @Sendable (String) -> String
+) -> @Sendable (String) throws -> T {
+    { text in
+        guard let value = parse(text) else { throw ValidationError(message(text)) }
+        return value
+    }
+}
+
+/// ``reading(_:else:)`` with a message that does not repeat the text.
+func reading<T>(_ parse: @escaping @Sendable (String) -> T?, else message: String) -> @Sendable (String) throws -> T {
+    reading(parse, else: { _ in message })
 }

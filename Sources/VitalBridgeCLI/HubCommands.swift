@@ -83,23 +83,13 @@ struct DevicesCommand: ParsableCommand {
         @OptionGroup var homeOptions: HomeOptions
 
         func run() throws {
-            let hub = try openHub(homeOptions.home)
-            let devices = try hub.store.devices()
-            guard !devices.isEmpty else {
+            guard let devices = try openHub(homeOptions.home).deviceTable() else {
                 print(
                     "no devices yet: add one with vitalbridge open 'ihealth-layer://?cmd=1&addtype=0&devicemodel=100&scheme=vitalbridge-demo'"
                 )
                 return
             }
-            print(
-                table(
-                    ["MAC", "model", "serial", "firmware", "added (UTC)"],
-                    devices.map {
-                        [
-                            $0.mac.description, $0.model.name, $0.serialNumber ?? "", $0.firmwareRevision ?? "",
-                            $0.addedAt.description,
-                        ]
-                    }))
+            print(devices)
         }
     }
 
@@ -194,24 +184,11 @@ struct FleetCommand: ParsableCommand {
 
         func run() async throws {
             let hub = try openHub(homeOptions.home)
-            let rows: [[String]]
             do {
-                rows = try await hub.fleetRows()
+                print(try await hub.fleetTable())
             } catch {
                 throw CommandError("cannot use the home folder: \(error)")
             }
-            print(table(["MAC", "model", "family", "serial", "paired", "in range", "users", "stored"], rows))
         }
     }
-}
-
-/// A plain text table, columns padded to their widest cell.
-func table(_ header: [String], _ rows: [[String]]) -> String {
-    let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
-    func line(_ cells: [String]) -> String {
-        zip(cells, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  ")
-            .trimmingCharacters(in: .whitespaces)
-    }
-    return ([line(header), line(widths.map { String(repeating: "-", count: $0) })] + rows.map(line)).joined(
-        separator: "\n")
 }

@@ -29,13 +29,9 @@ struct PairCommand: AsyncParsableCommand {
         name: .customLong("mac"),
         help: ArgumentHelp(
             "The device's Bluetooth address: 12 hexadecimal digits, with or without colons.", valueName: "address"),
-        transform: { text in
-            guard let device = BlueZNames.mac(written: text) else {
-                throw ValidationError(
-                    "--mac must be a Bluetooth address: 12 hexadecimal digits, or 6 pairs separated by colons")
-            }
-            return device
-        })
+        transform: reading(
+            BlueZNames.mac(written:),
+            else: "--mac must be a Bluetooth address: 12 hexadecimal digits, or 6 pairs separated by colons"))
     var device: MACAddress
 
     @Flag(help: "Accept a passkey the device shows for comparison without asking.")
@@ -43,19 +39,10 @@ struct PairCommand: AsyncParsableCommand {
 
     func run() async throws {
         let hub = try openHub(homeOptions.home)
-        guard case .bluez(let central) = hub.transport else {
-            throw CommandError(
-                "cannot pair \(BlueZNames.address(device)): the home reaches simulated devices; pairing is for a "
-                    + "BlueZ home (vitalbridge init --adapter hci0)")
-        }
-        let result: PairingResult
         do {
-            result = try await central.pair(device, user: TerminalPairingUser(acceptsComparison: yes))
+            print(try await hub.pair(device, user: TerminalPairingUser(acceptsComparison: yes)).summary)
         } catch {
-            await central.close()
-            throw CommandError("cannot pair \(BlueZNames.address(device)): \(error.message)")
+            throw CommandError("\(error)")
         }
-        await central.close()
-        print(result.summary)
     }
 }

@@ -116,21 +116,7 @@ struct PeopleCommand: ParsableCommand {
         @OptionGroup var homeOptions: HomeOptions
 
         func run() throws {
-            let hub = try openHub(homeOptions.home)
-            let people = try hub.store.people.all()
-            let callers = try hub.store.people.callers()
-            print(
-                table(
-                    ["person", "born", "height", "sex", "users", "callers"],
-                    people.map { person in
-                        [
-                            person.name, person.profile.born?.description ?? "",
-                            person.profile.heightCentimetres.map { "\($0) cm" } ?? "",
-                            person.profile.sex?.rawValue ?? "",
-                            person.assignments.map(\.description).joined(separator: " "),
-                            callers.filter { $0.value == person.name }.keys.sorted().joined(separator: " "),
-                        ]
-                    }))
+            print(try openHub(homeOptions.home).peopleTable())
         }
     }
 

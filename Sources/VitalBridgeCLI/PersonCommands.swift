@@ -29,11 +29,8 @@ struct AddCommand: AsyncParsableCommand {
     @Option(help: "The device's QR code text: MAC, ID:MAC or MODEL:MAC.") var qr: String?
     @Option(
         help: "The model: its name (BP5, BPS, …) or devicemodel number (100, 900, …).",
-        transform: { text in
-            guard let model = DeviceModel(modelString: text) ?? Int(text).flatMap(DeviceModel.init(rawValue:)) else {
-                throw ValidationError("--model: '\(text)' is not a model of the catalog (vitalbridge scan lists them)")
-            }
-            return model
+        transform: reading(DeviceModel.init(nameOrNumber:)) {
+            "--model: '\($0)' is not a model of the catalog (vitalbridge scan lists them)"
         })
     var model: DeviceModel?
 

@@ -24,14 +24,10 @@ struct SVSCommand: ParsableCommand {
         subcommands: [Request.self, Open.self, Retrieve.self])
 
     /// `--sign`: a name (`BP`) or a code (`48`).
-    static func sign(_ text: String) throws -> VitalSign {
-        guard let sign = VitalSign(parsing: text) else {
-            throw ValidationError(
-                "--sign must be a vital-sign name (HR, RR, SPO2, TEMP, BPSYS, BPDIA, RRTAPS, POFILES, BP, PO, RRATE, "
-                    + "POWITHFILES) or a code from 1 to 255")
-        }
-        return sign
-    }
+    static let sign = reading(
+        VitalSign.init(parsing:),
+        else: "--sign must be a vital-sign name (HR, RR, SPO2, TEMP, BPSYS, BPDIA, RRTAPS, POFILES, BP, PO, RRATE, "
+            + "POWITHFILES) or a code from 1 to 255")
 
     struct Request: ParsableCommand {
         static let configuration = CommandConfiguration(

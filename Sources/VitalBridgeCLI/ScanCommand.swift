@@ -33,16 +33,12 @@ struct ScanCommand: AsyncParsableCommand {
 
     func run() async throws {
         let hub = try openHub(homeOptions.home, transport: transportOptions.choice, scanDuration: .seconds(seconds))
-        let rows: [[String]]
+        let heard: TextTable
         do {
-            rows = try await hub.healthDeviceRows()
+            heard = try await hub.healthDeviceTable()
         } catch {
             throw CommandError("\(error)")
         }
-        guard !rows.isEmpty else {
-            print("no health device in range")
-            return
-        }
-        print(table(["MAC", "name", "profile", "paired", "RSSI", "devicemodel"], rows))
+        print(heard.rows.isEmpty ? "no health device in range" : heard.description)
     }
 }

@@ -53,10 +53,8 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             throw CommandError("\(error)")
         }
-        let serving = Task { try await service.run(until: end) { printLine("\($0)") } }
-        stop.onSignal { serving.cancel() }
         do {
-            try await serving.value
+            try await stop.cancelling { try await service.run(until: end) { printLine("\($0)") } }
         } catch {
             throw CommandError("stopped: \(error)")
         }

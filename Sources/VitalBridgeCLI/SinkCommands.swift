@@ -85,8 +85,7 @@ struct SinkCommand: ParsableCommand {
 
         func run() throws {
             let hub = try openHub(homeOptions.home)
-            let rows = try refusing("cannot list the sinks") { () throws(StoreError) in try hub.sinkListRows() }
-            print(table(["sink", "address", "password", "added (UTC)"], rows))
+            print(try refusing("cannot list the sinks") { () throws(StoreError) in try hub.sinkListTable() })
         }
     }
 
@@ -133,10 +132,8 @@ struct SinkCommand: ParsableCommand {
 
         func run() throws {
             let hub = try openHub(homeOptions.home)
-            let rows = try refusing("cannot read the sinks") { () throws(StoreError) in
-                try hub.sinkStatusRows(named: name)
-            }
-            print(table(["sink", "queued", "position", "last success (UTC)", "last error (UTC)"], rows))
+            print(
+                try refusing("cannot read the sinks") { () throws(StoreError) in try hub.sinkStatusTable(named: name) })
         }
     }
 
@@ -208,15 +205,13 @@ struct SinkCommand: ParsableCommand {
                 throw CommandError("cannot follow: \(error)")
             }
             let outbox = hub.outbox(batchSize: batch.batchSize)
-            let following = Task {
-                try await outbox.follow(
-                    sinks, connect: { try await hub.connect($0, longRunning: true) },
-                    poll: .milliseconds(Int64(poll * 1_000))
-                ) { event in printLine(event.line) }
-            }
-            stop.onSignal { following.cancel() }
             do {
-                try await following.value
+                try await stop.cancelling {
+                    try await outbox.follow(
+                        sinks, connect: { try await hub.connect($0, longRunning: true) },
+                        poll: .milliseconds(Int64(poll * 1_000))
+                    ) { event in printLine(event.line) }
+                }
             } catch {
                 throw CommandError("stopped: \(error)")
             }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import LayeredClient
 import LayeredProtocol
+import VitalCore
 import VitalStore
 
 /// The `vitalbridge` command: the root of the command tree.
@@ -186,19 +187,4 @@ func suggestion(
 /// ArgumentParser derives it for the one-word types (`Alarm`, `Follow`) that give none.
 func name(of command: any ParsableCommand.Type) -> String {
     command.configuration.commandName ?? String(describing: command).lowercased()
-}
-
-/// The Levenshtein distance between `a` and `b` (insertions, deletions and substitutions of characters).
-func editDistance(_ a: String, _ b: String) -> Int {
-    let a = Array(a)
-    let b = Array(b)
-    var previous = Array(0...b.count)
-    for (i, left) in a.enumerated() {
-        var current = [i + 1] + Array(repeating: 0, count: b.count)
-        for (j, right) in b.enumerated() {
-            current[j + 1] = min(previous[j + 1] + 1, current[j] + 1, previous[j] + (left == right ? 0 : 1))
-        }
-        previous = current
-    }
-    return previous[b.count]
 }

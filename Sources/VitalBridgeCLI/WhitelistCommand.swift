@@ -19,15 +19,7 @@ struct WhitelistCommand: ParsableCommand {
         @OptionGroup var homeOptions: HomeOptions
 
         func run() throws {
-            let hub = try openHub(homeOptions.home)
-            let people = try hub.store.people.callers()
-            let entries = hub.whitelist.entries.sorted { $0.key < $1.key }
-            // the person column only in a home whose callers name people: a single-person home's list is unchanged
-            print(
-                people.isEmpty
-                    ? table(["caller", "callback"], entries.map { [$0.key, $0.value] })
-                    : table(
-                        ["caller", "callback", "person"], entries.map { [$0.key, $0.value, people[$0.key] ?? ""] }))
+            print(try openHub(homeOptions.home).whitelistTable())
         }
     }
 

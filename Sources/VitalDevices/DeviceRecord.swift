@@ -132,6 +132,19 @@ public struct SyncProgress: Hashable, Sendable {
         guard let expected, expected > 0 else { return 0 }
         return min(1, Double(stored) / Double(expected))
     }
+
+    /// A progress bar of 30 columns redrawn over itself (it starts with a carriage return), ending with a new line
+    /// once every expected record is stored: `\rsync [###############               ] 50% (512/1024)`, and
+    /// `\rsync [                              ] (12)` while the total is unknown.
+    public var bar: String {
+        let width = 30
+        let filled = Int(fraction * Double(width))
+        let bar = String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled)
+        let counts = "(\(stored)" + (expected.map { "/\($0)" } ?? "") + ")"
+        let percent = expected == nil ? "" : " \(Int(fraction * 100))%"
+        let done = expected.map { stored >= $0 } ?? false
+        return "\rsync [\(bar)]\(percent) \(counts)" + (done ? "\n" : "")
+    }
 }
 
 /// What a device says about itself (Device Information and Battery services).

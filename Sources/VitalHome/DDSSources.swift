@@ -18,6 +18,11 @@ public struct DDSSources: Sendable {
     /// No source.
     public init() {}
 
+    /// The sources by name, a row each: the source and its callback URL.
+    public var table: TextTable {
+        TextTable(["source", "callback"], entries.sorted { $0.key < $1.key }.map { [$0.key, $0.value] })
+    }
+
     /// The sources of `home` as the engine asks for them: the file is read only when a DDS request comes.
     public struct Registry: DDSRegistry {
         /// The home whose `dds-sources.json` is read.

@@ -61,6 +61,18 @@ public struct DesktopHandler {
         return URL(fileURLWithPath: full).standardizedFileURL.path
     }
 
+    /// Installs this binary as the handler, running `open --deliver %u` on the home `home` (made absolute, and
+    /// created when it does not exist), else on each request's usual home: ``install(exec:)``.
+    public func installThisBinary(home: String?) throws(HomeError) -> (path: String, needsQuoting: Bool) {
+        var arguments = [try Self.runningBinary(), "open"]
+        if let home {
+            let directory = Self.absolute(home)
+            _ = try Home(directory, create: true)
+            arguments += ["--home", directory]
+        }
+        return try install(exec: arguments + ["--deliver", "%u"])
+    }
+
     /// Writes the desktop entry running `exec`, validates it, and makes it every scheme's default; the path
     /// written and whether the command needed quoting.
     public func install(exec: [String]) throws(HomeError) -> (path: String, needsQuoting: Bool) {

@@ -247,6 +247,17 @@ public struct ReportPage {
         }
         return written && writeAll(buffer, to: descriptor)
     }
+
+    /// Writes the page to the file `path` as ``Home/writeFile(to:_:)`` does (mode 0600, replacing it atomically:
+    /// a run killed before the rename leaves the previous report whole), first removing the temporary files an
+    /// earlier run killed as it wrote left beside it.
+    ///
+    /// - Throws: ``HomeError`` naming the file and why it cannot be written.
+    public func write(title: String, toFile path: String) throws(HomeError) {
+        let (folder, name) = Home.folderAndName(of: path)
+        Home.removeStaleTemporaryFiles(in: folder, of: name)
+        try Home.writeFile(to: path) { write(title: title, to: $0) }
+    }
 }
 
 extension RecordRow {

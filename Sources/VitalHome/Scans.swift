@@ -8,12 +8,13 @@ import VitalStore
 /// `fleet show` lists it.
 extension Hub {
     /// The health devices a scan hears (`Advertisement.healthProfiles`), each once, in the order
-    /// heard, a row each: MAC, name, profiles, paired (`yes`/`no`), signal strength, and the devicemodel a request
-    /// for it uses through this transport (`-` when no model of the catalog speaks to it here). Nothing is stored.
+    /// heard, a row each: MAC, name, profiles, paired (`yes`/`no`), signal strength (RSSI), and the devicemodel a
+    /// request for it uses through this transport (`-` when no model of the catalog speaks to it here). Nothing is
+    /// stored.
     ///
     /// - Throws: ``HomeError`` saying why BlueZ cannot be used, on a BlueZ home: a scan that cannot start would only
     ///   log why and hear nothing.
-    public func healthDeviceRows() async throws(HomeError) -> [[String]] {
+    public func healthDeviceTable() async throws(HomeError) -> TextTable {
         let central = transport.central
         if case .bluez(let bluez) = transport {
             do {
@@ -33,12 +34,12 @@ extension Hub {
                 model.map { String($0.rawValue) } ?? "-",
             ])
         }
-        return rows
+        return TextTable(["MAC", "name", "profile", "paired", "RSSI", "devicemodel"], rows)
     }
 
     /// The smartbands a scan hears (their band service, `SmartbandGATT.service`), as heard, a row
     /// each: MAC, name, signal (`-60 dBm`), paired and added to the hub (`yes`/`no`).
-    public func bandRows() async throws(StoreError) -> [[String]] {
+    public func bandTable() async throws(StoreError) -> TextTable {
         var rows: [[String]] = []
         for await found in transport.central.scan(for: [SmartbandGATT.service]) {
             rows.append([
@@ -46,7 +47,7 @@ extension Hub {
                 try store.device(found.mac) == nil ? "no" : "yes",
             ])
         }
-        return rows
+        return TextTable(["MAC", "name", "signal", "paired", "added"], rows)
     }
 
     /// The simulated fleet's devices with their saved state loaded (``restoreWorld()``), a row each: MAC, model,
@@ -54,7 +55,7 @@ extension Hub {
     /// (`2/4`; `none` without one) and how many records it still stores (a smartband: its unacknowledged items).
     ///
     /// - Throws: ``HomeError`` on a BlueZ home, which has no simulated fleet, or when a saved state cannot be read.
-    public func fleetRows() async throws(HomeError) -> [[String]] {
+    public func fleetTable() async throws(HomeError) -> TextTable {
         let world = try simulatedWorld()
         do {
             try await restoreWorld()
@@ -72,6 +73,6 @@ extension Hub {
                 String(stored),
             ])
         }
-        return rows
+        return TextTable(["MAC", "model", "family", "serial", "paired", "in range", "users", "stored"], rows)
     }
 }

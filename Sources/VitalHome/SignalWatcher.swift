@@ -71,6 +71,14 @@ public final class SignalWatcher: Sendable {
         }
         if now { body() }
     }
+
+    /// Runs `body` as a task, cancelled at the first signal (at once if one came already), and returns what it
+    /// returns or throws: a command that runs until it is stopped.
+    public func cancelling<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        let task = Task { try await body() }
+        onSignal { task.cancel() }
+        return try await task.value
+    }
 }
 
 /// The pipe the signal handler writes to (set once, before the handler is installed).

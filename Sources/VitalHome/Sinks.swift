@@ -127,8 +127,8 @@ extension Hub {
 
     /// What `sink list` shows of each sink, a row each: its name, its address, where its password comes from (its
     /// file; else libpq's password file for PostgreSQL, none for MQTT) and when it was added.
-    public func sinkListRows() throws(StoreError) -> [[String]] {
-        try store.sinks.all().map { sink in
+    public func sinkListTable() throws(StoreError) -> TextTable {
+        let rows = try store.sinks.all().map { sink in
             let otherwise =
                 switch try? AnySinkAddress(sink.address) {
                 case .mqtt: "none"
@@ -136,6 +136,7 @@ extension Hub {
                 }
             return [sink.name, sink.address, sink.passwordFile ?? otherwise, "\(sink.addedAt)"]
         }
+        return TextTable(["sink", "address", "password", "added (UTC)"], rows)
     }
 
     /// Removes the sink `name`. An MQTT sink first clears what it retained on its broker for Home Assistant (every
@@ -181,14 +182,15 @@ extension Hub {
     /// What `sink status` shows of the sink named `name` (every sink when `nil`), a row each: its name, how many
     /// readings have a change it had not committed at its last push, its position, its last success (`never`) and
     /// its last error after the time it happened (empty when it never failed).
-    public func sinkStatusRows(named name: String?) throws(StoreError) -> [[String]] {
-        try sinks(named: name).map { sink throws(StoreError) in
+    public func sinkStatusTable(named name: String?) throws(StoreError) -> TextTable {
+        let rows = try sinks(named: name).map { sink throws(StoreError) in
             [
                 sink.name, "\(try store.sinks.queuedChanges(after: sink.position))", "\(sink.position)",
                 sink.lastSuccess.map { "\($0)" } ?? "never",
                 sink.lastError.map { error in "\(sink.lastErrorAt.map { "\($0)" } ?? ""): \(error)" } ?? "",
             ]
         }
+        return TextTable(["sink", "queued", "position", "last success (UTC)", "last error (UTC)"], rows)
     }
 
     /// The sinks `names` name, every sink when it is empty.

@@ -21,6 +21,16 @@ public struct DDSRequest: Hashable, Sendable {
         self.extra = extra
     }
 
+    /// An extra parameter given as `NAME=VALUE` (`visit=7`; the value may be empty or hold `=`); `nil` without a
+    /// `=`, with an empty name, or with the name `source` or `callback`, which the request sets itself.
+    public static func extra(parsing item: String) -> (name: String, value: String)? {
+        let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, !["source", "callback"].contains(String(parts[0])) else {
+            return nil
+        }
+        return (String(parts[0]), String(parts[1]))
+    }
+
     public static func == (left: DDSRequest, right: DDSRequest) -> Bool {
         left.source == right.source && left.callback == right.callback
             && left.extra.elementsEqual(right.extra) { $0 == $1 }

@@ -8,6 +8,22 @@ import VitalDevices
 /// JSON, the health profiles it advertises, and what the hub keeps of a characteristic beyond its values.
 @Suite("VitalDevices: a device's values as the commands print them")
 struct DeviceTextTests {
+    @Test(
+        "a sync's progress bar: filled by the share stored, a new line once all are, no percent while the total is unknown",
+        arguments: [
+            (
+                SyncProgress(stored: 512, expected: 1024),
+                "\rsync [" + String(repeating: "#", count: 15) + String(repeating: " ", count: 15) + "] 50% (512/1024)"
+            ),
+            (SyncProgress(stored: 3, expected: 3), "\rsync [" + String(repeating: "#", count: 30) + "] 100% (3/3)\n"),
+            (SyncProgress(stored: 0, expected: 0), "\rsync [" + String(repeating: " ", count: 30) + "] 0% (0/0)\n"),
+            (SyncProgress(stored: 12, expected: nil), "\rsync [" + String(repeating: " ", count: 30) + "] (12)"),
+            (SyncProgress(stored: 9, expected: 4), "\rsync [" + String(repeating: "#", count: 30) + "] 100% (9/4)\n"),
+        ])
+    func progressBar(progress: SyncProgress, bar: String) {
+        #expect(progress.bar == bar)
+    }
+
     @Test("the information line names the model and says what the device does not report")
     func infoLine() {
         let full = DeviceInfo(serialNumber: "PO3-0042", firmwareRevision: "1.2.0", batteryLevel: 80)

@@ -104,14 +104,14 @@ struct HubCommandsTests {
         let folder = try TemporaryDirectory("commands")
         defer { folder.remove() }
         let hub = try Self.hub(in: folder)
-        let health = try await hub.healthDeviceRows()
+        let health = try await hub.healthDeviceTable().rows
         let bp5 = try #require(health.first { $0[0] == "004D3208D2F4" })
         #expect(bp5[2] == "Blood Pressure (0x1810)" && bp5[5] == "100")
         #expect(Set(health.map { $0[0] }).count == health.count)
-        let bands = try await hub.bandRows()
+        let bands = try await hub.bandTable().rows
         let band = try #require(bands.first { $0[0] == "004D3208D310" })
         #expect(band[2].hasSuffix(" dBm") && band[4] == "no")
-        let fleet = try await hub.fleetRows()
+        let fleet = try await hub.fleetTable().rows
         let monitor = try #require(fleet.first { $0[0] == "004D3208D2F4" })
         #expect(monitor[1] == "BP5" && monitor.count == 8 && monitor[6] == "none" && Int(monitor[7])! > 0)
         // the generic scale keeps two users of its User Data Service's four slots
@@ -120,9 +120,61 @@ struct HubCommandsTests {
         try hub.home.setAdapter("hci0")
         #expect(try hub.home.adapter() == "hci0")
         let bluez = try Hub(home: hub.home, whitelist: Whitelist.default, logger: testLogger) { _ in }
-        await #expect(throws: HomeError.self) { try await bluez.fleetRows() }
+        await #expect(throws: HomeError.self) { try await bluez.fleetTable() }
         try hub.home.setAdapter(nil)
         #expect(try hub.home.adapter() == nil)
+    }
+
+    @Test("the lists of devices, people and callers: a row each, the person column only where callers name people")
+    func lists() async throws {
+        let folder = try TemporaryDirectory("commands")
+        defer { folder.remove() }
+        var hub = try Self.hub(in: folder)
+        #expect(try hub.deviceTable() == nil)
+        #expect(try hub.whitelistTable().header == ["caller", "callback"])
+        let added = await hub.bridge(handOff: ShownHandOff()).handle(
+            url: "ihealth-layer://?cmd=1&addtype=0&devicemodel=100&popflag=0&scheme=vitalbridge-demo", platform: .ios)
+        guard case .callback = added else {
+            Issue.record("no callback: \(added)")
+            return
+        }
+        let devices = try #require(try hub.deviceTable())
+        #expect(devices.rows.count == 1 && devices.rows[0][0] == "004D3208D2F4" && devices.rows[0][1] == "BP5")
+        try hub.store.people.add(
+            "Ann",
+            profile: PersonProfile(born: CalendarDate(parsing: "1980-05-17"), heightCentimetres: 168, sex: .female))
+        try hub.store.people.assign(device: MACAddress("004D3208D2F4")!, userIndex: 1, to: "Ann")
+        try hub.whitelist("com.example.ann", callback: "annsapp://", person: "Ann")
+        hub = try Self.hub(in: folder)
+        #expect(
+            try hub.peopleTable().rows == [
+                ["Ann", "1980-05-17", "168 cm", "female", "004D3208D2F4#1", "com.example.ann"]
+            ])
+        let callers = try hub.whitelistTable()
+        #expect(callers.header == ["caller", "callback", "person"])
+        #expect(callers.rows.contains(["com.example.ann", "annsapp://", "Ann"]))
+        #expect(callers.rows.contains(["org.vitalbridge.demo", "vitalbridge-demo://", ""]))
+    }
+
+    @Test("the demo tells each step's request, callback and status, its readings, then what the store holds")
+    func demo() async throws {
+        let folder = try TemporaryDirectory("demo")
+        defer { folder.remove() }
+        var paragraphs: [String] = []
+        try await Hub.demo(
+            in: folder.file("home"), logger: testLogger, report: { _ in }, say: { paragraphs.append($0) })
+        #expect(paragraphs.count == Hub.demoSteps.count + 2)
+        for (step, paragraph) in zip(Hub.demoSteps, paragraphs.dropFirst()) {
+            #expect(paragraph.contains("request:  \(step.url)") && paragraph.contains("callback: "), "\(paragraph)")
+        }
+        #expect(paragraphs[4].contains("status 61455"))
+        #expect(paragraphs[7].contains("reason ERROR_UNIT_MISMATCH:unit"))
+        #expect(paragraphs.last?.hasPrefix("The store now holds ") == true)
+        // a folder that cannot be a home is refused, naming it
+        try Data().write(to: URL(fileURLWithPath: folder.file("file")))
+        await #expect(throws: HomeError.self) {
+            try await Hub.demo(in: folder.file("file"), logger: testLogger, report: { _ in }, say: { _ in })
+        }
     }
 
     @Test("a sink's status row: its queue, position, last success and last error")
@@ -131,8 +183,8 @@ struct HubCommandsTests {
         defer { folder.remove() }
         let hub = try Self.hub(in: folder)
         _ = try hub.addSink(named: "local", url: "postgresql://me@localhost/health", passwordFile: nil)
-        #expect(try hub.sinkStatusRows(named: nil) == [["local", "0", "0", "never", ""]])
-        #expect(throws: StoreError.self) { try hub.sinkStatusRows(named: "clinic") }
+        #expect(try hub.sinkStatusTable(named: nil).rows == [["local", "0", "0", "never", ""]])
+        #expect(throws: StoreError.self) { try hub.sinkStatusTable(named: "clinic") }
     }
 
     @Test("the pairing dialogue: a passkey shown once, typed ones asked again until valid, a comparison confirmed")

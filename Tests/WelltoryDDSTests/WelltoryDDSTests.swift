@@ -27,6 +27,17 @@ struct DDSLinkTests {
         #expect(try DDSRequest(link: link) == extended)
     }
 
+    @Test(
+        "an extra parameter is NAME=VALUE, its value possibly empty or holding =; the request's own names are refused",
+        arguments: [
+            ("visit=7", "visit", "7"), ("n=", "n", ""), ("q=a=b", "q", "a=b"), ("visit", nil, nil), ("=7", nil, nil),
+            ("source=x", nil, nil), ("callback=https://x/", nil, nil), ("", nil, nil),
+        ] as [(String, String?, String?)])
+    func extraParameter(item: String, name: String?, value: String?) {
+        let extra = DDSRequest.extra(parsing: item)
+        #expect(extra?.name == name && extra?.value == value)
+    }
+
     /// Request links that are refused, with the error.
     static let badRequestLinks: [(String, String)] = [
         ("https://welltory.com/action/dds/measurement?callback=x", "source is required"),
