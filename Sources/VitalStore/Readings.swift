@@ -6,8 +6,9 @@ import VitalCore
 ///
 /// The driver side supplies it (VitalDevices' `RecordMerging`, passed by the engine's sink), and the store applies
 /// it to what it holds: for a new reading that ``mayMerge`` accepts, the store reads its stored readings of the
-/// same device, kind and time, oldest first, then those a second or two away whose device gave the same time (the
-/// record stored by a session that read the device's clock a second apart, the new reading retimed to each), and
+/// same device, kind and time, oldest first, then those whose device gave the same time a second or two away (the
+/// record stored by a session that read the device's clock a second apart) or at that device time (stored by a
+/// session that could not read the clock), the new reading dated as each is, and
 /// asks ``merged`` what the new reading and each of them are together. `nil`: two readings, ask the next. The stored
 /// reading: the new one is part of it; the store keeps it unchanged and answers its identifier. Any other reading:
 /// the two are one, and the stored row is revised in place to it, at its own time (its `revision` grows, so it is
@@ -53,7 +54,7 @@ extension ReadingsStore {
             ids.reserveCapacity(readings.count)
             let macText = mac.description
             var writer = try ReadingWriter(db, device: macText)
-            try writer.lookUp(readings.map(\.measuredAt))
+            try writer.lookUp(readings)
             for reading in readings {
                 let stored = try writer.stored(reading.kind, at: reading.measuredAt)
                 if let same = stored.first(where: { $0.reading == reading }) {
@@ -158,8 +159,8 @@ extension ReadingsStore {
 extension VitalStore {
     /// The stored reading that `merging` makes a new reading one with, and its time: unchanged when the new reading
     /// is part of it, else revised to what the two make. Each place is the new reading at a time with the stored
-    /// readings (of its device and kind) at that time: its own, then those of the record an earlier session stored
-    /// a second or two apart, the new reading retimed to it (``ReadingWriter/resent(_:)``).
+    /// readings (of its device and kind) at that time: its own, then those of the record an earlier session dated
+    /// otherwise, the new reading dated as it is (``ReadingWriter/resent(_:)``).
     fileprivate static func merge(
         _ places: [(reading: Reading, stored: [ReadingWriter.Stored])], _ merging: ReadingMerge,
         _ writer: inout ReadingWriter
@@ -252,44 +253,78 @@ struct ReadingWriter {
     /// second apart (two, with a second's drift of the clock between them).
     static let resentWindow: Int64 = 2
 
-    /// The stored readings that may be `reading`, sent again by its device in a later session that read the device's
-    /// clock a second or two apart: those of the device and kind within `resentWindow` of `reading`'s corrected time
-    /// (not at it) whose device gave the same time, each with `reading` retimed to it and given its device time.
-    /// `reading` is one of them when it then equals it, or is part of it (``ReadingMerge``). The time a device gave
-    /// is a reading's `annotations.deviceTime`, or its time itself when the session read no offset (0: nothing to
-    /// correct), so a record corrected in one session and not in the other is found too.
+    /// The stored readings that may be `reading`, sent again by its device in a later session that dated it
+    /// otherwise: those of the device and kind whose device gave the same time, within `resentWindow` of `reading`'s
+    /// corrected time (not at it: a session that read the device's clock a second or two apart), or at that device
+    /// time itself when it is further away (a session that could not read the clock, or read it right, and stored
+    /// the time as the device gave it). Each comes with `reading` dated as it is (``dated(_:like:)``). `reading` is
+    /// one of them when it then equals it, or is part of it (``ReadingMerge``). The time a device gave is a
+    /// reading's `annotations.deviceTime`, or its time itself when the session corrected nothing (an offset of 0,
+    /// or none read), so a record corrected in one session and not in the other is found too.
+    ///
+    /// Not found: a record stored corrected by more than `resentWindow`, sent again by a session that could not read
+    /// the clock (its corrected time is unknown to that session, and the store keeps no index of device times).
     mutating func resent(_ reading: Reading) throws -> [(reading: Reading, stored: Stored)] {
         let time = reading.measuredAt.secondsSince1970
         let given = reading.annotations.deviceTime ?? reading.measuredAt
+        var places: [Int64] = []
+        for delta in 1...Self.resentWindow { places += [time - delta, time + delta] }
+        if abs(given.secondsSince1970 - time) > Self.resentWindow { places.append(given.secondsSince1970) }
         var found: [(reading: Reading, stored: Stored)] = []
-        for delta in 1...Self.resentWindow {
-            for near in [time - delta, time + delta] {
-                for stored in try stored(reading.kind, at: Timestamp(secondsSince1970: near))
-                where (stored.reading.annotations.deviceTime ?? stored.reading.measuredAt) == given {
-                    var retimed = reading.retimed(to: stored.reading.measuredAt)
-                    retimed.annotations.deviceTime = stored.reading.annotations.deviceTime
-                    found.append((retimed, stored))
-                    // the reading itself: the seconds further away are not looked at
-                    if retimed == stored.reading { return found }
-                }
+        for place in places {
+            for stored in try stored(reading.kind, at: Timestamp(secondsSince1970: place))
+            where (stored.reading.annotations.deviceTime ?? stored.reading.measuredAt) == given {
+                let dated = Self.dated(reading, like: stored.reading)
+                found.append((dated, stored))
+                // the reading itself: the other places are not looked at
+                if dated == stored.reading { return found }
             }
         }
         return found
     }
 
-    /// Finds at once which of `times` (and of the seconds `resentWindow` around them) the device has readings at,
-    /// so that ``stored(_:at:)`` looks only at those: a sync's new readings then cost no query each (a statement per
-    /// reading costs more than its insert), and a reading pushed alone costs one, its time and the seconds around it
-    /// that ``resent(_:)`` looks at. One range read over the times' span; past four stored readings a time in it (a
-    /// few records spread over a long history), it gives up and every time is looked up alone, so memory stays
-    /// bounded by the batch.
-    mutating func lookUp(_ times: [Timestamp]) throws {
-        guard let first = times.min()?.secondsSince1970, let last = times.max()?.secondsSince1970 else { return }
-        let limit = 4 * times.count
-        let found = try Int64.fetchAll(
-            db.cachedStatement(
-                sql: "SELECT measured_at FROM reading WHERE device_mac = ? AND measured_at BETWEEN ? AND ? LIMIT ?"),
-            arguments: [device, first - Self.resentWindow, last + Self.resentWindow, limit + 1])
+    /// `reading` dated as `stored` is: at its time, with its device time and its `timeUnverified` status (whether
+    /// the session that stored it could read the device's clock), which say when the record was taken, not what
+    /// was measured.
+    static func dated(_ reading: Reading, like stored: Reading) -> Reading {
+        var dated = reading.retimed(to: stored.measuredAt)
+        dated.annotations.deviceTime = stored.annotations.deviceTime
+        if stored.annotations.status.contains(.timeUnverified) {
+            dated.annotations.status.insert(.timeUnverified)
+        } else {
+            dated.annotations.status.remove(.timeUnverified)
+        }
+        return dated
+    }
+
+    /// Finds at once which times the device has readings at among those ``stored(_:at:)`` and ``resent(_:)`` look at
+    /// for `readings`: each reading's time and the seconds `resentWindow` around it, and its device time when that is
+    /// further away. A sync's new readings then cost no query each (a statement per reading costs more than its
+    /// insert), and a reading pushed alone costs one. One statement reads the times' span (and the device times', when
+    /// there are any); past four stored readings a time in them (a few records spread over a long history), it gives
+    /// up and every time is looked up alone, so memory stays bounded by the batch.
+    mutating func lookUp(_ readings: [Reading]) throws {
+        let times = readings.map(\.measuredAt.secondsSince1970)
+        guard let first = times.min(), let last = times.max() else { return }
+        let far = readings.compactMap { reading -> Int64? in
+            guard let given = reading.annotations.deviceTime?.secondsSince1970,
+                abs(given - reading.measuredAt.secondsSince1970) > Self.resentWindow
+            else { return nil }
+            return given
+        }
+        let limit = 4 * (times.count + far.count)
+        // each span a search of the index (an OR of the two would scan all of the device's readings)
+        let span = "SELECT measured_at FROM reading WHERE device_mac = ?1 AND measured_at BETWEEN"
+        var sql = "\(span) ?2 AND ?3"
+        var arguments: StatementArguments = [device, first - Self.resentWindow, last + Self.resentWindow]
+        if let low = far.min(), let high = far.max() {
+            sql += " UNION ALL \(span) ?4 AND ?5 LIMIT ?6"
+            arguments += [low, high, limit + 1]
+        } else {
+            sql += " LIMIT ?4"
+            arguments += [limit + 1]
+        }
+        let found = try Int64.fetchAll(db.cachedStatement(sql: sql), arguments: arguments)
         occupied = found.count > limit ? nil : Set(found)
     }
 

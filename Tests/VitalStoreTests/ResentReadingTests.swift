@@ -64,6 +64,60 @@ struct ResentReadingTests {
         #expect(try store.readings.all().map(\.reading) == [first, later])
     }
 
+    /// A glucose of `value` dated as the device gave it, by a session that could not read its clock
+    /// (`timeUnverified`) or read it right (`unverified` false: an offset of 0).
+    static func asGiven(_ value: Double = 104, unverified: Bool) -> Reading {
+        var reading = glucose(value, offset: 0)
+        reading.annotations.deviceTime = nil
+        if unverified { reading.annotations.status.insert(.timeUnverified) }
+        return reading
+    }
+
+    @Test(
+        "stored as the device dated it (its clock unread, or right), then corrected by another session by 1 s to a day, alone or in a batch: the stored reading, unchanged",
+        arguments: [1, -2, 3, -3, 3600, -7200, 86_400] as [Int64], [true, false])
+    func storedAsGivenThenCorrected(offset: Int64, unverified: Bool) throws {
+        let store = try VitalStore()
+        let first = Self.asGiven(unverified: unverified)
+        let ids = try store.readings.store([first], device: Self.device)
+        #expect(try store.readings.store([Self.glucose(offset: offset)], device: Self.device) == ids)
+        let later = Self.glucose(120, offset: offset, reported: Timestamp(secondsSince1970: 1_795_068_000))
+        let batch = try store.readings.store([later, Self.glucose(offset: offset)], device: Self.device)
+        #expect(batch[1] == ids[0])
+        #expect(try store.readings.all().map(\.reading) == [first, later].sorted { $0.measuredAt < $1.measuredAt })
+        // other values at that device time, or another device time: another reading
+        try store.readings.store([Self.glucose(105, offset: offset)], device: Self.device)
+        #expect(try store.readings.all().count == 3)
+    }
+
+    @Test(
+        "stored corrected, sent again by a session that could not read the clock a second or two away: the stored reading",
+        arguments: [-2, -1, 1, 2] as [Int64])
+    func correctedThenUnverified(offset: Int64) throws {
+        let store = try VitalStore()
+        let ids = try store.readings.store([Self.glucose(offset: offset)], device: Self.device)
+        #expect(try store.readings.store([Self.asGiven(unverified: true)], device: Self.device) == ids)
+        #expect(try store.readings.all().map(\.reading) == [Self.glucose(offset: offset)])
+    }
+
+    @Test(
+        "a weight stored as the scale dated it, its composition sent corrected by an hour: completed where it was stored"
+    )
+    func unverifiedWeightInParts() throws {
+        let store = try VitalStore()
+        var first = Self.weight(fat: nil, offset: 0)
+        first.annotations.deviceTime = nil
+        first.annotations.status.insert(.timeUnverified)
+        let ids = try store.readings.store([first], device: Self.device, merging: VitalStoreTests.weightParts)
+        let again = try store.readings.store(
+            [Self.weight(fat: 24.5, offset: 3600)], device: Self.device, merging: VitalStoreTests.weightParts)
+        #expect(again == ids)
+        var completed = Self.weight(fat: 24.5, offset: 0)
+        completed.annotations.deviceTime = nil
+        completed.annotations.status.insert(.timeUnverified)
+        #expect(try store.readings.all().map(\.reading) == [completed])
+    }
+
     @Test(
         "a weight and its body composition sent again corrected a second or two apart, either first: one reading, completed where it was stored",
         arguments: [-2, -1, 1, 2] as [Int64], [false, true])
