@@ -151,7 +151,7 @@ extension BandCommand {
             let hours = self.hours
             let mac = band.address
             let total = try await band.onBand { desk throws(DeviceDeskError) in
-                // the task throws only the desk's errors; Task.value does not say so in its type
+                // the body throws only the desk's errors; cancelling(_:) does not say so in its type
                 do {
                     return try await stop.cancelling {
                         try await desk.follow(mac, hours: hours) { event in if let line = event.line { print(line) } }

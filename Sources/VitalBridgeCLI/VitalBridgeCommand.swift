@@ -37,9 +37,11 @@ public struct VitalBridgeCommand: ParsableCommand {
         signal(SIGPIPE, SIG_IGN)
         // Everything the hub creates is private to the user: folders 0700, files 0600.
         umask(0o077)
-        // the command runs as a task; the main thread only waits, and the task ends the process
+        // the command runs as a task; the main thread only waits, and the task ends the process. (Not in
+        // dispatchMain(), which ends the main thread: valgrind 3.19, which measures the benchmarks' instructions,
+        // crashes in the signal wait libdispatch then leaves in the thread's exit.) A signal's handler may run here.
         Task { await runCommandLine() }
-        dispatchMain()
+        while true { pause() }
     }
 
     private static func runCommandLine() async -> Never {
