@@ -3,12 +3,14 @@ import VitalCore
 
 /// A field of an intent, typed as text, that does not read as the protocol's value.
 public struct IntentFieldError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// The field, by its request parameter's name: `cmd`, `model`, `mac`, `addtype`, `popflag`, `unit`, `profile`,
-    /// `codetype` or `since`.
+    /// The field, as ``LayeredIntent/init(cmd:model:mac:addType:popFlag:unit:profile:stripCode:codeType:since:)``
+    /// names its argument, in lower case: `cmd`, `model` (`devicemodel` in a request), `mac`, `addtype`, `popflag`,
+    /// `unit`, `profile` (the activity monitor's six parameters), `codetype` or `since`.
     public var field: String
-    /// What is wrong, after the field's name: `9 is not one of the protocol's`.
+    /// What is wrong, after the field's name: the value, then why (`9 is not one of the protocol's`).
     public var reason: String
 
+    /// The error of `field`, saying `reason`.
     public init(field: String, reason: String) {
         self.field = field
         self.reason = reason
@@ -45,7 +47,9 @@ extension LayeredIntent {
             }
             return code
         }
-        guard let action: LayeredAction = try wire("cmd", cmd) else { preconditionFailure("cmd is never nil") }
+        guard let action = LayeredAction(rawValue: cmd) else {
+            throw IntentFieldError(field: "cmd", reason: "\(cmd) is not one of the protocol's")
+        }
         guard let device = DeviceModel(nameOrNumber: model) else {
             throw IntentFieldError(field: "model", reason: "\(model) is neither a devicemodel number nor a model name")
         }
@@ -61,7 +65,9 @@ extension LayeredIntent {
         if let profile {
             guard let parsed = ActivityProfile(typed: profile, distanceUnit: self.unit) else {
                 throw IntentFieldError(
-                    field: "profile", reason: "must be USERID,AGE,SEX,HEIGHT,WEIGHT,SWIM, numbers, with unit 9 or 10")
+                    field: "profile",
+                    reason:
+                        "\(profile) is not USERID,AGE,SEX,HEIGHT,WEIGHT,SWIM, numbers, with a distance unit (9 or 10)")
             }
             self.profile = parsed
         }

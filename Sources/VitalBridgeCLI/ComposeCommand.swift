@@ -47,7 +47,8 @@ struct ComposeCommand: ParsableCommand {
                 cmd: cmd, model: model, mac: mac, addType: addtype, popFlag: popflag, unit: unit, profile: profile,
                 stripCode: code, codeType: codetype, since: since)
         } catch {
-            throw CommandError("cannot compose: --\(error)")
+            // the fields are the options: --cmd, --model, …
+            throw CommandError("cannot compose: --\(error.field) \(error.reason)")
         }
         let client = LayeredClient(
             callback: scheme.map(CallbackDestination.scheme) ?? .callerURL(callerurl ?? ""),

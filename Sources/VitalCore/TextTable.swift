@@ -14,6 +14,7 @@ public struct TextTable: CustomStringConvertible, Sendable {
     /// The rows, each with one cell a column (missing cells are empty).
     public var rows: [[String]]
 
+    /// The table of `rows` under the titles `header`.
     public init(_ header: [String], _ rows: [[String]]) {
         self.header = header
         self.rows = rows

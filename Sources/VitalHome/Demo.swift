@@ -39,9 +39,9 @@ extension Hub {
     ]
 
     /// Creates a home in `directory` with the built-in fleet (one simulated device of each model) and sends it each
-    /// of ``demoSteps`` as the demo caller, telling through `say`, a paragraph each: the step, its request, its
-    /// callback (cut at 160 characters, with its length), its status, reason and device, and its readings as a
-    /// table; then how many readings and devices the store holds.
+    /// of ``demoSteps`` as the demo caller, telling through `say`, a few lines at a time: each step and its request
+    /// before it runs, then its callback (cut at 160 characters, with its length), its status, reason and device,
+    /// and its readings as a table; then how many readings and devices the store holds.
     ///
     /// - Throws: ``HomeError`` when the home cannot be created or its store read.
     public static func demo(
@@ -52,7 +52,8 @@ extension Hub {
         let hub = try Hub(home: home, whitelist: try home.whitelist(), logger: logger, report: report)
         say("VitalBridge demo: a caller app (vitalbridge-demo://) asks the hub for vital signs.\n")
         for (index, (title, url)) in demoSteps.enumerated() {
-            var lines = ["\(index + 1). \(title)", "   request:  \(url)"]
+            say("\(index + 1). \(title)\n   request:  \(url)")
+            var lines: [String] = []
             let outcome = await hub.bridge(handOff: ShownHandOff()).handle(url: url, platform: .ios)
             if case .callback(let callbackURL, let report) = outcome {
                 let shown = callbackURL.count > 160 ? String(callbackURL.prefix(157)) + "..." : callbackURL
@@ -62,7 +63,9 @@ extension Hub {
                 if let device = report.device { summary += ", device \(device)" }
                 lines.append(summary)
                 if let callback = try? LayeredCallback(parsing: callbackURL), let result = callback.result {
-                    lines += Self.table(of: result).split(separator: "\n").map { "   " + $0 }
+                    lines += Self.table(of: result).split(separator: "\n", omittingEmptySubsequences: false).map {
+                        "   " + $0
+                    }
                 }
             } else {
                 lines.append("   no callback")

@@ -57,7 +57,7 @@ extension ReadingsStore {
             try writer.lookUp(readings)
             for reading in readings {
                 let stored = try writer.stored(reading.kind, at: reading.measuredAt)
-                if let same = stored.first(where: { $0.reading == reading }) {
+                if let same = stored.first(where: { ReadingWriter.isSame(reading, as: $0.reading) }) {
                     ids.append(same.id)
                     continue
                 }
@@ -255,25 +255,29 @@ struct ReadingWriter {
 
     /// The stored readings that may be `reading`, sent again by its device in a later session that dated it
     /// otherwise: those of the device and kind whose device gave the same time, within `resentWindow` of `reading`'s
-    /// corrected time (not at it: a session that read the device's clock a second or two apart), or at that device
-    /// time itself when it is further away (a session that could not read the clock, or read it right, and stored
-    /// the time as the device gave it). Each comes with `reading` dated as it is (``dated(_:like:)``). `reading` is
-    /// one of them when it then equals it, or is part of it (``ReadingMerge``). The time a device gave is a
-    /// reading's `annotations.deviceTime`, or its time itself when the session corrected nothing (an offset of 0,
-    /// or none read), so a record corrected in one session and not in the other is found too.
+    /// corrected time (not at it: a session that read the device's clock a second or two apart), or, marked
+    /// `timeUnverified`, at that device time itself when it is further away (a session that could not read the clock
+    /// stored the time as the device gave it). Each comes with `reading` dated as it is (``dated(_:like:)``).
+    /// `reading` is one of them when it then equals it, or is part of it (``ReadingMerge``). The time a device gave
+    /// is a reading's `annotations.deviceTime`, or its time itself when the session corrected nothing (an offset of
+    /// 0, or none read), so a record corrected in one session and not in the other is found too.
     ///
-    /// Not found: a record stored corrected by more than `resentWindow`, sent again by a session that could not read
-    /// the clock (its corrected time is unknown to that session, and the store keeps no index of device times).
+    /// Not found, and stored again: a record stored corrected by more than `resentWindow` and sent again by a session
+    /// that corrects it otherwise (reads no offset, an offset of 0, or one more than `resentWindow` apart: the device's
+    /// clock was set between the two). Its stored time is then unknown to the session, and the store keeps no index of
+    /// device times.
     mutating func resent(_ reading: Reading) throws -> [(reading: Reading, stored: Stored)] {
         let time = reading.measuredAt.secondsSince1970
-        let given = reading.annotations.deviceTime ?? reading.measuredAt
-        var places: [Int64] = []
-        for delta in 1...Self.resentWindow { places += [time - delta, time + delta] }
-        if abs(given.secondsSince1970 - time) > Self.resentWindow { places.append(given.secondsSince1970) }
+        let given = Self.givenTime(of: reading)
+        var places: [(time: Int64, unverifiedOnly: Bool)] = []
+        for delta in 1...Self.resentWindow { places += [(time - delta, false), (time + delta, false)] }
+        if abs(given.secondsSince1970 - time) > Self.resentWindow { places.append((given.secondsSince1970, true)) }
         var found: [(reading: Reading, stored: Stored)] = []
         for place in places {
-            for stored in try stored(reading.kind, at: Timestamp(secondsSince1970: place))
-            where (stored.reading.annotations.deviceTime ?? stored.reading.measuredAt) == given {
+            for stored in try stored(reading.kind, at: Timestamp(secondsSince1970: place.time))
+            where Self.givenTime(of: stored.reading) == given
+                && (!place.unverifiedOnly || stored.reading.annotations.status.contains(.timeUnverified))
+            {
                 let dated = Self.dated(reading, like: stored.reading)
                 found.append((dated, stored))
                 // the reading itself: the other places are not looked at
@@ -281,6 +285,17 @@ struct ReadingWriter {
             }
         }
         return found
+    }
+
+    /// The time `reading`'s device gave: its `annotations.deviceTime`, or its time when the session corrected nothing.
+    static func givenTime(of reading: Reading) -> Timestamp {
+        reading.annotations.deviceTime ?? reading.measuredAt
+    }
+
+    /// Whether `reading` is `stored` (of its time): the same values, and the same time from the device, whether or
+    /// not each session could read the device's clock (`timeUnverified`).
+    static func isSame(_ reading: Reading, as stored: Reading) -> Bool {
+        reading == stored || (givenTime(of: reading) == givenTime(of: stored) && dated(reading, like: stored) == stored)
     }
 
     /// `reading` dated as `stored` is: at its time, with its device time and its `timeUnverified` status (whether

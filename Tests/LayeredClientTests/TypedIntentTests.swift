@@ -81,7 +81,8 @@ struct TypedIntentTests {
     func badProfile(profile: String, unit: Int?) {
         #expect(
             throws: IntentFieldError(
-                field: "profile", reason: "must be USERID,AGE,SEX,HEIGHT,WEIGHT,SWIM, numbers, with unit 9 or 10")
+                field: "profile",
+                reason: "\(profile) is not USERID,AGE,SEX,HEIGHT,WEIGHT,SWIM, numbers, with a distance unit (9 or 10)")
         ) {
             try LayeredIntent(cmd: 2, model: "AM4", unit: unit, profile: profile)
         }

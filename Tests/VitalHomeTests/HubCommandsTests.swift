@@ -163,12 +163,14 @@ struct HubCommandsTests {
         var paragraphs: [String] = []
         try await Hub.demo(
             in: folder.file("home"), logger: testLogger, report: { _ in }, say: { paragraphs.append($0) })
-        #expect(paragraphs.count == Hub.demoSteps.count + 2)
-        for (step, paragraph) in zip(Hub.demoSteps, paragraphs.dropFirst()) {
-            #expect(paragraph.contains("request:  \(step.url)") && paragraph.contains("callback: "), "\(paragraph)")
+        // a step and its request before it runs, then what it answered
+        #expect(paragraphs.count == 2 * Hub.demoSteps.count + 2)
+        for (index, step) in Hub.demoSteps.enumerated() {
+            #expect(paragraphs[1 + 2 * index] == "\(index + 1). \(step.title)\n   request:  \(step.url)")
+            #expect(paragraphs[2 + 2 * index].hasPrefix("   callback: "), "\(paragraphs[2 + 2 * index])")
         }
-        #expect(paragraphs[4].contains("status 61455"))
-        #expect(paragraphs[7].contains("reason ERROR_UNIT_MISMATCH:unit"))
+        #expect(paragraphs[8].contains("status 61455"))
+        #expect(paragraphs[14].contains("reason ERROR_UNIT_MISMATCH:unit"))
         #expect(paragraphs.last?.hasPrefix("The store now holds ") == true)
         // a folder that cannot be a home is refused, naming it
         try Data().write(to: URL(fileURLWithPath: folder.file("file")))

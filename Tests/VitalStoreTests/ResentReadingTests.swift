@@ -74,20 +74,43 @@ struct ResentReadingTests {
     }
 
     @Test(
-        "stored as the device dated it (its clock unread, or right), then corrected by another session by 1 s to a day, alone or in a batch: the stored reading, unchanged",
-        arguments: [1, -2, 3, -3, 3600, -7200, 86_400] as [Int64], [true, false])
-    func storedAsGivenThenCorrected(offset: Int64, unverified: Bool) throws {
+        "stored as the device dated it (its clock unread), then corrected by another session by 1 s to a day, alone or in a batch: the stored reading, unchanged",
+        arguments: [1, -2, 3, -3, 3600, -7200, 86_400] as [Int64])
+    func storedUnverifiedThenCorrected(offset: Int64) throws {
         let store = try VitalStore()
-        let first = Self.asGiven(unverified: unverified)
+        let first = Self.asGiven(unverified: true)
         let ids = try store.readings.store([first], device: Self.device)
         #expect(try store.readings.store([Self.glucose(offset: offset)], device: Self.device) == ids)
         let later = Self.glucose(120, offset: offset, reported: Timestamp(secondsSince1970: 1_795_068_000))
         let batch = try store.readings.store([later, Self.glucose(offset: offset)], device: Self.device)
         #expect(batch[1] == ids[0])
         #expect(try store.readings.all().map(\.reading) == [first, later].sorted { $0.measuredAt < $1.measuredAt })
-        // other values at that device time, or another device time: another reading
+        // other values at that device time: another reading
         try store.readings.store([Self.glucose(105, offset: offset)], device: Self.device)
         #expect(try store.readings.all().count == 3)
+    }
+
+    @Test(
+        "stored unverified and sent again with the clock right (an offset of 0), or the other way round: the stored reading",
+        arguments: [false, true])
+    func unverifiedAndOffsetZero(unverifiedFirst: Bool) throws {
+        let store = try VitalStore()
+        let (first, again) = (Self.asGiven(unverified: unverifiedFirst), Self.asGiven(unverified: !unverifiedFirst))
+        let ids = try store.readings.store([first], device: Self.device)
+        #expect(try store.readings.store([again], device: Self.device) == ids)
+        #expect(
+            try store.readings.store([again, Self.asGiven(120, unverified: false)], device: Self.device)[0] == ids[0])
+        #expect(try store.readings.all().count == 2)
+    }
+
+    @Test(
+        "a reading not marked unverified at a device time more than 2 s from the corrected one: another reading (the hub dated it, or the clock was right then and set since)",
+        arguments: [3, -3, 3600] as [Int64])
+    func verifiedFarAway(offset: Int64) throws {
+        let store = try VitalStore()
+        try store.readings.store([Self.asGiven(unverified: false)], device: Self.device)
+        try store.readings.store([Self.glucose(offset: offset)], device: Self.device)
+        #expect(try store.readings.all().count == 2)
     }
 
     @Test(
