@@ -96,7 +96,12 @@ struct BandCommandTests {
             process.standardOutput = out
             process.standardError = FileHandle.nullDevice
             try process.run()
-            Thread.sleep(forTimeInterval: 0.4)
+            // the signal comes once the follow has gone past the band's two stored days (however slow the build:
+            // a fixed wait was too short under ThreadSanitizer)
+            let deadline = Date().addingTimeInterval(60)
+            while try home.heartRateHours().count <= 48, Date() < deadline, process.isRunning {
+                Thread.sleep(forTimeInterval: 0.05)
+            }
             kill(process.processIdentifier, signal)
             let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             process.waitUntilExit()
