@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The one lean binary, whole process: `vitalbridge open` for a measurement on the built-in fleet, against an existing
-# home, built as the release is (`swift build -c release --static-swift-stdlib`, what Packaging/build-deb.sh ships),
+# home, built as the release is (Packaging/release-build.sh, what Packaging/build-deb.sh ships),
 # beside a Swift program that imports Foundation and prints one line, built the same way (`swiftc -O
 # -static-stdlib`) and dynamically (`swiftc -O`). For each: the median wall time of runs taken in turns (target of
 # issue 33: static open <= 2.5x the static hello-world), the peak resident memory (the kernel's getrusage of each
@@ -12,8 +12,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# the build Packaging/build-deb.sh ships, in the scratch folder it and open-latency.sh use for it
-static=(swift build -c release --static-swift-stdlib --scratch-path .build-static)
+# the build Packaging/build-deb.sh ships (Packaging/release-build.sh)
+source Packaging/release-build.sh
+static=("${release_build[@]}")
 "${static[@]}" --product vitalbridge >/dev/null
 tool="$("${static[@]}" --show-bin-path)/vitalbridge"
 work=$(mktemp -d)

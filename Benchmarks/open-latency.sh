@@ -2,7 +2,8 @@
 # The wall time and peak memory of `vitalbridge open` for a measurement on the built-in fleet, against an existing
 # home, beside a Swift program that imports Foundation and prints one line. Both are built for release twice: the
 # default way (`swift build`, the Swift runtime and Foundation linked dynamically), which the 2x target compares, and
-# with `--static-swift-stdlib`, for reference.
+# statically, for reference: `vitalbridge` as the package ships it (Packaging/release-build.sh), the hello-world with
+# `--static-swift-stdlib`.
 # Then the instructions callgrind counts in one run of each, built the default way.
 # Needs hyperfine, GNU time and valgrind (apt-get install hyperfine time valgrind). Run from the repository root:
 #   bash Benchmarks/open-latency.sh
@@ -16,7 +17,8 @@ build() { # build <package dir> <product> <scratch> [flags]: prints the binary's
     (cd "$dir" && swift build -c release --product "$product" --scratch-path "$scratch" "$@" >/dev/null &&
         echo "$PWD/$scratch/release/$product")
 }
-static_tool=$(build . vitalbridge .build-static --static-swift-stdlib)
+source Packaging/release-build.sh
+static_tool=$(build . vitalbridge .build-static "${release_flags[@]}")
 dynamic_tool=$(build . vitalbridge .build)
 static_hello=$(build Benchmarks foundation-hello .build-static --static-swift-stdlib)
 dynamic_hello=$(build Benchmarks foundation-hello .build)

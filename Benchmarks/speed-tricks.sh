@@ -13,7 +13,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source Benchmarks/callgrind.sh
 
-swift build -c release --product vitalbridge --scratch-path .build-static --static-swift-stdlib >/dev/null
+source Packaging/release-build.sh
+"${release_build[@]}" --product vitalbridge >/dev/null
 tool=$PWD/.build-static/release/vitalbridge
 
 home=$(mktemp -d)

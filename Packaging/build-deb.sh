@@ -49,11 +49,12 @@ trap 'rm -rf "$work"' EXIT
 root="$work/source/debian/vitalbridge"
 
 echo "== the $configuration binary (static Swift runtime)" >&2
-# The README's release build, in a scratch folder of its own: .build/release holds the dynamic release build of the
-# benchmark scripts, and switching one folder between the two recompiles everything (4 minutes here). The folder is
-# the one of Benchmarks/open-latency.sh's and lean-binary.sh's static build. The man pages' generation tool is built
-# there with the same flags, so the two products share one configuration.
-build=(swift build -c release --static-swift-stdlib --scratch-path .build-static)
+# The release build (Packaging/release-build.sh), in a scratch folder of its own: .build/release holds the dynamic
+# release build of the benchmark scripts, and switching one folder between the two recompiles everything (4 minutes
+# here). The folder is the one of Benchmarks/open-latency.sh's and lean-binary.sh's static build. The man pages'
+# generation tool is built there with the same flags, so the two products share one configuration.
+source Packaging/release-build.sh
+build=("${release_build[@]}")
 if [ "$configuration" = debug ]; then
     # the debug build with vitalbridge static in the Swift runtime (VITALBRIDGE_STATIC_DEBUG, Package.swift): after
     # CI's debug build, which links it so, nothing to do; after another, a link
