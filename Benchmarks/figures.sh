@@ -329,20 +329,26 @@ if "push-cpu" in parts:
     floor = fields(line(pushed, "push-cpu-floor "))
     counted = fields(line(pushed, "push-cpu-instructions "))
     besides = max(float(family["cpu_besides_sync_us"]) for family in families)
+    # issue 56: the wall time a record against the floor of appending (SQLite's log grows), and the user CPU
+    appending = float(floor["append_fdatasync_us"])
+    over_floor = max(float(family["wall_us"]) / appending for family in families)
+    user = max(float(family["user_us"]) for family in families)
     sections["push-cpu"] = [(
         f"A push sync's cost a record (BP5, HS4, THV3, {int(families[0]['records']):,} records each, one transaction "
         "a record committed before the device is acknowledged), whole process, release: wall time; the hub's CPU "
         "(user + sys, the simulated device included); that CPU less what a program doing only as many write + "
         "fdatasync calls spends (the hub's own work); the wait in fsync/fdatasync; beside it the disk's floor, "
         "write + fdatasync of one 4,096-byte block",
-        "; ".join(f"{family['family']}: wall {float(family['wall_us']):.0f} µs, CPU {float(family['cpu_us']):.0f} µs "
+        "; ".join(f"{family['family']}: wall {float(family['wall_us']):.0f} µs "
+                  f"({float(family['wall_us']) / appending:.2f}× the floor), CPU {float(family['cpu_us']):.0f} µs "
                   f"(user {float(family['user_us']):.0f}, sys {float(family['sys_us']):.0f}), besides the syncs "
                   f"{float(family['cpu_besides_sync_us']):.0f} µs, fsync wait {float(family['sync_wait_us']):.0f} µs "
                   f"({float(family['syncs']):.2f} syncs)" for family in families)
         + f"; floor {float(floor['append_fdatasync_us']):.0f} µs a call appending, "
           f"{float(floor['inplace_fdatasync_us']):.0f} µs in place",
         f"{int(counted['per_record']):,} a BP5 record",
-        goal("hub's own CPU ≤ 75 µs a record", besides <= 75), "`bash Benchmarks/push-cpu.sh --instructions`")]
+        goal("wall ≤ 1.25× the floor appending", over_floor <= 1.25) + "; " + goal("user CPU ≤ 90 µs", user <= 90)
+        + "; " + goal("hub's own CPU ≤ 75 µs a record", besides <= 75), "`bash Benchmarks/push-cpu.sh --instructions`")]
 
 fuzz = open("Fuzz/long-run.md").read()
 fuzz_date = min(re.findall(r"\| (\d{4}-\d\d-\d\d) \|", fuzz))
