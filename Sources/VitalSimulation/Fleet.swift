@@ -126,6 +126,10 @@ public struct FleetDevice: Hashable, Sendable {
     /// it keeps and how many it can keep; no such service when absent. A record whose `user` is a user index (not
     /// 255) then goes out only on a link consented as that user.
     public var userData: UserDataScript?
+    /// `false` for a device that dates its readings by a Bluetooth SIG profile but serves no Current Time Service
+    /// (0x1805), which the profiles leave optional: the hub cannot read its clock, so the records of its sessions keep
+    /// the times it sent, marked `timeUnverified`. `true` when absent; only for a device that would serve one.
+    public var currentTime: Bool?
 
     public init(
         model: String, mac: String, serial: String? = nil, firmware: String? = nil, battery: Int? = nil,
@@ -135,7 +139,7 @@ public struct FleetDevice: Hashable, Sendable {
         bodyComposition: String? = nil, spotCheck: Bool? = nil, clock: Bool? = nil, pairing: PairingScript? = nil,
         abortFirstConnection: Bool? = nil, clockOffset: Int? = nil, clockReset: Bool? = nil,
         presses: [PressScript]? = nil, waveSamples: Int? = nil, presence: [PresenceScript]? = nil,
-        clockWritable: Bool? = nil, userData: UserDataScript? = nil
+        clockWritable: Bool? = nil, userData: UserDataScript? = nil, currentTime: Bool? = nil
     ) {
         self.model = model
         self.mac = mac
@@ -164,6 +168,7 @@ public struct FleetDevice: Hashable, Sendable {
         self.presence = presence
         self.clockWritable = clockWritable
         self.userData = userData
+        self.currentTime = currentTime
     }
 }
 

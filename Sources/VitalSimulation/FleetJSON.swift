@@ -85,7 +85,8 @@ extension FleetDevice {
             waveSamples: try fields.int("waveSamples"),
             presence: try fields.objects("presence", PresenceScript.init(fields:)),
             clockWritable: try fields.bool("clockWritable"),
-            userData: try fields.object("userData", UserDataScript.init(fields:))
+            userData: try fields.object("userData", UserDataScript.init(fields:)),
+            currentTime: try fields.bool("currentTime")
         )
         try fields.finish()
     }
@@ -119,6 +120,7 @@ extension FleetDevice {
         members["clockWritable"] = clockWritable.map(JSON.bool)
         members["waveSamples"] = waveSamples.map(JSON.number)
         members["userData"] = userData?.jsonValue
+        members["currentTime"] = currentTime.map(JSON.bool)
         return members.object
     }
 }

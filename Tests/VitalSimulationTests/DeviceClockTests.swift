@@ -59,6 +59,26 @@ struct SimulatedClockTests {
                 "devices[0].clockReset",
                 "is for a device that dates its readings with its clock; BPS 004D3208D314 has none the simulator shifts"
             ),
+            (
+                "{\"model\": \"PO3\", \"mac\": \"004D3208D2FA\", \"currentTime\": false}",
+                "devices[0].currentTime", "is for a device that dates its readings by a Bluetooth SIG profile"
+            ),
+            (
+                "{\"model\": \"BPS\", \"mac\": \"004D3208D314\", \"clock\": false, \"currentTime\": false}",
+                "devices[0].currentTime", "is for a device that dates its readings by a Bluetooth SIG profile"
+            ),
+            (
+                "{\"model\": \"HRS\", \"mac\": \"004D3208D313\", \"currentTime\": true}",
+                "devices[0].currentTime", "is for a device that dates its readings by a Bluetooth SIG profile"
+            ),
+            (
+                "{\"model\": \"BG5\", \"mac\": \"004D3208D308\", \"currentTime\": \"no\"}",
+                "devices[0].currentTime", "is a string, not true or false"
+            ),
+            (
+                "{\"model\": \"BG5\", \"mac\": \"004D3208D308\", \"currentTime\": false, \"clockWritable\": false}",
+                "devices[0].clockWritable", "is for a device that serves a Current Time (0x2A2B)"
+            ),
         ])
     func refused(device: String, path: String, message: String) {
         #expect(throws: FleetError(path: path, message: message)) {
@@ -102,6 +122,7 @@ struct SimulatedClockTests {
         let fleet = Fleet(devices: [
             FleetDevice(model: "BG5", mac: "004D3208D308", clockOffset: -172_800),
             FleetDevice(model: "BP5", mac: "004D3208D2F4", clockReset: true),
+            FleetDevice(model: "GLS", mac: "004D3208D312", clockOffset: 3_600, currentTime: false),
         ])
         #expect(try Fleet(json: fleet.json) == fleet)
     }

@@ -93,6 +93,11 @@ struct GATTTableTests {
             [deviceInformation, battery, (0x1810, [(0x2A35, .indicate), (0x2A36, .notify)])]
         ),
         (
+            // it dates its readings, but serves no Current Time
+            FleetDevice(model: "BPS", mac: "A00000000011", currentTime: false),
+            [deviceInformation, battery, (0x1810, [(0x2A35, .indicate), (0x2A36, .notify)])]
+        ),
+        (
             FleetDevice(model: "BPS", mac: "A0000000000F", userData: UserDataScript(slots: 2)),
             [deviceInformation, battery, (0x1810, [(0x2A35, .indicate), (0x2A36, .notify)]), userData, currentTime]
         ),
