@@ -137,8 +137,8 @@ struct DeviceClockTests {
     static let syncSucceeded = ActionStatus(action: .sync, ran: [.success])
 
     /// A BG5 holding two glucose readings an hour apart, taken `shift` seconds earlier than the first test's, its
-    /// clock `offset` seconds ahead.
-    static func meter(shift: Int64, offset: Int) -> FleetDevice {
+    /// clock `offset` seconds ahead; with `currentTime: false`, one whose clock the hub cannot read.
+    static func meter(shift: Int64, offset: Int, currentTime: Bool? = nil) -> FleetDevice {
         let times = [1_795_071_600 - shift, 1_795_075_200 - shift].map { Timestamp(secondsSince1970: $0) }
         return FleetDevice(
             model: "BG5", mac: "004D3208D308",
@@ -146,7 +146,7 @@ struct DeviceClockTests {
                 list: zip(times, [104, 131]).map { time, value in
                     SimulatedReading(measuredAt: time.description, ["glucose": .number(Double(value))])
                 }),
-            clockOffset: offset)
+            clockOffset: offset, currentTime: currentTime)
     }
 
     @Test(
@@ -170,5 +170,27 @@ struct DeviceClockTests {
         let third = try Engine([Self.meter(shift: 3, offset: offsets.first)], store: store)
         #expect(try await third.callback(request(.sync, .bg5, mac.description)).status == Self.syncSucceeded)
         #expect(try store.readings.all(device: mac).count == 4)
+    }
+
+    @Test(
+        "records stored as the device dated them, its clock unread, are the same readings when a later session reads the clock and corrects them; and the other way round",
+        arguments: [(true, 3_600), (true, -90), (false, 3_600), (false, -90)])
+    func unreadThenRead(unreadFirst: Bool, offset: Int) async throws {
+        let store = try VitalStore()
+        let mac = MACAddress("004D3208D308")!
+        // a session that cannot read the clock (here the meter serves no Current Time; in a home, three reads that
+        // each took too long) stores the times the meter sent, marked; one that reads it stores the true times
+        let unread = Self.meter(shift: 0, offset: offset, currentTime: false)
+        let read = Self.meter(shift: 0, offset: offset)
+        let first = try Engine([unreadFirst ? unread : read], store: store)
+        #expect(try await first.callback(request(.sync, .bg5, mac.description)).status == Self.syncSucceeded)
+        let stored = try store.readings.all(device: mac)
+        try #require(stored.count == 2)
+        #expect(stored.allSatisfy { $0.reading.annotations.status.contains(.timeUnverified) == unreadFirst })
+        #expect(stored.allSatisfy { ($0.reading.annotations.deviceTime == nil) == unreadFirst })
+        // the meter kept its records (their delete was lost): the other kind of session sends them again
+        let second = try Engine([unreadFirst ? read : unread], store: store)
+        #expect(try await second.callback(request(.sync, .bg5, mac.description)).status == Self.syncSucceeded)
+        #expect(try store.readings.all(device: mac) == stored)
     }
 }
