@@ -65,7 +65,7 @@ fi
 "${build[@]}" --product generate-manual >&2
 bin=$("${build[@]}" --show-bin-path)
 tool="$bin/vitalbridge"
-# `--version` says `0.15.0 (store schema 10)`: the release is its first word
+# `--version` says `0.15.0 (store schema 12)`: the release is its first word
 version=$("$tool" --version)
 version=${version%% *}
 arch=$(dpkg --print-architecture)

@@ -26,7 +26,7 @@ public struct VitalBridgeCommand: ParsableCommand {
     public init() {}
 
     /// This release of VitalBridge, raised with each release: `vitalbridge --version` shows it with the store's schema
-    /// (`0.15.0 (store schema 13)`), so that two releases are told apart by more than their store.
+    /// (`0.15.0 (store schema 12)`), so that two releases are told apart by more than their store.
     public static let version = "0.15.0"
 
     /// Runs the command line and exits: usage errors exit 2 (not ArgumentParser's 64), so every VitalBridge command

@@ -216,9 +216,6 @@ struct ReadingWriter {
     /// The times (seconds since 1970) ``lookUp(_:)`` found the device has readings at, with those inserted since;
     /// `nil`: not looked up, every time may have one.
     private var occupied: Set<Int64>?
-    /// The device times (seconds since 1970) ``lookUp(_:)`` found the device has corrected readings at, with those
-    /// inserted since; `nil`: not looked up, every device time may have one.
-    private var givenOccupied: Set<Int64>?
 
     init(_ db: Database, device: String) throws {
         self.db = db
@@ -234,21 +231,8 @@ struct ReadingWriter {
     /// it is no match for a new reading (reading it back fails, naming it).
     mutating func stored(_ kind: ReadingKind, at time: Timestamp) throws -> [Stored] {
         if let occupied, !occupied.contains(time.secondsSince1970) { return [] }
-        return try read(
-            DirectStatement.run(find, deviceValue, time.secondsSince1970.databaseValue, kind.rawValue.databaseValue))
-    }
-
-    /// The stored corrected readings of the device of `kind` whose device gave the time `given`, oldest first.
-    private mutating func stored(_ kind: ReadingKind, given: Timestamp) throws -> [Stored] {
-        if let givenOccupied, !givenOccupied.contains(given.secondsSince1970) { return [] }
-        let find = try db.cachedStatement(
-            sql: "SELECT id FROM reading WHERE device_mac = ? AND device_time = ? AND kind = ? ORDER BY id")
-        return try read(
-            DirectStatement.run(find, deviceValue, given.secondsSince1970.databaseValue, kind.rawValue.databaseValue))
-    }
-
-    /// The stored readings `ids`, a row the store cannot read left out.
-    private func read(_ ids: [Int64]) throws -> [Stored] {
+        let ids = try DirectStatement.run(
+            find, deviceValue, time.secondsSince1970.databaseValue, kind.rawValue.databaseValue)
         guard !ids.isEmpty else { return [] }
         let row = try db.cachedStatement(
             sql: "SELECT \(ReadingColumns.selected), deleted_at IS NOT NULL FROM reading WHERE id = ?")
@@ -270,42 +254,36 @@ struct ReadingWriter {
     static let resentWindow: Int64 = 2
 
     /// The stored readings that may be `reading`, sent again by its device in a later session that dated it
-    /// otherwise: those of the device and kind whose device gave the same time,
-    /// - within `resentWindow` of `reading`'s corrected time (not at it: a session that read the device's clock a
-    ///   second or two apart);
-    /// - marked `timeUnverified`, at that device time itself when it is further away (a session that could not read
-    ///   the clock stored the time as the device gave it);
-    /// - corrected, anywhere: their `annotations.deviceTime` is that time (a session that read the clock stored the
-    ///   record corrected, and this one corrects it otherwise: it reads no offset, one of 0, or one more than
-    ///   `resentWindow` apart, the device's clock set between the two).
+    /// otherwise: those of the device and kind whose device gave the same time, within `resentWindow` of `reading`'s
+    /// corrected time (not at it: a session that read the device's clock a second or two apart), or, marked
+    /// `timeUnverified`, at that device time itself when it is further away (a session that could not read the clock
+    /// stored the time as the device gave it). Each comes with `reading` dated as it is (``dated(_:like:)``).
+    /// `reading` is one of them when it then equals it, or is part of it (``ReadingMerge``). The time a device gave
+    /// is a reading's `annotations.deviceTime`, or its time itself when the session corrected nothing (an offset of
+    /// 0, or none read), so a record corrected in one session and not in the other is found too.
     ///
-    /// Each comes with `reading` dated as it is (``dated(_:like:)``). `reading` is one of them when it then equals it,
-    /// or is part of it (``ReadingMerge``). The time a device gave is a reading's `annotations.deviceTime`, or its
-    /// time itself when the session corrected nothing (an offset of 0, or none read), so a record corrected in one
-    /// session and not in the other is found too. A stored reading the hub dated, at that device time, is not taken
-    /// for the record: it is another reading.
+    /// Not found, and stored again: a record stored corrected by more than `resentWindow` and sent again by a session
+    /// that corrects it otherwise (reads no offset, an offset of 0, or one more than `resentWindow` apart: the device's
+    /// clock was set between the two). This is deliberate: a device's time stamps repeat once its clock is set back
+    /// (as the hub sets a clock that runs ahead) or restarts, so a new measurement may carry a stored reading's time
+    /// stamp and values. Taken for it, the new one would be lost; stored again, a re-sent record is a duplicate.
     mutating func resent(_ reading: Reading) throws -> [(reading: Reading, stored: Stored)] {
         let time = reading.measuredAt.secondsSince1970
         let given = Self.givenTime(of: reading)
         var places: [(time: Int64, unverifiedOnly: Bool)] = []
         for delta in 1...Self.resentWindow { places += [(time - delta, false), (time + delta, false)] }
         if abs(given.secondsSince1970 - time) > Self.resentWindow { places.append((given.secondsSince1970, true)) }
-        var candidates: [Stored] = []
-        for place in places {
-            candidates += try stored(reading.kind, at: Timestamp(secondsSince1970: place.time)).filter {
-                !place.unverifiedOnly || $0.reading.annotations.status.contains(.timeUnverified)
-            }
-        }
-        // the corrected readings of that device time, those not at the times above
-        candidates += try stored(reading.kind, given: given).filter {
-            abs($0.reading.measuredAt.secondsSince1970 - time) > Self.resentWindow
-        }
         var found: [(reading: Reading, stored: Stored)] = []
-        for stored in candidates where Self.givenTime(of: stored.reading) == given {
-            let dated = Self.dated(reading, like: stored.reading)
-            found.append((dated, stored))
-            // the reading itself: the others are not looked at
-            if dated == stored.reading { return found }
+        for place in places {
+            for stored in try stored(reading.kind, at: Timestamp(secondsSince1970: place.time))
+            where Self.givenTime(of: stored.reading) == given
+                && (!place.unverifiedOnly || stored.reading.annotations.status.contains(.timeUnverified))
+            {
+                let dated = Self.dated(reading, like: stored.reading)
+                found.append((dated, stored))
+                // the reading itself: the other places are not looked at
+                if dated == stored.reading { return found }
+            }
         }
         return found
     }
@@ -335,42 +313,35 @@ struct ReadingWriter {
         return dated
     }
 
-    /// Finds at once which times and device times the device has readings at among those ``stored(_:at:)`` and
-    /// ``resent(_:)`` look at for `readings`: each reading's time and the seconds `resentWindow` around it, its
-    /// device time when that is further away, and the corrected readings of that device time. A sync's new readings
-    /// then cost no query each (a statement per reading costs more than its insert), and a reading pushed alone costs
-    /// one. One statement reads the spans, each a search of an index (an `OR` of them would scan all of the device's
-    /// readings); past four stored readings a time in them (a few records spread over a long history), it gives up
-    /// and every time is looked up alone, so memory stays bounded by the batch.
+    /// Finds at once which times the device has readings at among those ``stored(_:at:)`` and ``resent(_:)`` look at
+    /// for `readings`: each reading's time and the seconds `resentWindow` around it, and its device time when that is
+    /// further away. A sync's new readings then cost no query each (a statement per reading costs more than its
+    /// insert), and a reading pushed alone costs one. One statement reads the times' span (and the device times', when
+    /// there are any); past four stored readings a time in them (a few records spread over a long history), it gives
+    /// up and every time is looked up alone, so memory stays bounded by the batch.
     mutating func lookUp(_ readings: [Reading]) throws {
         let times = readings.map(\.measuredAt.secondsSince1970)
-        let given = readings.map { Self.givenTime(of: $0).secondsSince1970 }
-        guard let first = times.min(), let last = times.max(), let low = given.min(), let high = given.max() else {
-            return
+        guard let first = times.min(), let last = times.max() else { return }
+        let far = readings.compactMap { reading -> Int64? in
+            guard let given = reading.annotations.deviceTime?.secondsSince1970,
+                abs(given - reading.measuredAt.secondsSince1970) > Self.resentWindow
+            else { return nil }
+            return given
         }
-        let far = zip(times, given).filter { abs($1 - $0) > Self.resentWindow }.map(\.1)
-        let limit = 4 * (times.count + far.count + given.count)
-        // a time found, and whether it is a corrected reading's device time (1) or a reading's own time (0)
-        let span = "SELECT measured_at, 0 FROM reading WHERE device_mac = ?1 AND measured_at BETWEEN"
+        let limit = 4 * (times.count + far.count)
+        // each span a search of the index (an OR of the two would scan all of the device's readings)
+        let span = "SELECT measured_at FROM reading WHERE device_mac = ?1 AND measured_at BETWEEN"
         var sql = "\(span) ?2 AND ?3"
-        var arguments: [any DatabaseValueConvertible] = [device, first - Self.resentWindow, last + Self.resentWindow]
+        var arguments: StatementArguments = [device, first - Self.resentWindow, last + Self.resentWindow]
         if let low = far.min(), let high = far.max() {
-            sql += " UNION ALL \(span) ?4 AND ?5"
-            arguments += [low, high]
+            sql += " UNION ALL \(span) ?4 AND ?5 LIMIT ?6"
+            arguments += [low, high, limit + 1]
+        } else {
+            sql += " LIMIT ?4"
+            arguments += [limit + 1]
         }
-        let next = arguments.count + 1
-        sql += " UNION ALL SELECT device_time, 1 FROM reading WHERE device_mac = ?1 AND device_time BETWEEN"
-            + " ?\(next) AND ?\(next + 1) LIMIT ?\(next + 2)"
-        arguments += [low, high, limit + 1]
-        let found = try Row.fetchAll(db.cachedStatement(sql: sql), arguments: StatementArguments(arguments))
-        guard found.count <= limit else {
-            (occupied, givenOccupied) = (nil, nil)
-            return
-        }
-        (occupied, givenOccupied) = ([], [])
-        for row in found {
-            if row[1] as Bool { givenOccupied?.insert(row[0]) } else { occupied?.insert(row[0]) }
-        }
+        let found = try Int64.fetchAll(db.cachedStatement(sql: sql), arguments: arguments)
+        occupied = found.count > limit ? nil : Set(found)
     }
 
     /// Stores `reading` as a new row; returns its identifier.
@@ -386,7 +357,6 @@ struct ReadingWriter {
         for value in values { arguments.append(value.bound) }
         try DirectStatement.run(insert, arguments)
         occupied?.insert(reading.measuredAt.secondsSince1970)
-        if let given = reading.annotations.deviceTime { givenOccupied?.insert(given.secondsSince1970) }
         let id = db.lastInsertedRowID
         try publish(id, .insert, attributed: reading.annotations.userIndex != nil)
         return id

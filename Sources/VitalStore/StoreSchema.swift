@@ -310,15 +310,6 @@ enum StoreSchema {
                         WHERE deleted_at IS NULL
                     """)
         }
-        migrator.registerMigration("v13: readings by the time their device gave them") { db in
-            // A record a session stored corrected by its clock's offset, sent again by a session that corrects it
-            // otherwise (or not at all), is found by the time stamp its device gave, which a corrected reading keeps
-            // in device_time (ReadingWriter.resent). Only corrected readings have one: the index holds only them.
-            try db.execute(
-                sql: """
-                    CREATE INDEX reading_given ON reading (device_mac, device_time) WHERE device_time IS NOT NULL
-                    """)
-        }
         return migrator
     }
 }

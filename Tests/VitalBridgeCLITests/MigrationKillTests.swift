@@ -35,9 +35,7 @@ struct MigrationKillTests {
         case migratedTo10
         /// Migrations 6 to 11 are committed, migration 12 is not.
         case migratedTo11
-        /// Migrations 6 to 12 are committed, migration 13 is not.
-        case migratedTo12
-        /// Migrations 6 to 13 are committed; the schema number (`user_version`) that says so to the next open is not.
+        /// Migrations 6 to 12 are committed; the schema number (`user_version`) that says so to the next open is not.
         case migrated
         /// Both are committed.
         case upToDate
@@ -105,22 +103,20 @@ struct MigrationKillTests {
                 v10 = c.execute("SELECT count(*) FROM grdb_migrations WHERE identifier LIKE 'v10:%'").fetchone()[0]
                 v11 = c.execute("SELECT count(*) FROM grdb_migrations WHERE identifier LIKE 'v11:%'").fetchone()[0]
                 v12 = c.execute("SELECT count(*) FROM grdb_migrations WHERE identifier LIKE 'v12:%'").fetchone()[0]
-                v13 = c.execute("SELECT count(*) FROM grdb_migrations WHERE identifier LIKE 'v13:%'").fetchone()[0]
-                print(version, v6, v7, v8, v9, v10, v11, v12, v13)
+                print(version, v6, v7, v8, v9, v10, v11, v12)
                 """,
                 copy.file("vitalbridge.sqlite"),
             ])
         switch probe.stdout {
-        case "5 0 0 0 0 0 0 0 0\n": return .beforeMigration
-        case "5 1 0 0 0 0 0 0 0\n": return .migratedTo6
-        case "5 1 1 0 0 0 0 0 0\n": return .migratedTo7
-        case "5 1 1 1 0 0 0 0 0\n": return .migratedTo8
-        case "5 1 1 1 1 0 0 0 0\n": return .migratedTo9
-        case "5 1 1 1 1 1 0 0 0\n": return .migratedTo10
-        case "5 1 1 1 1 1 1 0 0\n": return .migratedTo11
-        case "5 1 1 1 1 1 1 1 0\n": return .migratedTo12
-        case "5 1 1 1 1 1 1 1 1\n": return .migrated
-        case "\(VitalStore.schemaVersion) 1 1 1 1 1 1 1 1\n": return .upToDate
+        case "5 0 0 0 0 0 0 0\n": return .beforeMigration
+        case "5 1 0 0 0 0 0 0\n": return .migratedTo6
+        case "5 1 1 0 0 0 0 0\n": return .migratedTo7
+        case "5 1 1 1 0 0 0 0\n": return .migratedTo8
+        case "5 1 1 1 1 0 0 0\n": return .migratedTo9
+        case "5 1 1 1 1 1 0 0\n": return .migratedTo10
+        case "5 1 1 1 1 1 1 0\n": return .migratedTo11
+        case "5 1 1 1 1 1 1 1\n": return .migrated
+        case "\(VitalStore.schemaVersion) 1 1 1 1 1 1 1\n": return .upToDate
         default: throw StoreProbeError(output: probe.stdout + probe.stderr)
         }
     }
@@ -130,19 +126,18 @@ struct MigrationKillTests {
         var description: String { "the store probe answered: \(output)" }
     }
 
-    /// Where the `write`th write of the first open's 131 to the store's log falls, counted once with
+    /// Where the `write`th write of the first open's 121 to the store's log falls, counted once with
     /// `strace -xx -e trace=pwrite64` (a write is a 24-byte frame header or a 4,096-byte page; a header whose second
     /// word is not 0 marks a commit): 1 is the log's header; 2–35 are migration 6's 17 pages, its last frame's header
     /// (write 34) marking the commit; 36–57 are migration 7's 11 pages (commit at write 56); 58–73 are migration 8's
     /// 8 pages (commit at write 72); 74–81 are migration 9's 4 pages (commit at write 80); 82–89 migration 10's 4
     /// pages (commit at write 88); 90–105 are migration 11's 8 pages (commit at write 104); 106–115 are migration
-    /// 12's 5 pages (commit at write 114); 116–125 are migration 13's 5 pages (commit at write 124); 126–127 write
-    /// the schema number (`PRAGMA user_version`, one page); 128–131 are the sync's journal commit, after its answer
-    /// was printed. A change to what the first open writes moves these
+    /// 12's 5 pages (commit at write 114); 116–117 write the schema number (`PRAGMA user_version`, one page);
+    /// 118–121 are the sync's journal commit, after its answer was printed. A change to what the first open writes moves these
     /// counts, and the test says so by the phase it finds: count them again then.
     enum Landing: Sendable {
         case inMigration, inMigration7, inMigration8, inMigration9, inMigration10, inMigration11, inMigration12
-        case inMigration13, beforeSchemaNumber
+        case beforeSchemaNumber
         case inJournal, never
 
         /// The phase the store is in after the kill.
@@ -155,7 +150,6 @@ struct MigrationKillTests {
             case .inMigration10: .migratedTo9
             case .inMigration11: .migratedTo10
             case .inMigration12: .migratedTo11
-            case .inMigration13: .migratedTo12
             case .beforeSchemaNumber: .migrated
             case .inJournal, .never: .upToDate
             }
@@ -163,7 +157,7 @@ struct MigrationKillTests {
     }
 
     @Test(
-        "killed at the Nth write to the log, in migration 6, 7, 8, 9, 10, 11, 12, 13 or after them, the next open migrates once and gives every answer, reading and device 0.14.0 gave",
+        "killed at the Nth write to the log, in migration 6, 7, 8, 9, 10, 11, 12 or after them, the next open migrates once and gives every answer, reading and device 0.14.0 gave",
         .needs(.strace, .python3),
         arguments: [
             (1, Landing.inMigration), (2, .inMigration), (5, .inMigration), (20, .inMigration), (34, .inMigration),
@@ -173,8 +167,7 @@ struct MigrationKillTests {
             (82, .inMigration10), (86, .inMigration10), (88, .inMigration10), (89, .inMigration10),
             (90, .inMigration11), (98, .inMigration11), (104, .inMigration11), (105, .inMigration11),
             (106, .inMigration12), (110, .inMigration12), (114, .inMigration12), (115, .inMigration12),
-            (116, .inMigration13), (120, .inMigration13), (124, .inMigration13), (125, .inMigration13),
-            (126, .beforeSchemaNumber), (127, .beforeSchemaNumber), (128, .inJournal), (132, .never),
+            (116, .beforeSchemaNumber), (117, .beforeSchemaNumber), (118, .inJournal), (122, .never),
         ])
     func killedDuringMigration(write: Int, lands: Landing) throws {
         let home = try Self.fixtureHome()
@@ -190,7 +183,7 @@ struct MigrationKillTests {
             #expect(first.killed, "write \(write) was not reached: the hub ended by itself")
             #expect(first.stdout == answer, "write \(write)")
         case .inMigration, .inMigration7, .inMigration8, .inMigration9, .inMigration10, .inMigration11,
-            .inMigration12, .inMigration13, .beforeSchemaNumber:
+            .inMigration12, .beforeSchemaNumber:
             #expect(first.killed, "write \(write) was not reached: the hub ended by itself")
             #expect(first.stdout.isEmpty, "write \(write)")
         }
@@ -203,7 +196,7 @@ struct MigrationKillTests {
         .needs(.strace, .python3),
         arguments: [
             (5, Landing.inMigration), (35, .inMigration), (57, .inMigration7), (98, .inMigration11),
-            (110, .inMigration12), (120, .inMigration13), (126, .beforeSchemaNumber),
+            (110, .inMigration12), (116, .beforeSchemaNumber),
         ])
     func readingCommandKilledDuringUpgrade(write: Int, lands: Landing) throws {
         let home = try Self.fixtureHome()
