@@ -220,6 +220,18 @@ if "tricks" in parts:
         f"{int(number(trick_counts, r'ArgumentParser: ([0-9]+)')):,}: "
         f"saves {number(trick_counts, r'saved: ([0-9.]+) %')} %",
         goal("kept if it saves > 2 %", saved > 2), "`bash Benchmarks/speed-tricks.sh`"))
+    mangled = line(trick_lines, "median mangled names")
+    accessors_saved = number(line(trick_lines, "metadata accessors save"), r", ([0-9.]+) %")
+    accessor_counts = line(trick_lines, "instructions, metadata accessors")
+    rows.append((
+        "A speed trick on trial: `open` built with the release's metadata accessors (Packaging/release-build.sh) "
+        "against the same sources built without them, release, static",
+        f"median {number(fast, r': ([0-9.]+) ms')} vs {number(mangled, r': ([0-9.]+) ms')} ms: saves "
+        f"{accessors_saved} %",
+        f"{int(number(accessor_counts, r'accessors: ([0-9]+)')):,} vs "
+        f"{int(number(accessor_counts, r'mangled names: ([0-9]+)')):,}: "
+        f"saves {number(accessor_counts, r'saved: ([0-9.]+) %')} %",
+        goal("kept if it saves > 2 %", accessors_saved > 2), "`bash Benchmarks/speed-tricks.sh`"))
     readers = [line(json_lines, name + ":") for name in ("fleet.json", "small.json", "full.json")]
     rows.append((
         "A speed trick on trial: VitalBridge's JSON reader against JSONDecoder (a floor: synthesized mirrors), first "

@@ -18,7 +18,7 @@ build() { # build <package dir> <product> <scratch> [flags]: prints the binary's
         echo "$PWD/$scratch/release/$product")
 }
 source Packaging/release-build.sh
-static_tool=$(build . vitalbridge .build-static "${release_flags[@]}")
+static_tool=$(build . vitalbridge "$release_scratch" "${release_flags[@]}")
 dynamic_tool=$(build . vitalbridge .build)
 static_hello=$(build Benchmarks foundation-hello .build-static --static-swift-stdlib)
 dynamic_hello=$(build Benchmarks foundation-hello .build)

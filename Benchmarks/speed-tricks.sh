@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# Puts the speed trick of `vitalbridge open` on trial (issue 34: keep one only if it saves more than 2 % of
-# `open`): the fast argv path, which reads `open`'s documented form without building ArgumentParser's command tree:
-# the same request is opened two ways by the same binary, `open --home H URL`, which the fast path reads, and
-# `open --home H -- URL`, which it leaves to ArgumentParser (a `--` is not part of the form it reads) and which then
-# runs the same `run()`. (CallingThreadExecutor, a second trick that ran each command on the main thread, saved 1.1 %
+# Puts the speed tricks of `vitalbridge open` on trial (issue 34: keep one only if it saves more than 2 % of
+# `open`):
+#   - the fast argv path, which reads `open`'s documented form without building ArgumentParser's command tree: the
+#     same request is opened two ways by the same binary, `open --home H URL`, which the fast path reads, and
+#     `open --home H -- URL`, which it leaves to ArgumentParser (a `--` is not part of the form it reads) and which
+#     then runs the same `run()`;
+#   - the release's metadata accessors (Packaging/release-build.sh): the same sources built without that flag, in a
+#     scratch folder of their own (.build-static-mangled, a second whole release build the first time), open the
+#     same request. (CallingThreadExecutor, a second trick that ran each command on the main thread, saved 1.1 %
 # of the wall time and cost 1.5 % more instructions on 2026-11-28, under the 2 % rule: it was removed.)
 # The binary is a release build as the Debian package builds them (static Swift runtime). Wall time is
 # hyperfine's median over ten alternating rounds; instructions are callgrind's count of one run of each.
@@ -15,7 +19,10 @@ source Benchmarks/callgrind.sh
 
 source Packaging/release-build.sh
 "${release_build[@]}" --product vitalbridge >/dev/null
-tool=$PWD/.build-static/release/vitalbridge
+tool=$("${release_build[@]}" --show-bin-path)/vitalbridge
+mangled=(swift build -c release "${static_flags[@]}" --scratch-path .build-static-mangled)
+"${mangled[@]}" --product vitalbridge >/dev/null
+mangled_tool=$("${mangled[@]}" --show-bin-path)/vitalbridge
 
 home=$(mktemp -d)
 trap 'rm -rf "$home"' EXIT
@@ -30,11 +37,13 @@ parsed=$("$tool" open --home "$home" -- "$request")
 for round in 1 2 3 4 5 6 7 8 9 10; do
     hyperfine -N --warmup 3 --runs 20 --style none --export-json "$home/round-$round.json" \
         -n "fast argv path" "$tool open --home $home $request" \
-        -n "ArgumentParser" "$tool open --home $home -- $request" >/dev/null
+        -n "ArgumentParser" "$tool open --home $home -- $request" \
+        -n "mangled names" "$mangled_tool open --home $home $request" >/dev/null
 done
 fast_instructions=$(instructions "$tool" open --home "$home" "$request")
 parsed_instructions=$(instructions "$tool" open --home "$home" -- "$request")
-python3 - "$home" "$fast_instructions" "$parsed_instructions" <<'PY'
+mangled_instructions=$(instructions "$mangled_tool" open --home "$home" "$request")
+python3 - "$home" "$fast_instructions" "$parsed_instructions" "$mangled_instructions" <<'PY'
 import glob, json, statistics, sys
 times = {}
 for path in sorted(glob.glob(sys.argv[1] + "/round-*.json")):
@@ -48,4 +57,8 @@ print(f"fast argv path saves {parsed - fast:.2f} ms, {(parsed - fast) / parsed *
 fast_count, parsed_count = int(sys.argv[2]), int(sys.argv[3])
 print(f"instructions, fast argv path: {fast_count}; ArgumentParser: {parsed_count}; "
       f"saved: {(parsed_count - fast_count) / parsed_count * 100:.1f} %")
+mangled, mangled_count = median["mangled names"], int(sys.argv[4])
+print(f"metadata accessors save {mangled - fast:.2f} ms, {(mangled - fast) / mangled * 100:.1f} % of open (keep if > 2 %)")
+print(f"instructions, metadata accessors: {fast_count}; mangled names: {mangled_count}; "
+      f"saved: {(mangled_count - fast_count) / mangled_count * 100:.1f} %")
 PY

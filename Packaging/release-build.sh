@@ -10,7 +10,11 @@
 #   mangled name makes the runtime check each conformance the type's requirements name (`Key: Hashable` for a
 #   `Dictionary`) by scanning every conformance record of the binary, about 10,400, the first time each is met. That
 #   was 16 scans in one `open`, 27 % of its instructions (callgrind, 2026-12-01: 21.2 M instructions before, 16.5 M
-#   after; Benchmarks/README.md, "One lean binary"). The binary grows by 0.4 MB.
+#   after; Benchmarks/README.md, "Metadata accessors"). The binary grows by 0.4 MB. Benchmarks/speed-tricks.sh puts it on
+#   trial against the same sources built without it.
 # - its own scratch folder: a folder switched between builds of other flags recompiles everything.
-release_flags=(--static-swift-stdlib -Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors)
-release_build=(swift build -c release "${release_flags[@]}" --scratch-path .build-static)
+static_flags=(--static-swift-stdlib)
+accessor_flags=(-Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors)
+release_flags=("${static_flags[@]}" "${accessor_flags[@]}")
+release_scratch=.build-static
+release_build=(swift build -c release "${release_flags[@]}" --scratch-path "$release_scratch")
