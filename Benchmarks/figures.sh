@@ -210,7 +210,7 @@ if "tricks" in parts:
     rows = sections["tricks"] = []
     fast = line(trick_lines, "median fast argv path")
     parsed = line(trick_lines, "median ArgumentParser")
-    saved = number(line(trick_lines, "fast argv path saves"), r", ([0-9.]+) %")
+    saved = number(line(trick_lines, "fast argv path saves"), r", (-?[0-9.]+) %")
     trick_counts = line(trick_lines, "instructions, fast argv path")
     rows.append((
         "A speed trick on trial: `open` read by the fast argv path against the same `open` through ArgumentParser, "
@@ -218,10 +218,10 @@ if "tricks" in parts:
         f"median {number(fast, r': ([0-9.]+) ms')} vs {number(parsed, r': ([0-9.]+) ms')} ms: saves {saved} %",
         f"{int(number(trick_counts, r'path: ([0-9]+)')):,} vs "
         f"{int(number(trick_counts, r'ArgumentParser: ([0-9]+)')):,}: "
-        f"saves {number(trick_counts, r'saved: ([0-9.]+) %')} %",
+        f"saves {number(trick_counts, r'saved: (-?[0-9.]+) %')} %",
         goal("kept if it saves > 2 %", saved > 2), "`bash Benchmarks/speed-tricks.sh`"))
     mangled = line(trick_lines, "median mangled names")
-    accessors_saved = number(line(trick_lines, "metadata accessors save"), r", ([0-9.]+) %")
+    accessors_saved = number(line(trick_lines, "metadata accessors save"), r", (-?[0-9.]+) %")
     accessor_counts = line(trick_lines, "instructions, metadata accessors")
     rows.append((
         "A speed trick on trial: `open` built with the release's metadata accessors (Packaging/release-build.sh) "
@@ -230,7 +230,7 @@ if "tricks" in parts:
         f"{accessors_saved} %",
         f"{int(number(accessor_counts, r'accessors: ([0-9]+)')):,} vs "
         f"{int(number(accessor_counts, r'mangled names: ([0-9]+)')):,}: "
-        f"saves {number(accessor_counts, r'saved: ([0-9.]+) %')} %",
+        f"saves {number(accessor_counts, r'saved: (-?[0-9.]+) %')} %",
         goal("kept if it saves > 2 %", accessors_saved > 2), "`bash Benchmarks/speed-tricks.sh`"))
     readers = [line(json_lines, name + ":") for name in ("fleet.json", "small.json", "full.json")]
     rows.append((

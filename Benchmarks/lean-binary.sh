@@ -27,14 +27,15 @@ swiftc -O "$hello" -o "$work/hello-dynamic" -module-cache-path "$work/cache"
 # the binary the package installs: the same, without its symbol table and debug information
 strip --strip-unneeded -o "$work/vitalbridge-stripped" "$tool"
 
-home="$work/home"
+source Benchmarks/homes.sh
 request='ihealth-layer://?cmd=0&devicemodel=100&mac=004D3208D2F4&unit=2&ver=100&scheme=vitalbridge-demo'
-# an existing home: its files, store and device state made by a first request
-"$tool" open --home "$home" "$request" >/dev/null
+# an existing home, each run of open on a fresh copy of it (existing_home in homes.sh)
+existing_home "$tool" "$work" "$request"
+home="$work/run"
 
 echo "== wall time and peak memory, whole process"
 python3 - "$tool" "$work" "$home" "$request" <<'PY'
-import os, statistics, sys, time
+import os, statistics, subprocess, sys, time
 tool, work, home, request = sys.argv[1:]
 commands = {
     "open, static": [tool, "open", "--home", home, request],
@@ -45,7 +46,9 @@ commands = {
 null = os.open(os.devnull, os.O_WRONLY)
 
 def run(argv):
-    """(wall seconds, peak resident KiB) of one run, its output thrown away."""
+    """(wall seconds, peak resident KiB) of one run, its output thrown away; an open on a fresh copy of the home."""
+    if argv[1:2] == ["open"]:
+        subprocess.run([f"{work}/reset"], check=True)
     start = time.perf_counter()
     pid = os.posix_spawn(argv[0], argv, os.environ, file_actions=[(os.POSIX_SPAWN_DUP2, null, 1)])
     _, status, usage = os.wait4(pid, 0)
@@ -88,6 +91,7 @@ for name in vitalbridge hello-static hello-dynamic; do
     linked=$(ldd "$binary" | grep -vc linux-vdso)
     libraries=$(ldd "$binary" | grep -v linux-vdso | sed 's/^[[:space:]]*//; s/ (0x.*//' | tr '\n' ' ')
     # the objects the loader opened during a run (dlopen included), and its own statistics
+    "$work/reset"
     LD_DEBUG=files,statistics LD_DEBUG_OUTPUT="$work/ld" "$binary" "${arguments[@]}" >/dev/null
     opened=$(grep -ho 'file=[^ ]*' "$work"/ld.* | sort -u | wc -l)
     relocations=$(grep -h 'number of relocations:' "$work"/ld.* | head -1 | sed 's/.*: *//')
@@ -102,6 +106,7 @@ echo "symbols vitalbridge exports: $(nm -D --defined-only "$tool" | wc -l) (Pack
 
 echo
 echo "== system calls of one open, against the static hello-world (strace -c -f)"
+"$work/reset"
 strace -f -c -o "$work/open.strace" "$tool" open --home "$home" "$request" >/dev/null
 strace -f -c -o "$work/hello.strace" "$work/hello-static" >/dev/null
 for name in open hello; do

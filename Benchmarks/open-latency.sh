@@ -23,22 +23,25 @@ dynamic_tool=$(build . vitalbridge .build)
 static_hello=$(build Benchmarks foundation-hello .build-static --static-swift-stdlib)
 dynamic_hello=$(build Benchmarks foundation-hello .build)
 
-home=$(mktemp -d)
-trap 'rm -rf "$home"' EXIT
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+source Benchmarks/homes.sh
 request='ihealth-layer://?cmd=0&devicemodel=100&mac=004D3208D2F4&unit=2&ver=100&scheme=vitalbridge-demo'
-# an existing home: its files, store and device state made by a first request
-"$static_tool" open --home "$home" "$request" >/dev/null
+# an existing home, its files, store and device state made by a first request; each measured run opens a fresh copy
+# of it (made before the run, not timed), as a home is between two measurements (see existing_home in homes.sh)
+existing_home "$static_tool" "$work" "$request"
+home=$work/run
 
 # ten rounds of 20 runs each, the four programs taking turns, so that the machine's drift touches them alike; the
 # medians are over all 200 runs of each
 for round in 1 2 3 4 5 6 7 8 9 10; do
-    hyperfine -N --warmup 3 --runs 20 --style none --export-json "$home/round-$round.json" \
+    hyperfine -N --warmup 3 --runs 20 --style none --export-json "$work/round-$round.json" --prepare "$work/reset" \
         -n "open, static" "$static_tool open --home $home $request" \
         -n "open, dynamic" "$dynamic_tool open --home $home $request" \
         -n "hello, static" "$static_hello" \
         -n "hello, dynamic" "$dynamic_hello" >/dev/null
 done
-python3 - "$home" <<'PY'
+python3 - "$work" <<'PY'
 import glob, json, statistics, sys
 times = {}
 for path in sorted(glob.glob(sys.argv[1] + "/round-*.json")):
@@ -56,12 +59,14 @@ PY
 for tool in "$static_tool" "$dynamic_tool"; do
     peak=0
     for _ in 1 2 3 4 5; do
+        "$work/reset"
         kib=$(/usr/bin/time -f %M "$tool" open --home "$home" "$request" 2>&1 >/dev/null | tail -1)
         [ "$kib" -gt "$peak" ] && peak=$kib
     done
     echo "peak resident memory of $(basename "$(dirname "$(dirname "$tool")")") open over 5 runs: $((peak / 1024)) MiB (target <= 40 MiB)"
 done
 
+"$work/reset"
 open_instructions=$(instructions "$dynamic_tool" open --home "$home" "$request")
 hello_instructions=$(instructions "$dynamic_hello")
 echo "instructions, open: $open_instructions; hello: $hello_instructions;" \

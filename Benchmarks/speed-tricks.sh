@@ -24,26 +24,32 @@ mangled=(swift build -c release "${static_flags[@]}" --scratch-path .build-stati
 "${mangled[@]}" --product vitalbridge >/dev/null
 mangled_tool=$("${mangled[@]}" --show-bin-path)/vitalbridge
 
-home=$(mktemp -d)
-trap 'rm -rf "$home"' EXIT
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+source Benchmarks/homes.sh
 request='ihealth-layer://?cmd=0&devicemodel=100&mac=004D3208D2F4&unit=2&ver=100&scheme=vitalbridge-demo'
-# an existing home: its files, store and device state made by a first request
-"$tool" open --home "$home" "$request" >/dev/null
+# an existing home, each run on a fresh copy of it (existing_home in homes.sh)
+existing_home "$tool" "$work" "$request"
+home=$work/run
 # both forms answer the same
 fast=$("$tool" open --home "$home" "$request")
+"$work/reset"
 parsed=$("$tool" open --home "$home" -- "$request")
 [ "${fast%%&result=*}" = "${parsed%%&result=*}" ] || { echo "the two forms answer differently" >&2; exit 1; }
 
 for round in 1 2 3 4 5 6 7 8 9 10; do
-    hyperfine -N --warmup 3 --runs 20 --style none --export-json "$home/round-$round.json" \
+    hyperfine -N --warmup 3 --runs 20 --style none --export-json "$work/round-$round.json" --prepare "$work/reset" \
         -n "fast argv path" "$tool open --home $home $request" \
         -n "ArgumentParser" "$tool open --home $home -- $request" \
         -n "mangled names" "$mangled_tool open --home $home $request" >/dev/null
 done
+"$work/reset"
 fast_instructions=$(instructions "$tool" open --home "$home" "$request")
+"$work/reset"
 parsed_instructions=$(instructions "$tool" open --home "$home" -- "$request")
+"$work/reset"
 mangled_instructions=$(instructions "$mangled_tool" open --home "$home" "$request")
-python3 - "$home" "$fast_instructions" "$parsed_instructions" "$mangled_instructions" <<'PY'
+python3 - "$work" "$fast_instructions" "$parsed_instructions" "$mangled_instructions" <<'PY'
 import glob, json, statistics, sys
 times = {}
 for path in sorted(glob.glob(sys.argv[1] + "/round-*.json")):
