@@ -32,9 +32,6 @@ public struct SimulatedDeviceConfiguration: Hashable, Sendable {
     /// Whether the hub may set the clock by writing the Current Time (the fleet's `clockWritable`, `true` when
     /// absent): only for a device that serves one (``readableClock``).
     public let writableClock: Bool
-    /// Whether a device that dates its readings by a Bluetooth SIG profile serves the Current Time Service (the
-    /// fleet's `currentTime`, `true` when absent).
-    let servesCurrentTime: Bool
     /// How the device pairs through a simulated BlueZ; `nil`: `Pair` needs no dialogue.
     public let pairing: SimulatedPairing?
     /// Whether its first connection or pairing attempt through a simulated BlueZ is aborted (BlueZ's passing
@@ -162,7 +159,6 @@ public struct SimulatedDeviceConfiguration: Hashable, Sendable {
         clock = device.clock ?? true
         clockOffset = try Self.clockOffset(of: device, model: model, clock: clock, path: path)
         writableClock = device.clockWritable ?? true
-        servesCurrentTime = device.currentTime ?? true
         pairing = try device.pairing.map { script throws(FleetError) in
             try SimulatedPairing(script, seed: device.seed ?? mac.value, path: path + ".pairing")
         }
@@ -250,14 +246,13 @@ public struct SimulatedDeviceConfiguration: Hashable, Sendable {
         return Self.clockEpoch.secondsSince1970 - first.secondsSince1970
     }
 
-    /// Whether the device serves the Current Time Service (0x1805): every device that dates its readings by a
-    /// Bluetooth SIG profile, unless the fleet says `currentTime: false`.
-    public var readableClock: Bool { datesByProfile && servesCurrentTime }
+    /// Whether the device serves the Current Time Service (0x1805): one that dates its readings by a SIG profile,
+    /// unless the fleet says `currentTime: false`.
+    public var readableClock: Bool { datesByProfile && device.currentTime != false }
 
     /// Whether the device dates its readings by a Bluetooth SIG profile: blood pressure monitors, scales,
     /// thermometers, glucose meters, a generic oximeter with spot-checks; not the PO3, whose protocol only sets its
-    /// clock (`spec/po3-sdk-ios.md`), nor a device without a clock, an activity monitor, a smartband or a
-    /// heart-rate sensor.
+    /// clock, a device without a clock, an activity monitor, a smartband or a heart-rate sensor.
     private var datesByProfile: Bool {
         guard clock else { return false }
         switch entry.family {
