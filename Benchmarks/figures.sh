@@ -208,30 +208,25 @@ if "lean" in parts:
 if "tricks" in parts:
     trick_lines, json_lines = text("tricks.txt"), text("json.txt")
     rows = sections["tricks"] = []
-    fast = line(trick_lines, "median fast argv path")
-    parsed = line(trick_lines, "median ArgumentParser")
-    saved = number(line(trick_lines, "fast argv path saves"), r", (-?[0-9.]+) %")
-    trick_counts = line(trick_lines, "instructions, fast argv path")
-    rows.append((
-        "A speed trick on trial: `open` read by the fast argv path against the same `open` through ArgumentParser, "
-        "release, static",
-        f"median {number(fast, r': ([0-9.]+) ms')} vs {number(parsed, r': ([0-9.]+) ms')} ms: saves {saved} %",
-        f"{int(number(trick_counts, r'path: ([0-9]+)')):,} vs "
-        f"{int(number(trick_counts, r'ArgumentParser: ([0-9]+)')):,}: "
-        f"saves {number(trick_counts, r'saved: (-?[0-9.]+) %')} %",
-        goal("kept if it saves > 2 %", saved > 2), "`bash Benchmarks/speed-tricks.sh`"))
-    mangled = line(trick_lines, "median mangled names")
-    accessors_saved = number(line(trick_lines, "metadata accessors save"), r", (-?[0-9.]+) %")
-    accessor_counts = line(trick_lines, "instructions, metadata accessors")
-    rows.append((
-        "A speed trick on trial: `open` built with the release's metadata accessors (Packaging/release-build.sh) "
-        "against the same sources built without them, release, static",
-        f"median {number(fast, r': ([0-9.]+) ms')} vs {number(mangled, r': ([0-9.]+) ms')} ms: saves "
-        f"{accessors_saved} %",
-        f"{int(number(accessor_counts, r'accessors: ([0-9]+)')):,} vs "
-        f"{int(number(accessor_counts, r'mangled names: ([0-9]+)')):,}: "
-        f"saves {number(accessor_counts, r'saved: (-?[0-9.]+) %')} %",
-        goal("kept if it saves > 2 %", accessors_saved > 2), "`bash Benchmarks/speed-tricks.sh`"))
+    def trial(what, trick, other, saves, counts):
+        """The row of a trick on trial: speed-tricks.sh's medians of `trick` and `other`, its line `saves`, and its
+        instructions ("instructions, <counts>: N; <other>: M; saved: P %")."""
+        saved = number(line(trick_lines, saves), r", (-?[0-9.]+) %")
+        counted = line(trick_lines, "instructions, " + counts)
+        return (
+            "A speed trick on trial: " + what,
+            f"median {number(line(trick_lines, 'median ' + trick), r': ([0-9.]+) ms')} vs "
+            f"{number(line(trick_lines, 'median ' + other), r': ([0-9.]+) ms')} ms: saves {saved} %",
+            f"{int(number(counted, counts + r': ([0-9]+)')):,} vs {int(number(counted, other + r': ([0-9]+)')):,}: "
+            f"saves {number(counted, r'saved: (-?[0-9.]+) %')} %",
+            goal("kept if it saves > 2 %", saved > 2), "`bash Benchmarks/speed-tricks.sh`")
+    rows.append(trial(
+        "`open` read by the fast argv path against the same `open` through ArgumentParser, release, static",
+        "fast argv path", "ArgumentParser", "fast argv path saves", "fast argv path"))
+    rows.append(trial(
+        "`open` built with the release's metadata accessors (Packaging/release-build.sh) against the same sources "
+        "built without them, release, static",
+        "fast argv path", "mangled names", "metadata accessors save", "metadata accessors"))
     readers = [line(json_lines, name + ":") for name in ("fleet.json", "small.json", "full.json")]
     rows.append((
         "A speed trick on trial: VitalBridge's JSON reader against JSONDecoder (a floor: synthesized mirrors), first "
