@@ -34,7 +34,7 @@ extension ReadingsStore {
             }
             let dayItems = try db.cachedStatement(
                 sql: "SELECT kind, key, bytes FROM day_item WHERE device_mac = ? AND day = ? ORDER BY kind, key")
-            var writer = try ReadingWriter(db, device: macText)
+            var writer = ReadingWriter(db, device: macText)
             var changed = 0
             for day in days {
                 let stored = try Row.fetchAll(dayItems, arguments: [macText, day.daysSince1970]).map {

@@ -53,7 +53,7 @@ extension ReadingsStore {
             var ids: [Int64] = []
             ids.reserveCapacity(readings.count)
             let macText = mac.description
-            var writer = try ReadingWriter(db, device: macText)
+            var writer = ReadingWriter(db, device: macText)
             try writer.lookUp(readings)
             for reading in readings {
                 let stored = try writer.stored(reading.kind, at: reading.measuredAt)
@@ -84,7 +84,7 @@ extension ReadingsStore {
     /// The identifier of `reading` of device `mac`, if the store has it.
     public func id(of reading: Reading, device mac: MACAddress) throws(StoreError) -> Int64? {
         try file.query("find a reading") { db in
-            var writer = try ReadingWriter(db, device: mac.description)
+            var writer = ReadingWriter(db, device: mac.description)
             return try writer.stored(reading.kind, at: reading.measuredAt).first { $0.reading == reading }?.id
         }
     }
@@ -205,10 +205,12 @@ struct ReadingWriter {
     private let device: String
     /// `device` as the value bound to the statements (``DirectStatement``).
     private let deviceValue: DatabaseValue
-    private let find: Statement
-    /// Per kind (by ordinal), taken from the connection's statement cache when first used.
-    private var inserts: [Statement?]
-    private var revisions: [Statement?]
+    /// The statement of ``stored(_:at:)``, prepared when it first asks: a reading that ``lookUp(_:)`` finds alone
+    /// at its time needs none.
+    private var find: Statement?
+    /// The insert of the kind (by ordinal) last inserted, taken from the connection's statement cache: a batch is
+    /// mostly of one kind, and a writer lives for one transaction, one reading long when a device pushes them.
+    private var insert: (ordinal: Int, statement: Statement)?
     private var publishing: Statement?
     private var queueing: Statement?
     /// The callers that asked for the device, read once a transaction for queueing readings attributed to a user.
@@ -217,20 +219,21 @@ struct ReadingWriter {
     /// `nil`: not looked up, every time may have one.
     private var occupied: Set<Int64>?
 
-    init(_ db: Database, device: String) throws {
+    init(_ db: Database, device: String) {
         self.db = db
         self.device = device
         deviceValue = device.databaseValue
-        find = try db.cachedStatement(
-            sql: "SELECT id FROM reading WHERE device_mac = ? AND measured_at = ? AND kind = ? ORDER BY id")
-        inserts = Array(repeating: nil, count: ReadingKind.allCases.count)
-        revisions = inserts
     }
 
     /// The stored readings of the device of `kind` at `time`, oldest first. A row the store cannot read is left out:
     /// it is no match for a new reading (reading it back fails, naming it).
     mutating func stored(_ kind: ReadingKind, at time: Timestamp) throws -> [Stored] {
         if let occupied, !occupied.contains(time.secondsSince1970) { return [] }
+        let find =
+            try find
+            ?? db.cachedStatement(
+                sql: "SELECT id FROM reading WHERE device_mac = ? AND measured_at = ? AND kind = ? ORDER BY id")
+        self.find = find
         let ids = try DirectStatement.run(
             find, deviceValue, time.secondsSince1970.databaseValue, kind.rawValue.databaseValue)
         guard !ids.isEmpty else { return [] }
@@ -329,26 +332,37 @@ struct ReadingWriter {
             return given
         }
         let limit = 4 * (times.count + far.count)
-        // each span a search of the index (an OR of the two would scan all of the device's readings)
-        let span = "SELECT measured_at FROM reading WHERE device_mac = ?1 AND measured_at BETWEEN"
-        var sql = "\(span) ?2 AND ?3"
-        var arguments: StatementArguments = [device, first - Self.resentWindow, last + Self.resentWindow]
+        let found: [Int64]
         if let low = far.min(), let high = far.max() {
-            sql += " UNION ALL \(span) ?4 AND ?5 LIMIT ?6"
-            arguments += [low, high, limit + 1]
+            found = try DirectStatement.run(
+                db.cachedStatement(sql: Self.spans), deviceValue, (first - Self.resentWindow).databaseValue,
+                (last + Self.resentWindow).databaseValue, low.databaseValue, high.databaseValue,
+                Int64(limit + 1).databaseValue)
         } else {
-            sql += " LIMIT ?4"
-            arguments += [limit + 1]
+            found = try DirectStatement.run(
+                db.cachedStatement(sql: Self.span), deviceValue, (first - Self.resentWindow).databaseValue,
+                (last + Self.resentWindow).databaseValue, Int64(limit + 1).databaseValue)
         }
-        let found = try Int64.fetchAll(db.cachedStatement(sql: sql), arguments: arguments)
         occupied = found.count > limit ? nil : Set(found)
     }
+
+    /// ``lookUp(_:)``'s statement for the times' span ?2…?3, at most ?4 rows.
+    private static let span =
+        "SELECT measured_at FROM reading WHERE device_mac = ?1 AND measured_at BETWEEN ?2 AND ?3 LIMIT ?4"
+    /// ``lookUp(_:)``'s statement for the times' span and the device times' span ?4…?5, at most ?6 rows: each span
+    /// a search of the index (an OR of the two would scan all of the device's readings).
+    private static let spans = """
+        SELECT measured_at FROM reading WHERE device_mac = ?1 AND measured_at BETWEEN ?2 AND ?3 UNION ALL \
+        SELECT measured_at FROM reading WHERE device_mac = ?1 AND measured_at BETWEEN ?4 AND ?5 LIMIT ?6
+        """
 
     /// Stores `reading` as a new row; returns its identifier.
     mutating func insert(_ reading: Reading) throws -> Int64 {
         let kind = reading.kind
-        let insert = try inserts[kind.ordinal] ?? db.cachedStatement(sql: ReadingColumns.inserts[kind.ordinal])
-        inserts[kind.ordinal] = insert
+        let insert =
+            try self.insert.flatMap { $0.ordinal == kind.ordinal ? $0.statement : nil }
+            ?? db.cachedStatement(sql: ReadingColumns.inserts[kind.ordinal])
+        self.insert = (kind.ordinal, insert)
         let annotations = ReadingColumns.annotationValues(of: reading)
         let values = ReadingColumns.values(of: reading)
         var arguments = [deviceValue, kind.rawValue.databaseValue, reading.measuredAt.secondsSince1970.databaseValue]
@@ -365,9 +379,7 @@ struct ReadingWriter {
     /// Revises stored reading `id` to `reading` (of its kind and time).
     mutating func revise(_ id: Int64, to reading: Reading) throws {
         let ordinal = reading.kind.ordinal
-        let revise = try revisions[ordinal] ?? db.cachedStatement(sql: ReadingColumns.revisions[ordinal])
-        revisions[ordinal] = revise
-        try revise.execute(
+        try db.cachedStatement(sql: ReadingColumns.revisions[ordinal]).execute(
             arguments: StatementArguments(
                 ReadingColumns.annotationValues(of: reading) + ReadingColumns.values(of: reading) + [id]))
         try publish(id, .update, attributed: reading.annotations.userIndex != nil)
