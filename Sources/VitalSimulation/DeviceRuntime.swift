@@ -14,6 +14,11 @@ final class DeviceRuntime {
 
     var entry: CatalogEntry { configuration.entry }
 
+    /// Whether the device is in range at the world's time `time` (``SimulatedDeviceConfiguration/isInRange(at:)``).
+    /// Asked twice for every event the device sends: from here, the configuration is read in place, where the world
+    /// reading `link.runtime.configuration` copied all of it for the question (1,700 instructions a pushed record).
+    func isInRange(at time: Timestamp) -> Bool { configuration.isInRange(at: time) }
+
     /// Marks the one-shot failure `name` as spent; `true` if it had not happened yet.
     func spend(_ name: String) -> Bool { state.spentFailures.insert(name).inserted }
 

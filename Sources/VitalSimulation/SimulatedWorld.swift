@@ -228,7 +228,7 @@ public actor SimulatedWorld: BluetoothCentral {
 
     /// Drops the link of a device whose presence window has closed by the world's time: it went out of range.
     func stayInRange(_ link: Link) throws(DeviceError) {
-        guard !link.runtime.configuration.isInRange(at: clock.wallTime) else { return }
+        guard !link.runtime.isInRange(at: clock.wallTime) else { return }
         drop(link)
         throw DeviceError(
             .disconnected,
