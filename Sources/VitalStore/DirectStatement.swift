@@ -5,8 +5,10 @@ internal import GRDBSQLite
 /// Runs one of the store's prepared statements through SQLite's C API: binds its arguments, steps it to the end and
 /// resets it, answering the first column of each row it returns.
 ///
-/// It is for the statements a pushed reading runs (one transaction a reading: finding the stored readings of its
-/// time, inserting it, its feed entry, its pending rows), inside a transaction GRDB began on the same connection.
+/// It is for the statements a pushed reading runs (one transaction a reading: the schema check that starts it,
+/// `ReadingWriter.lookUp(_:)`'s search of the times around it, finding the stored readings of its time, inserting
+/// it, its feed entry, its pending rows), inside a transaction GRDB began on the same connection, and for the schema
+/// check when the store opens (a `SELECT` alone, which leaves the connection as it found it).
 /// GRDB's own `execute(arguments:)` and `fetchAll` cost more than SQLite's work on these small statements: the
 /// arguments go through an unspecialized generic `StatementArguments` (an array of existentials mapped, checked and
 /// copied), and each fetch makes a cursor; together about a fifth of a pushed reading's instructions

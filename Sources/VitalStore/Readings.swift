@@ -205,8 +205,8 @@ struct ReadingWriter {
     private let device: String
     /// `device` as the value bound to the statements (``DirectStatement``).
     private let deviceValue: DatabaseValue
-    /// The statement of ``stored(_:at:)``, prepared when it first asks: a reading that ``lookUp(_:)`` finds alone
-    /// at its time needs none.
+    /// The statement of ``stored(_:at:)``, taken from the connection's statement cache when it first runs: a
+    /// reading with nothing stored at its time or the seconds around it (``lookUp(_:)`` says so) never needs it.
     private var find: Statement?
     /// The insert of the kind (by ordinal) last inserted, taken from the connection's statement cache: a batch is
     /// mostly of one kind, and a writer lives for one transaction, one reading long when a device pushes them.

@@ -129,8 +129,8 @@ struct StoreFile: Sendable {
     /// not know. It counts the migrations applied, committed each with its own changes, not the schema number
     /// (`PRAGMA user_version`), which a release writes after its last migration.
     static func checkSchema(_ db: Database) throws {
-        // through SQLite's C API: every write transaction asks, and GRDB's fetchOne cost a pushed reading 5 % of its
-        // instructions
+        // through SQLite's C API: every write transaction asks, and GRDB's fetchOne around SQLite's work cost a
+        // pushed reading about 6,000 instructions (3 %; Benchmarks/README.md, "A pushed record, 2026-12-01")
         let count = try DirectStatement.run(db.cachedStatement(sql: "SELECT count(*) FROM grdb_migrations"))
         let applied = Int(count.first ?? 0)
         guard applied == StoreSchema.version else {
