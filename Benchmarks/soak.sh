@@ -73,8 +73,10 @@
 #                  the scale's weighings a caller got only Ann's, and only Ann's app (and every one of hers)
 #   RSS            of each `serve` process (a restarted one starts a new series): VmRSS from
 #                  /proc/PID/status every second; after a warm-up (the first 30 s of the process's life, or 20 % of
-#                  the soak when that is shorter), every sample within ±5 % of the series' median. Series with fewer
-#                  than 10 samples after warm-up (a process killed soon after its start) are listed, not judged.
+#                  the soak when that is shorter), every sample within ±5 % of the series' median. A sample taken
+#                  once the process was signalled (a kill, or the soak's end) is left out: a process being torn down
+#                  gives its memory back (one such sample read 172 KiB). Series with fewer than 10 samples after
+#                  warm-up (a process killed soon after its start) are listed, not judged.
 # It prints a summary table: devices, simulated time covered, real time, syncs, kills, readings stored, PostgreSQL
 # rows, MQTT messages (and how many arrived more than once, as QoS 1 allows across a kill), deliveries, explained
 # re-deliveries, and the RSS range of each series.
@@ -159,7 +161,7 @@ python3 - "$tool" "$work" "$seconds" "$kills" "$short" \
     "postgresql://$SUPERUSER@${SOCKET_DIR//\//%2F}:$PORT/soak" \
     "$BIN/psql -X -q -A -t -h $SOCKET_DIR -p $PORT -U $SUPERUSER -d soak" "mqtt://hub@127.0.0.1:$mqtt_port" \
     "$work/mqtt.pw" "$reader" <<'PY'
-import calendar, glob, json, os, random, signal, sqlite3, statistics, subprocess, sys, threading, time
+import calendar, glob, json, math, os, random, signal, sqlite3, statistics, subprocess, sys, threading, time
 import urllib.parse
 
 tool, work, seconds, kills, short, sink_url, psql, mqtt_url, mqtt_password, mqtt_reader = sys.argv[1:11]
@@ -293,7 +295,8 @@ lock = threading.Lock()
 invocations = {}   # id -> dict(kind, args, pid, killed, rc)
 live = {}          # pid -> (kind, Popen, id)
 kill_log = []      # (real seconds, kind, pid, invocation)
-rss = {}           # pid -> [kind, start monotonic, [(t, kib)]]
+rss = {}           # pid -> [kind, start monotonic, [(t, kib)]]: t is taken after the sample is read
+signalled = {}     # pid -> monotonic time, taken before the process is sent SIGKILL or SIGTERM
 stats = {"syncs": 0, "svs": 0, "dds": 0, "restarts": 0}
 stopping = threading.Event()
 next_id = [0]
@@ -310,6 +313,7 @@ def spawn(kind, args, stdin=None):
     with lock:
         invocations[ident] = {"kind": kind, "args": args, "pid": process.pid, "killed": False, "rc": None}
         live[process.pid] = (kind, process, ident)
+        signalled.pop(process.pid, None)  # a number used again is a new process
         if kind in ("band", "sink", "serve") and not stopping.is_set():
             rss[process.pid] = [kind + (" " + args[args.index("--mac") + 1] if kind == "band" else ""),
                                 time.monotonic(), []]
@@ -396,6 +400,7 @@ def killer():
             with open(f"{work}/kill-at-handoff", "w"): pass
             continue
         pid, (kind, process, ident) = rng.choice(candidates)
+        with lock: signalled[pid] = time.monotonic()
         try:
             os.kill(pid, signal.SIGKILL)
         except ProcessLookupError:
@@ -419,6 +424,7 @@ stopping.set()
 with lock: running = list(live.items())
 for pid, (kind, process, ident) in running:
     if kind in ("band", "sink", "serve"):
+        with lock: signalled[pid] = time.monotonic()
         process.send_signal(signal.SIGTERM)
 for thread in threads + [killing]: thread.join()
 if os.path.exists(f"{work}/kill-at-handoff"): os.remove(f"{work}/kill-at-handoff")  # not taken: the drain runs unkilled
@@ -646,7 +652,7 @@ if undelivered: failures.append(f"delivered: {len(undelivered)} stored readings 
 rows = []
 warm_up = min(30, 0.2 * seconds)
 for pid, (name, begun, samples) in sorted(rss.items(), key=lambda item: item[1][1]):
-    after = [kib for t, kib in samples if t >= begun + warm_up]
+    after = [kib for t, kib in samples if begun + warm_up <= t < signalled.get(pid, math.inf)]
     if len(after) < 10:
         rows.append((name, pid, len(samples), "-", "-", "not judged (short series)"))
         continue
