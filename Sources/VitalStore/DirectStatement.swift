@@ -12,10 +12,9 @@ internal import GRDBSQLite
 /// GRDB's own `execute(arguments:)` and `fetchAll` cost more than SQLite's work on these small statements: the
 /// arguments go through an unspecialized generic `StatementArguments` (an array of existentials mapped, checked and
 /// copied), and each fetch makes a cursor; together about a fifth of a pushed reading's instructions
-/// (Benchmarks/push-cpu.sh). The statement is still prepared and cached by GRDB (`cachedStatement`), so the
-/// connection's authorizer saw it; what is skipped is GRDB's bookkeeping around a step: transaction observers (the
-/// store registers none) and its notion of the current statement, which a statement that neither begins nor ends a
-/// transaction does not change.
+/// (Benchmarks/push-cpu.sh). The statement is still prepared and cached by GRDB (`cachedStatement`); what is skipped
+/// is GRDB's bookkeeping around a step: transaction observers (the store registers none) and its notion of the
+/// current statement, which a statement that neither begins nor ends a transaction does not change.
 ///
 /// An SQLite error becomes a GRDB `DatabaseError` with SQLite's extended code and message, as GRDB's own would, so
 /// `StoreError.wrapping` names it the same way.
