@@ -153,15 +153,19 @@ struct StoreFile: Sendable {
 
     /// Removes the authorizer GRDB gives every connection, once the schema is migrated and checked.
     ///
-    /// SQLite calls an authorizer for each table and column a statement names while it prepares it. GRDB's records
-    /// them (a set of case-insensitive names for each column read, merged statement by statement) for its
-    /// observation of changes, and notes whether a statement alters the schema, so that it forgets its cached
-    /// schema. The store observes nothing, reads no schema through GRDB, and alters its schema only in its
-    /// migrations, which run before this with the authorizer in place. Without it, preparing a statement costs what
-    /// SQLite's own work does: GRDB's records were 1.67 M of the 12.7 M instructions of a measurement `open` (13 %,
-    /// callgrind; Benchmarks/README.md, "GRDB's authorizer removed").
-    /// Statements prepared before stay valid: SQLite prepares them again when they next run.
+    /// SQLite calls an authorizer for each table and column a statement names while it prepares it. GRDB's records,
+    /// for each statement, the columns it reads (a set of case-insensitive names for each one) for its observation
+    /// of changes; whether it alters the schema, so that GRDB forgets its cached schema; and whether it begins or
+    /// ends a transaction or a savepoint, or sets `PRAGMA query_only`, which GRDB's observers and its cancellation
+    /// of async accesses use. The store observes nothing, reads no schema through GRDB, alters its schema only in
+    /// its migrations (which run before this, with the authorizer in place), uses no savepoints and reaches its
+    /// connection only synchronously, so nothing is cancelled in the middle of a transaction. Without it, preparing
+    /// a statement costs what SQLite's own work does: GRDB's records were 1.67 M of the 12.7 M instructions of a
+    /// measurement `open` (13 %, callgrind; Benchmarks/README.md, "GRDB's authorizer removed").
+    /// The statements prepared before stay usable: SQLite keeps them, or, in older releases, prepares them again
+    /// when they next run.
     static func removeAuthorizer(_ db: Database) {
+        assert(!db.isInsideTransaction, "the authorizer is removed between transactions")
         sqlite3_set_authorizer(db.sqliteConnection, nil, nil)
     }
 
