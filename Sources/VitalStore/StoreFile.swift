@@ -54,10 +54,7 @@ struct StoreFile: Sendable {
             database = try DatabaseQueue(path: path, configuration: configuration)
             try StoreSchema.migrate(database)
             // a newer release killed between its last migration and its schema number left the number this one's
-            try database.unsafeRead { db in
-                try Self.checkSchema(db)
-                Self.removeAuthorizer(db)
-            }
+            try Self.settle(database)
         } catch {
             throw StoreError.wrapping(error, "open the store at \(path)")
         }
@@ -77,10 +74,7 @@ struct StoreFile: Sendable {
             if found == latest {
                 // the number is written after a release's last migration: a newer release killed before it left
                 // its migrations, which the check counts
-                try queue.unsafeRead { db in
-                    try checkSchema(db)
-                    removeAuthorizer(db)
-                }
+                try settle(queue)
                 return queue
             }
             version = found
@@ -111,10 +105,7 @@ struct StoreFile: Sendable {
         }
         do {
             let queue = try DatabaseQueue(path: path, configuration: configuration)
-            try queue.unsafeRead { db in
-                try checkSchema(db)
-                removeAuthorizer(db)
-            }
+            try settle(queue)
             return queue
         } catch {
             throw StoreError.wrapping(error, "open the store at \(path)")
@@ -148,6 +139,15 @@ struct StoreFile: Sendable {
                 .schema,
                 "its schema changed under this process: \(applied) migrations, where this release knows "
                     + "\(StoreSchema.version) (a newer VitalBridge upgraded it); this process writes nothing more")
+        }
+    }
+
+    /// The last step of opening a store file, once it is migrated: checks its schema (``checkSchema(_:)``) and removes
+    /// GRDB's authorizer from the connection (``removeAuthorizer(_:)``).
+    private static func settle(_ connection: any DatabaseReader) throws {
+        try connection.unsafeRead { db in
+            try checkSchema(db)
+            removeAuthorizer(db)
         }
     }
 
