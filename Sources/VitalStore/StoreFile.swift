@@ -142,7 +142,7 @@ struct StoreFile: Sendable {
         }
     }
 
-    /// The last step of opening a store file, once it is migrated: checks its schema (``checkSchema(_:)``) and removes
+    /// The last step of opening a store, once it is migrated: checks its schema (``checkSchema(_:)``) and removes
     /// GRDB's authorizer from the connection (``removeAuthorizer(_:)``).
     private static func settle(_ connection: any DatabaseReader) throws {
         try connection.unsafeRead { db in
@@ -174,7 +174,7 @@ struct StoreFile: Sendable {
         do {
             database = try DatabaseQueue()
             try StoreSchema.migrate(database)
-            try database.unsafeRead(Self.removeAuthorizer)
+            try Self.settle(database)
         } catch {
             throw StoreError.wrapping(error, "create an in-memory store")
         }

@@ -12,6 +12,33 @@ import VitalTestSupport
 struct AuthorizerTests {
     struct Failure: Error {}
 
+    @Test("every connection the store opens prepares its statements without GRDB's authorizer, upgraded ones too")
+    func removedOnEveryOpen() throws {
+        let directory = try TemporaryDirectory("authorizer")
+        defer { directory.remove() }
+        let path = directory.file("vitalbridge.sqlite")
+        // release 0.14.0's store (schema 5), opened to read: upgraded by a writing open first
+        let older = directory.file("older.sqlite")
+        try FileManager.default.copyItem(
+            atPath: Oracles.root.appendingPathComponent("Tests/Fixtures/home-0.14.0/vitalbridge.sqlite").path,
+            toPath: older)
+        let stores = [
+            try VitalStore(path: path), try VitalStore(path: path, readOnly: true),
+            try VitalStore(path: older, readOnly: true), try VitalStore(),
+        ]
+        for store in stores {
+            // GRDB's authorizer records the columns a statement reads as it is prepared: none without it
+            let region = try store.file.query("prepare") { db in
+                try db.makeStatement(sql: "SELECT mac, model FROM device").databaseRegion
+            }
+            #expect(region.isEmpty)
+        }
+        // and with it, the same statement names its table: what the check above would see if it stayed
+        let plain = try DatabaseQueue(path: path)
+        let region = try plain.read { db in try db.makeStatement(sql: "SELECT mac, model FROM device").databaseRegion }
+        #expect(!region.isEmpty)
+    }
+
     @Test("a failed read or write leaves no transaction, read-only mode or row; a reader sees the next commit")
     func failuresEndWhole() throws {
         let directory = try TemporaryDirectory("authorizer")
